@@ -1,0 +1,144 @@
+/* Pass: type inference. Every node gets its type from its op's type relation, callees
+ * before callers; a declared return type must agree with the body's. */
+#include <stdlib.h>
+
+#include "byocl/passes.h"
+#include "ops/op_impl.h"
+#include "pass_util.h"
+
+static byocl_status infer_call_global(const byocl_module *m, const byocl_function *fn,
+                                      const byocl_node *n, const byocl_type **out,
+                                      byocl_error *err)
+{
+    const byocl_function *callee = byocl_module_find(m, n->callee);
+    if (!callee)
+        return byocl_error_set(err, BYOCL_ERR_NOT_FOUND, "call of @%s, which is not defined",
+                               n->callee);
+    if (n->n_args != callee->n_params)
+        return byocl_error_set(err, BYOCL_ERR_TYPE, "@%s takes %d argument%s but was given %d",
+                               callee->name, callee->n_params, callee->n_params == 1 ? "" : "s",
+                               n->n_args);
+    for (int k = 0; k < n->n_args; k++) {
+        const byocl_type *want = callee->nodes[callee->params[k]].type;
+        const byocl_type *got = fn->nodes[n->args[k]].type;
+        if (!byocl_type_equal(want, got)) {
+            char a[256], b[256];
+            return byocl_error_set(err, BYOCL_ERR_TYPE,
+                                   "argument %d of @%s (%%%s) should be %s, got %s", k,
+                                   callee->name, callee->nodes[callee->params[k]].name,
+                                   byocl_type_str(want, a, sizeof a),
+                                   byocl_type_str(got, b, sizeof b));
+        }
+    }
+    *out = callee->ret_type;
+    return BYOCL_OK;
+}
+
+static byocl_status infer_node(byocl_module *m, byocl_function *fn, int id, byocl_error *err)
+{
+    byocl_node *n = &fn->nodes[id];
+    const byocl_type *result = NULL;
+    char s[256];
+    for (int k = 0; k < n->n_args; k++)
+        if (fn->nodes[n->args[k]].type->kind == BYOCL_TYPE_NONE)
+            return byocl_error_set(err, BYOCL_ERR_TYPE, "argument %d has no type", k);
+    switch (n->kind) {
+    case BYOCL_NODE_VAR:
+    case BYOCL_NODE_CONSTANT:
+        if (n->type->kind == BYOCL_TYPE_NONE)
+            return byocl_error_set(err, BYOCL_ERR_TYPE, "no type given");
+        return BYOCL_OK;
+    case BYOCL_NODE_CALL:
+        if (n->callee) {
+            byocl_status st = infer_call_global(m, fn, n, &result, err);
+            if (st != BYOCL_OK)
+                return st;
+            break;
+        }
+        {
+            const byocl_type *stack_types[16];
+            const byocl_type **types = n->n_args <= 16
+                                           ? stack_types
+                                           : malloc(sizeof *types * (size_t)n->n_args);
+            if (!types)
+                return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+            for (int k = 0; k < n->n_args; k++)
+                types[k] = fn->nodes[n->args[k]].type;
+            byocl_infer_ctx ctx = {.mod = m, .arg_types = types, .n_args = n->n_args,
+                                   .attrs = &n->attrs};
+            byocl_type out = byocl_type_none;
+            byocl_status st = n->op->infer(&ctx, &out, err);
+            if (types != stack_types)
+                free(types);
+            if (st != BYOCL_OK)
+                return st;
+            result = byocl_type_copy(m, &out);
+        }
+        break;
+    case BYOCL_NODE_TUPLE: {
+        const byocl_type *stack_types[16];
+        const byocl_type **types =
+            n->n_args <= 16 ? stack_types : malloc(sizeof *types * (size_t)n->n_args);
+        if (!types)
+            return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+        for (int k = 0; k < n->n_args; k++)
+            types[k] = fn->nodes[n->args[k]].type;
+        result = byocl_module_tuple_type(m, types, n->n_args);
+        if (types != stack_types)
+            free(types);
+        break;
+    }
+    case BYOCL_NODE_GETITEM: {
+        const byocl_type *t = fn->nodes[n->args[0]].type;
+        if (t->kind != BYOCL_TYPE_TUPLE)
+            return byocl_error_set(err, BYOCL_ERR_TYPE, "item %d taken from %s, which is not a tuple",
+                                   n->index, byocl_type_str(t, s, sizeof s));
+        if (n->index >= t->n_fields)
+            return byocl_error_set(err, BYOCL_ERR_TYPE,
+                                   "item %d taken from a tuple of %d field%s", n->index,
+                                   t->n_fields, t->n_fields == 1 ? "" : "s");
+        result = t->fields[n->index];
+        break;
+    }
+    }
+    if (!result)
+        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+    n->type = result;
+    return BYOCL_OK;
+}
+
+static byocl_status infer_function(byocl_module *m, byocl_function *fn, byocl_error *err)
+{
+    if (fn->body < 0)
+        return byocl_error_set(err, BYOCL_ERR_INVALID, "@%s has no body", fn->name);
+    for (int id = 0; id < fn->n_nodes; id++) {
+        byocl_status st = infer_node(m, fn, id, err);
+        if (st != BYOCL_OK) {
+            byocl_pass_error_at(err, fn, id);
+            return st;
+        }
+    }
+    const byocl_type *body = fn->nodes[fn->body].type;
+    if (fn->ret_type && fn->ret_type->kind != BYOCL_TYPE_NONE &&
+        !byocl_type_equal(fn->ret_type, body)) {
+        char a[256], b[256];
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "@%s is declared to return %s but its body has type %s", fn->name,
+                               byocl_type_str(fn->ret_type, a, sizeof a),
+                               byocl_type_str(body, b, sizeof b));
+    }
+    fn->ret_type = body;
+    return BYOCL_OK;
+}
+
+byocl_status byocl_infer_types(byocl_module *m, byocl_error *err)
+{
+    int *order = malloc(sizeof *order * (size_t)(m->n_fns + 1));
+    if (!order)
+        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+    byocl_status st = byocl_pass_callee_order(m, order, err);
+    for (int i = 0; i < m->n_fns && st == BYOCL_OK; i++)
+        st = infer_function(m, m->fns[order[i]], err);
+    free(order);
+    return st;
+}

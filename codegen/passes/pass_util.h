@@ -1,0 +1,14 @@
+/* Helpers shared by passes. */
+#ifndef BYOCL_PASS_UTIL_H
+#define BYOCL_PASS_UTIL_H
+
+#include "ir/ir_impl.h"
+
+/* Prefixes err with "in @fn, %N (op) at L:C: " so a message says where it happened. */
+void byocl_pass_error_at(byocl_error *err, const byocl_function *fn, int id);
+
+/* Orders the module's functions so that every callee precedes its callers. Fills
+ * order[0..n_fns); a call of a missing function or a recursive call is an error. */
+byocl_status byocl_pass_callee_order(const byocl_module *m, int *order, byocl_error *err);
+
+#endif

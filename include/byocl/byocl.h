@@ -1,0 +1,16 @@
+/* byocl: everything public, in one include. */
+#ifndef BYOCL_BYOCL_H
+#define BYOCL_BYOCL_H
+
+#include "byocl/error.h"
+#include "byocl/tensor.h"
+#include "byocl/ir.h"
+#include "byocl/ops.h"
+#include "byocl/passes.h"
+#include "byocl/text.h"
+#include "byocl/tensor_io.h"
+#include "byocl/reference.h"
+#include "byocl/models.h"
+#include "byocl/version.h"
+
+#endif

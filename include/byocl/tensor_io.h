@@ -1,0 +1,47 @@
+/* byocl: tensor files. `.npy` (numpy's format) and `.npz` (numpy's np.savez: a zip of
+ * .npy members, stored or deflated), and named tensor collections ("params"). */
+#ifndef BYOCL_TENSOR_IO_H
+#define BYOCL_TENSOR_IO_H
+
+#include "byocl/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct byocl_params byocl_params;
+
+byocl_params *byocl_params_new(void);
+void byocl_params_free(byocl_params *p); /* NULL is fine */
+int byocl_params_count(const byocl_params *p);
+const char *byocl_params_name(const byocl_params *p, int index);
+byocl_tensor *byocl_params_tensor(const byocl_params *p, int index); /* borrowed */
+byocl_tensor *byocl_params_find(const byocl_params *p, const char *name); /* borrowed */
+/* Adds (or replaces) a named tensor; the params take a reference. */
+byocl_status byocl_params_set(byocl_params *p, const char *name, byocl_tensor *t,
+                              byocl_error *err);
+
+/* .npy: every byocl dtype ('<f4', '<f2', '<i4', '<i8', '|i1', '|u1', '|b1'); C order only.
+ * Fortran order, big-endian data, unknown dtypes and truncated data are errors that name
+ * the file. */
+byocl_status byocl_npy_read(const char *path, byocl_tensor **out, byocl_error *err);
+byocl_status byocl_npy_read_mem(const void *data, size_t len, const char *what,
+                                byocl_tensor **out, byocl_error *err);
+/* Written to a temporary file then renamed: the file appears whole or not at all. */
+byocl_status byocl_npy_write(const char *path, const byocl_tensor *t, byocl_error *err);
+/* Serialized .npy bytes (malloc'ed). */
+byocl_status byocl_npy_encode(const byocl_tensor *t, void **out, size_t *out_len,
+                              byocl_error *err);
+
+/* .npz: member "name.npy" becomes tensor "name". Written atomically, uncompressed
+ * (as np.savez writes). */
+byocl_status byocl_npz_read(const char *path, byocl_params **out, byocl_error *err);
+byocl_status byocl_npz_write(const char *path, const byocl_params *p, byocl_error *err);
+
+/* Reads a tensor file by extension (.npy now; .pb arrives with the ONNX frontend). */
+byocl_status byocl_tensor_read_file(const char *path, byocl_tensor **out, byocl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,334 @@
+/* Host tensors: dtype, shape and contiguous C-order data, reference-counted. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "byocl/tensor.h"
+
+struct byocl_tensor {
+    byocl_dtype dtype;
+    byocl_shape shape;
+    int64_t numel;
+    size_t nbytes;
+    int refcount;
+    void *data;
+};
+
+static const struct {
+    const char *name;
+    size_t size;
+} dtype_info[BYOCL_DTYPE_COUNT] = {
+    [BYOCL_FLOAT32] = {"float32", 4}, [BYOCL_FLOAT16] = {"float16", 2},
+    [BYOCL_INT32] = {"int32", 4},     [BYOCL_INT64] = {"int64", 8},
+    [BYOCL_INT8] = {"int8", 1},       [BYOCL_UINT8] = {"uint8", 1},
+    [BYOCL_BOOL] = {"bool", 1},
+};
+
+const char *byocl_dtype_name(byocl_dtype dtype)
+{
+    return (unsigned)dtype < BYOCL_DTYPE_COUNT ? dtype_info[dtype].name : "?";
+}
+
+bool byocl_dtype_from_name(const char *name, byocl_dtype *out)
+{
+    for (int d = 0; d < BYOCL_DTYPE_COUNT; d++)
+        if (name && strcmp(name, dtype_info[d].name) == 0) {
+            *out = (byocl_dtype)d;
+            return true;
+        }
+    return false;
+}
+
+size_t byocl_dtype_size(byocl_dtype dtype)
+{
+    return (unsigned)dtype < BYOCL_DTYPE_COUNT ? dtype_info[dtype].size : 0;
+}
+
+bool byocl_dtype_is_float(byocl_dtype dtype)
+{
+    return dtype == BYOCL_FLOAT32 || dtype == BYOCL_FLOAT16;
+}
+
+byocl_shape byocl_shape_make(int rank, const int64_t *dims)
+{
+    byocl_shape s;
+    memset(&s, 0, sizeof s);
+    s.rank = rank < 0 ? 0 : rank > BYOCL_MAX_RANK ? BYOCL_MAX_RANK : rank;
+    for (int i = 0; i < s.rank; i++)
+        s.dims[i] = dims[i];
+    return s;
+}
+
+int64_t byocl_shape_numel(const byocl_shape *shape)
+{
+    int64_t n = 1;
+    for (int i = 0; i < shape->rank; i++) {
+        int64_t d = shape->dims[i];
+        if (d < 0)
+            return -1;
+        if (d != 0 && n > INT64_MAX / d)
+            return -1;
+        n *= d;
+    }
+    return n;
+}
+
+bool byocl_shape_equal(const byocl_shape *a, const byocl_shape *b)
+{
+    if (a->rank != b->rank)
+        return false;
+    for (int i = 0; i < a->rank; i++)
+        if (a->dims[i] != b->dims[i])
+            return false;
+    return true;
+}
+
+char *byocl_shape_str(const byocl_shape *shape, char *buf, size_t len)
+{
+    size_t at = 0;
+    if (len == 0)
+        return buf;
+    buf[0] = '\0';
+#define PUT(...)                                                    \
+    do {                                                            \
+        int n_ = snprintf(buf + at, at < len ? len - at : 0, __VA_ARGS__); \
+        if (n_ > 0)                                                 \
+            at += (size_t)n_;                                       \
+    } while (0)
+    PUT("(");
+    for (int i = 0; i < shape->rank; i++)
+        PUT("%s%lld", i ? ", " : "", (long long)shape->dims[i]);
+    PUT(")");
+#undef PUT
+    return buf;
+}
+
+/* Bytes for `numel` elements of `dtype`, or 0 with err set when it does not fit. */
+static bool tensor_size(byocl_dtype dtype, const byocl_shape *shape, int64_t *numel,
+                        size_t *nbytes, byocl_error *err)
+{
+    char s[160];
+    if ((unsigned)dtype >= BYOCL_DTYPE_COUNT) {
+        byocl_error_set(err, BYOCL_ERR_INVALID, "invalid dtype %d", (int)dtype);
+        return false;
+    }
+    if (shape->rank < 0 || shape->rank > BYOCL_MAX_RANK) {
+        byocl_error_set(err, BYOCL_ERR_INVALID, "tensor rank %d is outside 0..%d", shape->rank,
+                        BYOCL_MAX_RANK);
+        return false;
+    }
+    int64_t n = byocl_shape_numel(shape);
+    size_t es = dtype_info[dtype].size;
+    if (n < 0 || (uint64_t)n > SIZE_MAX / es) {
+        byocl_error_set(err, BYOCL_ERR_INVALID, "tensor shape %s is negative or too large",
+                        byocl_shape_str(shape, s, sizeof s));
+        return false;
+    }
+    *numel = n;
+    *nbytes = (size_t)n * es;
+    return true;
+}
+
+byocl_tensor *byocl_tensor_new(byocl_dtype dtype, const byocl_shape *shape, byocl_error *err)
+{
+    int64_t numel;
+    size_t nbytes;
+    if (!tensor_size(dtype, shape, &numel, &nbytes, err))
+        return NULL;
+    byocl_tensor *t = calloc(1, sizeof *t);
+    /* 64-byte alignment suits vector loads of every later code path. */
+    size_t alloc = (nbytes + 63) & ~(size_t)63;
+    void *data = alloc ? aligned_alloc(64, alloc) : NULL;
+    if (!t || (alloc && !data)) {
+        free(t);
+        free(data);
+        byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory allocating a tensor of %zu bytes",
+                        nbytes);
+        return NULL;
+    }
+    if (data)
+        memset(data, 0, alloc);
+    t->dtype = dtype;
+    t->shape = *shape;
+    t->numel = numel;
+    t->nbytes = nbytes;
+    t->refcount = 1;
+    t->data = data;
+    return t;
+}
+
+byocl_tensor *byocl_tensor_from_data(byocl_dtype dtype, const byocl_shape *shape,
+                                     const void *data, byocl_error *err)
+{
+    byocl_tensor *t = byocl_tensor_new(dtype, shape, err);
+    if (t && t->nbytes)
+        memcpy(t->data, data, t->nbytes);
+    return t;
+}
+
+byocl_tensor *byocl_tensor_clone(const byocl_tensor *t, byocl_error *err)
+{
+    return byocl_tensor_from_data(t->dtype, &t->shape, t->data, err);
+}
+
+byocl_tensor *byocl_tensor_ref(byocl_tensor *t)
+{
+    if (t)
+        t->refcount++;
+    return t;
+}
+
+void byocl_tensor_unref(byocl_tensor *t)
+{
+    if (t && --t->refcount == 0) {
+        free(t->data);
+        free(t);
+    }
+}
+
+byocl_dtype byocl_tensor_dtype(const byocl_tensor *t) { return t->dtype; }
+const byocl_shape *byocl_tensor_shape(const byocl_tensor *t) { return &t->shape; }
+int64_t byocl_tensor_numel(const byocl_tensor *t) { return t->numel; }
+size_t byocl_tensor_nbytes(const byocl_tensor *t) { return t->nbytes; }
+void *byocl_tensor_data(byocl_tensor *t) { return t->data; }
+const void *byocl_tensor_cdata(const byocl_tensor *t) { return t->data; }
+
+/* ------------------------------------------------------------- float16 */
+
+uint16_t byocl_f32_to_f16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+    uint32_t exp = (x >> 23) & 0xffu;
+    uint32_t man = x & 0x7fffffu;
+    if (exp == 0xffu) /* inf or NaN (keep NaN quiet and non-zero) */
+        return (uint16_t)(sign | 0x7c00u | (man ? 0x200u | (man >> 13) : 0));
+    int32_t e = (int32_t)exp - 127 + 15;
+    if (e >= 31)
+        return (uint16_t)(sign | 0x7c00u);
+    if (e <= 0) {
+        /* subnormal half (or zero): shift the full mantissa, round to nearest even */
+        if (e < -10)
+            return sign;
+        uint32_t m = man | 0x800000u;
+        uint32_t shift = (uint32_t)(14 - e);
+        uint32_t half_bits = m >> shift;
+        uint32_t rem = m & ((1u << shift) - 1u);
+        uint32_t halfway = 1u << (shift - 1);
+        if (rem > halfway || (rem == halfway && (half_bits & 1u)))
+            half_bits++;
+        return (uint16_t)(sign | half_bits);
+    }
+    uint32_t half_bits = ((uint32_t)e << 10) | (man >> 13);
+    uint32_t rem = man & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (half_bits & 1u)))
+        half_bits++; /* may carry into the exponent, up to infinity: correct */
+    return (uint16_t)(sign | half_bits);
+}
+
+float byocl_f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1fu;
+    uint32_t man = h & 0x3ffu;
+    uint32_t x;
+    if (exp == 0) {
+        if (man == 0) {
+            x = sign;
+        } else { /* subnormal: normalize */
+            int e = -1;
+            do {
+                man <<= 1;
+                e++;
+            } while (!(man & 0x400u));
+            x = sign | ((uint32_t)(127 - 15 - e) << 23) | ((man & 0x3ffu) << 13);
+        }
+    } else if (exp == 31) {
+        x = sign | 0x7f800000u | (man << 13);
+    } else {
+        x = sign | ((exp - 15 + 127) << 23) | (man << 13);
+    }
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
+
+/* ------------------------------------------------------ element access */
+
+double byocl_tensor_get(const byocl_tensor *t, int64_t i)
+{
+    const void *p = t->data;
+    switch (t->dtype) {
+    case BYOCL_FLOAT32: return ((const float *)p)[i];
+    case BYOCL_FLOAT16: return byocl_f16_to_f32(((const uint16_t *)p)[i]);
+    case BYOCL_INT32: return ((const int32_t *)p)[i];
+    case BYOCL_INT64: return (double)((const int64_t *)p)[i];
+    case BYOCL_INT8: return ((const int8_t *)p)[i];
+    case BYOCL_UINT8: return ((const uint8_t *)p)[i];
+    case BYOCL_BOOL: return ((const uint8_t *)p)[i] != 0;
+    case BYOCL_DTYPE_COUNT: break;
+    }
+    return 0.0;
+}
+
+/* Truncates toward zero and wraps to 64 bits (two's complement), NaN -> 0, so that
+ * out-of-range conversions are defined instead of undefined behaviour. */
+static uint64_t double_to_wrapped_int(double v)
+{
+    if (isnan(v))
+        return 0;
+    v = trunc(v);
+    if (fabs(v) < 9.2e18)
+        return (uint64_t)(int64_t)v;
+    double m = fmod(v, 18446744073709551616.0); /* 2^64 */
+    if (m < 0)
+        m += 18446744073709551616.0;
+    return m >= 9223372036854775808.0 ? (uint64_t)(m - 9223372036854775808.0) + (1ull << 63)
+                                      : (uint64_t)m;
+}
+
+void byocl_tensor_set(byocl_tensor *t, int64_t i, double v)
+{
+    void *p = t->data;
+    switch (t->dtype) {
+    case BYOCL_FLOAT32: ((float *)p)[i] = (float)v; break;
+    case BYOCL_FLOAT16: ((uint16_t *)p)[i] = byocl_f32_to_f16((float)v); break;
+    case BYOCL_INT32: ((int32_t *)p)[i] = (int32_t)(uint32_t)double_to_wrapped_int(v); break;
+    case BYOCL_INT64: ((int64_t *)p)[i] = (int64_t)double_to_wrapped_int(v); break;
+    case BYOCL_INT8: ((int8_t *)p)[i] = (int8_t)(uint8_t)double_to_wrapped_int(v); break;
+    case BYOCL_UINT8: ((uint8_t *)p)[i] = (uint8_t)double_to_wrapped_int(v); break;
+    case BYOCL_BOOL: ((uint8_t *)p)[i] = v != 0.0; break;
+    case BYOCL_DTYPE_COUNT: break;
+    }
+}
+
+bool byocl_tensor_equal(const byocl_tensor *a, const byocl_tensor *b)
+{
+    return a->dtype == b->dtype && byocl_shape_equal(&a->shape, &b->shape) &&
+           (a->nbytes == 0 || memcmp(a->data, b->data, a->nbytes) == 0);
+}
+
+/* splitmix64: tiny, portable and good enough for test data and weights. */
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+void byocl_tensor_fill_random(byocl_tensor *t, uint64_t seed, double lo, double hi)
+{
+    uint64_t state = seed;
+    for (int64_t i = 0; i < t->numel; i++) {
+        double u = (double)(splitmix64(&state) >> 11) * 0x1.0p-53; /* [0, 1) */
+        double v = lo + (hi - lo) * u;
+        if (t->dtype == BYOCL_BOOL)
+            v = u < 0.5 ? 0.0 : 1.0;
+        else if (!byocl_dtype_is_float(t->dtype))
+            v = floor(v);
+        byocl_tensor_set(t, i, v);
+    }
+}

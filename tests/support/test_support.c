@@ -1,0 +1,134 @@
+#include "test_support.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+char *ts_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("cannot open %s: %s", path, strerror(errno));
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    assert_non_null(buf);
+    size_t got = fread(buf, 1, (size_t)n, f);
+    fclose(f);
+    buf[got] = '\0';
+    if (len)
+        *len = got;
+    return buf;
+}
+
+const char *ts_fixture(const char *name)
+{
+    static char path[4096];
+    snprintf(path, sizeof path, "%s/%s", BYOCL_FIXTURES_DIR, name);
+    return path;
+}
+
+const char *ts_tmpdir(const char *tag)
+{
+    static char path[4096];
+    const char *base = getenv("BYOCL_TEST_TMP");
+    if (!base)
+        base = "/tmp/byocl-test";
+    mkdir(base, 0777);
+    snprintf(path, sizeof path, "%s/%s-%ld", base, tag, (long)getpid());
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", path, path);
+    if (system(cmd) != 0)
+        fail_msg("cannot create %s", path);
+    return path;
+}
+
+static char *slurp_and_remove(const char *path)
+{
+    char *s = ts_read_file(path, NULL);
+    remove(path);
+    return s;
+}
+
+int ts_run_cli(const char *args, char **out, char **err)
+{
+    char out_path[256], err_path[256];
+    snprintf(out_path, sizeof out_path, "/tmp/byocl-cli-%ld.out", (long)getpid());
+    snprintf(err_path, sizeof err_path, "/tmp/byocl-cli-%ld.err", (long)getpid());
+    size_t need = strlen(args) + strlen(BYOCL_CLI_PATH) + 600;
+    char *cmd = malloc(need);
+    assert_non_null(cmd);
+    snprintf(cmd, need, "'%s' %s >'%s' 2>'%s' </dev/null", BYOCL_CLI_PATH, args, out_path,
+             err_path);
+    int rc = system(cmd);
+    free(cmd);
+    char *o = slurp_and_remove(out_path);
+    char *e = slurp_and_remove(err_path);
+    if (out)
+        *out = o;
+    else
+        free(o);
+    if (err)
+        *err = e;
+    else
+        free(e);
+    if (rc == -1 || !WIFEXITED(rc))
+        return -1;
+    return WEXITSTATUS(rc);
+}
+
+byocl_tensor *ts_tensor_f32(int rank, const int64_t *dims, const float *values)
+{
+    byocl_shape s = byocl_shape_make(rank, dims);
+    byocl_tensor *t = values ? byocl_tensor_from_data(BYOCL_FLOAT32, &s, values, NULL)
+                             : byocl_tensor_new(BYOCL_FLOAT32, &s, NULL);
+    assert_non_null(t);
+    return t;
+}
+
+static void assert_close_at(double g, double w, int64_t i, double rtol, double atol)
+{
+    if (isnan(w) && isnan(g))
+        return;
+    if (isinf(w) && g == w)
+        return;
+    if (!(fabs(g - w) <= atol + rtol * fabs(w)))
+        fail_msg("element %lld: got %.9g, want %.9g (rtol %g, atol %g)", (long long)i, g, w,
+                 rtol, atol);
+}
+
+void ts_assert_tensor_close(const byocl_tensor *got, const byocl_tensor *want, double rtol,
+                            double atol)
+{
+    assert_non_null(got);
+    assert_non_null(want);
+    assert_int_equal(byocl_tensor_dtype(got), byocl_tensor_dtype(want));
+    char a[128], b[128];
+    if (!byocl_shape_equal(byocl_tensor_shape(got), byocl_tensor_shape(want)))
+        fail_msg("shape %s, want %s", byocl_shape_str(byocl_tensor_shape(got), a, sizeof a),
+                 byocl_shape_str(byocl_tensor_shape(want), b, sizeof b));
+    int64_t n = byocl_tensor_numel(want);
+    for (int64_t i = 0; i < n; i++)
+        assert_close_at(byocl_tensor_get(got, i), byocl_tensor_get(want, i), i, rtol, atol);
+}
+
+void ts_assert_f32_close(const byocl_tensor *got, const float *want, int64_t n, double rtol,
+                         double atol)
+{
+    assert_non_null(got);
+    assert_int_equal(byocl_tensor_numel(got), n);
+    for (int64_t i = 0; i < n; i++)
+        assert_close_at(byocl_tensor_get(got, i), want[i], i, rtol, atol);
+}
+
+void ts_assert_contains(const char *haystack, const char *needle)
+{
+    if (!haystack || !strstr(haystack, needle))
+        fail_msg("expected to find \"%s\" in:\n%s", needle, haystack ? haystack : "(null)");
+}

@@ -1,0 +1,35 @@
+/* Helpers shared by the cmocka suites. Include after <cmocka.h>'s prerequisites. */
+#ifndef BYOCL_TEST_SUPPORT_H
+#define BYOCL_TEST_SUPPORT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "byocl/byocl.h"
+
+/* Whole file as a NUL-terminated malloc'ed string (fails the test if unreadable). */
+char *ts_read_file(const char *path, size_t *len);
+/* Path of a fixture under tests/fixtures (static buffer, valid until the next call). */
+const char *ts_fixture(const char *name);
+/* A fresh empty directory for this test (under $BYOCL_TEST_TMP or /tmp); static buffer. */
+const char *ts_tmpdir(const char *tag);
+
+/* Runs the byocl CLI with `args` (a shell-quoted string) and captures both streams.
+ * Returns the exit code; *out and *err are malloc'ed (may be NULL to discard). */
+int ts_run_cli(const char *args, char **out, char **err);
+
+/* A float32 tensor with the given shape and values (values may be NULL: zeros). */
+byocl_tensor *ts_tensor_f32(int rank, const int64_t *dims, const float *values);
+/* Asserts |got - want| <= atol + rtol * |want| elementwise (both converted to double),
+ * and equal dtype and shape; the failure names the first bad index. */
+void ts_assert_tensor_close(const byocl_tensor *got, const byocl_tensor *want, double rtol,
+                            double atol);
+void ts_assert_f32_close(const byocl_tensor *got, const float *want, int64_t n, double rtol,
+                         double atol);
+/* Asserts that `haystack` contains `needle` (with a readable failure message). */
+void ts_assert_contains(const char *haystack, const char *needle);
+
+#endif
