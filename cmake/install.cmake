@@ -4,13 +4,22 @@ install(TARGETS byocl EXPORT byoclTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS byocl_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(DIRECTORY ${CMAKE_SOURCE_DIR}/include/byocl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/byocl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT byoclTargets NAMESPACE byocl:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/byocl)
-configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/byoclConfig.cmake.in
-  ${CMAKE_BINARY_DIR}/byoclConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/byocl)
-write_basic_package_version_file(${CMAKE_BINARY_DIR}/byoclConfigVersion.cmake
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/byoclConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/byoclConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/byocl)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/byoclConfigVersion.cmake
   COMPATIBILITY SameMajorVersion)
-install(FILES ${CMAKE_BINARY_DIR}/byoclConfig.cmake ${CMAKE_BINARY_DIR}/byoclConfigVersion.cmake
+install(FILES ${PROJECT_BINARY_DIR}/byoclConfig.cmake ${PROJECT_BINARY_DIR}/byoclConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/byocl)
-configure_file(${CMAKE_SOURCE_DIR}/cmake/byocl.pc.in ${CMAKE_BINARY_DIR}/byocl.pc @ONLY)
-install(FILES ${CMAKE_BINARY_DIR}/byocl.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+# The pkg-config file locates the prefix from its own place (${pcfiledir}), so that
+# `cmake --install build --prefix P` gives a working file for any P.
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(BYOCL_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+else()
+  file(RELATIVE_PATH BYOCL_PC_UP "/root/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/root")
+  string(REGEX REPLACE "/$" "" BYOCL_PC_UP "${BYOCL_PC_UP}")
+  set(BYOCL_PC_PREFIX "\${pcfiledir}/${BYOCL_PC_UP}")
+endif()
+configure_file(${PROJECT_SOURCE_DIR}/cmake/byocl.pc.in ${PROJECT_BINARY_DIR}/byocl.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/byocl.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -42,7 +42,7 @@ const char *ts_tmpdir(const char *tag)
         base = "/tmp/byocl-test";
     mkdir(base, 0777);
     snprintf(path, sizeof path, "%s/%s-%ld", base, tag, (long)getpid());
-    char cmd[4200];
+    char cmd[2 * sizeof path + 64];
     snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", path, path);
     if (system(cmd) != 0)
         fail_msg("cannot create %s", path);

@@ -1,0 +1,229 @@
+/* Op group "conv": nn.conv2d over NCHW data with an OIHW weight, grouped and depthwise
+ * included. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "nn_util.h"
+
+/* Everything the relation and the kernel need to know about one conv2d call. */
+typedef struct conv_geom {
+    nn_window win;          /* kernel[] taken from the weight */
+    int64_t groups;
+    int64_t batch, in_ch;   /* N, C */
+    int64_t in_hw[2];       /* H, W */
+    int64_t out_ch;         /* O */
+    int64_t group_in_ch;    /* I: input channels per group */
+    int64_t out_hw[2];
+} conv_geom;
+
+static byocl_status conv_groups(const byocl_attrs *attrs, int64_t *groups, byocl_error *err)
+{
+    *groups = byocl_attrs_get_int(attrs, "groups", 1);
+    if (*groups < 1)
+        return byocl_error_set(err, BYOCL_ERR_INVALID, "groups must be positive, got %lld",
+                               (long long)*groups);
+    return BYOCL_OK;
+}
+
+/* Shape checks shared by the type relation and the kernel. */
+static byocl_status conv_geometry(const byocl_attrs *attrs, const byocl_shape *data,
+                                  const byocl_shape *weight, conv_geom *g, byocl_error *err)
+{
+    char buf[160];
+    if (data->rank != 4)
+        return byocl_error_set(err, BYOCL_ERR_TYPE, "data must be 4-D (NCHW), got shape %s",
+                               byocl_shape_str(data, buf, sizeof buf));
+    if (weight->rank != 4)
+        return byocl_error_set(err, BYOCL_ERR_TYPE, "weight must be 4-D (OIHW), got shape %s",
+                               byocl_shape_str(weight, buf, sizeof buf));
+    byocl_status st = nn_window_read(attrs, "kernel_size", &g->win, err);
+    if (st != BYOCL_OK)
+        return st;
+    st = conv_groups(attrs, &g->groups, err);
+    if (st != BYOCL_OK)
+        return st;
+    g->batch = data->dims[0];
+    g->in_ch = data->dims[1];
+    g->in_hw[0] = data->dims[2];
+    g->in_hw[1] = data->dims[3];
+    g->out_ch = weight->dims[0];
+    g->group_in_ch = weight->dims[1];
+    long long groups = (long long)g->groups;
+    if (g->in_ch % g->groups != 0)
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "data has %lld channels, which groups=%lld does not divide",
+                               (long long)g->in_ch, groups);
+    if (g->out_ch % g->groups != 0)
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "weight has %lld output channels, which groups=%lld does not divide",
+                               (long long)g->out_ch, groups);
+    if (g->group_in_ch != g->in_ch / g->groups)
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "weight has %lld input channels per group but data has %lld "
+                               "channels with groups=%lld",
+                               (long long)g->group_in_ch, (long long)g->in_ch, groups);
+    bool given = false;
+    int64_t channels = 0;
+    st = nn_attr_optional_positive(attrs, "channels", &given, &channels, err);
+    if (st != BYOCL_OK)
+        return st;
+    if (given && channels != g->out_ch)
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "channels=%lld but weight has %lld output channels",
+                               (long long)channels, (long long)g->out_ch);
+    /* nn_window_read left kernel[] zero when kernel_size is None. */
+    if (g->win.kernel[0] != 0 &&
+        (g->win.kernel[0] != weight->dims[2] || g->win.kernel[1] != weight->dims[3]))
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "kernel_size=[%lld, %lld] but weight has a %lldx%lld kernel",
+                               (long long)g->win.kernel[0], (long long)g->win.kernel[1],
+                               (long long)weight->dims[2], (long long)weight->dims[3]);
+    g->win.kernel[0] = weight->dims[2];
+    g->win.kernel[1] = weight->dims[3];
+    return nn_window_out_size(&g->win, g->in_hw, "kernel", g->out_hw, err);
+}
+
+static byocl_shape conv_out_shape(const conv_geom *g)
+{
+    int64_t dims[4] = {g->batch, g->out_ch, g->out_hw[0], g->out_hw[1]};
+    return byocl_shape_make(4, dims);
+}
+
+static byocl_status conv2d_check(byocl_module *m, byocl_attrs *attrs, byocl_error *err)
+{
+    byocl_status st = nn_window_normalize(m, attrs, "kernel_size", err);
+    if (st != BYOCL_OK)
+        return st;
+    bool given = false;
+    int64_t groups = 0, channels = 0;
+    byocl_dtype dtype;
+    st = conv_groups(attrs, &groups, err);
+    if (st == BYOCL_OK)
+        st = nn_attr_optional_positive(attrs, "channels", &given, &channels, err);
+    if (st == BYOCL_OK)
+        st = nn_attr_layout(attrs, "data_layout", "NCHW", false, err);
+    if (st == BYOCL_OK)
+        st = nn_attr_layout(attrs, "kernel_layout", "OIHW", false, err);
+    if (st == BYOCL_OK)
+        st = nn_attr_layout(attrs, "out_layout", "NCHW", true, err);
+    if (st == BYOCL_OK)
+        st = nn_attr_out_dtype(attrs, BYOCL_FLOAT32, &dtype, err);
+    return st;
+}
+
+static byocl_status conv2d_infer(const byocl_infer_ctx *ctx, byocl_type *out, byocl_error *err)
+{
+    const byocl_type *data = NULL, *weight = NULL;
+    byocl_status st = nn_tensor_arg(ctx, 0, "data", 4, "NCHW", &data, err);
+    if (st == BYOCL_OK)
+        st = nn_tensor_arg(ctx, 1, "weight", 4, "OIHW", &weight, err);
+    if (st == BYOCL_OK)
+        st = nn_same_dtype(weight, "weight", data, err);
+    conv_geom g;
+    if (st == BYOCL_OK)
+        st = conv_geometry(ctx->attrs, &data->shape, &weight->shape, &g, err);
+    byocl_dtype out_dtype = BYOCL_FLOAT32;
+    if (st == BYOCL_OK)
+        st = nn_attr_out_dtype(ctx->attrs, data->dtype, &out_dtype, err);
+    if (st != BYOCL_OK)
+        return st;
+    byocl_shape shape = conv_out_shape(&g);
+    *out = byocl_type_tensor(out_dtype, 4, shape.dims);
+    return BYOCL_OK;
+}
+
+/* Adds channel `ic` of image `x` (H x W), weighted by kernel `w` (KH x KW), into the
+ * output plane `acc` (OH x OW). Loops over taps outermost so the innermost loop runs
+ * along an output row with no bounds checks. */
+static void conv_accumulate_plane(const conv_geom *g, const double *x, const double *w,
+                                  double *acc)
+{
+    const nn_window *win = &g->win;
+    int64_t in_w = g->in_hw[1], out_w = g->out_hw[1];
+    for (int64_t kh = 0; kh < win->kernel[0]; kh++) {
+        int64_t off_h = kh * win->dilation[0] - win->pad[0], oy_lo, oy_hi;
+        nn_valid_range(g->out_hw[0], g->in_hw[0], win->stride[0], off_h, &oy_lo, &oy_hi);
+        for (int64_t kw = 0; kw < win->kernel[1]; kw++) {
+            int64_t off_w = kw * win->dilation[1] - win->pad[1], ox_lo, ox_hi;
+            nn_valid_range(out_w, in_w, win->stride[1], off_w, &ox_lo, &ox_hi);
+            double tap = w[kh * win->kernel[1] + kw];
+            for (int64_t oy = oy_lo; oy < oy_hi; oy++) {
+                const double *x_row = x + (oy * win->stride[0] + off_h) * in_w + off_w;
+                double *acc_row = acc + oy * out_w;
+                for (int64_t ox = ox_lo; ox < ox_hi; ox++)
+                    acc_row[ox] += tap * x_row[ox * win->stride[1]];
+            }
+        }
+    }
+}
+
+static byocl_status conv2d_ref(const byocl_attrs *attrs, const byocl_tensor *const *in,
+                               int n_in, byocl_tensor *const *out, int n_out, byocl_error *err)
+{
+    static const char op[] = "nn.conv2d";
+    byocl_status st = nn_ref_args(op, in, n_in, 2, out, n_out, 1, err);
+    conv_geom g;
+    if (st == BYOCL_OK)
+        st = conv_geometry(attrs, byocl_tensor_shape(in[0]), byocl_tensor_shape(in[1]), &g, err);
+    byocl_shape want;
+    if (st == BYOCL_OK) {
+        want = conv_out_shape(&g);
+        st = nn_ref_out_shape(op, out[0], &want, err);
+    }
+    if (st != BYOCL_OK)
+        return st;
+
+    int64_t in_plane = g.in_hw[0] * g.in_hw[1], out_plane = g.out_hw[0] * g.out_hw[1];
+    int64_t taps = g.win.kernel[0] * g.win.kernel[1];
+    double *x = nn_to_doubles(in[0], err);
+    double *w = x ? nn_to_doubles(in[1], err) : NULL;
+    double *acc = w ? malloc((size_t)(out_plane > 0 ? out_plane : 1) * sizeof *acc) : NULL;
+    if (!acc) {
+        free(x);
+        free(w);
+        return byocl_error_set(err, BYOCL_ERR_NOMEM, "%s: out of memory", op);
+    }
+    int64_t out_per_group = g.out_ch / g.groups;
+    for (int64_t n = 0; n < g.batch; n++) {
+        for (int64_t oc = 0; oc < g.out_ch; oc++) {
+            int64_t first_ic = (oc / out_per_group) * g.group_in_ch;
+            memset(acc, 0, (size_t)out_plane * sizeof *acc);
+            for (int64_t i = 0; i < g.group_in_ch; i++)
+                conv_accumulate_plane(&g, x + (n * g.in_ch + first_ic + i) * in_plane,
+                                      w + (oc * g.group_in_ch + i) * taps, acc);
+            int64_t base = (n * g.out_ch + oc) * out_plane;
+            for (int64_t k = 0; k < out_plane; k++)
+                byocl_tensor_set(out[0], base + k, acc[k]);
+        }
+    }
+    free(x);
+    free(w);
+    free(acc);
+    return BYOCL_OK;
+}
+
+static const byocl_attr_schema conv2d_attrs[] = {
+    NN_ATTR_PAIR("strides", 1, "step of the kernel over (height, width)"),
+    NN_ATTR_PADDING,
+    NN_ATTR_PAIR("dilation", 1, "spacing between kernel taps over (height, width)"),
+    {.name = "groups", .kind = BYOCL_ATTR_INT, .def_i = 1,
+     .doc = "channel groups; groups equal to the input channels is a depthwise conv"},
+    {.name = "channels", .kind = BYOCL_ATTR_INT, .nullable = true, .def_null = true,
+     .doc = "output channels; when given, must equal the weight's O"},
+    {.name = "kernel_size", .kind = BYOCL_ATTR_INTS, .nullable = true, .def_null = true,
+     .int_or_ints = true, .doc = "kernel (height, width); when given, must equal the weight's H, W"},
+    {.name = "data_layout", .kind = BYOCL_ATTR_STR, .def_s = "NCHW",
+     .doc = "layout of data (NCHW only)"},
+    {.name = "kernel_layout", .kind = BYOCL_ATTR_STR, .def_s = "OIHW",
+     .doc = "layout of weight (OIHW only)"},
+    NN_ATTR_OUT_LAYOUT,
+    NN_ATTR_OUT_DTYPE,
+};
+
+const byocl_op byocl_ops_conv[] = {
+    {.name = "nn.conv2d", .min_args = 2, .max_args = 2, .attrs = conv2d_attrs,
+     .n_attrs = (int)(sizeof conv2d_attrs / sizeof conv2d_attrs[0]),
+     .doc = "2-D convolution of NCHW data with an OIHW weight",
+     .check_attrs = conv2d_check, .infer = conv2d_infer, .ref = conv2d_ref},
+};
+const int byocl_ops_conv_count = (int)(sizeof byocl_ops_conv / sizeof byocl_ops_conv[0]);

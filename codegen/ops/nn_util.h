@@ -1,0 +1,112 @@
+/* Private helpers of the conv, pool and nn op groups (conv.c, pool.c, nn.c): attribute
+ * normalization, sliding-window geometry, type-relation checks and kernel plumbing.
+ * Type relations and reference kernels compute shapes through the same functions, so a
+ * kernel never trusts an output tensor whose shape its relation would not produce. */
+#ifndef BYOCL_NN_UTIL_H
+#define BYOCL_NN_UTIL_H
+
+#include "op_impl.h"
+
+/* ------------------------------------------------------------- attributes */
+
+/* Schema entries that conv2d, the pools and dense share. */
+#define NN_ATTR_PAIR(key, def, what) \
+    {.name = key, .kind = BYOCL_ATTR_INTS, .int_or_ints = true, .def_n = 2, \
+     .def_ints = {def, def}, .doc = what}
+#define NN_ATTR_PADDING \
+    {.name = "padding", .kind = BYOCL_ATTR_INTS, .int_or_ints = true, .def_n = 4, \
+     .def_ints = {0, 0, 0, 0}, \
+     .doc = "padding: 1 value (all sides), 2 (top/bottom, left/right) or 4 (top, left, " \
+            "bottom, right)"}
+#define NN_ATTR_OUT_DTYPE \
+    {.name = "out_dtype", .kind = BYOCL_ATTR_STR, .def_s = "", \
+     .doc = "dtype of the result; \"\" means data's dtype"}
+#define NN_ATTR_OUT_LAYOUT \
+    {.name = "out_layout", .kind = BYOCL_ATTR_STR, .def_s = "", \
+     .doc = "layout of the result: \"\" (as the input) or NCHW"}
+
+/* INTS (or INT) attribute `key` as exactly two positive values (height, width); one
+ * value serves both. */
+byocl_status nn_attr_pair(const byocl_attrs *attrs, const char *key, int64_t out[2],
+                          byocl_error *err);
+/* `padding` of 1, 2 or 4 values as TVM reads it, normalized to (top, left, bottom,
+ * right): 1 value = all sides, 2 values = (top/bottom, left/right). Must be >= 0. */
+byocl_status nn_attr_padding(const byocl_attrs *attrs, int64_t out[4], byocl_error *err);
+/* Rewrites attribute `key` in place (keeping its position) as INTS of n values. */
+byocl_status nn_attr_store_ints(byocl_module *m, byocl_attrs *attrs, const char *key,
+                                const int64_t *values, int n, byocl_error *err);
+/* A layout attribute must be `want`, or empty when `allow_empty` (out_layout). Anything
+ * else is BYOCL_ERR_UNSUPPORTED. */
+byocl_status nn_attr_layout(const byocl_attrs *attrs, const char *key, const char *want,
+                            bool allow_empty, byocl_error *err);
+/* `out_dtype`: "" means `fallback`; an unknown name is an error. */
+byocl_status nn_attr_out_dtype(const byocl_attrs *attrs, byocl_dtype fallback,
+                               byocl_dtype *out, byocl_error *err);
+/* A nullable INT attribute that, when given, must be >= 1. *given tells whether it was. */
+byocl_status nn_attr_optional_positive(const byocl_attrs *attrs, const char *key,
+                                       bool *given, int64_t *value, byocl_error *err);
+
+/* --------------------------------------------------------- sliding windows */
+
+/* The window of a conv2d or pool2d over H and W. */
+typedef struct nn_window {
+    int64_t kernel[2];   /* kernel or pool size (height, width) */
+    int64_t stride[2];
+    int64_t dilation[2];
+    int64_t pad[4];      /* top, left, bottom, right */
+    bool ceil_mode;
+} nn_window;
+
+/* Reads strides, dilation, padding, ceil_mode (false when absent) and, unless
+ * `kernel_key` is NULL or the attribute is None, the window size; kernel[] stays 0 then
+ * and the caller fills it (conv2d takes it from the weight). */
+byocl_status nn_window_read(const byocl_attrs *attrs, const char *kernel_key, nn_window *w,
+                            byocl_error *err);
+/* check_attrs step shared by conv2d and the pools: strides, dilation (and `kernel_key`,
+ * unless NULL or None) become two values, padding four; all validated. */
+byocl_status nn_window_normalize(byocl_module *m, byocl_attrs *attrs, const char *kernel_key,
+                                 byocl_error *err);
+/* Output height and width of the window over an input of in_hw. With ceil_mode the last
+ * window may hang over the bottom/right padding but must start inside the input or the
+ * top/left padding. An empty output is an error naming the dimension; `kernel_name` is
+ * "kernel" or "pool window". */
+byocl_status nn_window_out_size(const nn_window *w, const int64_t in_hw[2],
+                                const char *kernel_name, int64_t out_hw[2], byocl_error *err);
+/* Outputs o in [*lo, *hi) are those for which o * stride + offset lies in [0, in_len). */
+void nn_valid_range(int64_t out_len, int64_t in_len, int64_t stride, int64_t offset,
+                    int64_t *lo, int64_t *hi);
+
+/* ---------------------------------------------------------- type relations */
+
+/* Argument k as a tensor of `rank` dimensions (any rank when rank < 0). Errors read
+ * "data must be a 4-D tensor (NCHW), got Tensor[(1, 3), float32]"; `layout_hint` may be
+ * NULL. */
+byocl_status nn_tensor_arg(const byocl_infer_ctx *ctx, int k, const char *what, int rank,
+                           const char *layout_hint, const byocl_type **out, byocl_error *err);
+/* `what` must have data's dtype: "weight dtype float16 does not match data dtype float32". */
+byocl_status nn_same_dtype(const byocl_type *t, const char *what, const byocl_type *data,
+                           byocl_error *err);
+/* Normalizes a possibly negative axis for a tensor of `rank` dims. */
+byocl_status nn_axis(int64_t axis, int rank, int *out, byocl_error *err);
+/* A 1-D tensor `what` of data's dtype whose length is data's dimension `axis`
+ * (bias_add's bias, batch_norm's gamma/beta/mean/var). */
+byocl_status nn_channel_vector(const byocl_infer_ctx *ctx, int k, const char *what,
+                               const byocl_type *data, int axis, byocl_error *err);
+
+/* --------------------------------------------------------- kernel plumbing */
+
+/* A kernel got `n_in` inputs and `n_out` outputs; anything but the expected counts (or
+ * a NULL tensor) is an error naming the op. */
+byocl_status nn_ref_args(const char *op, const byocl_tensor *const *in, int n_in, int want_in,
+                         byocl_tensor *const *out, int n_out, int want_out, byocl_error *err);
+/* The output tensor must have exactly the shape the type relation gives. */
+byocl_status nn_ref_out_shape(const char *op, const byocl_tensor *out, const byocl_shape *want,
+                              byocl_error *err);
+/* Every element of t as a double (malloc'ed; free it). NULL with BYOCL_ERR_NOMEM. */
+double *nn_to_doubles(const byocl_tensor *t, byocl_error *err);
+/* Stores v[i] at every flat index of t with byocl_tensor_set's rounding. */
+void nn_store_doubles(byocl_tensor *t, const double *v);
+/* The smallest value of a dtype (-inf for floats): max pooling over an empty window. */
+double nn_dtype_lowest(byocl_dtype dtype);
+
+#endif

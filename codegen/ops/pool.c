@@ -1,0 +1,244 @@
+/* Op group "pool": nn.max_pool2d, nn.avg_pool2d and nn.global_avg_pool2d over NCHW data. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "nn_util.h"
+
+typedef enum pool_kind { POOL_MAX, POOL_AVG } pool_kind;
+
+typedef struct pool_geom {
+    nn_window win;
+    int64_t batch, channels;
+    int64_t in_hw[2], out_hw[2];
+} pool_geom;
+
+static byocl_status pool_geometry(const byocl_attrs *attrs, const byocl_shape *data,
+                                  pool_geom *g, byocl_error *err)
+{
+    char buf[160];
+    if (data->rank != 4)
+        return byocl_error_set(err, BYOCL_ERR_TYPE, "data must be 4-D (NCHW), got shape %s",
+                               byocl_shape_str(data, buf, sizeof buf));
+    byocl_status st = nn_window_read(attrs, "pool_size", &g->win, err);
+    if (st != BYOCL_OK)
+        return st;
+    g->batch = data->dims[0];
+    g->channels = data->dims[1];
+    g->in_hw[0] = data->dims[2];
+    g->in_hw[1] = data->dims[3];
+    return nn_window_out_size(&g->win, g->in_hw, "pool window", g->out_hw, err);
+}
+
+/* The global pool is a pool whose one window covers the whole image. */
+static byocl_status global_pool_geometry(const byocl_shape *data, pool_geom *g,
+                                         byocl_error *err)
+{
+    char buf[160];
+    if (data->rank != 4)
+        return byocl_error_set(err, BYOCL_ERR_TYPE, "data must be 4-D (NCHW), got shape %s",
+                               byocl_shape_str(data, buf, sizeof buf));
+    *g = (pool_geom){
+        .win = {.kernel = {data->dims[2], data->dims[3]}, .stride = {1, 1}, .dilation = {1, 1}},
+        .batch = data->dims[0],
+        .channels = data->dims[1],
+        .in_hw = {data->dims[2], data->dims[3]},
+        .out_hw = {1, 1},
+    };
+    return BYOCL_OK;
+}
+
+static byocl_shape pool_out_shape(const pool_geom *g)
+{
+    int64_t dims[4] = {g->batch, g->channels, g->out_hw[0], g->out_hw[1]};
+    return byocl_shape_make(4, dims);
+}
+
+static byocl_status pool_layouts(const byocl_attrs *attrs, byocl_error *err)
+{
+    byocl_status st = nn_attr_layout(attrs, "layout", "NCHW", false, err);
+    if (st == BYOCL_OK)
+        st = nn_attr_layout(attrs, "out_layout", "NCHW", true, err);
+    return st;
+}
+
+static byocl_status pool2d_check(byocl_module *m, byocl_attrs *attrs, byocl_error *err)
+{
+    byocl_status st = nn_window_normalize(m, attrs, "pool_size", err);
+    if (st == BYOCL_OK)
+        st = pool_layouts(attrs, err);
+    return st;
+}
+
+static byocl_status global_pool_check(byocl_module *m, byocl_attrs *attrs, byocl_error *err)
+{
+    return pool_layouts(attrs, err);
+}
+
+static byocl_status pool2d_infer(const byocl_infer_ctx *ctx, byocl_type *out, byocl_error *err)
+{
+    const byocl_type *data = NULL;
+    pool_geom g;
+    byocl_status st = nn_tensor_arg(ctx, 0, "data", 4, "NCHW", &data, err);
+    if (st == BYOCL_OK)
+        st = pool_geometry(ctx->attrs, &data->shape, &g, err);
+    if (st != BYOCL_OK)
+        return st;
+    byocl_shape shape = pool_out_shape(&g);
+    *out = byocl_type_tensor(data->dtype, 4, shape.dims);
+    return BYOCL_OK;
+}
+
+static byocl_status global_pool_infer(const byocl_infer_ctx *ctx, byocl_type *out,
+                                      byocl_error *err)
+{
+    const byocl_type *data = NULL;
+    pool_geom g;
+    byocl_status st = nn_tensor_arg(ctx, 0, "data", 4, "NCHW", &data, err);
+    if (st == BYOCL_OK)
+        st = global_pool_geometry(&data->shape, &g, err);
+    if (st != BYOCL_OK)
+        return st;
+    byocl_shape shape = pool_out_shape(&g);
+    *out = byocl_type_tensor(data->dtype, 4, shape.dims);
+    return BYOCL_OK;
+}
+
+/* One output cell. Padding cells never enter a max; an average divides by the input
+ * cells it covered, or with `include_pad` by every cell inside the padded image (not the
+ * extra cells ceil_mode hangs past it). A window with no cell to use gives the dtype's
+ * lowest value (max) or 0 (average). */
+static double pool_cell(pool_kind kind, bool include_pad, const pool_geom *g,
+                        const double *plane, int64_t oy, int64_t ox, double lowest)
+{
+    const nn_window *w = &g->win;
+    int64_t y0 = oy * w->stride[0] - w->pad[0], x0 = ox * w->stride[1] - w->pad[1];
+    int64_t padded_h = g->in_hw[0] + w->pad[2], padded_w = g->in_hw[1] + w->pad[3];
+    double best = lowest, sum = 0.0;
+    int64_t n_input = 0, n_padded = 0;
+    for (int64_t kh = 0; kh < w->kernel[0]; kh++) {
+        int64_t iy = y0 + kh * w->dilation[0];
+        for (int64_t kw = 0; kw < w->kernel[1]; kw++) {
+            int64_t ix = x0 + kw * w->dilation[1];
+            if (iy < padded_h && ix < padded_w)
+                n_padded++;
+            if (iy < 0 || iy >= g->in_hw[0] || ix < 0 || ix >= g->in_hw[1])
+                continue;
+            double v = plane[iy * g->in_hw[1] + ix];
+            if (!isnan(best) && (isnan(v) || v > best)) /* NaN wins, as in numpy's max */
+                best = v;
+            sum += v;
+            n_input++;
+        }
+    }
+    if (kind == POOL_MAX)
+        return best;
+    int64_t divisor = include_pad ? n_padded : n_input;
+    return divisor > 0 ? sum / (double)divisor : 0.0;
+}
+
+static byocl_status pool_run(const char *op, pool_kind kind, bool include_pad,
+                             const pool_geom *g, const byocl_tensor *in, byocl_tensor *out,
+                             byocl_error *err)
+{
+    byocl_shape want = pool_out_shape(g);
+    byocl_status st = nn_ref_out_shape(op, out, &want, err);
+    if (st != BYOCL_OK)
+        return st;
+    double *x = nn_to_doubles(in, err);
+    if (!x)
+        return BYOCL_ERR_NOMEM;
+    double lowest = nn_dtype_lowest(byocl_tensor_dtype(in));
+    int64_t in_plane = g->in_hw[0] * g->in_hw[1];
+    int64_t i = 0;
+    for (int64_t p = 0; p < g->batch * g->channels; p++)
+        for (int64_t oy = 0; oy < g->out_hw[0]; oy++)
+            for (int64_t ox = 0; ox < g->out_hw[1]; ox++)
+                byocl_tensor_set(out, i++,
+                                 pool_cell(kind, include_pad, g, x + p * in_plane, oy, ox, lowest));
+    free(x);
+    return BYOCL_OK;
+}
+
+static byocl_status pool2d_ref(const char *op, pool_kind kind, const byocl_attrs *attrs,
+                               const byocl_tensor *const *in, int n_in, byocl_tensor *const *out,
+                               int n_out, byocl_error *err)
+{
+    pool_geom g;
+    byocl_status st = nn_ref_args(op, in, n_in, 1, out, n_out, 1, err);
+    if (st == BYOCL_OK)
+        st = pool_geometry(attrs, byocl_tensor_shape(in[0]), &g, err);
+    if (st != BYOCL_OK)
+        return st;
+    bool include_pad = byocl_attrs_get_bool(attrs, "count_include_pad", false);
+    return pool_run(op, kind, include_pad, &g, in[0], out[0], err);
+}
+
+static byocl_status max_pool2d_ref(const byocl_attrs *attrs, const byocl_tensor *const *in,
+                                   int n_in, byocl_tensor *const *out, int n_out,
+                                   byocl_error *err)
+{
+    return pool2d_ref("nn.max_pool2d", POOL_MAX, attrs, in, n_in, out, n_out, err);
+}
+
+static byocl_status avg_pool2d_ref(const byocl_attrs *attrs, const byocl_tensor *const *in,
+                                   int n_in, byocl_tensor *const *out, int n_out,
+                                   byocl_error *err)
+{
+    return pool2d_ref("nn.avg_pool2d", POOL_AVG, attrs, in, n_in, out, n_out, err);
+}
+
+static byocl_status global_avg_pool2d_ref(const byocl_attrs *attrs,
+                                          const byocl_tensor *const *in, int n_in,
+                                          byocl_tensor *const *out, int n_out, byocl_error *err)
+{
+    static const char op[] = "nn.global_avg_pool2d";
+    pool_geom g;
+    byocl_status st = nn_ref_args(op, in, n_in, 1, out, n_out, 1, err);
+    if (st == BYOCL_OK)
+        st = global_pool_geometry(byocl_tensor_shape(in[0]), &g, err);
+    if (st != BYOCL_OK)
+        return st;
+    return pool_run(op, POOL_AVG, false, &g, in[0], out[0], err);
+}
+
+#define POOL_WINDOW_ATTRS                                                                   \
+    NN_ATTR_PAIR("pool_size", 1, "window size (height, width)"),                            \
+    NN_ATTR_PAIR("strides", 1, "step of the window over (height, width)"),                  \
+    NN_ATTR_PAIR("dilation", 1, "spacing between window cells over (height, width)"),       \
+    NN_ATTR_PADDING,                                                                        \
+    {.name = "layout", .kind = BYOCL_ATTR_STR, .def_s = "NCHW",                             \
+     .doc = "layout of data (NCHW only)"},                                                  \
+    NN_ATTR_OUT_LAYOUT,                                                                     \
+    {.name = "ceil_mode", .kind = BYOCL_ATTR_BOOL, .def_i = 0,                              \
+     .doc = "round the output size up, letting the last window hang over the padding"}
+
+static const byocl_attr_schema max_pool2d_attrs[] = {POOL_WINDOW_ATTRS};
+static const byocl_attr_schema avg_pool2d_attrs[] = {
+    POOL_WINDOW_ATTRS,
+    {.name = "count_include_pad", .kind = BYOCL_ATTR_BOOL, .def_i = 0,
+     .doc = "divide by the whole window including padding, not only the input cells"},
+};
+static const byocl_attr_schema global_pool_attrs[] = {
+    {.name = "layout", .kind = BYOCL_ATTR_STR, .def_s = "NCHW",
+     .doc = "layout of data (NCHW only)"},
+    NN_ATTR_OUT_LAYOUT,
+};
+
+#define N_ATTRS(a) ((int)(sizeof a / sizeof a[0]))
+
+const byocl_op byocl_ops_pool[] = {
+    {.name = "nn.max_pool2d", .min_args = 1, .max_args = 1, .attrs = max_pool2d_attrs,
+     .n_attrs = N_ATTRS(max_pool2d_attrs),
+     .doc = "maximum over sliding windows of NCHW data (padding cells never win)",
+     .check_attrs = pool2d_check, .infer = pool2d_infer, .ref = max_pool2d_ref},
+    {.name = "nn.avg_pool2d", .min_args = 1, .max_args = 1, .attrs = avg_pool2d_attrs,
+     .n_attrs = N_ATTRS(avg_pool2d_attrs),
+     .doc = "average over sliding windows of NCHW data",
+     .check_attrs = pool2d_check, .infer = pool2d_infer, .ref = avg_pool2d_ref},
+    {.name = "nn.global_avg_pool2d", .min_args = 1, .max_args = 1, .attrs = global_pool_attrs,
+     .n_attrs = N_ATTRS(global_pool_attrs),
+     .doc = "average over each whole H x W plane of NCHW data, giving (N, C, 1, 1)",
+     .check_attrs = global_pool_check, .infer = global_pool_infer,
+     .ref = global_avg_pool2d_ref},
+};
+const int byocl_ops_pool_count = N_ATTRS(byocl_ops_pool);

@@ -1,0 +1,499 @@
+/* Printer for TVM Relay's text format (the grammar is in parser.c). Printing, parsing and
+ * printing again gives the same text.
+ *
+ * Layout, as TVM prints: the version header, then each function in module order:
+ *
+ *   def @main(%x: Tensor[(1, 3), float32], Compiler="opencl") -> Tensor[(1, 3), float32] {
+ *     %0 = nn.relu(%x) <ty comment>;
+ *     %x0 = add(%0, 1f);
+ *     nn.softmax(%x0)
+ *   }
+ *
+ * With show_types, <ty comment> is a block comment `ty=Tensor[(1, 3), float32]` as TVM
+ * writes it (omitted otherwise). Every node but Vars and Constants gets a binding, numbered from 0 per function in node
+ * order, or named after its binding name when it has a usable one; the body is printed
+ * inline as the last line (unless another node uses it). Scalar constants print as
+ * literals, other constants as meta[relay.Constant][K]. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "byocl/ops.h"
+#include "byocl/tensor_io.h"
+#include "byocl/text.h"
+#include "ir/ir_impl.h"
+#include "lexer.h"
+#include "names.h"
+#include "ops/op_impl.h"
+
+/* ------------------------------------------------------------ text buffer */
+
+typedef struct text_buf {
+    char *data;
+    size_t len, cap;
+    bool oom;
+} text_buf;
+
+static bool buf_reserve(text_buf *b, size_t extra)
+{
+    if (b->oom)
+        return false;
+    if (b->len + extra + 1 <= b->cap)
+        return true;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + extra + 1)
+        cap *= 2;
+    char *grown = realloc(b->data, cap);
+    if (!grown) {
+        b->oom = true;
+        return false;
+    }
+    b->data = grown;
+    b->cap = cap;
+    return true;
+}
+
+static void buf_putn(text_buf *b, const char *s, size_t n)
+{
+    if (!buf_reserve(b, n))
+        return;
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+static void buf_puts(text_buf *b, const char *s) { buf_putn(b, s, strlen(s)); }
+
+static void buf_printf(text_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void buf_printf(text_buf *b, const char *fmt, ...)
+{
+    char small[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof small) {
+        buf_putn(b, small, (size_t)n);
+        return;
+    }
+    if (!buf_reserve(b, (size_t)n))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+/* Appends what a `char *f(x, buf, len)` formatter writes, growing the buffer until the
+ * text fits (the formatters truncate silently). */
+typedef char *(*format_fn)(const void *x, char *buf, size_t len);
+
+static void buf_format(text_buf *b, format_fn fmt, const void *x)
+{
+    for (size_t len = 256; len <= ((size_t)1 << 26); len *= 4) {
+        if (!buf_reserve(b, len))
+            return;
+        char *at = b->data + b->len;
+        fmt(x, at, len);
+        size_t n = strlen(at);
+        if (n + 1 < len) {
+            b->len += n;
+            return;
+        }
+    }
+    b->oom = true;
+}
+
+static char *format_type(const void *t, char *buf, size_t len)
+{
+    return byocl_type_str(t, buf, len);
+}
+
+static char *format_attr(const void *a, char *buf, size_t len)
+{
+    return byocl_attr_value_str(a, buf, len);
+}
+
+/* ------------------------------------------------------------- literals */
+
+static bool reads_back(const char *text, double v, byocl_dtype dtype)
+{
+    double back = strtod(text, NULL);
+    if (dtype == BYOCL_FLOAT16)
+        return byocl_f32_to_f16((float)back) == byocl_f32_to_f16((float)v);
+    return (float)back == (float)v;
+}
+
+/* The fewest significant digits that read back (as float32 or float16) to the same value,
+ * in %g form as TVM writes floats (1000, 0.1, 2e-05, 1e+30): numbers below 1e6 without an
+ * exponent. */
+static void format_float(double v, byocl_dtype dtype, char *buf, size_t len)
+{
+    if (isnan(v)) {
+        snprintf(buf, len, "nan");
+        return;
+    }
+    if (isinf(v)) {
+        snprintf(buf, len, v < 0 ? "-inf" : "inf");
+        return;
+    }
+    int precision = 1;
+    while (precision < 17 && (snprintf(buf, len, "%.*g", precision, v), !reads_back(buf, v, dtype)))
+        precision++;
+    snprintf(buf, len, "%.*g", precision, v);
+    const char *e = strchr(buf, 'e');
+    int exponent = e ? atoi(e + 1) : -1;
+    if (exponent >= 0 && exponent < 6)
+        snprintf(buf, len, "%.*g", exponent + 1 > precision ? exponent + 1 : precision, v);
+}
+
+/* A scalar constant as a literal: 1f, 2e-05f, 1f16, 1, 1i64, 3i8, 3u8, True. */
+static void format_scalar(const byocl_tensor *t, char *buf, size_t len)
+{
+    double v = byocl_tensor_get(t, 0);
+    switch (byocl_tensor_dtype(t)) {
+    case BYOCL_FLOAT32:
+    case BYOCL_FLOAT16: {
+        char num[64];
+        format_float(v, byocl_tensor_dtype(t), num, sizeof num);
+        snprintf(buf, len, "%s%s", num, byocl_tensor_dtype(t) == BYOCL_FLOAT16 ? "f16" : "f");
+        break;
+    }
+    case BYOCL_BOOL:
+        snprintf(buf, len, "%s", v != 0 ? "True" : "False");
+        break;
+    case BYOCL_INT32:
+        snprintf(buf, len, "%lld", (long long)v);
+        break;
+    case BYOCL_INT64: {
+        int64_t i;
+        memcpy(&i, byocl_tensor_cdata(t), sizeof i); /* exact beyond 2^53 */
+        snprintf(buf, len, "%lldi64", (long long)i);
+        break;
+    }
+    case BYOCL_INT8:
+        snprintf(buf, len, "%lldi8", (long long)v);
+        break;
+    case BYOCL_UINT8:
+        snprintf(buf, len, "%lldu8", (long long)v);
+        break;
+    default:
+        snprintf(buf, len, "?");
+        break;
+    }
+}
+
+/* ------------------------------------------------------------- numbering */
+
+/* How each node of a function is printed: bound to %N (number >= 0), bound to its own
+ * name (named), or neither (vars, constants, the inline body). */
+typedef struct print_plan {
+    int *number;
+    bool *named;
+    int body_inline; /* the body's id when it is printed inline, else -1 */
+} print_plan;
+
+static void plan_free(print_plan *plan)
+{
+    free(plan->number);
+    free(plan->named);
+}
+
+static bool is_bound_kind(byocl_node_kind kind)
+{
+    return kind != BYOCL_NODE_VAR && kind != BYOCL_NODE_CONSTANT;
+}
+
+static bool plan_function(const byocl_function *fn, print_plan *plan)
+{
+    int n = byocl_function_num_nodes(fn);
+    plan->number = malloc((size_t)(n ? n : 1) * sizeof *plan->number);
+    plan->named = calloc((size_t)(n ? n : 1), sizeof *plan->named);
+    plan->body_inline = -1;
+    text_names used;
+    text_names_init(&used);
+    bool ok = plan->number && plan->named;
+
+    /* The body goes inline unless a node uses it (it would be printed after its user). */
+    int body = byocl_function_body(fn);
+    if (ok && body >= 0 && is_bound_kind(byocl_node_kind_of(fn, body))) {
+        plan->body_inline = body;
+        for (int id = 0; id < n && plan->body_inline >= 0; id++)
+            for (int k = 0; k < byocl_node_num_args(fn, id); k++)
+                if (byocl_node_arg(fn, id, k) == body)
+                    plan->body_inline = -1;
+    }
+    for (int k = 0; ok && k < byocl_function_num_params(fn); k++) {
+        const char *name = byocl_node_name(fn, byocl_function_param(fn, k));
+        if (name && !text_names_find(&used, name, strlen(name)))
+            ok = text_names_add(&used, name, strlen(name), k, 0, 0);
+    }
+    /* Binding names that would not read back as themselves (numbers, names taken by a
+     * parameter or an earlier binding, odd characters) give way to numbers. */
+    for (int id = 0; ok && id < n; id++) {
+        plan->number[id] = -1;
+        if (!is_bound_kind(byocl_node_kind_of(fn, id)) || id == plan->body_inline)
+            continue;
+        const char *name = byocl_node_name(fn, id);
+        if (name && !text_is_numeric_name(name) && text_is_plain_local_name(name) &&
+            !text_names_find(&used, name, strlen(name))) {
+            plan->named[id] = true;
+            ok = text_names_add(&used, name, strlen(name), id, 0, 0);
+        }
+    }
+    int counter = 0;
+    for (int id = 0; ok && id < n; id++) {
+        if (!is_bound_kind(byocl_node_kind_of(fn, id)) || id == plan->body_inline || plan->named[id])
+            continue;
+        char digits[16];
+        while (snprintf(digits, sizeof digits, "%d", counter),
+               text_names_find(&used, digits, strlen(digits)))
+            counter++; /* a parameter is named like this number */
+        plan->number[id] = counter++;
+    }
+    text_names_free(&used);
+    if (!ok)
+        plan_free(plan);
+    return ok;
+}
+
+int byocl_text_node_number(const byocl_function *fn, int id)
+{
+    if (!fn || id < 0 || id >= byocl_function_num_nodes(fn))
+        return -1;
+    print_plan plan;
+    if (!plan_function(fn, &plan))
+        return -1;
+    int number = plan.number[id];
+    plan_free(&plan);
+    return number;
+}
+
+int byocl_text_node_by_number(const byocl_function *fn, int number)
+{
+    if (!fn || number < 0)
+        return -1;
+    print_plan plan;
+    if (!plan_function(fn, &plan))
+        return -1;
+    int found = -1;
+    for (int id = 0; id < byocl_function_num_nodes(fn) && found < 0; id++)
+        if (plan.number[id] == number)
+            found = id;
+    plan_free(&plan);
+    return found;
+}
+
+/* ---------------------------------------------------------------- printer */
+
+typedef struct printer {
+    text_buf out;
+    bool show_types;
+    byocl_params *meta_out;
+    /* Non-scalar constants in order of first appearance; the index is K. */
+    const byocl_tensor **consts;
+    int n_consts, cap_consts;
+    bool failed;
+    byocl_error err;
+} printer;
+
+/* K for a non-scalar constant (the same tensor keeps its K). */
+static int meta_index(printer *pr, byocl_tensor *t)
+{
+    for (int k = 0; k < pr->n_consts; k++)
+        if (pr->consts[k] == t)
+            return k;
+    if (pr->n_consts == pr->cap_consts) {
+        int cap = pr->cap_consts ? pr->cap_consts * 2 : 16;
+        const byocl_tensor **grown = realloc(pr->consts, (size_t)cap * sizeof *grown);
+        if (!grown) {
+            pr->out.oom = true;
+            return -1;
+        }
+        pr->consts = grown;
+        pr->cap_consts = cap;
+    }
+    int k = pr->n_consts++;
+    pr->consts[k] = t;
+    if (pr->meta_out) {
+        char name[64];
+        snprintf(name, sizeof name, "relay.Constant.%d", k);
+        if (byocl_params_set(pr->meta_out, name, t, &pr->err) != BYOCL_OK)
+            pr->failed = true;
+    }
+    return k;
+}
+
+/* How node `id` appears as an argument: %x, %3, %x0, 2f, meta[relay.Constant][0]. */
+static void print_ref(printer *pr, const byocl_function *fn, const print_plan *plan, int id)
+{
+    switch (byocl_node_kind_of(fn, id)) {
+    case BYOCL_NODE_VAR:
+        buf_printf(&pr->out, "%%%s", byocl_node_name(fn, id));
+        return;
+    case BYOCL_NODE_CONSTANT: {
+        byocl_tensor *t = fn->nodes[id].value; /* meta_out takes its own reference */
+        if (byocl_tensor_shape(t)->rank == 0) {
+            char lit[96];
+            format_scalar(t, lit, sizeof lit);
+            buf_puts(&pr->out, lit);
+        } else {
+            buf_printf(&pr->out, "meta[relay.Constant][%d]", meta_index(pr, t));
+        }
+        return;
+    }
+    default:
+        if (plan->named[id])
+            buf_printf(&pr->out, "%%%s", byocl_node_name(fn, id));
+        else
+            buf_printf(&pr->out, "%%%d", plan->number[id]);
+        return;
+    }
+}
+
+static void print_args(printer *pr, const byocl_function *fn, const print_plan *plan, int id)
+{
+    for (int k = 0; k < byocl_node_num_args(fn, id); k++) {
+        if (k)
+            buf_puts(&pr->out, ", ");
+        print_ref(pr, fn, plan, byocl_node_arg(fn, id, k));
+    }
+}
+
+/* Non-default attributes of an op call, in schema order. */
+static void print_op_attrs(printer *pr, const byocl_function *fn, int id, bool after_args)
+{
+    const byocl_op *op = fn->nodes[id].op;
+    const byocl_attrs *attrs = &fn->nodes[id].attrs;
+    for (int k = 0; op && k < byocl_op_num_attrs(op); k++) {
+        const byocl_attr *value = byocl_attrs_find(attrs, byocl_op_attr_name(op, k));
+        if (!value || byocl_op_attr_is_default(op, k, value))
+            continue;
+        buf_printf(&pr->out, "%s%s=", after_args ? ", " : "", value->key);
+        buf_format(&pr->out, format_attr, value);
+        after_args = true;
+    }
+}
+
+/* The expression that defines node `id` (a call, a tuple or a tuple item). */
+static void print_expr(printer *pr, const byocl_function *fn, const print_plan *plan, int id)
+{
+    int n_args = byocl_node_num_args(fn, id);
+    switch (byocl_node_kind_of(fn, id)) {
+    case BYOCL_NODE_CALL:
+        if (byocl_node_op(fn, id))
+            buf_printf(&pr->out, "%s(", byocl_node_op(fn, id));
+        else
+            buf_printf(&pr->out, "@%s(", byocl_node_callee(fn, id));
+        print_args(pr, fn, plan, id);
+        if (byocl_node_op(fn, id))
+            print_op_attrs(pr, fn, id, n_args > 0);
+        buf_puts(&pr->out, ")");
+        break;
+    case BYOCL_NODE_TUPLE:
+        buf_puts(&pr->out, "(");
+        print_args(pr, fn, plan, id);
+        buf_puts(&pr->out, n_args == 1 ? ",)" : ")");
+        break;
+    case BYOCL_NODE_GETITEM:
+        print_ref(pr, fn, plan, byocl_node_arg(fn, id, 0));
+        buf_printf(&pr->out, ".%d", byocl_node_index(fn, id));
+        break;
+    default:
+        print_ref(pr, fn, plan, id);
+        break;
+    }
+    const byocl_type *type = byocl_node_type(fn, id);
+    if (pr->show_types && type && type->kind != BYOCL_TYPE_NONE) {
+        buf_puts(&pr->out, " /* ty=");
+        buf_format(&pr->out, format_type, type);
+        buf_puts(&pr->out, " */");
+    }
+}
+
+static void print_signature(printer *pr, const byocl_function *fn)
+{
+    buf_printf(&pr->out, "def @%s(", byocl_function_name(fn));
+    int n_params = byocl_function_num_params(fn);
+    for (int k = 0; k < n_params; k++) {
+        int id = byocl_function_param(fn, k);
+        buf_printf(&pr->out, "%s%%%s: ", k ? ", " : "", byocl_node_name(fn, id));
+        buf_format(&pr->out, format_type, byocl_node_type(fn, id));
+    }
+    const byocl_attrs *attrs = byocl_function_attrs(fn);
+    for (int k = 0; attrs && k < attrs->n; k++) {
+        buf_printf(&pr->out, "%s%s=", k + n_params ? ", " : "", attrs->items[k].key);
+        buf_format(&pr->out, format_attr, &attrs->items[k]);
+    }
+    buf_puts(&pr->out, ")");
+    const byocl_type *ret = byocl_function_ret_type(fn);
+    if (ret && ret->kind != BYOCL_TYPE_NONE) {
+        buf_puts(&pr->out, " -> ");
+        buf_format(&pr->out, format_type, ret);
+    }
+    buf_puts(&pr->out, " {\n");
+}
+
+static void print_function(printer *pr, const byocl_function *fn)
+{
+    int body = byocl_function_body(fn);
+    if (body < 0) {
+        byocl_error_set(&pr->err, BYOCL_ERR_INVALID, "cannot print @%s: it has no body",
+                        byocl_function_name(fn));
+        pr->failed = true;
+        return;
+    }
+    print_plan plan;
+    if (!plan_function(fn, &plan)) {
+        pr->out.oom = true;
+        return;
+    }
+    print_signature(pr, fn);
+    for (int id = 0; id < byocl_function_num_nodes(fn); id++) {
+        if (!is_bound_kind(byocl_node_kind_of(fn, id)) || id == plan.body_inline)
+            continue;
+        buf_puts(&pr->out, "  ");
+        print_ref(pr, fn, &plan, id);
+        buf_puts(&pr->out, " = ");
+        print_expr(pr, fn, &plan, id);
+        buf_puts(&pr->out, ";\n");
+    }
+    buf_puts(&pr->out, "  ");
+    if (body == plan.body_inline)
+        print_expr(pr, fn, &plan, body);
+    else
+        print_ref(pr, fn, &plan, body);
+    buf_puts(&pr->out, "\n}\n");
+    plan_free(&plan);
+}
+
+char *byocl_text_print(const byocl_module *m, const byocl_print_options *opt,
+                       byocl_params *meta_out, byocl_error *err)
+{
+    printer pr;
+    memset(&pr, 0, sizeof pr);
+    pr.show_types = opt && opt->show_types;
+    pr.meta_out = meta_out;
+    buf_puts(&pr.out, "#[version = \"0.0.5\"]\n");
+    for (int f = 0; f < byocl_module_num_functions(m) && !pr.failed; f++) {
+        if (f)
+            buf_puts(&pr.out, "\n");
+        print_function(&pr, byocl_module_function_at(m, f));
+    }
+    free(pr.consts);
+    if (pr.out.oom && !pr.failed) {
+        byocl_error_set(&pr.err, BYOCL_ERR_NOMEM, "out of memory while printing the module");
+        pr.failed = true;
+    }
+    if (pr.failed) {
+        free(pr.out.data);
+        if (err)
+            *err = pr.err;
+        return NULL;
+    }
+    return pr.out.data;
+}

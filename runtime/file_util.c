@@ -1,0 +1,110 @@
+/* Whole-file reads and atomic (temporary file + rename) writes. */
+#include "file_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+byocl_status byocl_file_read_all(const char *path, void **out, size_t *len, byocl_error *err)
+{
+    *out = NULL;
+    *len = 0;
+    if (!path)
+        return byocl_error_set(err, BYOCL_ERR_INVALID, "no file name given");
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return byocl_error_set(err, BYOCL_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+    /* Sized from fstat when it can be (one read, no regrowth); pipes grow as needed. */
+    struct stat sb;
+    size_t cap = 1 << 16, n = 0;
+    if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size < SIZE_MAX - 2)
+        cap = (size_t)sb.st_size + 2;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (!buf) {
+            fclose(f);
+            return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory reading %s", path);
+        }
+        n += fread(buf + n, 1, cap - n - 1, f);
+        if (n < cap - 1)
+            break;
+        char *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+        if (!bigger)
+            free(buf);
+        buf = bigger;
+        cap *= 2;
+    }
+    bool failed = ferror(f);
+    int saved = errno;
+    fclose(f);
+    if (failed) {
+        free(buf);
+        return byocl_error_set(err, BYOCL_ERR_IO, "cannot read %s: %s", path, strerror(saved));
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
+    return BYOCL_OK;
+}
+
+static bool write_fully(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = EIO;
+            return false;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    return true;
+}
+
+byocl_status byocl_file_write_atomic(const char *path, const byocl_file_part *parts,
+                                     int n_parts, byocl_error *err)
+{
+    if (!path)
+        return byocl_error_set(err, BYOCL_ERR_INVALID, "no file name given");
+    size_t tmp_len = strlen(path) + 32;
+    char *tmp = malloc(tmp_len);
+    if (!tmp)
+        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory writing %s", path);
+    snprintf(tmp, tmp_len, "%s.tmp.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd < 0) {
+        byocl_error_set(err, BYOCL_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+        free(tmp);
+        return BYOCL_ERR_IO;
+    }
+    bool ok = true;
+    for (int i = 0; ok && i < n_parts; i++)
+        ok = write_fully(fd, parts[i].data, parts[i].len);
+    /* fsync before rename: after a crash the file is either the old one or whole. */
+    ok = ok && fsync(fd) == 0;
+    int saved = errno;
+    if (close(fd) != 0 && ok) {
+        ok = false;
+        saved = errno;
+    }
+    if (ok && rename(tmp, path) != 0) {
+        ok = false;
+        saved = errno;
+    }
+    if (!ok) {
+        remove(tmp);
+        byocl_error_set(err, BYOCL_ERR_IO, "cannot write %s: %s", path, strerror(saved));
+    }
+    free(tmp);
+    return ok ? BYOCL_OK : BYOCL_ERR_IO;
+}

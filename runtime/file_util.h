@@ -1,0 +1,24 @@
+/* Whole-file reads and atomic writes, shared by the tensor file formats. */
+#ifndef BYOCL_FILE_UTIL_H
+#define BYOCL_FILE_UTIL_H
+
+#include <stddef.h>
+
+#include "byocl/error.h"
+
+/* One piece of a file to write (so that a header and a tensor's data need no joining). */
+typedef struct byocl_file_part {
+    const void *data;
+    size_t len;
+} byocl_file_part;
+
+/* Reads the whole file into a malloc'ed buffer (NUL-terminated for convenience; *len
+ * excludes the NUL). Errors name the path. */
+byocl_status byocl_file_read_all(const char *path, void **out, size_t *len, byocl_error *err);
+
+/* Writes the parts to "<path>.tmp.<pid>" and renames it over `path`: the file appears
+ * whole or not at all, and the temporary is removed on failure. */
+byocl_status byocl_file_write_atomic(const char *path, const byocl_file_part *parts,
+                                     int n_parts, byocl_error *err);
+
+#endif

@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+"""Expected results of nn.conv2d for tests/test_ops_conv.c, computed with numpy.
+
+The convolution here gathers every window of the padded input with index arrays and
+contracts it with the weight through einsum, in float64 (a different method from the C
+kernel's loops over kernel taps). Run: /usr/bin/python3 tests/gen/gen_ops_conv.py"""
+
+import numpy as np
+
+from nn_fixture import Fixture, integers, uniform
+
+
+def pad4(padding):
+    """TVM's padding of 1, 2 or 4 values as (top, left, bottom, right)."""
+    if len(padding) == 1:
+        return [padding[0]] * 4
+    if len(padding) == 2:
+        return [padding[0], padding[1], padding[0], padding[1]]
+    return list(padding)
+
+
+def conv2d(x, w, strides=(1, 1), padding=(0,), dilation=(1, 1), groups=1):
+    top, left, bottom, right = pad4(padding)
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (top, bottom), (left, right)))
+    w = w.astype(np.float64)
+    n, c, h, wd = xp.shape
+    o, i, kh, kw = w.shape
+    assert c == i * groups and o % groups == 0
+    oh = (h - (kh - 1) * dilation[0] - 1) // strides[0] + 1
+    ow = (wd - (kw - 1) * dilation[1] - 1) // strides[1] + 1
+    rows = (np.arange(oh) * strides[0])[:, None] + (np.arange(kh) * dilation[0])[None, :]
+    cols = (np.arange(ow) * strides[1])[:, None] + (np.arange(kw) * dilation[1])[None, :]
+    # windows[n, c, oh, kh, ow, kw]
+    windows = xp[:, :, rows[:, :, None, None], cols[None, None, :, :]]
+    per_group = o // groups
+    out = np.empty((n, o, oh, ow))
+    for g in range(groups):
+        part = windows[:, g * i:(g + 1) * i]
+        out[:, g * per_group:(g + 1) * per_group] = np.einsum(
+            "niykxl,oikl->noyx", part, w[g * per_group:(g + 1) * per_group])
+    return out
+
+
+def main():
+    fx = Fixture("conv")
+    f32 = dict(rtol=1e-6, atol=1e-6)
+
+    def add(name, x, w, attrs, out_dtype=np.float32, check_shape=None, **tol):
+        conv_attrs = {k: v for k, v in attrs.items()
+                      if k in ("strides", "padding", "dilation", "groups")}
+        want = conv2d(x, w, **conv_attrs).astype(out_dtype)
+        if check_shape is not None:
+            assert want.shape == check_shape, (name, want.shape)
+        fx.case(name, "nn.conv2d", attrs, [x, w], [want], **tol)
+
+    add("conv_defaults", uniform(1, (1, 3, 5, 5)), uniform(2, (4, 3, 3, 3)), {},
+        check_shape=(1, 4, 3, 3), **f32)
+    add("conv_pad1_one_value", uniform(3, (1, 3, 5, 5)), uniform(4, (4, 3, 3, 3)),
+        {"padding": [1], "channels": 4, "kernel_size": [3, 3]},
+        check_shape=(1, 4, 5, 5), **f32)
+    add("conv_pad_two_values", uniform(5, (1, 2, 4, 5)), uniform(6, (3, 2, 3, 3)),
+        {"padding": [1, 2]}, check_shape=(1, 3, 4, 7), **f32)
+    add("conv_pad_asymmetric", uniform(7, (1, 2, 6, 7)), uniform(8, (3, 2, 3, 2)),
+        {"padding": [1, 0, 2, 3]}, check_shape=(1, 3, 7, 9), **f32)
+    add("conv_stride_dilation", uniform(9, (2, 2, 9, 10)), uniform(10, (3, 2, 3, 3)),
+        {"strides": [2, 3], "padding": [1, 2, 0, 1], "dilation": [2, 1]},
+        check_shape=(2, 3, 3, 4), **f32)
+    add("conv_groups2", uniform(11, (1, 4, 6, 6)), uniform(12, (6, 2, 3, 3)),
+        {"padding": [1, 1, 1, 1], "groups": 2}, check_shape=(1, 6, 6, 6), **f32)
+    add("conv_depthwise", uniform(13, (1, 3, 5, 5)), uniform(14, (3, 1, 3, 3)),
+        {"strides": [2, 2], "padding": [1, 1, 1, 1], "groups": 3, "channels": 3},
+        check_shape=(1, 3, 3, 3), **f32)
+    add("conv_1x1", uniform(15, (2, 5, 4, 3)), uniform(16, (7, 5, 1, 1)), {},
+        check_shape=(2, 7, 4, 3), **f32)
+    add("conv_kernel_covers_input", uniform(17, (1, 1, 4, 4)), uniform(18, (2, 1, 4, 4)),
+        {"kernel_size": [4, 4]}, check_shape=(1, 2, 1, 1), **f32)
+    # float16 in, float16 out: numpy's exact float64 result rounded once to float16.
+    add("conv_float16", uniform(19, (1, 3, 6, 6), dtype=np.float16),
+        uniform(20, (4, 3, 3, 3), dtype=np.float16),
+        {"padding": [1, 1, 1, 1], "out_dtype": "float16"}, out_dtype=np.float16,
+        check_shape=(1, 4, 6, 6))
+    # int8 in, int32 out: sums far outside int8's range, exact.
+    add("conv_int8_to_int32", integers(21, (1, 2, 5, 5), -128, 128, np.int8),
+        integers(22, (3, 2, 3, 3), -128, 128, np.int8),
+        {"strides": [2, 2], "padding": [1, 1, 1, 1], "out_dtype": "int32"},
+        out_dtype=np.int32, check_shape=(1, 3, 3, 3))
+    fx.write("gen_ops_conv.py")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Expected results of byocl's elementwise ops (add ... cast), computed with numpy, for
+tests/test_ops_elemwise.c. Writes tests/fixtures/ops/elemwise_cases.h.
+
+Semantics that differ from plain numpy are spelled out here with Python integers: TVM's
+integer divide truncates toward zero (numpy's // floors), clip on integers uses the
+bounds truncated to integers, and cast from float to a narrow integer wraps."""
+
+import numpy as np
+
+from ops_fixture import Fixture
+
+rng = np.random.default_rng(20240607)
+f32, f16 = np.float32, np.float16
+fx = Fixture("elemwise")
+
+
+def randn(shape, dtype=f32):
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def randint(shape, lo, hi, dtype):
+    return rng.integers(lo, hi, shape).astype(dtype)
+
+
+def trunc_div(a, b, dtype):
+    q = [abs(int(x)) // abs(int(y)) * (1 if (x < 0) == (y < 0) else -1)
+         for x, y in zip(a.reshape(-1), b.reshape(-1))]
+    return wrap(np.array(q, dtype=object).reshape(a.shape), dtype)
+
+
+def exact(fn, a, b):
+    """fn on Python integers (no overflow), wrapped back to a's dtype."""
+    return wrap([fn(int(x), int(y)) for x, y in zip(a, b)], a.dtype.type)
+
+
+def wrap(values, dtype):
+    """Python integers wrapped to the dtype's width (two's complement)."""
+    bits = np.iinfo(dtype).bits
+    out = []
+    for v in np.asarray(values, dtype=object).reshape(-1):
+        v = int(v) % (1 << bits)
+        if np.iinfo(dtype).min < 0 and v >= 1 << (bits - 1):
+            v -= 1 << bits
+        out.append(v)
+    return np.array(out, dtype=dtype).reshape(np.shape(values))
+
+
+with np.errstate(all="ignore"):
+    # ---- broadcasting
+    a, b = f32(1.5).reshape(()), randn((2, 3, 2, 2))
+    fx.case("add_rank0_rank4", "add", "", [a, b], [a + b])
+    fx.case("add_rank4_rank0", "add", "", [b, a], [b + a])
+    a, b = randn((3, 1)), randn((1, 4))
+    fx.case("multiply_3x1_1x4", "multiply", "", [a, b], [a * b])
+    a, b = randn((2, 3, 4)), randn((4,))
+    fx.case("subtract_trailing", "subtract", "", [a, b], [a - b])
+    a, b = randn((2, 1, 4)), randn((3, 1))
+    fx.case("maximum_both_sides", "maximum", "", [a, b], [np.maximum(a, b)])
+
+    # ---- float specials
+    a = np.array([1, -1, 0, 3, np.inf, 7], f32)
+    b = np.array([0, 0, 0, -2, 2, 3], f32)
+    fx.case("divide_f32_by_zero", "divide", "", [a, b], [a / b])
+    a = np.array([np.nan, 1, -2, np.inf, -0.0], f32)
+    b = np.array([1, np.nan, -3, 5, 0.0], f32)
+    fx.case("maximum_nan", "maximum", "", [a, b], [np.maximum(a, b)])
+    fx.case("minimum_nan", "minimum", "", [a, b], [np.minimum(a, b)])
+    # float16: 2048 + 1 is a tie (rounds to even 2048), 2048 + 3 rounds up to 2052
+    a = np.array([2048, 2048, 65504, 0.1, -3], f16)
+    b = np.array([1, 3, 32, 0.2, 1e-3], f16)
+    fx.case("add_f16_rounding", "add", "", [a, b], [a + b])
+    a, b = randn((2, 3), f16), randn((3,), f16)
+    fx.case("multiply_f16_bcast", "multiply", "", [a, b], [a * b])
+    fx.case("divide_f16", "divide", "", [a, b], [a / b])
+
+    # ---- integers: TVM's truncating divide, wrapping arithmetic
+    a = np.array([7, -7, 7, -7, 0, -2**31, 5], np.int32)
+    b = np.array([2, 2, -2, -2, 3, -1, 7], np.int32)
+    fx.case("divide_i32_trunc", "divide", "", [a, b], [trunc_div(a, b, np.int32)])
+    a = np.array([[9], [-9]], np.int8)
+    b = np.array([4, -4, 5], np.int8)
+    ab, bb = np.broadcast_arrays(a, b)
+    fx.case("divide_i8_bcast", "divide", "", [a, b], [trunc_div(ab, bb, np.int8)])
+    a = np.array([100, -100, 127, -128], np.int8)
+    b = np.array([100, -100, 1, -1], np.int8)
+    fx.case("add_i8_wraps", "add", "", [a, b], [exact(lambda x, y: x + y, a, b)])
+    a = np.array([0, 5, 200], np.uint8)
+    b = np.array([1, 10, 100], np.uint8)
+    fx.case("subtract_u8_wraps", "subtract", "", [a, b], [exact(lambda x, y: x - y, a, b)])
+    a = np.array([3037000500, -2**62, 2**53 + 1], np.int64)
+    b = np.array([3037000500, 2, 1], np.int64)
+    fx.case("multiply_i64_wraps", "multiply", "", [a, b], [exact(lambda x, y: x * y, a, b)])
+    fx.case("add_i64_exact", "add", "", [a, b], [exact(lambda x, y: x + y, a, b)])
+    a, b = randint((2, 3), -50, 50, np.int32), randint((3,), -50, 50, np.int32)
+    fx.case("maximum_i32", "maximum", "", [a, b], [np.maximum(a, b)])
+    a, b = randint((4,), 0, 255, np.uint8), randint((4,), 0, 255, np.uint8)
+    fx.case("minimum_u8", "minimum", "", [a, b], [np.minimum(a, b)])
+
+    # ---- unary
+    a = np.array([-1.5, 0.0, -0.0, 2.25, -np.inf, np.nan], f32)
+    fx.case("abs_f32", "abs", "", [a], [np.abs(a)])
+    a = np.array([-128, -5, 0, 127], np.int8)
+    fx.case("abs_i8", "abs", "", [a], [wrap([abs(int(v)) for v in a], np.int8)])
+    a = np.array([-7, 3], np.int64)
+    fx.case("abs_i64", "abs", "", [a], [np.abs(a)])
+    a = np.concatenate([randn((6,)), np.array([0, -np.inf, 100, -100, np.nan], f32)])
+    fx.case("exp_f32", "exp", "", [a], [np.exp(a.astype(np.float64)).astype(f32)], rtol=1e-6)
+    fx.case("sigmoid_f32", "sigmoid", "", [a],
+            [(1 / (1 + np.exp(-a.astype(np.float64)))).astype(f32)], rtol=1e-6)
+    fx.case("tanh_f32", "tanh", "", [a], [np.tanh(a.astype(np.float64)).astype(f32)], rtol=1e-6)
+    h = randn((2, 3), f16)
+    fx.case("exp_f16", "exp", "", [h], [np.exp(h)], rtol=1e-3)
+    fx.case("sigmoid_f16", "sigmoid", "", [h], [(1 / (1 + np.exp(-h.astype(f32)))).astype(f16)],
+            rtol=1e-3)
+    fx.case("tanh_f16", "tanh", "", [h], [np.tanh(h)], rtol=1e-3, atol=1e-4)
+    a = np.array([-3, -1.5, -1.2, 0, 1.9, 2.0, 7, np.nan, -np.inf], f32)
+    fx.case("clip_f32", "clip", "a_min=-1.5f, a_max=2f", [a], [np.clip(a, -1.5, 2.0)])
+    h = np.array([-1, 0.05, 0.5, 3], f16)
+    fx.case("clip_f16", "clip", "a_min=0.1f, a_max=2.5f", [h], [np.clip(h, f16(0.1), f16(2.5))])
+    a = np.array([-9, -3, -2, 0, 3, 4, 100], np.int32)
+    fx.case("clip_i32_truncated_bounds", "clip", "a_min=-2.5f, a_max=3.7f", [a],
+            [np.clip(a, -2, 3)])
+    a = randint((2, 2), -100, 100, np.int64)
+    fx.case("copy_i64", "copy", "", [a], [a.copy()])
+    h = randn((3,), f16)
+    fx.case("copy_f16", "copy", "", [h], [h.copy()])
+
+    # ---- cast
+    # ties and limits of float16: 2049 -> 2048 and 2051 -> 2052 (to even), 65520 -> inf,
+    # 65519 -> 65504, subnormals (2^-24 is the smallest; 2^-25 ties to 0, 3*2^-25 to 2^-23)
+    a = np.array([2049, 2051, 65520, 65519, -65520, 65504, 2.0**-24, 2.0**-25, 3 * 2.0**-25,
+                  1e-8, 1e-5, 6.1e-5, 0.1, 1 / 3, -0.0, np.inf, -np.inf, np.nan], f32)
+    fx.case("cast_f32_to_f16", "cast", 'dtype="float16"', [a], [a.astype(f16)])
+    h = np.array([0.1, -2.5, 65504, 2.0**-24, np.inf], f16)
+    fx.case("cast_f16_to_f32", "cast", 'dtype="float32"', [h], [h.astype(f32)])
+    a = np.array([1.9, -1.9, 127.9, -128.9, 0.5, -0.5, 0.0, 42.0], f32)
+    fx.case("cast_f32_to_i8_truncates", "cast", 'dtype="int8"', [a], [a.astype(np.int8)])
+    # out of int8's range: truncate, then wrap (numpy leaves this undefined)
+    a = np.array([300.7, -300.7, 255.0, 128.0], f32)
+    fx.case("cast_f32_to_i8_wraps", "cast", 'dtype="int8"', [a],
+            [wrap([int(v) for v in a], np.int8)])
+    a = np.array([2.9, -2.9, 1e9], f32)
+    fx.case("cast_f32_to_i32", "cast", 'dtype="int32"', [a], [a.astype(np.int32)])
+    a = np.array([2**40 + 5, -1, 2**31, 2**62 + 3], np.int64)
+    fx.case("cast_i64_to_i32_wraps", "cast", 'dtype="int32"', [a], [a.astype(np.int32)])
+    a = np.array([2**53 + 1, -(2**63)], np.int64)
+    fx.case("cast_i64_to_i64_exact", "cast", 'dtype="int64"', [a], [a.copy()])
+    a = np.array([-7, 0, 16777217], np.int32)
+    fx.case("cast_i32_to_f32", "cast", 'dtype="float32"', [a], [a.astype(f32)])
+    a = np.array([0, -0.0, 0.5, -3, np.nan, np.inf], f32)
+    fx.case("cast_f32_to_bool", "cast", 'dtype="bool"', [a], [a.astype(bool)])
+    a = np.array([True, False, True])
+    fx.case("cast_bool_to_f32", "cast", 'dtype="float32"', [a], [a.astype(f32)])
+    a = np.array([0, 127, 128, 255], np.uint8)
+    fx.case("cast_u8_to_i8", "cast", 'dtype="int8"', [a], [a.astype(np.int8)])
+    a = np.array([-1, 300], np.int32)
+    fx.case("cast_i32_to_u8", "cast", 'dtype="uint8"', [a], [a.astype(np.uint8)])
+
+fx.write("gen_ops_elemwise.py")

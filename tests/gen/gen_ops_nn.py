@@ -1,0 +1,117 @@
+#!/usr/bin/python3
+"""Expected results of nn.dense, nn.batch_norm, nn.bias_add, nn.relu, nn.leaky_relu,
+nn.softmax and nn.batch_flatten for tests/test_ops_nn.c, computed with numpy in float64
+(broadcasting, tensordot, logaddexp) and rounded once to the output dtype.
+Run: /usr/bin/python3 tests/gen/gen_ops_nn.py"""
+
+import numpy as np
+
+from nn_fixture import Fixture, integers, uniform
+
+
+def along(v, axis, rank):
+    """A 1-D vector shaped to broadcast along `axis` of a rank-`rank` array."""
+    shape = [1] * rank
+    shape[axis] = -1
+    return np.asarray(v, dtype=np.float64).reshape(shape)
+
+
+def batch_norm(x, gamma, beta, mean, var, axis=1, epsilon=1e-5, center=True, scale=True):
+    r = x.ndim
+    y = (x.astype(np.float64) - along(mean, axis, r)) / np.sqrt(along(var, axis, r) + epsilon)
+    if scale:
+        y = y * along(gamma, axis, r)
+    if center:
+        y = y + along(beta, axis, r)
+    return y
+
+
+def softmax(x, axis=-1):
+    x = x.astype(np.float64)
+    return np.exp(x - np.logaddexp.reduce(x, axis=axis, keepdims=True))
+
+
+def main():
+    fx = Fixture("nn")
+    f32 = dict(rtol=1e-6, atol=1e-6)
+
+    # dense: data [..., K] . weight[units, K]^T
+    def dense(x, w):
+        return np.tensordot(x.astype(np.float64), w.astype(np.float64), axes=([-1], [1]))
+
+    x, w = uniform(50, (3, 5)), uniform(51, (4, 5))
+    fx.case("dense_2d", "nn.dense", {"units": 4}, [x, w], [dense(x, w).astype(np.float32)], **f32)
+    x, w = uniform(52, (2, 3, 5)), uniform(53, (6, 5))
+    fx.case("dense_3d", "nn.dense", {}, [x, w], [dense(x, w).astype(np.float32)], **f32)
+    x, w = integers(54, (2, 7), -128, 128, np.int8), integers(55, (3, 7), -128, 128, np.int8)
+    fx.case("dense_int8_to_int32", "nn.dense", {"out_dtype": "int32"}, [x, w],
+            [dense(x, w).astype(np.int32)])
+    x, w = uniform(56, (2, 6), dtype=np.float16), uniform(57, (3, 6), dtype=np.float16)
+    fx.case("dense_float16", "nn.dense", {}, [x, w], [dense(x, w).astype(np.float16)])
+
+    # batch_norm: (out, moving_mean, moving_var)
+    def bn_case(name, shape, axis, attrs, seed):
+        c = shape[axis]
+        data = uniform(seed, shape, -2.0, 2.0)
+        gamma, beta = uniform(seed + 1, (c,), 0.5, 1.5), uniform(seed + 2, (c,))
+        mean, var = uniform(seed + 3, (c,), -0.5, 0.5), uniform(seed + 4, (c,), 0.25, 2.0)
+        out = batch_norm(data, gamma, beta, mean, var, axis=axis,
+                         **{k: v for k, v in attrs.items() if k != "axis"})
+        fx.case(name, "nn.batch_norm", attrs, [data, gamma, beta, mean, var],
+                [out.astype(np.float32), mean, var], **f32)
+
+    bn_case("batch_norm_defaults", (2, 3, 4, 4), 1, {}, 60)
+    bn_case("batch_norm_eps_center_off", (1, 4, 3, 3), 1,
+            {"epsilon": 0.001, "center": False}, 65)
+    bn_case("batch_norm_scale_off", (1, 4, 3, 3), 1, {"scale": False}, 70)
+    bn_case("batch_norm_center_scale_off", (1, 4, 3, 3), 1, {"center": False, "scale": False}, 75)
+    bn_case("batch_norm_axis_last", (2, 5, 3), 2, {"axis": -1}, 80)
+
+    # bias_add
+    def bias_case(name, x, b, axis, attrs, out_dtype=np.float32, **tol):
+        want = x.astype(np.float64) + along(b, axis, x.ndim)
+        fx.case(name, "nn.bias_add", attrs, [x, b], [want.astype(out_dtype)], **tol)
+
+    bias_case("bias_add_axis1", uniform(90, (2, 3, 4, 4)), uniform(91, (3,)), 1, {}, **f32)
+    bias_case("bias_add_axis1_dense", uniform(92, (4, 6)), uniform(93, (6,)), 1, {"axis": 1},
+              **f32)
+    bias_case("bias_add_axis_minus1", uniform(94, (2, 3, 5)), uniform(95, (5,)), -1,
+              {"axis": -1}, **f32)
+    bias_case("bias_add_int32", integers(96, (2, 3, 2), -100, 100, np.int32),
+              integers(97, (3,), -100, 100, np.int32), 1, {}, out_dtype=np.int32)
+
+    # relu, leaky_relu
+    x = uniform(100, (2, 3, 4))
+    fx.case("relu_float32", "nn.relu", {}, [x], [np.maximum(x, 0)])
+    x8 = integers(101, (3, 5), -128, 128, np.int8)
+    fx.case("relu_int8", "nn.relu", {}, [x8], [np.maximum(x8, 0).astype(np.int8)])
+    fx.case("leaky_relu_default", "nn.leaky_relu", {}, [x],
+            [np.where(x > 0, x, 0.25 * x.astype(np.float64)).astype(np.float32)], **f32)
+    fx.case("leaky_relu_alpha", "nn.leaky_relu", {"alpha": 0.1}, [x],
+            [np.where(x > 0, x, 0.1 * x.astype(np.float64)).astype(np.float32)], **f32)
+    xi = integers(102, (2, 6), -20, 20, np.int32)
+    fx.case("leaky_relu_int32_truncates", "nn.leaky_relu", {"alpha": 0.3}, [xi],
+            [np.trunc(np.where(xi > 0, xi, 0.3 * xi)).astype(np.int32)])
+
+    # softmax
+    x = uniform(110, (2, 5), -3.0, 3.0)
+    fx.case("softmax_last_axis", "nn.softmax", {}, [x], [softmax(x).astype(np.float32)], **f32)
+    x = uniform(111, (2, 3, 4), -3.0, 3.0)
+    fx.case("softmax_axis1", "nn.softmax", {"axis": 1}, [x],
+            [softmax(x, axis=1).astype(np.float32)], **f32)
+    x = uniform(112, (3, 4), 900.0, 1000.0)  # exp() alone would overflow
+    fx.case("softmax_large_values", "nn.softmax", {"axis": 0}, [x],
+            [softmax(x, axis=0).astype(np.float32)], **f32)
+    x = uniform(113, (2, 4), -2.0, 2.0, dtype=np.float16)
+    fx.case("softmax_float16", "nn.softmax", {}, [x], [softmax(x).astype(np.float16)])
+
+    # batch_flatten
+    x = integers(120, (2, 3, 2, 2), -1000, 1000, np.int64)
+    fx.case("batch_flatten_4d", "nn.batch_flatten", {}, [x], [x.reshape(2, -1)])
+    x = uniform(121, (4,))
+    fx.case("batch_flatten_1d", "nn.batch_flatten", {}, [x], [x.reshape(4, 1)])
+    fx.write("gen_ops_nn.py")
+
+
+if __name__ == "__main__":
+    main()

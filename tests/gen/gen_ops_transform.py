@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Expected results of byocl's transform ops (reshape, transpose, concatenate, split,
+squeeze, expand_dims, mean), computed with numpy, for tests/test_ops_transform.c. Writes
+tests/fixtures/ops/transform_cases.h.
+
+TVM's reshape codes map to numpy's as: 0 copies the input dim at that position, -1 is
+numpy's -1. TVM's integer mean keeps the dtype and truncates toward zero; numpy returns
+float64, so the generator truncates that (the values are small enough to be exact)."""
+
+import numpy as np
+
+from ops_fixture import Fixture
+
+rng = np.random.default_rng(7)
+f32, f16 = np.float32, np.float16
+fx = Fixture("transform")
+
+
+def randn(shape, dtype=f32):
+    return rng.standard_normal(shape).astype(dtype)
+
+
+x234 = randn((2, 3, 4))
+
+# ---- reshape (0 copies the input dim, -1 is inferred)
+fx.case("reshape_0_minus1", "reshape", "newshape=[0, -1]", [x234], [x234.reshape(2, 12)])
+fx.case("reshape_minus1_middle", "reshape", "newshape=[4, -1, 2]", [x234], [x234.reshape(4, 3, 2)])
+fx.case("reshape_flat", "reshape", "newshape=[-1]", [x234], [x234.reshape(-1)])
+fx.case("reshape_0_0", "reshape", "newshape=[0, 0, 2, 2]", [x234], [x234.reshape(2, 3, 2, 2)])
+fx.case("reshape_to_scalar", "reshape", "newshape=[]", [np.array([5], np.int64)],
+        [np.array(5, np.int64)])
+i8 = rng.integers(-128, 128, (6,)).astype(np.int8)
+fx.case("reshape_i8", "reshape", "newshape=[3, 2]", [i8], [i8.reshape(3, 2)])
+
+# ---- transpose
+fx.case("transpose_reverse", "transpose", "", [x234], [np.transpose(x234)])
+fx.case("transpose_negative_axes", "transpose", "axes=[-1, 0, -2]", [x234],
+        [np.transpose(x234, (2, 0, 1))])
+x4 = rng.integers(0, 100, (2, 1, 3, 2)).astype(np.int8)
+fx.case("transpose_rank4_i8", "transpose", "axes=[0, 2, 3, 1]", [x4],
+        [np.transpose(x4, (0, 2, 3, 1))])
+h = randn((3, 2), f16)
+fx.case("transpose_f16", "transpose", "axes=[1, 0]", [h], [h.T.copy()])
+
+# ---- concatenate: one Tuple argument
+a, b, c = randn((2, 1, 3)), randn((2, 2, 3)), randn((2, 3, 3))
+fx.case("concatenate_axis1_three", "concatenate", "axis=1", [a, b, c],
+        [np.concatenate([a, b, c], axis=1)], tuple_arg=True)
+a, b = rng.integers(-9, 9, (2, 2)).astype(np.int64), rng.integers(-9, 9, (2, 3)).astype(np.int64)
+fx.case("concatenate_negative_axis", "concatenate", "axis=-1", [a, b],
+        [np.concatenate([a, b], axis=-1)], tuple_arg=True)
+a, b = randn((1, 3)), randn((2, 3))
+fx.case("concatenate_axis0_default", "concatenate", "", [a, b], [np.concatenate([a, b])],
+        tuple_arg=True)
+fx.case("concatenate_one", "concatenate", "axis=0", [a], [a.copy()], tuple_arg=True)
+
+# ---- split: an INT is a number of sections, a list the indices where pieces start
+x = randn((2, 6))
+fx.case("split_sections", "split", "indices_or_sections=3, axis=1", [x],
+        np.split(x, 3, axis=1), tuple_result=True)
+x = randn((2, 3, 5))
+fx.case("split_indices", "split", "indices_or_sections=[1, 4], axis=-1", [x],
+        np.split(x, [1, 4], axis=-1), tuple_result=True)
+x = randn((4, 2), f16)
+fx.case("split_default_axis_f16", "split", "indices_or_sections=[3]", [x], np.split(x, [3]),
+        tuple_result=True)
+x = rng.integers(0, 2, (3, 2)).astype(bool)
+fx.case("split_one_section_bool", "split", "indices_or_sections=1", [x], [x.copy()],
+        tuple_result=True)
+
+# ---- squeeze
+x = randn((1, 3, 1, 2))
+fx.case("squeeze_all", "squeeze", "", [x], [np.squeeze(x)])
+fx.case("squeeze_one", "squeeze", "axis=[2]", [x], [np.squeeze(x, axis=2)])
+fx.case("squeeze_negative", "squeeze", "axis=[-4, -2]", [x], [np.squeeze(x, axis=(0, 2))])
+fx.case("squeeze_none_of_size_1", "squeeze", "", [x234], [x234.copy()])
+
+# ---- expand_dims
+x = randn((2, 3))
+fx.case("expand_dims_two", "expand_dims", "axis=1, num_newaxis=2", [x],
+        [x.reshape(2, 1, 1, 3)])
+fx.case("expand_dims_negative", "expand_dims", "axis=-1", [x], [np.expand_dims(x, -1)])
+fx.case("expand_dims_front", "expand_dims", "axis=-3", [x], [np.expand_dims(x, 0)])
+fx.case("expand_dims_scalar", "expand_dims", "axis=0", [np.array(3, np.int32)],
+        [np.array([3], np.int32)])
+fx.case("expand_dims_none", "expand_dims", "axis=0, num_newaxis=0", [x], [x.copy()])
+
+
+# ---- mean (float32 sums in double in byocl; numpy's float64 mean rounded is the truth)
+def mean(x, axis, keepdims=False):
+    return np.mean(x.astype(np.float64), axis=axis, keepdims=keepdims).astype(x.dtype)
+
+
+x = randn((2, 3, 4))
+fx.case("mean_all", "mean", "", [x], [mean(x, None)], rtol=1e-6)
+fx.case("mean_axis1_keepdims", "mean", "axis=[1], keepdims=True", [x],
+        [mean(x, 1, keepdims=True)], rtol=1e-6)
+fx.case("mean_int_axis", "mean", "axis=-1", [x], [mean(x, -1)], rtol=1e-6)
+fx.case("mean_exclude", "mean", "axis=[0, 2], exclude=True", [x], [mean(x, 1)], rtol=1e-6)
+fx.case("mean_exclude_keepdims", "mean", "axis=[1], exclude=True, keepdims=True", [x],
+        [mean(x, (0, 2), keepdims=True)], rtol=1e-6)
+fx.case("mean_all_keepdims", "mean", "keepdims=True", [x], [mean(x, None, keepdims=True)],
+        rtol=1e-6)
+xi = np.array([[1, 2, 4], [-1, -2, -4], [7, 7, 7]], np.int32)
+fx.case("mean_i32_truncates", "mean", "axis=1", [xi],
+        [np.trunc(np.mean(xi.astype(np.float64), axis=1)).astype(np.int32)])
+h = randn((4, 5), f16)
+fx.case("mean_f16", "mean", "axis=[0]", [h], [mean(h, 0)], rtol=1e-3)
+
+# ---- a Relay text pipeline run by the reference executor (tests/test_ops_transform.c):
+# split -> tuple of pieces (reordered) -> concatenate -> transpose -> mean -> expand_dims
+x = randn((2, 6))
+y = randn((2, 1))
+p0, p1, p2 = np.split(x, [2, 5], axis=1)
+cat = np.concatenate([p2, y, p0], axis=1)
+out = np.expand_dims(mean(np.transpose(cat), 0, keepdims=True), 0)
+fx.array("pipeline_x", x)
+fx.array("pipeline_y", y)
+fx.array("pipeline_out", out)
+fx.array("pipeline_piece1", p1)
+
+fx.write("gen_ops_transform.py")

@@ -1,0 +1,147 @@
+/* Op group "annotation": compiler_begin / compiler_end are typed identities on tensors
+ * whose kernel copies (tests/gen/gen_ops_annotation.py), with a required `compiler`. */
+#include "ops_case.h"
+
+#include "fixtures/ops/annotation_cases.h"
+
+static const char *const annotation_ops[] = {"annotation.compiler_begin",
+                                             "annotation.compiler_end"};
+
+static void test_generated_cases(void **state)
+{
+    (void)state;
+    for (int i = 0; i < (int)(sizeof annotation_cases / sizeof annotation_cases[0]); i++)
+        gen_case_check(&annotation_cases[i]);
+}
+
+/* The output is a copy, not the input's storage. */
+static void test_kernel_copies(void **state)
+{
+    (void)state;
+    int64_t d2[] = {2};
+    float x[] = {1, 2}, want[] = {1, 2};
+    byocl_type t = byocl_type_tensor(BYOCL_FLOAT32, 1, d2);
+    op_case c;
+    op_case_build(&c, "annotation.compiler_end", &t, 1, false, "compiler=\"opencl\"");
+    assert_int_equal(c.status, BYOCL_OK);
+    byocl_tensor *in = ts_tensor_f32(1, d2, x), *out[1];
+    int n_out;
+    assert_int_equal(op_case_run(&c, &in, 1, out, 1, &n_out, NULL), BYOCL_OK);
+    assert_ptr_not_equal(byocl_tensor_data(out[0]), byocl_tensor_data(in));
+    ((float *)byocl_tensor_data(in))[0] = 9;
+    ts_assert_f32_close(out[0], want, 2, 0, 0);
+    op_tensors_free(out, n_out);
+    byocl_tensor_unref(in);
+    op_case_free(&c);
+}
+
+static void test_attribute_errors(void **state)
+{
+    (void)state;
+    int64_t d2[] = {2};
+    byocl_type t = byocl_type_tensor(BYOCL_FLOAT32, 1, d2);
+    for (int i = 0; i < 2; i++) {
+        const struct {
+            const char *attrs;
+            const char *fmt;
+        } cases[] = {
+            {"", "%s requires attribute 'compiler'"},
+            {"compiler=\"\"", "bad value for attribute 'compiler' of %s: expected a target name "
+                              "such as \"opencl\", got \"\""},
+            {"compiler=1", "bad value for attribute 'compiler' of %s: expected a string, got 1"},
+            {"target=\"opencl\"", "%s has no attribute 'target' (it has: compiler)"},
+        };
+        for (int k = 0; k < 4; k++) {
+            char want[512];
+            snprintf(want, sizeof want, cases[k].fmt, annotation_ops[i]);
+            op_case c;
+            op_case_build(&c, annotation_ops[i], &t, 1, false, cases[k].attrs);
+            assert_true(c.call < 0);
+            assert_int_equal(c.status, BYOCL_ERR_INVALID);
+            assert_string_equal(c.err.msg, want);
+            op_case_free(&c);
+        }
+    }
+}
+
+/* Tensors only: a tuple is annotated field by field. */
+static void test_tuple_is_rejected(void **state)
+{
+    (void)state;
+    int64_t d2[] = {2};
+    byocl_type types[] = {byocl_type_tensor(BYOCL_FLOAT32, 1, d2),
+                          byocl_type_tensor(BYOCL_INT8, 0, NULL)};
+    for (int i = 0; i < 2; i++) {
+        op_case c;
+        op_case_build(&c, annotation_ops[i], types, 2, true, "compiler=\"opencl\"");
+        op_case_expect_error(&c, BYOCL_ERR_TYPE,
+                             "argument 0 must be a tensor, got (Tensor[(2), float32], int8)");
+        op_case_free(&c);
+    }
+}
+
+/* An annotated region in Relay text runs on the reference executor; the annotations pass
+ * values through, and an integer division by zero inside fails with a message. */
+static void test_annotated_text_on_reference_executor(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "#[version = \"0.0.5\"]\n"
+        "def @main(%a: Tensor[(3), int32], %b: Tensor[(3), int32]) {\n"
+        "  %0 = annotation.compiler_begin(%a, compiler=\"opencl\");\n"
+        "  %1 = annotation.compiler_begin(%b, compiler=\"opencl\");\n"
+        "  %2 = divide(%0, %1);\n"
+        "  annotation.compiler_end(%2, compiler=\"opencl\")\n"
+        "}\n";
+    byocl_module *m = NULL;
+    byocl_error err = {0};
+    if (byocl_text_parse(text, strlen(text), "region.relay", NULL, &m, &err) != BYOCL_OK ||
+        byocl_infer_types(m, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    int64_t d3[] = {3};
+    byocl_shape s3 = byocl_shape_make(1, d3);
+    const int32_t a[] = {7, -7, 9}, b[] = {2, 5, -3}, b_zero[] = {2, 0, -3};
+    const int32_t want[] = {3, -1, -3}; /* C's (and TVM's) truncating division */
+    byocl_tensor *in[] = {byocl_tensor_from_data(BYOCL_INT32, &s3, a, NULL),
+                          byocl_tensor_from_data(BYOCL_INT32, &s3, b, NULL)};
+    byocl_tensor **out = NULL;
+    int n_out = 0;
+    if (byocl_reference_run(m, "main", in, 2, &out, &n_out, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(n_out, 1);
+    assert_memory_equal(byocl_tensor_cdata(out[0]), want, sizeof want);
+    byocl_tensors_free(out, n_out);
+
+    memcpy(byocl_tensor_data(in[1]), b_zero, sizeof b_zero);
+    assert_int_equal(byocl_reference_run(m, "main", in, 2, &out, &n_out, &err),
+                     BYOCL_ERR_RUNTIME);
+    ts_assert_contains(err.msg, "divide: integer division by zero at output element 1");
+    op_tensors_free(in, 2);
+    byocl_module_free(m);
+}
+
+static void test_ops_documented(void **state)
+{
+    (void)state;
+    assert_ops_documented(annotation_ops, 2);
+    for (int i = 0; i < 2; i++) {
+        const byocl_op *op = byocl_op_find(annotation_ops[i]);
+        assert_int_equal(byocl_op_num_attrs(op), 1);
+        assert_string_equal(byocl_op_attr_name(op, 0), "compiler");
+        assert_int_equal(byocl_op_attr_kind(op, 0), BYOCL_ATTR_STR);
+        assert_true(byocl_op_attr_required(op, 0));
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_generated_cases),
+        cmocka_unit_test(test_kernel_copies),
+        cmocka_unit_test(test_attribute_errors),
+        cmocka_unit_test(test_tuple_is_rejected),
+        cmocka_unit_test(test_annotated_text_on_reference_executor),
+        cmocka_unit_test(test_ops_documented),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,94 @@
+/* byocl: the command-line tool. Finds the command and hands it its arguments. */
+#include <string.h>
+
+#include "cli.h"
+
+static const cli_command *const commands[] = {
+    &cli_cmd_print,
+    &cli_cmd_run,
+    &cli_cmd_info,
+    &cli_cmd_ops,
+};
+#define N_COMMANDS ((int)(sizeof commands / sizeof commands[0]))
+
+static const cli_command *find_command(const char *name)
+{
+    for (int i = 0; i < N_COMMANDS; i++)
+        if (strcmp(commands[i]->name, name) == 0)
+            return commands[i];
+    return NULL;
+}
+
+static void print_overview(FILE *f)
+{
+    fprintf(f,
+            "Usage: byocl COMMAND [options]\n"
+            "\n"
+            "byocl compiles and runs tensor graphs written in TVM Relay's vocabulary, for\n"
+            "engineers bringing up an accelerator behind a deep-learning compiler.\n"
+            "\n"
+            "Commands:\n");
+    for (int i = 0; i < N_COMMANDS; i++)
+        fprintf(f, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
+    fprintf(f,
+            "  %-8s %s\n"
+            "\n"
+            "Options:\n"
+            "  -h, --help     show this help and exit\n"
+            "  --version      print the version and exit\n"
+            "\n"
+            "Run 'byocl COMMAND --help' for a command's options.\n"
+            "%s\n"
+            "Exit status: 0 success, 1 failure, 2 usage error.\n",
+            "help", "show the help of a command (byocl help COMMAND)", CLI_MODEL_HELP);
+}
+
+static int run_command(const cli_command *cmd, int argc, char **argv)
+{
+    cli_args args;
+    int rc = cli_parse(cmd, argc, argv, &args);
+    if (rc == -1)
+        rc = CLI_EXIT_OK; /* --help was printed */
+    else if (rc == CLI_EXIT_OK)
+        rc = cmd->run(cmd, &args);
+    cli_args_free(&args);
+    return rc;
+}
+
+static int help_command(int argc, char **argv)
+{
+    if (argc == 0) {
+        print_overview(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (argc > 1)
+        return cli_usage_error(NULL, "'byocl help' takes one command, got %d arguments", argc);
+    const cli_command *cmd = find_command(argv[0]);
+    if (!cmd)
+        return cli_usage_error(NULL, "unknown command '%s'", argv[0]);
+    cli_print_help(cmd, stdout);
+    return CLI_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_overview(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0)
+        return help_command(0, NULL);
+    if (strcmp(name, "--version") == 0) {
+        printf("byocl %s\n", BYOCL_VERSION_STRING);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(name, "help") == 0)
+        return help_command(argc - 2, argv + 2);
+    if (name[0] == '-')
+        return cli_usage_error(NULL, "unknown flag '%s' (flags go after the command)", name);
+    const cli_command *cmd = find_command(name);
+    if (!cmd)
+        return cli_usage_error(NULL, "unknown command '%s'", name);
+    return run_command(cmd, argc - 2, argv + 2);
+}

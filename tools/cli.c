@@ -1,0 +1,275 @@
+/* Flag parsing, help text, model loading and error printing shared by the commands. */
+#include "cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int find_long(const cli_command *cmd, const char *name, size_t len)
+{
+    for (int i = 0; cmd->options[i].name; i++)
+        if (strlen(cmd->options[i].name) == len && strncmp(cmd->options[i].name, name, len) == 0)
+            return i;
+    return -1;
+}
+
+static int find_short(const cli_command *cmd, char c)
+{
+    for (int i = 0; cmd->options[i].name; i++)
+        if (cmd->options[i].short_name && cmd->options[i].short_name == c)
+            return i;
+    return -1;
+}
+
+/* How help and errors spell an option: "--input NAME=FILE.npy", "--random-inputs[=SEED]". */
+static void option_spelling(const cli_option *o, bool with_short, char *buf, size_t len)
+{
+    int n = 0;
+    if (with_short && o->short_name)
+        n = snprintf(buf, len, "-%c, ", o->short_name);
+    if (n < 0 || (size_t)n >= len)
+        return;
+    switch (o->arg) {
+    case CLI_ARG_NONE:
+        snprintf(buf + n, len - (size_t)n, "--%s", o->name);
+        break;
+    case CLI_ARG_REQUIRED:
+        snprintf(buf + n, len - (size_t)n, "--%s %s", o->name, o->metavar);
+        break;
+    case CLI_ARG_OPTIONAL:
+        snprintf(buf + n, len - (size_t)n, "--%s[=%s]", o->name, o->metavar);
+        break;
+    }
+}
+
+/* Records one occurrence of option `k` with `value` (may be NULL). */
+static int add_value(const cli_command *cmd, int argc, cli_args *out, int k, const char *value)
+{
+    const cli_option *o = &cmd->options[k];
+    if (out->count[k] > 0 && !o->repeatable)
+        return cli_usage_error(cmd, "flag '--%s' given twice", o->name);
+    if (!out->values[k]) {
+        out->values[k] = calloc((size_t)argc + 1, sizeof *out->values[k]);
+        if (!out->values[k]) {
+            fprintf(stderr, "byocl: error: out of memory\n");
+            return CLI_EXIT_FAILURE;
+        }
+    }
+    out->values[k][out->count[k]++] = value;
+    return CLI_EXIT_OK;
+}
+
+int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *out)
+{
+    memset(out, 0, sizeof *out);
+    bool only_positional = false;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        bool is_flag = !only_positional && a[0] == '-' && a[1] != '\0';
+        if (is_flag && strcmp(a, "--") == 0) {
+            only_positional = true;
+            continue;
+        }
+        if (!is_flag) {
+            if (out->n_positional >= cmd->max_positional)
+                return cli_usage_error(cmd, "unexpected argument '%s'", a);
+            out->positional[out->n_positional++] = a;
+            continue;
+        }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            cli_print_help(cmd, stdout);
+            return -1;
+        }
+        int k;
+        const char *value = NULL;
+        bool has_inline_value = false;
+        if (a[1] == '-') {
+            const char *name = a + 2;
+            const char *eq = strchr(name, '=');
+            size_t len = eq ? (size_t)(eq - name) : strlen(name);
+            k = find_long(cmd, name, len);
+            if (k < 0)
+                return cli_usage_error(cmd, "unknown flag '--%.*s'", (int)len, name);
+            if (eq) {
+                value = eq + 1;
+                has_inline_value = true;
+            }
+        } else {
+            k = a[2] == '\0' ? find_short(cmd, a[1]) : -1;
+            if (k < 0)
+                return cli_usage_error(cmd, "unknown flag '%s'", a);
+        }
+        const cli_option *o = &cmd->options[k];
+        char spelling[128];
+        option_spelling(o, false, spelling, sizeof spelling);
+        if (o->arg == CLI_ARG_NONE && has_inline_value)
+            return cli_usage_error(cmd, "flag '--%s' takes no value", o->name);
+        if (o->arg == CLI_ARG_REQUIRED && !has_inline_value) {
+            if (i + 1 >= argc)
+                return cli_usage_error(cmd, "flag '%s' needs a value (%s)", a, spelling);
+            value = argv[++i];
+        }
+        if (o->arg == CLI_ARG_REQUIRED && value[0] == '\0')
+            return cli_usage_error(cmd, "flag '%s' needs a value (%s)", a, spelling);
+        int rc = add_value(cmd, argc, out, k, value);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+    }
+    if (out->n_positional < cmd->min_positional)
+        return cli_usage_error(cmd, "missing %s", cmd->positional_names[out->n_positional]);
+    return CLI_EXIT_OK;
+}
+
+void cli_args_free(cli_args *args)
+{
+    for (int k = 0; k < CLI_MAX_OPTIONS; k++) {
+        free(args->values[k]);
+        args->values[k] = NULL;
+    }
+}
+
+static int option_index(const cli_command *cmd, const char *name)
+{
+    int k = find_long(cmd, name, strlen(name));
+    if (k < 0) { /* a typo in a command's own code, not user input */
+        fprintf(stderr, "byocl: internal error: command '%s' has no option '%s'\n", cmd->name,
+                name);
+        abort();
+    }
+    return k;
+}
+
+int cli_count(const cli_command *cmd, const cli_args *args, const char *name)
+{
+    return args->count[option_index(cmd, name)];
+}
+
+const char *cli_value_at(const cli_command *cmd, const cli_args *args, const char *name, int k)
+{
+    int i = option_index(cmd, name);
+    return k >= 0 && k < args->count[i] ? args->values[i][k] : NULL;
+}
+
+const char *cli_value(const cli_command *cmd, const cli_args *args, const char *name,
+                      const char *fallback)
+{
+    int n = cli_count(cmd, args, name);
+    const char *v = n > 0 ? cli_value_at(cmd, args, name, n - 1) : NULL;
+    return v ? v : fallback;
+}
+
+void cli_print_help(const cli_command *cmd, FILE *f)
+{
+    fprintf(f, "Usage: byocl %s %s\n\n%s", cmd->name, cmd->args_usage, cmd->description);
+    char spelling[128];
+    int width = (int)strlen("-h, --help");
+    for (int i = 0; cmd->options[i].name; i++) {
+        option_spelling(&cmd->options[i], true, spelling, sizeof spelling);
+        int w = (int)strlen(spelling) + (cmd->options[i].short_name ? 0 : 4);
+        if (w > width)
+            width = w;
+    }
+    fprintf(f, "\nOptions:\n");
+    for (int i = 0; cmd->options[i].name; i++) {
+        const cli_option *o = &cmd->options[i];
+        option_spelling(o, true, spelling, sizeof spelling);
+        fprintf(f, "  %s%-*s  %s\n", o->short_name ? "" : "    ",
+                width - (o->short_name ? 0 : 4), spelling, o->help);
+    }
+    fprintf(f, "  %-*s  %s\n", width, "-h, --help", "show this help and exit");
+    if (cmd->examples)
+        fprintf(f, "\nExamples:\n%s", cmd->examples);
+}
+
+int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (cmd)
+        fprintf(stderr, "byocl: error: %s; see 'byocl %s --help'\n", msg, cmd->name);
+    else
+        fprintf(stderr, "byocl: error: %s; see 'byocl --help'\n", msg);
+    return CLI_EXIT_USAGE;
+}
+
+int cli_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("byocl: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return CLI_EXIT_FAILURE;
+}
+
+/* Whether `msg` starts "PATH:LINE:COL: error: ", as the text parser writes its messages. */
+static bool is_located_message(const char *msg)
+{
+    const char *p = strstr(msg, ": error: ");
+    if (!p)
+        return false;
+    for (int field = 0; field < 2; field++) { /* COL, then LINE, each after a ':' */
+        const char *end = p;
+        while (p > msg && isdigit((unsigned char)p[-1]))
+            p--;
+        if (p == end || p == msg || p[-1] != ':')
+            return false;
+        p--;
+    }
+    return p > msg;
+}
+
+int cli_fail_error(const byocl_error *err)
+{
+    /* The parser's messages already read "file:line:col: error: ..." (as compilers print
+     * them, so that editors can jump there); they go out untouched. */
+    if (err->status == BYOCL_ERR_PARSE || is_located_message(err->msg))
+        fprintf(stderr, "%s\n", err->msg);
+    else
+        fprintf(stderr, "byocl: error: %s\n", err->msg);
+    return CLI_EXIT_FAILURE;
+}
+
+int cli_load_model(const char *spec, const char *params_path, byocl_module **out)
+{
+    byocl_error err;
+    byocl_params *params = NULL;
+    *out = NULL;
+    if (params_path && byocl_npz_read(params_path, &params, &err) != BYOCL_OK)
+        return cli_fail_error(&err);
+    byocl_status st = byocl_load_model(spec, params, out, &err);
+    byocl_params_free(params);
+    return st == BYOCL_OK ? CLI_EXIT_OK : cli_fail_error(&err);
+}
+
+int cli_make_dirs(const char *dir)
+{
+    size_t len = strlen(dir);
+    char *path = malloc(len + 1);
+    if (!path)
+        return cli_fail("out of memory");
+    memcpy(path, dir, len + 1);
+    int rc = CLI_EXIT_OK;
+    /* Create each prefix that ends at a '/', then the whole path. */
+    for (size_t i = 1; i <= len && rc == CLI_EXIT_OK; i++) {
+        if (path[i] != '/' && path[i] != '\0')
+            continue;
+        char saved = path[i];
+        path[i] = '\0';
+        struct stat st;
+        if (mkdir(path, 0777) != 0 && errno != EEXIST)
+            rc = cli_fail("cannot create directory %s: %s", path, strerror(errno));
+        else if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+            rc = cli_fail("cannot create directory %s: a file of that name exists", path);
+        path[i] = saved;
+    }
+    free(path);
+    return rc;
+}

@@ -1,0 +1,41 @@
+/* byocl info: what this build of byocl is and what it has. */
+#include <zip.h>
+
+#include "cli.h"
+
+#ifndef BYOCL_BUILD_TYPE
+#define BYOCL_BUILD_TYPE "unknown"
+#endif
+#ifndef BYOCL_COMPILER_ID
+#define BYOCL_COMPILER_ID "C compiler"
+#endif
+
+static const cli_option info_options[] = {
+    {NULL, 0, CLI_ARG_NONE, false, NULL, NULL},
+};
+
+static int run_info(const cli_command *cmd, const cli_args *args)
+{
+    printf("byocl %s\n", BYOCL_VERSION_STRING);
+    printf("build: %s, %s %s\n", BYOCL_BUILD_TYPE, BYOCL_COMPILER_ID, __VERSION__);
+    printf("dependencies:\n");
+    printf("  libzip %s (reads and writes .npz parameter files)\n", zip_libzip_version());
+    printf("  cmocka (tests only; not needed at run time)\n");
+    printf("executors: ref\n");
+    printf("built-in models:\n");
+    for (int i = 0; i < byocl_builtin_count(); i++)
+        printf("  builtin:%-14s %s\n", byocl_builtin_name(i), byocl_builtin_description(i));
+    printf("ops: %d (byocl ops lists them)\n", byocl_op_count());
+    return CLI_EXIT_OK;
+}
+
+const cli_command cli_cmd_info = {
+    .name = "info",
+    .summary = "show the version, build, dependencies, built-in models and op count",
+    .args_usage = "",
+    .description = "Prints what this build of byocl is: version, build type and compiler, the\n"
+                   "libraries it uses, the executors, the built-in models and the number of ops.\n",
+    .options = info_options,
+    .examples = NULL,
+    .run = run_info,
+};
