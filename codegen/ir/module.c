@@ -79,6 +79,31 @@ byocl_status byocl_module_remove(byocl_module *m, const char *name, byocl_error 
     return byocl_error_set(err, BYOCL_ERR_NOT_FOUND, "no function @%s in the module", name);
 }
 
+byocl_status byocl_module_replace(byocl_module *m, const char *name, byocl_function *fresh,
+                                  byocl_error *err)
+{
+    int at = -1, from = -1;
+    for (int i = 0; i < m->n_fns; i++) {
+        if (strcmp(m->fns[i]->name, name) == 0)
+            at = i;
+        if (m->fns[i] == fresh)
+            from = i;
+    }
+    if (at < 0)
+        return byocl_error_set(err, BYOCL_ERR_NOT_FOUND, "no function @%s in the module", name);
+    if (from < 0)
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "the replacement for @%s is not a function of this module", name);
+    if (from == at)
+        return BYOCL_OK;
+    fresh->name = m->fns[at]->name; /* arena string: outlives the old function */
+    function_free(m->fns[at]);
+    m->fns[at] = fresh;
+    memmove(&m->fns[from], &m->fns[from + 1], sizeof m->fns[0] * (size_t)(m->n_fns - from - 1));
+    m->n_fns--;
+    return BYOCL_OK;
+}
+
 byocl_function *byocl_module_add_function(byocl_module *m, const char *name, byocl_error *err)
 {
     if (!name || !*name) {

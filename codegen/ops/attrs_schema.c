@@ -180,16 +180,6 @@ char *byocl_op_attr_default_str(const byocl_op *op, int k, char *buf, size_t len
     return byocl_attr_value_str(&d, buf, len);
 }
 
-/* The shortest %g spelling that reads back to the same double. */
-static void shortest_double(double v, char *buf, size_t len)
-{
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, len, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            return;
-    }
-}
-
 char *byocl_attr_value_str(const byocl_attr *attr, char *buf, size_t len)
 {
     size_t at = 0;
@@ -208,12 +198,7 @@ char *byocl_attr_value_str(const byocl_attr *attr, char *buf, size_t len)
     case BYOCL_ATTR_BOOL: PUT("%s", attr->i ? "True" : "False"); break;
     case BYOCL_ATTR_FLOAT: {
         char num[64];
-        if (isnan(attr->f))
-            snprintf(num, sizeof num, "nan");
-        else if (isinf(attr->f))
-            snprintf(num, sizeof num, attr->f > 0 ? "inf" : "-inf");
-        else
-            shortest_double(attr->f, num, sizeof num);
+        byocl_format_real(attr->f, 64, num, sizeof num);
         PUT("%sf", num);
         break;
     }

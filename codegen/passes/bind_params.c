@@ -94,32 +94,6 @@ static byocl_status build_bound(const byocl_function *old, byocl_function *fresh
     return st;
 }
 
-static int function_index(const byocl_module *m, const byocl_function *fn)
-{
-    for (int i = 0; i < m->n_fns; i++)
-        if (m->fns[i] == fn)
-            return i;
-    return -1;
-}
-
-/* Frees `old` and puts `fresh` (the module's last function) in its place and name. */
-static byocl_status replace_function(byocl_module *m, byocl_function *old,
-                                     byocl_function *fresh, byocl_error *err)
-{
-    const char *name = byocl_arena_strdup(&m->arena, old->name);
-    if (!name)
-        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory binding parameters");
-    int at = function_index(m, old);
-    byocl_status st = byocl_module_remove(m, old->name, err);
-    if (st != BYOCL_OK)
-        return st;
-    /* `fresh` was added last; move it to where the old function was. */
-    memmove(&m->fns[at + 1], &m->fns[at], sizeof m->fns[0] * (size_t)(m->n_fns - 1 - at));
-    m->fns[at] = fresh;
-    fresh->name = name;
-    return BYOCL_OK;
-}
-
 byocl_status byocl_bind_params(byocl_module *m, const char *const *names,
                                byocl_tensor *const *values, int n, byocl_error *err)
 {
@@ -156,7 +130,7 @@ byocl_status byocl_bind_params(byocl_module *m, const char *const *names,
     st = build_bound(old, fresh, bound_by, values, err);
     free(bound_by);
     if (st == BYOCL_OK)
-        st = replace_function(m, old, fresh, err);
+        st = byocl_module_replace(m, old->name, fresh, err);
     else
         byocl_module_remove(m, tmp_name, NULL);
     return st;

@@ -120,37 +120,6 @@ static char *format_attr(const void *a, char *buf, size_t len)
 
 /* ------------------------------------------------------------- literals */
 
-static bool reads_back(const char *text, double v, byocl_dtype dtype)
-{
-    double back = strtod(text, NULL);
-    if (dtype == BYOCL_FLOAT16)
-        return byocl_f32_to_f16((float)back) == byocl_f32_to_f16((float)v);
-    return (float)back == (float)v;
-}
-
-/* The fewest significant digits that read back (as float32 or float16) to the same value,
- * in %g form as TVM writes floats (1000, 0.1, 2e-05, 1e+30): numbers below 1e6 without an
- * exponent. */
-static void format_float(double v, byocl_dtype dtype, char *buf, size_t len)
-{
-    if (isnan(v)) {
-        snprintf(buf, len, "nan");
-        return;
-    }
-    if (isinf(v)) {
-        snprintf(buf, len, v < 0 ? "-inf" : "inf");
-        return;
-    }
-    int precision = 1;
-    while (precision < 17 && (snprintf(buf, len, "%.*g", precision, v), !reads_back(buf, v, dtype)))
-        precision++;
-    snprintf(buf, len, "%.*g", precision, v);
-    const char *e = strchr(buf, 'e');
-    int exponent = e ? atoi(e + 1) : -1;
-    if (exponent >= 0 && exponent < 6)
-        snprintf(buf, len, "%.*g", exponent + 1 > precision ? exponent + 1 : precision, v);
-}
-
 /* A scalar constant as a literal: 1f, 2e-05f, 1f16, 1, 1i64, 3i8, 3u8, True. */
 static void format_scalar(const byocl_tensor *t, char *buf, size_t len)
 {
@@ -159,7 +128,7 @@ static void format_scalar(const byocl_tensor *t, char *buf, size_t len)
     case BYOCL_FLOAT32:
     case BYOCL_FLOAT16: {
         char num[64];
-        format_float(v, byocl_tensor_dtype(t), num, sizeof num);
+        byocl_format_real(v, byocl_tensor_dtype(t) == BYOCL_FLOAT16 ? 16 : 32, num, sizeof num);
         snprintf(buf, len, "%s%s", num, byocl_tensor_dtype(t) == BYOCL_FLOAT16 ? "f16" : "f");
         break;
     }

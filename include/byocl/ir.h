@@ -109,6 +109,10 @@ byocl_function *byocl_module_find(const byocl_module *m, const char *name);
 /* Removes and frees one function; other functions keep their indices' order. */
 byocl_status byocl_module_remove(byocl_module *m, const char *name, byocl_error *err);
 
+/* Puts `fresh` (a function of `m`, typically just built by a pass) in the place of the
+ * function called `name`, which is freed; `fresh` takes its name and position. */
+byocl_status byocl_module_replace(byocl_module *m, const char *name, byocl_function *fresh,
+                                  byocl_error *err);
 /* Starts a new, empty function `@name`; an existing name is an error. */
 byocl_function *byocl_module_add_function(byocl_module *m, const char *name, byocl_error *err);
 /* Deep-copies `fn` (from any module) into `m` under `new_name` (NULL keeps its name). */
