@@ -54,13 +54,6 @@ static void write_text(const char *path, const char *text)
 }
 
 /* Removes a test's directory once the test passed (model files are tens of MB). */
-static void remove_tree(const char *dir)
-{
-    char cmd[4300];
-    FMT(cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-}
-
 static bool file_exists(const char *path)
 {
     return access(path, F_OK) == 0;
@@ -75,7 +68,7 @@ static void test_help_of_every_command(void **state)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         char args[64], usage[64];
         FMT(args, "%s --help", commands[i]);
-        FMT(usage, "Usage: byocl %s ", commands[i]);
+        FMT(usage, "Usage: byocl %s", commands[i]);
         char *out = cli_expect(args, 0, "");
         assert_true(strncmp(out, usage, strlen(usage)) == 0);
         ts_assert_contains(out, "-h, --help");
@@ -90,7 +83,10 @@ static void test_help_of_every_command(void **state)
         free(same);
         free(out);
     }
-    char *out = cli_expect("run --help", 0, "");
+    char *out = cli_expect("info --help", 0, "");
+    assert_true(strncmp(out, "Usage: byocl info\n\n", 19) == 0);
+    free(out);
+    out = cli_expect("run --help", 0, "");
     ts_assert_contains(out, "--input NAME=FILE.npy");
     ts_assert_contains(out, "--random-inputs[=SEED]");
     ts_assert_contains(out, "--output-dir DIR");
@@ -233,7 +229,7 @@ static void test_syntax_error_printed_alone(void **state)
     expect_failure(args, want);
     FMT(args, "run '%s' --random-inputs", path);
     expect_failure(args, want);
-    remove_tree(dir);
+    ts_remove_tree(dir);
 }
 
 /* ------------------------------------------------------------------- print */
@@ -309,7 +305,7 @@ static void test_print_round_trip(void **state)
     free(file);
     free(plain);
     free(direct);
-    remove_tree(dir);
+    ts_remove_tree(dir);
 }
 
 /* Meta constants come from --params; one that is missing is the parser's error, and a
@@ -376,7 +372,7 @@ static void test_params_errors(void **state)
     FMT(args, "print builtin:seed --params '%s'", npz_path);
     expect_failure(args, "byocl: error: params member 'relay.Constant.0' is a meta constant, "
                          "but builtin:seed is not a text file that could refer to it\n");
-    remove_tree(dir);
+    ts_remove_tree(dir);
 }
 
 /* -------------------------------------------------------------------- run */
@@ -454,7 +450,7 @@ static void test_run_writes_outputs(void **state)
     assert_true(byocl_tensor_equal(got, want[1]));
     byocl_tensor_unref(got);
     byocl_tensors_free(want, n_want);
-    remove_tree(tmp);
+    ts_remove_tree(tmp);
 }
 
 /* The summary's numbers are the output's own. */
@@ -551,7 +547,7 @@ static void test_run_inputs(void **state)
     ts_assert_contains(err, "missing.npy");
     free(out);
     free(err);
-    remove_tree(dir);
+    ts_remove_tree(dir);
 }
 
 /* --params binds @main's parameters by name: what is bound needs no --input. */
@@ -596,7 +592,7 @@ static void test_run_params_bind(void **state)
             assert_true(byocl_tensor_get(relu, ch * 224 * 224 + i) == byocl_tensor_get(beta, ch));
     byocl_tensor_unref(relu);
     byocl_tensor_unref(beta);
-    remove_tree(tmp);
+    ts_remove_tree(tmp);
 }
 
 /* ------------------------------------------------------------ info and ops */

@@ -12,13 +12,6 @@
 /* snprintf into a fixed buffer, failing the test rather than truncating. */
 #define FMT(buf, ...) assert_true(snprintf((buf), sizeof(buf), __VA_ARGS__) < (int)sizeof(buf))
 
-static void remove_tree(const char *dir)
-{
-    char cmd[4300];
-    FMT(cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-}
-
 static char *print_typed(const byocl_module *m)
 {
     byocl_print_options opt = {.show_types = true};
@@ -165,7 +158,7 @@ static void test_save_and_load_back(void **state)
     byocl_params_free(p);
     free(want);
     byocl_module_free(m);
-    remove_tree(tmp);
+    ts_remove_tree(tmp);
 }
 
 /* A meta constant that the text never refers to is an error naming it. */
@@ -207,7 +200,7 @@ static void test_unused_meta_constant(void **state)
     byocl_module_free(m);
     byocl_params_free(p);
     byocl_tensor_unref(t);
-    remove_tree(tmp);
+    ts_remove_tree(tmp);
 }
 
 int main(void)

@@ -1,6 +1,7 @@
 /* Flag parsing, help text, model loading and error printing shared by the commands. */
 #include "cli.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -48,6 +49,7 @@ static void option_spelling(const cli_option *o, bool with_short, char *buf, siz
 /* Records one occurrence of option `k` with `value` (may be NULL). */
 static int add_value(const cli_command *cmd, int argc, cli_args *out, int k, const char *value)
 {
+    assert(k < CLI_MAX_OPTIONS); /* a command declares at most CLI_MAX_OPTIONS flags */
     const cli_option *o = &cmd->options[k];
     if (out->count[k] > 0 && !o->repeatable)
         return cli_usage_error(cmd, "flag '--%s' given twice", o->name);
@@ -65,6 +67,7 @@ static int add_value(const cli_command *cmd, int argc, cli_args *out, int k, con
 int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *out)
 {
     memset(out, 0, sizeof *out);
+    assert(cmd->max_positional <= CLI_MAX_POSITIONAL);
     bool only_positional = false;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -163,7 +166,8 @@ const char *cli_value(const cli_command *cmd, const cli_args *args, const char *
 
 void cli_print_help(const cli_command *cmd, FILE *f)
 {
-    fprintf(f, "Usage: byocl %s %s\n\n%s", cmd->name, cmd->args_usage, cmd->description);
+    fprintf(f, "Usage: byocl %s%s%s\n\n%s", cmd->name, *cmd->args_usage ? " " : "",
+            cmd->args_usage, cmd->description);
     char spelling[128];
     int width = (int)strlen("-h, --help");
     for (int i = 0; cmd->options[i].name; i++) {

@@ -11,6 +11,7 @@
 #include "byocl/tensor_io.h"
 #include "byocl/reference.h"
 #include "byocl/models.h"
+#include "byocl/frontend.h"
 #include "byocl/version.h"
 
 #endif

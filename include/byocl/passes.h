@@ -25,6 +25,64 @@ byocl_status byocl_verify(const byocl_module *m, bool require_types, byocl_error
 byocl_status byocl_bind_params(byocl_module *m, const char *const *names,
                                byocl_tensor *const *values, int n, byocl_error *err);
 
+/* ------------------------------------------------ annotation and partitioning
+ * These passes work on @main, in TVM BYOC's order: annotate (by op support, by node range,
+ * or by hand in the text), check the annotations, merge regions, partition. A region is a
+ * set of calls of @main bounded by annotation.compiler_begin on every value that flows in
+ * and annotation.compiler_end on every value that flows out. */
+
+/* Each call of @main goes to the first target (in the given priority order, names of
+ * registered targets, see target.h) whose `supports` accepts it; the others stay on the
+ * host. compiler_begin/compiler_end go on every edge where the target changes (also on
+ * parameters, constants and @main's result). Existing annotations are an error. */
+byocl_status byocl_annotate_target(byocl_module *m, const char *const *targets, int n_targets,
+                                   byocl_error *err);
+
+/* Called once per call that annotate_target would leave on the host, with each target's
+ * reason ("opencl: layout NHWC is not supported; mytarget: op not supported"). */
+typedef void (*byocl_explain_fn)(void *user, const byocl_function *fn, int node,
+                                 const char *reason);
+byocl_status byocl_annotate_explain(const byocl_module *m, const char *const *targets,
+                                    int n_targets, byocl_explain_fn report, void *user,
+                                    byocl_error *err);
+
+/* Nodes %first..%last of @main (the numbers `byocl print` shows) become one region of
+ * `target`: every value that flows in from outside (parameters, constants, outputs of other
+ * nodes), whichever node of the range uses it, gets a compiler_begin; every value used
+ * outside the range or returned gets a compiler_end. A range that is not convex (a path
+ * leaves it and comes back) is an error naming the nodes on that path. */
+byocl_status byocl_annotate_range(byocl_module *m, int first, int last, const char *target,
+                                  byocl_error *err);
+
+/* Checks hand-written annotations of @main: a call whose arguments mix region values and
+ * unannotated outside values is an error naming the node, its op and the argument that
+ * lacks a compiler_begin (with a hint); with `complete`, the missing compiler_begins are
+ * inserted instead. A compiler_end outside any region and mismatched compiler names are
+ * errors too. */
+byocl_status byocl_check_annotations(byocl_module *m, bool complete, byocl_error *err);
+
+/* Merges adjacent regions of the same target (a compiler_end feeding a compiler_begin of
+ * the same compiler) unless the merge would create a cycle through host nodes. */
+byocl_status byocl_merge_regions(byocl_module *m, byocl_error *err);
+
+typedef struct byocl_partition_options {
+    /* Pass constants used by a region as arguments instead of binding them inside it. */
+    bool constants_as_args;
+} byocl_partition_options;
+
+/* Each region of @main becomes a function with Compiler="<target>",
+ * global_symbol="<target>_main_<n>", Primitive=1, Inline=1 and parameters named
+ * "<target>_<n>_i<k>"; @main calls it. A region with several outputs returns a tuple once
+ * and its users take items. `opt` may be NULL (defaults). */
+byocl_status byocl_partition(byocl_module *m, const byocl_partition_options *opt,
+                             byocl_error *err);
+
+/* A partitioned region (by global symbol, e.g. "opencl_main_0", or by its index n) as a
+ * standalone module whose @main is that region without the Compiler attributes; its
+ * parameters are named after the original values they receive. */
+byocl_status byocl_extract(const byocl_module *m, const char *region, byocl_module **out,
+                           byocl_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -49,6 +49,17 @@ const char *ts_tmpdir(const char *tag)
     return path;
 }
 
+void ts_remove_tree(const char *dir)
+{
+    size_t need = strlen(dir) + 16;
+    char *cmd = malloc(need);
+    assert_non_null(cmd);
+    snprintf(cmd, need, "rm -rf '%s'", dir);
+    int rc = system(cmd);
+    free(cmd);
+    assert_int_equal(rc, 0);
+}
+
 static char *slurp_and_remove(const char *path)
 {
     char *s = ts_read_file(path, NULL);

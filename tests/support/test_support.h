@@ -17,6 +17,9 @@ const char *ts_fixture(const char *name);
 /* A fresh empty directory for this test (under $BYOCL_TEST_TMP or /tmp); static buffer. */
 const char *ts_tmpdir(const char *tag);
 
+/* Deletes a directory made by ts_tmpdir (and everything in it). */
+void ts_remove_tree(const char *dir);
+
 /* Runs the byocl CLI with `args` (a shell-quoted string) and captures both streams.
  * Returns the exit code; *out and *err are malloc'ed (may be NULL to discard). */
 int ts_run_cli(const char *args, char **out, char **err);
