@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "byocl/tensor.h"
+#include "strbuf.h"
 
 struct byocl_tensor {
     byocl_dtype dtype;
@@ -86,21 +87,12 @@ bool byocl_shape_equal(const byocl_shape *a, const byocl_shape *b)
 
 char *byocl_shape_str(const byocl_shape *shape, char *buf, size_t len)
 {
-    size_t at = 0;
-    if (len == 0)
-        return buf;
-    buf[0] = '\0';
-#define PUT(...)                                                    \
-    do {                                                            \
-        int n_ = snprintf(buf + at, at < len ? len - at : 0, __VA_ARGS__); \
-        if (n_ > 0)                                                 \
-            at += (size_t)n_;                                       \
-    } while (0)
-    PUT("(");
+    byocl_strbuf sb;
+    byocl_strbuf_init(&sb, buf, len);
+    byocl_strbuf_printf(&sb, "(");
     for (int i = 0; i < shape->rank; i++)
-        PUT("%s%lld", i ? ", " : "", (long long)shape->dims[i]);
-    PUT(")");
-#undef PUT
+        byocl_strbuf_printf(&sb, "%s%lld", i ? ", " : "", (long long)shape->dims[i]);
+    byocl_strbuf_printf(&sb, ")");
     return buf;
 }
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ir_impl.h"
+#include "strbuf.h"
 
 const byocl_type byocl_type_none = {.kind = BYOCL_TYPE_NONE};
 
@@ -34,46 +35,39 @@ bool byocl_type_equal(const byocl_type *a, const byocl_type *b)
     return false;
 }
 
-static void type_str_at(const byocl_type *t, char *buf, size_t len, size_t *at)
+static void type_str_at(const byocl_type *t, byocl_strbuf *sb)
 {
-#define PUT(...)                                                             \
-    do {                                                                     \
-        int n_ = snprintf(buf + *at, *at < len ? len - *at : 0, __VA_ARGS__); \
-        if (n_ > 0)                                                          \
-            *at += (size_t)n_;                                               \
-    } while (0)
     switch (t->kind) {
-    case BYOCL_TYPE_NONE: PUT("?"); break;
+    case BYOCL_TYPE_NONE: byocl_strbuf_printf(sb, "?"); break;
     case BYOCL_TYPE_TENSOR:
         if (t->shape.rank == 0) {
-            PUT("%s", byocl_dtype_name(t->dtype));
+            byocl_strbuf_printf(sb, "%s", byocl_dtype_name(t->dtype));
         } else {
             char s[256];
-            PUT("Tensor[%s, %s]", byocl_shape_str(&t->shape, s, sizeof s),
-                byocl_dtype_name(t->dtype));
+            byocl_strbuf_printf(sb, "Tensor[%s, %s]", byocl_shape_str(&t->shape, s, sizeof s),
+                                byocl_dtype_name(t->dtype));
         }
         break;
     case BYOCL_TYPE_TUPLE:
-        PUT("(");
+        byocl_strbuf_printf(sb, "(");
         for (int i = 0; i < t->n_fields; i++) {
             if (i)
-                PUT(", ");
-            type_str_at(t->fields[i], buf, len, at);
+                byocl_strbuf_printf(sb, ", ");
+            type_str_at(t->fields[i], sb);
         }
-        PUT(t->n_fields == 1 ? ",)" : ")");
+        byocl_strbuf_printf(sb, t->n_fields == 1 ? ",)" : ")");
         break;
     }
-#undef PUT
 }
 
 char *byocl_type_str(const byocl_type *type, char *buf, size_t len)
 {
-    size_t at = 0;
     if (len == 0)
         return buf;
-    buf[0] = '\0';
-    type_str_at(type, buf, len, &at);
-    if (at >= len && len > 4)
+    byocl_strbuf sb;
+    byocl_strbuf_init(&sb, buf, len);
+    type_str_at(type, &sb);
+    if (sb.at >= len && len > 4)
         memcpy(buf + len - 4, "...", 4);
     return buf;
 }

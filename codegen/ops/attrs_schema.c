@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "op_impl.h"
+#include "strbuf.h"
 
 static const char *kind_expectation(const byocl_attr_schema *s)
 {
@@ -182,16 +183,9 @@ char *byocl_op_attr_default_str(const byocl_op *op, int k, char *buf, size_t len
 
 char *byocl_attr_value_str(const byocl_attr *attr, char *buf, size_t len)
 {
-    size_t at = 0;
-    if (len == 0)
-        return buf;
-    buf[0] = '\0';
-#define PUT(...)                                                         \
-    do {                                                                 \
-        int n_ = snprintf(buf + at, at < len ? len - at : 0, __VA_ARGS__); \
-        if (n_ > 0)                                                      \
-            at += (size_t)n_;                                            \
-    } while (0)
+    byocl_strbuf sb;
+    byocl_strbuf_init(&sb, buf, len);
+#define PUT(...) byocl_strbuf_printf(&sb, __VA_ARGS__)
     switch (attr->kind) {
     case BYOCL_ATTR_NULL: PUT("None"); break;
     case BYOCL_ATTR_INT: PUT("%lld", (long long)attr->i); break;

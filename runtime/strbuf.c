@@ -1,0 +1,24 @@
+#include "strbuf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+void byocl_strbuf_init(byocl_strbuf *sb, char *buf, size_t len)
+{
+    sb->buf = buf;
+    sb->len = len;
+    sb->at = 0;
+    if (len)
+        buf[0] = '\0';
+}
+
+void byocl_strbuf_printf(byocl_strbuf *sb, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(sb->at < sb->len ? sb->buf + sb->at : NULL,
+                      sb->at < sb->len ? sb->len - sb->at : 0, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        sb->at += (size_t)n;
+}

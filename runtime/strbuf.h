@@ -1,0 +1,21 @@
+/* Appending formatted text to a fixed buffer that truncates safely (messages, spellings). */
+#ifndef BYOCL_STRBUF_H
+#define BYOCL_STRBUF_H
+
+#include <stddef.h>
+
+typedef struct byocl_strbuf {
+    char *buf;
+    size_t len; /* capacity, including the terminating NUL */
+    size_t at;  /* characters wanted so far (may exceed len: the text was truncated) */
+} byocl_strbuf;
+
+/* Starts an empty string in buf[len] (len may be 0). */
+void byocl_strbuf_init(byocl_strbuf *sb, char *buf, size_t len);
+void byocl_strbuf_printf(byocl_strbuf *sb, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+#endif
