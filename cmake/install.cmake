@@ -4,6 +4,12 @@ install(TARGETS byocl EXPORT byoclTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS byocl_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# --- LLVM host backend: libbyocl_llvm.so next to libbyocl.so, found through $ORIGIN
+install(TARGETS byocl_llvm EXPORT byoclTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+file(RELATIVE_PATH BYOCL_BIN_TO_LIB "/root/${CMAKE_INSTALL_BINDIR}" "/root/${CMAKE_INSTALL_LIBDIR}")
+set_target_properties(byocl PROPERTIES INSTALL_RPATH "$ORIGIN")
+set_target_properties(byocl_cli PROPERTIES INSTALL_RPATH "$ORIGIN/${BYOCL_BIN_TO_LIB}")
+# --- end LLVM host backend
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/byocl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT byoclTargets NAMESPACE byocl:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/byocl)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/byoclConfig.cmake.in

@@ -5,7 +5,15 @@
  * value; a node of tuple type (nn.batch_norm, split, a region call with several outputs)
  * has one value per field. Tuple and TupleGetItem nodes compute nothing: they only name
  * values. A host backend groups the compute nodes of @main (calls of ops that are not on
- * a region) into fusion groups, and compiles each group into one kernel. */
+ * a region) into fusion groups, and compiles each group into one kernel.
+ *
+ * (Added by the executor.) Besides Tuples and TupleGetItems, the executor treats
+ * annotation.compiler_begin/end, reshape, squeeze, expand_dims and nn.batch_flatten as
+ * views of their argument's buffer (runtime/build.c, is_view_op): they never appear in
+ * `compute`, and a group input may name such a node, with that node's type. A group must
+ * output every value of its nodes that a node outside the group reads (also through a
+ * view, a Tuple or a region call) or that the function returns; the executor checks this
+ * and fails the build naming the node otherwise. */
 #ifndef BYOCL_HOST_BACKEND_H
 #define BYOCL_HOST_BACKEND_H
 
@@ -69,5 +77,14 @@ typedef struct byocl_host_backend_i {
 } byocl_host_backend_i;
 
 void byocl_host_groups_free(byocl_host_group *groups, int n_groups);
+
+/* (Added by the executor, codegen/host_backend.c.) The arithmetic of one op call of fn,
+ * for group flops: 2 per multiply-add for nn.conv2d and nn.dense, one per window cell
+ * for pooling and means, one per output element for elementwise ops (two for batch_norm,
+ * three for softmax), 0 for ops that only move or convert data. */
+double byocl_host_node_flops(const byocl_function *fn, int node);
+/* (Added by the executor.) The tensor type of a value: the node's type for field -1, else
+ * the field's (depth-first over nested tuples); NULL when there is no such tensor. */
+const byocl_type *byocl_value_ref_type(const byocl_function *fn, byocl_value_ref v);
 
 #endif

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "byocl/tensor_io.h"
 #include "file_util.h"
@@ -403,23 +402,4 @@ byocl_status byocl_npy_write(const char *path, const byocl_tensor *t, byocl_erro
         {byocl_tensor_cdata(t), byocl_tensor_nbytes(t)},
     };
     return byocl_file_write_atomic(path, parts, 2, err);
-}
-
-/* ------------------------------------------------------------ dispatch */
-
-static bool has_suffix(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcasecmp(s + n - k, suffix) == 0;
-}
-
-byocl_status byocl_tensor_read_file(const char *path, byocl_tensor **out, byocl_error *err)
-{
-    *out = NULL;
-    if (!path)
-        return byocl_error_set(err, BYOCL_ERR_INVALID, "no tensor file given");
-    if (has_suffix(path, ".npy"))
-        return byocl_npy_read(path, out, err);
-    return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
-                           "%s: unsupported tensor file extension (supported: .npy)", path);
 }

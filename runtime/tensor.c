@@ -324,3 +324,34 @@ void byocl_tensor_fill_random(byocl_tensor *t, uint64_t seed, double lo, double 
         byocl_tensor_set(t, i, v);
     }
 }
+
+/* ------------------------------------------- views over foreign memory (tensor_impl.h) */
+
+byocl_tensor *byocl_tensor_wrap(byocl_dtype dtype, const byocl_shape *shape, void *data,
+                                byocl_error *err)
+{
+    int64_t numel;
+    size_t nbytes;
+    if (!tensor_size(dtype, shape, &numel, &nbytes, err))
+        return NULL;
+    byocl_tensor *t = calloc(1, sizeof *t);
+    if (!t) {
+        byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    t->dtype = dtype;
+    t->shape = *shape;
+    t->numel = numel;
+    t->nbytes = nbytes;
+    t->refcount = 1;
+    t->data = data;
+    return t;
+}
+
+void byocl_tensor_wrap_free(byocl_tensor *t)
+{
+    if (t) {
+        t->data = NULL; /* not ours: byocl_tensor_unref frees only the struct */
+        byocl_tensor_unref(t);
+    }
+}

@@ -16,43 +16,6 @@
 
 /* Runs the CLI and checks the exit code and the exact stderr (NULL: anything); returns
  * stdout (caller frees). */
-static char *cli_expect(const char *args, int want_rc, const char *want_err)
-{
-    char *out, *err;
-    int rc = ts_run_cli(args, &out, &err);
-    if (rc != want_rc)
-        fail_msg("byocl %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", args, rc, want_rc, out,
-                 err);
-    if (want_err)
-        assert_string_equal(err, want_err);
-    free(err);
-    return out;
-}
-
-/* A usage error: exit 2, the exact message on stderr, nothing on stdout. */
-static void expect_usage(const char *args, const char *want_err)
-{
-    char *out = cli_expect(args, 2, want_err);
-    assert_string_equal(out, "");
-    free(out);
-}
-
-/* A failure: exit 1, the exact message on stderr, nothing on stdout. */
-static void expect_failure(const char *args, const char *want_err)
-{
-    char *out = cli_expect(args, 1, want_err);
-    assert_string_equal(out, "");
-    free(out);
-}
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
-    assert_int_equal(fclose(f), 0);
-}
-
 /* Removes a test's directory once the test passed (model files are tens of MB). */
 static bool file_exists(const char *path)
 {
@@ -69,29 +32,29 @@ static void test_help_of_every_command(void **state)
         char args[64], usage[64];
         FMT(args, "%s --help", commands[i]);
         FMT(usage, "Usage: byocl %s", commands[i]);
-        char *out = cli_expect(args, 0, "");
+        char *out = ts_cli_expect(args, 0, "");
         assert_true(strncmp(out, usage, strlen(usage)) == 0);
         ts_assert_contains(out, "-h, --help");
         /* `byocl help CMD` and `byocl CMD -h` print the same text. */
         FMT(args, "help %s", commands[i]);
-        char *same = cli_expect(args, 0, "");
+        char *same = ts_cli_expect(args, 0, "");
         assert_string_equal(same, out);
         free(same);
         FMT(args, "%s -h", commands[i]);
-        same = cli_expect(args, 0, "");
+        same = ts_cli_expect(args, 0, "");
         assert_string_equal(same, out);
         free(same);
         free(out);
     }
-    char *out = cli_expect("info --help", 0, "");
+    char *out = ts_cli_expect("info --help", 0, "");
     assert_true(strncmp(out, "Usage: byocl info\n\n", 19) == 0);
     free(out);
-    out = cli_expect("run --help", 0, "");
+    out = ts_cli_expect("run --help", 0, "");
     ts_assert_contains(out, "--input NAME=FILE.npy");
     ts_assert_contains(out, "--random-inputs[=SEED]");
     ts_assert_contains(out, "--output-dir DIR");
     free(out);
-    out = cli_expect("print --help", 0, "");
+    out = ts_cli_expect("print --help", 0, "");
     ts_assert_contains(out, "-o, --output OUT.relay");
     ts_assert_contains(out, "--no-types");
     free(out);
@@ -100,13 +63,14 @@ static void test_help_of_every_command(void **state)
 static void test_top_level_help(void **state)
 {
     (void)state;
-    char *out = cli_expect("--help", 0, "");
+    char *out = ts_cli_expect("--help", 0, "");
     assert_true(strncmp(out, "Usage: byocl COMMAND [options]\n", 31) == 0);
-    ts_assert_contains(out, "  print    print a model as typed Relay text\n");
-    ts_assert_contains(out, "  run      run a model and summarize its outputs\n");
-    ts_assert_contains(out, "  info     ");
-    ts_assert_contains(out, "  ops      ");
-    char *same = cli_expect("help", 0, "");
+    ts_assert_contains(out, "  print       print a model as typed Relay text\n");
+    ts_assert_contains(out, "  run         run a model and summarize its outputs\n");
+    ts_assert_contains(out, "  info        ");
+    ts_assert_contains(out, "  ops         ");
+    ts_assert_contains(out, "  conformance run the ONNX backend test suite's folders");
+    char *same = ts_cli_expect("help", 0, "");
     assert_string_equal(same, out);
     free(same);
     /* No command at all: the same overview, on stderr, as a usage error. */
@@ -118,7 +82,7 @@ static void test_top_level_help(void **state)
     free(none);
     free(err);
     free(out);
-    out = cli_expect("--version", 0, "");
+    out = ts_cli_expect("--version", 0, "");
     assert_string_equal(out, "byocl " BYOCL_VERSION_STRING "\n");
     free(out);
 }
@@ -128,47 +92,47 @@ static void test_top_level_help(void **state)
 static void test_usage_errors(void **state)
 {
     (void)state;
-    expect_usage("frob", "byocl: error: unknown command 'frob'; see 'byocl --help'\n");
-    expect_usage("help frob", "byocl: error: unknown command 'frob'; see 'byocl --help'\n");
-    expect_usage("--frob",
+    ts_cli_expect_usage("frob", "byocl: error: unknown command 'frob'; see 'byocl --help'\n");
+    ts_cli_expect_usage("help frob", "byocl: error: unknown command 'frob'; see 'byocl --help'\n");
+    ts_cli_expect_usage("--frob",
                  "byocl: error: unknown flag '--frob' (flags go after the command); see "
                  "'byocl --help'\n");
-    expect_usage("run builtin:seed --frob",
+    ts_cli_expect_usage("run builtin:seed --frob",
                  "byocl: error: unknown flag '--frob'; see 'byocl run --help'\n");
-    expect_usage("print builtin:seed -x",
+    ts_cli_expect_usage("print builtin:seed -x",
                  "byocl: error: unknown flag '-x'; see 'byocl print --help'\n");
-    expect_usage("print", "byocl: error: missing MODEL; see 'byocl print --help'\n");
-    expect_usage("run", "byocl: error: missing MODEL; see 'byocl run --help'\n");
-    expect_usage("print builtin:seed extra",
+    ts_cli_expect_usage("print", "byocl: error: missing MODEL; see 'byocl print --help'\n");
+    ts_cli_expect_usage("run", "byocl: error: missing MODEL; see 'byocl run --help'\n");
+    ts_cli_expect_usage("print builtin:seed extra",
                  "byocl: error: unexpected argument 'extra'; see 'byocl print --help'\n");
-    expect_usage("info extra",
+    ts_cli_expect_usage("info extra",
                  "byocl: error: unexpected argument 'extra'; see 'byocl info --help'\n");
-    expect_usage("run builtin:seed --input",
+    ts_cli_expect_usage("run builtin:seed --input",
                  "byocl: error: flag '--input' needs a value (--input NAME=FILE.npy); see "
                  "'byocl run --help'\n");
-    expect_usage("print builtin:seed -o",
+    ts_cli_expect_usage("print builtin:seed -o",
                  "byocl: error: flag '-o' needs a value (--output OUT.relay); see "
                  "'byocl print --help'\n");
-    expect_usage("print builtin:seed --params=",
+    ts_cli_expect_usage("print builtin:seed --params=",
                  "byocl: error: flag '--params=' needs a value (--params FILE.npz); see "
                  "'byocl print --help'\n");
-    expect_usage("print builtin:seed --no-types=yes",
+    ts_cli_expect_usage("print builtin:seed --no-types=yes",
                  "byocl: error: flag '--no-types' takes no value; see 'byocl print --help'\n");
-    expect_usage("print builtin:seed --params a.npz --params b.npz",
+    ts_cli_expect_usage("print builtin:seed --params a.npz --params b.npz",
                  "byocl: error: flag '--params' given twice; see 'byocl print --help'\n");
-    expect_usage("run builtin:seed --executor opencl",
+    ts_cli_expect_usage("run builtin:seed --executor opencl",
                  "byocl: error: unknown executor 'opencl' (known: ref); see "
                  "'byocl run --help'\n");
-    expect_usage("run builtin:seed --random-inputs=x1",
+    ts_cli_expect_usage("run builtin:seed --random-inputs=x1",
                  "byocl: error: --random-inputs=x1: SEED must be an integer from 0 to "
                  "4294967295; see 'byocl run --help'\n");
-    expect_usage("run builtin:seed --random-inputs=4294967296",
+    ts_cli_expect_usage("run builtin:seed --random-inputs=4294967296",
                  "byocl: error: --random-inputs=4294967296: SEED must be an integer from 0 to "
                  "4294967295; see 'byocl run --help'\n");
-    expect_usage("run builtin:seed --input data.npy",
+    ts_cli_expect_usage("run builtin:seed --input data.npy",
                  "byocl: error: --input data.npy: expected NAME=FILE.npy; see "
                  "'byocl run --help'\n");
-    expect_usage("run builtin:seed --input =x.npy",
+    ts_cli_expect_usage("run builtin:seed --input =x.npy",
                  "byocl: error: --input =x.npy: expected NAME=FILE.npy; see "
                  "'byocl run --help'\n");
 }
@@ -178,18 +142,17 @@ static void test_usage_errors(void **state)
 static void test_model_errors(void **state)
 {
     (void)state;
-    expect_failure("print builtin:nope",
+    ts_cli_expect_failure("print builtin:nope",
                    "byocl: error: unknown built-in model 'nope' (known: seed, resnet18, "
                    "mobilenet_v2)\n");
-    expect_failure("run builtin:nope --random-inputs",
+    ts_cli_expect_failure("run builtin:nope --random-inputs",
                    "byocl: error: unknown built-in model 'nope' (known: seed, resnet18, "
                    "mobilenet_v2)\n");
-    expect_failure("print model.onnx",
-                   "byocl: error: ONNX import is not available yet: cannot load model.onnx "
-                   "(convert it to Relay text, or use a builtin: model)\n");
-    expect_failure("run builtin:seed --random-inputs --fn nope",
+    ts_cli_expect_failure("print model.onnx",
+                   "byocl: error: cannot open model.onnx: No such file or directory\n");
+    ts_cli_expect_failure("run builtin:seed --random-inputs --fn nope",
                    "byocl: error: builtin:seed has no function @nope\n");
-    expect_failure("ops nope", NULL);
+    ts_cli_expect_failure("ops nope", NULL);
 }
 
 static void test_missing_file(void **state)
@@ -213,7 +176,7 @@ static void test_syntax_error_printed_alone(void **state)
     const char *dir = ts_tmpdir("cli-syntax");
     char path[4200], args[4300], want[4400];
     FMT(path, "%s/bad.relay", dir);
-    write_text(path, "#[version = \"0.0.5\"]\n"
+    ts_write_text(path, "#[version = \"0.0.5\"]\n"
                      "def @main(%x: Tensor[(1, 4), float32]) {\n"
                      "  nn.relu(%x,, %x)\n"
                      "}\n");
@@ -226,9 +189,9 @@ static void test_syntax_error_printed_alone(void **state)
     FMT(want, "%s:3:14: error: expected an expression but found ','", path);
     assert_string_equal(e.msg, want);
     FMT(want, "%s:3:14: error: expected an expression but found ','\n", path);
-    expect_failure(args, want);
+    ts_cli_expect_failure(args, want);
     FMT(args, "run '%s' --random-inputs", path);
-    expect_failure(args, want);
+    ts_cli_expect_failure(args, want);
     ts_remove_tree(dir);
 }
 
@@ -237,13 +200,13 @@ static void test_syntax_error_printed_alone(void **state)
 static void test_print(void **state)
 {
     (void)state;
-    char *typed = cli_expect("print builtin:seed", 0, "");
+    char *typed = ts_cli_expect("print builtin:seed", 0, "");
     assert_true(strncmp(typed, "#[version = \"0.0.5\"]\ndef @main(%data: Tensor[(1, 3, 224, 224), "
                                "float32]",
                         60) == 0);
     ts_assert_contains(typed, "/* ty=");
     ts_assert_contains(typed, "nn.conv2d(");
-    char *plain = cli_expect("print builtin:seed --no-types", 0, "");
+    char *plain = ts_cli_expect("print builtin:seed --no-types", 0, "");
     assert_null(strstr(plain, "/* ty="));
     ts_assert_contains(plain, "nn.conv2d(");
 
@@ -271,9 +234,9 @@ static void test_print_round_trip(void **state)
     FMT(text_path, "%s/r18.relay", dir);
     FMT(npz_path, "%s/r18.npz", dir);
 
-    char *direct = cli_expect("print builtin:resnet18", 0, "");
+    char *direct = ts_cli_expect("print builtin:resnet18", 0, "");
     FMT(args, "print builtin:resnet18 -o '%s'", text_path);
-    char *out = cli_expect(args, 0, "");
+    char *out = ts_cli_expect(args, 0, "");
     FMT(want_out,
              "wrote %s and %s (read it back with: byocl print %s --params %s)\n", text_path,
              npz_path, text_path, npz_path);
@@ -285,7 +248,7 @@ static void test_print_round_trip(void **state)
     assert_true(file_exists(npz_path));
 
     FMT(args, "print '%s' --params '%s'", text_path, npz_path);
-    char *back = cli_expect(args, 0, "");
+    char *back = ts_cli_expect(args, 0, "");
     assert_string_equal(back, direct);
     free(back);
 
@@ -294,12 +257,12 @@ static void test_print_round_trip(void **state)
     FMT(text_path, "%s/seed", dir);
     FMT(npz_path, "%s/seed.npz", dir);
     FMT(args, "print builtin:seed --no-types --output '%s'", text_path);
-    out = cli_expect(args, 0, "");
+    out = ts_cli_expect(args, 0, "");
     FMT(want_out, "wrote %s\n", text_path);
     assert_string_equal(out, want_out);
     free(out);
     assert_false(file_exists(npz_path));
-    char *plain = cli_expect("print builtin:seed --no-types", 0, "");
+    char *plain = ts_cli_expect("print builtin:seed --no-types", 0, "");
     file = ts_read_file(text_path, NULL);
     assert_string_equal(file, plain);
     free(file);
@@ -321,7 +284,7 @@ static void test_params_errors(void **state)
     FMT(npz_path, "%s/r.npz", dir);
     FMT(bad_npz, "%s/bad.npz", dir);
     FMT(args, "print builtin:mobilenet_v2 -o '%s'", text_path);
-    free(cli_expect(args, 0, ""));
+    free(ts_cli_expect(args, 0, ""));
 
     /* The .npz without relay.Constant.0. */
     byocl_params *all, *some = byocl_params_new();
@@ -343,9 +306,9 @@ static void test_params_errors(void **state)
                                 "file has no 'relay.Constant.0'");
     FMT(want, "%s\n", err.msg);
     FMT(args, "print '%s' --params '%s'", text_path, bad_npz);
-    expect_failure(args, want);
+    ts_cli_expect_failure(args, want);
     FMT(args, "run '%s' --params '%s' --random-inputs", text_path, bad_npz);
-    expect_failure(args, want);
+    ts_cli_expect_failure(args, want);
 
     /* No parameter file at all. */
     assert_int_not_equal(byocl_load_model(text_path, NULL, &m, &err), BYOCL_OK);
@@ -353,7 +316,7 @@ static void test_params_errors(void **state)
                                 "'relay.Constant.0'");
     FMT(want, "%s\n", err.msg);
     FMT(args, "print '%s'", text_path);
-    expect_failure(args, want);
+    ts_cli_expect_failure(args, want);
 
     /* An extra member named like nothing in the model. */
     byocl_tensor *t = byocl_params_tensor(all, 0);
@@ -364,13 +327,13 @@ static void test_params_errors(void **state)
              "meta constant (relay.Constant.K) of %s\n",
              text_path);
     FMT(args, "print '%s' --params '%s'", text_path, bad_npz);
-    expect_failure(args, want);
+    ts_cli_expect_failure(args, want);
     byocl_params_free(all);
     byocl_params_free(some);
 
     /* Meta constants given to a built-in model. */
     FMT(args, "print builtin:seed --params '%s'", npz_path);
-    expect_failure(args, "byocl: error: params member 'relay.Constant.0' is a meta constant, "
+    ts_cli_expect_failure(args, "byocl: error: params member 'relay.Constant.0' is a meta constant, "
                          "but builtin:seed is not a text file that could refer to it\n");
     ts_remove_tree(dir);
 }
@@ -417,7 +380,7 @@ static void test_run_writes_outputs(void **state)
     char dir[4096], args[4400];
     FMT(dir, "%s/out/nested", tmp);
     FMT(args, "run builtin:seed --random-inputs --output-dir '%s'", dir);
-    char *out = cli_expect(args, 0, "");
+    char *out = ts_cli_expect(args, 0, "");
     assert_true(strncmp(out, "ran @main of builtin:seed on the ref executor in ", 49) == 0);
     ts_assert_contains(out, " ms\noutput 0: Tensor[(1, 16, 224, 224), float32]\n  min ");
     ts_assert_contains(out, "\noutput 1: Tensor[(16), float32]\n  min ");
@@ -444,7 +407,7 @@ static void test_run_writes_outputs(void **state)
 
     /* Another seed, other values, still as documented. */
     FMT(args, "run builtin:seed --random-inputs=7 --output-dir '%s'", dir);
-    free(cli_expect(args, 0, ""));
+    free(ts_cli_expect(args, 0, ""));
     expected_seed_outputs(7, &want, &n_want);
     byocl_tensor *got = read_npy(dir, "output_1.npy");
     assert_true(byocl_tensor_equal(got, want[1]));
@@ -476,7 +439,7 @@ static void test_run_summary_values(void **state)
              byocl_tensor_get(var_abs, 2), byocl_tensor_get(var_abs, 3),
              byocl_tensor_get(var_abs, 4));
     byocl_tensors_free(want, n_want);
-    char *out = cli_expect("run builtin:seed --random-inputs", 0, "");
+    char *out = ts_cli_expect("run builtin:seed --random-inputs", 0, "");
     ts_assert_contains(out, line);
     free(out);
 }
@@ -484,7 +447,7 @@ static void test_run_summary_values(void **state)
 static void test_run_missing_inputs(void **state)
 {
     (void)state;
-    expect_failure("run builtin:seed",
+    ts_cli_expect_failure("run builtin:seed",
                    "byocl: error: @main of builtin:seed has 7 unbound parameters: " SEED_UNBOUND
                    "; give each with --input NAME=FILE.npy, bind them with --params "
                    "FILE.npz, or pass --random-inputs\n");
@@ -515,28 +478,28 @@ static void test_run_inputs(void **state)
              "byocl: error: input 'data': expected Tensor[(1, 3, 224, 224), float32], got "
              "Tensor[(1, 3, 8, 8), float32] from %s\n",
              small);
-    expect_failure(args, want);
+    ts_cli_expect_failure(args, want);
 
     FMT(args, "run builtin:seed --input 'nope=%s'", small);
     FMT(want,
              "byocl: error: --input nope=%s: @main has no parameter 'nope' (its parameters: "
              "" SEED_UNBOUND ")\n",
              small);
-    expect_failure(args, want);
+    ts_cli_expect_failure(args, want);
 
     FMT(args, "run builtin:seed --input 'w0=%s' --input 'w0=%s'", w0, w0);
-    expect_failure(args, "byocl: error: --input: parameter 'w0' given twice\n");
+    ts_cli_expect_failure(args, "byocl: error: --input: parameter 'w0' given twice\n");
 
     /* Inputs given by file leave the rest unbound. */
     FMT(args, "run builtin:seed --input 'w0=%s'", w0);
-    expect_failure(args, "byocl: error: @main of builtin:seed has 6 unbound parameters: data, "
+    ts_cli_expect_failure(args, "byocl: error: @main of builtin:seed has 6 unbound parameters: data, "
                          "weight, bn_gamma, bn_beta, bn_mean, bn_var; give each with --input "
                          "NAME=FILE.npy, bind them with --params FILE.npz, or pass "
                          "--random-inputs\n");
 
     /* w0 all zeros from the file and the rest random: the region's conv sees weight + 0. */
     FMT(args, "run builtin:seed --input 'w0=%s' --random-inputs", w0);
-    free(cli_expect(args, 0, ""));
+    free(ts_cli_expect(args, 0, ""));
 
     /* An unreadable input names the file. */
     FMT(args, "run builtin:seed --input 'w0=%s/missing.npy'", dir);
@@ -571,7 +534,7 @@ static void test_run_params_bind(void **state)
     byocl_params_free(p);
 
     FMT(args, "run builtin:seed --params '%s'", npz);
-    expect_failure(args, "byocl: error: @main of builtin:seed has 4 unbound parameters: data, "
+    ts_cli_expect_failure(args, "byocl: error: @main of builtin:seed has 4 unbound parameters: data, "
                          "bn_beta, bn_mean, bn_var; give each with --input NAME=FILE.npy, bind "
                          "them with --params FILE.npz, or pass --random-inputs\n");
     /* Zero weights and zero gamma: batch_norm gives beta everywhere (positive, so relu
@@ -581,7 +544,7 @@ static void test_run_params_bind(void **state)
     FMT(dir, "%s/out", tmp);
     FMT(args, "run builtin:seed --params '%s' --random-inputs --output-dir '%s'",
              npz, dir);
-    char *out = cli_expect(args, 0, "");
+    char *out = ts_cli_expect(args, 0, "");
     ts_assert_contains(out, "output 0: Tensor[(1, 16, 224, 224), float32]\n");
     free(out);
     byocl_tensor *beta = ts_tensor_f32(1, c_dims, NULL);
@@ -600,7 +563,7 @@ static void test_run_params_bind(void **state)
 static void test_info(void **state)
 {
     (void)state;
-    char *out = cli_expect("info", 0, "");
+    char *out = ts_cli_expect("info", 0, "");
     assert_true(strncmp(out, "byocl " BYOCL_VERSION_STRING "\nbuild: ", 13) == 0);
     ts_assert_contains(out, "  libzip ");
     ts_assert_contains(out, "  cmocka (tests only; not needed at run time)\n");
@@ -619,25 +582,25 @@ static void test_info(void **state)
 static void test_ops(void **state)
 {
     (void)state;
-    char *out = cli_expect("ops", 0, "");
+    char *out = ts_cli_expect("ops", 0, "");
     for (int i = 0; i < byocl_op_count(); i++) {
         char head[128];
         FMT(head, "%s  (", byocl_op_name(byocl_op_at(i)));
         ts_assert_contains(out, head);
     }
     free(out);
-    out = cli_expect("ops nn.conv2d", 0, "");
+    out = ts_cli_expect("ops nn.conv2d", 0, "");
     assert_true(strncmp(out, "nn.conv2d  (2 arguments)\n", 25) == 0);
     ts_assert_contains(out, "    strides ");
     ts_assert_contains(out, "    out_dtype ");
     free(out);
-    out = cli_expect("ops nn.relu", 0, "");
+    out = ts_cli_expect("ops nn.relu", 0, "");
     assert_true(strncmp(out, "nn.relu  (1 argument)\n", 22) == 0);
     free(out);
     char want[128];
     FMT(want, "byocl: error: unknown op 'nope' (byocl ops lists all %d)\n",
              byocl_op_count());
-    expect_failure("ops nope", want);
+    ts_cli_expect_failure("ops nope", want);
 }
 
 /* docs/text-ir.md carries the output of `byocl ops --markdown` verbatim between its markers
@@ -645,7 +608,7 @@ static void test_ops(void **state)
 static void test_docs_op_table_is_current(void **state)
 {
     (void)state;
-    char *table = cli_expect("ops --markdown", 0, "");
+    char *table = ts_cli_expect("ops --markdown", 0, "");
     ts_assert_contains(table, "### nn.conv2d\n");
     static const char begin[] = "<!-- begin: byocl ops --markdown -->\n";
     static const char end[] = "<!-- end: byocl ops --markdown -->\n";

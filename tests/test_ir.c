@@ -12,16 +12,28 @@ static byocl_type f32(int rank, const int64_t *dims)
     return byocl_type_tensor(BYOCL_FLOAT32, rank, dims);
 }
 
+/* A module with `@main(%x: x_type)`, its body not built yet. */
+static byocl_module *main_with_param(byocl_type x_type, byocl_function **fn, int *x)
+{
+    byocl_error err;
+    byocl_module *m = byocl_module_new();
+    assert_non_null(m);
+    *fn = byocl_module_add_function(m, "main", &err);
+    assert_non_null(*fn);
+    *x = byocl_build_param(*fn, "x", &x_type, &err);
+    assert_true(*x >= 0);
+    return m;
+}
+
 static void test_builder_and_inference(void **state)
 {
     (void)state;
     byocl_error err;
-    byocl_module *m = byocl_module_new();
-    byocl_function *fn = byocl_module_add_function(m, "main", &err);
-    assert_non_null(fn);
     int64_t d[] = {2, 3};
     byocl_type t = f32(2, d);
-    int x = byocl_build_param(fn, "x", &t, &err);
+    byocl_function *fn;
+    int x;
+    byocl_module *m = main_with_param(t, &fn, &x);
     int y = byocl_build_param(fn, "y", &t, &err);
     int args[] = {x, y};
     int sum = byocl_build_call(fn, "add", args, 2, NULL, &err);
@@ -58,13 +70,13 @@ static void test_builder_errors(void **state)
 {
     (void)state;
     byocl_error err;
-    byocl_module *m = byocl_module_new();
-    byocl_function *fn = byocl_module_add_function(m, "main", &err);
-    assert_null(byocl_module_add_function(m, "main", &err));
-    assert_string_equal(err.msg, "duplicate function name @main");
     int64_t d[] = {4};
     byocl_type t = f32(1, d);
-    int x = byocl_build_param(fn, "x", &t, &err);
+    byocl_function *fn;
+    int x;
+    byocl_module *m = main_with_param(t, &fn, &x);
+    assert_null(byocl_module_add_function(m, "main", &err));
+    assert_string_equal(err.msg, "duplicate function name @main");
     assert_int_equal(byocl_build_param(fn, "x", &t, &err), -1);
     assert_string_equal(err.msg, "duplicate parameter name %x in @main");
     assert_int_equal(byocl_build_call(fn, "nn.nope", &x, 1, NULL, &err), -1);
@@ -101,11 +113,9 @@ static void test_attrs_defaults_and_printing(void **state)
 {
     (void)state;
     byocl_error err;
-    byocl_module *m = byocl_module_new();
-    byocl_function *fn = byocl_module_add_function(m, "main", &err);
-    int64_t d[] = {1, 2, 5, 5};
-    byocl_type t = f32(4, d);
-    int x = byocl_build_param(fn, "x", &t, &err);
+    byocl_function *fn;
+    int x;
+    byocl_module *m = main_with_param(f32(4, (int64_t[]){1, 2, 5, 5}), &fn, &x);
     byocl_attrs *a = byocl_attrs_new(m);
     byocl_attrs_set_int(m, a, "pool_size", 2); /* one int where a list is expected */
     byocl_attrs_set_int(m, a, "ceil_mode", 1); /* 0/1 where a bool is expected */
@@ -142,11 +152,11 @@ static void test_infer_errors_name_the_node(void **state)
 {
     (void)state;
     byocl_error err;
-    byocl_module *m = byocl_module_new();
-    byocl_function *fn = byocl_module_add_function(m, "main", &err);
     int64_t a[] = {2, 3}, b[] = {4, 3};
-    byocl_type ta = f32(2, a), tb = f32(2, b);
-    int x = byocl_build_param(fn, "x", &ta, &err);
+    byocl_type tb = f32(2, b);
+    byocl_function *fn;
+    int x;
+    byocl_module *m = main_with_param(f32(2, a), &fn, &x);
     int y = byocl_build_param(fn, "y", &tb, &err);
     int r = byocl_build_call(fn, "nn.relu", &x, 1, NULL, &err);
     int args[] = {r, y};
@@ -163,11 +173,11 @@ static void test_global_calls_and_recursion(void **state)
 {
     (void)state;
     byocl_error err;
-    byocl_module *m = byocl_module_new();
     int64_t d[] = {3};
     byocl_type t = f32(1, d);
-    byocl_function *main_fn = byocl_module_add_function(m, "main", &err);
-    int x = byocl_build_param(main_fn, "x", &t, &err);
+    byocl_function *main_fn;
+    int x;
+    byocl_module *m = main_with_param(t, &main_fn, &x);
     int call = byocl_build_call_global(main_fn, "region", &x, 1, &err);
     byocl_function_set_body(main_fn, call, &err);
     /* callee defined after its caller */
@@ -193,12 +203,6 @@ static void test_global_calls_and_recursion(void **state)
     byocl_module_remove(m, "bad", &err);
 
     /* recursion through two functions */
-    byocl_function *loop = byocl_module_add_function(m, "loop", &err);
-    int l0 = byocl_build_param(loop, "l0", &t, &err);
-    int lc = byocl_build_call_global(loop, "main", &l0, 1, &err);
-    byocl_function_set_body(loop, lc, &err);
-    byocl_function *main2 = byocl_module_find(m, "main");
-    (void)main2;
     byocl_module *m2 = byocl_module_new();
     byocl_function *a = byocl_module_add_function(m2, "a", &err);
     int p = byocl_build_param(a, "p", &t, &err);
@@ -227,11 +231,9 @@ static void test_getitem_errors(void **state)
 {
     (void)state;
     byocl_error err;
-    byocl_module *m = byocl_module_new();
-    byocl_function *fn = byocl_module_add_function(m, "main", &err);
-    int64_t d[] = {3};
-    byocl_type t = f32(1, d);
-    int x = byocl_build_param(fn, "x", &t, &err);
+    byocl_function *fn;
+    int x;
+    byocl_module *m = main_with_param(f32(1, (int64_t[]){3}), &fn, &x);
     int tup = byocl_build_tuple(fn, &x, 1, &err);
     int item = byocl_build_getitem(fn, tup, 1, &err);
     byocl_function_set_body(fn, item, &err);
@@ -244,11 +246,9 @@ static void test_verify_requires_types_and_body(void **state)
 {
     (void)state;
     byocl_error err;
-    byocl_module *m = byocl_module_new();
-    byocl_function *fn = byocl_module_add_function(m, "main", &err);
-    int64_t d[] = {3};
-    byocl_type t = f32(1, d);
-    int x = byocl_build_param(fn, "x", &t, &err);
+    byocl_function *fn;
+    int x;
+    byocl_module *m = main_with_param(f32(1, (int64_t[]){3}), &fn, &x);
     assert_int_equal(byocl_verify(m, false, &err), BYOCL_ERR_INVALID);
     assert_string_equal(err.msg, "@main has no body");
     int r = byocl_build_call(fn, "abs", &x, 1, NULL, &err);

@@ -7,13 +7,6 @@
 static const char *const annotation_ops[] = {"annotation.compiler_begin",
                                              "annotation.compiler_end"};
 
-static void test_generated_cases(void **state)
-{
-    (void)state;
-    for (int i = 0; i < (int)(sizeof annotation_cases / sizeof annotation_cases[0]); i++)
-        gen_case_check(&annotation_cases[i]);
-}
-
 /* The output is a copy, not the input's storage. */
 static void test_kernel_copies(void **state)
 {
@@ -54,12 +47,8 @@ static void test_attribute_errors(void **state)
         for (int k = 0; k < 4; k++) {
             char want[512];
             snprintf(want, sizeof want, cases[k].fmt, annotation_ops[i]);
-            op_case c;
-            op_case_build(&c, annotation_ops[i], &t, 1, false, cases[k].attrs);
-            assert_true(c.call < 0);
-            assert_int_equal(c.status, BYOCL_ERR_INVALID);
-            assert_string_equal(c.err.msg, want);
-            op_case_free(&c);
+            op_expect_build_error(annotation_ops[i], &t, 1, cases[k].attrs, BYOCL_ERR_INVALID,
+                                  want);
         }
     }
 }
@@ -74,7 +63,7 @@ static void test_tuple_is_rejected(void **state)
     for (int i = 0; i < 2; i++) {
         op_case c;
         op_case_build(&c, annotation_ops[i], types, 2, true, "compiler=\"opencl\"");
-        op_case_expect_error(&c, BYOCL_ERR_TYPE,
+        op_case_expect_error(&c, OP_AT_INFER, BYOCL_ERR_TYPE,
                              "argument 0 must be a tensor, got (Tensor[(2), float32], int8)");
         op_case_free(&c);
     }
@@ -93,26 +82,20 @@ static void test_annotated_text_on_reference_executor(void **state)
         "  %2 = divide(%0, %1);\n"
         "  annotation.compiler_end(%2, compiler=\"opencl\")\n"
         "}\n";
-    byocl_module *m = NULL;
-    byocl_error err = {0};
-    if (byocl_text_parse(text, strlen(text), "region.relay", NULL, &m, &err) != BYOCL_OK ||
-        byocl_infer_types(m, &err) != BYOCL_OK)
-        fail_msg("%s", err.msg);
+    byocl_module *m = op_parse_typed(text, "region.relay");
     int64_t d3[] = {3};
     byocl_shape s3 = byocl_shape_make(1, d3);
     const int32_t a[] = {7, -7, 9}, b[] = {2, 5, -3}, b_zero[] = {2, 0, -3};
     const int32_t want[] = {3, -1, -3}; /* C's (and TVM's) truncating division */
     byocl_tensor *in[] = {byocl_tensor_from_data(BYOCL_INT32, &s3, a, NULL),
                           byocl_tensor_from_data(BYOCL_INT32, &s3, b, NULL)};
-    byocl_tensor **out = NULL;
-    int n_out = 0;
-    if (byocl_reference_run(m, "main", in, 2, &out, &n_out, &err) != BYOCL_OK)
-        fail_msg("%s", err.msg);
-    assert_int_equal(n_out, 1);
+    byocl_tensor **out = op_run_main(m, in, 2, 1);
     assert_memory_equal(byocl_tensor_cdata(out[0]), want, sizeof want);
-    byocl_tensors_free(out, n_out);
+    byocl_tensors_free(out, 1);
 
     memcpy(byocl_tensor_data(in[1]), b_zero, sizeof b_zero);
+    byocl_error err = {0};
+    int n_out = 0;
     assert_int_equal(byocl_reference_run(m, "main", in, 2, &out, &n_out, &err),
                      BYOCL_ERR_RUNTIME);
     ts_assert_contains(err.msg, "divide: integer division by zero at output element 1");
@@ -123,25 +106,22 @@ static void test_annotated_text_on_reference_executor(void **state)
 static void test_ops_documented(void **state)
 {
     (void)state;
-    assert_ops_documented(annotation_ops, 2);
+    static const op_attr_spec compiler[] = {{"compiler", NULL}};
     for (int i = 0; i < 2; i++) {
-        const byocl_op *op = byocl_op_find(annotation_ops[i]);
-        assert_int_equal(byocl_op_num_attrs(op), 1);
-        assert_string_equal(byocl_op_attr_name(op, 0), "compiler");
-        assert_int_equal(byocl_op_attr_kind(op, 0), BYOCL_ATTR_STR);
-        assert_true(byocl_op_attr_required(op, 0));
+        op_assert_schema(annotation_ops[i], compiler, N_ITEMS(compiler));
+        assert_int_equal(byocl_op_attr_kind(byocl_op_find(annotation_ops[i]), 0), BYOCL_ATTR_STR);
     }
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_generated_cases),
         cmocka_unit_test(test_kernel_copies),
         cmocka_unit_test(test_attribute_errors),
         cmocka_unit_test(test_tuple_is_rejected),
         cmocka_unit_test(test_annotated_text_on_reference_executor),
         cmocka_unit_test(test_ops_documented),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return op_run_suite("ops_annotation", annotation_cases, N_ITEMS(annotation_cases), tests,
+                        N_ITEMS(tests));
 }

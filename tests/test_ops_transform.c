@@ -4,8 +4,6 @@
 
 #include "fixtures/ops/transform_cases.h"
 
-#define N_ITEMS(a) ((int)(sizeof a / sizeof a[0]))
-
 static const int64_t d23[] = {2, 3}, d26[] = {2, 6}, d234[] = {2, 3, 4}, d1312[] = {1, 3, 1, 2};
 
 static byocl_type f32_type(int rank, const int64_t *dims)
@@ -13,33 +11,18 @@ static byocl_type f32_type(int rank, const int64_t *dims)
     return byocl_type_tensor(BYOCL_FLOAT32, rank, dims);
 }
 
-static void test_generated_cases(void **state)
-{
-    (void)state;
-    for (int i = 0; i < N_ITEMS(transform_cases); i++)
-        gen_case_check(&transform_cases[i]);
-}
-
 /* op(x: type, attrs) must fail type inference with exactly `reason`. */
 static void expect_type_error(const char *op, byocl_type type, const char *attrs,
                               const char *reason)
 {
-    op_case c;
-    op_case_build(&c, op, &type, 1, false, attrs);
-    op_case_expect_error(&c, BYOCL_ERR_TYPE, reason);
-    op_case_free(&c);
+    op_expect_type_error(op, &type, 1, attrs, BYOCL_ERR_TYPE, reason);
 }
 
 /* Attribute errors surface when the call is built. */
 static void expect_build_error(const char *op, byocl_type type, const char *attrs,
                                byocl_status status, const char *msg)
 {
-    op_case c;
-    op_case_build(&c, op, &type, 1, false, attrs);
-    assert_true(c.call < 0);
-    assert_string_equal(c.err.msg, msg);
-    assert_int_equal(c.status, status);
-    op_case_free(&c);
+    op_expect_build_error(op, &type, 1, attrs, status, msg);
 }
 
 static void test_reshape_errors(void **state)
@@ -115,7 +98,7 @@ static void expect_concat_error(const byocl_type *types, int n, const char *attr
 {
     op_case c;
     op_case_build(&c, "concatenate", types, n, true, attrs);
-    op_case_expect_error(&c, BYOCL_ERR_TYPE, reason);
+    op_case_expect_error(&c, OP_AT_INFER, BYOCL_ERR_TYPE, reason);
     op_case_free(&c);
 }
 
@@ -146,11 +129,8 @@ static void test_concatenate_errors(void **state)
     expect_concat_error(bigs, 2, "", "the result's axis 0 overflows");
 
     /* a tensor where Relay wants a tuple */
-    op_case c;
-    op_case_build(&c, "concatenate", &a, 1, false, "axis=0");
-    op_case_expect_error(&c, BYOCL_ERR_TYPE,
-                         "expects a tuple of tensors, got Tensor[(2, 3), float32]");
-    op_case_free(&c);
+    expect_type_error("concatenate", a, "axis=0",
+                      "expects a tuple of tensors, got Tensor[(2, 3), float32]");
 }
 
 static void test_split_errors(void **state)
@@ -174,13 +154,9 @@ static void test_split_errors(void **state)
                       "axis 2 is out of range for rank 2 (expected -2..1)");
     expect_build_error("split", t, "axis=1", BYOCL_ERR_INVALID,
                        "split requires attribute 'indices_or_sections'");
-    int64_t long_dim[] = {100000};
-    op_case c;
-    byocl_type t_long = f32_type(1, long_dim);
-    op_case_build(&c, "split", &t_long, 1, false, "indices_or_sections=100000");
-    op_case_expect_error(&c, BYOCL_ERR_UNSUPPORTED,
+    byocl_type t_long = OP_TYPE(BYOCL_FLOAT32, 100000);
+    op_expect_type_error("split", &t_long, 1, "indices_or_sections=100000", BYOCL_ERR_UNSUPPORTED,
                          "splitting into 100000 pieces; at most 65536 are supported");
-    op_case_free(&c);
 }
 
 /* split's result is a tuple; its fields can be taken apart and put back together. */
@@ -227,27 +203,20 @@ static void test_text_pipeline_on_reference_executor(void **state)
         "  %5 = expand_dims(%4, axis=0);\n"
         "  (%5, %0.1)\n"
         "}\n";
-    byocl_module *m = NULL;
-    byocl_error err = {0};
-    if (byocl_text_parse(text, strlen(text), "pipeline.relay", NULL, &m, &err) != BYOCL_OK ||
-        byocl_infer_types(m, &err) != BYOCL_OK)
-        fail_msg("%s", err.msg);
+    byocl_module *m = op_parse_typed(text, "pipeline.relay");
     char s[256];
     assert_string_equal(byocl_type_str(byocl_function_ret_type(byocl_module_find(m, "main")), s,
                                        sizeof s),
                         "(Tensor[(1, 1, 2), float32], Tensor[(2, 3), float32])");
     byocl_tensor *in[] = {gen_array_tensor(&pipeline_x), gen_array_tensor(&pipeline_y)};
-    byocl_tensor **out = NULL;
-    int n_out = 0;
-    if (byocl_reference_run(m, "main", in, 2, &out, &n_out, &err) != BYOCL_OK)
-        fail_msg("%s", err.msg);
-    assert_int_equal(n_out, 2);
-    byocl_tensor *want0 = gen_array_tensor(&pipeline_out), *want1 = gen_array_tensor(&pipeline_piece1);
+    byocl_tensor **out = op_run_main(m, in, 2, 2);
+    byocl_tensor *want0 = gen_array_tensor(&pipeline_out);
+    byocl_tensor *want1 = gen_array_tensor(&pipeline_piece1);
     ts_assert_tensor_close(out[0], want0, 1e-6, 0);
     assert_tensor_bytes_equal(out[1], want1, "split piece 1");
     byocl_tensor_unref(want0);
     byocl_tensor_unref(want1);
-    byocl_tensors_free(out, n_out);
+    byocl_tensors_free(out, 2);
     op_tensors_free(in, 2);
     byocl_module_free(m);
 }
@@ -276,13 +245,9 @@ static void test_expand_dims_errors(void **state)
                        "-1");
     expect_build_error("expand_dims", t, "", BYOCL_ERR_INVALID,
                        "expand_dims requires attribute 'axis'");
-    int64_t d7[] = {1, 1, 1, 1, 1, 2, 3};
-    op_case c;
-    byocl_type t7 = f32_type(7, d7);
-    op_case_build(&c, "expand_dims", &t7, 1, false, "axis=0, num_newaxis=2");
-    op_case_expect_error(&c, BYOCL_ERR_UNSUPPORTED,
+    byocl_type t7 = OP_TYPE(BYOCL_FLOAT32, 1, 1, 1, 1, 1, 2, 3);
+    op_expect_type_error("expand_dims", &t7, 1, "axis=0, num_newaxis=2", BYOCL_ERR_UNSUPPORTED,
                          "the result would have rank 9; at most 8 is supported");
-    op_case_free(&c);
 }
 
 static void test_mean_errors(void **state)
@@ -368,21 +333,18 @@ static void test_ops_documented(void **state)
     const char *names[] = {"reshape", "transpose", "concatenate", "split",
                            "squeeze", "expand_dims", "mean"};
     assert_ops_documented(names, N_ITEMS(names));
-    char buf[64];
-    const byocl_op *mean = byocl_op_find("mean");
-    assert_string_equal(byocl_op_attr_default_str(mean, 0, buf, sizeof buf), "None");
-    assert_string_equal(byocl_op_attr_default_str(mean, 1, buf, sizeof buf), "False");
-    const byocl_op *split = byocl_op_find("split");
-    assert_true(byocl_op_attr_required(split, 0));
-    assert_string_equal(byocl_op_attr_default_str(split, 1, buf, sizeof buf), "0");
-    const byocl_op *expand = byocl_op_find("expand_dims");
-    assert_string_equal(byocl_op_attr_default_str(expand, 1, buf, sizeof buf), "1");
+    static const op_attr_spec mean[] = {{"axis", "None"}, {"keepdims", "False"},
+                                        {"exclude", "False"}};
+    static const op_attr_spec split[] = {{"indices_or_sections", NULL}, {"axis", "0"}};
+    static const op_attr_spec expand_dims[] = {{"axis", NULL}, {"num_newaxis", "1"}};
+    op_assert_schema("mean", mean, N_ITEMS(mean));
+    op_assert_schema("split", split, N_ITEMS(split));
+    op_assert_schema("expand_dims", expand_dims, N_ITEMS(expand_dims));
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_generated_cases),
         cmocka_unit_test(test_reshape_errors),
         cmocka_unit_test(test_reshape_allowzero),
         cmocka_unit_test(test_transpose_errors),
@@ -397,5 +359,6 @@ int main(void)
         cmocka_unit_test(test_kernels_reject_mismatched_tensors),
         cmocka_unit_test(test_ops_documented),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return op_run_suite("ops_transform", transform_cases, N_ITEMS(transform_cases), tests,
+                        N_ITEMS(tests));
 }

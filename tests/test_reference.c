@@ -107,6 +107,30 @@ static void run_fails(const byocl_module *m, const char *fn_name, byocl_tensor *
 
 static const int64_t d2x3[] = {2, 3};
 static const int64_t d3[] = {3};
+static const int64_t d2[] = {2};
+
+/* @main(%x, %y: Tensor[(2), int32]), whose body the caller builds, then
+ * @f(%a, %b: Tensor[(2), int32]) = a / b + a, a callee whose division can fail. */
+static byocl_module *module_with_divide_callee(byocl_function **main_fn, int *x, int *y)
+{
+    byocl_module *m = byocl_module_new();
+    *main_fn = new_fn(m, "main");
+    byocl_function *f = new_fn(m, "f");
+    int a = param(f, "a", BYOCL_INT32, 1, d2);
+    int b = param(f, "b", BYOCL_INT32, 1, d2);
+    finish(NULL, f, call2(f, "add", call2(f, "divide", a, b), a));
+    *x = param(*main_fn, "x", BYOCL_INT32, 1, d2);
+    *y = param(*main_fn, "y", BYOCL_INT32, 1, d2);
+    return m;
+}
+
+static byocl_tensor *int32_pair(int32_t v0, int32_t v1)
+{
+    byocl_shape s = byocl_shape_make(1, d2);
+    byocl_tensor *t = byocl_tensor_from_data(BYOCL_INT32, &s, (const int32_t[]){v0, v1}, NULL);
+    assert_non_null(t);
+    return t;
+}
 
 /* --------------------------------------------------------------- tests */
 
@@ -256,7 +280,6 @@ static void test_batch_norm_tuple(void **state)
     byocl_module *m = byocl_module_new();
     byocl_function *fn = new_fn(m, "main");
     const int64_t dims[] = {1, 2, 1, 2};
-    const int64_t d2[] = {2};
     int x = param(fn, "x", BYOCL_FLOAT32, 4, dims);
     const float gamma[] = {2, 0.5f}, beta[] = {0.1f, -1}, mean[] = {2, 1}, var[] = {4, 0.25f};
     int args[] = {x, constant_f32(fn, 1, d2, gamma), constant_f32(fn, 1, d2, beta),
@@ -323,17 +346,9 @@ static void test_input_errors(void **state)
 static void test_kernel_error_location(void **state)
 {
     (void)state;
-    byocl_module *m = byocl_module_new();
-    byocl_function *fn = new_fn(m, "main");
-    byocl_function *f = new_fn(m, "f");
-    const int64_t d2[] = {2};
-    int a = param(f, "a", BYOCL_INT32, 1, d2);
-    int b = param(f, "b", BYOCL_INT32, 1, d2);
-    int q = call2(f, "divide", a, b);
-    finish(NULL, f, call2(f, "add", q, a));
-
-    int x = param(fn, "x", BYOCL_INT32, 1, d2);
-    int y = param(fn, "y", BYOCL_INT32, 1, d2);
+    byocl_function *fn;
+    int x, y;
+    byocl_module *m = module_with_divide_callee(&fn, &x, &y);
     int dead = call2(fn, "divide", y, x); /* unused: never runs */
     (void)dead;
     int sum = call2(fn, "add", x, y);
@@ -341,12 +356,8 @@ static void test_kernel_error_location(void **state)
     int via_f = byocl_build_call_global(fn, "f", (int[]){quot, y}, 2, NULL);
     finish(m, fn, call2(fn, "multiply", via_f, x));
 
-    byocl_shape s = byocl_shape_make(1, d2);
-    byocl_tensor *xt = byocl_tensor_new(BYOCL_INT32, &s, NULL);
-    byocl_tensor *yt = byocl_tensor_new(BYOCL_INT32, &s, NULL);
-    int32_t *xv = byocl_tensor_data(xt), *yv = byocl_tensor_data(yt);
-    xv[0] = 7, xv[1] = -9;
-    yv[0] = 2, yv[1] = 0;
+    byocl_tensor *xt = int32_pair(7, -9), *yt = int32_pair(2, 0);
+    int32_t *yv = byocl_tensor_data(yt);
     /* %0 is the dead divide, %1 the add, %2 the divide that fails on element 1. */
     run_fails(m, "main", (byocl_tensor *[]){xt, yt}, 2, BYOCL_ERR_RUNTIME,
               "in @main, %2 (divide): divide: integer division by zero at output element 1");
@@ -374,22 +385,13 @@ static void test_kernel_error_location(void **state)
 static void test_error_inside_callee(void **state)
 {
     (void)state;
-    byocl_module *m = byocl_module_new();
-    byocl_function *fn = new_fn(m, "main");
-    byocl_function *f = new_fn(m, "f");
-    const int64_t d2[] = {2};
-    int a = param(f, "a", BYOCL_INT32, 1, d2);
-    int b = param(f, "b", BYOCL_INT32, 1, d2);
-    finish(NULL, f, call2(f, "add", call2(f, "divide", a, b), a));
-    int x = param(fn, "x", BYOCL_INT32, 1, d2);
-    int y = param(fn, "y", BYOCL_INT32, 1, d2);
+    byocl_function *fn;
+    int x, y;
+    byocl_module *m = module_with_divide_callee(&fn, &x, &y);
     int r = byocl_build_call_global(fn, "f", (int[]){x, y}, 2, NULL);
     finish(m, fn, call2(fn, "add", r, y));
 
-    byocl_shape s = byocl_shape_make(1, d2);
-    byocl_tensor *xt = byocl_tensor_new(BYOCL_INT32, &s, NULL);
-    byocl_tensor *yt = byocl_tensor_new(BYOCL_INT32, &s, NULL);
-    ((int32_t *)byocl_tensor_data(yt))[0] = 1;
+    byocl_tensor *xt = int32_pair(0, 0), *yt = int32_pair(1, 0);
     run_fails(m, "main", (byocl_tensor *[]){xt, yt}, 2, BYOCL_ERR_RUNTIME,
               "in @main, %0 (@f): in @f, %0 (divide): divide: integer division by zero at "
               "output element 1");

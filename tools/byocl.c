@@ -1,13 +1,28 @@
-/* byocl: the command-line tool. Finds the command and hands it its arguments. */
+/* byocl: the command-line tool. Registers the built-in targets, loads --plugin libraries,
+ * finds the command and hands it its arguments. */
 #include <string.h>
 
+#include "byocl/opencl.h"
+#include "byocl/plugin.h"
+#include "byocl/target.h"
 #include "cli.h"
+
+extern const cli_command cli_cmd_partition, cli_cmd_extract;
+extern const cli_command cli_cmd_split, cli_cmd_run_stages, cli_cmd_dot;
+
+extern const cli_command cli_cmd_conformance;
 
 static const cli_command *const commands[] = {
     &cli_cmd_print,
     &cli_cmd_run,
     &cli_cmd_info,
     &cli_cmd_ops,
+    &cli_cmd_partition,
+    &cli_cmd_extract,
+    &cli_cmd_split,
+    &cli_cmd_run_stages,
+    &cli_cmd_dot,
+    &cli_cmd_conformance,
 };
 #define N_COMMANDS ((int)(sizeof commands / sizeof commands[0]))
 
@@ -29,13 +44,15 @@ static void print_overview(FILE *f)
             "\n"
             "Commands:\n");
     for (int i = 0; i < N_COMMANDS; i++)
-        fprintf(f, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
+        fprintf(f, "  %-11s %s\n", commands[i]->name, commands[i]->summary);
     fprintf(f,
-            "  %-8s %s\n"
+            "  %-11s %s\n"
             "\n"
             "Options:\n"
             "  -h, --help     show this help and exit\n"
             "  --version      print the version and exit\n"
+            "  --plugin LIB   load a target plugin (a shared library) before the command;\n"
+            "                 repeatable (docs/writing-a-target.md)\n"
             "\n"
             "Run 'byocl COMMAND --help' for a command's options.\n"
             "%s\n"
@@ -70,8 +87,38 @@ static int help_command(int argc, char **argv)
     return CLI_EXIT_OK;
 }
 
-int main(int argc, char **argv)
+/* Loads the leading `--plugin LIB` / `--plugin=LIB` options; returns how many arguments
+ * they took (>= 0), or -1 after printing an error (*rc set). */
+static int load_plugins(int argc, char **argv, int *rc)
 {
+    int used = 0;
+    while (used < argc && strncmp(argv[used], "--plugin", 8) == 0 &&
+           (argv[used][8] == '\0' || argv[used][8] == '=')) {
+        const char *path = argv[used][8] == '=' ? argv[used] + 9 : NULL;
+        if (!path && used + 1 >= argc) {
+            *rc = cli_usage_error(NULL, "--plugin needs a shared library: --plugin LIB");
+            return -1;
+        }
+        if (!path)
+            path = argv[++used];
+        used++;
+        byocl_error err;
+        if (byocl_plugin_load(path, &err) != BYOCL_OK) {
+            *rc = cli_fail_error(&err);
+            return -1;
+        }
+    }
+    return used;
+}
+
+static int run_main(int argc, char **argv)
+{
+    int rc = CLI_EXIT_OK;
+    int used = load_plugins(argc - 1, argv + 1, &rc);
+    if (used < 0)
+        return rc;
+    argc -= used;
+    argv += used;
     if (argc < 2) {
         print_overview(stderr);
         return CLI_EXIT_USAGE;
@@ -91,4 +138,15 @@ int main(int argc, char **argv)
     if (!cmd)
         return cli_usage_error(NULL, "unknown command '%s'", name);
     return run_command(cmd, argc - 2, argv + 2);
+}
+
+int main(int argc, char **argv)
+{
+    /* The built-in targets are registered like a plugin's, before any plugin. */
+    if (byocl_opencl_register() != BYOCL_OK)
+        return cli_fail("out of memory registering the opencl target");
+    int rc = run_main(argc, argv);
+    byocl_target_registry_reset(); /* before the plugins' code goes away */
+    byocl_plugin_close_all();
+    return rc;
 }

@@ -5,6 +5,7 @@
 #define BYOCL_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "byocl/byocl.h"
@@ -57,7 +58,7 @@ extern const cli_command cli_cmd_print, cli_cmd_run, cli_cmd_info, cli_cmd_ops;
 /* What every command's help says about MODEL. */
 #define CLI_MODEL_HELP                                                                       \
     "MODEL is builtin:NAME (`byocl info` lists them), a Relay text file, or an\n"            \
-    ".onnx file (not supported yet)."
+    ".onnx model (--shape sets the shape of an input with symbolic dimensions)."
 
 /* Parses argv (after the command name). Returns CLI_EXIT_OK when the command should run,
  * -1 when --help was given (help printed to stdout), or CLI_EXIT_USAGE (message printed).
@@ -91,7 +92,69 @@ int cli_fail_error(const byocl_error *err);
  * byocl_load_model. Returns CLI_EXIT_OK, or CLI_EXIT_FAILURE with the error printed. */
 int cli_load_model(const char *spec, const char *params_path, byocl_module **out);
 
+/* `--shape NAME=DIMS` for commands that load ONNX models. */
+#define CLI_OPTION_SHAPE                                                                     \
+    {"shape", 0, CLI_ARG_REQUIRED, true, "NAME=DIMS",                                      \
+     "shape of an ONNX input with symbolic dims, e.g. data=1x3x224x224 (repeatable)"}
+/* cli_load_model with the command's --params and --shape (each when the command has it).
+ * Returns CLI_EXIT_OK, CLI_EXIT_USAGE for a malformed --shape, or CLI_EXIT_FAILURE, with
+ * the error printed. */
+int cli_load_model_args(const cli_command *cmd, const cli_args *args, const char *spec,
+                        byocl_module **out);
+
 /* Creates `dir` and its missing parents. Returns CLI_EXIT_OK or CLI_EXIT_FAILURE (printed). */
 int cli_make_dirs(const char *dir);
+
+/* ------------------------------------------ inputs and outputs of a run (run, run-stages) */
+
+/* The flags that give inputs and take outputs, shared so that they read the same. */
+#define CLI_OPTION_INPUT                                                                     \
+    {"input", 0, CLI_ARG_REQUIRED, true, "NAME=FILE.npy",                                  \
+     "the value of parameter NAME (repeatable): .npy, .npz (one member) or .pb"}
+#define CLI_OPTION_RANDOM_INPUTS                                                             \
+    {"random-inputs", 0, CLI_ARG_OPTIONAL, false, "SEED",                                  \
+     "fill the parameters still unbound with random values"}
+#define CLI_OPTION_OUTPUT_DIR                                                                \
+    {"output-dir", 0, CLI_ARG_REQUIRED, false, "DIR",                                      \
+     "write output i to DIR/output_<i>.npy (DIR is created)"}
+
+/* Named, typed values to bind from the command line: a function's parameters, or the
+ * inputs of a split model's stages. */
+typedef struct cli_inputs {
+    char owner[256];   /* how messages name their holder: "@main", "the pipeline" */
+    const char *noun;  /* what messages call one: "parameter", "input" */
+    int n;
+    const char **names;       /* borrowed */
+    const byocl_type **types; /* borrowed */
+    byocl_tensor **values;    /* NULL until bound; references owned */
+} cli_inputs;
+
+/* Room for n values, all unbound; names and types to be filled by the caller. Returns
+ * CLI_EXIT_OK or CLI_EXIT_FAILURE (printed). Free with cli_inputs_free in every case. */
+int cli_inputs_init(cli_inputs *in, int n, const char *owner, const char *noun);
+/* The same, for the parameters of fn ("@<name>", "parameter"). */
+int cli_inputs_of_function(cli_inputs *in, const byocl_function *fn);
+void cli_inputs_free(cli_inputs *in);
+
+/* Checks --input NAME=FILE.npy spellings and --random-inputs[=SEED] before anything is
+ * loaded. Returns CLI_EXIT_OK or CLI_EXIT_USAGE (printed). */
+int cli_check_input_flags(const cli_command *cmd, const cli_args *args, bool *random,
+                          uint64_t *seed);
+/* Binds each --input (dtype and shape checked), then, with `random`, every value still
+ * unbound: value k from seed SEED * 2^32 + k, floats uniform in [0, 1), integers in
+ * [0, 10). Returns CLI_EXIT_OK or CLI_EXIT_FAILURE (printed). */
+int cli_bind_inputs(const cli_command *cmd, const cli_args *args, cli_inputs *in, bool random,
+                    uint64_t seed);
+/* "a, b, c": the names of the unbound values (all of them with `all`), malloc'ed (NULL
+ * when out of memory); *count receives how many. */
+char *cli_inputs_list(const cli_inputs *in, bool all, int *count);
+
+/* "output I: TYPE" and a line of min, max, mean and the first values. */
+void cli_print_summary(int index, const byocl_tensor *t);
+/* Writes output i to DIR/output_<i>.npy (DIR created), printing "wrote PATH" for each.
+ * Returns CLI_EXIT_OK or CLI_EXIT_FAILURE (printed). */
+int cli_write_outputs(const char *dir, byocl_tensor *const *outputs, int n);
+/* A monotonic clock, in seconds. */
+double cli_seconds(void);
 
 #endif

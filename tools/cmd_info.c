@@ -1,6 +1,10 @@
 /* byocl info: what this build of byocl is and what it has. */
+#include <stdlib.h>
+
 #include <zip.h>
 
+#include "byocl/opencl.h"
+#include "byocl/target.h"
 #include "cli.h"
 
 #ifndef BYOCL_BUILD_TYPE
@@ -14,6 +18,30 @@ static const cli_option info_options[] = {
     {NULL, 0, CLI_ARG_NONE, false, NULL, NULL},
 };
 
+/* The registered targets and the OpenCL devices (or why there are none). */
+static void print_targets(void)
+{
+    printf("targets:");
+    for (int i = 0; i < byocl_target_count(); i++)
+        printf("%s %s", i ? "," : "", byocl_target_at(i)->name);
+    printf("%s\n", byocl_target_count() ? "" : " none");
+    byocl_opencl_device_info *devs = NULL;
+    int n = 0;
+    byocl_error err;
+    if (byocl_opencl_devices(&devs, &n, &err) != BYOCL_OK) {
+        printf("opencl devices: none (%s)\n", err.msg);
+        return;
+    }
+    printf("opencl devices (--device INDEX or a part of the name):\n");
+    for (int i = 0; i < n; i++)
+        printf("  %d: %s (%s; %s, %d compute unit%s, %.1f GiB, driver %s%s)\n", devs[i].index,
+               devs[i].name, devs[i].platform, devs[i].type, devs[i].compute_units,
+               devs[i].compute_units == 1 ? "" : "s",
+               (double)devs[i].global_mem_bytes / (1024.0 * 1024.0 * 1024.0), devs[i].driver,
+               devs[i].unified_memory ? ", zero-copy" : "");
+    free(devs);
+}
+
 static int run_info(const cli_command *cmd, const cli_args *args)
 {
     printf("byocl %s\n", BYOCL_VERSION_STRING);
@@ -22,6 +50,7 @@ static int run_info(const cli_command *cmd, const cli_args *args)
     printf("  libzip %s (reads and writes .npz parameter files)\n", zip_libzip_version());
     printf("  cmocka (tests only; not needed at run time)\n");
     printf("executors: ref\n");
+    print_targets();
     printf("built-in models:\n");
     for (int i = 0; i < byocl_builtin_count(); i++)
         printf("  builtin:%-14s %s\n", byocl_builtin_name(i), byocl_builtin_description(i));

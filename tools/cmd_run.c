@@ -1,271 +1,481 @@
-/* byocl run: runs a model on an executor and summarizes (or writes) its outputs. */
+/* byocl run: runs a model on an executor and summarizes (or writes) its outputs.
+ * --executor ref runs the reference executor; --target host|ref builds the model for the
+ * graph executor (byocl_build) and runs that, with --threads, --profile and --stats;
+ * --target T for a registered region target (opencl, a plugin's) partitions @main for T
+ * first, then builds the rest for the host. */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "byocl/opencl.h"
+#include "byocl/pipeline.h"
+#include "byocl/runtime.h"
+#include "byocl/target.h"
 #include "cli.h"
 
 /* The executors `--executor` accepts; only the reference executor exists so far. */
 static const char *const executors[] = {"ref"};
 #define N_EXECUTORS ((int)(sizeof executors / sizeof executors[0]))
 
-/* Values of integer inputs that --random-inputs draws: [0, RANDOM_INT_HI). */
-#define RANDOM_INT_HI 10
-/* How many leading values the summary shows. */
-#define SUMMARY_FIRST 5
-
 static const cli_option run_options[] = {
     {"executor", 0, CLI_ARG_REQUIRED, false, "NAME", "executor to run on: ref (the default)"},
-    {"input", 0, CLI_ARG_REQUIRED, true, "NAME=FILE.npy",
-     "the value of parameter NAME (repeatable)"},
+    {"target", 0, CLI_ARG_REQUIRED, false, "NAME",
+     "build for the graph executor: host (LLVM), ref (reference kernels), or a region "
+     "target (opencl, a plugin's) for the regions it supports and host for the rest"},
+    {"device", 0, CLI_ARG_REQUIRED, false, "D",
+     "with --target opencl: the device's index or part of its name (byocl info lists them)"},
+    {"fallback", 0, CLI_ARG_REQUIRED, false, "host|ref",
+     "with a region target: run the regions it cannot compile on the host instead"},
+    {"threads", 0, CLI_ARG_REQUIRED, false, "N", "threads for --target (default: all cores)"},
+    {"runs", 0, CLI_ARG_REQUIRED, false, "N", "run N times and report min, median and max"},
+    {"profile", 0, CLI_ARG_NONE, false, NULL,
+     "with --target: time and GFLOP/s of each kernel and region, slowest first"},
+    {"stats", 0, CLI_ARG_NONE, false, NULL,
+     "with --target: the storage plan's bytes against all intermediates"},
+    CLI_OPTION_INPUT,
     {"params", 0, CLI_ARG_REQUIRED, false, "FILE.npz",
      "tensors by name: @main's parameters to bind, the text's meta constants"},
-    {"random-inputs", 0, CLI_ARG_OPTIONAL, false, "SEED",
-     "fill the parameters still unbound with random values"},
-    {"output-dir", 0, CLI_ARG_REQUIRED, false, "DIR",
-     "write output i to DIR/output_<i>.npy (DIR is created)"},
+    CLI_OPTION_SHAPE,
+    CLI_OPTION_RANDOM_INPUTS,
+    CLI_OPTION_OUTPUT_DIR,
     {"fn", 0, CLI_ARG_REQUIRED, false, "NAME", "run function @NAME instead of @main"},
     {NULL, 0, CLI_ARG_NONE, false, NULL, NULL},
 };
 
-static bool parse_seed(const char *s, uint64_t *out)
+/* How the command line asked to run. */
+typedef struct run_request {
+    const char *target; /* --target; NULL: the reference executor */
+    bool regions;       /* --target names a region target: partition, then build host */
+    const char *device, *fallback;
+    int threads;        /* --threads; 0: all cores */
+    int runs;           /* --runs */
+    bool profile, stats;
+} run_request;
+
+static int compare_doubles(const void *pa, const void *pb)
 {
-    if (!s) {
-        *out = 0;
-        return true;
-    }
-    if (*s < '0' || *s > '9')
-        return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || v > UINT32_MAX)
-        return false;
-    *out = v;
-    return true;
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return a < b ? -1 : a > b;
 }
 
-/* "a, b, c" of the parameters of fn whose slot in `bound` is NULL (all when bound is NULL).
- * Malloc'ed; NULL when out of memory. */
-static char *param_list(const byocl_function *fn, byocl_tensor *const *bound)
+/* "WHAT in 1.23 ms", or "WHAT 5 times: min 1.00 ms, median 1.10 ms, max 1.30 ms". */
+static void print_times(const char *what, double *ms, int n)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
-    const char *sep = "";
-    for (int k = 0; k < byocl_function_num_params(fn); k++) {
-        if (bound && bound[k])
-            continue;
-        fprintf(f, "%s%s", sep, byocl_node_name(fn, byocl_function_param(fn, k)));
-        sep = ", ";
-    }
-    if (fclose(f) != 0) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
-
-/* Reads one --input NAME=FILE.npy into its parameter's slot, checking dtype and shape. */
-static int read_input(const byocl_function *fn, const char *arg, byocl_tensor **slots)
-{
-    const char *eq = strchr(arg, '=');
-    int name_len = (int)(eq - arg);
-    char name[512];
-    snprintf(name, sizeof name, "%.*s", name_len, arg);
-    const char *file = eq + 1;
-    int k;
-    for (k = 0; k < byocl_function_num_params(fn); k++)
-        if (strcmp(byocl_node_name(fn, byocl_function_param(fn, k)), name) == 0)
-            break;
-    if (k == byocl_function_num_params(fn)) {
-        char *list = param_list(fn, NULL);
-        int rc = cli_fail("--input %s: @%s has no parameter '%s' (its parameters: %s)", arg,
-                          byocl_function_name(fn), name,
-                          list && *list ? list : "none");
-        free(list);
-        return rc;
-    }
-    if (slots[k])
-        return cli_fail("--input: parameter '%s' given twice", name);
-    const byocl_type *want = byocl_node_type(fn, byocl_function_param(fn, k));
-    if (want->kind != BYOCL_TYPE_TENSOR)
-        return cli_fail("--input %s: parameter '%s' is a tuple; only tensor inputs can be "
-                        "read from files",
-                        arg, name);
-    byocl_error err;
-    byocl_tensor *t;
-    if (byocl_tensor_read_file(file, &t, &err) != BYOCL_OK)
-        return cli_fail_error(&err);
-    if (byocl_tensor_dtype(t) != want->dtype ||
-        !byocl_shape_equal(byocl_tensor_shape(t), &want->shape)) {
-        char want_s[256], got_s[256];
-        byocl_type got = byocl_type_tensor(byocl_tensor_dtype(t), byocl_tensor_shape(t)->rank,
-                                           byocl_tensor_shape(t)->dims);
-        byocl_tensor_unref(t);
-        return cli_fail("input '%s': expected %s, got %s from %s", name,
-                        byocl_type_str(want, want_s, sizeof want_s),
-                        byocl_type_str(&got, got_s, sizeof got_s), file);
-    }
-    slots[k] = t;
-    return CLI_EXIT_OK;
-}
-
-/* Parameter k gets seed SEED * 2^32 + k: the same command line gives the same values. */
-static int fill_random(const byocl_function *fn, uint64_t seed, byocl_tensor **slots)
-{
-    for (int k = 0; k < byocl_function_num_params(fn); k++) {
-        if (slots[k])
-            continue;
-        const byocl_type *type = byocl_node_type(fn, byocl_function_param(fn, k));
-        const char *name = byocl_node_name(fn, byocl_function_param(fn, k));
-        if (type->kind != BYOCL_TYPE_TENSOR)
-            return cli_fail("--random-inputs: parameter '%s' is a tuple; only tensor "
-                            "parameters can be filled",
-                            name);
-        byocl_error err;
-        byocl_tensor *t = byocl_tensor_new(type->dtype, &type->shape, &err);
-        if (!t) {
-            byocl_error_prefix(&err, "parameter '%s': ", name);
-            return cli_fail_error(&err);
-        }
-        double hi = byocl_dtype_is_float(type->dtype) ? 1.0 : RANDOM_INT_HI;
-        byocl_tensor_fill_random(t, (seed << 32) + (uint64_t)k, 0.0, hi);
-        slots[k] = t;
-    }
-    return CLI_EXIT_OK;
-}
-
-static void print_summary(int index, const byocl_tensor *t)
-{
-    char type_s[256];
-    byocl_type type = byocl_type_tensor(byocl_tensor_dtype(t), byocl_tensor_shape(t)->rank,
-                                        byocl_tensor_shape(t)->dims);
-    printf("output %d: %s\n", index, byocl_type_str(&type, type_s, sizeof type_s));
-    int64_t n = byocl_tensor_numel(t);
-    if (n == 0) {
-        printf("  (no elements)\n");
+    if (n == 1) {
+        printf("%s in %.2f ms\n", what, ms[0]);
         return;
     }
-    double lo = byocl_tensor_get(t, 0), hi = lo, sum = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double v = byocl_tensor_get(t, i);
-        lo = v < lo ? v : lo;
-        hi = v > hi ? v : hi;
-        sum += v;
-    }
-    printf("  min %.6g  max %.6g  mean %.6g  first [", lo, hi, sum / (double)n);
-    for (int64_t i = 0; i < n && i < SUMMARY_FIRST; i++)
-        printf("%s%.6g", i ? ", " : "", byocl_tensor_get(t, i));
-    printf("%s]\n", n > SUMMARY_FIRST ? ", ..." : "");
+    qsort(ms, (size_t)n, sizeof *ms, compare_doubles);
+    double median = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
+    printf("%s %d times: min %.2f ms, median %.2f ms, max %.2f ms\n", what, n, ms[0], median,
+           ms[n - 1]);
 }
 
-static int write_outputs(const char *dir, byocl_tensor *const *outputs, int n)
+/* Summaries of the outputs, then --output-dir. */
+static int report_outputs(const cli_command *cmd, const cli_args *args,
+                          byocl_tensor *const *outputs, int n_outputs)
 {
-    int rc = cli_make_dirs(dir);
-    for (int i = 0; i < n && rc == CLI_EXIT_OK; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/output_%d.npy", dir, i);
+    for (int i = 0; i < n_outputs; i++)
+        cli_print_summary(i, outputs[i]);
+    const char *dir = cli_value(cmd, args, "output-dir", NULL);
+    return dir ? cli_write_outputs(dir, outputs, n_outputs) : CLI_EXIT_OK;
+}
+
+/* The reference executor, --runs times; the last run's outputs are reported. */
+static int run_reference(const cli_command *cmd, const cli_args *args, const char *spec,
+                         const byocl_module *m, const byocl_function *fn, const cli_inputs *in,
+                         const run_request *req)
+{
+    double *ms = calloc((size_t)req->runs, sizeof *ms);
+    if (!ms)
+        return cli_fail("out of memory");
+    byocl_tensor **outputs = NULL;
+    int n_outputs = 0, rc = CLI_EXIT_OK;
+    for (int r = 0; r < req->runs && rc == CLI_EXIT_OK; r++) {
+        if (outputs)
+            byocl_tensors_free(outputs, n_outputs);
+        outputs = NULL;
         byocl_error err;
-        if (byocl_npy_write(path, outputs[i], &err) != BYOCL_OK)
+        double t0 = cli_seconds();
+        byocl_status st = byocl_reference_run(m, byocl_function_name(fn), in->values, in->n,
+                                              &outputs, &n_outputs, &err);
+        ms[r] = (cli_seconds() - t0) * 1e3;
+        if (st != BYOCL_OK)
             rc = cli_fail_error(&err);
-        else
-            printf("wrote %s\n", path);
     }
+    if (rc == CLI_EXIT_OK) {
+        char what[600];
+        snprintf(what, sizeof what, "ran @%s of %s on the ref executor", byocl_function_name(fn),
+                 spec);
+        print_times(what, ms, req->runs);
+        rc = report_outputs(cmd, args, outputs, n_outputs);
+    }
+    if (outputs)
+        byocl_tensors_free(outputs, n_outputs);
+    free(ms);
     return rc;
 }
 
-static double seconds_now(void)
+static void print_stats(const byocl_compiled *c)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    byocl_plan_stats st;
+    byocl_compiled_stats(c, &st);
+    printf("stats: %d step%s (%d kernel%s, %d region%s)\n", st.n_steps, st.n_steps == 1 ? "" : "s",
+           st.n_kernels, st.n_kernels == 1 ? "" : "s", st.n_regions, st.n_regions == 1 ? "" : "s");
+    printf("  intermediates: %d tensor%s, %zu bytes without reuse\n", st.n_intermediates,
+           st.n_intermediates == 1 ? "" : "s", st.intermediate_bytes);
+    printf("  storage plan:  %d buffer%s, %zu bytes", st.n_buffers, st.n_buffers == 1 ? "" : "s",
+           st.planned_bytes);
+    if (st.intermediate_bytes > 0)
+        printf(" (%.1f%% of the intermediates)\n",
+               100.0 * (double)st.planned_bytes / (double)st.intermediate_bytes);
+    else
+        printf("\n");
+    printf("  inputs %zu bytes, outputs %zu bytes, constants %zu bytes\n", st.input_bytes,
+           st.output_bytes, st.constant_bytes);
+}
+
+static int by_total_time(const void *pa, const void *pb)
+{
+    const byocl_step_info *a = pa, *b = pb;
+    if (a->total_ms != b->total_ms)
+        return a->total_ms > b->total_ms ? -1 : 1;
+    return a->node - b->node;
+}
+
+/* "12.34" GFLOP/s, or blank when the step's arithmetic is unknown. */
+static void gflops_str(double flops, double ms, char *buf, size_t len)
+{
+    if (flops > 0 && ms > 0)
+        snprintf(buf, len, "%.2f", flops / (ms * 1e6));
+    else
+        snprintf(buf, len, "-");
+}
+
+/* A step and its index in the plan (by_total_time sorts these through `info`, which comes
+ * first). */
+typedef struct profiled_step {
+    byocl_step_info info;
+    int index;
+} profiled_step;
+
+static int by_part_time(const void *pa, const void *pb)
+{
+    const byocl_region_part *a = pa, *b = pb;
+    if (a->transfer != b->transfer)
+        return a->transfer ? 1 : -1; /* kernels first */
+    return a->total_ms != b->total_ms ? (a->total_ms > b->total_ms ? -1 : 1) : 0;
+}
+
+/* Under a region step whose module times its parts: each kernel (slowest first), the
+ * transfers, and what the call cost beyond them on the host. */
+static int print_parts(const byocl_compiled *c, const profiled_step *s, double per_run,
+                       double total)
+{
+    int n = byocl_compiled_num_step_parts(c, s->index);
+    if (n <= 0)
+        return CLI_EXIT_OK;
+    byocl_region_part *parts = calloc((size_t)n, sizeof *parts);
+    if (!parts)
+        return cli_fail("out of memory");
+    for (int k = 0; k < n; k++)
+        byocl_compiled_step_part(c, s->index, k, &parts[k], NULL);
+    qsort(parts, (size_t)n, sizeof *parts, by_part_time);
+    double timed = 0;
+    char g[32];
+    for (int k = 0; k < n; k++) {
+        double ms = parts[k].total_ms / per_run;
+        timed += parts[k].total_ms;
+        gflops_str(parts[k].flops, ms, g, sizeof g);
+        if (parts[k].transfer)
+            printf("  %10.3f %5.1f%% %9s    transfers\n", ms,
+                   total > 0 ? 100.0 * parts[k].total_ms / total : 0.0, g);
+        else
+            printf("  %10.3f %5.1f%% %9s    kernel %s (%s)\n", ms,
+                   total > 0 ? 100.0 * parts[k].total_ms / total : 0.0, g, parts[k].name,
+                   parts[k].kernel);
+    }
+    double rest = s->info.total_ms > timed ? s->info.total_ms - timed : 0;
+    printf("  %10.3f %5.1f%% %9s    host side of the calls\n", rest / per_run,
+           total > 0 ? 100.0 * rest / total : 0.0, "-");
+    free(parts);
+    return CLI_EXIT_OK;
+}
+
+/* One line per step, slowest first: mean time, share, GFLOP/s, name (kind, runner); the
+ * timed parts of regions under them. */
+static int print_profile(const byocl_compiled *c, const byocl_executor *ex)
+{
+    int n = byocl_executor_num_steps(ex);
+    profiled_step *steps = calloc((size_t)n + 1, sizeof *steps);
+    if (!steps)
+        return cli_fail("out of memory");
+    double total = 0, flops = 0;
+    for (int i = 0; i < n; i++) {
+        byocl_executor_step(ex, i, &steps[i].info, NULL);
+        steps[i].index = i;
+        total += steps[i].info.total_ms;
+        flops += steps[i].info.flops;
+    }
+    qsort(steps, (size_t)n, sizeof *steps, by_total_time);
+    int64_t runs = n > 0 ? steps[0].info.runs : 0;
+    double per_run = runs > 0 ? (double)runs : 1;
+    printf("profile: %d step%s, mean of %lld run%s\n", n, n == 1 ? "" : "s", (long long)runs,
+           runs == 1 ? "" : "s");
+    printf("  %10s %6s %9s  %s\n", "ms", "%", "GFLOP/s", "step");
+    char g[32];
+    int rc = CLI_EXIT_OK;
+    for (int i = 0; i < n && rc == CLI_EXIT_OK; i++) {
+        const byocl_step_info *s = &steps[i].info;
+        double ms = s->total_ms / per_run;
+        gflops_str(s->flops, ms, g, sizeof g);
+        printf("  %10.3f %5.1f%% %9s  %s (%s, %s)\n", ms,
+               total > 0 ? 100.0 * s->total_ms / total : 0.0, g, s->name,
+               s->kind == BYOCL_STEP_KERNEL ? "kernel" : "region", s->runner);
+        rc = print_parts(c, &steps[i], per_run, total);
+    }
+    gflops_str(flops, total / per_run, g, sizeof g);
+    if (rc == CLI_EXIT_OK)
+        printf("  %10.3f %5.1f%% %9s  total\n", total / per_run, 100.0, g);
+    free(steps);
+    return rc;
+}
+
+static void warn_fallback(void *user, const char *region, const char *reason)
+{
+    const run_request *req = user;
+    fprintf(stderr, "byocl: warning: region @%s runs on the host (--fallback %s): %s\n", region,
+            req->fallback, reason);
+}
+
+/* Whether m has regions already: annotations in @main or partitioned functions. */
+static bool annotated(const byocl_module *m)
+{
+    for (int f = 0; f < byocl_module_num_functions(m); f++) {
+        const byocl_function *fn = byocl_module_function_at(m, f);
+        if (byocl_attrs_get_str(byocl_function_attrs(fn), "Compiler", NULL))
+            return true;
+    }
+    const byocl_function *main_fn = byocl_module_find(m, "main");
+    for (int id = 0; main_fn && id < byocl_function_num_nodes(main_fn); id++) {
+        const char *op = byocl_node_op(main_fn, id);
+        if (op && strcmp(op, "annotation.compiler_begin") == 0)
+            return true;
+    }
+    return false;
+}
+
+/* A copy of m with @main partitioned for the region target (or by its own annotations);
+ * the target's options set. */
+static int partition_for(const run_request *req, const byocl_module *m, byocl_module **out)
+{
+    byocl_error err;
+    *out = NULL;
+    if (strcmp(req->target, "opencl") == 0) {
+        byocl_opencl_options o = byocl_opencl_options_default();
+        o.device = req->device;
+        o.profile = req->profile;
+        if (byocl_opencl_configure(&o, &err) != BYOCL_OK)
+            return cli_fail_error(&err);
+    }
+    byocl_module *p = byocl_module_clone(m, &err);
+    if (!p)
+        return cli_fail_error(&err);
+    /* A model annotated by hand (or partitioned already) keeps its own regions. */
+    const char *targets[1] = {req->target};
+    byocl_pipeline_options po = {.targets = targets, .n_targets = annotated(p) ? 0 : 1};
+    if (byocl_pipeline_partition(p, &po, &err) != BYOCL_OK) {
+        byocl_module_free(p);
+        return cli_fail_error(&err);
+    }
+    *out = p;
+    return CLI_EXIT_OK;
+}
+
+/* Builds fn for --target, runs it --runs times on one executor and reports. */
+static int run_graph(const cli_command *cmd, const cli_args *args, const char *spec,
+                     const byocl_module *m, const byocl_function *fn, const cli_inputs *in,
+                     const run_request *req)
+{
+    byocl_build_options opt = byocl_build_options_default();
+    opt.target = req->regions ? "host" : req->target;
+    opt.fn_name = byocl_function_name(fn);
+    opt.threads = req->threads;
+    opt.fallback = req->fallback;
+    opt.on_fallback = warn_fallback;
+    opt.fallback_user = (void *)req;
+    byocl_compiled *c = NULL;
+    byocl_executor *ex = NULL;
+    byocl_module *partitioned = NULL;
+    byocl_error err;
+    double t0 = cli_seconds();
+    if (req->regions && partition_for(req, m, &partitioned) != CLI_EXIT_OK)
+        return CLI_EXIT_FAILURE;
+    byocl_status built = byocl_build(partitioned ? partitioned : m, &opt, &c, &err);
+    byocl_module_free(partitioned);
+    if (built != BYOCL_OK)
+        return cli_fail_error(&err);
+    double build_ms = (cli_seconds() - t0) * 1e3;
+    byocl_plan_stats st;
+    byocl_compiled_stats(c, &st);
+    int threads = byocl_compiled_threads(c);
+    printf("built @%s of %s for target %s in %.2f ms: %d step%s, %d thread%s\n",
+           byocl_function_name(fn), spec, req->target, build_ms, st.n_steps,
+           st.n_steps == 1 ? "" : "s", threads, threads == 1 ? "" : "s");
+    int rc = CLI_EXIT_OK;
+    double *ms = calloc((size_t)req->runs, sizeof *ms);
+    byocl_tensor **views = calloc((size_t)byocl_compiled_num_outputs(c) + 1, sizeof *views);
+    if (!ms || !views)
+        rc = cli_fail("out of memory");
+    if (rc == CLI_EXIT_OK && byocl_executor_new(c, &ex, &err) != BYOCL_OK)
+        rc = cli_fail_error(&err);
+    for (int k = 0; k < in->n && rc == CLI_EXIT_OK; k++)
+        if (byocl_executor_set_input(ex, in->names[k], in->values[k], &err) != BYOCL_OK)
+            rc = cli_fail_error(&err);
+    for (int r = 0; r < req->runs && rc == CLI_EXIT_OK; r++) {
+        double r0 = cli_seconds();
+        if (byocl_executor_run(ex, &err) != BYOCL_OK)
+            rc = cli_fail_error(&err);
+        ms[r] = (cli_seconds() - r0) * 1e3;
+    }
+    if (rc == CLI_EXIT_OK) {
+        char what[600];
+        snprintf(what, sizeof what, "ran @%s of %s on target %s", byocl_function_name(fn), spec,
+                 req->target);
+        print_times(what, ms, req->runs);
+        int n_out = byocl_executor_num_outputs(ex);
+        for (int i = 0; i < n_out; i++) {
+            const byocl_tensor *view;
+            byocl_executor_output(ex, i, &view, NULL);
+            views[i] = (byocl_tensor *)view; /* only read: summarized and written */
+        }
+        rc = report_outputs(cmd, args, views, n_out);
+    }
+    if (rc == CLI_EXIT_OK && req->stats)
+        print_stats(c);
+    if (rc == CLI_EXIT_OK && req->profile)
+        rc = print_profile(c, ex);
+    free(views);
+    free(ms);
+    byocl_executor_free(ex);
+    byocl_compiled_free(c);
+    return rc;
 }
 
 /* Binds every parameter of fn, runs it and reports. */
 static int run_function(const cli_command *cmd, const cli_args *args, const char *spec,
                         const byocl_module *m, const byocl_function *fn, bool random,
-                        uint64_t seed)
+                        uint64_t seed, const run_request *req)
 {
-    int n_params = byocl_function_num_params(fn);
-    byocl_tensor **inputs = calloc((size_t)n_params + 1, sizeof *inputs);
-    if (!inputs)
-        return cli_fail("out of memory");
-    int rc = CLI_EXIT_OK;
-    for (int i = 0; i < cli_count(cmd, args, "input") && rc == CLI_EXIT_OK; i++)
-        rc = read_input(fn, cli_value_at(cmd, args, "input", i), inputs);
-    if (rc == CLI_EXIT_OK && random)
-        rc = fill_random(fn, seed, inputs);
+    cli_inputs in;
+    int rc = cli_inputs_of_function(&in, fn);
+    if (rc == CLI_EXIT_OK)
+        rc = cli_bind_inputs(cmd, args, &in, random, seed);
     if (rc == CLI_EXIT_OK) {
-        int n_unbound = 0;
-        for (int k = 0; k < n_params; k++)
-            n_unbound += inputs[k] == NULL;
-        if (n_unbound > 0) {
-            char *list = param_list(fn, inputs);
+        int n_unbound;
+        char *list = cli_inputs_list(&in, false, &n_unbound);
+        if (n_unbound > 0)
             rc = cli_fail("@%s of %s has %d unbound parameter%s: %s; give each with --input "
                           "NAME=FILE.npy, bind them with --params FILE.npz, or pass "
                           "--random-inputs",
                           byocl_function_name(fn), spec, n_unbound, n_unbound == 1 ? "" : "s",
                           list ? list : "?");
-            free(list);
-        }
+        free(list);
     }
-    byocl_tensor **outputs = NULL;
-    int n_outputs = 0;
-    if (rc == CLI_EXIT_OK) {
-        byocl_error err;
-        double t0 = seconds_now();
-        byocl_status st = byocl_reference_run(m, byocl_function_name(fn), inputs, n_params,
-                                              &outputs, &n_outputs, &err);
-        double elapsed = seconds_now() - t0;
-        if (st != BYOCL_OK) {
-            rc = cli_fail_error(&err);
-        } else {
-            printf("ran @%s of %s on the ref executor in %.2f ms\n", byocl_function_name(fn),
-                   spec, elapsed * 1e3);
-            for (int i = 0; i < n_outputs; i++)
-                print_summary(i, outputs[i]);
-            const char *dir = cli_value(cmd, args, "output-dir", NULL);
-            if (dir)
-                rc = write_outputs(dir, outputs, n_outputs);
-        }
-    }
-    if (outputs)
-        byocl_tensors_free(outputs, n_outputs);
-    for (int k = 0; k < n_params; k++)
-        byocl_tensor_unref(inputs[k]);
-    free(inputs);
+    if (rc == CLI_EXIT_OK)
+        rc = req->target ? run_graph(cmd, args, spec, m, fn, &in, req)
+                         : run_reference(cmd, args, spec, m, fn, &in, req);
+    cli_inputs_free(&in);
     return rc;
+}
+
+/* A count from 1 to `max`, digits only. */
+static bool parse_count(const char *s, int max, int *out)
+{
+    if (!s || *s < '0' || *s > '9')
+        return false;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < 1 || v > max)
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+/* The flags that choose and shape the run; usage errors for the combinations that make
+ * no sense. */
+static int parse_request(const cli_command *cmd, const cli_args *args, run_request *req)
+{
+    *req = (run_request){.target = cli_value(cmd, args, "target", NULL), .runs = 1};
+    const char *executor = cli_value(cmd, args, "executor", NULL);
+    if (executor && req->target)
+        return cli_usage_error(cmd, "--target and --executor are mutually exclusive (--executor "
+                                    "ref runs the reference executor, --target builds for the "
+                                    "graph executor)");
+    if (executor) {
+        int e;
+        for (e = 0; e < N_EXECUTORS; e++)
+            if (strcmp(executors[e], executor) == 0)
+                break;
+        if (e == N_EXECUTORS)
+            return cli_usage_error(cmd, "unknown executor '%s' (known: ref)", executor);
+    }
+    if (req->target && strcmp(req->target, "host") != 0 && strcmp(req->target, "ref") != 0) {
+        if (!byocl_target_find(req->target)) {
+            char known[512] = "";
+            size_t at = 0;
+            for (int i = 0; i < byocl_target_count() && at < sizeof known; i++)
+                at += (size_t)snprintf(known + at, sizeof known - at, ", %s",
+                                       byocl_target_at(i)->name);
+            return cli_usage_error(cmd, "unknown target '%s' (known: host, ref%s)", req->target,
+                                   known);
+        }
+        req->regions = true;
+    }
+    req->device = cli_value(cmd, args, "device", NULL);
+    req->fallback = cli_value(cmd, args, "fallback", NULL);
+    if (req->device && (!req->target || strcmp(req->target, "opencl") != 0))
+        return cli_usage_error(cmd, "--device goes with --target opencl");
+    if (req->fallback && !req->regions)
+        return cli_usage_error(cmd, "--fallback goes with a region target such as --target "
+                                    "opencl");
+    if (req->fallback && strcmp(req->fallback, "host") != 0 && strcmp(req->fallback, "ref") != 0)
+        return cli_usage_error(cmd, "unknown --fallback '%s' (known: host, ref)", req->fallback);
+    if (req->regions && strcmp(cli_value(cmd, args, "fn", "main"), "main") != 0)
+        return cli_usage_error(cmd, "--fn goes with --target host|ref (a region target "
+                                    "partitions @main)");
+    static const char *const graph_only[] = {"threads", "profile", "stats"};
+    for (size_t i = 0; i < sizeof graph_only / sizeof graph_only[0]; i++)
+        if (!req->target && cli_count(cmd, args, graph_only[i]) > 0)
+            return cli_usage_error(cmd, "--%s needs --target (it is about the graph executor)",
+                                   graph_only[i]);
+    const char *v = cli_value(cmd, args, "threads", NULL);
+    if (v && !parse_count(v, 4096, &req->threads))
+        return cli_usage_error(cmd, "--threads %s: expected a count from 1 to 4096", v);
+    v = cli_value(cmd, args, "runs", NULL);
+    if (v && !parse_count(v, 1000000, &req->runs))
+        return cli_usage_error(cmd, "--runs %s: expected a count from 1 to 1000000", v);
+    req->profile = cli_count(cmd, args, "profile") > 0;
+    req->stats = cli_count(cmd, args, "stats") > 0;
+    return CLI_EXIT_OK;
 }
 
 static int run_run(const cli_command *cmd, const cli_args *args)
 {
-    const char *executor = cli_value(cmd, args, "executor", "ref");
-    int e;
-    for (e = 0; e < N_EXECUTORS; e++)
-        if (strcmp(executors[e], executor) == 0)
-            break;
-    if (e == N_EXECUTORS)
-        return cli_usage_error(cmd, "unknown executor '%s' (known: ref)", executor);
-    bool random = cli_count(cmd, args, "random-inputs") > 0;
-    uint64_t seed = 0;
-    if (random && !parse_seed(cli_value(cmd, args, "random-inputs", NULL), &seed))
-        return cli_usage_error(cmd, "--random-inputs=%s: SEED must be an integer from 0 to %u",
-                               cli_value(cmd, args, "random-inputs", ""), UINT32_MAX);
-    for (int i = 0; i < cli_count(cmd, args, "input"); i++) {
-        const char *v = cli_value_at(cmd, args, "input", i);
-        const char *eq = strchr(v, '=');
-        if (!eq || eq == v || eq[1] == '\0')
-            return cli_usage_error(cmd, "--input %s: expected NAME=FILE.npy", v);
-    }
+    run_request req;
+    int rc = parse_request(cmd, args, &req);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    bool random;
+    uint64_t seed;
+    rc = cli_check_input_flags(cmd, args, &random, &seed);
+    if (rc != CLI_EXIT_OK)
+        return rc;
 
     const char *spec = args->positional[0];
     byocl_module *m;
-    int rc = cli_load_model(spec, cli_value(cmd, args, "params", NULL), &m);
+    rc = cli_load_model_args(cmd, args, spec, &m);
     if (rc != CLI_EXIT_OK)
         return rc;
     const char *fn_name = cli_value(cmd, args, "fn", "main");
@@ -273,7 +483,7 @@ static int run_run(const cli_command *cmd, const cli_args *args)
     if (!fn)
         rc = cli_fail("%s has no function @%s", spec, fn_name);
     else
-        rc = run_function(cmd, args, spec, m, fn, random, seed);
+        rc = run_function(cmd, args, spec, m, fn, random, seed, &req);
     byocl_module_free(m);
     return rc;
 }
@@ -281,15 +491,34 @@ static int run_run(const cli_command *cmd, const cli_args *args)
 const cli_command cli_cmd_run = {
     .name = "run",
     .summary = "run a model and summarize its outputs",
-    .args_usage = "MODEL [--executor ref] [--input NAME=FILE.npy]... [--params FILE.npz]\n"
-                  "                 [--random-inputs[=SEED]] [--output-dir DIR] [--fn NAME]",
+    .args_usage = "MODEL [--executor ref | --target host|ref|T [--threads N] [--profile] [--stats]]\n"
+                  "                 [--device D] [--fallback host|ref]\n"
+                  "                 [--input NAME=FILE.npy]... [--params FILE.npz]\n"
+                  "                 [--random-inputs[=SEED]] [--runs N] [--output-dir DIR] [--fn NAME]",
     .min_positional = 1,
     .max_positional = 1,
     .positional_names = {"MODEL"},
     .description =
-        "Runs @main of MODEL (or --fn NAME) on the reference executor, which computes\n"
-        "every op with plain C loops, and prints each output's type, min, max, mean and\n"
-        "first values, and the run time.\n"
+        "Runs @main of MODEL (or --fn NAME) and prints each output's type, min, max, mean\n"
+        "and first values, and the run time.\n"
+        "\n"
+        "By default (or with --executor ref) the reference executor runs it, computing\n"
+        "every op with plain C loops. --target builds it for the graph executor instead:\n"
+        "an execution plan of host kernels and region calls over buffers shared by\n"
+        "liveness; host compiles the host part with LLVM, ref runs each op's reference\n"
+        "kernel (bit for bit what the reference executor computes). Partitioned regions\n"
+        "run in their runtime modules. --threads sets the kernels' threads, --stats shows\n"
+        "the storage plan, --profile each step's time and GFLOP/s. --runs N repeats the\n"
+        "run (with either executor) and reports the minimum, median and maximum time.\n"
+        "\n"
+        "--target opencl (or a plugin's target, see --plugin in byocl --help) partitions\n"
+        "@main first: the calls the target supports become regions that run in its runtime\n"
+        "module, and LLVM compiles the rest for the host. --device picks the OpenCL device\n"
+        "(default: $BYOCL_OPENCL_DEVICE, else the first GPU, else the first device);\n"
+        "--fallback host runs the regions the target cannot compile (no OpenCL driver, a\n"
+        "program that does not build) on the host, with a warning, instead of failing.\n"
+        "With --profile, regions on OpenCL also show each kernel's time (OpenCL events),\n"
+        "their transfers, and the host side of the calls. See docs/opencl-runtime.md.\n"
         "\n"
         "Every parameter must be bound: by --input (an .npy of the parameter's dtype and\n"
         "shape), by name from --params, or by --random-inputs, which fills each parameter\n"
@@ -299,6 +528,10 @@ const cli_command cli_cmd_run = {
     .options = run_options,
     .examples = "  byocl run builtin:resnet18 --random-inputs\n"
                 "  byocl run builtin:seed --random-inputs=7 --output-dir out\n"
-                "  byocl run model.relay --params model.npz --input data=image.npy\n",
+                "  byocl run model.relay --params model.npz --input data=image.npy\n"
+                "  byocl run builtin:resnet18 --random-inputs --target ref --stats --profile\n"
+                "  byocl run builtin:resnet18 --random-inputs --target host --threads 2 --runs 10\n"
+                "  byocl run builtin:resnet18 --random-inputs --target opencl --profile --runs 10\n"
+                "  byocl --plugin ./libexample_target.so run model.relay --target example\n",
     .run = run_run,
 };

@@ -9,6 +9,7 @@
 #include "byocl/models.h"
 #include "byocl/passes.h"
 #include "file_util.h"
+#include "onnx/onnx_frontend.h"
 
 #define BUILTIN_PREFIX "builtin:"
 #define META_PREFIX "relay.Constant."
@@ -101,22 +102,31 @@ static byocl_status bind_by_name(byocl_module *m, const byocl_params *params, co
 byocl_status byocl_load_model(const char *spec, const byocl_params *params,
                               byocl_module **out, byocl_error *err)
 {
+    byocl_load_options opt = {.params = params};
+    return byocl_load_model_opts(spec, &opt, out, err);
+}
+
+byocl_status byocl_load_model_opts(const char *spec, const byocl_load_options *opt,
+                                   byocl_module **out, byocl_error *err)
+{
     if (!out)
         return byocl_error_set(err, BYOCL_ERR_INVALID, "byocl_load_model: out is NULL");
     *out = NULL;
     if (!spec || !*spec)
         return byocl_error_set(err, BYOCL_ERR_INVALID, "no model given");
+    const byocl_params *params = opt ? opt->params : NULL;
+    bool is_onnx = has_suffix_nocase(spec, ".onnx");
+    if (opt && opt->n_shapes > 0 && !is_onnx)
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "%s: input shapes (--shape) apply to ONNX models only", spec);
 
     byocl_module *m = NULL;
     byocl_status st;
     bool is_text = false;
     if (strncmp(spec, BUILTIN_PREFIX, strlen(BUILTIN_PREFIX)) == 0) {
         st = byocl_builtin_build(spec + strlen(BUILTIN_PREFIX), &m, err);
-    } else if (has_suffix_nocase(spec, ".onnx")) {
-        st = byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
-                             "ONNX import is not available yet: cannot load %s (convert it to "
-                             "Relay text, or use a builtin: model)",
-                             spec);
+    } else if (is_onnx) {
+        st = byocl_onnx_import(spec, opt, &m, err); /* binds `params` itself, by ONNX name */
     } else {
         is_text = true;
         st = byocl_text_parse_file(spec, params, &m, err);
@@ -126,7 +136,7 @@ byocl_status byocl_load_model(const char *spec, const byocl_params *params,
         return st;
     }
 
-    st = bind_by_name(m, params, spec, is_text, err);
+    st = is_onnx ? BYOCL_OK : bind_by_name(m, params, spec, is_text, err);
     if (st == BYOCL_OK) {
         st = byocl_infer_types(m, err);
         if (st == BYOCL_OK)

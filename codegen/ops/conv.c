@@ -7,13 +7,10 @@
 
 /* Everything the relation and the kernel need to know about one conv2d call. */
 typedef struct conv_geom {
-    nn_window win;          /* kernel[] taken from the weight */
+    nn_slide data;          /* data under the window; kernel[] is the weight's (H, W) */
     int64_t groups;
-    int64_t batch, in_ch;   /* N, C */
-    int64_t in_hw[2];       /* H, W */
     int64_t out_ch;         /* O */
     int64_t group_in_ch;    /* I: input channels per group */
-    int64_t out_hw[2];
 } conv_geom;
 
 static byocl_status conv_groups(const byocl_attrs *attrs, int64_t *groups, byocl_error *err)
@@ -29,39 +26,30 @@ static byocl_status conv_groups(const byocl_attrs *attrs, int64_t *groups, byocl
 static byocl_status conv_geometry(const byocl_attrs *attrs, const byocl_shape *data,
                                   const byocl_shape *weight, conv_geom *g, byocl_error *err)
 {
-    char buf[160];
-    if (data->rank != 4)
-        return byocl_error_set(err, BYOCL_ERR_TYPE, "data must be 4-D (NCHW), got shape %s",
-                               byocl_shape_str(data, buf, sizeof buf));
-    if (weight->rank != 4)
-        return byocl_error_set(err, BYOCL_ERR_TYPE, "weight must be 4-D (OIHW), got shape %s",
-                               byocl_shape_str(weight, buf, sizeof buf));
-    byocl_status st = nn_window_read(attrs, "kernel_size", &g->win, err);
+    byocl_status st = nn_slide_read(attrs, "kernel_size", data, &g->data, err);
+    if (st == BYOCL_OK)
+        st = nn_shape_4d(weight, "weight", "OIHW", err);
+    if (st == BYOCL_OK)
+        st = conv_groups(attrs, &g->groups, err);
     if (st != BYOCL_OK)
         return st;
-    st = conv_groups(attrs, &g->groups, err);
-    if (st != BYOCL_OK)
-        return st;
-    g->batch = data->dims[0];
-    g->in_ch = data->dims[1];
-    g->in_hw[0] = data->dims[2];
-    g->in_hw[1] = data->dims[3];
+    int64_t in_ch = g->data.channels;
     g->out_ch = weight->dims[0];
     g->group_in_ch = weight->dims[1];
     long long groups = (long long)g->groups;
-    if (g->in_ch % g->groups != 0)
+    if (in_ch % g->groups != 0)
         return byocl_error_set(err, BYOCL_ERR_TYPE,
                                "data has %lld channels, which groups=%lld does not divide",
-                               (long long)g->in_ch, groups);
+                               (long long)in_ch, groups);
     if (g->out_ch % g->groups != 0)
         return byocl_error_set(err, BYOCL_ERR_TYPE,
                                "weight has %lld output channels, which groups=%lld does not divide",
                                (long long)g->out_ch, groups);
-    if (g->group_in_ch != g->in_ch / g->groups)
+    if (g->group_in_ch != in_ch / g->groups)
         return byocl_error_set(err, BYOCL_ERR_TYPE,
                                "weight has %lld input channels per group but data has %lld "
                                "channels with groups=%lld",
-                               (long long)g->group_in_ch, (long long)g->in_ch, groups);
+                               (long long)g->group_in_ch, (long long)in_ch, groups);
     bool given = false;
     int64_t channels = 0;
     st = nn_attr_optional_positive(attrs, "channels", &given, &channels, err);
@@ -72,40 +60,30 @@ static byocl_status conv_geometry(const byocl_attrs *attrs, const byocl_shape *d
                                "channels=%lld but weight has %lld output channels",
                                (long long)channels, (long long)g->out_ch);
     /* nn_window_read left kernel[] zero when kernel_size is None. */
-    if (g->win.kernel[0] != 0 &&
-        (g->win.kernel[0] != weight->dims[2] || g->win.kernel[1] != weight->dims[3]))
+    nn_window *win = &g->data.win;
+    if (win->kernel[0] != 0 &&
+        (win->kernel[0] != weight->dims[2] || win->kernel[1] != weight->dims[3]))
         return byocl_error_set(err, BYOCL_ERR_TYPE,
                                "kernel_size=[%lld, %lld] but weight has a %lldx%lld kernel",
-                               (long long)g->win.kernel[0], (long long)g->win.kernel[1],
+                               (long long)win->kernel[0], (long long)win->kernel[1],
                                (long long)weight->dims[2], (long long)weight->dims[3]);
-    g->win.kernel[0] = weight->dims[2];
-    g->win.kernel[1] = weight->dims[3];
-    return nn_window_out_size(&g->win, g->in_hw, "kernel", g->out_hw, err);
-}
-
-static byocl_shape conv_out_shape(const conv_geom *g)
-{
-    int64_t dims[4] = {g->batch, g->out_ch, g->out_hw[0], g->out_hw[1]};
-    return byocl_shape_make(4, dims);
+    win->kernel[0] = weight->dims[2];
+    win->kernel[1] = weight->dims[3];
+    return nn_window_out_size(win, g->data.in_hw, "kernel", g->data.out_hw, err);
 }
 
 static byocl_status conv2d_check(byocl_module *m, byocl_attrs *attrs, byocl_error *err)
 {
-    byocl_status st = nn_window_normalize(m, attrs, "kernel_size", err);
-    if (st != BYOCL_OK)
-        return st;
     bool given = false;
     int64_t groups = 0, channels = 0;
     byocl_dtype dtype;
-    st = conv_groups(attrs, &groups, err);
+    byocl_status st = nn_window_check(m, attrs, "kernel_size", "data_layout", err);
+    if (st == BYOCL_OK)
+        st = conv_groups(attrs, &groups, err);
     if (st == BYOCL_OK)
         st = nn_attr_optional_positive(attrs, "channels", &given, &channels, err);
     if (st == BYOCL_OK)
-        st = nn_attr_layout(attrs, "data_layout", "NCHW", false, err);
-    if (st == BYOCL_OK)
         st = nn_attr_layout(attrs, "kernel_layout", "OIHW", false, err);
-    if (st == BYOCL_OK)
-        st = nn_attr_layout(attrs, "out_layout", "NCHW", true, err);
     if (st == BYOCL_OK)
         st = nn_attr_out_dtype(attrs, BYOCL_FLOAT32, &dtype, err);
     return st;
@@ -127,7 +105,7 @@ static byocl_status conv2d_infer(const byocl_infer_ctx *ctx, byocl_type *out, by
         st = nn_attr_out_dtype(ctx->attrs, data->dtype, &out_dtype, err);
     if (st != BYOCL_OK)
         return st;
-    byocl_shape shape = conv_out_shape(&g);
+    byocl_shape shape = nn_slide_out_shape(&g.data, g.out_ch);
     *out = byocl_type_tensor(out_dtype, 4, shape.dims);
     return BYOCL_OK;
 }
@@ -138,11 +116,11 @@ static byocl_status conv2d_infer(const byocl_infer_ctx *ctx, byocl_type *out, by
 static void conv_accumulate_plane(const conv_geom *g, const double *x, const double *w,
                                   double *acc)
 {
-    const nn_window *win = &g->win;
-    int64_t in_w = g->in_hw[1], out_w = g->out_hw[1];
+    const nn_window *win = &g->data.win;
+    int64_t in_w = g->data.in_hw[1], out_w = g->data.out_hw[1];
     for (int64_t kh = 0; kh < win->kernel[0]; kh++) {
         int64_t off_h = kh * win->dilation[0] - win->pad[0], oy_lo, oy_hi;
-        nn_valid_range(g->out_hw[0], g->in_hw[0], win->stride[0], off_h, &oy_lo, &oy_hi);
+        nn_valid_range(g->data.out_hw[0], g->data.in_hw[0], win->stride[0], off_h, &oy_lo, &oy_hi);
         for (int64_t kw = 0; kw < win->kernel[1]; kw++) {
             int64_t off_w = kw * win->dilation[1] - win->pad[1], ox_lo, ox_hi;
             nn_valid_range(out_w, in_w, win->stride[1], off_w, &ox_lo, &ox_hi);
@@ -167,14 +145,15 @@ static byocl_status conv2d_ref(const byocl_attrs *attrs, const byocl_tensor *con
         st = conv_geometry(attrs, byocl_tensor_shape(in[0]), byocl_tensor_shape(in[1]), &g, err);
     byocl_shape want;
     if (st == BYOCL_OK) {
-        want = conv_out_shape(&g);
+        want = nn_slide_out_shape(&g.data, g.out_ch);
         st = nn_ref_out_shape(op, out[0], &want, err);
     }
     if (st != BYOCL_OK)
         return st;
 
-    int64_t in_plane = g.in_hw[0] * g.in_hw[1], out_plane = g.out_hw[0] * g.out_hw[1];
-    int64_t taps = g.win.kernel[0] * g.win.kernel[1];
+    int64_t in_plane = g.data.in_hw[0] * g.data.in_hw[1];
+    int64_t out_plane = g.data.out_hw[0] * g.data.out_hw[1];
+    int64_t taps = g.data.win.kernel[0] * g.data.win.kernel[1];
     double *x = nn_to_doubles(in[0], err);
     double *w = x ? nn_to_doubles(in[1], err) : NULL;
     double *acc = w ? malloc((size_t)(out_plane > 0 ? out_plane : 1) * sizeof *acc) : NULL;
@@ -184,12 +163,12 @@ static byocl_status conv2d_ref(const byocl_attrs *attrs, const byocl_tensor *con
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "%s: out of memory", op);
     }
     int64_t out_per_group = g.out_ch / g.groups;
-    for (int64_t n = 0; n < g.batch; n++) {
+    for (int64_t n = 0; n < g.data.batch; n++) {
         for (int64_t oc = 0; oc < g.out_ch; oc++) {
             int64_t first_ic = (oc / out_per_group) * g.group_in_ch;
             memset(acc, 0, (size_t)out_plane * sizeof *acc);
             for (int64_t i = 0; i < g.group_in_ch; i++)
-                conv_accumulate_plane(&g, x + (n * g.in_ch + first_ic + i) * in_plane,
+                conv_accumulate_plane(&g, x + (n * g.data.channels + first_ic + i) * in_plane,
                                       w + (oc * g.group_in_ch + i) * taps, acc);
             int64_t base = (n * g.out_ch + oc) * out_plane;
             for (int64_t k = 0; k < out_plane; k++)

@@ -32,6 +32,25 @@ static byocl_status axis_view_of(const byocl_shape *s, int64_t axis, axis_view *
     return BYOCL_OK;
 }
 
+/* Argument 0 as a tensor and its `axis` attribute (default `default_axis`) normalized. */
+static byocl_status data_and_axis(const byocl_infer_ctx *ctx, int64_t default_axis,
+                                  const byocl_type **data, int *axis, byocl_error *err)
+{
+    byocl_status st = nn_tensor_arg(ctx, 0, "data", -1, NULL, data, err);
+    if (st == BYOCL_OK)
+        st = nn_axis(byocl_attrs_get_int(ctx->attrs, "axis", default_axis), (*data)->shape.rank,
+                     axis, err);
+    return st;
+}
+
+/* Element i of src becomes element i of dst, whatever their shapes. */
+static void copy_values(const byocl_tensor *src, byocl_tensor *dst)
+{
+    int64_t n = byocl_tensor_numel(src);
+    for (int64_t i = 0; i < n; i++)
+        byocl_tensor_set(dst, i, byocl_tensor_get(src, i));
+}
+
 /* The result has data's type (relu, leaky_relu). */
 static byocl_status same_as_data_infer(const byocl_infer_ctx *ctx, byocl_type *out,
                                        byocl_error *err)
@@ -159,9 +178,7 @@ static byocl_status batch_norm_infer(const byocl_infer_ctx *ctx, byocl_type *out
 {
     const byocl_type *data = NULL;
     int axis = 0;
-    byocl_status st = nn_tensor_arg(ctx, 0, "data", -1, NULL, &data, err);
-    if (st == BYOCL_OK)
-        st = nn_axis(byocl_attrs_get_int(ctx->attrs, "axis", 1), data->shape.rank, &axis, err);
+    byocl_status st = data_and_axis(ctx, 1, &data, &axis, err);
     for (int k = 1; k < 5 && st == BYOCL_OK; k++)
         st = nn_channel_vector(ctx, k, batch_norm_args[k], data, axis, err);
     if (st != BYOCL_OK)
@@ -198,12 +215,9 @@ static byocl_status copy_tensor(const char *op, const byocl_tensor *src, byocl_t
                                 byocl_error *err)
 {
     byocl_status st = nn_ref_out_shape(op, dst, byocl_tensor_shape(src), err);
-    if (st != BYOCL_OK)
-        return st;
-    int64_t n = byocl_tensor_numel(src);
-    for (int64_t i = 0; i < n; i++)
-        byocl_tensor_set(dst, i, byocl_tensor_get(src, i));
-    return BYOCL_OK;
+    if (st == BYOCL_OK)
+        copy_values(src, dst);
+    return st;
 }
 
 static byocl_status batch_norm_ref(const byocl_attrs *attrs, const byocl_tensor *const *in,
@@ -248,9 +262,7 @@ static byocl_status bias_add_infer(const byocl_infer_ctx *ctx, byocl_type *out,
 {
     const byocl_type *data = NULL;
     int axis = 0;
-    byocl_status st = nn_tensor_arg(ctx, 0, "data", -1, NULL, &data, err);
-    if (st == BYOCL_OK)
-        st = nn_axis(byocl_attrs_get_int(ctx->attrs, "axis", 1), data->shape.rank, &axis, err);
+    byocl_status st = data_and_axis(ctx, 1, &data, &axis, err);
     if (st == BYOCL_OK)
         st = nn_channel_vector(ctx, 1, "bias", data, axis, err);
     if (st == BYOCL_OK)
@@ -402,13 +414,10 @@ static byocl_status batch_flatten_ref(const byocl_attrs *attrs, const byocl_tens
         st = batch_flatten_shape(byocl_tensor_shape(in[0]), &want, err);
     if (st == BYOCL_OK)
         st = nn_ref_out_shape(op, out[0], &want, err);
-    if (st != BYOCL_OK)
-        return st;
     /* C order is unchanged: element i stays element i. */
-    int64_t n = byocl_tensor_numel(in[0]);
-    for (int64_t i = 0; i < n; i++)
-        byocl_tensor_set(out[0], i, byocl_tensor_get(in[0], i));
-    return BYOCL_OK;
+    if (st == BYOCL_OK)
+        copy_values(in[0], out[0]);
+    return st;
 }
 
 /* ------------------------------------------------------------------- table */

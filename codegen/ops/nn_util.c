@@ -156,6 +156,15 @@ byocl_status nn_attr_optional_positive(const byocl_attrs *attrs, const char *key
     return BYOCL_OK;
 }
 
+byocl_status nn_attr_nchw_layouts(const byocl_attrs *attrs, const char *layout_key,
+                                  byocl_error *err)
+{
+    byocl_status st = nn_attr_layout(attrs, layout_key, "NCHW", false, err);
+    if (st == BYOCL_OK)
+        st = nn_attr_layout(attrs, "out_layout", "NCHW", true, err);
+    return st;
+}
+
 /* --------------------------------------------------------- sliding windows */
 
 static bool attr_is_null(const byocl_attrs *attrs, const char *key)
@@ -179,8 +188,8 @@ byocl_status nn_window_read(const byocl_attrs *attrs, const char *kernel_key, nn
     return st;
 }
 
-byocl_status nn_window_normalize(byocl_module *m, byocl_attrs *attrs, const char *kernel_key,
-                                 byocl_error *err)
+byocl_status nn_window_check(byocl_module *m, byocl_attrs *attrs, const char *kernel_key,
+                             const char *layout_key, byocl_error *err)
 {
     nn_window w;
     byocl_status st = nn_window_read(attrs, kernel_key, &w, err);
@@ -192,6 +201,8 @@ byocl_status nn_window_normalize(byocl_module *m, byocl_attrs *attrs, const char
         st = nn_attr_store_ints(m, attrs, "padding", w.pad, 4, err);
     if (st == BYOCL_OK && kernel_key && !attr_is_null(attrs, kernel_key))
         st = nn_attr_store_ints(m, attrs, kernel_key, w.kernel, 2, err);
+    if (st == BYOCL_OK)
+        st = nn_attr_nchw_layouts(attrs, layout_key, err);
     return st;
 }
 
@@ -246,6 +257,38 @@ void nn_valid_range(int64_t out_len, int64_t in_len, int64_t stride, int64_t off
         end = first;
     *lo = first;
     *hi = end;
+}
+
+byocl_status nn_shape_4d(const byocl_shape *shape, const char *what, const char *layout,
+                         byocl_error *err)
+{
+    if (shape->rank == 4)
+        return BYOCL_OK;
+    char buf[160];
+    return byocl_error_set(err, BYOCL_ERR_TYPE, "%s must be 4-D (%s), got shape %s", what, layout,
+                           byocl_shape_str(shape, buf, sizeof buf));
+}
+
+byocl_status nn_slide_read(const byocl_attrs *attrs, const char *kernel_key,
+                           const byocl_shape *data, nn_slide *s, byocl_error *err)
+{
+    byocl_status st = nn_shape_4d(data, "data", "NCHW", err);
+    if (st == BYOCL_OK)
+        st = nn_window_read(attrs, kernel_key, &s->win, err);
+    if (st != BYOCL_OK)
+        return st;
+    s->batch = data->dims[0];
+    s->channels = data->dims[1];
+    s->in_hw[0] = data->dims[2];
+    s->in_hw[1] = data->dims[3];
+    s->out_hw[0] = s->out_hw[1] = 0;
+    return BYOCL_OK;
+}
+
+byocl_shape nn_slide_out_shape(const nn_slide *s, int64_t channels)
+{
+    int64_t dims[4] = {s->batch, channels, s->out_hw[0], s->out_hw[1]};
+    return byocl_shape_make(4, dims);
 }
 
 /* ---------------------------------------------------------- type relations */

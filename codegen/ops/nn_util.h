@@ -45,6 +45,10 @@ byocl_status nn_attr_out_dtype(const byocl_attrs *attrs, byocl_dtype fallback,
 /* A nullable INT attribute that, when given, must be >= 1. *given tells whether it was. */
 byocl_status nn_attr_optional_positive(const byocl_attrs *attrs, const char *key,
                                        bool *given, int64_t *value, byocl_error *err);
+/* The data layout attribute `layout_key` ("data_layout", "layout") must be NCHW and
+ * out_layout NCHW or empty. */
+byocl_status nn_attr_nchw_layouts(const byocl_attrs *attrs, const char *layout_key,
+                                  byocl_error *err);
 
 /* --------------------------------------------------------- sliding windows */
 
@@ -63,9 +67,10 @@ typedef struct nn_window {
 byocl_status nn_window_read(const byocl_attrs *attrs, const char *kernel_key, nn_window *w,
                             byocl_error *err);
 /* check_attrs step shared by conv2d and the pools: strides, dilation (and `kernel_key`,
- * unless NULL or None) become two values, padding four; all validated. */
-byocl_status nn_window_normalize(byocl_module *m, byocl_attrs *attrs, const char *kernel_key,
-                                 byocl_error *err);
+ * unless NULL or None) become two values, padding four; all validated; then the layouts
+ * (nn_attr_nchw_layouts with `layout_key`). */
+byocl_status nn_window_check(byocl_module *m, byocl_attrs *attrs, const char *kernel_key,
+                             const char *layout_key, byocl_error *err);
 /* Output height and width of the window over an input of in_hw. With ceil_mode the last
  * window may hang over the bottom/right padding but must start inside the input or the
  * top/left padding. An empty output is an error naming the dimension; `kernel_name` is
@@ -75,6 +80,25 @@ byocl_status nn_window_out_size(const nn_window *w, const int64_t in_hw[2],
 /* Outputs o in [*lo, *hi) are those for which o * stride + offset lies in [0, in_len). */
 void nn_valid_range(int64_t out_len, int64_t in_len, int64_t stride, int64_t offset,
                     int64_t *lo, int64_t *hi);
+
+/* NCHW data under a sliding window: what conv2d and the pools know about a call. */
+typedef struct nn_slide {
+    nn_window win;
+    int64_t batch, channels; /* N, C */
+    int64_t in_hw[2];        /* H, W */
+    int64_t out_hw[2];       /* from nn_window_out_size */
+} nn_slide;
+
+/* Kernels check what they are given: `shape` must be 4-D, else "weight must be 4-D (OIHW),
+ * got shape (4, 3, 3)" with `what` and `layout`. */
+byocl_status nn_shape_4d(const byocl_shape *shape, const char *what, const char *layout,
+                         byocl_error *err);
+/* 4-D (NCHW) `data` and the window attributes (nn_window_read with `kernel_key`) into *s;
+ * out_hw is left for nn_window_out_size, once the window size is known. */
+byocl_status nn_slide_read(const byocl_attrs *attrs, const char *kernel_key,
+                           const byocl_shape *data, nn_slide *s, byocl_error *err);
+/* (N, `channels`, out H, out W). */
+byocl_shape nn_slide_out_shape(const nn_slide *s, int64_t channels);
 
 /* ---------------------------------------------------------- type relations */
 

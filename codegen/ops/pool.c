@@ -6,38 +6,27 @@
 
 typedef enum pool_kind { POOL_MAX, POOL_AVG } pool_kind;
 
-typedef struct pool_geom {
-    nn_window win;
-    int64_t batch, channels;
-    int64_t in_hw[2], out_hw[2];
-} pool_geom;
+/* How a pool places its windows over 4-D data: nn.max_pool2d and nn.avg_pool2d read the
+ * window attributes; the global pool has one window covering the whole image. */
+typedef byocl_status (*pool_geometry_fn)(const byocl_attrs *attrs, const byocl_shape *data,
+                                         nn_slide *g, byocl_error *err);
 
-static byocl_status pool_geometry(const byocl_attrs *attrs, const byocl_shape *data,
-                                  pool_geom *g, byocl_error *err)
+static byocl_status window_geometry(const byocl_attrs *attrs, const byocl_shape *data,
+                                    nn_slide *g, byocl_error *err)
 {
-    char buf[160];
-    if (data->rank != 4)
-        return byocl_error_set(err, BYOCL_ERR_TYPE, "data must be 4-D (NCHW), got shape %s",
-                               byocl_shape_str(data, buf, sizeof buf));
-    byocl_status st = nn_window_read(attrs, "pool_size", &g->win, err);
-    if (st != BYOCL_OK)
-        return st;
-    g->batch = data->dims[0];
-    g->channels = data->dims[1];
-    g->in_hw[0] = data->dims[2];
-    g->in_hw[1] = data->dims[3];
-    return nn_window_out_size(&g->win, g->in_hw, "pool window", g->out_hw, err);
+    byocl_status st = nn_slide_read(attrs, "pool_size", data, g, err);
+    if (st == BYOCL_OK)
+        st = nn_window_out_size(&g->win, g->in_hw, "pool window", g->out_hw, err);
+    return st;
 }
 
-/* The global pool is a pool whose one window covers the whole image. */
-static byocl_status global_pool_geometry(const byocl_shape *data, pool_geom *g,
-                                         byocl_error *err)
+static byocl_status global_geometry(const byocl_attrs *attrs, const byocl_shape *data,
+                                    nn_slide *g, byocl_error *err)
 {
-    char buf[160];
-    if (data->rank != 4)
-        return byocl_error_set(err, BYOCL_ERR_TYPE, "data must be 4-D (NCHW), got shape %s",
-                               byocl_shape_str(data, buf, sizeof buf));
-    *g = (pool_geom){
+    byocl_status st = nn_shape_4d(data, "data", "NCHW", err);
+    if (st != BYOCL_OK)
+        return st;
+    *g = (nn_slide){
         .win = {.kernel = {data->dims[2], data->dims[3]}, .stride = {1, 1}, .dilation = {1, 1}},
         .batch = data->dims[0],
         .channels = data->dims[1],
@@ -47,67 +36,47 @@ static byocl_status global_pool_geometry(const byocl_shape *data, pool_geom *g,
     return BYOCL_OK;
 }
 
-static byocl_shape pool_out_shape(const pool_geom *g)
-{
-    int64_t dims[4] = {g->batch, g->channels, g->out_hw[0], g->out_hw[1]};
-    return byocl_shape_make(4, dims);
-}
-
-static byocl_status pool_layouts(const byocl_attrs *attrs, byocl_error *err)
-{
-    byocl_status st = nn_attr_layout(attrs, "layout", "NCHW", false, err);
-    if (st == BYOCL_OK)
-        st = nn_attr_layout(attrs, "out_layout", "NCHW", true, err);
-    return st;
-}
-
 static byocl_status pool2d_check(byocl_module *m, byocl_attrs *attrs, byocl_error *err)
 {
-    byocl_status st = nn_window_normalize(m, attrs, "pool_size", err);
-    if (st == BYOCL_OK)
-        st = pool_layouts(attrs, err);
-    return st;
+    return nn_window_check(m, attrs, "pool_size", "layout", err);
 }
 
 static byocl_status global_pool_check(byocl_module *m, byocl_attrs *attrs, byocl_error *err)
 {
-    return pool_layouts(attrs, err);
+    return nn_attr_nchw_layouts(attrs, "layout", err);
+}
+
+static byocl_status pool_infer(const byocl_infer_ctx *ctx, pool_geometry_fn geometry,
+                               byocl_type *out, byocl_error *err)
+{
+    const byocl_type *data = NULL;
+    nn_slide g;
+    byocl_status st = nn_tensor_arg(ctx, 0, "data", 4, "NCHW", &data, err);
+    if (st == BYOCL_OK)
+        st = geometry(ctx->attrs, &data->shape, &g, err);
+    if (st != BYOCL_OK)
+        return st;
+    byocl_shape shape = nn_slide_out_shape(&g, g.channels);
+    *out = byocl_type_tensor(data->dtype, 4, shape.dims);
+    return BYOCL_OK;
 }
 
 static byocl_status pool2d_infer(const byocl_infer_ctx *ctx, byocl_type *out, byocl_error *err)
 {
-    const byocl_type *data = NULL;
-    pool_geom g;
-    byocl_status st = nn_tensor_arg(ctx, 0, "data", 4, "NCHW", &data, err);
-    if (st == BYOCL_OK)
-        st = pool_geometry(ctx->attrs, &data->shape, &g, err);
-    if (st != BYOCL_OK)
-        return st;
-    byocl_shape shape = pool_out_shape(&g);
-    *out = byocl_type_tensor(data->dtype, 4, shape.dims);
-    return BYOCL_OK;
+    return pool_infer(ctx, window_geometry, out, err);
 }
 
 static byocl_status global_pool_infer(const byocl_infer_ctx *ctx, byocl_type *out,
                                       byocl_error *err)
 {
-    const byocl_type *data = NULL;
-    pool_geom g;
-    byocl_status st = nn_tensor_arg(ctx, 0, "data", 4, "NCHW", &data, err);
-    if (st == BYOCL_OK)
-        st = global_pool_geometry(&data->shape, &g, err);
-    if (st != BYOCL_OK)
-        return st;
-    byocl_shape shape = pool_out_shape(&g);
-    *out = byocl_type_tensor(data->dtype, 4, shape.dims);
-    return BYOCL_OK;
+    return pool_infer(ctx, global_geometry, out, err);
 }
 
 /* One output cell. Padding cells never enter a max; an average divides by the input
  * cells it covered, or with `include_pad` by every cell inside the padded image (not the
  * extra cells ceil_mode hangs past it). A window with no cell to use gives the dtype's
  * lowest value (max) or 0 (average). */
-static double pool_cell(pool_kind kind, bool include_pad, const pool_geom *g,
+static double pool_cell(pool_kind kind, bool include_pad, const nn_slide *g,
                         const double *plane, int64_t oy, int64_t ox, double lowest)
 {
     const nn_window *w = &g->win;
@@ -136,69 +105,59 @@ static double pool_cell(pool_kind kind, bool include_pad, const pool_geom *g,
     return divisor > 0 ? sum / (double)divisor : 0.0;
 }
 
-static byocl_status pool_run(const char *op, pool_kind kind, bool include_pad,
-                             const pool_geom *g, const byocl_tensor *in, byocl_tensor *out,
-                             byocl_error *err)
+/* Kernel of every pool: checks the call, then computes each output cell. */
+static byocl_status pool_ref(const char *op, pool_kind kind, pool_geometry_fn geometry,
+                             const byocl_attrs *attrs, const byocl_tensor *const *in, int n_in,
+                             byocl_tensor *const *out, int n_out, byocl_error *err)
 {
-    byocl_shape want = pool_out_shape(g);
-    byocl_status st = nn_ref_out_shape(op, out, &want, err);
-    if (st != BYOCL_OK)
-        return st;
-    double *x = nn_to_doubles(in, err);
-    if (!x)
-        return BYOCL_ERR_NOMEM;
-    double lowest = nn_dtype_lowest(byocl_tensor_dtype(in));
-    int64_t in_plane = g->in_hw[0] * g->in_hw[1];
-    int64_t i = 0;
-    for (int64_t p = 0; p < g->batch * g->channels; p++)
-        for (int64_t oy = 0; oy < g->out_hw[0]; oy++)
-            for (int64_t ox = 0; ox < g->out_hw[1]; ox++)
-                byocl_tensor_set(out, i++,
-                                 pool_cell(kind, include_pad, g, x + p * in_plane, oy, ox, lowest));
-    free(x);
-    return BYOCL_OK;
-}
-
-static byocl_status pool2d_ref(const char *op, pool_kind kind, const byocl_attrs *attrs,
-                               const byocl_tensor *const *in, int n_in, byocl_tensor *const *out,
-                               int n_out, byocl_error *err)
-{
-    pool_geom g;
+    nn_slide g;
+    byocl_shape want;
     byocl_status st = nn_ref_args(op, in, n_in, 1, out, n_out, 1, err);
     if (st == BYOCL_OK)
-        st = pool_geometry(attrs, byocl_tensor_shape(in[0]), &g, err);
+        st = geometry(attrs, byocl_tensor_shape(in[0]), &g, err);
+    if (st == BYOCL_OK) {
+        want = nn_slide_out_shape(&g, g.channels);
+        st = nn_ref_out_shape(op, out[0], &want, err);
+    }
     if (st != BYOCL_OK)
         return st;
+    double *x = nn_to_doubles(in[0], err);
+    if (!x)
+        return BYOCL_ERR_NOMEM;
     bool include_pad = byocl_attrs_get_bool(attrs, "count_include_pad", false);
-    return pool_run(op, kind, include_pad, &g, in[0], out[0], err);
+    double lowest = nn_dtype_lowest(byocl_tensor_dtype(in[0]));
+    int64_t i = 0;
+    for (int64_t p = 0; p < g.batch * g.channels; p++) {
+        const double *plane = x + p * g.in_hw[0] * g.in_hw[1];
+        for (int64_t oy = 0; oy < g.out_hw[0]; oy++)
+            for (int64_t ox = 0; ox < g.out_hw[1]; ox++)
+                byocl_tensor_set(out[0], i++,
+                                 pool_cell(kind, include_pad, &g, plane, oy, ox, lowest));
+    }
+    free(x);
+    return BYOCL_OK;
 }
 
 static byocl_status max_pool2d_ref(const byocl_attrs *attrs, const byocl_tensor *const *in,
                                    int n_in, byocl_tensor *const *out, int n_out,
                                    byocl_error *err)
 {
-    return pool2d_ref("nn.max_pool2d", POOL_MAX, attrs, in, n_in, out, n_out, err);
+    return pool_ref("nn.max_pool2d", POOL_MAX, window_geometry, attrs, in, n_in, out, n_out, err);
 }
 
 static byocl_status avg_pool2d_ref(const byocl_attrs *attrs, const byocl_tensor *const *in,
                                    int n_in, byocl_tensor *const *out, int n_out,
                                    byocl_error *err)
 {
-    return pool2d_ref("nn.avg_pool2d", POOL_AVG, attrs, in, n_in, out, n_out, err);
+    return pool_ref("nn.avg_pool2d", POOL_AVG, window_geometry, attrs, in, n_in, out, n_out, err);
 }
 
 static byocl_status global_avg_pool2d_ref(const byocl_attrs *attrs,
                                           const byocl_tensor *const *in, int n_in,
                                           byocl_tensor *const *out, int n_out, byocl_error *err)
 {
-    static const char op[] = "nn.global_avg_pool2d";
-    pool_geom g;
-    byocl_status st = nn_ref_args(op, in, n_in, 1, out, n_out, 1, err);
-    if (st == BYOCL_OK)
-        st = global_pool_geometry(byocl_tensor_shape(in[0]), &g, err);
-    if (st != BYOCL_OK)
-        return st;
-    return pool_run(op, POOL_AVG, false, &g, in[0], out[0], err);
+    return pool_ref("nn.global_avg_pool2d", POOL_AVG, global_geometry, attrs, in, n_in, out,
+                    n_out, err);
 }
 
 #define POOL_WINDOW_ATTRS                                                                   \

@@ -34,73 +34,72 @@ static byocl_status infer_call_global(const byocl_module *m, const byocl_functio
     return BYOCL_OK;
 }
 
-static byocl_status infer_node(byocl_module *m, byocl_function *fn, int id, byocl_error *err)
+/* The type of node n of fn given its arguments' types (all inferred). */
+static byocl_status node_type(byocl_module *m, const byocl_function *fn, const byocl_node *n,
+                              const byocl_type *const *arg_types, const byocl_type **result,
+                              byocl_error *err)
 {
-    byocl_node *n = &fn->nodes[id];
-    const byocl_type *result = NULL;
     char s[256];
-    for (int k = 0; k < n->n_args; k++)
-        if (fn->nodes[n->args[k]].type->kind == BYOCL_TYPE_NONE)
-            return byocl_error_set(err, BYOCL_ERR_TYPE, "argument %d has no type", k);
     switch (n->kind) {
     case BYOCL_NODE_VAR:
     case BYOCL_NODE_CONSTANT:
         if (n->type->kind == BYOCL_TYPE_NONE)
             return byocl_error_set(err, BYOCL_ERR_TYPE, "no type given");
+        *result = n->type;
         return BYOCL_OK;
-    case BYOCL_NODE_CALL:
-        if (n->callee) {
-            byocl_status st = infer_call_global(m, fn, n, &result, err);
-            if (st != BYOCL_OK)
-                return st;
-            break;
-        }
-        {
-            const byocl_type *stack_types[16];
-            const byocl_type **types = n->n_args <= 16
-                                           ? stack_types
-                                           : malloc(sizeof *types * (size_t)n->n_args);
-            if (!types)
-                return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
-            for (int k = 0; k < n->n_args; k++)
-                types[k] = fn->nodes[n->args[k]].type;
-            byocl_infer_ctx ctx = {.mod = m, .arg_types = types, .n_args = n->n_args,
-                                   .attrs = &n->attrs};
-            byocl_type out = byocl_type_none;
-            byocl_status st = n->op->infer(&ctx, &out, err);
-            if (types != stack_types)
-                free(types);
-            if (st != BYOCL_OK)
-                return st;
-            result = byocl_type_copy(m, &out);
-        }
-        break;
-    case BYOCL_NODE_TUPLE: {
-        const byocl_type *stack_types[16];
-        const byocl_type **types =
-            n->n_args <= 16 ? stack_types : malloc(sizeof *types * (size_t)n->n_args);
-        if (!types)
-            return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
-        for (int k = 0; k < n->n_args; k++)
-            types[k] = fn->nodes[n->args[k]].type;
-        result = byocl_module_tuple_type(m, types, n->n_args);
-        if (types != stack_types)
-            free(types);
-        break;
+    case BYOCL_NODE_CALL: {
+        if (n->callee)
+            return infer_call_global(m, fn, n, result, err);
+        byocl_infer_ctx ctx = {.mod = m, .arg_types = arg_types, .n_args = n->n_args,
+                               .attrs = &n->attrs};
+        byocl_type out = byocl_type_none;
+        byocl_status st = n->op->infer(&ctx, &out, err);
+        if (st != BYOCL_OK)
+            return st;
+        *result = byocl_type_copy(m, &out);
+        return BYOCL_OK;
     }
+    case BYOCL_NODE_TUPLE:
+        *result = byocl_module_tuple_type(m, arg_types, n->n_args);
+        return BYOCL_OK;
     case BYOCL_NODE_GETITEM: {
-        const byocl_type *t = fn->nodes[n->args[0]].type;
+        const byocl_type *t = arg_types[0];
         if (t->kind != BYOCL_TYPE_TUPLE)
-            return byocl_error_set(err, BYOCL_ERR_TYPE, "item %d taken from %s, which is not a tuple",
-                                   n->index, byocl_type_str(t, s, sizeof s));
+            return byocl_error_set(err, BYOCL_ERR_TYPE,
+                                   "item %d taken from %s, which is not a tuple", n->index,
+                                   byocl_type_str(t, s, sizeof s));
         if (n->index >= t->n_fields)
             return byocl_error_set(err, BYOCL_ERR_TYPE,
                                    "item %d taken from a tuple of %d field%s", n->index,
                                    t->n_fields, t->n_fields == 1 ? "" : "s");
-        result = t->fields[n->index];
-        break;
+        *result = t->fields[n->index];
+        return BYOCL_OK;
     }
     }
+    return byocl_error_set(err, BYOCL_ERR_INVALID, "unknown node kind %d", (int)n->kind);
+}
+
+byocl_status byocl_infer_node(byocl_module *m, byocl_function *fn, int id, byocl_error *err)
+{
+    byocl_node *n = &fn->nodes[id];
+    const byocl_type *stack_types[16];
+    const byocl_type **types = n->n_args <= 16 ? stack_types
+                                               : malloc(sizeof *types * (size_t)n->n_args);
+    if (!types)
+        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+    byocl_status st = BYOCL_OK;
+    for (int k = 0; k < n->n_args && st == BYOCL_OK; k++) {
+        types[k] = fn->nodes[n->args[k]].type;
+        if (types[k]->kind == BYOCL_TYPE_NONE)
+            st = byocl_error_set(err, BYOCL_ERR_TYPE, "argument %d has no type", k);
+    }
+    const byocl_type *result = NULL;
+    if (st == BYOCL_OK)
+        st = node_type(m, fn, n, types, &result, err);
+    if (types != stack_types)
+        free(types);
+    if (st != BYOCL_OK)
+        return st;
     if (!result)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     n->type = result;
@@ -112,7 +111,7 @@ static byocl_status infer_function(byocl_module *m, byocl_function *fn, byocl_er
     if (fn->body < 0)
         return byocl_error_set(err, BYOCL_ERR_INVALID, "@%s has no body", fn->name);
     for (int id = 0; id < fn->n_nodes; id++) {
-        byocl_status st = infer_node(m, fn, id, err);
+        byocl_status st = byocl_infer_node(m, fn, id, err);
         if (st != BYOCL_OK) {
             byocl_pass_error_at(err, fn, id);
             return st;

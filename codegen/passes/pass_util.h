@@ -11,4 +11,9 @@ void byocl_pass_error_at(byocl_error *err, const byocl_function *fn, int id);
  * order[0..n_fns); a call of a missing function or a recursive call is an error. */
 byocl_status byocl_pass_callee_order(const byocl_module *m, int *order, byocl_error *err);
 
+/* Types node `id` of `fn` from its arguments' types (which must be inferred): the step of
+ * byocl_infer_types for one node, for frontends that need shapes while they build. The
+ * error says what is wrong, without the node's location. */
+byocl_status byocl_infer_node(byocl_module *m, byocl_function *fn, int id, byocl_error *err);
+
 #endif

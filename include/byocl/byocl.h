@@ -12,6 +12,10 @@
 #include "byocl/reference.h"
 #include "byocl/models.h"
 #include "byocl/frontend.h"
+#include "byocl/target.h"
+#include "byocl/pipeline.h"
+#include "byocl/split.h"
+#include "byocl/dot.h"
 #include "byocl/version.h"
 
 #endif

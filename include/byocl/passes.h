@@ -83,6 +83,22 @@ byocl_status byocl_partition(byocl_module *m, const byocl_partition_options *opt
 byocl_status byocl_extract(const byocl_module *m, const char *region, byocl_module **out,
                            byocl_error *err);
 
+/* What a parameter of an extracted region receives in the partitioned @main: `param` is
+ * its name in the extracted @main (no '%'), `source` the value as `byocl print` shows
+ * @main: "%data", "%1 (add)", "%2 (%1.0)", "a constant Tensor[(16), float32]". The naming
+ * rule is in docs/partitioning.md. */
+typedef struct byocl_extract_input {
+    char *param;
+    char *source;
+} byocl_extract_input;
+
+/* byocl_extract, also returning one byocl_extract_input per parameter of the extracted
+ * @main (in order; free with byocl_extract_inputs_free). */
+byocl_status byocl_extract_with_inputs(const byocl_module *m, const char *region,
+                                       byocl_module **out, byocl_extract_input **inputs,
+                                       int *n_inputs, byocl_error *err);
+void byocl_extract_inputs_free(byocl_extract_input *inputs, int n);
+
 #ifdef __cplusplus
 }
 #endif

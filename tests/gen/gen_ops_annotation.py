@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Expected results of annotation.compiler_begin / compiler_end (identities that copy),
 for tests/test_ops_annotation.c. Writes tests/fixtures/ops/annotation_cases.h."""
 

@@ -7,7 +7,7 @@ kernel's loops over kernel taps). Run: /usr/bin/python3 tests/gen/gen_ops_conv.p
 
 import numpy as np
 
-from nn_fixture import Fixture, integers, uniform
+from ops_fixture import Fixture, integers, uniform
 
 
 def pad4(padding):

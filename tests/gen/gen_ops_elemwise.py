@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Expected results of byocl's elementwise ops (add ... cast), computed with numpy, for
 tests/test_ops_elemwise.c. Writes tests/fixtures/ops/elemwise_cases.h.
 

@@ -6,7 +6,7 @@ Run: /usr/bin/python3 tests/gen/gen_ops_nn.py"""
 
 import numpy as np
 
-from nn_fixture import Fixture, integers, uniform
+from ops_fixture import Fixture, integers, uniform
 
 
 def along(v, axis, rank):
@@ -58,7 +58,7 @@ def main():
         out = batch_norm(data, gamma, beta, mean, var, axis=axis,
                          **{k: v for k, v in attrs.items() if k != "axis"})
         fx.case(name, "nn.batch_norm", attrs, [data, gamma, beta, mean, var],
-                [out.astype(np.float32), mean, var], **f32)
+                [out.astype(np.float32), mean, var], tuple_result=True, **f32)
 
     bn_case("batch_norm_defaults", (2, 3, 4, 4), 1, {}, 60)
     bn_case("batch_norm_eps_center_off", (1, 4, 3, 3), 1,

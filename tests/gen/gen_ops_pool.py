@@ -11,7 +11,7 @@ input or the top/left padding. Run: /usr/bin/python3 tests/gen/gen_ops_pool.py""
 import numpy as np
 
 from gen_ops_conv import pad4
-from nn_fixture import Fixture, integers, uniform
+from ops_fixture import Fixture, integers, uniform
 
 
 def out_len(n, k, s, d, before, after, ceil_mode):

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Expected results of byocl's transform ops (reshape, transpose, concatenate, split,
 squeeze, expand_dims, mean), computed with numpy, for tests/test_ops_transform.c. Writes
 tests/fixtures/ops/transform_cases.h.

@@ -1,6 +1,6 @@
-"""Writes op test cases (inputs and numpy-computed expected outputs) as a C header that
-tests/test_ops_*.c include; shared by the gen_ops_*.py generators. The header relies on
-the gen_array / gen_case structs of tests/ops_case.h."""
+"""Writes the test cases of one op group (inputs and numpy-computed expected outputs) as
+tests/fixtures/ops/<group>_cases.h, an array of the gen_case structs of tests/ops_case.h.
+Shared by every tests/gen/gen_ops_*.py; run those with /usr/bin/python3 (it has numpy)."""
 
 import math
 import os
@@ -8,7 +8,7 @@ import os
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.path.join(HERE, "..", "fixtures", "ops")
+FIXTURES = os.path.normpath(os.path.join(HERE, "..", "fixtures", "ops"))
 
 # numpy dtype name -> (C element type, byocl dtype enum)
 C_TYPES = {
@@ -20,6 +20,19 @@ C_TYPES = {
     "uint8": ("uint8_t", "BYOCL_UINT8"),
     "bool": ("uint8_t", "BYOCL_BOOL"),
 }
+
+
+def rng(seed):
+    return np.random.default_rng(seed)
+
+
+def uniform(seed, shape, lo=-1.0, hi=1.0, dtype=np.float32):
+    """Random values rounded to the dtype, so the C side gets exactly what numpy used."""
+    return rng(seed).uniform(lo, hi, size=shape).astype(dtype)
+
+
+def integers(seed, shape, lo, hi, dtype):
+    return rng(seed).integers(lo, hi, size=shape).astype(dtype)
 
 
 def c_literal(dtype, v):
@@ -38,47 +51,106 @@ def c_literal(dtype, v):
     return "%d" % int(v)
 
 
-class Fixture:
-    def __init__(self, prefix):
-        self.prefix = prefix
-        self.arrays = []  # C text
-        self.cases = []
+def _attr_value(v):
+    if v is None:
+        return "None"
+    if isinstance(v, bool):
+        return "True" if v else "False"
+    if isinstance(v, int):
+        return "%d" % v
+    if isinstance(v, float):
+        return repr(v) + "f"  # the shortest spelling that reads back as the same double
+    if isinstance(v, str):
+        return '"%s"' % v
+    return "[%s]" % ", ".join("%d" % int(x) for x in v)
 
-    def array(self, name, a):
+
+def attrs_text(attrs):
+    """Attributes in the text format's syntax: a str as it is, or a dict in the op's
+    declared order ({"padding": [1, 2], "ceil_mode": True} -> padding=[1, 2], ceil_mode=True)."""
+    if isinstance(attrs, str):
+        return attrs
+    return ", ".join("%s=%s" % (k, _attr_value(v)) for k, v in attrs.items())
+
+
+def _c_string(s):
+    return '"%s"' % s.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _wrapped(items, indent, width=96):
+    """items joined by ", " over lines of at most `width` characters."""
+    lines, line = [], ""
+    for item in items:
+        if line and len(indent) + len(line) + len(item) + 2 > width:
+            lines.append(line + ",")
+            line = item
+        else:
+            line = line + ", " + item if line else item
+    lines.append(line)
+    return ("\n" + indent).join(lines)
+
+
+class Fixture:
+    def __init__(self, group):
+        self.group = group
+        self.lines = []   # C declarations, in order
+        self.data = {}    # (C type, values) -> name of the data array holding them
+        self.arrays = {}  # (dtype enum, shape, data name) -> name of a case array
+        self.cases = []   # (name, C initializer)
+
+    def _data(self, name, ctype, values):
+        key = (ctype, tuple(values))
+        if key not in self.data:
+            self.data[key] = name + "_data"
+            self.lines.append("static const %s %s_data[] = {\n    %s};"
+                              % (ctype, name, _wrapped(values, "    ")))
+        return self.data[key]
+
+    def array(self, name, a, shared=False):
+        """Declares `name`, a gen_array of a's dtype, shape and values. With `shared`, an
+        array already declared with the same contents serves instead. Returns "&name"."""
         a = np.asarray(a)
         dtype = str(a.dtype)
         ctype, enum = C_TYPES[dtype]
-        flat = a.reshape(-1)
+        flat = np.ascontiguousarray(a.reshape(-1))
         if dtype == "float16":
             flat = flat.view(np.uint16)
-        data = "NULL"
-        if flat.size:
-            values = ", ".join(c_literal(dtype, v) for v in flat)
-            self.arrays.append("static const %s %s_data[] = {%s};" % (ctype, name, values))
-            data = name + "_data"
+        data = self._data(name, ctype, [c_literal(dtype, v) for v in flat]) if flat.size else "NULL"
+        key = (enum, a.shape, data)
+        if shared and key in self.arrays:
+            return "&" + self.arrays[key]
+        self.arrays.setdefault(key, name)
         dims = ", ".join(str(d) for d in a.shape) or "0"
-        self.arrays.append("static const gen_array %s = {%s, %d, {%s}, %s};"
-                           % (name, enum, a.ndim, dims, data))
+        self.lines.append("static const gen_array %s = {%s, %d, {%s}, %s};"
+                          % (name, enum, a.ndim, dims, data))
         return "&" + name
 
     def case(self, name, op, attrs, inputs, outputs, tuple_arg=False, tuple_result=False,
              rtol=0.0, atol=0.0):
-        """inputs/outputs: lists of numpy arrays; attrs in the text format's syntax."""
-        ins = [self.array("%s_in%d" % (name, k), a) for k, a in enumerate(inputs)]
-        outs = [self.array("%s_out%d" % (name, k), a) for k, a in enumerate(outputs)]
-        self.cases.append(
-            '    {"%s", "%s", "%s", %s, %s, %d, {%s}, %d, {%s}, %r, %r},'
-            % (name, op, attrs.replace('"', '\\"'), "true" if tuple_arg else "false",
-               "true" if tuple_result else "false", len(ins), ", ".join(ins), len(outs),
-               ", ".join(outs), rtol, atol))
+        """inputs/outputs: lists of numpy arrays whose dtypes are the byocl dtypes; the
+        outputs are the expected results (the fields of a tuple with `tuple_result`).
+        attrs: see attrs_text. rtol = atol = 0 asks for exact results."""
+        assert name not in (c[0] for c in self.cases), name
+        assert tuple_result or len(outputs) == 1, name
+        ins = [self.array("%s_in%d" % (name, k), a, shared=True) for k, a in enumerate(inputs)]
+        outs = [self.array("%s_out%d" % (name, k), a, shared=True)
+                for k, a in enumerate(outputs)]
+        flags = "%s, %s" % ("true" if tuple_arg else "false", "true" if tuple_result else "false")
+        self.cases.append((name, '    {"%s", "%s", %s, %s,\n     %d, {%s},\n     %d, {%s},\n'
+                                 '     %r, %r},'
+                           % (name, op, _c_string(attrs_text(attrs)), flags, len(ins),
+                              _wrapped(ins, "         "), len(outs),
+                              _wrapped(outs, "         "), rtol, atol)))
 
     def write(self, generator):
-        path = os.path.join(FIXTURES, "%s_cases.h" % self.prefix)
+        path = os.path.join(FIXTURES, "%s_cases.h" % self.group)
+        os.makedirs(FIXTURES, exist_ok=True)
         with open(path, "w") as f:
             f.write("/* Generated by tests/gen/%s with numpy %s; do not edit. */\n"
                     % (generator, np.__version__))
-            f.write("\n".join(self.arrays))
-            f.write("\n\nstatic const gen_case %s_cases[] = {\n" % self.prefix)
-            f.write("\n".join(self.cases))
+            f.write("#include <stdint.h>\n\n")
+            f.write("\n".join(self.lines))
+            f.write("\n\nstatic const gen_case %s_cases[] = {\n" % self.group)
+            f.write("\n".join(text for _, text in self.cases))
             f.write("\n};\n")
         print("wrote", os.path.relpath(path), "(%d cases)" % len(self.cases))

@@ -2,7 +2,7 @@
 # (Command substitutions are assigned first so that set -e sees their failures.)
 # Installs the build in BUILD_DIR into a fresh prefix under WORK_DIR, then builds the
 # consumer program against it twice (pkg-config, then CMake's find_package) and runs it,
-# and runs the installed CLI. Prints one line per check; on a failure, the step's log.
+# runs the installed CLI, and builds and runs the docs' example program both ways. Prints one line per check; on a failure, the step's log.
 # Usage: check_install.sh BUILD_DIR WORK_DIR
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -43,3 +43,16 @@ echo "find_package: $out"
 
 out=$("$prefix/bin/byocl" --version)
 echo "cli: $out"
+
+# The docs' example program (docs/examples/run_model.c), built with pkg-config and with
+# find_package, runs builtin:seed on target ref; each line of its output is prefixed.
+examples=$here/../../docs/examples
+# shellcheck disable=SC2046
+step cc -std=c11 -Wall -Wextra -Werror "$examples/run_model.c" -o "$work/run_model_pc" \
+    $(pkg-config --cflags --libs byocl)
+out=$(LD_LIBRARY_PATH=$libdir "$work/run_model_pc" builtin:seed ref)
+echo "$out" | sed 's/^/example pkg-config: /'
+step cmake -S "$examples" -B "$work/example-build" -DCMAKE_PREFIX_PATH="$prefix"
+step cmake --build "$work/example-build"
+out=$("$work/example-build/run_model" builtin:seed ref)
+echo "$out" | sed 's/^/example find_package: /'

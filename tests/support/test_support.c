@@ -94,6 +94,44 @@ int ts_run_cli(const char *args, char **out, char **err)
     return WEXITSTATUS(rc);
 }
 
+char *ts_cli_expect(const char *args, int want_rc, const char *want_err)
+{
+    char *out, *err;
+    int rc = ts_run_cli(args, &out, &err);
+    if (rc != want_rc)
+        fail_msg("byocl %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", args, rc, want_rc, out,
+                 err);
+    if (want_err)
+        assert_string_equal(err, want_err);
+    free(err);
+    return out;
+}
+
+void ts_cli_expect_error(const char *args, int want_rc, const char *want_err)
+{
+    char *out = ts_cli_expect(args, want_rc, want_err);
+    assert_string_equal(out, "");
+    free(out);
+}
+
+void ts_cli_expect_usage(const char *args, const char *want_err)
+{
+    ts_cli_expect_error(args, 2, want_err);
+}
+
+void ts_cli_expect_failure(const char *args, const char *want_err)
+{
+    ts_cli_expect_error(args, 1, want_err);
+}
+
+void ts_write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
+    assert_int_equal(fclose(f), 0);
+}
+
 byocl_tensor *ts_tensor_f32(int rank, const int64_t *dims, const float *values)
 {
     byocl_shape s = byocl_shape_make(rank, dims);

@@ -24,6 +24,17 @@ void ts_remove_tree(const char *dir);
  * Returns the exit code; *out and *err are malloc'ed (may be NULL to discard). */
 int ts_run_cli(const char *args, char **out, char **err);
 
+/* Runs the CLI and checks its exit code and (when want_err is not NULL) that stderr is
+ * exactly want_err; returns stdout (malloc'ed). */
+char *ts_cli_expect(const char *args, int want_rc, const char *want_err);
+/* The same for a failing run that must print nothing on stdout. */
+void ts_cli_expect_error(const char *args, int want_rc, const char *want_err);
+/* A usage error (exit 2) / a failure (exit 1) with nothing on stdout. */
+void ts_cli_expect_usage(const char *args, const char *want_err);
+void ts_cli_expect_failure(const char *args, const char *want_err);
+/* Writes `text` to `path` (fails the test on error). */
+void ts_write_text(const char *path, const char *text);
+
 /* A float32 tensor with the given shape and values (values may be NULL: zeros). */
 byocl_tensor *ts_tensor_f32(int rank, const int64_t *dims, const float *values);
 /* Asserts |got - want| <= atol + rtol * |want| elementwise (both converted to double),

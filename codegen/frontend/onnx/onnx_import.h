@@ -1,0 +1,122 @@
+/* The ONNX importer's internals. onnx_import.c reads the model, resolves the graph's inputs
+ * and shapes, walks the nodes and builds @main; onnx_ops.c converts one ONNX node into
+ * byocl ops through the helpers below. docs/onnx.md describes the mapping for users. */
+#ifndef BYOCL_ONNX_IMPORT_H
+#define BYOCL_ONNX_IMPORT_H
+
+#include "byocl/frontend.h"
+#include "ir/ir_impl.h"
+#include "onnx.pb-c.h"
+#include "text/names.h"
+
+/* The opsets of the default domain that byocl imports. */
+#define ONNX_OPSET_MIN 7
+#define ONNX_OPSET_MAX 18
+
+/* A value of the ONNX graph (a graph input, an initializer or a node output), by name.
+ * Values become byocl nodes lazily: constants only when an op takes them as a tensor (a
+ * Reshape's shape is read at import time and never becomes a node), and a constant-mode
+ * Pad only when its consumer cannot take the padding itself. */
+typedef struct onnx_value {
+    const char *name;               /* the ONNX name (owned by the model proto)        */
+    int node;                       /* byocl node id, -1 until materialized              */
+    const Onnx__TensorProto *init;  /* an initializer not converted yet, or NULL         */
+    byocl_tensor *constant;         /* value known at import time (owned), or NULL       */
+    int pad_of;                     /* pending Pad: value index of its input, else -1    */
+    int pad_rank;                   /* pending Pad: rank of the input                    */
+    int64_t pads[2 * BYOCL_MAX_RANK]; /* pending Pad: ONNX order, all begins then ends   */
+    double pad_value;               /* pending Pad: the constant filled in ...           */
+    int pad_value_of;               /* ... or the value index of a run-time one, or -1   */
+} onnx_value;
+
+typedef struct onnx_ctx {
+    const char *path;       /* the model file, for messages             */
+    byocl_module *mod;
+    byocl_function *fn;     /* @main under construction                 */
+    int64_t opset;          /* of the default domain                    */
+    onnx_value *values;
+    int n_values, cap_values;
+    text_names by_name;     /* ONNX name -> index into values           */
+    const Onnx__NodeProto *node; /* the node being converted            */
+    int node_index;
+    byocl_error *err;
+} onnx_ctx;
+
+/* One ONNX op that byocl imports. */
+typedef byocl_status (*onnx_convert_fn)(onnx_ctx *cx, const Onnx__NodeProto *node);
+typedef struct onnx_op {
+    const char *type;             /* ONNX op_type                                       */
+    onnx_convert_fn convert;
+    const char *const *attrs;     /* the attributes it handles; others are refused      */
+} onnx_op;
+
+/* onnx_ops.c: the op table. NULL for an op byocl does not import. */
+const onnx_op *onnx_find_op(const char *op_type);
+
+/* ------------------------------------------------ helpers for the converters */
+
+/* Records an error about the current node: "PATH: node 'NAME' (OpType): MSG". */
+byocl_status onnx_fail(onnx_ctx *cx, byocl_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Whether input / output k is present (optional ones may be absent or named ""). */
+bool onnx_has_input(const Onnx__NodeProto *node, int k);
+bool onnx_has_output(const Onnx__NodeProto *node, int k);
+
+/* The byocl node of input k (materializing constants and pending Pads). */
+byocl_status onnx_input(onnx_ctx *cx, int k, int *id);
+/* With `fold`, input k of rank 4 (NCHW) that is a pending zero-valued constant Pad of H
+ * and W only gives the unpadded node and the padding as (top, left, bottom, right), for
+ * the consumer to apply itself. Otherwise: the node as onnx_input gives it, zero padding. */
+byocl_status onnx_input_unpadded(onnx_ctx *cx, int k, bool fold, int *id, int64_t pad_tlbr[4]);
+/* The import-time value of input k (an initializer, a Constant's output, a bound input);
+ * an input computed at run time is BYOCL_ERR_UNSUPPORTED saying that `why` needs it. */
+byocl_status onnx_input_constant(onnx_ctx *cx, int k, const char *why,
+                                 const byocl_tensor **out);
+/* A constant integer input of at most `max` values (any rank), as int64. */
+byocl_status onnx_input_ints(onnx_ctx *cx, int k, const char *why, int64_t *vals, int max,
+                             int *n);
+/* Whether input k is known at import time. */
+bool onnx_input_is_constant(onnx_ctx *cx, int k);
+
+/* Binds output k of the current node to a byocl node / to an import-time constant (the
+ * context takes a reference). Absent outputs are ignored. */
+byocl_status onnx_output(onnx_ctx *cx, int k, int id);
+byocl_status onnx_output_constant(onnx_ctx *cx, int k, byocl_tensor *value);
+/* Makes output k a pending Pad of input 0 (see onnx_value), filled with `value`, or with
+ * the run-time value of input `value_input` when that is >= 0. */
+byocl_status onnx_output_pad(onnx_ctx *cx, int k, const int64_t *pads, int rank, double value,
+                             int value_input);
+
+/* The type of a node (always a tensor for ONNX values). */
+const byocl_type *onnx_type(onnx_ctx *cx, int id);
+
+/* Builders: each types the new node at once, so that converters can read shapes. Return
+ * the node id, or -1 with the error recorded (naming the ONNX node). */
+int onnx_call(onnx_ctx *cx, const char *op, const int *args, int n_args,
+              const byocl_attrs *attrs);
+int onnx_call1(onnx_ctx *cx, const char *op, int arg, const byocl_attrs *attrs);
+/* A reshape of node id to dims (id itself when it has that shape already). */
+int onnx_reshape(onnx_ctx *cx, int id, int rank, const int64_t *dims);
+int onnx_scalar(onnx_ctx *cx, byocl_dtype dtype, double v);
+int onnx_constant(onnx_ctx *cx, byocl_tensor *t);
+int onnx_tuple(onnx_ctx *cx, const int *fields, int n);
+int onnx_getitem(onnx_ctx *cx, int tuple, int index);
+/* A fresh attribute list of the module; NULL with the error recorded when out of memory. */
+byocl_attrs *onnx_attrs(onnx_ctx *cx);
+/* Checks a byocl_attrs_set_* status, recording an error naming the node on failure. */
+byocl_status onnx_attrs_ok(onnx_ctx *cx, byocl_status st);
+
+/* ONNX attributes of the current node. Absent ones give the default (ints: *n = -1).
+ * An attribute of the wrong type is an error. */
+const Onnx__AttributeProto *onnx_attr(const Onnx__NodeProto *node, const char *name);
+byocl_status onnx_attr_int(onnx_ctx *cx, const char *name, int64_t def, int64_t *out);
+byocl_status onnx_attr_float(onnx_ctx *cx, const char *name, double def, double *out);
+byocl_status onnx_attr_ints(onnx_ctx *cx, const char *name, int64_t *out, int max, int *n);
+byocl_status onnx_attr_string(onnx_ctx *cx, const char *name, const char *def, char *buf,
+                              size_t len);
+
+/* Normalizes an axis in [-rank, rank) to [0, rank); out of range is an error. */
+byocl_status onnx_axis(onnx_ctx *cx, int64_t axis, int rank, const char *what, int *out);
+
+#endif

@@ -1,0 +1,1253 @@
+/* ONNX ops -> byocl (Relay) ops, one converter per ONNX op, and the table that lists them
+ * with the attributes each one handles (any other attribute is refused, so that no ONNX
+ * semantics are silently dropped). docs/onnx.md is the user's view of this file. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx_import.h"
+#include "tensor_pb.h"
+
+#define TRY(expr)                                                                          \
+    do {                                                                                   \
+        byocl_status try_st_ = (expr);                                                     \
+        if (try_st_ != BYOCL_OK)                                                           \
+            return try_st_;                                                                \
+    } while (0)
+/* Builds a node into `var`; a failure (already recorded) returns its status. */
+#define TRY_ID(var, expr)                                                                  \
+    int var = (expr);                                                                      \
+    if (var < 0)                                                                           \
+        return cx->err->status
+
+/* Most window and axis lists are short; BYOCL_MAX_RANK bounds the rest. */
+#define MAX_INTS (2 * BYOCL_MAX_RANK)
+
+static int64_t product(const int64_t *dims, int from, int to)
+{
+    int64_t p = 1;
+    for (int i = from; i < to; i++)
+        p *= dims[i];
+    return p;
+}
+
+static byocl_status set_int(onnx_ctx *cx, byocl_attrs *a, const char *key, int64_t v)
+{
+    return onnx_attrs_ok(cx, byocl_attrs_set_int(cx->mod, a, key, v));
+}
+
+static byocl_status set_ints(onnx_ctx *cx, byocl_attrs *a, const char *key, const int64_t *v,
+                             int n)
+{
+    return onnx_attrs_ok(cx, byocl_attrs_set_ints(cx->mod, a, key, v, n));
+}
+
+static byocl_status set_float(onnx_ctx *cx, byocl_attrs *a, const char *key, double v)
+{
+    return onnx_attrs_ok(cx, byocl_attrs_set_float(cx->mod, a, key, v));
+}
+
+static byocl_status set_bool(onnx_ctx *cx, byocl_attrs *a, const char *key, bool v)
+{
+    return onnx_attrs_ok(cx, byocl_attrs_set_bool(cx->mod, a, key, v));
+}
+
+static byocl_status new_attrs(onnx_ctx *cx, byocl_attrs **a)
+{
+    *a = onnx_attrs(cx);
+    return *a ? BYOCL_OK : cx->err->status;
+}
+
+static const byocl_shape *shape_of(onnx_ctx *cx, int id) { return &onnx_type(cx, id)->shape; }
+
+/* -------------------------------------------------------- elementwise ops */
+
+static byocl_status unary(onnx_ctx *cx, const char *op)
+{
+    int x;
+    TRY(onnx_input(cx, 0, &x));
+    TRY_ID(y, onnx_call1(cx, op, x, NULL));
+    return onnx_output(cx, 0, y);
+}
+
+#define UNARY(fn, op)                                                                      \
+    static byocl_status fn(onnx_ctx *cx, const Onnx__NodeProto *n)                        \
+    {                                                                                      \
+        (void)n;                                                                           \
+        return unary(cx, op);                                                              \
+    }
+UNARY(convert_relu, "nn.relu")
+UNARY(convert_sigmoid, "sigmoid")
+UNARY(convert_tanh, "tanh")
+UNARY(convert_abs, "abs")
+UNARY(convert_exp, "exp")
+
+static byocl_status binary(onnx_ctx *cx, const char *op)
+{
+    int ab[2];
+    TRY(onnx_input(cx, 0, &ab[0]));
+    TRY(onnx_input(cx, 1, &ab[1]));
+    TRY_ID(y, onnx_call(cx, op, ab, 2, NULL));
+    return onnx_output(cx, 0, y);
+}
+
+#define BINARY(fn, op)                                                                     \
+    static byocl_status fn(onnx_ctx *cx, const Onnx__NodeProto *n)                        \
+    {                                                                                      \
+        (void)n;                                                                           \
+        return binary(cx, op);                                                             \
+    }
+BINARY(convert_add, "add")
+BINARY(convert_sub, "subtract")
+BINARY(convert_mul, "multiply")
+BINARY(convert_div, "divide")
+
+/* Identity, and ops that are identities at inference: the output is the input's value
+ * (an import-time constant stays one). */
+static byocl_status alias_input(onnx_ctx *cx, int k_out)
+{
+    if (onnx_input_is_constant(cx, 0)) {
+        const byocl_tensor *t;
+        TRY(onnx_input_constant(cx, 0, "its value", &t));
+        return onnx_output_constant(cx, k_out, (byocl_tensor *)t);
+    }
+    int x;
+    TRY(onnx_input(cx, 0, &x));
+    return onnx_output(cx, k_out, x);
+}
+
+static byocl_status convert_identity(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    return alias_input(cx, 0);
+}
+
+/* Max and Min take one or more inputs (numpy broadcasting): a chain of binary ops. */
+static byocl_status variadic(onnx_ctx *cx, const Onnx__NodeProto *n, const char *op)
+{
+    if (n->n_input == 0)
+        return onnx_fail(cx, BYOCL_ERR_INVALID, "needs at least one input");
+    if (n->n_input == 1)
+        return alias_input(cx, 0);
+    int acc;
+    TRY(onnx_input(cx, 0, &acc));
+    for (int k = 1; k < (int)n->n_input; k++) {
+        int ab[2] = {acc, -1};
+        TRY(onnx_input(cx, k, &ab[1]));
+        acc = onnx_call(cx, op, ab, 2, NULL);
+        if (acc < 0)
+            return cx->err->status;
+    }
+    return onnx_output(cx, 0, acc);
+}
+
+static byocl_status convert_max(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    return variadic(cx, n, "maximum");
+}
+
+static byocl_status convert_min(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    return variadic(cx, n, "minimum");
+}
+
+static byocl_status convert_leaky_relu(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    double alpha;
+    TRY(onnx_attr_float(cx, "alpha", 0.01, &alpha));
+    int x;
+    byocl_attrs *a;
+    TRY(onnx_input(cx, 0, &x));
+    TRY(new_attrs(cx, &a));
+    TRY(set_float(cx, a, "alpha", alpha));
+    TRY_ID(y, onnx_call1(cx, "nn.leaky_relu", x, a));
+    return onnx_output(cx, 0, y);
+}
+
+/* Clip: bounds are attributes before opset 11, optional inputs from 11 on. Constant
+ * bounds make a `clip`; bounds computed at run time (or min > max, where ONNX gives max
+ * everywhere) make minimum(maximum(x, min), max). */
+static byocl_status convert_clip(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    int x;
+    TRY(onnx_input(cx, 0, &x));
+    double bound[2] = {-INFINITY, INFINITY};
+    bool present[2] = {false, false}, constant = true;
+    if (cx->opset < 11) {
+        TRY(onnx_attr_float(cx, "min", -INFINITY, &bound[0]));
+        TRY(onnx_attr_float(cx, "max", INFINITY, &bound[1]));
+    } else {
+        for (int k = 0; k < 2; k++) {
+            present[k] = onnx_has_input(n, k + 1);
+            if (!present[k])
+                continue;
+            if (!onnx_input_is_constant(cx, k + 1)) {
+                constant = false;
+                continue;
+            }
+            const byocl_tensor *t;
+            TRY(onnx_input_constant(cx, k + 1, "the bound", &t));
+            if (byocl_tensor_numel(t) != 1)
+                return onnx_fail(cx, BYOCL_ERR_INVALID, "input %d (the %s) should be a scalar",
+                                 k + 1, k ? "max" : "min");
+            bound[k] = byocl_tensor_get(t, 0);
+        }
+    }
+    if (constant && !(bound[0] > bound[1])) {
+        byocl_attrs *a;
+        TRY(new_attrs(cx, &a));
+        TRY(set_float(cx, a, "a_min", bound[0]));
+        TRY(set_float(cx, a, "a_max", bound[1]));
+        TRY_ID(y, onnx_call1(cx, "clip", x, a));
+        return onnx_output(cx, 0, y);
+    }
+    static const char *const ops[2] = {"maximum", "minimum"};
+    int acc = x;
+    for (int k = 0; k < 2; k++) {
+        int ab[2] = {acc, -1};
+        if (present[k])
+            TRY(onnx_input(cx, k + 1, &ab[1]));
+        else if (cx->opset < 11)
+            ab[1] = onnx_scalar(cx, onnx_type(cx, x)->dtype, bound[k]);
+        else
+            continue;
+        if (ab[1] < 0 || (acc = onnx_call(cx, ops[k], ab, 2, NULL)) < 0)
+            return cx->err->status;
+    }
+    return onnx_output(cx, 0, acc);
+}
+
+static byocl_status convert_cast(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    int64_t to;
+    TRY(onnx_attr_int(cx, "to", -1, &to));
+    if (to < 0)
+        return onnx_fail(cx, BYOCL_ERR_INVALID, "attribute 'to' is missing");
+    byocl_dtype dtype;
+    char buf[32];
+    if (!byocl_onnx_to_dtype((int32_t)to, &dtype))
+        return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED, "Cast to %s is not supported (byocl has %s)",
+                         byocl_onnx_dtype_name((int32_t)to, buf, sizeof buf),
+                         byocl_onnx_supported_dtypes);
+    int x;
+    byocl_attrs *a;
+    TRY(onnx_input(cx, 0, &x));
+    TRY(new_attrs(cx, &a));
+    TRY(onnx_attrs_ok(cx, byocl_attrs_set_str(cx->mod, a, "dtype", byocl_dtype_name(dtype))));
+    TRY_ID(y, onnx_call1(cx, "cast", x, a));
+    return onnx_output(cx, 0, y);
+}
+
+/* -------------------------------------------------------------- windows */
+
+/* A 2-D window (a 1-D one is lifted to height 1): what nn.conv2d and the pools take. */
+typedef struct window {
+    int64_t kernel[2], stride[2], dilation[2];
+    int64_t pad[4]; /* top, left, bottom, right */
+} window;
+
+/* Reads one per-spatial-dim attribute (strides, dilations, kernel_shape) into 2-D form;
+ * absent: `def` each. */
+static byocl_status window_attr(onnx_ctx *cx, const char *name, int spatial, int64_t def,
+                                int64_t out[2])
+{
+    int64_t v[MAX_INTS];
+    int n;
+    TRY(onnx_attr_ints(cx, name, v, MAX_INTS, &n));
+    out[0] = out[1] = def;
+    if (n < 0)
+        return BYOCL_OK;
+    if (n != spatial)
+        return onnx_fail(cx, BYOCL_ERR_INVALID, "attribute '%s' has %d values for %d spatial "
+                                                "dimension%s",
+                         name, n, spatial, spatial == 1 ? "" : "s");
+    for (int i = 0; i < n; i++)
+        if (v[i] < 1)
+            return onnx_fail(cx, BYOCL_ERR_INVALID, "attribute '%s' has %lld; it must be >= 1",
+                             name, (long long)v[i]);
+    out[0] = spatial == 2 ? v[0] : 1;
+    out[1] = v[spatial - 1];
+    return BYOCL_OK;
+}
+
+/* Strides, dilations and padding of a Conv or pool over spatial input dims `in` (2-D form,
+ * including any padding the op absorbs from a Pad), with auto_pad resolved as ONNX
+ * defines it: SAME_* pads so that out = ceil(in / stride), the odd cell at the end
+ * (UPPER) or the beginning (LOWER). */
+static byocl_status read_window(onnx_ctx *cx, int spatial, const int64_t in[2],
+                                const int64_t kernel[2], window *w)
+{
+    memcpy(w->kernel, kernel, sizeof w->kernel);
+    TRY(window_attr(cx, "strides", spatial, 1, w->stride));
+    TRY(window_attr(cx, "dilations", spatial, 1, w->dilation));
+    char auto_pad[32];
+    TRY(onnx_attr_string(cx, "auto_pad", "NOTSET", auto_pad, sizeof auto_pad));
+    memset(w->pad, 0, sizeof w->pad);
+    if (strcmp(auto_pad, "NOTSET") == 0) {
+        int64_t p[MAX_INTS];
+        int n;
+        TRY(onnx_attr_ints(cx, "pads", p, MAX_INTS, &n));
+        if (n >= 0 && n != 2 * spatial)
+            return onnx_fail(cx, BYOCL_ERR_INVALID,
+                             "attribute 'pads' has %d values for %d spatial dimension%s", n,
+                             spatial, spatial == 1 ? "" : "s");
+        for (int i = 0; i < n; i++)
+            if (p[i] < 0)
+                return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+                                 "negative pads (%lld) are not supported", (long long)p[i]);
+        if (n > 0 && spatial == 2)
+            memcpy(w->pad, p, sizeof w->pad);
+        else if (n > 0) { /* 1-D: (begin, end) of the width */
+            w->pad[1] = p[0];
+            w->pad[3] = p[1];
+        }
+    } else if (strcmp(auto_pad, "SAME_UPPER") == 0 || strcmp(auto_pad, "SAME_LOWER") == 0) {
+        bool upper = auto_pad[5] == 'U';
+        for (int d = 0; d < 2; d++) {
+            int64_t out = (in[d] + w->stride[d] - 1) / w->stride[d];
+            int64_t span = (w->kernel[d] - 1) * w->dilation[d] + 1;
+            int64_t total = (out - 1) * w->stride[d] + span - in[d];
+            if (total < 0)
+                total = 0;
+            int64_t small = total / 2, large = total - small;
+            w->pad[d] = upper ? small : large;
+            w->pad[d + 2] = upper ? large : small;
+        }
+    } else if (strcmp(auto_pad, "VALID") != 0) {
+        return onnx_fail(cx, BYOCL_ERR_INVALID,
+                         "auto_pad '%s' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID",
+                         auto_pad);
+    }
+    return BYOCL_OK;
+}
+
+static byocl_status set_window(onnx_ctx *cx, byocl_attrs *a, const window *w,
+                               const char *kernel_key)
+{
+    TRY(set_ints(cx, a, kernel_key, w->kernel, 2));
+    TRY(set_ints(cx, a, "strides", w->stride, 2));
+    TRY(set_ints(cx, a, "dilation", w->dilation, 2));
+    return set_ints(cx, a, "padding", w->pad, 4);
+}
+
+/* byocl's convolution and pools are 2-D (NCHW); a 1-D op (NCL) runs as NC1L. Checks the
+ * input rank and returns the number of spatial dims. */
+static byocl_status spatial_rank(onnx_ctx *cx, int x, int *spatial)
+{
+    int rank = shape_of(cx, x)->rank;
+    if (rank != 3 && rank != 4)
+        return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+                         "%d-D input (rank %d) is not supported: byocl's convolution and pools "
+                         "are 1-D or 2-D",
+                         rank - 2 > 0 ? rank - 2 : 0, rank);
+    *spatial = rank - 2;
+    return BYOCL_OK;
+}
+
+/* NCL -> NC1L for a 1-D op. */
+static int lift_1d(onnx_ctx *cx, int x)
+{
+    const byocl_shape *s = shape_of(cx, x);
+    int64_t dims[4] = {s->dims[0], s->dims[1], 1, s->dims[2]};
+    return onnx_reshape(cx, x, 4, dims);
+}
+
+/* NC1L -> NCL after a 1-D op. */
+static int lower_1d(onnx_ctx *cx, int y)
+{
+    const byocl_shape *s = shape_of(cx, y);
+    int64_t dims[3] = {s->dims[0], s->dims[1], s->dims[3]};
+    return onnx_reshape(cx, y, 3, dims);
+}
+
+static byocl_status convert_conv(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    int x, w;
+    int64_t folded[4];
+    TRY(onnx_input_unpadded(cx, 0, true, &x, folded));
+    TRY(onnx_input(cx, 1, &w));
+    int spatial = 0;
+    TRY(spatial_rank(cx, x, &spatial));
+    const byocl_shape *ws = shape_of(cx, w);
+    if (ws->rank != spatial + 2)
+        return onnx_fail(cx, BYOCL_ERR_INVALID, "the weight has rank %d; a %d-D Conv needs %d",
+                         ws->rank, spatial, spatial + 2);
+    int64_t out_channels = ws->dims[0];
+    int64_t kernel[2];
+    TRY(window_attr(cx, "kernel_shape", spatial, -1, kernel));
+    int64_t wk[2] = {spatial == 2 ? ws->dims[2] : 1, ws->dims[spatial + 1]};
+    if (kernel[0] >= 0 && (kernel[0] != wk[0] || kernel[1] != wk[1]))
+        return onnx_fail(cx, BYOCL_ERR_INVALID,
+                         "attribute 'kernel_shape' disagrees with the weight's shape");
+    if (spatial == 1) {
+        int64_t wdims[4] = {ws->dims[0], ws->dims[1], 1, ws->dims[2]};
+        if ((x = lift_1d(cx, x)) < 0 || (w = onnx_reshape(cx, w, 4, wdims)) < 0)
+            return cx->err->status;
+    }
+    const byocl_shape *xs = shape_of(cx, x);
+    int64_t in[2] = {xs->dims[2] + folded[0] + folded[2], xs->dims[3] + folded[1] + folded[3]};
+    window win;
+    TRY(read_window(cx, spatial, in, wk, &win));
+    for (int i = 0; i < 4; i++)
+        win.pad[i] += folded[i];
+    int64_t groups;
+    TRY(onnx_attr_int(cx, "group", 1, &groups));
+    byocl_attrs *a;
+    TRY(new_attrs(cx, &a));
+    TRY(set_window(cx, a, &win, "kernel_size"));
+    TRY(set_int(cx, a, "groups", groups));
+    TRY(set_int(cx, a, "channels", out_channels));
+    int xw[2] = {x, w};
+    TRY_ID(y, onnx_call(cx, "nn.conv2d", xw, 2, a));
+    if (onnx_has_input(n, 2)) {
+        int yb[2] = {y, -1};
+        TRY(onnx_input(cx, 2, &yb[1]));
+        byocl_attrs *ba;
+        TRY(new_attrs(cx, &ba));
+        TRY(set_int(cx, ba, "axis", 1));
+        if ((y = onnx_call(cx, "nn.bias_add", yb, 2, ba)) < 0)
+            return cx->err->status;
+    }
+    if (spatial == 1 && (y = lower_1d(cx, y)) < 0)
+        return cx->err->status;
+    return onnx_output(cx, 0, y);
+}
+
+/* MaxPool and AveragePool. */
+static byocl_status pool(onnx_ctx *cx, const Onnx__NodeProto *n, bool is_max)
+{
+    if (is_max && onnx_has_output(n, 1))
+        return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED, "output 1 (Indices) is not supported");
+    int64_t ceil_mode, count_include_pad = 0;
+    TRY(onnx_attr_int(cx, "ceil_mode", 0, &ceil_mode));
+    if (!is_max)
+        TRY(onnx_attr_int(cx, "count_include_pad", 0, &count_include_pad));
+    /* A zero Pad before an average pool is absorbed when its cells count as the pool's
+     * own padding would: with count_include_pad, or when the pool pads nothing itself.
+     * Padding cells never win a max pool, unlike a Pad's zeros: no folding there. */
+    bool fold = false;
+    if (!is_max && !ceil_mode) {
+        int64_t p[MAX_INTS];
+        int np;
+        char auto_pad[32];
+        TRY(onnx_attr_ints(cx, "pads", p, MAX_INTS, &np));
+        TRY(onnx_attr_string(cx, "auto_pad", "NOTSET", auto_pad, sizeof auto_pad));
+        bool own_zero = strcmp(auto_pad, "NOTSET") == 0 || strcmp(auto_pad, "VALID") == 0;
+        for (int i = 0; i < np && own_zero; i++)
+            own_zero = p[i] == 0 || strcmp(auto_pad, "VALID") == 0;
+        fold = count_include_pad || own_zero;
+    }
+    int x;
+    int64_t folded[4];
+    TRY(onnx_input_unpadded(cx, 0, fold, &x, folded));
+    bool absorbed = folded[0] || folded[1] || folded[2] || folded[3];
+    int spatial = 0;
+    TRY(spatial_rank(cx, x, &spatial));
+    int64_t kernel[2];
+    TRY(window_attr(cx, "kernel_shape", spatial, -1, kernel));
+    if (kernel[0] < 0)
+        return onnx_fail(cx, BYOCL_ERR_INVALID, "attribute 'kernel_shape' is missing");
+    if (spatial == 1 && (x = lift_1d(cx, x)) < 0)
+        return cx->err->status;
+    const byocl_shape *xs = shape_of(cx, x);
+    int64_t in[2] = {xs->dims[2] + folded[0] + folded[2], xs->dims[3] + folded[1] + folded[3]};
+    window win;
+    TRY(read_window(cx, spatial, in, kernel, &win));
+    for (int i = 0; i < 4; i++)
+        win.pad[i] += folded[i];
+    byocl_attrs *a;
+    TRY(new_attrs(cx, &a));
+    TRY(set_window(cx, a, &win, "pool_size"));
+    TRY(set_bool(cx, a, "ceil_mode", ceil_mode != 0));
+    if (!is_max)
+        TRY(set_bool(cx, a, "count_include_pad", count_include_pad || absorbed));
+    TRY_ID(y, onnx_call1(cx, is_max ? "nn.max_pool2d" : "nn.avg_pool2d", x, a));
+    if (spatial == 1 && (y = lower_1d(cx, y)) < 0)
+        return cx->err->status;
+    return onnx_output(cx, 0, y);
+}
+
+static byocl_status convert_max_pool(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    int64_t storage_order;
+    TRY(onnx_attr_int(cx, "storage_order", 0, &storage_order));
+    (void)storage_order; /* it orders the Indices output only, which is refused */
+    return pool(cx, n, true);
+}
+
+static byocl_status convert_average_pool(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    return pool(cx, n, false);
+}
+
+/* Mean over the axes from `first` to the end, kept as size-1 dims. */
+static int mean_from(onnx_ctx *cx, int x, int first)
+{
+    int rank = shape_of(cx, x)->rank;
+    int64_t axes[BYOCL_MAX_RANK];
+    for (int i = first; i < rank; i++)
+        axes[i - first] = i;
+    byocl_attrs *a = onnx_attrs(cx);
+    if (!a || set_ints(cx, a, "axis", axes, rank - first) != BYOCL_OK ||
+        set_bool(cx, a, "keepdims", true) != BYOCL_OK)
+        return -1;
+    return onnx_call1(cx, "mean", x, a);
+}
+
+static byocl_status convert_global_average_pool(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    int x;
+    TRY(onnx_input(cx, 0, &x));
+    int rank = shape_of(cx, x)->rank;
+    if (rank < 3)
+        return onnx_fail(cx, BYOCL_ERR_INVALID, "input has rank %d; it needs N, C and at least "
+                                                "one spatial dimension",
+                         rank);
+    TRY_ID(y, rank == 4 ? onnx_call1(cx, "nn.global_avg_pool2d", x, NULL) : mean_from(cx, x, 2));
+    return onnx_output(cx, 0, y);
+}
+
+/* ---------------------------------------------------------- normalization */
+
+static byocl_status convert_batch_norm(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    double epsilon, momentum;
+    int64_t spatial, training;
+    TRY(onnx_attr_float(cx, "epsilon", 1e-5, &epsilon));
+    TRY(onnx_attr_float(cx, "momentum", 0.9, &momentum));
+    TRY(onnx_attr_int(cx, "spatial", 1, &spatial));
+    TRY(onnx_attr_int(cx, "training_mode", 0, &training));
+    (void)momentum; /* updates the running statistics in training only */
+    if (!spatial)
+        return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+                         "spatial=0 (statistics per element, not per channel) is not supported");
+    if (training)
+        return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+                         "training_mode=1 is not supported (byocl runs inference)");
+    for (int k = 1; k < (int)n->n_output; k++)
+        if (onnx_has_output(n, k))
+            return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+                             "output %d ('%s') exists in training only; byocl runs inference", k,
+                             n->output[k]);
+    int args[5];
+    for (int k = 0; k < 5; k++)
+        TRY(onnx_input(cx, k, &args[k]));
+    byocl_attrs *a;
+    TRY(new_attrs(cx, &a));
+    TRY(set_int(cx, a, "axis", 1));
+    TRY(set_float(cx, a, "epsilon", epsilon));
+    TRY_ID(bn, onnx_call(cx, "nn.batch_norm", args, 5, a));
+    TRY_ID(y, onnx_getitem(cx, bn, 0));
+    return onnx_output(cx, 0, y);
+}
+
+static byocl_status convert_dropout(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    if (onnx_has_input(n, 2)) {
+        const byocl_tensor *t;
+        TRY(onnx_input_constant(cx, 2, "training_mode", &t));
+        if (byocl_tensor_numel(t) != 1 || byocl_tensor_get(t, 0) != 0)
+            return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+                             "training_mode=1 makes Dropout random; byocl runs inference");
+    }
+    TRY(alias_input(cx, 0));
+    if (onnx_has_output(n, 1)) { /* the mask: everything kept */
+        int x;
+        TRY(onnx_input(cx, 0, &x));
+        byocl_tensor *mask = byocl_tensor_new(BYOCL_BOOL, shape_of(cx, x), cx->err);
+        if (!mask)
+            return onnx_fail(cx, cx->err->status, "out of memory");
+        byocl_status st = BYOCL_OK;
+        memset(byocl_tensor_data(mask), 1, byocl_tensor_nbytes(mask));
+        st = onnx_output_constant(cx, 1, mask);
+        byocl_tensor_unref(mask);
+        return st;
+    }
+    return BYOCL_OK;
+}
+
+/* Softmax before opset 13 normalizes over the flattened axes axis..end (the input seen as
+ * 2-D); from 13 on over the one axis. */
+static byocl_status convert_softmax(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    int x;
+    TRY(onnx_input(cx, 0, &x));
+    byocl_shape s = *shape_of(cx, x);
+    int64_t axis_attr;
+    TRY(onnx_attr_int(cx, "axis", cx->opset < 13 ? 1 : -1, &axis_attr));
+    int axis;
+    TRY(onnx_axis(cx, axis_attr, s.rank, "axis", &axis));
+    bool flatten = cx->opset < 13 && axis != s.rank - 1;
+    if (flatten) {
+        int64_t dims[2] = {product(s.dims, 0, axis), product(s.dims, axis, s.rank)};
+        if ((x = onnx_reshape(cx, x, 2, dims)) < 0)
+            return cx->err->status;
+        axis = 1;
+    }
+    byocl_attrs *a;
+    TRY(new_attrs(cx, &a));
+    TRY(set_int(cx, a, "axis", axis));
+    TRY_ID(y, onnx_call1(cx, "nn.softmax", x, a));
+    if (flatten && (y = onnx_reshape(cx, y, s.rank, s.dims)) < 0)
+        return cx->err->status;
+    return onnx_output(cx, 0, y);
+}
+
+/* -------------------------------------------------------------- dense */
+
+/* y = alpha * A' B' + beta * C with A' = A or A^T, B' = B or B^T. */
+static byocl_status convert_gemm(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    double alpha, beta;
+    int64_t trans_a, trans_b;
+    TRY(onnx_attr_float(cx, "alpha", 1.0, &alpha));
+    TRY(onnx_attr_float(cx, "beta", 1.0, &beta));
+    TRY(onnx_attr_int(cx, "transA", 0, &trans_a));
+    TRY(onnx_attr_int(cx, "transB", 0, &trans_b));
+    int a, b;
+    TRY(onnx_input(cx, 0, &a));
+    TRY(onnx_input(cx, 1, &b));
+    if (shape_of(cx, a)->rank != 2 || shape_of(cx, b)->rank != 2)
+        return onnx_fail(cx, BYOCL_ERR_INVALID, "A and B must be matrices (rank 2), got rank %d "
+                                                "and %d",
+                         shape_of(cx, a)->rank, shape_of(cx, b)->rank);
+    byocl_dtype dtype = onnx_type(cx, a)->dtype;
+    if (trans_a && (a = onnx_call1(cx, "transpose", a, NULL)) < 0)
+        return cx->err->status;
+    /* nn.dense takes its weight as [units, K]: B^T when transB is 0. */
+    if (!trans_b && (b = onnx_call1(cx, "transpose", b, NULL)) < 0)
+        return cx->err->status;
+    int ab[2] = {a, b};
+    TRY_ID(y, onnx_call(cx, "nn.dense", ab, 2, NULL));
+    if (alpha != 1.0) {
+        int ys[2] = {y, onnx_scalar(cx, dtype, alpha)};
+        if (ys[1] < 0 || (y = onnx_call(cx, "multiply", ys, 2, NULL)) < 0)
+            return cx->err->status;
+    }
+    if (onnx_has_input(n, 2)) {
+        int c;
+        TRY(onnx_input(cx, 2, &c));
+        if (beta != 1.0) {
+            int cs[2] = {c, onnx_scalar(cx, dtype, beta)};
+            if (cs[1] < 0 || (c = onnx_call(cx, "multiply", cs, 2, NULL)) < 0)
+                return cx->err->status;
+        }
+        int yc[2] = {y, c};
+        if ((y = onnx_call(cx, "add", yc, 2, NULL)) < 0)
+            return cx->err->status;
+    }
+    return onnx_output(cx, 0, y);
+}
+
+/* The batches a stacked MatMul unrolls into at most (byocl has no batch_matmul). */
+#define MATMUL_MAX_BATCH 256
+
+/* A (..., M, K) times B (P..., K, N) with B stacked: per batch, nn.dense on the slices of
+ * A (or A itself when it is a plain matrix) and B, concatenated back. */
+static int batched_matmul(onnx_ctx *cx, int a, int b)
+{
+    byocl_shape as = *shape_of(cx, a), bs = *shape_of(cx, b);
+    int64_t m = as.dims[as.rank - 2], k = as.dims[as.rank - 1], nn = bs.dims[bs.rank - 1];
+    int64_t batches = product(bs.dims, 0, bs.rank - 2);
+    bool a_stacked = as.rank > 2;
+    bool same = !a_stacked || as.rank == bs.rank;
+    for (int i = 0; same && a_stacked && i < as.rank - 2; i++)
+        same = as.dims[i] == bs.dims[i];
+    if (!same) {
+        char s1[128], s2[128];
+        onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+                  "MatMul of %s by %s broadcasts batch dimensions, which is not supported",
+                  byocl_shape_str(&as, s1, sizeof s1), byocl_shape_str(&bs, s2, sizeof s2));
+        return -1;
+    }
+    if (batches == 0 || batches > MATMUL_MAX_BATCH) {
+        onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+                  "MatMul over %lld stacked matrices is not supported (byocl has no "
+                  "batch_matmul; it unrolls 1 to %d)",
+                  (long long)batches, MATMUL_MAX_BATCH);
+        return -1;
+    }
+    int64_t b3[3] = {batches, k, nn}, a3[3] = {batches, m, k};
+    int64_t a2[2] = {m, k}, b2[2] = {k, nn}, y3[3] = {1, m, nn};
+    byocl_attrs *sa = onnx_attrs(cx);
+    if (!sa || set_int(cx, sa, "indices_or_sections", batches) != BYOCL_OK)
+        return -1;
+    int b_parts = onnx_reshape(cx, b, 3, b3);
+    if (b_parts < 0 || (b_parts = onnx_call1(cx, "split", b_parts, sa)) < 0)
+        return -1;
+    int a_parts = -1;
+    if (a_stacked) {
+        a_parts = onnx_reshape(cx, a, 3, a3);
+        if (a_parts < 0 || (a_parts = onnx_call1(cx, "split", a_parts, sa)) < 0)
+            return -1;
+    }
+    int *pieces = malloc(sizeof *pieces * (size_t)batches);
+    if (!pieces) {
+        onnx_fail(cx, BYOCL_ERR_NOMEM, "out of memory");
+        return -1;
+    }
+    int y = 0;
+    for (int64_t i = 0; i < batches && y >= 0; i++) {
+        int ai = a, bi;
+        if (a_stacked && ((ai = onnx_getitem(cx, a_parts, (int)i)) < 0 ||
+                          (ai = onnx_reshape(cx, ai, 2, a2)) < 0)) {
+            y = -1;
+            break;
+        }
+        if ((bi = onnx_getitem(cx, b_parts, (int)i)) < 0 || (bi = onnx_reshape(cx, bi, 2, b2)) < 0 ||
+            (bi = onnx_call1(cx, "transpose", bi, NULL)) < 0) {
+            y = -1;
+            break;
+        }
+        int ab[2] = {ai, bi};
+        int yi = onnx_call(cx, "nn.dense", ab, 2, NULL);
+        if (yi < 0 || (pieces[i] = onnx_reshape(cx, yi, 3, y3)) < 0)
+            y = -1;
+    }
+    if (y >= 0) {
+        byocl_attrs *ca = onnx_attrs(cx);
+        int tuple = ca ? onnx_tuple(cx, pieces, (int)batches) : -1;
+        y = tuple >= 0 && set_int(cx, ca, "axis", 0) == BYOCL_OK
+                ? onnx_call1(cx, "concatenate", tuple, ca)
+                : -1;
+    }
+    free(pieces);
+    if (y < 0)
+        return -1;
+    bs.dims[bs.rank - 2] = m;
+    return onnx_reshape(cx, y, bs.rank, bs.dims);
+}
+
+/* numpy's matmul: 1-D operands gain a dim that the result drops again. */
+static byocl_status convert_matmul(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    int a, b;
+    TRY(onnx_input(cx, 0, &a));
+    TRY(onnx_input(cx, 1, &b));
+    byocl_shape as = *shape_of(cx, a), bs = *shape_of(cx, b);
+    if (as.rank == 0 || bs.rank == 0)
+        return onnx_fail(cx, BYOCL_ERR_INVALID, "MatMul operands must not be scalars");
+    bool a_vec = as.rank == 1, b_vec = bs.rank == 1;
+    if (a_vec) {
+        int64_t d[2] = {1, as.dims[0]};
+        if ((a = onnx_reshape(cx, a, 2, d)) < 0)
+            return cx->err->status;
+    }
+    if (b_vec) {
+        int64_t d[2] = {bs.dims[0], 1};
+        if ((b = onnx_reshape(cx, b, 2, d)) < 0)
+            return cx->err->status;
+    }
+    int y;
+    if (shape_of(cx, b)->rank == 2) {
+        int ab[2] = {a, onnx_call1(cx, "transpose", b, NULL)};
+        y = ab[1] < 0 ? -1 : onnx_call(cx, "nn.dense", ab, 2, NULL);
+    } else {
+        y = batched_matmul(cx, a, b);
+    }
+    if (y < 0)
+        return cx->err->status;
+    if (a_vec || b_vec) {
+        byocl_shape ys = *shape_of(cx, y), out = {0};
+        for (int i = 0; i < ys.rank; i++)
+            if (!((a_vec && i == ys.rank - 2) || (b_vec && i == ys.rank - 1)))
+                out.dims[out.rank++] = ys.dims[i];
+        if ((y = onnx_reshape(cx, y, out.rank, out.dims)) < 0)
+            return cx->err->status;
+    }
+    return onnx_output(cx, 0, y);
+}
+
+/* ------------------------------------------------------------ transforms */
+
+static byocl_status convert_flatten(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    int x;
+    TRY(onnx_input(cx, 0, &x));
+    byocl_shape s = *shape_of(cx, x);
+    int64_t axis;
+    TRY(onnx_attr_int(cx, "axis", 1, &axis));
+    if (axis < -s.rank || axis > s.rank) /* rank itself is allowed: (all, 1) */
+        return onnx_fail(cx, BYOCL_ERR_INVALID, "axis %lld is out of range for rank %d",
+                         (long long)axis, s.rank);
+    int ax = (int)(axis < 0 ? axis + s.rank : axis);
+    int y;
+    if (ax == 1 && s.rank >= 2) {
+        y = onnx_call1(cx, "nn.batch_flatten", x, NULL);
+    } else {
+        int64_t dims[2] = {product(s.dims, 0, ax), product(s.dims, ax, s.rank)};
+        y = onnx_reshape(cx, x, 2, dims);
+    }
+    if (y < 0)
+        return cx->err->status;
+    return onnx_output(cx, 0, y);
+}
+
+static byocl_status convert_reshape(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    int x;
+    TRY(onnx_input(cx, 0, &x));
+    int64_t shape[BYOCL_MAX_RANK];
+    int rank;
+    TRY(onnx_input_ints(cx, 1, "the new shape", shape, BYOCL_MAX_RANK, &rank));
+    int64_t allowzero;
+    TRY(onnx_attr_int(cx, "allowzero", 0, &allowzero));
+    byocl_attrs *a;
+    TRY(new_attrs(cx, &a));
+    TRY(set_ints(cx, a, "newshape", shape, rank));
+    TRY(set_bool(cx, a, "allowzero", allowzero != 0));
+    TRY_ID(y, onnx_call1(cx, "reshape", x, a));
+    return onnx_output(cx, 0, y);
+}
+
+static byocl_status convert_concat(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    int64_t axis;
+    TRY(onnx_attr_int(cx, "axis", INT64_MIN, &axis));
+    if (axis == INT64_MIN)
+        return onnx_fail(cx, BYOCL_ERR_INVALID, "attribute 'axis' is missing");
+    if (n->n_input == 0)
+        return onnx_fail(cx, BYOCL_ERR_INVALID, "needs at least one input");
+    int *ids = malloc(sizeof *ids * n->n_input);
+    if (!ids)
+        return onnx_fail(cx, BYOCL_ERR_NOMEM, "out of memory");
+    byocl_status st = BYOCL_OK;
+    for (int k = 0; k < (int)n->n_input && st == BYOCL_OK; k++)
+        st = onnx_input(cx, k, &ids[k]);
+    int tuple = st == BYOCL_OK ? onnx_tuple(cx, ids, (int)n->n_input) : -1;
+    free(ids);
+    if (tuple < 0)
+        return cx->err->status;
+    byocl_attrs *a;
+    TRY(new_attrs(cx, &a));
+    TRY(set_int(cx, a, "axis", axis));
+    TRY_ID(y, onnx_call1(cx, "concatenate", tuple, a));
+    return onnx_output(cx, 0, y);
+}
+
+/* Output k of a Split gets sizes[k] elements along `axis`. byocl's split makes no empty
+ * pieces: those outputs become empty constants, and the split cuts only where the other
+ * pieces start (one piece left is the input itself). */
+static byocl_status split_outputs(onnx_ctx *cx, const Onnx__NodeProto *n, int x, int axis,
+                                  const int64_t *sizes)
+{
+    int n_out = (int)n->n_output, n_pieces = 0;
+    int64_t starts[MAX_INTS], offset = 0;
+    int64_t *cuts = n_out > MAX_INTS ? malloc(sizeof *cuts * (size_t)n_out) : starts;
+    if (!cuts)
+        return onnx_fail(cx, BYOCL_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < n_out; k++) {
+        if (sizes[k] > 0 && n_pieces++ > 0)
+            cuts[n_pieces - 2] = offset;
+        offset += sizes[k];
+    }
+    int parts = -1;
+    byocl_attrs *a = NULL;
+    byocl_status st = n_pieces > 1 ? new_attrs(cx, &a) : BYOCL_OK;
+    if (n_pieces > 1 && st == BYOCL_OK)
+        st = set_ints(cx, a, "indices_or_sections", cuts, n_pieces - 1);
+    if (n_pieces > 1 && st == BYOCL_OK)
+        st = set_int(cx, a, "axis", axis);
+    if (cuts != starts)
+        free(cuts);
+    if (n_pieces > 1 && st == BYOCL_OK && (parts = onnx_call1(cx, "split", x, a)) < 0)
+        st = cx->err->status;
+    for (int k = 0, piece = 0; k < n_out && st == BYOCL_OK; k++) {
+        if (sizes[k] == 0) {
+            byocl_shape s = *shape_of(cx, x);
+            s.dims[axis] = 0;
+            byocl_tensor *empty = byocl_tensor_new(onnx_type(cx, x)->dtype, &s, cx->err);
+            st = empty ? onnx_output_constant(cx, k, empty) : cx->err->status;
+            byocl_tensor_unref(empty);
+            continue;
+        }
+        int id = n_pieces > 1 ? onnx_getitem(cx, parts, piece++) : x;
+        st = id < 0 ? cx->err->status : onnx_output(cx, k, id);
+    }
+    return st;
+}
+
+/* Split: sizes from the `split` attribute (before opset 13) or input (from 13), else
+ * num_outputs (opset 18: pieces of ceil(dim / n), the last one smaller), else equal parts
+ * for the node's outputs. byocl's split takes the indices where pieces start. */
+static byocl_status convert_split(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    int x;
+    TRY(onnx_input(cx, 0, &x));
+    byocl_shape s = *shape_of(cx, x);
+    int64_t axis_attr;
+    TRY(onnx_attr_int(cx, "axis", 0, &axis_attr));
+    int axis;
+    TRY(onnx_axis(cx, axis_attr, s.rank, "axis", &axis));
+    int n_out = (int)n->n_output;
+    if (n_out == 0)
+        return onnx_fail(cx, BYOCL_ERR_INVALID, "has no outputs");
+    int64_t *sizes = calloc((size_t)n_out + 1, sizeof *sizes);
+    if (!sizes)
+        return onnx_fail(cx, BYOCL_ERR_NOMEM, "out of memory");
+    int n_sizes = -1;
+    byocl_status st = BYOCL_OK;
+    if (cx->opset < 13)
+        st = onnx_attr_ints(cx, "split", sizes, n_out, &n_sizes);
+    else if (onnx_has_input(n, 1))
+        st = onnx_input_ints(cx, 1, "the split sizes", sizes, n_out, &n_sizes);
+    int64_t dim = s.dims[axis], num_outputs = 0;
+    if (st == BYOCL_OK)
+        st = onnx_attr_int(cx, "num_outputs", 0, &num_outputs);
+    if (st == BYOCL_OK && n_sizes < 0 && num_outputs > 0) {
+        if (num_outputs != n_out)
+            st = onnx_fail(cx, BYOCL_ERR_INVALID, "num_outputs is %lld but the node has %d "
+                                                  "outputs",
+                           (long long)num_outputs, n_out);
+        int64_t chunk = (dim + n_out - 1) / n_out;
+        for (int i = 0; i < n_out; i++)
+            sizes[i] = dim - chunk * i < chunk ? (dim - chunk * i > 0 ? dim - chunk * i : 0)
+                                               : chunk;
+        n_sizes = n_out;
+    } else if (st == BYOCL_OK && n_sizes < 0) {
+        if (dim % n_out != 0)
+            st = onnx_fail(cx, BYOCL_ERR_INVALID, "dimension %lld of axis %d does not split "
+                                                  "into %d equal parts",
+                           (long long)dim, axis, n_out);
+        for (int i = 0; i < n_out; i++)
+            sizes[i] = dim / n_out;
+        n_sizes = n_out;
+    }
+    int64_t total = 0;
+    for (int i = 0; i < n_sizes && st == BYOCL_OK; i++) {
+        if (sizes[i] < 0)
+            st = onnx_fail(cx, BYOCL_ERR_INVALID, "split size %lld is negative",
+                           (long long)sizes[i]);
+        total += sizes[i];
+    }
+    if (st == BYOCL_OK && (n_sizes != n_out || total != dim))
+        st = onnx_fail(cx, BYOCL_ERR_INVALID,
+                       "%d split sizes adding up to %lld for %d outputs of a dimension of %lld",
+                       n_sizes, (long long)total, n_out, (long long)dim);
+    if (st != BYOCL_OK) {
+        free(sizes);
+        return st;
+    }
+    st = split_outputs(cx, n, x, axis, sizes);
+    free(sizes);
+    return st;
+}
+
+static byocl_status convert_transpose(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    int x;
+    TRY(onnx_input(cx, 0, &x));
+    int64_t perm[MAX_INTS];
+    int np;
+    TRY(onnx_attr_ints(cx, "perm", perm, MAX_INTS, &np));
+    byocl_attrs *a;
+    TRY(new_attrs(cx, &a));
+    if (np >= 0)
+        TRY(set_ints(cx, a, "axes", perm, np));
+    TRY_ID(y, onnx_call1(cx, "transpose", x, a));
+    return onnx_output(cx, 0, y);
+}
+
+/* Squeeze, Unsqueeze and ReduceMean take their axes as an attribute up to an opset and as
+ * an input from it on; *n = -1 when they are absent. */
+static byocl_status read_axes(onnx_ctx *cx, const Onnx__NodeProto *n, int64_t input_from,
+                              int64_t *axes, int *count)
+{
+    *count = -1;
+    if (cx->opset < input_from)
+        return onnx_attr_ints(cx, "axes", axes, MAX_INTS, count);
+    if (!onnx_has_input(n, 1))
+        return BYOCL_OK;
+    return onnx_input_ints(cx, 1, "the axes", axes, MAX_INTS, count);
+}
+
+static byocl_status normalize_axes(onnx_ctx *cx, int64_t *axes, int count, int rank)
+{
+    for (int i = 0; i < count; i++) {
+        int ax;
+        TRY(onnx_axis(cx, axes[i], rank, "axis", &ax));
+        for (int j = 0; j < i; j++)
+            if (axes[j] == ax)
+                return onnx_fail(cx, BYOCL_ERR_INVALID, "axis %d is given twice", ax);
+        axes[i] = ax;
+    }
+    return BYOCL_OK;
+}
+
+static byocl_status convert_squeeze(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    int x;
+    TRY(onnx_input(cx, 0, &x));
+    int64_t axes[MAX_INTS];
+    int count;
+    TRY(read_axes(cx, n, 13, axes, &count));
+    byocl_attrs *a;
+    TRY(new_attrs(cx, &a));
+    if (count > 0) {
+        TRY(normalize_axes(cx, axes, count, shape_of(cx, x)->rank));
+        TRY(set_ints(cx, a, "axis", axes, count));
+    }
+    TRY_ID(y, onnx_call1(cx, "squeeze", x, a));
+    return onnx_output(cx, 0, y);
+}
+
+static int compare_int64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Axes index the output; inserting them in increasing order puts each where it belongs. */
+static byocl_status convert_unsqueeze(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    int x;
+    TRY(onnx_input(cx, 0, &x));
+    int64_t axes[MAX_INTS];
+    int count;
+    TRY(read_axes(cx, n, 13, axes, &count));
+    if (count < 0)
+        return onnx_fail(cx, BYOCL_ERR_INVALID, "the axes are missing");
+    int out_rank = shape_of(cx, x)->rank + count;
+    if (out_rank > BYOCL_MAX_RANK)
+        return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED, "the result would have rank %d; byocl "
+                                                    "handles at most %d",
+                         out_rank, BYOCL_MAX_RANK);
+    TRY(normalize_axes(cx, axes, count, out_rank));
+    qsort(axes, (size_t)count, sizeof axes[0], compare_int64);
+    int y = x;
+    for (int i = 0; i < count; i++) {
+        byocl_attrs *a;
+        TRY(new_attrs(cx, &a));
+        TRY(set_int(cx, a, "axis", axes[i]));
+        if ((y = onnx_call1(cx, "expand_dims", y, a)) < 0)
+            return cx->err->status;
+    }
+    if (count == 0)
+        return alias_input(cx, 0);
+    return onnx_output(cx, 0, y);
+}
+
+static byocl_status convert_reduce_mean(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    int64_t keepdims, noop;
+    TRY(onnx_attr_int(cx, "keepdims", 1, &keepdims));
+    TRY(onnx_attr_int(cx, "noop_with_empty_axes", 0, &noop));
+    int64_t axes[MAX_INTS];
+    int count;
+    TRY(read_axes(cx, n, 18, axes, &count));
+    if (count <= 0 && noop)
+        return alias_input(cx, 0);
+    int x;
+    TRY(onnx_input(cx, 0, &x));
+    byocl_attrs *a;
+    TRY(new_attrs(cx, &a));
+    if (count > 0) {
+        TRY(normalize_axes(cx, axes, count, shape_of(cx, x)->rank));
+        TRY(set_ints(cx, a, "axis", axes, count));
+    }
+    TRY(set_bool(cx, a, "keepdims", keepdims != 0));
+    TRY_ID(y, onnx_call1(cx, "mean", x, a));
+    return onnx_output(cx, 0, y);
+}
+
+/* Pad, constant mode only. byocl has no pad op: the padding stays pending, and a Conv or
+ * AveragePool that takes the result absorbs zero padding into its own; elsewhere it
+ * becomes concatenations with constant blocks (onnx_import.c). */
+static byocl_status convert_pad(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    char mode[32];
+    TRY(onnx_attr_string(cx, "mode", "constant", mode, sizeof mode));
+    if (strcmp(mode, "constant") != 0)
+        return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+                         "mode '%s' is not supported (only 'constant': byocl has no pad op, "
+                         "and builds constant padding from concatenations)",
+                         mode);
+    int x;
+    TRY(onnx_input(cx, 0, &x));
+    int rank = shape_of(cx, x)->rank;
+    int64_t given[MAX_INTS], axes[BYOCL_MAX_RANK];
+    int n_given, n_axes = rank;
+    double value = 0.0;
+    int value_input = -1; /* the padding value as a run-time input */
+    if (cx->opset < 11) {
+        TRY(onnx_attr_ints(cx, "pads", given, MAX_INTS, &n_given));
+        TRY(onnx_attr_float(cx, "value", 0.0, &value));
+    } else {
+        TRY(onnx_input_ints(cx, 1, "the pads", given, MAX_INTS, &n_given));
+        if (onnx_has_input(n, 2) && onnx_input_is_constant(cx, 2)) {
+            const byocl_tensor *t;
+            TRY(onnx_input_constant(cx, 2, "the padding value", &t));
+            if (byocl_tensor_numel(t) != 1)
+                return onnx_fail(cx, BYOCL_ERR_INVALID, "constant_value should be a scalar");
+            value = byocl_tensor_get(t, 0);
+        } else if (onnx_has_input(n, 2)) {
+            int v;
+            TRY(onnx_input(cx, 2, &v));
+            if (byocl_shape_numel(shape_of(cx, v)) != 1)
+                return onnx_fail(cx, BYOCL_ERR_INVALID, "constant_value should be a scalar");
+            value_input = 2;
+        }
+        if (onnx_has_input(n, 3)) {
+            TRY(onnx_input_ints(cx, 3, "the axes", axes, BYOCL_MAX_RANK, &n_axes));
+            TRY(normalize_axes(cx, axes, n_axes, rank));
+        }
+    }
+    if (n_axes == rank && !onnx_has_input(n, 3))
+        for (int i = 0; i < rank; i++)
+            axes[i] = i;
+    if (n_given != 2 * n_axes)
+        return onnx_fail(cx, BYOCL_ERR_INVALID, "%d pads for %d axes; Pad needs two per axis",
+                         n_given < 0 ? 0 : n_given, n_axes);
+    int64_t pads[2 * BYOCL_MAX_RANK] = {0};
+    bool any = false;
+    for (int i = 0; i < n_axes; i++) {
+        int64_t before = given[i], after = given[n_axes + i];
+        if (before < 0 || after < 0)
+            return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+                             "negative pads (cropping) are not supported");
+        pads[axes[i]] = before;
+        pads[rank + axes[i]] = after;
+        any = any || before || after;
+    }
+    if (!any)
+        return alias_input(cx, 0);
+    return onnx_output_pad(cx, 0, pads, rank, value, value_input);
+}
+
+/* Constant: a tensor, or a float/int (list) attribute; sparse and string values are not
+ * supported. The value stays an import-time constant until an op takes it as a tensor. */
+static byocl_status convert_constant(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    if (n->n_attribute != 1)
+        return onnx_fail(cx, BYOCL_ERR_INVALID, "needs exactly one value attribute, has %zu",
+                         n->n_attribute);
+    const Onnx__AttributeProto *attr = n->attribute[0];
+    const char *name = attr->name;
+    byocl_tensor *t = NULL;
+    byocl_status st = BYOCL_OK;
+    if (strcmp(name, "value") == 0) {
+        if (!attr->t)
+            return onnx_fail(cx, BYOCL_ERR_INVALID, "attribute 'value' holds no tensor");
+        char what[600];
+        snprintf(what, sizeof what, "%s: node '%s' (Constant)", cx->path,
+                 n->name ? n->name : "");
+        st = byocl_tensor_from_onnx(attr->t, what, &t, cx->err);
+    } else if (strcmp(name, "value_float") == 0 || strcmp(name, "value_int") == 0) {
+        bool is_float = name[6] == 'f';
+        double v;
+        byocl_shape s = byocl_shape_make(0, NULL);
+        if (is_float)
+            st = onnx_attr_float(cx, name, 0.0, &v);
+        else {
+            int64_t i;
+            st = onnx_attr_int(cx, name, 0, &i);
+            v = (double)i;
+        }
+        if (st == BYOCL_OK && !(t = byocl_tensor_new(is_float ? BYOCL_FLOAT32 : BYOCL_INT64, &s,
+                                                     cx->err)))
+            st = cx->err->status;
+        if (st == BYOCL_OK)
+            byocl_tensor_set(t, 0, v);
+    } else if (strcmp(name, "value_floats") == 0 || strcmp(name, "value_ints") == 0) {
+        bool is_float = name[6] == 'f';
+        int64_t count = (int64_t)(is_float ? attr->n_floats : attr->n_ints);
+        byocl_shape s = byocl_shape_make(1, &count);
+        if (!(t = byocl_tensor_new(is_float ? BYOCL_FLOAT32 : BYOCL_INT64, &s, cx->err)))
+            st = cx->err->status;
+        for (int64_t i = 0; t && i < count; i++) {
+            if (is_float)
+                ((float *)byocl_tensor_data(t))[i] = attr->floats[i];
+            else
+                ((int64_t *)byocl_tensor_data(t))[i] = attr->ints[i];
+        }
+    } else {
+        return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED, "a %s value is not supported",
+                         strcmp(name, "sparse_value") == 0 ? "sparse" : "string");
+    }
+    if (st == BYOCL_OK)
+        st = onnx_output_constant(cx, 0, t);
+    byocl_tensor_unref(t);
+    return st;
+}
+
+/* ----------------------------------------------------------------- table */
+
+static const char *const no_attrs[] = {NULL};
+static const char *const conv_attrs[] = {"auto_pad", "dilations", "group", "kernel_shape",
+                                         "pads", "strides", NULL};
+static const char *const max_pool_attrs[] = {"auto_pad", "ceil_mode", "dilations",
+                                             "kernel_shape", "pads", "storage_order",
+                                             "strides", NULL};
+static const char *const avg_pool_attrs[] = {"auto_pad", "ceil_mode", "count_include_pad",
+                                             "dilations", "kernel_shape", "pads", "strides",
+                                             NULL};
+static const char *const batch_norm_attrs[] = {"epsilon", "momentum", "spatial",
+                                               "training_mode", NULL};
+static const char *const gemm_attrs[] = {"alpha", "beta", "transA", "transB", NULL};
+static const char *const clip_attrs[] = {"min", "max", NULL};
+static const char *const leaky_relu_attrs[] = {"alpha", NULL};
+static const char *const axis_attrs[] = {"axis", NULL};
+static const char *const reshape_attrs[] = {"allowzero", NULL};
+static const char *const split_attrs[] = {"axis", "split", "num_outputs", NULL};
+static const char *const dropout_attrs[] = {"ratio", "seed", NULL};
+static const char *const constant_attrs[] = {"value", "value_float", "value_floats",
+                                             "value_int", "value_ints", "sparse_value",
+                                             "value_string", "value_strings", NULL};
+static const char *const cast_attrs[] = {"to", NULL};
+static const char *const transpose_attrs[] = {"perm", NULL};
+static const char *const axes_attrs[] = {"axes", NULL};
+static const char *const reduce_attrs[] = {"axes", "keepdims", "noop_with_empty_axes", NULL};
+static const char *const pad_attrs[] = {"mode", "pads", "value", NULL};
+
+static const onnx_op onnx_ops[] = {
+    {"Abs", convert_abs, no_attrs},
+    {"Add", convert_add, no_attrs},
+    {"AveragePool", convert_average_pool, avg_pool_attrs},
+    {"BatchNormalization", convert_batch_norm, batch_norm_attrs},
+    {"Cast", convert_cast, cast_attrs},
+    {"Clip", convert_clip, clip_attrs},
+    {"Concat", convert_concat, axis_attrs},
+    {"Constant", convert_constant, constant_attrs},
+    {"Conv", convert_conv, conv_attrs},
+    {"Div", convert_div, no_attrs},
+    {"Dropout", convert_dropout, dropout_attrs},
+    {"Exp", convert_exp, no_attrs},
+    {"Flatten", convert_flatten, axis_attrs},
+    {"Gemm", convert_gemm, gemm_attrs},
+    {"GlobalAveragePool", convert_global_average_pool, no_attrs},
+    {"Identity", convert_identity, no_attrs},
+    {"LeakyRelu", convert_leaky_relu, leaky_relu_attrs},
+    {"MatMul", convert_matmul, no_attrs},
+    {"Max", convert_max, no_attrs},
+    {"MaxPool", convert_max_pool, max_pool_attrs},
+    {"Min", convert_min, no_attrs},
+    {"Mul", convert_mul, no_attrs},
+    {"Pad", convert_pad, pad_attrs},
+    {"ReduceMean", convert_reduce_mean, reduce_attrs},
+    {"Relu", convert_relu, no_attrs},
+    {"Reshape", convert_reshape, reshape_attrs},
+    {"Sigmoid", convert_sigmoid, no_attrs},
+    {"Softmax", convert_softmax, axis_attrs},
+    {"Split", convert_split, split_attrs},
+    {"Squeeze", convert_squeeze, axes_attrs},
+    {"Sub", convert_sub, no_attrs},
+    {"Tanh", convert_tanh, no_attrs},
+    {"Transpose", convert_transpose, transpose_attrs},
+    {"Unsqueeze", convert_unsqueeze, axes_attrs},
+};
+
+const onnx_op *onnx_find_op(const char *op_type)
+{
+    for (size_t i = 0; i < sizeof onnx_ops / sizeof onnx_ops[0]; i++)
+        if (strcmp(onnx_ops[i].type, op_type) == 0)
+            return &onnx_ops[i];
+    return NULL;
+}

@@ -1,0 +1,180 @@
+/* byocl_host_backend_llvm: plan fusion groups, lower every group into one LLVM module,
+ * optimize it for this CPU and JIT-compile it; kernels keep their constants (model
+ * constants, packed weights) in per-kernel ctx arrays owned by the state. */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llvm_backend.h"
+#include "lower.h"
+
+typedef struct llvm_state {
+    jit *j;
+    int n_groups;
+    char (*names)[64];
+    kconsts *consts;      /* per group */
+    _Atomic int32_t error_slot; /* (group << 8) | code of the last failing kernel */
+} llvm_state;
+
+static void llvm_release(void *vstate)
+{
+    llvm_state *s = vstate;
+    if (!s)
+        return;
+    jit_free(s->j);
+    for (int g = 0; s->consts && g < s->n_groups; g++)
+        kconsts_free(&s->consts[g]);
+    free(s->consts);
+    free(s->names);
+    free(s);
+}
+
+static bool op_is(const byocl_node *n, const char *op) { return strcmp(n->op->name, op) == 0; }
+
+/* Emits the kernel of one group. */
+static byocl_status lower_group(lw *w)
+{
+    const byocl_host_group *g = w->grp;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const byocl_node *n = lw_node(w, g->nodes[i]);
+        if (op_is(n, "nn.conv2d"))
+            return lower_conv2d(w, g->nodes[i]);
+        if (op_is(n, "nn.dense"))
+            return lower_dense(w, g->nodes[i]);
+    }
+    int id = g->nodes[g->n_nodes - 1];
+    const byocl_node *n = lw_node(w, id);
+    if (lop_classify(n->op->name) == LOP_ELEMWISE)
+        return lower_elemwise_group(w);
+    if (g->n_nodes != 1)
+        return lw_failed(w, byocl_error_set(w->err, BYOCL_ERR_INVALID,
+                                            "group %s mixes %s with other ops (a planner bug)",
+                                            g->name, n->op->name));
+    static const struct {
+        const char *op;
+        byocl_status (*lower)(lw *, int);
+    } table[] = {
+        {"nn.max_pool2d", lower_pool},     {"nn.avg_pool2d", lower_pool},
+        {"nn.global_avg_pool2d", lower_pool}, {"mean", lower_mean},
+        {"nn.softmax", lower_softmax},     {"reshape", lower_copy},
+        {"squeeze", lower_copy},           {"expand_dims", lower_copy},
+        {"nn.batch_flatten", lower_copy},  {"transpose", lower_transpose},
+        {"concatenate", lower_concatenate}, {"split", lower_split},
+    };
+    for (size_t k = 0; k < sizeof table / sizeof table[0]; k++)
+        if (op_is(n, table[k].op))
+            return table[k].lower(w, id);
+    return lw_failed(w, byocl_error_set(w->err, BYOCL_ERR_UNSUPPORTED,
+                                        "the LLVM host backend cannot lower %s", n->op->name));
+}
+
+static byocl_status llvm_compile(const byocl_function *fn, const byocl_host_group *groups,
+                                 int n_groups, const byocl_host_backend_options *opt,
+                                 byocl_host_kernel *kernels, void **state_out, byocl_error *err)
+{
+    *state_out = NULL;
+    llvm_state *s = calloc(1, sizeof *s);
+    size_t ng = (size_t)(n_groups > 0 ? n_groups : 1);
+    const char **symbols = malloc(ng * sizeof *symbols);
+    void **addrs = calloc(ng, sizeof *addrs);
+    int64_t *n_tasks = calloc(ng, sizeof *n_tasks);
+    byocl_status st = BYOCL_OK;
+    if (!s || !symbols || !addrs || !n_tasks ||
+        !(s->names = calloc(ng, sizeof *s->names)) || !(s->consts = calloc(ng, sizeof *s->consts))) {
+        st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory compiling host kernels");
+        goto done;
+    }
+    s->n_groups = n_groups;
+    if ((st = jit_create(&s->j, err)) != BYOCL_OK)
+        goto done;
+    const jit_host *host = NULL;
+    if ((st = jit_host_get(&host, err)) != BYOCL_OK)
+        goto done;
+    for (int g = 0; g < n_groups && st == BYOCL_OK; g++) {
+        /* Symbol names are C identifiers made from the group name. */
+        snprintf(s->names[g], sizeof s->names[g], "%s", groups[g].name);
+        for (char *c = s->names[g]; *c; c++)
+            if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                  (*c >= '0' && *c <= '9') || *c == '_'))
+                *c = '_';
+        symbols[g] = s->names[g];
+        if (kconsts_add(&s->consts[g], (void *)&s->error_slot, NULL, NULL) != 0) {
+            st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory compiling host kernels");
+            break;
+        }
+        if (groups[g].n_outputs < 1) {
+            st = byocl_error_set(err, BYOCL_ERR_INVALID, "group %s has no outputs",
+                                 groups[g].name);
+            break;
+        }
+        lw w = {.j = s->j, .host = host, .state = s, .fn = fn, .grp = &groups[g],
+                .group_index = g, .consts = &s->consts[g], .err = err,
+                .threads = opt && opt->threads > 0 ? opt->threads : 1};
+        st = lw_begin(&w, s->names[g]);
+        if (st == BYOCL_OK)
+            st = lower_group(&w);
+        byocl_status end = w.B ? lw_end(&w) : w.status;
+        if (st == BYOCL_OK)
+            st = end;
+        free(w.data);
+        n_tasks[g] = w.n_tasks;
+        if (st != BYOCL_OK)
+            byocl_error_prefix(err, "host kernel %s: ", groups[g].name);
+    }
+    if (st != BYOCL_OK)
+        goto done;
+    st = jit_finish(s->j, "byocl_host", opt ? opt->opt_level : 3, symbols, n_groups, addrs, err);
+    if (st != BYOCL_OK)
+        goto done;
+    for (int g = 0; g < n_groups; g++)
+        kernels[g] = (byocl_host_kernel){(byocl_host_kernel_fn)addrs[g], s->consts[g].ptrs,
+                                         n_tasks[g] > 0 ? n_tasks[g] : 1};
+    *state_out = s;
+    s = NULL;
+done:
+    llvm_release(s);
+    free(symbols);
+    free(addrs);
+    free(n_tasks);
+    return st;
+}
+
+static const char *llvm_error(void *vstate)
+{
+    static _Thread_local char msg[256];
+    llvm_state *s = vstate;
+    int32_t slot = atomic_load(&s->error_slot);
+    int g = slot >> 8, code = slot & 0xff;
+    const char *what = code == KERR_DIV_ZERO     ? "integer division by zero"
+                       : code == KERR_NOMEM      ? "out of memory for kernel scratch space"
+                       : code == KERR_EMPTY_MEAN ? "integer mean over zero elements"
+                                                 : "unknown failure";
+    if (slot == 0 || g < 0 || g >= s->n_groups)
+        snprintf(msg, sizeof msg, "a host kernel failed");
+    else
+        snprintf(msg, sizeof msg, "host kernel %s: %s", s->names[g], what);
+    return msg;
+}
+
+char *byocl_llvm_host_info(char *buf, size_t len)
+{
+    const jit_host *h = NULL;
+    byocl_error err;
+    unsigned major = 0, minor = 0, patch = 0;
+    LLVMGetVersion(&major, &minor, &patch);
+    if (jit_host_get(&h, &err) != BYOCL_OK)
+        snprintf(buf, len, "LLVM %u.%u.%u: %s", major, minor, patch, err.msg);
+    else
+        snprintf(buf, len, "LLVM %u.%u.%u, %s, %d-bit vectors", major, minor, patch, h->cpu,
+                 h->vector_floats * 32);
+    return buf;
+}
+
+const byocl_host_backend_i byocl_host_backend_llvm = {
+    .name = "llvm",
+    .plan = llvm_plan,
+    .compile = llvm_compile,
+    .release = llvm_release,
+    .error = llvm_error,
+};

@@ -1,0 +1,694 @@
+/* nn.conv2d (NCHW data, OIHW weight, any groups, strides, dilations and padding).
+ *
+ * Float convs run one schedule:
+ *  - Weights are packed when the model is built (or, when they are not constants, by
+ *    each task) into units of T output channels of one group: [unit][ic][kh][kw][T],
+ *    zero-padded past the group's last channel.
+ *  - Each task takes a band of output rows for a range of units. Per group it first
+ *    copies the band's input rows into X', zero-padded and split into stride phases:
+ *    phase (ry, rx) holds input rows i*sh + ry and columns j*sw + rx. In X' every tap
+ *    (kh, kw) of every output (oy, ox) sits at q + offset(kh, kw), where q = oy*PW + ox
+ *    runs over a grid PW columns wide (PW >= OW; columns past OW are computed and
+ *    dropped). Strided, dilated and padded convs all become that one flat stencil; a
+ *    stride-1 conv without padding reads its input in place.
+ *  - The micro-kernel keeps T x V vectors of VF floats (T channels, V*VF consecutive q)
+ *    in registers: per input channel and tap, V vector loads of X', T broadcasts of a
+ *    packed weight, T*V FMAs. The last tile of a band masks its loads.
+ *  - Tiles go through a small buffer to the output, each output row segment in a loop
+ *    that computes the fused epilogue (lower_elemwise.c) and stores NCHW.
+ * Depthwise convs (one input channel per group) compute output rows in registers from
+ * masked loads of the input instead (see lower_conv_depthwise). Integer convs use a
+ * direct loop nest with 64-bit accumulators. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower.h"
+#include "runtime.h"
+
+typedef struct conv_geom {
+    int64_t n, c, h, w;          /* data */
+    int64_t o, groups, ic, og;   /* out channels, groups, in/out channels per group */
+    int64_t kh, kw;
+    int64_t sh, sw, dh, dw;
+    int64_t pt, pl, pb, pr;
+    int64_t oh, ow;
+    byocl_dtype din, dout;
+} conv_geom;
+
+static void ints2(const byocl_node *n, const char *key, int64_t *a, int64_t *b)
+{
+    const int64_t *v = NULL;
+    int k = byocl_attrs_get_ints(&n->attrs, key, &v);
+    *a = k >= 1 ? v[0] : 1;
+    *b = k >= 2 ? v[1] : *a;
+}
+
+static void conv_geometry(lw *w, int node, conv_geom *g)
+{
+    const byocl_node *n = lw_node(w, node);
+    const byocl_type *x = lw_value_type(w, lv_resolve(w->fn, n->args[0], -1));
+    const byocl_type *wt = lw_value_type(w, lv_resolve(w->fn, n->args[1], -1));
+    g->n = x->shape.dims[0];
+    g->c = x->shape.dims[1];
+    g->h = x->shape.dims[2];
+    g->w = x->shape.dims[3];
+    g->o = wt->shape.dims[0];
+    g->ic = wt->shape.dims[1];
+    g->kh = wt->shape.dims[2];
+    g->kw = wt->shape.dims[3];
+    g->groups = byocl_attrs_get_int(&n->attrs, "groups", 1);
+    g->og = g->o / g->groups;
+    ints2(n, "strides", &g->sh, &g->sw);
+    ints2(n, "dilation", &g->dh, &g->dw);
+    const int64_t *p = NULL;
+    int k = byocl_attrs_get_ints(&n->attrs, "padding", &p);
+    int64_t pad[4];
+    for (int i = 0; i < 4; i++)
+        pad[i] = k == 4 ? p[i] : k == 2 ? p[i % 2] : k == 1 ? p[0] : 0;
+    g->pt = pad[0];
+    g->pl = pad[1];
+    g->pb = pad[2];
+    g->pr = pad[3];
+    g->oh = n->type->shape.dims[2];
+    g->ow = n->type->shape.dims[3];
+    g->din = x->dtype;
+    g->dout = n->type->dtype;
+}
+
+/* ------------------------------------------------------------ epilogue */
+
+/* Stores output element (n, oc, oy, ox) of the conv, `acc` in float (or the compute type
+ * of the conv's dtype), through the group's epilogue. */
+static byocl_status store_output(lw *w, int node, const ew_space *s, LLVMValueRef n,
+                                 LLVMValueRef oc, LLVMValueRef oy, LLVMValueRef ox,
+                                 LLVMValueRef acc, const conv_geom *g)
+{
+    ew_env e = {.w = w, .space = s, .anchor = node, .exact = false};
+    e.cidx[0] = n;
+    e.cidx[1] = oc;
+    e.cidx[2] = oy;
+    e.cidx[3] = ox;
+    e.anchor_value = acc;
+    byocl_value_ref root = ew_root(w);
+    LLVMValueRef v;
+    byocl_status st = ew_eval(&e, root, &v);
+    if (st != BYOCL_OK)
+        return st;
+    LLVMValueRef at = lw_mad(w, lw_mad(w, lw_mad(w, n, g->o, oc), g->oh, oy), g->ow, ox);
+    lw_store(w, lw_output(w, root), lw_value_type(w, root)->dtype, at, v);
+    return w->status;
+}
+
+/* ------------------------------------------------------------ integer convs */
+
+static byocl_status lower_conv_direct(lw *w, int node, const conv_geom *g, const ew_space *s)
+{
+    const byocl_node *nd = lw_node(w, node);
+    LLVMBuilderRef B = w->B;
+    LLVMValueRef x = lw_value_ptr(w, lv_resolve(w->fn, nd->args[0], -1));
+    LLVMValueRef wt = lw_value_ptr(w, lv_resolve(w->fn, nd->args[1], -1));
+    int64_t planes = g->n * g->o;
+    w->n_tasks = lw_pick_tasks(w, planes * g->oh * g->ow * g->ic * g->kh * g->kw, 1 << 18,
+                               planes < 64 ? planes : 64);
+    LLVMValueRef lo, hi;
+    lw_task_range(w, planes, &lo, &hi);
+    lw_loop lp, ly, lx, li, lkh, lkw;
+    LLVMValueRef p = lw_for(w, &lp, lo, hi, 1, "plane");
+    LLVMValueRef n = LLVMBuildSDiv(B, p, lw_i64(w, g->o), "n");
+    LLVMValueRef oc = LLVMBuildSRem(B, p, lw_i64(w, g->o), "oc");
+    LLVMValueRef first_c = lw_mad(w, LLVMBuildSDiv(B, oc, lw_i64(w, g->og), ""), g->ic, NULL);
+    LLVMValueRef oy = lw_for(w, &ly, lw_i64(w, 0), lw_i64(w, g->oh), 1, "oy");
+    LLVMValueRef ox = lw_for(w, &lx, lw_i64(w, 0), lw_i64(w, g->ow), 1, "ox");
+    LLVMValueRef acc = lw_alloca(w, w->t_i64, "acc");
+    LLVMBuildStore(B, lw_i64(w, 0), acc);
+    LLVMValueRef i = lw_for(w, &li, lw_i64(w, 0), lw_i64(w, g->ic), 1, "i");
+    LLVMValueRef plane = lw_mad(w, lw_mad(w, n, g->c, LLVMBuildNSWAdd(B, first_c, i, "")), g->h * g->w, NULL);
+    LLVMValueRef wbase = lw_mad(w, lw_mad(w, oc, g->ic, i), g->kh * g->kw, NULL);
+    LLVMValueRef kh = lw_for(w, &lkh, lw_i64(w, 0), lw_i64(w, g->kh), 1, "kh");
+    LLVMValueRef iy = LLVMBuildNSWAdd(B, lw_mad(w, oy, g->sh, NULL), lw_mad(w, kh, g->dh, lw_i64(w, -g->pt)), "");
+    LLVMValueRef kw = lw_for(w, &lkw, lw_i64(w, 0), lw_i64(w, g->kw), 1, "kw");
+    LLVMValueRef ix = LLVMBuildNSWAdd(B, lw_mad(w, ox, g->sw, NULL), lw_mad(w, kw, g->dw, lw_i64(w, -g->pl)), "");
+    LLVMValueRef ok = LLVMBuildAnd(
+        B,
+        LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, iy, lw_i64(w, 0), ""),
+                     LLVMBuildICmp(B, LLVMIntSLT, iy, lw_i64(w, g->h), ""), ""),
+        LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, ix, lw_i64(w, 0), ""),
+                     LLVMBuildICmp(B, LLVMIntSLT, ix, lw_i64(w, g->w), ""), ""),
+        "");
+    lw_if inside;
+    lw_if_begin(w, &inside, ok, "tap");
+    LLVMValueRef xv = lw_convert(w, lw_load(w, x, g->din, lw_mad(w, iy, g->w, LLVMBuildNSWAdd(B, plane, ix, ""))),
+                                 g->din, BYOCL_INT64);
+    LLVMValueRef wv = lw_convert(w, lw_load(w, wt, g->din, lw_mad(w, kh, g->kw, LLVMBuildNSWAdd(B, wbase, kw, ""))),
+                                 g->din, BYOCL_INT64);
+    LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, w->t_i64, acc, ""), LLVMBuildMul(B, xv, wv, ""), ""), acc);
+    lw_if_end(w, &inside);
+    lw_for_end(w, &lkw);
+    lw_for_end(w, &lkh);
+    lw_for_end(w, &li);
+    LLVMValueRef v = lw_convert(w, LLVMBuildLoad2(B, w->t_i64, acc, ""), BYOCL_INT64, g->dout);
+    byocl_status st = store_output(w, node, s, n, oc, oy, ox, v, g);
+    lw_for_end(w, &lx);
+    lw_for_end(w, &ly);
+    lw_for_end(w, &lp);
+    return st;
+}
+
+/* ------------------------------------------------------------ float convs */
+
+typedef struct conv_plan {
+    int vf;                 /* floats per vector */
+    int t, v;               /* register tile: T channels x V vectors */
+    int64_t units_per_group, units;
+    int64_t halo_h;         /* PH - OH: extra phase rows a band reads */
+    int64_t ph, pw;         /* phase image height and width */
+    int nry, nrx;           /* stride phases used, per axis */
+    int64_t ry[16], rx[16]; /* their row/column remainders */
+    bool direct;            /* read the input in place (stride 1, no padding, float32) */
+    int64_t rows;           /* output rows per band */
+    int64_t bands, chunks;  /* tasks = n * chunks * bands */
+    int64_t units_per_chunk;
+    int64_t band_ph;        /* phase rows per band in X' (rows + halo_h) */
+    int64_t xs_phase, xs_chan; /* floats per phase image and per channel of X' */
+} conv_plan;
+
+static int index_of(const int64_t *v, int n, int64_t x)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i] == x)
+            return i;
+    return -1;
+}
+
+/* Lanes a band of `rows` output rows computes with tiles of `qt` lanes. */
+static int64_t band_lanes(const conv_geom *g, int64_t pw, int64_t rows, int64_t qt)
+{
+    int64_t qb = (rows - 1) * pw + g->ow;
+    return (qb + qt - 1) / qt * qt;
+}
+
+/* Picks the register tile (T channels x V vectors): the candidate that computes the
+ * fewest padded lanes x padded channels, with a surcharge for the loads each FMA needs
+ * ((T + V) / (T * V): fewer accumulators reuse each load less). */
+static void pick_tile(const conv_geom *g, conv_plan *p)
+{
+    static const int cand16[][2] = {{8, 3}, {6, 4}, {4, 6}, {12, 2}};
+    static const int cand8[][2] = {{6, 2}, {4, 3}, {3, 4}};
+    static const int cand4[][2] = {{4, 3}, {6, 2}, {3, 4}};
+    const int(*cand)[2] = p->vf == 16 ? cand16 : p->vf == 8 ? cand8 : cand4;
+    int n_cand = p->vf == 16 ? 4 : 3;
+    double best = -1;
+    for (int i = 0; i < n_cand + 1; i++) {
+        int t = i < n_cand ? cand[i][0] : 1, v = i < n_cand ? cand[i][1] : 8;
+        if (i == n_cand && g->og > 1)
+            continue; /* one channel per group (depthwise): long vectors */
+        if (t > g->og)
+            t = (int)g->og;
+        int64_t qt = (int64_t)v * p->vf;
+        int64_t full = g->oh / p->rows, last = g->oh % p->rows;
+        int64_t lanes = full * band_lanes(g, p->pw, p->rows, qt) +
+                        (last ? band_lanes(g, p->pw, last, qt) : 0);
+        int64_t chans = (g->og + t - 1) / t * t;
+        double cost = (double)lanes * (double)chans * (1.0 + 0.5 * (t + v) / ((double)t * v));
+        if (best < 0 || cost < best) {
+            best = cost;
+            p->t = t;
+            p->v = v;
+        }
+    }
+}
+
+static void plan_conv(lw *w, const conv_geom *g, conv_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->vf = w->vf;
+    p->ph = g->oh + (g->kh - 1) * g->dh / g->sh;
+    p->pw = g->ow + (g->kw - 1) * g->dw / g->sw;
+    p->halo_h = p->ph - g->oh;
+    for (int64_t k = 0; k < g->kh; k++)
+        if (index_of(p->ry, p->nry, k * g->dh % g->sh) < 0)
+            p->ry[p->nry++] = k * g->dh % g->sh;
+    for (int64_t k = 0; k < g->kw; k++)
+        if (index_of(p->rx, p->nrx, k * g->dw % g->sw) < 0)
+            p->rx[p->nrx++] = k * g->dw % g->sw;
+    /* Stride 1 without padding: X' would be the input itself (PW = W, PH = H). */
+    p->direct = g->sh == 1 && g->sw == 1 && g->pt == 0 && g->pl == 0 && g->pb == 0 &&
+                g->pr == 0 && g->din == BYOCL_FLOAT32;
+
+    /* Tasks: bands of rows first (each task then copies only its rows into X'), then
+     * ranges of units; about four per thread when there is enough work. */
+    int64_t macs = g->n * g->o * g->oh * g->ow * g->ic * g->kh * g->kw;
+    int64_t want = w->threads <= 1 ? 1 : 4 * w->threads;
+    int64_t by_work = macs / (1 << 20);
+    if (want > by_work)
+        want = by_work > 0 ? by_work : 1;
+    int64_t per_n = (want + g->n - 1) / g->n;
+    p->bands = g->oh / 8 < per_n ? g->oh / 8 : per_n;
+    if (p->bands < 1)
+        p->bands = 1;
+    p->rows = (g->oh + p->bands - 1) / p->bands;
+    p->bands = (g->oh + p->rows - 1) / p->rows;
+
+    pick_tile(g, p);
+    p->units_per_group = (g->og + p->t - 1) / p->t;
+    p->units = p->units_per_group * g->groups;
+    p->chunks = (per_n + p->bands - 1) / p->bands;
+    if (p->chunks > p->units)
+        p->chunks = p->units;
+    if (p->chunks < 1)
+        p->chunks = 1;
+    p->units_per_chunk = (p->units + p->chunks - 1) / p->chunks;
+    p->chunks = (p->units + p->units_per_chunk - 1) / p->units_per_chunk;
+    p->band_ph = p->rows + p->halo_h;
+    p->xs_phase = p->band_ph * p->pw;
+    p->xs_chan = p->xs_phase * p->nry * p->nrx;
+}
+
+/* The packed weights: built now for a constant weight; NULL otherwise. */
+static float *packed_constant(lw *w, int node, const conv_geom *g, const conv_plan *p)
+{
+    const byocl_node *wn = lw_node(w, lv_resolve(w->fn, lw_node(w, node)->args[1], -1).node);
+    if (wn->kind != BYOCL_NODE_CONSTANT || !wn->value)
+        return NULL;
+    size_t n = (size_t)(p->units * g->ic * g->kh * g->kw * p->t);
+    float *buf = rt_alloc((int64_t)(n * sizeof *buf)); /* 64-byte aligned */
+    if (buf)
+        rt_pack_conv(buf, byocl_tensor_cdata(wn->value), g->din == BYOCL_FLOAT16, g->o, g->ic,
+                     g->kh * g->kw, g->og, p->t, 0, p->units);
+    return buf;
+}
+
+static LLVMValueRef fconst(lw *w, double v) { return LLVMConstReal(w->t_f32, v); }
+
+static LLVMValueRef gep_f32(lw *w, LLVMValueRef base, LLVMValueRef idx)
+{
+    return LLVMBuildInBoundsGEP2(w->B, w->t_f32, base, &idx, 1, "");
+}
+
+static LLVMValueRef min64(lw *w, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildSelect(w->B, LLVMBuildICmp(w->B, LLVMIntSLT, a, b, ""), a, b, "");
+}
+
+static LLVMValueRef max64(lw *w, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildSelect(w->B, LLVMBuildICmp(w->B, LLVMIntSGT, a, b, ""), a, b, "");
+}
+
+/* Fills X' for group `grp`, band rows [oy0, oy0 + rows): every used phase, zero where the
+ * padded input has no data. */
+static void emit_prep(lw *w, const conv_geom *g, const conv_plan *p, LLVMValueRef x,
+                      LLVMValueRef xp, LLVMValueRef n, LLVMValueRef grp, LLVMValueRef oy0,
+                      LLVMValueRef rows)
+{
+    LLVMBuilderRef B = w->B;
+    LLVMValueRef band_rows = LLVMBuildNSWAdd(B, rows, lw_i64(w, p->halo_h), "");
+    lw_loop li, lr, lj;
+    LLVMValueRef ic = lw_for(w, &li, lw_i64(w, 0), lw_i64(w, g->ic), 1, "ic");
+    LLVMValueRef chan = LLVMBuildNSWAdd(B, lw_mad(w, grp, g->ic, NULL), ic, "");
+    LLVMValueRef src_plane = lw_mad(w, lw_mad(w, n, g->c, chan), g->h * g->w, NULL);
+    LLVMValueRef dst_chan = lw_mad(w, ic, p->xs_chan, NULL);
+    for (int a = 0; a < p->nry; a++) {
+        for (int b = 0; b < p->nrx; b++) {
+            int64_t ry = p->ry[a], rx = p->rx[b];
+            LLVMValueRef dst = lw_mad(w, lw_i64(w, a * p->nrx + b), p->xs_phase, dst_chan);
+            /* columns j whose input column j*sw + rx - pl lies inside the data */
+            int64_t off = rx - g->pl, jl, jr;
+            jl = off >= 0 ? 0 : (-off + g->sw - 1) / g->sw;
+            jr = g->w - off <= 0 ? 0 : (g->w - off + g->sw - 1) / g->sw;
+            if (jl > p->pw)
+                jl = p->pw;
+            if (jr > p->pw)
+                jr = p->pw;
+            if (jr < jl)
+                jr = jl;
+            LLVMValueRef i = lw_for(w, &lr, lw_i64(w, 0), band_rows, 1, "r");
+            LLVMValueRef iy = LLVMBuildNSWAdd(
+                B, lw_mad(w, LLVMBuildNSWAdd(B, oy0, i, ""), g->sh, NULL), lw_i64(w, ry - g->pt), "");
+            LLVMValueRef row = lw_mad(w, i, p->pw, dst);
+            LLVMValueRef inside =
+                LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, iy, lw_i64(w, 0), ""),
+                             LLVMBuildICmp(B, LLVMIntSLT, iy, lw_i64(w, g->h), ""), "");
+            LLVMValueRef c0 = LLVMBuildSelect(B, inside, lw_i64(w, jl), lw_i64(w, p->pw), "");
+            LLVMValueRef c1 = LLVMBuildSelect(B, inside, lw_i64(w, jr), lw_i64(w, p->pw), "");
+            LLVMValueRef j = lw_for(w, &lj, lw_i64(w, 0), c0, 1, "j");
+            lw_store(w, xp, BYOCL_FLOAT32, LLVMBuildNSWAdd(B, row, j, ""), fconst(w, 0));
+            lj.no_unroll = true;
+            lw_for_end(w, &lj);
+            j = lw_for(w, &lj, c0, c1, 1, "j");
+            LLVMValueRef src = lw_mad(w, iy, g->w, lw_mad(w, j, g->sw, lw_i64(w, off)));
+            LLVMValueRef v = lw_load(w, x, g->din, LLVMBuildNSWAdd(B, src_plane, src, ""));
+            lw_store(w, xp, BYOCL_FLOAT32, LLVMBuildNSWAdd(B, row, j, ""), v);
+            lj.no_unroll = true;
+            lw_for_end(w, &lj);
+            j = lw_for(w, &lj, c1, lw_i64(w, p->pw), 1, "j");
+            lw_store(w, xp, BYOCL_FLOAT32, LLVMBuildNSWAdd(B, row, j, ""), fconst(w, 0));
+            lj.no_unroll = lr.no_unroll = true;
+            lw_for_end(w, &lj);
+            lw_for_end(w, &lr);
+        }
+    }
+    li.no_unroll = true;
+    lw_for_end(w, &li);
+}
+
+/* Everything one tile needs. */
+typedef struct tile_ctx {
+    const conv_geom *g;
+    const conv_plan *p;
+    int node;
+    const ew_space *space;
+    LLVMValueRef xb;        /* X' (or the input plane of the group's first channel) */
+    int64_t x_chan;         /* floats between channels of xb */
+    LLVMValueRef wunit;     /* packed weights of the unit */
+    LLVMValueRef tile;      /* [T][V*VF] floats */
+    LLVMValueRef n, oc0, oc_end, oy0, qb;
+    LLVMValueRef acc[64];   /* allocas */
+} tile_ctx;
+
+/* Accumulates the T x V tile at q0 of X' (or of the input, p->direct) over input
+ * channels and taps into c->acc.
+ * `masked`: lanes at q >= qb are not read (the band's last tile). */
+static void emit_accumulate(lw *w, tile_ctx *c, LLVMValueRef q0, bool masked)
+{
+    const conv_geom *g = c->g;
+    const conv_plan *p = c->p;
+    LLVMBuilderRef B = w->B;
+    int T = p->t, V = p->v, VF = p->vf;
+    LLVMTypeRef vt = w->t_vf;
+    for (int i = 0; i < T * V; i++)
+        LLVMBuildStore(B, LLVMConstNull(vt), c->acc[i]);
+    LLVMValueRef masks[8] = {NULL};
+    if (masked) {
+        LLVMValueRef lanes[64];
+        for (int i = 0; i < VF; i++)
+            lanes[i] = LLVMConstInt(w->t_i64, (unsigned long long)i, 0);
+        LLVMValueRef iota = LLVMConstVector(lanes, (unsigned)VF);
+        LLVMValueRef limit = lw_splat(w, c->qb, VF);
+        for (int v = 0; v < V; v++) {
+            LLVMValueRef start = lw_splat(w, LLVMBuildNSWAdd(B, q0, lw_i64(w, v * VF), ""), VF);
+            masks[v] = LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildNSWAdd(B, start, iota, ""), limit, "");
+        }
+    }
+    int64_t taps = g->kh * g->kw;
+    lw_loop li;
+    LLVMValueRef ic = lw_for(w, &li, lw_i64(w, 0), lw_i64(w, g->ic), 1, "ic");
+    LLVMValueRef xrow = lw_mad(w, ic, c->x_chan, q0);
+    LLVMValueRef wic = lw_mad(w, ic, taps * T, NULL);
+    LLVMValueRef acc[64];
+    for (int i = 0; i < T * V; i++)
+        acc[i] = LLVMBuildLoad2(B, vt, c->acc[i], "");
+    for (int64_t kh = 0; kh < g->kh; kh++) {
+        for (int64_t kw = 0; kw < g->kw; kw++) {
+            int a = index_of(p->ry, p->nry, kh * g->dh % g->sh);
+            int b = index_of(p->rx, p->nrx, kw * g->dw % g->sw);
+            int64_t off = p->direct ? kh * g->dh * g->w + kw * g->dw
+                                    : (a * p->nrx + b) * p->xs_phase +
+                                          (kh * g->dh / g->sh) * p->pw + kw * g->dw / g->sw;
+            LLVMValueRef xs[8];
+            for (int v = 0; v < V; v++) {
+                LLVMValueRef at = LLVMBuildNSWAdd(B, xrow, lw_i64(w, off + v * VF), "");
+                if (masked) {
+                    LLVMTypeRef over[2] = {vt, w->t_ptr};
+                    LLVMValueRef args[4] = {gep_f32(w, c->xb, at), lw_i32(w, 4), masks[v],
+                                            LLVMConstNull(vt)};
+                    xs[v] = lw_intrinsic(w, "llvm.masked.load", over, 2, args, 4);
+                } else {
+                    xs[v] = lw_vload(w, c->xb, at, VF, 4);
+                }
+            }
+            int64_t k = kh * g->kw + kw;
+            for (int t = 0; t < T; t++) {
+                LLVMValueRef widx = LLVMBuildNSWAdd(B, wic, lw_i64(w, k * T + t), "");
+                LLVMValueRef wv = lw_splat(w, lw_load(w, c->wunit, BYOCL_FLOAT32, widx), VF);
+                for (int v = 0; v < V; v++)
+                    acc[t * V + v] = lw_fma(w, xs[v], wv, acc[t * V + v]);
+            }
+        }
+    }
+    for (int i = 0; i < T * V; i++)
+        LLVMBuildStore(B, acc[i], c->acc[i]);
+    li.no_unroll = true;
+    lw_for_end(w, &li);
+}
+
+/* The tile's results through a buffer to the output rows it covers, each row segment
+ * through the fused epilogue. */
+static byocl_status emit_store_tile(lw *w, tile_ctx *c, LLVMValueRef q0)
+{
+    const conv_geom *g = c->g;
+    const conv_plan *p = c->p;
+    LLVMBuilderRef B = w->B;
+    int T = p->t, V = p->v, VF = p->vf;
+    for (int t = 0; t < T; t++)
+        for (int v = 0; v < V; v++)
+            lw_vstore(w, c->tile, lw_i64(w, (int64_t)(t * V + v) * VF),
+                      LLVMBuildLoad2(B, w->t_vf, c->acc[t * V + v], ""), (unsigned)VF * 4);
+    int64_t qt = (int64_t)V * VF;
+    LLVMValueRef q_end = min64(w, LLVMBuildNSWAdd(B, q0, lw_i64(w, qt), ""), c->qb);
+    LLVMValueRef r0 = LLVMBuildSDiv(B, q0, lw_i64(w, p->pw), "");
+    LLVMValueRef r1 = LLVMBuildSDiv(B, LLVMBuildNSWSub(B, q_end, lw_i64(w, 1), ""), lw_i64(w, p->pw), "");
+    LLVMValueRef n_oc = LLVMBuildNSWSub(B, c->oc_end, c->oc0, "");
+    lw_loop lt, lr, lx;
+    LLVMValueRef t = lw_for(w, &lt, lw_i64(w, 0), min64(w, n_oc, lw_i64(w, T)), 1, "t");
+    LLVMValueRef oc = LLVMBuildNSWAdd(B, c->oc0, t, "oc");
+    LLVMValueRef r = lw_for(w, &lr, r0, LLVMBuildNSWAdd(B, r1, lw_i64(w, 1), ""), 1, "r");
+    LLVMValueRef row_q = lw_mad(w, r, p->pw, NULL);
+    LLVMValueRef x0 = max64(w, lw_i64(w, 0), LLVMBuildNSWSub(B, q0, row_q, ""));
+    LLVMValueRef x1 = min64(w, lw_i64(w, g->ow), LLVMBuildNSWSub(B, q_end, row_q, ""));
+    LLVMValueRef ox = lw_for(w, &lx, x0, x1, 1, "ox");
+    LLVMValueRef ti = lw_mad(w, t, qt, LLVMBuildNSWSub(B, LLVMBuildNSWAdd(B, row_q, ox, ""), q0, ""));
+    LLVMValueRef accv = lw_load(w, c->tile, BYOCL_FLOAT32, ti);
+    byocl_status st = store_output(w, c->node, c->space, c->n, oc, LLVMBuildNSWAdd(B, c->oy0, r, ""),
+                                   ox, lw_round(w, accv, g->dout), g);
+    lx.no_unroll = lr.no_unroll = lt.no_unroll = true;
+    lw_for_end(w, &lx);
+    lw_for_end(w, &lr);
+    lw_for_end(w, &lt);
+    return st;
+}
+
+static LLVMValueRef call_alloc(lw *w, int64_t bytes)
+{
+    LLVMTypeRef i64 = w->t_i64;
+    LLVMValueRef nb = lw_i64(w, bytes);
+    LLVMValueRef ptr = lw_call_rt(w, "byocl_llvm_rt_alloc", w->t_ptr, &i64, 1, &nb);
+    lw_fail_if(w, LLVMBuildIsNull(w->B, ptr, ""), KERR_NOMEM);
+    return ptr;
+}
+
+static void call_free(lw *w, LLVMValueRef ptr)
+{
+    LLVMTypeRef t = w->t_ptr;
+    lw_call_rt(w, "byocl_llvm_rt_free", w->t_void, &t, 1, &ptr);
+}
+
+static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const ew_space *s)
+{
+    conv_plan p;
+    plan_conv(w, g, &p);
+    LLVMBuilderRef B = w->B;
+    const byocl_node *nd = lw_node(w, node);
+    LLVMValueRef x = lw_value_ptr(w, lv_resolve(w->fn, nd->args[0], -1));
+    float *packed = packed_constant(w, node, g, &p);
+    int64_t unit_floats = g->ic * g->kh * g->kw * p.t;
+    w->n_tasks = g->n * p.chunks * p.bands;
+
+    /* Task -> (image, unit chunk, band). */
+    LLVMValueRef band = LLVMBuildSRem(B, w->task, lw_i64(w, p.bands), "band");
+    LLVMValueRef rest = LLVMBuildSDiv(B, w->task, lw_i64(w, p.bands), "");
+    LLVMValueRef chunk = LLVMBuildSRem(B, rest, lw_i64(w, p.chunks), "chunk");
+    LLVMValueRef n = LLVMBuildSDiv(B, rest, lw_i64(w, p.chunks), "n");
+    LLVMValueRef oy0 = lw_mad(w, band, p.rows, NULL);
+    LLVMValueRef rows = min64(w, lw_i64(w, p.rows), LLVMBuildNSWSub(B, lw_i64(w, g->oh), oy0, ""));
+    LLVMValueRef u0 = lw_mad(w, chunk, p.units_per_chunk, NULL);
+    LLVMValueRef u1 = min64(w, LLVMBuildNSWAdd(B, u0, lw_i64(w, p.units_per_chunk), ""), lw_i64(w, p.units));
+    LLVMValueRef qb = LLVMBuildNSWAdd(B, lw_mad(w, LLVMBuildNSWSub(B, rows, lw_i64(w, 1), ""), p.pw, NULL),
+                                      lw_i64(w, g->ow), "qb");
+    /* One scratch block per call: X' (unless the input is read in place), then the
+     * packed weights when they are not a constant (each call packs its task's units). */
+    int64_t xp_bytes = p.direct ? 0 : (g->ic * p.xs_chan * 4 + 63) / 64 * 64;
+    int64_t wp_bytes = packed ? 0 : p.units * unit_floats * 4;
+    LLVMValueRef scratch = xp_bytes + wp_bytes > 0 ? call_alloc(w, xp_bytes + wp_bytes) : NULL;
+    LLVMValueRef wp, xp = NULL;
+    if (packed) {
+        wp = lw_const_ptr(w, packed, NULL, packed);
+    } else {
+        LLVMValueRef off = lw_i64(w, xp_bytes);
+        wp = LLVMBuildInBoundsGEP2(B, w->t_i8, scratch, &off, 1, "packed");
+        LLVMValueRef wsrc = lw_value_ptr(w, lv_resolve(w->fn, nd->args[1], -1));
+        LLVMTypeRef params[10] = {w->t_ptr, w->t_ptr, w->t_i64, w->t_i64, w->t_i64,
+                                  w->t_i64, w->t_i64, w->t_i64, w->t_i64, w->t_i64};
+        LLVMValueRef args[10] = {wp, wsrc, lw_i64(w, g->din == BYOCL_FLOAT16), lw_i64(w, g->o),
+                                 lw_i64(w, g->ic), lw_i64(w, g->kh * g->kw), lw_i64(w, g->og),
+                                 lw_i64(w, p.t), u0, u1};
+        lw_call_rt(w, "byocl_llvm_rt_pack_conv", w->t_void, params, 10, args);
+    }
+
+    tile_ctx c = {.g = g, .p = &p, .node = node, .space = s, .n = n, .oy0 = oy0, .qb = qb};
+    c.tile = lw_alloca_array(w, w->t_f32, (int64_t)p.t * p.v * p.vf, 64, "tile");
+    for (int i = 0; i < p.t * p.v; i++)
+        c.acc[i] = lw_alloca(w, w->t_vf, "acc");
+    if (!p.direct) {
+        xp = scratch;
+        c.x_chan = p.xs_chan;
+    } else {
+        c.x_chan = g->h * g->w;
+    }
+
+    /* Units of the chunk, group by group: X' is filled once per group. */
+    lw_loop lu, lq;
+    LLVMValueRef u = lw_for(w, &lu, u0, u1, 1, "unit");
+    LLVMValueRef grp = LLVMBuildSDiv(B, u, lw_i64(w, p.units_per_group), "group");
+    LLVMValueRef in_grp = LLVMBuildSRem(B, u, lw_i64(w, p.units_per_group), "");
+    if (!p.direct) {
+        LLVMValueRef new_group = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntEQ, u, u0, ""),
+                                             LLVMBuildICmp(B, LLVMIntEQ, in_grp, lw_i64(w, 0), ""), "");
+        lw_if fill;
+        lw_if_begin(w, &fill, new_group, "prep");
+        emit_prep(w, g, &p, x, xp, n, grp, oy0, rows);
+        lw_if_end(w, &fill);
+        c.xb = xp;
+    } else {
+        LLVMValueRef chan0 = lw_mad(w, n, g->c, lw_mad(w, grp, g->ic, NULL));
+        LLVMValueRef at = lw_mad(w, chan0, g->h * g->w, lw_mad(w, oy0, g->w, NULL));
+        c.xb = gep_f32(w, x, at);
+    }
+    c.wunit = gep_f32(w, wp, lw_mad(w, u, unit_floats, NULL));
+    c.oc0 = lw_mad(w, grp, g->og, lw_mad(w, in_grp, p.t, NULL));
+    c.oc_end = lw_mad(w, grp, g->og, lw_i64(w, g->og));
+    int64_t qt = (int64_t)p.v * p.vf;
+    /* Tiles over the band's grid; the last one masks its loads. */
+    LLVMValueRef q0 = lw_for(w, &lq, lw_i64(w, 0), qb, qt, "q0");
+    LLVMValueRef is_full = LLVMBuildICmp(B, LLVMIntSLE, LLVMBuildNSWAdd(B, q0, lw_i64(w, qt), ""), qb, "");
+    LLVMBasicBlockRef full = LLVMAppendBasicBlockInContext(w->C, w->body, "tile.full");
+    LLVMBasicBlockRef masked = LLVMAppendBasicBlockInContext(w->C, w->body, "tile.masked");
+    LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(w->C, w->body, "tile.done");
+    LLVMBuildCondBr(B, is_full, full, masked);
+    LLVMPositionBuilderAtEnd(B, full);
+    emit_accumulate(w, &c, q0, false);
+    LLVMBuildBr(B, after);
+    LLVMPositionBuilderAtEnd(B, masked);
+    emit_accumulate(w, &c, q0, true);
+    LLVMBuildBr(B, after);
+    LLVMPositionBuilderAtEnd(B, after);
+    byocl_status st = emit_store_tile(w, &c, q0);
+    lq.no_unroll = lu.no_unroll = true;
+    lw_for_end(w, &lq);
+    lw_for_end(w, &lu);
+    if (scratch)
+        call_free(w, scratch);
+    return st;
+}
+
+/* ------------------------------------------------------------ depthwise convs */
+
+/* Convs with one input channel per group (depthwise, any channel multiplier) and a
+ * stride of at most 4: too little arithmetic per input element for X' to pay. Each output
+ * row is computed in registers, V vectors of VF outputs at a time: per tap a masked load of
+ * the input row (lanes outside the input are zero: the padding) — for stride s a load of
+ * s*VF floats de-interleaved by a shuffle — and one FMA with the broadcast weight; rows of
+ * taps outside the input are skipped. No copies, no padded grid. */
+#define DW_V 4
+
+static bool depthwise_schedule(const conv_geom *g)
+{
+    return g->ic == 1 && g->sw <= 4 && lw_is_float(g->din);
+}
+
+static byocl_status lower_conv_depthwise(lw *w, int node, const conv_geom *g, const ew_space *s)
+{
+    const byocl_node *nd = lw_node(w, node);
+    LLVMBuilderRef B = w->B;
+    int VF = w->vf, V = DW_V;
+    int64_t seg = (int64_t)V * VF;
+    if (g->ow < seg) /* rows shorter than a segment: fewer vectors */
+        V = (int)((g->ow + VF - 1) / VF), seg = (int64_t)V * VF;
+    LLVMValueRef x = lw_value_ptr(w, lv_resolve(w->fn, nd->args[0], -1));
+    LLVMValueRef wt = lw_value_ptr(w, lv_resolve(w->fn, nd->args[1], -1));
+    int64_t planes = g->n * g->o;
+    w->n_tasks = lw_pick_tasks(w, planes * g->oh * g->ow * g->kh * g->kw, 1 << 17,
+                               planes < 64 ? planes : 64);
+    LLVMTypeRef vt = w->t_vf;
+    LLVMValueRef acc[DW_V], slots[DW_V];
+    for (int v = 0; v < V; v++)
+        slots[v] = lw_alloca(w, vt, "acc");
+    LLVMValueRef tile = lw_alloca_array(w, w->t_f32, seg, 64, "tile");
+
+    LLVMValueRef lo, hi;
+    lw_task_range(w, planes, &lo, &hi);
+    lw_loop lp, ly, lx, lkh, le;
+    LLVMValueRef p = lw_for(w, &lp, lo, hi, 1, "plane");
+    LLVMValueRef n = LLVMBuildSDiv(B, p, lw_i64(w, g->o), "n");
+    LLVMValueRef oc = LLVMBuildSRem(B, p, lw_i64(w, g->o), "oc");
+    LLVMValueRef chan = LLVMBuildSDiv(B, oc, lw_i64(w, g->og), "");
+    LLVMValueRef in_plane = lw_mad(w, lw_mad(w, n, g->c, chan), g->h * g->w, NULL);
+    LLVMValueRef w_plane = lw_mad(w, oc, g->kh * g->kw, NULL);
+    LLVMValueRef oy = lw_for(w, &ly, lw_i64(w, 0), lw_i64(w, g->oh), 1, "oy");
+    LLVMValueRef ox0 = lw_for(w, &lx, lw_i64(w, 0), lw_i64(w, g->ow), seg, "ox0");
+    for (int v = 0; v < V; v++)
+        LLVMBuildStore(B, LLVMConstNull(vt), slots[v]);
+    LLVMValueRef kh = lw_for(w, &lkh, lw_i64(w, 0), lw_i64(w, g->kh), 1, "kh");
+    LLVMValueRef iy = LLVMBuildNSWAdd(B, lw_mad(w, oy, g->sh, NULL),
+                                      lw_mad(w, kh, g->dh, lw_i64(w, -g->pt)), "iy");
+    lw_if row;
+    lw_if_begin(w, &row, LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, iy, lw_i64(w, 0), ""),
+                                      LLVMBuildICmp(B, LLVMIntSLT, iy, lw_i64(w, g->h), ""), ""),
+                "row");
+    LLVMValueRef in_row = lw_mad(w, iy, g->w, in_plane);
+    for (int v = 0; v < V; v++)
+        acc[v] = LLVMBuildLoad2(B, vt, slots[v], "");
+    for (int64_t kw = 0; kw < g->kw; kw++) {
+        LLVMValueRef wv = lw_splat(
+            w, lw_load(w, wt, g->din, lw_mad(w, kh, g->kw, LLVMBuildNSWAdd(B, w_plane, lw_i64(w, kw), ""))),
+            VF);
+        for (int v = 0; v < V; v++) {
+            /* input columns (ox0 + v*VF + i)*sw + kw*dw - pl; outside the row: padding */
+            LLVMValueRef col = lw_mad(w, LLVMBuildNSWAdd(B, ox0, lw_i64(w, (int64_t)v * VF), ""),
+                                      g->sw, lw_i64(w, kw * g->dw - g->pl));
+            LLVMValueRef xs = lw_row_load(w, LLVMBuildInBoundsGEP2(B, lw_mem_type(w, g->din), x,
+                                                                   &in_row, 1, ""),
+                                          g->din, col, g->sw, g->w, VF, 0.0);
+            acc[v] = lw_fma(w, xs, wv, acc[v]);
+        }
+    }
+    for (int v = 0; v < V; v++)
+        LLVMBuildStore(B, acc[v], slots[v]);
+    lw_if_end(w, &row);
+    lkh.no_unroll = true;
+    lw_for_end(w, &lkh);
+    for (int v = 0; v < V; v++)
+        lw_vstore(w, tile, lw_i64(w, (int64_t)v * VF), LLVMBuildLoad2(B, vt, slots[v], ""),
+                  (unsigned)VF * 4);
+    /* the segment's outputs through the epilogue */
+    LLVMValueRef end = LLVMBuildSub(B, lw_i64(w, g->ow), ox0, "");
+    end = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, end, lw_i64(w, seg), ""), end,
+                          lw_i64(w, seg), "");
+    LLVMValueRef i = lw_for(w, &le, lw_i64(w, 0), end, 1, "i");
+    byocl_status st = store_output(w, node, s, n, oc, oy, LLVMBuildNSWAdd(B, ox0, i, ""),
+                                   lw_round(w, lw_load(w, tile, BYOCL_FLOAT32, i), g->dout), g);
+    le.no_unroll = lx.no_unroll = ly.no_unroll = true;
+    lw_for_end(w, &le);
+    lw_for_end(w, &lx);
+    lw_for_end(w, &ly);
+    lw_for_end(w, &lp);
+    return st;
+}
+
+byocl_status lower_conv2d(lw *w, int node)
+{
+    conv_geom g;
+    conv_geometry(w, node, &g);
+    ew_space s;
+    byocl_status st = ew_space_init(w, &lw_node(w, node)->type->shape, node, false, &s);
+    if (st != BYOCL_OK)
+        return lw_failed(w, st);
+    st = ew_store_passthrough(w);
+    if (st != BYOCL_OK || !ew_has_root(w) || g.n * g.o * g.oh * g.ow == 0)
+        return st;
+    if (!lw_is_float(g.din))
+        return lower_conv_direct(w, node, &g, &s);
+    if (depthwise_schedule(&g))
+        return lower_conv_depthwise(w, node, &g, &s);
+    return lower_conv_float(w, node, &g, &s);
+}

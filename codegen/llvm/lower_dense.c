@@ -1,0 +1,226 @@
+/* nn.dense: out[r][u] = sum_k x[r][k] * w[u][k] over the rows r of data's leading dims.
+ *
+ * Float dense packs the weight when the model is built (or per call when it is not a
+ * constant) into blocks of UT = UV*VF units, [block][k][UT], so that one k step of a
+ * block is UV contiguous vector loads. The micro-kernel keeps RT rows x UV vectors of
+ * accumulators: per k, RT broadcasts of x, UV weight vectors, RT*UV FMAs. Tasks take
+ * ranges of unit blocks (and of row tiles). Tiles go through a buffer to the epilogue
+ * (lower_elemwise.c) and the output. Integer dense is a direct loop nest in 64 bits. */
+#include <stdlib.h>
+
+#include "lower.h"
+#include "runtime.h"
+
+typedef struct dense_geom {
+    int64_t rows, k, u;
+    byocl_dtype din, dout;
+    int rank;                      /* of the output */
+    int64_t lead[BYOCL_MAX_RANK];  /* the output's leading dims (rows) */
+} dense_geom;
+
+static void dense_geometry(lw *w, int node, dense_geom *g)
+{
+    const byocl_node *n = lw_node(w, node);
+    const byocl_type *x = lw_value_type(w, lv_resolve(w->fn, n->args[0], -1));
+    const byocl_type *wt = lw_value_type(w, lv_resolve(w->fn, n->args[1], -1));
+    g->u = wt->shape.dims[0];
+    g->k = wt->shape.dims[1];
+    g->rank = n->type->shape.rank;
+    g->rows = 1;
+    for (int d = 0; d + 1 < g->rank; d++) {
+        g->lead[d] = n->type->shape.dims[d];
+        g->rows *= g->lead[d];
+    }
+    g->din = x->dtype;
+    g->dout = n->type->dtype;
+}
+
+/* Stores out[r][u] (acc in the compute type of the dense's dtype) through the epilogue. */
+static byocl_status store_output(lw *w, int node, const ew_space *s, const dense_geom *g,
+                                 LLVMValueRef r, LLVMValueRef u, LLVMValueRef acc)
+{
+    ew_env e = {.w = w, .space = s, .anchor = node, .exact = false, .anchor_value = acc};
+    LLVMValueRef rest = r;
+    for (int d = g->rank - 2; d >= 0; d--) { /* the row index over the leading dims */
+        e.cidx[d] = d == 0 ? rest : LLVMBuildSRem(w->B, rest, lw_i64(w, g->lead[d]), "");
+        if (d > 0)
+            rest = LLVMBuildSDiv(w->B, rest, lw_i64(w, g->lead[d]), "");
+    }
+    e.cidx[g->rank - 1] = u;
+    byocl_value_ref root = ew_root(w);
+    LLVMValueRef v;
+    byocl_status st = ew_eval(&e, root, &v);
+    if (st != BYOCL_OK)
+        return st;
+    lw_store(w, lw_output(w, root), lw_value_type(w, root)->dtype, lw_mad(w, r, g->u, u), v);
+    return w->status;
+}
+
+static byocl_status lower_dense_direct(lw *w, int node, const dense_geom *g, const ew_space *s)
+{
+    const byocl_node *nd = lw_node(w, node);
+    LLVMBuilderRef B = w->B;
+    LLVMValueRef x = lw_value_ptr(w, lv_resolve(w->fn, nd->args[0], -1));
+    LLVMValueRef wt = lw_value_ptr(w, lv_resolve(w->fn, nd->args[1], -1));
+    w->n_tasks = lw_pick_tasks(w, g->rows * g->u * g->k, 1 << 18, g->rows < 64 ? g->rows : 64);
+    LLVMValueRef lo, hi;
+    lw_task_range(w, g->rows, &lo, &hi);
+    lw_loop lr, lu, lk;
+    LLVMValueRef r = lw_for(w, &lr, lo, hi, 1, "r");
+    LLVMValueRef u = lw_for(w, &lu, lw_i64(w, 0), lw_i64(w, g->u), 1, "u");
+    LLVMValueRef acc = lw_alloca(w, w->t_i64, "acc");
+    LLVMBuildStore(B, lw_i64(w, 0), acc);
+    LLVMValueRef k = lw_for(w, &lk, lw_i64(w, 0), lw_i64(w, g->k), 1, "k");
+    LLVMValueRef xv = lw_convert(w, lw_load(w, x, g->din, lw_mad(w, r, g->k, k)), g->din, BYOCL_INT64);
+    LLVMValueRef wv = lw_convert(w, lw_load(w, wt, g->din, lw_mad(w, u, g->k, k)), g->din, BYOCL_INT64);
+    LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, w->t_i64, acc, ""), LLVMBuildMul(B, xv, wv, ""), ""), acc);
+    lw_for_end(w, &lk);
+    LLVMValueRef v = lw_convert(w, LLVMBuildLoad2(B, w->t_i64, acc, ""), BYOCL_INT64, g->dout);
+    byocl_status st = store_output(w, node, s, g, r, u, v);
+    lw_for_end(w, &lu);
+    lw_for_end(w, &lr);
+    return st;
+}
+
+static LLVMValueRef min64(lw *w, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildSelect(w->B, LLVMBuildICmp(w->B, LLVMIntSLT, a, b, ""), a, b, "");
+}
+
+static LLVMValueRef call_alloc(lw *w, int64_t bytes)
+{
+    LLVMTypeRef i64 = w->t_i64;
+    LLVMValueRef nb = lw_i64(w, bytes);
+    LLVMValueRef ptr = lw_call_rt(w, "byocl_llvm_rt_alloc", w->t_ptr, &i64, 1, &nb);
+    lw_fail_if(w, LLVMBuildIsNull(w->B, ptr, ""), KERR_NOMEM);
+    return ptr;
+}
+
+static byocl_status lower_dense_float(lw *w, int node, const dense_geom *g, const ew_space *s)
+{
+    const byocl_node *nd = lw_node(w, node);
+    LLVMBuilderRef B = w->B;
+    int VF = w->vf;
+    int RT = (int)(g->rows < 4 ? g->rows : 4);
+    int UV = VF == 16 ? (RT == 1 ? 8 : 4) : (RT == 1 ? 8 : 2);
+    if (RT > 1 && VF == 16 && g->rows >= 6) {
+        RT = 6;
+        UV = 4;
+    }
+    int64_t ut = (int64_t)UV * VF;
+    int64_t blocks = (g->u + ut - 1) / ut, row_tiles = (g->rows + RT - 1) / RT;
+    LLVMValueRef x = lw_value_ptr(w, lv_resolve(w->fn, nd->args[0], -1));
+
+    /* Packed weights. */
+    const byocl_node *wn = lw_node(w, lv_resolve(w->fn, nd->args[1], -1).node);
+    size_t n_packed = (size_t)(blocks * g->k * ut);
+    LLVMValueRef wp;
+    bool runtime_pack = wn->kind != BYOCL_NODE_CONSTANT || !wn->value;
+    if (!runtime_pack) {
+        float *buf = rt_alloc((int64_t)n_packed * (int64_t)sizeof *buf); /* 64-byte aligned */
+        if (!buf)
+            return lw_failed(w, byocl_error_set(w->err, BYOCL_ERR_NOMEM, "out of memory"));
+        rt_pack_dense(buf, byocl_tensor_cdata(wn->value), g->din == BYOCL_FLOAT16, g->u, g->k, ut);
+        wp = lw_const_ptr(w, buf, NULL, buf);
+    } else {
+        LLVMValueRef wsrc = lw_value_ptr(w, lv_resolve(w->fn, nd->args[1], -1));
+        wp = call_alloc(w, (int64_t)n_packed * 4);
+        LLVMTypeRef params[6] = {w->t_ptr, w->t_ptr, w->t_i64, w->t_i64, w->t_i64, w->t_i64};
+        LLVMValueRef args[6] = {wp, wsrc, lw_i64(w, g->din == BYOCL_FLOAT16), lw_i64(w, g->u),
+                                lw_i64(w, g->k), lw_i64(w, ut)};
+        lw_call_rt(w, "byocl_llvm_rt_pack_dense", w->t_void, params, 6, args);
+    }
+
+    /* Tasks: ranges of unit blocks (and of row tiles). */
+    int64_t want = w->threads <= 1 ? 1 : 2 * w->threads;
+    int64_t by_work = g->rows * g->u * g->k / (1 << 18);
+    if (want > by_work)
+        want = by_work > 0 ? by_work : 1;
+    int64_t bchunks = want < blocks ? want : blocks;
+    int64_t rchunks = (want + bchunks - 1) / bchunks;
+    if (rchunks > row_tiles)
+        rchunks = row_tiles;
+    int64_t per_b = (blocks + bchunks - 1) / bchunks, per_r = (row_tiles + rchunks - 1) / rchunks;
+    bchunks = (blocks + per_b - 1) / per_b;
+    rchunks = (row_tiles + per_r - 1) / per_r;
+    w->n_tasks = bchunks * rchunks;
+    LLVMValueRef bc = LLVMBuildSRem(B, w->task, lw_i64(w, bchunks), "");
+    LLVMValueRef rc = LLVMBuildSDiv(B, w->task, lw_i64(w, bchunks), "");
+    LLVMValueRef b0 = lw_mad(w, bc, per_b, NULL);
+    LLVMValueRef b1 = min64(w, LLVMBuildNSWAdd(B, b0, lw_i64(w, per_b), ""), lw_i64(w, blocks));
+    LLVMValueRef t0 = lw_mad(w, rc, per_r, NULL);
+    LLVMValueRef t1 = min64(w, LLVMBuildNSWAdd(B, t0, lw_i64(w, per_r), ""), lw_i64(w, row_tiles));
+
+    LLVMValueRef tile = lw_alloca_array(w, w->t_f32, (int64_t)RT * ut, 64, "tile");
+    LLVMValueRef slots[64];
+    for (int i = 0; i < RT * UV; i++)
+        slots[i] = lw_alloca(w, w->t_vf, "acc");
+    lw_loop lt, lb, lk, lr, lu;
+    LLVMValueRef rt = lw_for(w, &lt, t0, t1, 1, "rtile");
+    LLVMValueRef r0 = lw_mad(w, rt, RT, NULL);
+    LLVMValueRef blk = lw_for(w, &lb, b0, b1, 1, "block");
+    LLVMValueRef wblk = lw_mad(w, blk, g->k * ut, NULL);
+    for (int i = 0; i < RT * UV; i++)
+        LLVMBuildStore(B, LLVMConstNull(w->t_vf), slots[i]);
+    /* Rows past the end read row 0 again (results dropped). */
+    LLVMValueRef row_at[8];
+    for (int r = 0; r < RT; r++) {
+        LLVMValueRef row = LLVMBuildNSWAdd(B, r0, lw_i64(w, r), "");
+        row = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, row, lw_i64(w, g->rows), ""), row,
+                              lw_i64(w, 0), "");
+        row_at[r] = lw_mad(w, row, g->k, NULL);
+    }
+    LLVMValueRef k = lw_for(w, &lk, lw_i64(w, 0), lw_i64(w, g->k), 1, "k");
+    LLVMValueRef acc[64];
+    for (int i = 0; i < RT * UV; i++)
+        acc[i] = LLVMBuildLoad2(B, w->t_vf, slots[i], "");
+    LLVMValueRef wk = lw_mad(w, k, ut, wblk);
+    LLVMValueRef wv[16];
+    for (int v = 0; v < UV; v++)
+        wv[v] = lw_vload(w, wp, LLVMBuildNSWAdd(B, wk, lw_i64(w, (int64_t)v * VF), ""), VF,
+                         (unsigned)VF * 4);
+    for (int r = 0; r < RT; r++) {
+        LLVMValueRef xs = lw_splat(w, lw_load(w, x, g->din, LLVMBuildNSWAdd(B, row_at[r], k, "")), VF);
+        for (int v = 0; v < UV; v++)
+            acc[r * UV + v] = lw_fma(w, xs, wv[v], acc[r * UV + v]);
+    }
+    for (int i = 0; i < RT * UV; i++)
+        LLVMBuildStore(B, acc[i], slots[i]);
+    lw_for_end(w, &lk);
+    for (int i = 0; i < RT * UV; i++)
+        lw_vstore(w, tile, lw_i64(w, (int64_t)i * VF), LLVMBuildLoad2(B, w->t_vf, slots[i], ""), (unsigned)VF * 4);
+    /* Epilogue over the tile's valid rows and units. */
+    LLVMValueRef u0 = lw_mad(w, blk, ut, NULL);
+    LLVMValueRef n_u = min64(w, lw_i64(w, ut), LLVMBuildNSWSub(B, lw_i64(w, g->u), u0, ""));
+    LLVMValueRef n_r = min64(w, lw_i64(w, RT), LLVMBuildNSWSub(B, lw_i64(w, g->rows), r0, ""));
+    LLVMValueRef r = lw_for(w, &lr, lw_i64(w, 0), n_r, 1, "r");
+    LLVMValueRef j = lw_for(w, &lu, lw_i64(w, 0), n_u, 1, "j");
+    LLVMValueRef accv = lw_load(w, tile, BYOCL_FLOAT32, lw_mad(w, r, ut, j));
+    byocl_status st = store_output(w, node, s, g, LLVMBuildNSWAdd(B, r0, r, ""),
+                                   LLVMBuildNSWAdd(B, u0, j, ""), lw_round(w, accv, g->dout));
+    lw_for_end(w, &lu);
+    lw_for_end(w, &lr);
+    lw_for_end(w, &lb);
+    lw_for_end(w, &lt);
+    if (runtime_pack) {
+        LLVMTypeRef pt = w->t_ptr;
+        lw_call_rt(w, "byocl_llvm_rt_free", w->t_void, &pt, 1, &wp);
+    }
+    return st;
+}
+
+byocl_status lower_dense(lw *w, int node)
+{
+    dense_geom g;
+    dense_geometry(w, node, &g);
+    ew_space s;
+    byocl_status st = ew_space_init(w, &lw_node(w, node)->type->shape, node, false, &s);
+    if (st != BYOCL_OK)
+        return lw_failed(w, st);
+    st = ew_store_passthrough(w);
+    if (st != BYOCL_OK || !ew_has_root(w) || g.rows * g.u == 0)
+        return st;
+    if (!lw_is_float(g.din))
+        return lower_dense_direct(w, node, &g, &s);
+    return lower_dense_float(w, node, &g, &s);
+}

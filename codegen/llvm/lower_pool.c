@@ -1,0 +1,578 @@
+/* Reductions: nn.max_pool2d, nn.avg_pool2d, nn.global_avg_pool2d, mean, nn.softmax.
+ *
+ * Pools run a whole output row at a time: for each window tap (kh, kw), one loop over
+ * the row's outputs that the tap covers (ranges computed here, from the static shapes),
+ * which LLVM vectorizes. Every sum adds the same values in the same order as the
+ * reference (double accumulators, taps in (kh, kw) order, reduced elements in C order),
+ * so results match it exactly. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower.h"
+
+static LLVMValueRef dconst(lw *w, double v) { return LLVMConstReal(w->t_f64, v); }
+
+typedef struct pool_geom {
+    int64_t batch, channels, h, w, oh, ow;
+    int64_t kernel[2], stride[2], dilation[2], pad[4];
+} pool_geom;
+
+/* Reads an INTS attribute of up to n values (defaults filled by the registry). */
+static void ints_attr(const byocl_node *n, const char *key, int64_t *out, int count,
+                      int64_t fallback)
+{
+    const int64_t *v = NULL;
+    int k = byocl_attrs_get_ints(&n->attrs, key, &v);
+    for (int i = 0; i < count; i++)
+        out[i] = k <= 0 ? fallback : k == 1 ? v[0] : i < k ? v[i] : v[k - 1];
+}
+
+static void pool_geometry(lw *w, int node, pool_geom *g)
+{
+    const byocl_node *n = lw_node(w, node);
+    const byocl_shape *in = &lw_value_type(w, lv_resolve(w->fn, n->args[0], -1))->shape;
+    const byocl_shape *out = &n->type->shape;
+    g->batch = in->dims[0];
+    g->channels = in->dims[1];
+    g->h = in->dims[2];
+    g->w = in->dims[3];
+    g->oh = out->dims[2];
+    g->ow = out->dims[3];
+    if (strcmp(n->op->name, "nn.global_avg_pool2d") == 0) {
+        g->kernel[0] = g->h;
+        g->kernel[1] = g->w;
+        g->stride[0] = g->stride[1] = g->dilation[0] = g->dilation[1] = 1;
+        memset(g->pad, 0, sizeof g->pad);
+        return;
+    }
+    ints_attr(n, "pool_size", g->kernel, 2, 1);
+    ints_attr(n, "strides", g->stride, 2, 1);
+    ints_attr(n, "dilation", g->dilation, 2, 1);
+    int64_t pad[4];
+    const int64_t *v = NULL;
+    int k = byocl_attrs_get_ints(&n->attrs, "padding", &v);
+    for (int i = 0; i < 4; i++)
+        pad[i] = k == 4 ? v[i] : k == 2 ? v[i % 2] : k == 1 ? v[0] : 0;
+    memcpy(g->pad, pad, sizeof pad);
+}
+
+/* Outputs o in [*lo, *hi) for which o * stride + offset lies in [0, len). */
+static void valid_range(int64_t out_len, int64_t len, int64_t stride, int64_t offset,
+                        int64_t *lo, int64_t *hi)
+{
+    int64_t a = offset >= 0 ? 0 : (-offset + stride - 1) / stride;
+    int64_t b = len - offset <= 0 ? 0 : (len - offset + stride - 1) / stride;
+    *lo = a < out_len ? a : out_len;
+    *hi = b < out_len ? b : out_len;
+    if (*hi < *lo)
+        *hi = *lo;
+}
+
+/* The lowest value of a dtype in its compute type (max pooling over no cell). */
+static LLVMValueRef lowest(lw *w, byocl_dtype d)
+{
+    switch (d) {
+    case BYOCL_FLOAT32:
+    case BYOCL_FLOAT16: return LLVMConstReal(w->t_f32, -INFINITY);
+    case BYOCL_INT32: return LLVMConstInt(w->t_i32, (unsigned long long)INT32_MIN, 1);
+    case BYOCL_INT64: return LLVMConstInt(w->t_i64, (unsigned long long)INT64_MIN, 1);
+    case BYOCL_INT8: return LLVMConstInt(w->t_i8, (unsigned long long)INT8_MIN, 1);
+    default: return LLVMConstInt(w->t_i8, 0, 0);
+    }
+}
+
+/* The reference's running maximum: a NaN seen once stays (floats). */
+static LLVMValueRef running_max(lw *w, byocl_dtype d, LLVMValueRef best, LLVMValueRef v)
+{
+    LLVMBuilderRef B = w->B;
+    if (!lw_is_float(d)) {
+        LLVMIntPredicate gt = lw_is_unsigned(d) ? LLVMIntUGT : LLVMIntSGT;
+        return LLVMBuildSelect(B, LLVMBuildICmp(B, gt, v, best, ""), v, best, "");
+    }
+    LLVMValueRef take = LLVMBuildOr(B, LLVMBuildFCmp(B, LLVMRealUNO, v, v, ""),
+                                    LLVMBuildFCmp(B, LLVMRealOGT, v, best, ""), "");
+    LLVMValueRef keep_nan = LLVMBuildFCmp(B, LLVMRealUNO, best, best, "");
+    return LLVMBuildSelect(B, LLVMBuildAnd(B, take, LLVMBuildNot(B, keep_nan, ""), ""), v, best, "");
+}
+
+/* Window cells per output along one axis: the input cells (or with include_pad the
+ * cells inside the padded input) that output o's window covers; int32 per output. */
+static int32_t *cell_counts(int64_t out_len, int64_t len, int64_t kernel, int64_t stride,
+                            int64_t dilation, int64_t pad_before, int64_t pad_after,
+                            bool include_pad)
+{
+    int32_t *c = malloc((size_t)(out_len > 0 ? out_len : 1) * sizeof *c);
+    if (!c)
+        return NULL;
+    for (int64_t o = 0; o < out_len; o++) {
+        int32_t n = 0;
+        for (int64_t k = 0; k < kernel; k++) {
+            int64_t i = o * stride - pad_before + k * dilation;
+            n += include_pad ? i < len + pad_after : (i >= 0 && i < len);
+        }
+        c[o] = n;
+    }
+    return c;
+}
+
+/* Doubles in a scratch buffer. */
+static LLVMValueRef dload(lw *w, LLVMValueRef base, LLVMValueRef i)
+{
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(w->B, w->t_f64, base, &i, 1, "");
+    return LLVMBuildLoad2(w->B, w->t_f64, p, "");
+}
+
+static void dstore(lw *w, LLVMValueRef base, LLVMValueRef i, LLVMValueRef v)
+{
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(w->B, w->t_f64, base, &i, 1, "");
+    LLVMBuildStore(w->B, v, p);
+}
+
+static LLVMValueRef i64_at(lw *w, LLVMValueRef base, LLVMValueRef i, LLVMTypeRef t)
+{
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(w->B, t, base, &i, 1, "");
+    LLVMValueRef v = LLVMBuildLoad2(w->B, t, p, "");
+    return t == w->t_i64 ? v : LLVMBuildSExt(w->B, v, w->t_i64, "");
+}
+
+/* Scratch from the runtime allocator; the kernel fails cleanly when there is none. */
+static LLVMValueRef scratch(lw *w, int64_t bytes)
+{
+    LLVMTypeRef i64 = w->t_i64;
+    LLVMValueRef n = lw_i64(w, bytes);
+    LLVMValueRef p = lw_call_rt(w, "byocl_llvm_rt_alloc", w->t_ptr, &i64, 1, &n);
+    lw_fail_if(w, LLVMBuildIsNull(w->B, p, ""), KERR_NOMEM);
+    return p;
+}
+
+static void scratch_free(lw *w, LLVMValueRef p)
+{
+    LLVMTypeRef ptr = w->t_ptr;
+    lw_call_rt(w, "byocl_llvm_rt_free", w->t_void, &ptr, 1, &p);
+}
+
+static LLVMValueRef owned_i64s(lw *w, const int64_t *v, int n)
+{
+    int64_t *copy = malloc((size_t)(n > 0 ? n : 1) * sizeof *copy);
+    if (!copy) {
+        lw_failed(w, byocl_error_set(w->err, BYOCL_ERR_NOMEM, "out of memory"));
+        return LLVMConstNull(w->t_ptr);
+    }
+    memcpy(copy, v, (size_t)n * sizeof *copy);
+    return lw_const_ptr(w, copy, NULL, copy);
+}
+
+/* Float pools with a window of at most 16 columns and a stride of at most 4: V vectors of
+ * outputs of a row in registers, over all taps; per tap one masked row load (lanes in the
+ * padding are -inf for max, -0.0 for sums, which change nothing), rows of taps outside the
+ * input skipped. Averages add in double, in the reference's (kh, kw) order. */
+#define POOL_V 2
+
+static bool pool_in_registers(const pool_geom *g, byocl_dtype d)
+{
+    return lw_is_float(d) && g->kernel[1] <= 16 && g->stride[1] <= 4;
+}
+
+static byocl_status lower_pool_rows(lw *w, int node, const pool_geom *g, bool is_max,
+                                    LLVMValueRef ny, LLVMValueRef nx)
+{
+    const byocl_node *n = lw_node(w, node);
+    byocl_value_ref in_v = lv_resolve(w->fn, n->args[0], -1), out_v = {node, -1};
+    byocl_dtype d = n->type->dtype;
+    LLVMBuilderRef B = w->B;
+    int VF = w->vf, V = POOL_V;
+    int64_t seg = (int64_t)V * VF;
+    if (g->ow < seg)
+        V = (int)((g->ow + VF - 1) / VF), seg = (int64_t)V * VF;
+    int64_t planes = g->batch * g->channels;
+    LLVMValueRef in = lw_value_ptr(w, in_v), out = lw_output(w, out_v);
+    LLVMTypeRef vt = is_max ? w->t_vf : LLVMVectorType(w->t_f64, (unsigned)VF);
+    LLVMValueRef slots[POOL_V], acc[POOL_V];
+    for (int v = 0; v < V; v++)
+        slots[v] = lw_alloca(w, vt, "acc");
+    LLVMValueRef tile = lw_alloca_array(w, is_max ? w->t_f32 : w->t_f64, seg, 64, "tile");
+    LLVMValueRef init = is_max ? lw_splat(w, LLVMConstReal(w->t_f32, -INFINITY), VF)
+                               : LLVMConstNull(vt);
+
+    LLVMValueRef lo, hi;
+    lw_task_range(w, planes, &lo, &hi);
+    lw_loop lp, ly, lx, lkh, le;
+    LLVMValueRef p = lw_for(w, &lp, lo, hi, 1, "plane");
+    LLVMValueRef in_plane = lw_mad(w, p, g->h * g->w, NULL);
+    LLVMValueRef oy = lw_for(w, &ly, lw_i64(w, 0), lw_i64(w, g->oh), 1, "oy");
+    LLVMValueRef out_row =
+        lw_mad(w, LLVMBuildNSWAdd(B, lw_mad(w, p, g->oh, NULL), oy, ""), g->ow, NULL);
+    LLVMValueRef ox0 = lw_for(w, &lx, lw_i64(w, 0), lw_i64(w, g->ow), seg, "ox0");
+    for (int v = 0; v < V; v++)
+        LLVMBuildStore(B, init, slots[v]);
+    LLVMValueRef kh = lw_for(w, &lkh, lw_i64(w, 0), lw_i64(w, g->kernel[0]), 1, "kh");
+    LLVMValueRef iy = LLVMBuildNSWAdd(B, lw_mad(w, oy, g->stride[0], NULL),
+                                      lw_mad(w, kh, g->dilation[0], lw_i64(w, -g->pad[0])), "iy");
+    lw_if row;
+    lw_if_begin(w, &row, LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, iy, lw_i64(w, 0), ""),
+                                      LLVMBuildICmp(B, LLVMIntSLT, iy, lw_i64(w, g->h), ""), ""),
+                "row");
+    LLVMValueRef at = lw_mad(w, iy, g->w, in_plane);
+    LLVMValueRef in_row = LLVMBuildInBoundsGEP2(B, lw_mem_type(w, d), in, &at, 1, "");
+    for (int v = 0; v < V; v++)
+        acc[v] = LLVMBuildLoad2(B, vt, slots[v], "");
+    for (int64_t kw = 0; kw < g->kernel[1]; kw++) {
+        for (int v = 0; v < V; v++) {
+            LLVMValueRef col = lw_mad(w, LLVMBuildNSWAdd(B, ox0, lw_i64(w, (int64_t)v * VF), ""),
+                                      g->stride[1], lw_i64(w, kw * g->dilation[1] - g->pad[1]));
+            LLVMValueRef xs = lw_row_load(w, in_row, d, col, g->stride[1], g->w, VF,
+                                          is_max ? -INFINITY : -0.0);
+            acc[v] = is_max ? running_max(w, d, acc[v], xs)
+                            : LLVMBuildFAdd(B, acc[v], LLVMBuildFPExt(B, xs, vt, ""), "");
+        }
+    }
+    for (int v = 0; v < V; v++)
+        LLVMBuildStore(B, acc[v], slots[v]);
+    lw_if_end(w, &row);
+    lkh.no_unroll = true;
+    lw_for_end(w, &lkh);
+    for (int v = 0; v < V; v++) {
+        LLVMValueRef idx = lw_i64(w, (int64_t)v * VF);
+        LLVMValueRef ptr = LLVMBuildInBoundsGEP2(B, is_max ? w->t_f32 : w->t_f64, tile, &idx, 1, "");
+        LLVMSetAlignment(LLVMBuildStore(B, LLVMBuildLoad2(B, vt, slots[v], ""), ptr),
+                         (unsigned)(is_max ? 4 : 8));
+    }
+    LLVMValueRef end = LLVMBuildSub(B, lw_i64(w, g->ow), ox0, "");
+    end = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, end, lw_i64(w, seg), ""), end,
+                          lw_i64(w, seg), "");
+    LLVMValueRef i = lw_for(w, &le, lw_i64(w, 0), end, 1, "i");
+    LLVMValueRef ox = LLVMBuildNSWAdd(B, ox0, i, "ox");
+    LLVMValueRef v;
+    if (is_max) {
+        v = lw_round(w, lw_load(w, tile, BYOCL_FLOAT32, i), d);
+    } else {
+        LLVMValueRef cells = LLVMBuildNSWMul(B, i64_at(w, ny, oy, w->t_i32),
+                                             i64_at(w, nx, ox, w->t_i32), "");
+        LLVMValueRef avg = LLVMBuildFDiv(B, dload(w, tile, i), LLVMBuildSIToFP(B, cells, w->t_f64, ""), "");
+        v = lw_from_double(w, LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, cells, lw_i64(w, 0), ""),
+                                              avg, dconst(w, 0.0), ""),
+                           d);
+    }
+    lw_store(w, out, d, LLVMBuildNSWAdd(B, out_row, ox, ""), v);
+    le.no_unroll = lx.no_unroll = ly.no_unroll = true;
+    lw_for_end(w, &le);
+    lw_for_end(w, &lx);
+    lw_for_end(w, &ly);
+    lw_for_end(w, &lp);
+    return w->status;
+}
+
+static byocl_status lower_window_pool(lw *w, int node)
+{
+    const byocl_node *n = lw_node(w, node);
+    bool is_max = strcmp(n->op->name, "nn.max_pool2d") == 0;
+    bool include_pad = !is_max && byocl_attrs_get_bool(&n->attrs, "count_include_pad", false);
+    pool_geom g;
+    pool_geometry(w, node, &g);
+    byocl_value_ref in_v = lv_resolve(w->fn, n->args[0], -1), out_v = {node, -1};
+    byocl_dtype d = n->type->dtype, din = lw_value_type(w, in_v)->dtype;
+    int64_t planes = g.batch * g.channels;
+    if (planes * g.oh * g.ow == 0)
+        return w->status;
+    w->n_tasks = lw_pick_tasks(w, planes * g.oh * g.ow * g.kernel[0] * g.kernel[1], 65536,
+                               planes < 64 ? planes : 64);
+    /* Averages: cells per output along each axis. */
+    LLVMValueRef ny = NULL, nx = NULL, sums = NULL;
+    if (!is_max) {
+        int32_t *cy = cell_counts(g.oh, g.h, g.kernel[0], g.stride[0], g.dilation[0], g.pad[0],
+                                  g.pad[2], include_pad);
+        int32_t *cx = cell_counts(g.ow, g.w, g.kernel[1], g.stride[1], g.dilation[1], g.pad[1],
+                                  g.pad[3], include_pad);
+        if (!cy || !cx) {
+            free(cy);
+            free(cx);
+            return lw_failed(w, byocl_error_set(w->err, BYOCL_ERR_NOMEM, "out of memory"));
+        }
+        ny = lw_const_ptr(w, cy, NULL, cy);
+        nx = lw_const_ptr(w, cx, NULL, cx);
+    }
+    if (pool_in_registers(&g, d))
+        return lower_pool_rows(w, node, &g, is_max, ny, nx);
+
+    /* Outputs each column tap covers: [lox[kw], hix[kw]). */
+    int64_t *lox = malloc((size_t)g.kernel[1] * sizeof *lox);
+    int64_t *hix = malloc((size_t)g.kernel[1] * sizeof *hix);
+    if (!lox || !hix) {
+        free(lox);
+        free(hix);
+        return lw_failed(w, byocl_error_set(w->err, BYOCL_ERR_NOMEM, "out of memory"));
+    }
+    for (int64_t kw = 0; kw < g.kernel[1]; kw++)
+        valid_range(g.ow, g.w, g.stride[1], kw * g.dilation[1] - g.pad[1], &lox[kw], &hix[kw]);
+    LLVMValueRef lo_p = owned_i64s(w, lox, (int)g.kernel[1]);
+    LLVMValueRef hi_p = owned_i64s(w, hix, (int)g.kernel[1]);
+    free(lox);
+    free(hix);
+    LLVMValueRef in = lw_value_ptr(w, in_v), out = lw_output(w, out_v);
+    LLVMBuilderRef B = w->B;
+    if (!is_max)
+        sums = scratch(w, g.ow * 8);
+
+    LLVMValueRef lo, hi;
+    lw_task_range(w, planes, &lo, &hi);
+    lw_loop lp, ly, lx, lkh, lkw, lo_x, lf;
+    LLVMValueRef p = lw_for(w, &lp, lo, hi, 1, "plane");
+    LLVMValueRef in_plane = lw_mad(w, p, g.h * g.w, NULL);
+    LLVMValueRef oy = lw_for(w, &ly, lw_i64(w, 0), lw_i64(w, g.oh), 1, "oy");
+    LLVMValueRef out_row =
+        lw_mad(w, LLVMBuildNSWAdd(B, lw_mad(w, p, g.oh, NULL), oy, ""), g.ow, NULL);
+    /* Start the row: lowest values (max) or zero sums (average). */
+    LLVMValueRef ox = lw_for(w, &lx, lw_i64(w, 0), lw_i64(w, g.ow), 1, "ox");
+    if (is_max)
+        lw_store(w, out, d, LLVMBuildNSWAdd(B, out_row, ox, ""), lowest(w, d));
+    else
+        dstore(w, sums, ox, dconst(w, 0.0));
+    lw_for_end(w, &lx);
+    /* Taps in (kh, kw) order, each over the outputs it covers. */
+    LLVMValueRef kh = lw_for(w, &lkh, lw_i64(w, 0), lw_i64(w, g.kernel[0]), 1, "kh");
+    LLVMValueRef iy = LLVMBuildNSWAdd(B, lw_mad(w, oy, g.stride[0], NULL),
+                                      lw_mad(w, kh, g.dilation[0], lw_i64(w, -g.pad[0])), "iy");
+    LLVMValueRef row_ok = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, iy, lw_i64(w, 0), ""),
+                                       LLVMBuildICmp(B, LLVMIntSLT, iy, lw_i64(w, g.h), ""), "");
+    lw_if in_row;
+    lw_if_begin(w, &in_row, row_ok, "row");
+    LLVMValueRef in_row_at = lw_mad(w, iy, g.w, in_plane);
+    LLVMValueRef kw = lw_for(w, &lkw, lw_i64(w, 0), lw_i64(w, g.kernel[1]), 1, "kw");
+    LLVMValueRef x0 = i64_at(w, lo_p, kw, w->t_i64), x1 = i64_at(w, hi_p, kw, w->t_i64);
+    LLVMValueRef col0 = lw_mad(w, kw, g.dilation[1], lw_i64(w, -g.pad[1]));
+    ox = lw_for(w, &lo_x, x0, x1, 1, "ox");
+    LLVMValueRef ix = LLVMBuildNSWAdd(B, lw_mad(w, ox, g.stride[1], NULL), col0, "ix");
+    LLVMValueRef v = lw_load(w, in, din, LLVMBuildNSWAdd(B, in_row_at, ix, ""));
+    if (is_max) {
+        LLVMValueRef at = LLVMBuildNSWAdd(B, out_row, ox, "");
+        lw_store(w, out, d, at, running_max(w, d, lw_load(w, out, d, at), v));
+    } else {
+        dstore(w, sums, ox, LLVMBuildFAdd(B, dload(w, sums, ox), lw_to_double(w, v, din), ""));
+    }
+    lw_for_end(w, &lo_x);
+    lw_for_end(w, &lkw);
+    lw_if_end(w, &in_row);
+    lw_for_end(w, &lkh);
+    if (!is_max) { /* the averages: sum / cells, 0 for a window over no cell */
+        LLVMValueRef rows = i64_at(w, ny, oy, w->t_i32);
+        ox = lw_for(w, &lf, lw_i64(w, 0), lw_i64(w, g.ow), 1, "ox");
+        LLVMValueRef cells = LLVMBuildNSWMul(B, rows, i64_at(w, nx, ox, w->t_i32), "");
+        LLVMValueRef avg = LLVMBuildFDiv(B, dload(w, sums, ox),
+                                         LLVMBuildSIToFP(B, cells, w->t_f64, ""), "");
+        avg = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, cells, lw_i64(w, 0), ""), avg,
+                              dconst(w, 0.0), "");
+        lw_store(w, out, d, LLVMBuildNSWAdd(B, out_row, ox, ""), lw_from_double(w, avg, d));
+        lw_for_end(w, &lf);
+    }
+    lw_for_end(w, &ly);
+    lw_for_end(w, &lp);
+    if (!is_max)
+        scratch_free(w, sums);
+    return w->status;
+}
+
+/* ------------------------------------------------------------ mean */
+
+/* An axis view of a shape: outer blocks of len slices of inner elements. */
+static void axis_view(const byocl_shape *s, int axis, int64_t *outer, int64_t *len,
+                      int64_t *inner)
+{
+    *outer = *inner = 1;
+    for (int d = 0; d < axis; d++)
+        *outer *= s->dims[d];
+    for (int d = axis + 1; d < s->rank; d++)
+        *inner *= s->dims[d];
+    *len = s->dims[axis];
+}
+
+/* The sum (double for floats, wrapping int64 for integers) of the elements of `in` at
+ * base + the offsets of the reduced dims, visited in C order. */
+static LLVMValueRef reduce_sum(lw *w, LLVMValueRef in, byocl_dtype din, LLVMValueRef base,
+                               const int64_t *dims, const int64_t *strides, int n)
+{
+    bool is_float = lw_is_float(din);
+    LLVMTypeRef t = is_float ? w->t_f64 : w->t_i64;
+    LLVMValueRef acc = lw_alloca(w, t, "acc");
+    LLVMBuildStore(w->B, is_float ? dconst(w, 0.0) : lw_i64(w, 0), acc);
+    lw_loop loops[BYOCL_MAX_RANK];
+    LLVMValueRef off = base;
+    for (int k = 0; k < n; k++) {
+        LLVMValueRef i = lw_for(w, &loops[k], lw_i64(w, 0), lw_i64(w, dims[k]), 1, "r");
+        off = lw_mad(w, i, strides[k], off);
+    }
+    LLVMValueRef v = lw_load(w, in, din, off);
+    LLVMValueRef cur = LLVMBuildLoad2(w->B, t, acc, "");
+    LLVMValueRef next = is_float ? LLVMBuildFAdd(w->B, cur, lw_to_double(w, v, din), "")
+                                 : LLVMBuildAdd(w->B, cur, lw_convert(w, v, din, BYOCL_INT64), "");
+    LLVMBuildStore(w->B, next, acc);
+    for (int k = n - 1; k >= 0; k--)
+        lw_for_end(w, &loops[k]);
+    return LLVMBuildLoad2(w->B, t, acc, "sum");
+}
+
+byocl_status lower_mean(lw *w, int node)
+{
+    const byocl_node *n = lw_node(w, node);
+    byocl_value_ref in_v = lv_resolve(w->fn, n->args[0], -1), out_v = {node, -1};
+    const byocl_type *it = lw_value_type(w, in_v);
+    const byocl_shape *is = &it->shape;
+    int rank = is->rank;
+    bool reduced[BYOCL_MAX_RANK];
+    const int64_t *axes = NULL;
+    int n_axes = byocl_attrs_get_ints(&n->attrs, "axis", &axes);
+    bool exclude = byocl_attrs_get_bool(&n->attrs, "exclude", false);
+    for (int d = 0; d < rank; d++)
+        reduced[d] = n_axes <= 0;
+    if (n_axes > 0) {
+        bool listed[BYOCL_MAX_RANK] = {false};
+        for (int k = 0; k < n_axes; k++)
+            listed[axes[k] < 0 ? axes[k] + rank : axes[k]] = true;
+        for (int d = 0; d < rank; d++)
+            reduced[d] = listed[d] != exclude;
+    }
+    int64_t stride[BYOCL_MAX_RANK], s = 1, count = 1;
+    for (int d = rank - 1; d >= 0; d--) {
+        stride[d] = s;
+        s *= is->dims[d];
+    }
+    int64_t kdims[BYOCL_MAX_RANK], kstr[BYOCL_MAX_RANK], rdims[BYOCL_MAX_RANK], rstr[BYOCL_MAX_RANK];
+    int nk = 0, nr = 0;
+    for (int d = 0; d < rank; d++) {
+        if (reduced[d]) {
+            rdims[nr] = is->dims[d];
+            rstr[nr++] = stride[d];
+            count *= is->dims[d];
+        } else {
+            kdims[nk] = is->dims[d];
+            kstr[nk++] = stride[d];
+        }
+    }
+    int64_t n_out = byocl_shape_numel(&n->type->shape);
+    if (n_out == 0)
+        return w->status;
+    byocl_dtype din = it->dtype, d = n->type->dtype;
+    if (!lw_is_float(din) && count == 0) { /* the reference fails the same way */
+        LLVMBuildStore(w->B, lw_i32(w, KERR_EMPTY_MEAN), w->fail_code);
+        LLVMBuildBr(w->B, w->fail);
+        LLVMPositionBuilderAtEnd(w->B, LLVMAppendBasicBlockInContext(w->C, w->body, "dead"));
+        return w->status;
+    }
+    LLVMValueRef in = lw_value_ptr(w, in_v), out = lw_output(w, out_v);
+    w->n_tasks = lw_pick_tasks(w, n_out * (count > 0 ? count : 1), 65536,
+                               nk > 0 && kdims[0] < 64 ? kdims[0] : 64);
+    if (nk == 0)
+        w->n_tasks = 1;
+    lw_loop loops[BYOCL_MAX_RANK];
+    LLVMValueRef base = lw_i64(w, 0), flat = lw_i64(w, 0);
+    for (int k = 0; k < nk; k++) {
+        LLVMValueRef lo = lw_i64(w, 0), hi = lw_i64(w, kdims[k]);
+        if (k == 0)
+            lw_task_range(w, kdims[0], &lo, &hi);
+        LLVMValueRef i = lw_for(w, &loops[k], lo, hi, 1, "o");
+        base = lw_mad(w, i, kstr[k], base);
+        flat = lw_mad(w, flat, kdims[k], i);
+    }
+    LLVMValueRef sum = reduce_sum(w, in, din, base, rdims, rstr, nr);
+    LLVMValueRef v;
+    if (lw_is_float(din))
+        v = lw_from_double(w, LLVMBuildFDiv(w->B, sum, dconst(w, (double)count), ""), d);
+    else
+        v = lw_convert(w, LLVMBuildSDiv(w->B, sum, lw_i64(w, count), ""), BYOCL_INT64, d);
+    lw_store(w, out, d, flat, v);
+    for (int k = nk - 1; k >= 0; k--)
+        lw_for_end(w, &loops[k]);
+    return w->status;
+}
+
+/* ------------------------------------------------------------ global pool */
+
+/* nn.global_avg_pool2d: one double sum per plane, over its elements in order. */
+static byocl_status lower_global_pool(lw *w, int node)
+{
+    const byocl_node *n = lw_node(w, node);
+    byocl_value_ref in_v = lv_resolve(w->fn, n->args[0], -1), out_v = {node, -1};
+    const byocl_type *it = lw_value_type(w, in_v);
+    int64_t planes = it->shape.dims[0] * it->shape.dims[1];
+    int64_t hw = it->shape.dims[2] * it->shape.dims[3];
+    if (planes == 0)
+        return w->status;
+    w->n_tasks = lw_pick_tasks(w, planes * hw, 65536, planes < 64 ? planes : 64);
+    LLVMValueRef in = lw_value_ptr(w, in_v), out = lw_output(w, out_v);
+    LLVMValueRef lo, hi;
+    lw_task_range(w, planes, &lo, &hi);
+    lw_loop lp;
+    LLVMValueRef p = lw_for(w, &lp, lo, hi, 1, "plane");
+    int64_t one = 1;
+    LLVMValueRef sum = reduce_sum(w, in, it->dtype, lw_mad(w, p, hw, NULL), &hw, &one, 1);
+    if (!lw_is_float(it->dtype)) /* integers: the reference divides in double too */
+        sum = LLVMBuildSIToFP(w->B, sum, w->t_f64, "");
+    LLVMValueRef avg = LLVMBuildFDiv(w->B, sum, dconst(w, (double)hw), "");
+    avg = LLVMBuildSelect(w->B, LLVMConstInt(w->t_i1, hw > 0, 0), avg, dconst(w, 0.0), "");
+    lw_store(w, out, n->type->dtype, p, lw_from_double(w, avg, n->type->dtype));
+    lw_for_end(w, &lp);
+    return w->status;
+}
+
+/* ------------------------------------------------------------ softmax */
+
+byocl_status lower_softmax(lw *w, int node)
+{
+    const byocl_node *n = lw_node(w, node);
+    byocl_value_ref in_v = lv_resolve(w->fn, n->args[0], -1), out_v = {node, -1};
+    const byocl_type *it = lw_value_type(w, in_v);
+    int rank = it->shape.rank;
+    int64_t axis = byocl_attrs_get_int(&n->attrs, "axis", -1);
+    if (axis < 0)
+        axis += rank;
+    int64_t outer, len, inner;
+    axis_view(&it->shape, (int)axis, &outer, &len, &inner);
+    if (outer * len * inner == 0)
+        return w->status;
+    byocl_dtype d = it->dtype;
+    LLVMBuilderRef B = w->B;
+    w->n_tasks = lw_pick_tasks(w, outer * len * inner * 8, 65536, outer < 64 ? outer : 64);
+    LLVMValueRef in = lw_value_ptr(w, in_v), out = lw_output(w, out_v);
+    LLVMValueRef lo, hi;
+    lw_task_range(w, outer, &lo, &hi);
+    lw_loop lo_o, lk, lc;
+    LLVMValueRef o = lw_for(w, &lo_o, lo, hi, 1, "o");
+    LLVMValueRef k = lw_for(w, &lk, lw_i64(w, 0), lw_i64(w, inner), 1, "k");
+    LLVMValueRef first = LLVMBuildNSWAdd(B, lw_mad(w, o, len * inner, NULL), k, "");
+    LLVMTypeRef f64 = w->t_f64;
+    /* top = fmax over the slice (fmax skips NaN, as the reference's does) */
+    LLVMValueRef top = lw_alloca(w, w->t_f64, "top"), sum = lw_alloca(w, w->t_f64, "sum");
+    LLVMBuildStore(B, dconst(w, -INFINITY), top);
+    LLVMBuildStore(B, dconst(w, 0.0), sum);
+    LLVMValueRef c = lw_for(w, &lc, lw_i64(w, 0), lw_i64(w, len), 1, "c");
+    LLVMValueRef at = lw_mad(w, c, inner, first);
+    LLVMValueRef args[2] = {LLVMBuildLoad2(B, w->t_f64, top, ""),
+                            lw_to_double(w, lw_load(w, in, d, at), d)};
+    LLVMBuildStore(B, lw_intrinsic(w, "llvm.maxnum", &f64, 1, args, 2), top);
+    lw_for_end(w, &lc);
+    LLVMValueRef t = LLVMBuildLoad2(B, w->t_f64, top, "");
+    /* the sum of exp(x - top), in order; then each exp(x - top) / sum */
+    for (int pass = 0; pass < 2; pass++) {
+        LLVMValueRef s = pass ? LLVMBuildLoad2(B, w->t_f64, sum, "") : NULL;
+        c = lw_for(w, &lc, lw_i64(w, 0), lw_i64(w, len), 1, "c");
+        at = lw_mad(w, c, inner, first);
+        LLVMValueRef x = LLVMBuildFSub(B, lw_to_double(w, lw_load(w, in, d, at), d), t, "");
+        LLVMValueRef e = lw_call_rt(w, "exp", w->t_f64, &f64, 1, &x);
+        if (pass == 0)
+            LLVMBuildStore(B, LLVMBuildFAdd(B, LLVMBuildLoad2(B, w->t_f64, sum, ""), e, ""), sum);
+        else
+            lw_store(w, out, d, at, lw_from_double(w, LLVMBuildFDiv(B, e, s, ""), d));
+        lw_for_end(w, &lc);
+    }
+    lw_for_end(w, &lk);
+    lw_for_end(w, &lo_o);
+    return w->status;
+}
+
+byocl_status lower_pool(lw *w, int node)
+{
+    if (strcmp(lw_node(w, node)->op->name, "nn.global_avg_pool2d") == 0)
+        return lower_global_pool(w, node);
+    return lower_window_pool(w, node);
+}

@@ -1,0 +1,173 @@
+/* byocl_cl_codegen: a region becomes one OpenCL program, written in one pass over its
+ * groups in launch order:
+ *   1. analyse the region (cl_graph.c): roots, uses, fusion groups, outputs
+ *   2. bind the region's inputs and outputs to buffers; a group whose value is an output
+ *      writes it in place, other outputs get a copy at the end
+ *   3. the prelude, then each group's kernels (cl_emit.c), specialized from the
+ *      kernels_cl/ templates, with their launches
+ *   4. the buffer plan over the launches and the finished plan (cl_plan.c) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opencl/cl_impl.h"
+#include "opencl/cl_templates.h"
+#include "ops/op_impl.h"
+
+void cl_node_desc(const byocl_function *fn, int node, char *buf, size_t len)
+{
+    char label[48];
+    byocl_node_label(fn, node, label, sizeof label);
+    const byocl_node *n = &fn->nodes[node];
+    if (n->kind == BYOCL_NODE_CALL && n->op)
+        snprintf(buf, len, "%s (%s)", label, n->op->name);
+    else
+        snprintf(buf, len, "%s", label);
+}
+
+int cl_gen_buf(cl_gen *gen, byocl_cl_buffer_kind kind, int index, size_t bytes,
+               const char *what)
+{
+    if (gen->n_bufs == gen->cap_bufs) {
+        int cap = gen->cap_bufs ? 2 * gen->cap_bufs : 32;
+        cl_buf *b = realloc(gen->bufs, (size_t)cap * sizeof *b);
+        if (!b) {
+            byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory planning buffers");
+            return -1;
+        }
+        gen->bufs = b;
+        gen->cap_bufs = cap;
+    }
+    cl_buf *b = &gen->bufs[gen->n_bufs];
+    *b = (cl_buf){.kind = kind, .index = index, .bytes = bytes, .first = -1, .last = -1};
+    snprintf(b->what, sizeof b->what, "%s", what);
+    return gen->n_bufs++;
+}
+
+int cl_gen_const(cl_gen *gen, byocl_tensor *t, const char *what)
+{
+    if (gen->n_consts == gen->cap_consts) {
+        int cap = gen->cap_consts ? 2 * gen->cap_consts : 16;
+        byocl_tensor **c = realloc(gen->consts, (size_t)cap * sizeof *c);
+        if (!c) {
+            byocl_tensor_unref(t);
+            byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory keeping constants");
+            return -1;
+        }
+        gen->consts = c;
+        gen->cap_consts = cap;
+    }
+    int b = cl_gen_buf(gen, BYOCL_CL_BUF_CONSTANT, gen->n_consts, byocl_tensor_nbytes(t), what);
+    if (b < 0) {
+        byocl_tensor_unref(t);
+        return -1;
+    }
+    gen->consts[gen->n_consts++] = t;
+    return b;
+}
+
+static size_t tensor_bytes(const byocl_type *t)
+{
+    return (size_t)byocl_shape_numel(&t->shape) * byocl_dtype_size(t->dtype);
+}
+
+int cl_gen_root_buf(cl_gen *gen, int root)
+{
+    cl_node_info *info = &gen->graph.info[root];
+    if (info->buf >= 0)
+        return info->buf;
+    const byocl_function *fn = gen->fn;
+    const byocl_node *n = &fn->nodes[root];
+    char what[112];
+    cl_node_desc(fn, root, what, sizeof what);
+    if (n->kind == BYOCL_NODE_CONSTANT)
+        info->buf = cl_gen_const(gen, byocl_tensor_ref(n->value), what);
+    else
+        info->buf = cl_gen_buf(gen, BYOCL_CL_BUF_SCRATCH, -1,
+                               tensor_bytes(cl_tensor_type(fn, root)), what);
+    return info->buf;
+}
+
+/* Parameters are the inputs; outputs go straight into the output buffers where a group
+ * computes them (once); the rest are copied at the end (*copies lists those outputs). */
+static byocl_status bind_io(cl_gen *gen, int *copies, int *n_copies)
+{
+    const byocl_function *fn = gen->fn;
+    cl_graph *g = &gen->graph;
+    for (int k = 0; k < fn->n_params; k++) {
+        int p = fn->params[k];
+        char what[112];
+        cl_node_desc(fn, p, what, sizeof what);
+        g->info[p].buf = cl_gen_buf(gen, BYOCL_CL_BUF_INPUT, k, tensor_bytes(fn->nodes[p].type),
+                                    what);
+        if (g->info[p].buf < 0)
+            return gen->err->status;
+    }
+    *n_copies = 0;
+    for (int k = 0; k < g->n_outputs; k++) {
+        int r = g->outputs[k];
+        const cl_node_info *info = &g->info[r];
+        bool computed = info->group >= 0 && g->groups[info->group].tail == r;
+        char what[112];
+        cl_node_desc(fn, r, what, sizeof what);
+        int b = cl_gen_buf(gen, BYOCL_CL_BUF_OUTPUT, k, tensor_bytes(cl_tensor_type(fn, r)),
+                           what);
+        if (b < 0)
+            return gen->err->status;
+        gen->output_bufs[k] = b;
+        if (computed && info->buf < 0)
+            g->info[r].buf = b;
+        else
+            copies[(*n_copies)++] = k;
+    }
+    return BYOCL_OK;
+}
+
+byocl_status byocl_cl_codegen(const byocl_function *region, const byocl_cl_codegen_options *opt,
+                              byocl_cl_plan **out, byocl_error *err)
+{
+    byocl_error local;
+    if (!err)
+        err = &local;
+    if (!out || !region)
+        return byocl_error_set(err, BYOCL_ERR_INVALID, "byocl_cl_codegen: missing %s",
+                               out ? "region" : "output");
+    *out = NULL;
+    cl_gen gen = {.fn = region, .err = err};
+    if (opt)
+        gen.opt = *opt;
+    byocl_status st = cl_graph_build(region, gen.opt.no_fusion, &gen.graph, err);
+    if (st != BYOCL_OK)
+        return st;
+    int *copies = malloc((size_t)gen.graph.n_outputs * sizeof *copies);
+    gen.output_bufs = malloc((size_t)gen.graph.n_outputs * sizeof *gen.output_bufs);
+    int n_copies = 0;
+    if (!copies || !gen.output_bufs)
+        st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory generating @%s", region->name);
+    if (st == BYOCL_OK)
+        st = bind_io(&gen, copies, &n_copies);
+    if (st == BYOCL_OK) {
+        cl_text_printf(&gen.src, "/* OpenCL C 1.2 program for region @%s, generated by byocl. */\n\n",
+                       region->name);
+        cl_text_puts(&gen.src, byocl_cl_template_text("prelude"));
+    }
+    for (int i = 0; st == BYOCL_OK && i < gen.graph.n_groups; i++)
+        st = cl_emit_group(&gen, &gen.graph.groups[i]);
+    for (int i = 0; st == BYOCL_OK && i < n_copies; i++)
+        st = cl_emit_output_copy(&gen, copies[i]);
+    free(copies);
+    if (st == BYOCL_OK)
+        st = cl_plan_finish(&gen, out);
+    /* On success cl_plan_finish took what the plan keeps. */
+    for (int i = 0; i < gen.n_consts; i++)
+        byocl_tensor_unref(gen.consts[i]);
+    free(gen.consts);
+    for (int i = 0; i < gen.n_launches; i++)
+        free(gen.launches[i].args);
+    free(gen.launches);
+    free(gen.bufs);
+    free(gen.output_bufs);
+    cl_text_free(&gen.src);
+    cl_graph_free(&gen.graph);
+    return st;
+}

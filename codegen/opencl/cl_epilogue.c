@@ -1,0 +1,308 @@
+/* Elementwise steps as OpenCL C: EPILOGUE(v, fi) applies a group's chain of elementwise
+ * ops to the value v of the element at flat index fi, in float, with the semantics of
+ * the reference kernels (codegen/ops/elemwise.c, nn.c): NaN stays NaN through relu and
+ * clip and wins in maximum/minimum; a step whose op yields float16 rounds there, as the
+ * unfused op would store it. Operands (a residual, a bias, batch_norm's statistics) are
+ * kernel parameters read at their broadcast offset. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opencl/cl_impl.h"
+#include "ops/op_impl.h"
+
+/* --------------------------------------------------------------- offsets */
+
+void cl_broadcast_offset(const byocl_shape *out, const byocl_shape *operand, int axis,
+                         const char *fi, char *buf, size_t len)
+{
+    int rank = out->rank;
+    int64_t stride[BYOCL_MAX_RANK];
+    int64_t s = 1;
+    for (int d = rank - 1; d >= 0; d--) {
+        if (axis >= 0) {
+            stride[d] = d == axis ? 1 : 0;
+            continue;
+        }
+        int k = d - (rank - operand->rank);
+        if (k < 0 || operand->dims[k] == 1) {
+            stride[d] = 0;
+        } else {
+            stride[d] = s;
+            s *= operand->dims[k];
+        }
+    }
+    /* Merge neighbouring dimensions that the operand walks as one (or skips as one). */
+    int64_t ext[BYOCL_MAX_RANK], str[BYOCL_MAX_RANK];
+    int m = 0;
+    for (int d = 0; d < rank; d++) {
+        if (out->dims[d] == 1)
+            continue;
+        if (m > 0 && str[m - 1] == stride[d] * out->dims[d]) {
+            ext[m - 1] *= out->dims[d];
+            str[m - 1] = stride[d];
+            continue;
+        }
+        ext[m] = out->dims[d];
+        str[m] = stride[d];
+        m++;
+    }
+    size_t at = 0;
+    buf[0] = '\0';
+    int64_t inner = 1;
+    for (int i = m - 1; i >= 0; inner *= ext[i], i--) {
+        if (str[i] == 0)
+            continue;
+        char index[96];
+        if (inner == 1 && i == 0)
+            snprintf(index, sizeof index, "%s", fi);
+        else if (inner == 1)
+            snprintf(index, sizeof index, "%s %% %lld", fi, (long long)ext[i]);
+        else if (i == 0)
+            snprintf(index, sizeof index, "%s / %lld", fi, (long long)inner);
+        else
+            snprintf(index, sizeof index, "%s / %lld %% %lld", fi, (long long)inner,
+                     (long long)ext[i]);
+        char term[128];
+        if (str[i] == 1)
+            snprintf(term, sizeof term, at ? "(%s)" : "%s", index);
+        else
+            snprintf(term, sizeof term, "(%s) * %lld", index, (long long)str[i]);
+        int w = snprintf(buf + at, at < len ? len - at : 0, "%s%s", at ? " + " : "", term);
+        at += w > 0 ? (size_t)w : 0;
+    }
+    if (at == 0)
+        snprintf(buf, len, "0");
+}
+
+/* --------------------------------------------------------------- steps */
+
+typedef struct epi_ctx {
+    cl_kernel *k;
+    const byocl_function *fn;
+    cl_text body;
+} epi_ctx;
+
+/* "LD_e0(offset)": argument `arg` of `node` read at the element that fi denotes in the
+ * node's result (broadcast, or along `axis` when axis >= 0). */
+static byocl_status operand_load(epi_ctx *e, int node, int arg, int axis, char *buf, size_t len,
+                                 byocl_error *err)
+{
+    const byocl_function *fn = e->fn;
+    int a = fn->nodes[node].args[arg];
+    int root = e->k->gen->graph.info[a].root;
+    int b = cl_gen_root_buf(e->k->gen, root);
+    if (b < 0)
+        return err->status;
+    const byocl_type *at = fn->nodes[a].type;
+    const char *name = cl_kernel_operand(e->k, b, at->dtype);
+    if (!name)
+        return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
+                               "in @%s: too many operands fused into one kernel", fn->name);
+    char offset[512];
+    cl_broadcast_offset(&cl_tensor_type(fn, node)->shape, &at->shape, axis, "(fi)", offset,
+                        sizeof offset);
+    snprintf(buf, len, "LD_%s(%s)", name, offset);
+    return BYOCL_OK;
+}
+
+static int norm_axis(int64_t axis, int rank)
+{
+    return (int)(axis < 0 ? axis + rank : axis);
+}
+
+/* batch_norm with constant statistics: scale and shift per channel, computed here in
+ * double as the reference kernel does and rounded to float once. */
+static byocl_status batch_norm_constants(epi_ctx *e, int node, int axis, char *scale_load,
+                                         char *shift_load, size_t len, byocl_error *err)
+{
+    const byocl_function *fn = e->fn;
+    const byocl_node *n = &fn->nodes[node];
+    const byocl_tensor *gamma = fn->nodes[n->args[1]].value, *beta = fn->nodes[n->args[2]].value;
+    const byocl_tensor *mean = fn->nodes[n->args[3]].value, *var = fn->nodes[n->args[4]].value;
+    double eps = byocl_attrs_get_float(&n->attrs, "epsilon", 1e-5);
+    bool center = byocl_attrs_get_bool(&n->attrs, "center", true);
+    bool scale = byocl_attrs_get_bool(&n->attrs, "scale", true);
+    int64_t c = byocl_tensor_numel(mean);
+    byocl_shape shape = byocl_shape_make(1, &c);
+    byocl_tensor *ts = byocl_tensor_new(BYOCL_FLOAT32, &shape, err);
+    byocl_tensor *tt = ts ? byocl_tensor_new(BYOCL_FLOAT32, &shape, err) : NULL;
+    if (!tt) {
+        byocl_tensor_unref(ts);
+        return err->status;
+    }
+    float *s = byocl_tensor_data(ts), *t = byocl_tensor_data(tt);
+    for (int64_t i = 0; i < c; i++) {
+        double mul = 1.0 / sqrt(byocl_tensor_get(var, i) + eps);
+        if (scale)
+            mul *= byocl_tensor_get(gamma, i);
+        double shift = center ? byocl_tensor_get(beta, i) : 0.0;
+        s[i] = (float)mul;
+        t[i] = (float)(shift - byocl_tensor_get(mean, i) * mul);
+    }
+    char what[112], label[64];
+    cl_node_desc(fn, node, label, sizeof label);
+    snprintf(what, sizeof what, "batch_norm scale of %s", label);
+    int bs = cl_gen_const(e->k->gen, ts, what);
+    snprintf(what, sizeof what, "batch_norm shift of %s", label);
+    int bt = bs >= 0 ? cl_gen_const(e->k->gen, tt, what) : (byocl_tensor_unref(tt), -1);
+    if (bt < 0)
+        return err->status;
+    const char *ns = cl_kernel_operand(e->k, bs, BYOCL_FLOAT32);
+    const char *nt = cl_kernel_operand(e->k, bt, BYOCL_FLOAT32);
+    if (!ns || !nt)
+        return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
+                               "in @%s: too many operands fused into one kernel", fn->name);
+    const byocl_shape *out = &cl_tensor_type(fn, node)->shape;
+    char offset[512];
+    cl_broadcast_offset(out, &shape, axis, "(fi)", offset, sizeof offset);
+    snprintf(scale_load, len, "LD_%s(%s)", ns, offset);
+    snprintf(shift_load, len, "LD_%s(%s)", nt, offset);
+    return BYOCL_OK;
+}
+
+static bool all_constant(const byocl_function *fn, const byocl_node *n, int from, int to)
+{
+    for (int k = from; k < to; k++)
+        if (fn->nodes[n->args[k]].kind != BYOCL_NODE_CONSTANT)
+            return false;
+    return true;
+}
+
+static byocl_status batch_norm_step(epi_ctx *e, int node, byocl_error *err)
+{
+    const byocl_function *fn = e->fn;
+    const byocl_node *n = &fn->nodes[node];
+    int axis = norm_axis(byocl_attrs_get_int(&n->attrs, "axis", 1),
+                         cl_tensor_type(fn, node)->shape.rank);
+    char a[600], b[600];
+    if (all_constant(fn, n, 1, 5)) {
+        byocl_status st = batch_norm_constants(e, node, axis, a, b, sizeof a, err);
+        if (st == BYOCL_OK)
+            cl_text_printf(&e->body, "    v = fma(v, %s, %s); \\\n", a, b);
+        return st;
+    }
+    bool center = byocl_attrs_get_bool(&n->attrs, "center", true);
+    bool scale = byocl_attrs_get_bool(&n->attrs, "scale", true);
+    char eps[48];
+    cl_float_literal(byocl_attrs_get_float(&n->attrs, "epsilon", 1e-5), eps, sizeof eps);
+    char mean[600], var[600];
+    byocl_status st = operand_load(e, node, 3, axis, mean, sizeof mean, err);
+    if (st == BYOCL_OK)
+        st = operand_load(e, node, 4, axis, var, sizeof var, err);
+    if (st == BYOCL_OK && scale)
+        st = operand_load(e, node, 1, axis, a, sizeof a, err);
+    if (st == BYOCL_OK && center)
+        st = operand_load(e, node, 2, axis, b, sizeof b, err);
+    if (st != BYOCL_OK)
+        return st;
+    cl_text_printf(&e->body, "    v = (v - %s) * (1.0f / sqrt(%s + %s)%s%s)%s%s; \\\n", mean, var,
+                   eps, scale ? " * " : "", scale ? a : "", center ? " + " : "",
+                   center ? b : "");
+    return BYOCL_OK;
+}
+
+static const struct {
+    const char *op, *infix, *function;
+} binary_ops[] = {
+    {"add", "+", NULL},      {"subtract", "-", NULL},       {"multiply", "*", NULL},
+    {"divide", "/", NULL},   {"maximum", NULL, "byocl_max"}, {"minimum", NULL, "byocl_min"},
+};
+
+static const struct {
+    const char *op, *expr; /* expr: of v */
+} unary_ops[] = {
+    {"nn.relu", "v < 0.0f ? 0.0f : v"},
+    {"sigmoid", "byocl_sigmoid(v)"},
+    {"tanh", "tanh(v)"},
+    {"abs", "fabs(v)"},
+    {"exp", "exp(v)"},
+    {"cast", "v"},
+};
+
+/* One step: `node` applied to the chain value v, which is its argument `chain_arg`. */
+static byocl_status step(epi_ctx *e, int node, int chain_arg, byocl_error *err)
+{
+    const byocl_function *fn = e->fn;
+    const byocl_node *n = &fn->nodes[node];
+    const char *op = n->op->name;
+    char label[64];
+    cl_node_desc(fn, node, label, sizeof label);
+    cl_text_printf(&e->body, "    /* %s */ \\\n", label);
+    for (size_t i = 0; i < sizeof unary_ops / sizeof unary_ops[0]; i++) {
+        if (strcmp(op, unary_ops[i].op) == 0) {
+            if (strcmp(unary_ops[i].expr, "v") != 0)
+                cl_text_printf(&e->body, "    v = %s; \\\n", unary_ops[i].expr);
+            return BYOCL_OK;
+        }
+    }
+    char a[600], b[48];
+    if (strcmp(op, "nn.leaky_relu") == 0) {
+        cl_float_literal(byocl_attrs_get_float(&n->attrs, "alpha", 0.25), b, sizeof b);
+        cl_text_printf(&e->body, "    v = v < 0.0f ? %s * v : v; \\\n", b);
+        return BYOCL_OK;
+    }
+    if (strcmp(op, "clip") == 0) {
+        char hi[48];
+        cl_float_literal(byocl_attrs_get_float(&n->attrs, "a_min", 0.0), b, sizeof b);
+        cl_float_literal(byocl_attrs_get_float(&n->attrs, "a_max", 0.0), hi, sizeof hi);
+        cl_text_printf(&e->body, "    v = v < %s ? %s : (v > %s ? %s : v); \\\n", b, b, hi, hi);
+        return BYOCL_OK;
+    }
+    if (strcmp(op, "nn.bias_add") == 0) {
+        int axis = norm_axis(byocl_attrs_get_int(&n->attrs, "axis", 1),
+                             cl_tensor_type(fn, node)->shape.rank);
+        byocl_status st = operand_load(e, node, 1, axis, a, sizeof a, err);
+        if (st == BYOCL_OK)
+            cl_text_printf(&e->body, "    v = v + %s; \\\n", a);
+        return st;
+    }
+    if (strcmp(op, "nn.batch_norm") == 0)
+        return batch_norm_step(e, node, err);
+    for (size_t i = 0; i < sizeof binary_ops / sizeof binary_ops[0]; i++) {
+        if (strcmp(op, binary_ops[i].op) != 0)
+            continue;
+        byocl_status st = operand_load(e, node, 1 - chain_arg, -1, a, sizeof a, err);
+        if (st != BYOCL_OK)
+            return st;
+        const char *lhs = chain_arg == 0 ? "v" : a, *rhs = chain_arg == 0 ? a : "v";
+        if (binary_ops[i].infix)
+            cl_text_printf(&e->body, "    v = %s %s %s; \\\n", lhs, binary_ops[i].infix, rhs);
+        else
+            cl_text_printf(&e->body, "    v = %s(%s, %s); \\\n", binary_ops[i].function, lhs,
+                           rhs);
+        return BYOCL_OK;
+    }
+    return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED, "in @%s, %s: no epilogue for op %s",
+                           fn->name, label, op);
+}
+
+byocl_status cl_epilogue_define(cl_kernel *k, const cl_group *grp, byocl_error *err)
+{
+    epi_ctx e = {.k = k, .fn = k->gen->fn};
+    const byocl_function *fn = e.fn;
+    byocl_status st = BYOCL_OK;
+    if (grp->kind == CL_ANCHOR_ELEMWISE) {
+        char first[600];
+        st = operand_load(&e, grp->steps[0], grp->chain_arg[0], -1, first, sizeof first, err);
+        if (st == BYOCL_OK)
+            cl_kernel_define(k, "LD_FIRST(fi)", "%s", first);
+    }
+    for (int i = 0; st == BYOCL_OK && i < grp->n_steps; i++) {
+        int node = grp->steps[i];
+        /* The value entering this step was a float16 tensor in the unfused graph. */
+        int in = fn->nodes[node].args[grp->chain_arg[i]];
+        bool loaded = i == 0 && grp->kind == CL_ANCHOR_ELEMWISE; /* exact already */
+        if (!loaded && fn->nodes[in].type->dtype == BYOCL_FLOAT16)
+            cl_text_puts(&e.body, "    v = byocl_round_f16(v); \\\n");
+        st = step(&e, node, grp->chain_arg[i], err);
+    }
+    char *body = cl_text_take(&e.body);
+    if (st == BYOCL_OK && !body)
+        st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory writing an epilogue");
+    if (st == BYOCL_OK)
+        cl_kernel_define(k, "EPILOGUE(v, fi)", "do { \\\n%s} while (0)", body);
+    free(body);
+    return st;
+}

@@ -1,0 +1,384 @@
+/* Region analysis: which node's storage holds each tensor (tuples, TupleGetItem,
+ * reshape and batch_flatten only name other storage), how often each is read, and the
+ * groups of ops that become one kernel: an anchor (conv2d, dense, a pool, softmax,
+ * transpose, concatenate, or an elementwise op) and the elementwise ops fused after it
+ * where the value in between has no other reader. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "opencl/cl_impl.h"
+#include "ops/op_impl.h"
+#include "passes/pass_util.h"
+
+/* More steps than any model chains; it bounds a kernel's parameters. */
+#define CL_MAX_STEPS 16
+
+static const char *op_name(const byocl_function *fn, int node)
+{
+    const byocl_node *n = &fn->nodes[node];
+    return n->kind == BYOCL_NODE_CALL && n->op ? n->op->name : NULL;
+}
+
+static bool is_binary_op(const char *op)
+{
+    static const char *const names[] = {"add", "subtract", "multiply", "divide", "maximum",
+                                        "minimum"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(op, names[i]) == 0)
+            return true;
+    return false;
+}
+
+bool cl_is_elemwise_op(const char *op)
+{
+    static const char *const names[] = {"nn.relu", "nn.leaky_relu", "clip",        "sigmoid",
+                                        "tanh",    "abs",           "exp",         "cast",
+                                        "nn.bias_add", "nn.batch_norm"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(op, names[i]) == 0)
+            return true;
+    return is_binary_op(op);
+}
+
+static bool is_view_op(const char *op)
+{
+    return strcmp(op, "reshape") == 0 || strcmp(op, "nn.batch_flatten") == 0;
+}
+
+static cl_anchor anchor_of(const char *op)
+{
+    if (strcmp(op, "nn.conv2d") == 0)
+        return CL_ANCHOR_CONV;
+    if (strcmp(op, "nn.dense") == 0)
+        return CL_ANCHOR_DENSE;
+    if (strcmp(op, "nn.softmax") == 0)
+        return CL_ANCHOR_SOFTMAX;
+    if (strcmp(op, "transpose") == 0)
+        return CL_ANCHOR_TRANSPOSE;
+    if (strcmp(op, "concatenate") == 0)
+        return CL_ANCHOR_CONCAT;
+    if (cl_is_elemwise_op(op))
+        return CL_ANCHOR_ELEMWISE;
+    return CL_ANCHOR_POOL; /* the pools: byocl_cl_supports admitted nothing else */
+}
+
+/* Anchors whose kernels run an epilogue on each result element. */
+static bool takes_epilogue(cl_anchor kind)
+{
+    return kind != CL_ANCHOR_TRANSPOSE && kind != CL_ANCHOR_CONCAT;
+}
+
+const byocl_type *cl_tensor_type(const byocl_function *fn, int node)
+{
+    const byocl_type *t = fn->nodes[node].type;
+    if (t->kind == BYOCL_TYPE_TENSOR)
+        return t;
+    const char *op = op_name(fn, node);
+    if (op && strcmp(op, "nn.batch_norm") == 0 && t->kind == BYOCL_TYPE_TUPLE && t->n_fields > 0 &&
+        t->fields[0]->kind == BYOCL_TYPE_TENSOR)
+        return t->fields[0];
+    return NULL;
+}
+
+
+static bool flat_push(flat_table *ft, int root)
+{
+    if (ft->n == ft->cap) {
+        int cap = ft->cap ? 2 * ft->cap : 64;
+        int *r = realloc(ft->roots, (size_t)cap * sizeof *r);
+        if (!r)
+            return false;
+        ft->roots = r;
+        ft->cap = cap;
+    }
+    ft->roots[ft->n++] = root;
+    return true;
+}
+
+/* The first root of `node` (its own root when it is a tensor). */
+static int flat_first(const flat_table *ft, int node)
+{
+    return ft->count[node] > 0 ? ft->roots[ft->start[node]] : -1;
+}
+
+static byocl_status unsupported_at(const byocl_function *fn, int id, byocl_error *err,
+                                   const char *what)
+{
+    byocl_error_set(err, BYOCL_ERR_UNSUPPORTED, "%s", what);
+    byocl_pass_error_at(err, fn, id);
+    return BYOCL_ERR_UNSUPPORTED;
+}
+
+/* Fills node `id`'s flattened roots. */
+static byocl_status flatten_node(const byocl_function *fn, int id, flat_table *ft,
+                                 byocl_error *err)
+{
+    const byocl_node *n = &fn->nodes[id];
+    ft->start[id] = ft->n;
+    bool ok = true;
+    switch (n->kind) {
+    case BYOCL_NODE_VAR:
+    case BYOCL_NODE_CONSTANT:
+        if (n->type->kind != BYOCL_TYPE_TENSOR)
+            return unsupported_at(fn, id, err, "tuple-typed parameters are not supported by "
+                                               "the opencl target");
+        ok = flat_push(ft, id);
+        break;
+    case BYOCL_NODE_TUPLE:
+        for (int k = 0; ok && k < n->n_args; k++) {
+            int a = n->args[k];
+            for (int i = 0; ok && i < ft->count[a]; i++)
+                ok = flat_push(ft, ft->roots[ft->start[a] + i]);
+        }
+        break;
+    case BYOCL_NODE_GETITEM: {
+        int t = n->args[0];
+        const byocl_type *tt = fn->nodes[t].type;
+        if (tt->kind != BYOCL_TYPE_TUPLE || n->index < 0 || n->index >= tt->n_fields)
+            return unsupported_at(fn, id, err, "malformed TupleGetItem");
+        int at = 0;
+        for (int k = 0; k < n->index; k++)
+            at += byocl_type_num_tensors(tt->fields[k]);
+        int len = byocl_type_num_tensors(tt->fields[n->index]);
+        if (at + len > ft->count[t])
+            return unsupported_at(fn, id, err, "malformed TupleGetItem");
+        for (int i = 0; ok && i < len; i++)
+            ok = flat_push(ft, ft->roots[ft->start[t] + at + i]);
+        break;
+    }
+    case BYOCL_NODE_CALL: {
+        const char *op = op_name(fn, id);
+        if (op && strcmp(op, "nn.batch_norm") == 0)
+            /* TVM's inference form: fields 1 and 2 are the moving statistics as given. */
+            ok = flat_push(ft, id) && flat_push(ft, flat_first(ft, n->args[3])) &&
+                 flat_push(ft, flat_first(ft, n->args[4]));
+        else if (op && is_view_op(op))
+            ok = flat_push(ft, flat_first(ft, n->args[0]));
+        else
+            ok = flat_push(ft, id);
+        break;
+    }
+    }
+    if (!ok)
+        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory analysing @%s", fn->name);
+    ft->count[id] = ft->n - ft->start[id];
+    return BYOCL_OK;
+}
+
+/* Marks the nodes the body depends on. */
+static void mark_live(const byocl_function *fn, bool *live)
+{
+    live[fn->body] = true;
+    for (int id = fn->n_nodes - 1; id >= 0; id--) {
+        if (!live[id])
+            continue;
+        const byocl_node *n = &fn->nodes[id];
+        for (int k = 0; k < n->n_args; k++)
+            live[n->args[k]] = true;
+    }
+}
+
+static byocl_status group_new(cl_graph *g, cl_anchor kind, int anchor, byocl_error *err)
+{
+    cl_group *groups = realloc(g->groups, (size_t)(g->n_groups + 1) * sizeof *groups);
+    if (!groups)
+        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory grouping kernels");
+    g->groups = groups;
+    cl_group *grp = &g->groups[g->n_groups];
+    *grp = (cl_group){.kind = kind, .anchor = anchor, .tail = anchor};
+    grp->steps = malloc(CL_MAX_STEPS * sizeof *grp->steps);
+    grp->chain_arg = malloc(CL_MAX_STEPS * sizeof *grp->chain_arg);
+    if (!grp->steps || !grp->chain_arg) {
+        free(grp->steps);
+        free(grp->chain_arg);
+        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory grouping kernels");
+    }
+    if (kind == CL_ANCHOR_ELEMWISE) { /* the anchor is the chain's first step */
+        grp->steps[0] = anchor;
+        grp->chain_arg[0] = 0;
+        grp->n_steps = 1;
+    }
+    g->info[anchor].group = g->n_groups++;
+    return BYOCL_OK;
+}
+
+/* The argument of elementwise call `id` through which it can join its producer's group,
+ * or -1. */
+static int fusable_arg(const cl_graph *g, int id)
+{
+    const byocl_function *fn = g->fn;
+    const byocl_node *n = &fn->nodes[id];
+    int candidates = is_binary_op(n->op->name) ? 2 : 1;
+    const byocl_type *out = cl_tensor_type(fn, id);
+    for (int k = 0; k < candidates; k++) {
+        int a = n->args[k];
+        int r = g->info[a].root;
+        if (r < 0 || g->info[r].group < 0 || g->info[r].uses != 1)
+            continue;
+        const cl_group *grp = &g->groups[g->info[r].group];
+        if (grp->tail != r || !takes_epilogue(grp->kind) || grp->n_steps >= CL_MAX_STEPS)
+            continue;
+        /* The chain value must not be broadcast: one result element per input element. */
+        const byocl_type *at = fn->nodes[a].type;
+        if (at->kind == BYOCL_TYPE_TENSOR && byocl_shape_equal(&at->shape, &out->shape))
+            return k;
+    }
+    return -1;
+}
+
+static int compare_tail(const void *a, const void *b)
+{
+    const cl_group *x = a, *y = b;
+    return (x->tail > y->tail) - (x->tail < y->tail);
+}
+
+static byocl_status form_groups(cl_graph *g, const bool *live, bool no_fusion, byocl_error *err)
+{
+    const byocl_function *fn = g->fn;
+    for (int id = 0; id < fn->n_nodes; id++) {
+        const char *op = op_name(fn, id);
+        if (!live[id] || !op || is_view_op(op) || g->info[id].uses == 0)
+            continue; /* views compute nothing; an unread batch_norm neither */
+        cl_anchor kind = anchor_of(op);
+        int k = kind == CL_ANCHOR_ELEMWISE && !no_fusion ? fusable_arg(g, id) : -1;
+        if (k < 0) {
+            byocl_status st = group_new(g, kind, id, err);
+            if (st != BYOCL_OK)
+                return st;
+            continue;
+        }
+        int gi = g->info[g->info[fn->nodes[id].args[k]].root].group;
+        cl_group *grp = &g->groups[gi];
+        grp->steps[grp->n_steps] = id;
+        grp->chain_arg[grp->n_steps] = k;
+        grp->n_steps++;
+        grp->tail = id;
+        g->info[id].group = gi;
+    }
+    /* Launch order: a group runs once the last of its nodes can, i.e. by its tail. */
+    qsort(g->groups, (size_t)g->n_groups, sizeof *g->groups, compare_tail);
+    for (int i = 0; i < g->n_groups; i++) {
+        const cl_group *grp = &g->groups[i];
+        g->info[grp->anchor].group = i;
+        for (int s = 0; s < grp->n_steps; s++)
+            g->info[grp->steps[s]].group = i;
+    }
+    return BYOCL_OK;
+}
+
+/* Reads of each root: every argument of a computing call, and the region's outputs. */
+static void count_uses(cl_graph *g, const bool *live, const flat_table *ft)
+{
+    const byocl_function *fn = g->fn;
+    for (int id = 0; id < fn->n_nodes; id++) {
+        const char *op = op_name(fn, id);
+        if (!live[id] || !op || is_view_op(op))
+            continue;
+        const byocl_node *n = &fn->nodes[id];
+        for (int k = 0; k < n->n_args; k++)
+            for (int i = 0; i < ft->count[n->args[k]]; i++)
+                g->info[ft->roots[ft->start[n->args[k]] + i]].uses++;
+    }
+    for (int i = 0; i < g->n_outputs; i++)
+        g->info[g->outputs[i]].uses++;
+    /* A batch_norm whose result is not read (only its statistics, fields 1 and 2, are)
+     * is not computed, and does not read its arguments. Later nodes come first, so the
+     * arguments of an unread batch_norm are known before their own producers. */
+    for (int id = fn->n_nodes - 1; id >= 0; id--) {
+        const char *op = op_name(fn, id);
+        if (!live[id] || !op || strcmp(op, "nn.batch_norm") != 0 || g->info[id].uses > 0)
+            continue;
+        const byocl_node *n = &fn->nodes[id];
+        for (int k = 0; k < n->n_args; k++)
+            for (int i = 0; i < ft->count[n->args[k]]; i++)
+                g->info[ft->roots[ft->start[n->args[k]] + i]].uses--;
+    }
+}
+
+static byocl_status check_calls(const byocl_function *fn, const bool *live, byocl_error *err)
+{
+    for (int id = 0; id < fn->n_nodes; id++) {
+        if (!live[id] || fn->nodes[id].kind != BYOCL_NODE_CALL)
+            continue;
+        char why[256];
+        if (!byocl_cl_supports(fn, id, why, sizeof why))
+            return unsupported_at(fn, id, err, why);
+    }
+    return BYOCL_OK;
+}
+
+byocl_status cl_graph_build(const byocl_function *fn, bool no_fusion, cl_graph *g,
+                            byocl_error *err)
+{
+    *g = (cl_graph){.fn = fn};
+    if (fn->body < 0 || fn->body >= fn->n_nodes)
+        return byocl_error_set(err, BYOCL_ERR_INVALID, "@%s has no body", fn->name);
+    for (int id = 0; id < fn->n_nodes; id++)
+        if (fn->nodes[id].type->kind == BYOCL_TYPE_NONE)
+            return byocl_error_set(err, BYOCL_ERR_INVALID,
+                                   "@%s is not type-checked (run byocl_infer_types first)",
+                                   fn->name);
+    size_t n = (size_t)fn->n_nodes;
+    bool *live = calloc(n, sizeof *live);
+    flat_table ft = {.start = calloc(n, sizeof(int)), .count = calloc(n, sizeof(int))};
+    g->info = malloc(n * sizeof *g->info);
+    byocl_status st = BYOCL_OK;
+    if (!live || !ft.start || !ft.count || !g->info)
+        st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory analysing @%s", fn->name);
+    if (st == BYOCL_OK) {
+        mark_live(fn, live);
+        st = check_calls(fn, live, err);
+    }
+    for (int id = 0; st == BYOCL_OK && id < fn->n_nodes; id++) {
+        g->info[id] = (cl_node_info){.root = -1, .group = -1, .buf = -1};
+        if (live[id] || fn->nodes[id].kind == BYOCL_NODE_VAR)
+            st = flatten_node(fn, id, &ft, err);
+        if (st == BYOCL_OK && cl_tensor_type(fn, id))
+            g->info[id].root = flat_first(&ft, id);
+    }
+    if (st == BYOCL_OK) {
+        g->n_outputs = ft.count[fn->body];
+        g->outputs = malloc((size_t)(g->n_outputs ? g->n_outputs : 1) * sizeof *g->outputs);
+        if (!g->outputs)
+            st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory analysing @%s", fn->name);
+        else if (g->n_outputs == 0)
+            st = byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
+                                 "@%s returns no tensor; a region needs at least one output",
+                                 fn->name);
+        else
+            memcpy(g->outputs, ft.roots + ft.start[fn->body],
+                   (size_t)g->n_outputs * sizeof *g->outputs);
+    }
+    if (st == BYOCL_OK) {
+        count_uses(g, live, &ft);
+        st = form_groups(g, live, no_fusion, err);
+    }
+    free(live);
+    g->flat = ft;
+    if (st != BYOCL_OK)
+        cl_graph_free(g);
+    return st;
+}
+
+void cl_graph_free(cl_graph *g)
+{
+    for (int i = 0; i < g->n_groups; i++) {
+        free(g->groups[i].steps);
+        free(g->groups[i].chain_arg);
+    }
+    free(g->groups);
+    free(g->info);
+    free(g->outputs);
+    free(g->flat.start);
+    free(g->flat.count);
+    free(g->flat.roots);
+    *g = (cl_graph){0};
+}
+
+int cl_flatten(const cl_graph *g, int node, int *roots, int max)
+{
+    const flat_table *ft = &g->flat;
+    for (int i = 0; i < ft->count[node] && i < max; i++)
+        roots[i] = ft->roots[ft->start[node] + i];
+    return ft->count[node];
+}

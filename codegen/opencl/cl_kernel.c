@@ -1,0 +1,291 @@
+/* Kernel instances: a template from kernels_cl/ preceded by the #defines that specialize
+ * it (shapes, strides, tiles, the epilogue, its buffer parameters) and followed by their
+ * #undefs, so that every instance in one program starts from a clean slate. Each
+ * instance is launched once; its launch records the buffers in parameter order. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opencl/cl_impl.h"
+#include "opencl/cl_templates.h"
+
+#define KERNEL_MAX_ARGS ((int)(sizeof ((cl_kernel *)0)->args / sizeof ((cl_kernel *)0)->args[0]))
+
+static void record_macro(cl_kernel *k, const char *name)
+{
+    if (k->n_macros == k->cap_macros) {
+        int cap = k->cap_macros ? 2 * k->cap_macros : 32;
+        char **m = realloc(k->macros, (size_t)cap * sizeof *m);
+        if (!m) {
+            k->defines.failed = true;
+            return;
+        }
+        k->macros = m;
+        k->cap_macros = cap;
+    }
+    char *copy = strdup(name);
+    if (!copy) {
+        k->defines.failed = true;
+        return;
+    }
+    k->macros[k->n_macros++] = copy;
+}
+
+void cl_kernel_begin(cl_kernel *k, cl_gen *gen, const char *what)
+{
+    memset(k, 0, sizeof *k);
+    k->gen = gen;
+    snprintf(k->name, sizeof k->name, "k%d_%s", gen->n_launches, what);
+}
+
+void cl_kernel_define(cl_kernel *k, const char *name, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *value = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (!value) {
+        k->defines.failed = true;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(value, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    cl_text_printf(&k->defines, "#define %s %s\n", name, value);
+    free(value);
+    /* The macro's name is what precedes a '(' (function-like macros). */
+    char bare[64];
+    snprintf(bare, sizeof bare, "%s", name);
+    bare[strcspn(bare, "(")] = '\0';
+    record_macro(k, bare);
+}
+
+void cl_kernel_buffer(cl_kernel *k, const char *name, int buf, byocl_dtype dtype, bool output)
+{
+    if (k->n_args >= KERNEL_MAX_ARGS) {
+        k->defines.failed = true;
+        return;
+    }
+    const char *elem = dtype == BYOCL_FLOAT16 ? "ushort" : "float";
+    const char *suffix = dtype == BYOCL_FLOAT16 ? "F16" : "F32";
+    cl_text_printf(&k->params, "%s__global %s%s *restrict %s", k->n_args ? ", " : "",
+                   output ? "" : "const ", elem, name);
+    if (output) {
+        char value[64];
+        snprintf(value, sizeof value, "BYOCL_ST_%s(%s, i, v)", suffix, name);
+        cl_kernel_define(k, "ST_Y(i, v)", "%s", value);
+    } else {
+        char macro[32];
+        snprintf(macro, sizeof macro, "LD_%s(i)", name);
+        cl_kernel_define(k, macro, "BYOCL_LD_%s(%s, i)", suffix, name);
+    }
+    k->args[k->n_args++] = (byocl_cl_arg){.kind = BYOCL_CL_ARG_BUFFER,
+                                          .buffer = {.kind = BYOCL_CL_BUF_SCRATCH, .index = buf}};
+    if (k->n_params_by_buf < KERNEL_MAX_ARGS) {
+        k->param_buf[k->n_params_by_buf] = buf;
+        snprintf(k->param_name[k->n_params_by_buf], sizeof k->param_name[0], "%s", name);
+        k->n_params_by_buf++;
+    }
+}
+
+const char *cl_kernel_operand(cl_kernel *k, int buf, byocl_dtype dtype)
+{
+    for (int i = 0; i < k->n_params_by_buf; i++)
+        if (k->param_buf[i] == buf)
+            return k->param_name[i];
+    if (k->n_args >= KERNEL_MAX_ARGS)
+        return NULL;
+    char name[8];
+    snprintf(name, sizeof name, "e%d", k->n_operands++);
+    cl_kernel_buffer(k, name, buf, dtype, false);
+    return k->param_name[k->n_params_by_buf - 1];
+}
+
+static size_t compute_units(const cl_gen *gen)
+{
+    return gen->opt.compute_units > 0 ? (size_t)gen->opt.compute_units : 2;
+}
+
+static size_t max_group(const cl_gen *gen)
+{
+    return gen->opt.max_work_group_size > 0 ? gen->opt.max_work_group_size : 256;
+}
+
+/* Work-groups per launch to aim for: several per compute unit, so that the driver can
+ * balance them. */
+static size_t wanted_groups(const cl_gen *gen)
+{
+    return 8 * compute_units(gen);
+}
+
+/* One-dimensional kernels check their index against the element count, so their global
+ * size is rounded up to a whole number of work-groups. */
+static void local_1d(const cl_gen *gen, size_t *global, size_t *local)
+{
+    size_t n = global[0], want = wanted_groups(gen);
+    size_t size = (n + want - 1) / want;
+    size = (size + 7) / 8 * 8; /* whole vectors of work-items */
+    if (size > max_group(gen))
+        size = max_group(gen);
+    if (size == 0)
+        size = 1;
+    local[0] = size;
+    global[0] = (n + size - 1) / size * size;
+}
+
+/* Divisors of n that are at most cap, ascending; their count. */
+static int divisors(size_t n, size_t cap, size_t *out, int max)
+{
+    int count = 0;
+    for (size_t d = 1; d <= n && d <= cap && count < max; d++)
+        if (n % d == 0)
+            out[count++] = d;
+    return count;
+}
+
+/* Multi-dimensional kernels cover their grid exactly: the local size divides it. Among
+ * the divisors that fit a work-group, take the fewest work-groups that are still at least
+ * wanted_groups (and a multiple of the compute units, when possible); ties go to the
+ * largest extent along dimension 0, whose work-items share the most data. */
+static void local_nd(const cl_gen *gen, int work_dim, const size_t *global, size_t *local)
+{
+    enum { MAX_DIVISORS = 256 };
+    size_t div[3][MAX_DIVISORS];
+    int nd[3] = {1, 1, 1};
+    size_t cap = max_group(gen), cu = compute_units(gen), want = wanted_groups(gen);
+    for (int d = 0; d < 3; d++) {
+        if (d < work_dim)
+            nd[d] = divisors(global[d], cap, div[d], MAX_DIVISORS);
+        else
+            div[d][0] = 1;
+    }
+    size_t best[3] = {1, 1, 1};
+    long long best_key = -1;
+    for (int a = 0; a < nd[0]; a++) {
+        for (int b = 0; b < nd[1]; b++) {
+            for (int c = 0; c < nd[2]; c++) {
+                size_t l[3] = {div[0][a], div[1][b], div[2][c]};
+                if (l[0] * l[1] * l[2] > cap)
+                    continue;
+                size_t groups = 1;
+                for (int d = 0; d < work_dim; d++)
+                    groups *= global[d] / l[d];
+                /* Larger keys are better: enough groups, balanced, few, wide. */
+                long long key = (long long)(groups >= want) << 60;
+                key |= (long long)(groups % cu == 0) << 59;
+                key |= (long long)(groups >= want ? (1u << 24) - (groups & 0xffffff)
+                                                  : (groups & 0xffffff)) << 24;
+                key |= (long long)(l[0] & 0xffffff);
+                if (key > best_key) {
+                    best_key = key;
+                    memcpy(best, l, sizeof best);
+                }
+            }
+        }
+    }
+    for (int d = 0; d < work_dim; d++)
+        local[d] = best[d];
+}
+
+/* Whether the program already holds an instance of the template; records it if not. */
+static bool template_seen(cl_gen *gen, const char *name)
+{
+    for (int i = 0; i < gen->n_templates_used; i++)
+        if (strcmp(gen->templates_used[i], name) == 0)
+            return true;
+    if (gen->n_templates_used < (int)(sizeof gen->templates_used / sizeof gen->templates_used[0]))
+        gen->templates_used[gen->n_templates_used++] = name;
+    return false;
+}
+
+static void free_macros(cl_kernel *k)
+{
+    for (int i = 0; i < k->n_macros; i++)
+        free(k->macros[i]);
+    free(k->macros);
+    k->macros = NULL;
+    k->n_macros = k->cap_macros = 0;
+}
+
+void cl_kernel_abandon(cl_kernel *k)
+{
+    free_macros(k);
+    cl_text_free(&k->params);
+    cl_text_free(&k->defines);
+}
+
+int cl_kernel_end(cl_kernel *k, const char *template_name, const char *label, int work_dim,
+                  const size_t *global, double flops)
+{
+    cl_gen *gen = k->gen;
+    const char *tmpl = byocl_cl_template_text(template_name);
+    char *params = cl_text_take(&k->params);
+    char *defines = cl_text_take(&k->defines);
+    int index = -1;
+    if (!tmpl) {
+        byocl_error_set(gen->err, BYOCL_ERR_INVALID, "kernel template %s.cl is not embedded",
+                        template_name);
+        goto done;
+    }
+    if (!params || !defines || k->n_args >= KERNEL_MAX_ARGS) {
+        byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory writing kernel %s", k->name);
+        goto done;
+    }
+    if (gen->n_launches == gen->cap_launches) {
+        int cap = gen->cap_launches ? 2 * gen->cap_launches : 16;
+        byocl_cl_launch *l = realloc(gen->launches, (size_t)cap * sizeof *l);
+        if (!l) {
+            byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory writing kernel %s",
+                            k->name);
+            goto done;
+        }
+        gen->launches = l;
+        gen->cap_launches = cap;
+    }
+    byocl_cl_launch *launch = &gen->launches[gen->n_launches];
+    memset(launch, 0, sizeof *launch);
+    launch->args = malloc((size_t)k->n_args * sizeof *launch->args);
+    if (!launch->args) {
+        byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory writing kernel %s", k->name);
+        goto done;
+    }
+    memcpy(launch->args, k->args, (size_t)k->n_args * sizeof *launch->args);
+    launch->n_args = k->n_args;
+    snprintf(launch->kernel, sizeof launch->kernel, "%s", k->name);
+    snprintf(launch->label, sizeof launch->label, "%s", label);
+    launch->work_dim = work_dim;
+    for (int d = 0; d < work_dim; d++)
+        launch->global[d] = global[d];
+    /* Explicit work-group sizes: given none, PoCL puts a grid of up to 4096 work-items
+     * into one work-group, which runs on one core. */
+    if (work_dim == 1)
+        local_1d(gen, launch->global, launch->local);
+    else
+        local_nd(gen, work_dim, launch->global, launch->local);
+    launch->flops = flops;
+    index = gen->n_launches++;
+
+    cl_text *src = &gen->src;
+    cl_text_printf(src, "\n/* ---- %s: %s ---- */\n", k->name, label);
+    cl_text_printf(src, "#define KNAME %s\n#define KPARAMS %s\n%s", k->name, params, defines);
+    /* A template's leading comment explains it once per program. */
+    const char *body = tmpl;
+    if (strncmp(tmpl, "/*", 2) == 0 && strstr(tmpl, "*/\n")) {
+        const char *end = strstr(tmpl, "*/\n") + 3;
+        if (template_seen(gen, template_name))
+            body = end;
+    }
+    if (body != tmpl)
+        cl_text_printf(src, "/* %s.cl, explained above */\n", template_name);
+    cl_text_puts(src, body);
+    cl_text_puts(src, "#undef KNAME\n#undef KPARAMS\n");
+    for (int i = 0; i < k->n_macros; i++)
+        cl_text_printf(src, "#undef %s\n", k->macros[i]);
+done:
+    free(params);
+    free(defines);
+    cl_kernel_abandon(k);
+    return index;
+}

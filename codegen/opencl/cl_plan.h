@@ -1,0 +1,75 @@
+/* The contract between the OpenCL code generator (codegen/opencl/) and the OpenCL runtime
+ * module (runtime/opencl_*.c): what one compiled region is.
+ *
+ * The generator turns a partitioned region function into one OpenCL C 1.2 program
+ * (built from the kernels_cl/ templates, specialized with compile-time constants, with
+ * elementwise epilogues fused into their producers), a buffer plan for the tensors that
+ * live only inside the region, and a launch plan: the kernels to enqueue, in order, with
+ * their arguments and work sizes. The runtime module builds the program (through its
+ * on-disk cache), binds the region's inputs/outputs and its own scratch buffers, and
+ * enqueues the launches. */
+#ifndef BYOCL_CL_PLAN_H
+#define BYOCL_CL_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "byocl/ir.h"
+
+typedef enum byocl_cl_buffer_kind {
+    BYOCL_CL_BUF_INPUT = 0,  /* region input k (index = k)                        */
+    BYOCL_CL_BUF_OUTPUT,     /* region output k (flattened result, index = k)      */
+    BYOCL_CL_BUF_SCRATCH,    /* intermediate of the region (index into scratch[])  */
+    BYOCL_CL_BUF_CONSTANT    /* a constant bound into the region (index into constants[]) */
+} byocl_cl_buffer_kind;
+
+typedef struct byocl_cl_buffer_ref {
+    byocl_cl_buffer_kind kind;
+    int index;
+} byocl_cl_buffer_ref;
+
+typedef enum byocl_cl_arg_kind {
+    BYOCL_CL_ARG_BUFFER = 0, /* a __global pointer */
+    BYOCL_CL_ARG_INT,        /* int (cl_int) */
+    BYOCL_CL_ARG_FLOAT       /* float (cl_float) */
+} byocl_cl_arg_kind;
+
+typedef struct byocl_cl_arg {
+    byocl_cl_arg_kind kind;
+    byocl_cl_buffer_ref buffer; /* BUFFER */
+    int32_t i;                  /* INT */
+    float f;                    /* FLOAT */
+} byocl_cl_arg;
+
+typedef struct byocl_cl_launch {
+    char kernel[64];         /* kernel function name in the program */
+    int n_args;
+    byocl_cl_arg *args;
+    int work_dim;            /* 1..3 */
+    size_t global[3];
+    size_t local[3];         /* all 0: let the driver choose (NULL local size) */
+    char label[96];          /* what it computes, e.g. "nn.conv2d+nn.relu %3" (profiles) */
+    double flops;
+} byocl_cl_launch;
+
+typedef struct byocl_cl_plan {
+    char *source;            /* OpenCL C 1.2 program text (malloc'ed) */
+    char *build_options;     /* e.g. "-cl-std=CL1.2 -cl-mad-enable" (malloc'ed) */
+    int n_inputs, n_outputs;
+    int n_scratch;
+    size_t *scratch_bytes;   /* per scratch buffer (the intra-region buffer plan) */
+    int n_constants;
+    byocl_tensor **constants; /* references; uploaded once per runtime module */
+    int n_launches;
+    byocl_cl_launch *launches;
+    /* Added by the code generator, for people reading the plan (byocl_cl_plan_text): */
+    char *region;            /* the region function's name (malloc'ed) */
+    char *buffers_text;      /* one line per input, output, constant and scratch buffer:
+                              * its size and what it holds (malloc'ed) */
+} byocl_cl_plan;
+
+/* Frees the plan and drops its references to the constants (codegen/opencl/cl_plan.c).
+ * NULL is fine. */
+void byocl_cl_plan_free(byocl_cl_plan *plan);
+
+#endif

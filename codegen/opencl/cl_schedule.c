@@ -1,0 +1,270 @@
+/* Schedules of the two kernels that do the arithmetic of a model: how conv2d and dense
+ * split their work into register tiles, how conv2d's input is laid out so that every tap
+ * is a constant offset (kernels_cl/conv2d.cl explains the layout), and how their weights
+ * are packed so that each work-item reads them in order. A packing is written once as a
+ * mixed-radix decomposition of the packed index: the host packs constant weights with
+ * the C version, and a `move` kernel packs weights that arrive as region inputs with the
+ * OpenCL C text of the same formula. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opencl/cl_impl.h"
+#include "ops/nn_util.h"
+
+#define CL_MAX_INDEX ((int64_t)1 << 31)
+/* Grid positions per conv2d work-item: one float16 vector, measured best on PoCL. */
+#define CONV_PT 16
+/* Output channels per conv2d work-item (fewer when a group has fewer). */
+#define CONV_OCT 8
+#define DENSE_UT 16
+#define DENSE_RT 4
+
+static int pow2_at_least(int64_t v, int cap)
+{
+    int p = 1;
+    while (p < v && p < cap)
+        p *= 2;
+    return p;
+}
+
+static int64_t div_up(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+static byocl_status too_large(const byocl_function *fn, int node, const char *what,
+                              byocl_error *err)
+{
+    char label[64];
+    byocl_node_label(fn, node, label, sizeof label);
+    return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
+                           "in @%s, %s: the %s would have 2^31 elements or more", fn->name,
+                           label, what);
+}
+
+/* The distinct values of (k * dilation) % stride for k in [0, taps), ascending; their
+ * count. */
+static int phases_of(int64_t taps, int64_t dilation, int64_t stride, int64_t *out)
+{
+    bool used[8] = {false};
+    for (int64_t k = 0; k < taps; k++)
+        used[(k * dilation) % stride] = true;
+    int n = 0;
+    for (int64_t p = 0; p < stride; p++)
+        if (used[p])
+            out[n++] = p;
+    return n;
+}
+
+static int slot_of(const int64_t *phases, int n, int64_t phase)
+{
+    for (int i = 0; i < n; i++)
+        if (phases[i] == phase)
+            return i;
+    return 0;
+}
+
+byocl_status cl_conv_schedule(const byocl_function *fn, int node, cl_conv_sched *s,
+                              byocl_error *err)
+{
+    const byocl_node *n = &fn->nodes[node];
+    const byocl_shape *x = &fn->nodes[n->args[0]].type->shape;
+    const byocl_shape *w = &fn->nodes[n->args[1]].type->shape;
+    const byocl_shape *y = &n->type->shape;
+    memset(s, 0, sizeof *s);
+    nn_window win;
+    byocl_status st = nn_window_read(&n->attrs, NULL, &win, err);
+    if (st != BYOCL_OK)
+        return st;
+    s->n = x->dims[0], s->c = x->dims[1], s->h = x->dims[2], s->w = x->dims[3];
+    s->oc = y->dims[1], s->oh = y->dims[2], s->ow = y->dims[3];
+    s->kh = w->dims[2], s->kw = w->dims[3];
+    s->groups = byocl_attrs_get_int(&n->attrs, "groups", 1);
+    s->cin_g = w->dims[1];
+    s->oc_g = s->oc / s->groups;
+    memcpy(s->stride, win.stride, sizeof s->stride);
+    memcpy(s->dilation, win.dilation, sizeof s->dilation);
+    memcpy(s->pad, win.pad, sizeof s->pad);
+
+    s->pt = CONV_PT;
+    s->oct = pow2_at_least(s->oc_g, CONV_OCT);
+    s->ob = div_up(s->oc_g, s->oct);
+    s->ntaps = (int)(s->kh * s->kw);
+    s->tap_offset = malloc((size_t)s->ntaps * sizeof *s->tap_offset);
+    if (!s->tap_offset)
+        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory scheduling a conv2d");
+
+    bool unpadded = s->pad[0] == 0 && s->pad[1] == 0 && s->pad[2] == 0 && s->pad[3] == 0;
+    /* Read the input as it is when no tap moves and the last tile stays inside it. */
+    s->direct = s->ntaps == 1 && s->stride[0] == 1 && s->stride[1] == 1 && unpadded &&
+                (s->h * s->w) % s->pt == 0;
+    int64_t max_offset = 0;
+    if (s->direct) {
+        s->n_phase_y = s->n_phase_x = 1;
+        s->hph = s->h, s->wph = s->w;
+        s->xc_stride = s->h * s->w;
+        s->tap_offset[0] = 0;
+    } else {
+        s->n_phase_y = phases_of(s->kh, s->dilation[0], s->stride[0], s->phase_y);
+        s->n_phase_x = phases_of(s->kw, s->dilation[1], s->stride[1], s->phase_x);
+        int64_t max_dy = (s->kh - 1) * s->dilation[0] / s->stride[0];
+        int64_t max_dx = (s->kw - 1) * s->dilation[1] / s->stride[1];
+        s->hph = s->oh + max_dy;
+        s->wph = s->ow + max_dx;
+        int64_t plane = s->hph * s->wph;
+        s->xc_stride = (int64_t)s->n_phase_y * s->n_phase_x * plane;
+        for (int64_t kh = 0; kh < s->kh; kh++) {
+            for (int64_t kw = 0; kw < s->kw; kw++) {
+                int64_t ry = kh * s->dilation[0], rx = kw * s->dilation[1];
+                int slot = slot_of(s->phase_y, s->n_phase_y, ry % s->stride[0]) * s->n_phase_x +
+                           slot_of(s->phase_x, s->n_phase_x, rx % s->stride[1]);
+                int64_t off = slot * plane + (ry / s->stride[0]) * s->wph + rx / s->stride[1];
+                s->tap_offset[kh * s->kw + kw] = off;
+                if (off > max_offset)
+                    max_offset = off;
+            }
+        }
+    }
+    s->npt = div_up(s->oh * s->wph, s->pt);
+    int64_t body = s->n * s->c * s->xc_stride;
+    int64_t reach = (s->n * s->c - 1) * s->xc_stride + max_offset + s->npt * s->pt;
+    if (reach < body)
+        reach = body;
+    /* The laid-out input ends with whole planes of zeros that cover the reach. */
+    s->x_planes = div_up(reach, s->hph * s->wph);
+    s->x_elems = s->direct ? body : s->x_planes * s->hph * s->wph;
+    s->packed_elems = s->groups * s->ob * s->cin_g * s->ntaps * s->oct;
+    if (s->x_elems >= CL_MAX_INDEX)
+        return too_large(fn, node, "padded input", err);
+    if (s->packed_elems >= CL_MAX_INDEX)
+        return too_large(fn, node, "packed weight", err);
+    return BYOCL_OK;
+}
+
+void cl_conv_sched_free(cl_conv_sched *s)
+{
+    free(s->tap_offset);
+    s->tap_offset = NULL;
+}
+
+/* Packed conv2d weight: [groups][ob][cin_g][ntaps][oct]. */
+int64_t cl_conv_pack_source(const cl_conv_sched *s, int64_t i)
+{
+    int64_t o = i % s->oct, r = i / s->oct;
+    int64_t t = r % s->ntaps;
+    r /= s->ntaps;
+    int64_t c = r % s->cin_g;
+    r /= s->cin_g;
+    int64_t ob = r % s->ob, g = r / s->ob;
+    int64_t ocg = ob * s->oct + o;
+    if (ocg >= s->oc_g)
+        return -1;
+    return ((g * s->oc_g + ocg) * s->cin_g + c) * s->ntaps + t;
+}
+
+void cl_conv_pack_index_text(const cl_conv_sched *s, cl_text *t)
+{
+    cl_text_printf(t,
+                   "{ \\\n"
+                   "    const int o_ = (i) %% %d, t_ = (i) / %d %% %d, c_ = (i) / %lld %% %lld; \\\n"
+                   "    const int ob_ = (i) / %lld %% %lld, g_ = (i) / %lld; \\\n"
+                   "    const int ocg_ = ob_ * %d + o_; \\\n"
+                   "    ok = ocg_ < %lld; \\\n"
+                   "    src = ((g_ * %lld + ocg_) * %lld + c_) * %d + t_; \\\n"
+                   "    dst = (i); \\\n"
+                   "}",
+                   s->oct, s->oct, s->ntaps, (long long)s->oct * s->ntaps, (long long)s->cin_g,
+                   (long long)s->oct * s->ntaps * s->cin_g, (long long)s->ob,
+                   (long long)s->oct * s->ntaps * s->cin_g * s->ob, s->oct, (long long)s->oc_g,
+                   (long long)s->oc_g, (long long)s->cin_g, s->ntaps);
+}
+
+/* The phase of slot `slot_expr` among `phases` as an expression. */
+static void phase_expr(const int64_t *phases, int n, int64_t stride, const char *slot_expr,
+                       char *buf, size_t len)
+{
+    if (n == 1) {
+        snprintf(buf, len, "%lld", (long long)phases[0]);
+        return;
+    }
+    if (n == stride) { /* every phase: the slot is the phase */
+        snprintf(buf, len, "(%s)", slot_expr);
+        return;
+    }
+    size_t at = (size_t)snprintf(buf, len, "(");
+    for (int i = 0; i + 1 < n && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s == %d ? %lld : ", slot_expr, i,
+                               (long long)phases[i]);
+    if (at < len)
+        snprintf(buf + at, len - at, "%lld)", (long long)phases[n - 1]);
+}
+
+void cl_conv_phase_exprs(const cl_conv_sched *s, char *py, char *px, size_t len)
+{
+    /* A slot s is slot_y * n_phase_x + slot_x. */
+    char sy[32], sx[32];
+    snprintf(sy, sizeof sy, "(s) / %d", s->n_phase_x);
+    snprintf(sx, sizeof sx, "(s) %% %d", s->n_phase_x);
+    phase_expr(s->phase_y, s->n_phase_y, s->stride[0], sy, py, len);
+    phase_expr(s->phase_x, s->n_phase_x, s->stride[1], sx, px, len);
+}
+
+byocl_status cl_dense_schedule(const byocl_function *fn, int node, cl_dense_sched *s,
+                               byocl_error *err)
+{
+    const byocl_node *n = &fn->nodes[node];
+    const byocl_shape *w = &fn->nodes[n->args[1]].type->shape;
+    int64_t numel = byocl_shape_numel(&n->type->shape);
+    memset(s, 0, sizeof *s);
+    s->u = w->dims[0];
+    s->k = w->dims[1];
+    s->r = numel / s->u;
+    s->ut = pow2_at_least(s->u, DENSE_UT);
+    s->rt = s->r < DENSE_RT ? (int)s->r : DENSE_RT;
+    s->ub = div_up(s->u, s->ut);
+    s->rb = div_up(s->r, s->rt);
+    s->packed_elems = s->ub * s->k * s->ut;
+    if (s->packed_elems >= CL_MAX_INDEX)
+        return too_large(fn, node, "packed weight", err);
+    return BYOCL_OK;
+}
+
+/* Packed dense weight: [ub][k][ut]. */
+int64_t cl_dense_pack_source(const cl_dense_sched *s, int64_t i)
+{
+    int64_t t = i % s->ut, r = i / s->ut;
+    int64_t k = r % s->k, ub = r / s->k;
+    int64_t u = ub * s->ut + t;
+    return u < s->u ? u * s->k + k : -1;
+}
+
+void cl_dense_pack_index_text(const cl_dense_sched *s, cl_text *t)
+{
+    cl_text_printf(t,
+                   "{ \\\n"
+                   "    const int t_ = (i) %% %d, k_ = (i) / %d %% %lld, ub_ = (i) / %lld; \\\n"
+                   "    const int u_ = ub_ * %d + t_; \\\n"
+                   "    ok = u_ < %lld; \\\n"
+                   "    src = u_ * %lld + k_; \\\n"
+                   "    dst = (i); \\\n"
+                   "}",
+                   s->ut, s->ut, (long long)s->k, (long long)s->k * s->ut, s->ut,
+                   (long long)s->u, (long long)s->k);
+}
+
+byocl_tensor *cl_pack_host(const byocl_tensor *src, int64_t n,
+                           int64_t (*source)(const void *sched, int64_t i), const void *sched,
+                           byocl_error *err)
+{
+    byocl_shape shape = byocl_shape_make(1, &n);
+    byocl_tensor *t = byocl_tensor_new(BYOCL_FLOAT32, &shape, err);
+    if (!t)
+        return NULL;
+    float *out = byocl_tensor_data(t);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t from = source(sched, i);
+        out[i] = from < 0 ? 0.0f : (float)byocl_tensor_get(src, from);
+    }
+    return t;
+}

@@ -1,0 +1,124 @@
+/* Which calls the OpenCL target accepts: the ops the generator has kernels for, on
+ * float32 and float16 tensors (float16 as storage: every kernel computes in float). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "opencl/cl_impl.h"
+#include "ops/op_impl.h"
+
+/* Kernels index with 32-bit ints. */
+#define CL_MAX_ELEMS ((int64_t)1 << 31)
+/* Taps of a conv2d kernel are unrolled in the generated code. */
+#define CL_MAX_CONV_TAPS 256
+/* Stride phases of a conv2d input are listed in the generated code. */
+#define CL_MAX_CONV_STRIDE 8
+
+static const char *const supported_ops[] = {
+    "nn.conv2d",    "nn.dense",      "nn.batch_norm", "nn.bias_add",         "nn.relu",
+    "nn.leaky_relu", "clip",         "sigmoid",       "tanh",                "abs",
+    "exp",          "add",           "subtract",      "multiply",            "divide",
+    "maximum",      "minimum",       "nn.max_pool2d", "nn.avg_pool2d",       "nn.global_avg_pool2d",
+    "nn.softmax",   "nn.batch_flatten", "reshape",    "transpose",           "concatenate",
+    "cast",
+};
+
+static bool refuse(char *why, size_t why_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static bool refuse(char *why, size_t why_len, const char *fmt, ...)
+{
+    if (why && why_len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, why_len, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
+
+/* Every tensor of `type` (tuple fields included) is float32/float16, non-empty and
+ * small enough to index with an int. */
+static bool tensors_ok(const byocl_type *type, char *why, size_t why_len)
+{
+    if (type->kind == BYOCL_TYPE_TUPLE) {
+        for (int i = 0; i < type->n_fields; i++)
+            if (!tensors_ok(type->fields[i], why, why_len))
+                return false;
+        return true;
+    }
+    if (type->kind != BYOCL_TYPE_TENSOR)
+        return refuse(why, why_len, "the call has no inferred type");
+    if (type->dtype != BYOCL_FLOAT32 && type->dtype != BYOCL_FLOAT16)
+        return refuse(why, why_len,
+                      "dtype %s is not supported (the opencl target computes float32 and "
+                      "float16)",
+                      byocl_dtype_name(type->dtype));
+    int64_t n = byocl_shape_numel(&type->shape);
+    if (n == 0)
+        return refuse(why, why_len, "empty tensors are not supported");
+    if (n < 0 || n >= CL_MAX_ELEMS)
+        return refuse(why, why_len, "tensors of 2^31 elements or more are not supported");
+    return true;
+}
+
+static bool layout_ok(const byocl_attrs *attrs, const char *key, const char *want,
+                      char *why, size_t why_len)
+{
+    const char *s = byocl_attrs_get_str(attrs, key, want);
+    if (s[0] == '\0' || strcmp(s, want) == 0)
+        return true;
+    return refuse(why, why_len, "layout %s is not supported (%s only)", s, want);
+}
+
+static bool conv2d_ok(const byocl_node *n, const byocl_function *fn, char *why, size_t why_len)
+{
+    if (!layout_ok(&n->attrs, "data_layout", "NCHW", why, why_len) ||
+        !layout_ok(&n->attrs, "kernel_layout", "OIHW", why, why_len) ||
+        !layout_ok(&n->attrs, "out_layout", "NCHW", why, why_len))
+        return false;
+    const byocl_type *w = fn->nodes[n->args[1]].type;
+    if (w->kind == BYOCL_TYPE_TENSOR && w->shape.rank == 4 &&
+        w->shape.dims[2] * w->shape.dims[3] > CL_MAX_CONV_TAPS)
+        return refuse(why, why_len, "a kernel of %lld taps is not supported (at most %d)",
+                      (long long)(w->shape.dims[2] * w->shape.dims[3]), CL_MAX_CONV_TAPS);
+    const int64_t *strides = NULL;
+    int k = byocl_attrs_get_ints(&n->attrs, "strides", &strides);
+    for (int i = 0; i < k; i++)
+        if (strides[i] > CL_MAX_CONV_STRIDE)
+            return refuse(why, why_len, "strides above %d are not supported",
+                          CL_MAX_CONV_STRIDE);
+    return true;
+}
+
+bool byocl_cl_supports(const byocl_function *fn, int node, char *why, size_t why_len)
+{
+    if (why && why_len)
+        why[0] = '\0';
+    if (!fn || node < 0 || node >= fn->n_nodes)
+        return refuse(why, why_len, "no such node");
+    const byocl_node *n = &fn->nodes[node];
+    if (n->kind != BYOCL_NODE_CALL)
+        return refuse(why, why_len, "only op calls run on the opencl target");
+    if (!n->op)
+        return refuse(why, why_len,
+                      "calls of global functions (@%s) are not supported by the opencl target",
+                      n->callee);
+    const char *op = n->op->name;
+    bool known = false;
+    for (size_t i = 0; i < sizeof supported_ops / sizeof supported_ops[0]; i++)
+        known = known || strcmp(op, supported_ops[i]) == 0;
+    if (!known)
+        return refuse(why, why_len, "op %s is not supported by the opencl target", op);
+    if (!tensors_ok(n->type, why, why_len))
+        return false;
+    for (int k = 0; k < n->n_args; k++)
+        if (!tensors_ok(fn->nodes[n->args[k]].type, why, why_len))
+            return false;
+    if (strcmp(op, "nn.conv2d") == 0)
+        return conv2d_ok(n, fn, why, why_len);
+    if (strcmp(op, "nn.max_pool2d") == 0 || strcmp(op, "nn.avg_pool2d") == 0 ||
+        strcmp(op, "nn.global_avg_pool2d") == 0)
+        return layout_ok(&n->attrs, "layout", "NCHW", why, why_len) &&
+               layout_ok(&n->attrs, "out_layout", "NCHW", why, why_len);
+    return true;
+}

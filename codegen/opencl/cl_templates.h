@@ -1,0 +1,17 @@
+/* The OpenCL C kernel templates of kernels_cl/, embedded at build time by cmake/embed.cmake
+ * (the generated cl_templates.c in the build folder defines the table). */
+#ifndef BYOCL_CL_TEMPLATES_H
+#define BYOCL_CL_TEMPLATES_H
+
+typedef struct byocl_cl_template {
+    const char *name; /* file name without ".cl": "prelude", "conv2d", ... */
+    const char *text;
+} byocl_cl_template;
+
+extern const byocl_cl_template byocl_cl_templates[];
+extern const int byocl_cl_templates_count;
+
+/* The template called `name`; NULL when there is none. */
+const char *byocl_cl_template_text(const char *name);
+
+#endif

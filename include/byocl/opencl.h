@@ -1,0 +1,90 @@
+/* byocl: the built-in "opencl" target and its runtime.
+ *
+ * Regions partitioned for "opencl" (Compiler="opencl") become OpenCL C programs
+ * (codegen/opencl/) run by an OpenCL runtime module: one context and in-order queue per
+ * device, shared by every region; programs built once and kept in an on-disk cache;
+ * region tensors wrapped without copies on CPU and unified-memory devices, copied to and
+ * from device buffers on discrete GPUs. docs/opencl-runtime.md explains each part. */
+#ifndef BYOCL_OPENCL_H
+#define BYOCL_OPENCL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "byocl/ir.h"
+#include "byocl/runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How region tensors reach the device. */
+typedef enum byocl_opencl_buffers {
+    BYOCL_OPENCL_BUFFERS_AUTO = 0, /* ZERO_COPY on CPU and unified-memory devices, else COPY */
+    BYOCL_OPENCL_BUFFERS_ZERO_COPY, /* wrap the executor's memory (CL_MEM_USE_HOST_PTR) */
+    BYOCL_OPENCL_BUFFERS_COPY       /* device buffers, written before and read after */
+} byocl_opencl_buffers;
+
+typedef struct byocl_opencl_options {
+    /* The device: its index in byocl_opencl_devices ("0"), or a case-insensitive part of
+     * its name or its platform's name ("pocl", "nvidia"). NULL: $BYOCL_OPENCL_DEVICE, and
+     * when that is unset the first GPU or accelerator, else the first device. */
+    const char *device;
+    /* Time transfers and each kernel with OpenCL events (byocl_compiled_region_part). */
+    bool profile;
+    /* The program cache folder. NULL: $BYOCL_CACHE_DIR, else $XDG_CACHE_HOME/byocl, else
+     * $HOME/.cache/byocl. "": no cache (every program is compiled from source). */
+    const char *cache_dir;
+    byocl_opencl_buffers buffers;
+} byocl_opencl_options;
+
+/* device NULL, profile false, cache_dir NULL, buffers AUTO. */
+byocl_opencl_options byocl_opencl_options_default(void);
+
+/* Registers the "opencl" target (include/byocl/target.h) with the default options, once:
+ * BYOCL_OK when it is registered already. Makes no OpenCL call. byocl_build calls it when
+ * it meets an "opencl" region and no such target is registered; a program that partitions
+ * for "opencl" calls it first. byocl_target_registry_reset unregisters it. */
+byocl_status byocl_opencl_register(void);
+
+/* Registers the target if needed and sets the options that regions compiled from now on
+ * use (strings are copied). Not thread-safe, like the target registry. */
+byocl_status byocl_opencl_configure(const byocl_opencl_options *opt, byocl_error *err);
+
+/* Compiles one partitioned region (a typed function of a module, tensor parameters) into
+ * an OpenCL runtime module with `opt` (NULL: the configured options). This is what the
+ * target's compile does. Errors: no OpenCL platform or device (naming the fix), a device
+ * `opt->device` does not match, a call the code generator does not support, a program
+ * that does not build (naming the kernel and showing the build log), buffers the device
+ * cannot allocate. */
+byocl_status byocl_opencl_compile(const byocl_function *region, const byocl_opencl_options *opt,
+                                  byocl_rtmod **out, byocl_error *err);
+
+/* Writes DIR/<symbol>.cl (the generated OpenCL C program) and DIR/<symbol>.launch.txt
+ * (its buffer plan and launches) for every region of `m` with Compiler="opencl", each file
+ * atomically; DIR must exist. The launches are planned for the compute units of the device
+ * the configured options pick, or for 2 when there is no OpenCL device. *n_regions (may be
+ * NULL) receives how many regions were written. `m` need not be type-checked. */
+byocl_status byocl_opencl_emit(const byocl_module *m, const char *dir, int *n_regions,
+                               byocl_error *err);
+
+typedef struct byocl_opencl_device_info {
+    int index;              /* what `device` = "<index>" picks */
+    char name[256];
+    char platform[256];
+    char type[16];          /* "CPU", "GPU", "accelerator", "custom" */
+    char driver[128];       /* CL_DRIVER_VERSION */
+    char version[128];      /* CL_DEVICE_VERSION */
+    int compute_units;
+    uint64_t global_mem_bytes;
+    bool unified_memory;    /* CPU device or CL_DEVICE_HOST_UNIFIED_MEMORY */
+} byocl_opencl_device_info;
+
+/* Every OpenCL device of every platform (*out malloc'ed: free()). Errors when there is no
+ * platform or no device, naming the fix. */
+byocl_status byocl_opencl_devices(byocl_opencl_device_info **out, int *n, byocl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

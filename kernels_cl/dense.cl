@@ -1,0 +1,43 @@
+/* dense.cl: nn.dense (y[r][u] = sum_k x[r][k] * w[u][k]) with a fused elementwise
+ * epilogue.
+ *
+ * Work-item (ub, rb) computes UT units (block ub) for RT rows (block rb): RT accumulators
+ * of UT floats; each step over k is one vector load of the packed weight and RT fused
+ * multiply-adds with x[r][k] broadcast. Weights are packed as [UB][K][UT] (zeros past
+ * U). Rows past R re-read row R - 1 and are not stored.
+ *
+ * Defined by the generator: KNAME, KPARAMS (x, w, y, then epilogue operands), VEC
+ * (float##UT, or float), VLOAD_W(ptr), UT, RT, K, U, R, EPILOGUE(v, fi), ST_Y, LD_x. */
+__kernel void KNAME(KPARAMS)
+{
+    const int ub = get_global_id(0), rb = get_global_id(1);
+    const int r0 = rb * RT;
+    const __global float *wp = w + ub * (K * UT);
+    VEC acc[RT]; /* in registers: the loops over them are unrolled */
+#pragma unroll
+    for (int i = 0; i < RT; i++)
+        acc[i] = (VEC)(0.0f);
+    for (int k = 0; k < K; k++) {
+        const VEC wv = VLOAD_W(wp + k * UT);
+#pragma unroll
+        for (int i = 0; i < RT; i++) {
+            const int row = min(r0 + i, R - 1);
+            acc[i] = fma((VEC)(LD_x(row * K + k)), wv, acc[i]);
+        }
+    }
+    const float *res = (const float *)acc;
+#pragma unroll
+    for (int i = 0; i < RT; i++) {
+        const int row = r0 + i;
+#pragma unroll
+        for (int t = 0; t < UT; t++) {
+            const int u = ub * UT + t;
+            if (row < R && u < U) {
+                const int fi = row * U + u;
+                float v = res[i * UT + t];
+                EPILOGUE(v, fi);
+                ST_Y(fi, v);
+            }
+        }
+    }
+}

@@ -1,0 +1,21 @@
+/* move.cl: element moves, one element per work-item: y[DST] = x[SRC], or 0 where the
+ * source is outside x. The generator writes MOVE_INDEX for each use:
+ *   transpose           DST = i, SRC = the permuted index
+ *   concatenate         one launch per input: SRC = i, DST = i shifted into its slice
+ *   copy                DST = SRC = i (a region output that another value already holds)
+ *   weight packing      DST = i over the packed layout, SRC = the weight, absent past the
+ *                       last output channel (when the weight is a region input)
+ * Values pass through float, which is exact for float32 and float16.
+ *
+ * Defined by the generator: KNAME, KPARAMS (x, y), N (work-items that do something),
+ * MOVE_INDEX(i, src, dst, ok) (sets int src, dst and bool ok), LD_x, ST_Y. */
+__kernel void KNAME(KPARAMS)
+{
+    const int i = get_global_id(0);
+    if (i >= N)
+        return;
+    int src = 0, dst = 0;
+    bool ok = true;
+    MOVE_INDEX(i, src, dst, ok);
+    ST_Y(dst, ok ? LD_x(src) : 0.0f);
+}

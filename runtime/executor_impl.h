@@ -1,0 +1,148 @@
+/* The graph executor's internals, by file:
+ *   build.c          byocl_build: values, steps, their order, the storage plan
+ *   executor.c       byocl_executor: buffers, inputs, run, outputs, profile
+ *   storage_plan.c   buffer reuse by liveness (greedy best fit)
+ *   thread_pool.c    the workers that run a kernel's tasks
+ *   host_backend_ref.c  the "ref" host backend: one kernel per op, the ops' C kernels
+ *   rtmod.c          runtime modules and the ref region module
+ * Tests include this header to check the plans themselves. */
+#ifndef BYOCL_EXECUTOR_IMPL_H
+#define BYOCL_EXECUTOR_IMPL_H
+
+#include <stdatomic.h>
+
+#include "byocl/runtime.h"
+#include "host_backend.h"
+
+/* ------------------------------------------------------------ storage_plan.c */
+
+/* A tensor that needs a buffer from step `first` to step `last` (inclusive). */
+typedef struct byocl_live_range {
+    size_t bytes;
+    int first, last;
+} byocl_live_range;
+
+/* Gives every range a buffer so that ranges that overlap in time never share one, reusing
+ * buffers greedily: at each step the tensors it defines (largest first) take the smallest
+ * free buffer that fits, else the largest free buffer (grown), else a new one; buffers
+ * free up after the last step that reads them. buffer_of[i] is range i's buffer;
+ * *sizes (malloc'ed) the buffers' sizes, each a multiple of `align`. */
+byocl_status byocl_storage_plan(const byocl_live_range *ranges, int n, size_t align,
+                                int *buffer_of, size_t **sizes, int *n_buffers,
+                                byocl_error *err);
+
+/* ------------------------------------------------------------- thread_pool.c */
+
+typedef struct byocl_thread_pool byocl_thread_pool;
+
+/* `threads` threads in all: threads - 1 workers plus the thread that calls run. */
+byocl_status byocl_thread_pool_new(int threads, byocl_thread_pool **out, byocl_error *err);
+void byocl_thread_pool_free(byocl_thread_pool *pool);
+int byocl_thread_pool_threads(const byocl_thread_pool *pool);
+/* Calls fn(args, task, ctx) for every task in [0, n_tasks), spread over the pool and the
+ * calling thread; returns when all are done: 0, or the first non-zero result. */
+int32_t byocl_thread_pool_run(byocl_thread_pool *pool, byocl_host_kernel_fn fn,
+                              void *const *args, void *ctx, int64_t n_tasks);
+/* The number of cores (at least 1). */
+int byocl_cpu_count(void);
+
+/* --------------------------------------------------------- host_backend_ref.c */
+
+extern const byocl_host_backend_i byocl_host_backend_ref;
+
+/* ------------------------------------------------------------------- rtmod.c */
+
+/* Bytes of a DLTensor's data; -1 when the shape is negative or overflows. */
+int64_t byocl_dl_nbytes(const DLTensor *t);
+/* Checks that `t` is a host tensor of `type` in compact C order; the error says
+ * "expected <type>, got <what>" (callers prefix what the tensor is). */
+byocl_status byocl_dl_check(const DLTensor *t, const byocl_type *type, byocl_error *err);
+
+/* ------------------------------------------------------------------- build.c */
+
+/* Where a value's data live. */
+typedef enum value_home {
+    HOME_INPUT,    /* a parameter: the executor's input buffer `slot` */
+    HOME_CONSTANT, /* a constant node's tensor (read-only) */
+    HOME_POOL,     /* an intermediate: storage-plan buffer `slot` */
+    HOME_OUTPUT    /* a step's result that is an output: its own buffer `slot` */
+} value_home;
+
+/* A tensor value: one tensor-typed node, or one field of a tuple-typed node. A value that
+ * aliases another (a field of a Tuple or TupleGetItem, an annotation, a reshape) shares
+ * its root's buffer and has its own type. */
+typedef struct byocl_xvalue {
+    int node, field;     /* field -1: the node is a tensor */
+    const byocl_type *type;
+    size_t nbytes;
+    int root;            /* the value whose buffer this one uses (itself for roots) */
+    /* Roots only: */
+    value_home home;
+    int slot;            /* HOME_INPUT: input index; HOME_POOL: buffer; HOME_OUTPUT: output
+                            buffer index */
+    const void *constant; /* HOME_CONSTANT */
+    int producer;        /* the step that writes it, -1 for inputs and constants */
+    int last_use;        /* the last step that reads it (directly or through an alias) */
+} byocl_xvalue;
+
+typedef struct byocl_xstep {
+    byocl_step_kind kind;
+    char name[64];
+    int node;            /* the last node of the step (region: its call) */
+    int n_nodes;
+    double flops;
+    int n_in, n_out;
+    int *args;           /* value ids: inputs then outputs */
+    /* kernel */
+    byocl_host_kernel kernel;
+    /* region */
+    byocl_rtmod *rtmod;  /* owned by the compiled model's rtmod list */
+    const char *symbol;
+} byocl_xstep;
+
+typedef struct byocl_xoutput {
+    int value;
+    int buffer;          /* its own output buffer, or -1 when it shares another output's */
+    bool copy;           /* the value is an input or a constant: copied after each run */
+} byocl_xoutput;
+
+struct byocl_compiled {
+    atomic_int refs;     /* the user's, plus one per executor */
+    byocl_module *mod;   /* a typed copy of the user's module */
+    const byocl_function *fn;
+    const char *target;
+    const byocl_host_backend_i *backend;
+    void *backend_state;
+    int threads;
+
+    int n_values;
+    byocl_xvalue *values;
+    int *node_values;    /* node_values[node_first[id] + k]: value of field k of node id */
+    int *node_first;     /* -1 for nodes the body does not need */
+
+    int n_steps;
+    byocl_xstep *steps;  /* in execution order */
+    int n_rtmods;
+    byocl_rtmod **rtmods;
+
+    int n_inputs;        /* one value per parameter */
+    int *input_values;
+    int n_outputs;
+    byocl_xoutput *outputs;
+
+    int n_buffers;       /* the storage plan */
+    size_t *buffer_bytes;
+    int n_output_buffers;
+    size_t *output_buffer_bytes;
+    byocl_plan_stats stats;
+};
+
+/* The value of field `field` (-1 for a tensor node) of node `node`, or -1. */
+int byocl_compiled_value_of(const byocl_compiled *c, int node, int field);
+
+/* ---------------------------------------------------------------- executor.c */
+
+/* The data pointer the executor uses for value `value` (tests check buffer overlaps). */
+void *byocl_executor_value_data(const byocl_executor *ex, int value);
+
+#endif

@@ -1,0 +1,151 @@
+/* Runtime modules that report the timed parts of their region calls.
+ *
+ * byocl_rtmod_new_timed wraps the module's own vtable: the wrapper runs the module and,
+ * while it lives, is listed here with the parts vtable, so that profiles find a module's
+ * parts from the byocl_rtmod the compiled model holds. (byocl_rtmod_i keeps its two
+ * members: modules written with positional initializers stay valid.) */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "executor_impl.h"
+
+typedef struct timed_module {
+    struct timed_module *next;
+    byocl_rtmod *mod; /* the wrapper's module (set once made) */
+    byocl_rtmod_i iface;
+    byocl_rtmod_parts_i parts;
+    void *ctx;
+} timed_module;
+
+static pthread_mutex_t timed_lock = PTHREAD_MUTEX_INITIALIZER;
+static timed_module *timed; /* live timed modules */
+
+static byocl_status timed_run(void *ctx, const char *symbol, DLTensor *const *args, int n_in,
+                              int n_out, byocl_error *err)
+{
+    timed_module *t = ctx;
+    return t->iface.run(t->ctx, symbol, args, n_in, n_out, err);
+}
+
+static void timed_destroy(void *ctx)
+{
+    timed_module *t = ctx;
+    pthread_mutex_lock(&timed_lock);
+    for (timed_module **at = &timed; *at; at = &(*at)->next)
+        if (*at == t) {
+            *at = t->next;
+            break;
+        }
+    pthread_mutex_unlock(&timed_lock);
+    if (t->iface.destroy)
+        t->iface.destroy(t->ctx);
+    free(t);
+}
+
+byocl_status byocl_rtmod_new_timed(const char *name, const byocl_rtmod_i *iface,
+                                   const byocl_rtmod_parts_i *parts, void *ctx,
+                                   byocl_rtmod **out, byocl_error *err)
+{
+    if (!iface || !iface->run || !parts || !parts->count || !parts->get) {
+        if (out)
+            *out = NULL;
+        if (iface && iface->destroy)
+            iface->destroy(ctx);
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "byocl_rtmod_new_timed: a timed runtime module needs a run "
+                               "function and the parts' count and get");
+    }
+    timed_module *t = calloc(1, sizeof *t);
+    if (!t) {
+        if (out)
+            *out = NULL;
+        if (iface->destroy)
+            iface->destroy(ctx);
+        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+    }
+    t->iface = *iface;
+    t->parts = *parts;
+    t->ctx = ctx;
+    static const byocl_rtmod_i wrapper = {timed_run, timed_destroy};
+    byocl_status st = byocl_rtmod_new(name, &wrapper, t, out, err); /* frees t on failure */
+    if (st != BYOCL_OK)
+        return st;
+    t->mod = *out;
+    pthread_mutex_lock(&timed_lock);
+    t->next = timed;
+    timed = t;
+    pthread_mutex_unlock(&timed_lock);
+    return BYOCL_OK;
+}
+
+/* The timed module of `mod`, or NULL. The caller holds timed_lock. */
+static timed_module *find_locked(const byocl_rtmod *mod)
+{
+    timed_module *t = timed;
+    while (t && t->mod != mod)
+        t = t->next;
+    return t;
+}
+
+int byocl_rtmod_num_parts(const byocl_rtmod *mod, const char *symbol)
+{
+    pthread_mutex_lock(&timed_lock);
+    timed_module *t = mod && symbol ? find_locked(mod) : NULL;
+    int n = t ? t->parts.count(t->ctx, symbol) : 0;
+    pthread_mutex_unlock(&timed_lock);
+    return n;
+}
+
+bool byocl_rtmod_part(const byocl_rtmod *mod, const char *symbol, int index,
+                      byocl_region_part *out)
+{
+    pthread_mutex_lock(&timed_lock);
+    timed_module *t = mod && symbol ? find_locked(mod) : NULL;
+    bool ok = t && index >= 0 && t->parts.get(t->ctx, symbol, index, out);
+    pthread_mutex_unlock(&timed_lock);
+    return ok;
+}
+
+/* ----------------------------------------------- the compiled model's view */
+
+static const byocl_xstep *region_step(const byocl_compiled *c, int index)
+{
+    if (!c || index < 0 || index >= c->n_steps || c->steps[index].kind != BYOCL_STEP_REGION)
+        return NULL;
+    return &c->steps[index];
+}
+
+int byocl_compiled_num_step_parts(const byocl_compiled *c, int index)
+{
+    const byocl_xstep *s = region_step(c, index);
+    return s ? byocl_rtmod_num_parts(s->rtmod, s->symbol) : 0;
+}
+
+byocl_status byocl_compiled_step_part(const byocl_compiled *c, int index, int part,
+                                      byocl_region_part *out, byocl_error *err)
+{
+    const byocl_xstep *s = region_step(c, index);
+    if (!s)
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "step %d is not a region step of the compiled model", index);
+    if (!byocl_rtmod_part(s->rtmod, s->symbol, part, out))
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "part %d is out of range: step %d (%s) has %d timed part%s", part,
+                               index, s->name, byocl_rtmod_num_parts(s->rtmod, s->symbol),
+                               byocl_rtmod_num_parts(s->rtmod, s->symbol) == 1 ? "" : "s");
+    return BYOCL_OK;
+}
+
+void byocl_compiled_reset_parts(byocl_compiled *c)
+{
+    if (!c)
+        return;
+    pthread_mutex_lock(&timed_lock);
+    for (int i = 0; i < c->n_rtmods; i++) {
+        timed_module *t = find_locked(c->rtmods[i]);
+        if (t && t->parts.reset)
+            t->parts.reset(t->ctx);
+    }
+    pthread_mutex_unlock(&timed_lock);
+}

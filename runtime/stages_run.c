@@ -1,0 +1,79 @@
+/* byocl_stages_run: the stages of a split model, one after the other on the reference
+ * executor, each fed from the pipeline inputs and earlier stages' outputs as the wiring
+ * says. A stage's outputs are released once the last stage that reads them has run. */
+#include <stdlib.h>
+
+#include "byocl/reference.h"
+#include "passes/split_impl.h"
+
+byocl_status byocl_stages_run(const byocl_stages *s, byocl_tensor *const *inputs, int n_inputs,
+                              byocl_stage_done_fn done, void *user, byocl_tensor ***outputs,
+                              int *n_outputs, byocl_error *err)
+{
+    if (!s || !outputs || !n_outputs || (n_inputs > 0 && !inputs))
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "byocl_stages_run: stages, inputs and outputs are required");
+    *outputs = NULL;
+    *n_outputs = 0;
+    if (n_inputs != byocl_stages_num_inputs(s))
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "the stages take %d input%s, %d given",
+                               byocl_stages_num_inputs(s),
+                               byocl_stages_num_inputs(s) == 1 ? "" : "s", n_inputs);
+    int n = s->n_stages;
+    byocl_tensor ***outs = calloc((size_t)n, sizeof *outs); /* per stage, once it ran */
+    int *n_outs = calloc((size_t)n, sizeof *n_outs);
+    int *last_reader = malloc((size_t)n * sizeof *last_reader);
+    byocl_status st = BYOCL_OK;
+    if (!outs || !n_outs || !last_reader)
+        st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < n && st == BYOCL_OK; k++) {
+        last_reader[k] = k;
+        for (int j = k + 1; j < n; j++)
+            for (int i = 0; i < s->stages[j].n_inputs; i++)
+                if (s->stages[j].inputs[i].stage == k)
+                    last_reader[k] = j;
+    }
+    for (int k = 0; k < n && st == BYOCL_OK; k++) {
+        const split_stage *stage = &s->stages[k];
+        byocl_tensor **args = malloc((size_t)(stage->n_inputs ? stage->n_inputs : 1) *
+                                     sizeof *args);
+        if (!args) {
+            st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+            break;
+        }
+        for (int i = 0; i < stage->n_inputs; i++) {
+            const byocl_stage_input *in = &stage->inputs[i];
+            args[i] = in->stage < 0 ? inputs[in->index] : outs[in->stage][in->index];
+        }
+        st = byocl_reference_run(stage->mod, "main", args, stage->n_inputs, &outs[k],
+                                 &n_outs[k], err);
+        free(args);
+        if (st == BYOCL_OK && n_outs[k] != stage->n_outputs)
+            st = byocl_error_set(err, BYOCL_ERR_RUNTIME, "gave %d outputs, not %d", n_outs[k],
+                                 stage->n_outputs);
+        if (st != BYOCL_OK) {
+            byocl_error_prefix(err, "stage %d: ", k);
+            break;
+        }
+        for (int j = 0; j < k; j++)
+            if (outs[j] && last_reader[j] == k) {
+                byocl_tensors_free(outs[j], n_outs[j]);
+                outs[j] = NULL;
+            }
+        if (done)
+            done(user, k);
+    }
+    if (st == BYOCL_OK) {
+        *outputs = outs[n - 1];
+        *n_outputs = n_outs[n - 1];
+        outs[n - 1] = NULL;
+    }
+    for (int k = 0; outs && k < n; k++)
+        if (outs[k])
+            byocl_tensors_free(outs[k], n_outs[k]);
+    free(outs);
+    free(n_outs);
+    free(last_reader);
+    return st;
+}

@@ -1,0 +1,295 @@
+"""Writes the ONNX models of tests/test_onnx.c into tests/fixtures/onnx/, built with onnx's
+helper API (Debian python3-onnx 1.12), with their inputs and numpy-computed expected
+outputs (.npy), and a tiny ONNX backend-test folder for the conformance runner.
+Run with /usr/bin/python3; the files are small and committed.
+
+  small_cnn.onnx     opset 11, old style (initializers listed as graph inputs too), input
+                     "input.1" of shape (batch, 3, 8, 8): Pad (zeros) -> Conv -> BN -> Relu
+                     -> MaxPool -> Clip(0, 6) -> GlobalAveragePool -> Flatten -> Gemm ->
+                     Softmax. small_cnn_x.npy / .pb is an input, small_cnn_y.npy the output.
+  ops13.onnx         opset 13: MatMul (stacked), Unsqueeze/Squeeze/Split with axes and sizes
+                     as inputs, ReduceMean, Transpose, Concat, Max/Min of three, Pad with a
+                     value (not absorbed: concatenations), Cast, Identity, Dropout, ...
+                     ops13_<input>.npy are its inputs, ops13_<output>.npy its outputs.
+  softmax11.onnx,    Softmax(axis=1) of a (2, 3, 4) input: over the flattened axes 1..2
+  softmax13.onnx     before opset 13, over axis 1 alone from 13 (softmax_x.npy, _y11, _y13).
+  Models that must be refused: unsupported.onnx, opset6.onnx, double_input.onnx,
+  pad_reflect.onnx, undefined_input.onnx, reshape_runtime.onnx, unknown_attr.onnx.
+  odd_names.onnx     inputs "a_1", "a.1", "0", "w/conv:0" added up (Relay names).
+  conformance/       a backend-test folder: a pass, a wrong expected output, a skip, and a
+                     Reshape whose int64 shape input the runner binds.
+"""
+
+import os
+import shutil
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.normpath(os.path.join(HERE, "..", "fixtures", "onnx"))
+
+
+def rand(seed, shape, lo=-1.0, hi=1.0):
+    return np.random.default_rng(seed).uniform(lo, hi, size=shape).astype(np.float32)
+
+
+def save_model(name, nodes, inputs, outputs, initializers=(), opset=13, ir_version=7,
+               domains=()):
+    graph = helper.make_graph(nodes, name.replace(".onnx", ""), inputs, outputs,
+                              initializer=list(initializers))
+    opsets = [helper.make_opsetid("", opset)] + [helper.make_opsetid(d, 1) for d in domains]
+    model = helper.make_model(graph, opset_imports=opsets, producer_name="byocl tests/gen")
+    model.ir_version = ir_version
+    onnx.save(model, os.path.join(OUT, name))
+    return model
+
+
+def save_npy(name, a):
+    np.save(os.path.join(OUT, name), a)
+
+
+def vi(name, dtype, shape):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+# ------------------------------------------------------------ numpy references
+
+def conv2d(x, w, b, pads, strides):
+    n, c, h, wd = x.shape
+    m, _, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    oh = (xp.shape[2] - kh) // strides[0] + 1
+    ow = (xp.shape[3] - kw) // strides[1] + 1
+    y = np.zeros((n, m, oh, ow), dtype=np.float64)
+    for i in range(oh):
+        for j in range(ow):
+            patch = xp[:, :, i * strides[0]:i * strides[0] + kh, j * strides[1]:j * strides[1] + kw]
+            y[:, :, i, j] = np.tensordot(patch, w, axes=([1, 2, 3], [1, 2, 3]))
+    return y + b.reshape(1, -1, 1, 1)
+
+
+def max_pool(x, k, s):
+    n, c, h, w = x.shape
+    oh, ow = (h - k) // s + 1, (w - k) // s + 1
+    y = np.zeros((n, c, oh, ow), dtype=x.dtype)
+    for i in range(oh):
+        for j in range(ow):
+            y[:, :, i, j] = x[:, :, i * s:i * s + k, j * s:j * s + k].max(axis=(2, 3))
+    return y
+
+
+def softmax(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+# ------------------------------------------------------------------ models
+
+def small_cnn():
+    w = rand(1, (4, 3, 3, 3))
+    b = rand(2, (4,))
+    scale, bias = rand(3, (4,), 0.5, 1.5), rand(4, (4,))
+    mean, var = rand(5, (4,)), rand(6, (4,), 0.5, 2.0)
+    fc_w, fc_b = rand(7, (5, 4)), rand(8, (5,))
+    inits = [
+        numpy_helper.from_array(np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64), "pads"),
+        numpy_helper.from_array(w, "conv.weight"), numpy_helper.from_array(b, "conv.bias"),
+        numpy_helper.from_array(scale, "bn.scale"), numpy_helper.from_array(bias, "bn.bias"),
+        numpy_helper.from_array(mean, "bn.mean"), numpy_helper.from_array(var, "bn.var"),
+        numpy_helper.from_array(np.array(0, np.float32), "clip.min"),
+        numpy_helper.from_array(np.array(6, np.float32), "clip.max"),
+        numpy_helper.from_array(fc_w, "fc.weight"), numpy_helper.from_array(fc_b, "fc.bias"),
+    ]
+    nodes = [
+        helper.make_node("Pad", ["input.1", "pads"], ["padded"], mode="constant"),
+        helper.make_node("Conv", ["padded", "conv.weight", "conv.bias"], ["conv"],
+                         kernel_shape=[3, 3], strides=[1, 1]),
+        helper.make_node("BatchNormalization",
+                         ["conv", "bn.scale", "bn.bias", "bn.mean", "bn.var"], ["bn"],
+                         epsilon=1e-3, momentum=0.9),
+        helper.make_node("Relu", ["bn"], ["relu"]),
+        helper.make_node("MaxPool", ["relu"], ["pool"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Clip", ["pool", "clip.min", "clip.max"], ["clip"]),
+        helper.make_node("GlobalAveragePool", ["clip"], ["gap"]),
+        helper.make_node("Flatten", ["gap"], ["flat"], axis=1),
+        helper.make_node("Gemm", ["flat", "fc.weight", "fc.bias"], ["fc"], transB=1),
+        helper.make_node("Softmax", ["fc"], ["probs"], axis=1),
+    ]
+    # Old exporters listed every initializer as a graph input too.
+    inputs = [vi("input.1", TensorProto.FLOAT, ["batch", 3, 8, 8])]
+    inputs += [vi(t.name, t.data_type, list(t.dims)) for t in inits]
+    outputs = [vi("probs", TensorProto.FLOAT, ["batch", 5])]
+    save_model("small_cnn.onnx", nodes, inputs, outputs, inits, opset=11, ir_version=3)
+
+    x = rand(9, (1, 3, 8, 8))
+    y = conv2d(x.astype(np.float64), w, b, [1, 1, 1, 1], [1, 1])
+    y = (y - mean.reshape(1, -1, 1, 1)) / np.sqrt(var.reshape(1, -1, 1, 1) + 1e-3)
+    y = y * scale.reshape(1, -1, 1, 1) + bias.reshape(1, -1, 1, 1)
+    y = np.clip(max_pool(np.maximum(y, 0), 2, 2), 0, 6)
+    y = y.mean(axis=(2, 3))
+    y = softmax(y @ fc_w.T.astype(np.float64) + fc_b, 1)
+    save_npy("small_cnn_x.npy", x)
+    with open(os.path.join(OUT, "small_cnn_x.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(x, "input.1").SerializeToString())
+    save_npy("small_cnn_y.npy", y.astype(np.float32))
+
+
+def ops13():
+    a = rand(11, (2, 3, 4))
+    b = rand(12, (2, 4, 5))
+    c = rand(13, (3, 4))
+    nodes = [
+        helper.make_node("MatMul", ["a", "b"], ["mm"]),
+        helper.make_node("Unsqueeze", ["mm", "axes0"], ["mm_u"]),
+        helper.make_node("Squeeze", ["mm_u", "axes0"], ["mm_s"]),
+        helper.make_node("ReduceMean", ["mm_s"], ["mean"], axes=[2], keepdims=0),
+        helper.make_node("Split", ["a", "split_sizes"], ["s0", "s1"], axis=1),
+        helper.make_node("Transpose", ["s1"], ["s1_t"], perm=[1, 0, 2]),
+        helper.make_node("Concat", ["s0", "s1"], ["cat"], axis=1),
+        helper.make_node("Max", ["a", "c", "cat"], ["mx"]),
+        helper.make_node("Min", ["a", "c", "cat"], ["mn"]),
+        helper.make_node("Pad", ["c", "pads", "pad_value"], ["padded"]),
+        helper.make_node("Cast", ["c"], ["c16"], to=TensorProto.FLOAT16),
+        helper.make_node("Identity", ["a"], ["ident"]),
+        helper.make_node("Dropout", ["c"], ["drop"]),
+        helper.make_node("LeakyRelu", ["c"], ["leaky"], alpha=0.2),
+        helper.make_node("Sub", ["a", "c"], ["sub"]),
+        helper.make_node("Div", ["sub", "two"], ["div"]),
+        helper.make_node("Clip", ["div", "", "c"], ["clip_hi"]),
+    ]
+    inits = [
+        numpy_helper.from_array(np.array([0], np.int64), "axes0"),
+        numpy_helper.from_array(np.array([1, 2], np.int64), "split_sizes"),
+        numpy_helper.from_array(np.array([1, 0, 0, 2], np.int64), "pads"),
+        numpy_helper.from_array(np.array(2.5, np.float32), "pad_value"),
+        numpy_helper.from_array(np.array(2, np.float32), "two"),
+    ]
+    outs = {
+        "mm": a @ b,
+        "mean": (a @ b).mean(axis=2),
+        "s1_t": a[:, 1:, :].transpose(1, 0, 2),
+        "cat": a,
+        "mx": np.maximum(np.maximum(a, c), a),
+        "mn": np.minimum(np.minimum(a, c), a),
+        "padded": np.pad(c, ((1, 0), (0, 2)), constant_values=2.5),
+        "c16": c.astype(np.float16),
+        "ident": a,
+        "drop": c,
+        "leaky": np.where(c >= 0, c, 0.2 * c).astype(np.float32),
+        "clip_hi": np.minimum((a - c) / np.float32(2), c),
+    }
+    inputs = [vi("a", TensorProto.FLOAT, [2, 3, 4]), vi("b", TensorProto.FLOAT, [2, 4, 5]),
+              vi("c", TensorProto.FLOAT, [3, 4])]
+    outputs = [vi(k, TensorProto.FLOAT16 if k == "c16" else TensorProto.FLOAT, list(v.shape))
+               for k, v in outs.items()]
+    save_model("ops13.onnx", nodes, inputs, outputs, inits, opset=13)
+    for name, v in (("a", a), ("b", b), ("c", c)):
+        save_npy("ops13_%s.npy" % name, v)
+    for name, v in outs.items():
+        save_npy("ops13_%s.npy" % name, v.astype(np.float16 if name == "c16" else np.float32))
+
+
+def softmaxes():
+    x = rand(21, (2, 3, 4), -3, 3)
+    for opset in (11, 13):
+        node = helper.make_node("Softmax", ["x"], ["y"], axis=1)
+        save_model("softmax%d.onnx" % opset, [node], [vi("x", TensorProto.FLOAT, [2, 3, 4])],
+                   [vi("y", TensorProto.FLOAT, [2, 3, 4])], opset=opset)
+    save_npy("softmax_x.npy", x)
+    save_npy("softmax_y11.npy", softmax(x.reshape(2, 12), 1).reshape(2, 3, 4).astype(np.float32))
+    save_npy("softmax_y13.npy", softmax(x, 1).astype(np.float32))
+
+
+def refused():
+    x = vi("x", TensorProto.FLOAT, [2, 3])
+    y = vi("y", TensorProto.FLOAT, [2, 3])
+    # Every op type byocl lacks, counted, in order of first use (nodes need not be valid:
+    # the check comes before any conversion).
+    save_model("unsupported.onnx", [
+        helper.make_node("Relu", ["x"], ["r"]),
+        helper.make_node("LSTM", ["r"], ["l1"]),
+        helper.make_node("Resize", ["l1"], ["z"]),
+        helper.make_node("LSTM", ["z"], ["l2"]),
+        helper.make_node("Foo", ["l2"], ["y"], domain="com.example"),
+    ], [x], [y], domains=["com.example"])
+    save_model("opset6.onnx", [helper.make_node("Relu", ["x"], ["y"])], [x], [y], opset=6,
+               ir_version=3)
+    save_model("double_input.onnx", [helper.make_node("Relu", ["x"], ["y"])],
+               [vi("x", TensorProto.DOUBLE, [2])], [vi("y", TensorProto.DOUBLE, [2])])
+    save_model("pad_reflect.onnx",
+               [helper.make_node("Pad", ["x", "pads"], ["y"], mode="reflect")], [x], [y],
+               [numpy_helper.from_array(np.array([0, 1, 0, 1], np.int64), "pads")])
+    save_model("undefined_input.onnx",
+               [helper.make_node("Add", ["x", "nowhere"], ["y"], name="add1")], [x], [y])
+    save_model("unknown_attr.onnx",
+               [helper.make_node("Relu", ["x"], ["y"], name="r", fancy=1)], [x], [y])
+    # Reshape's shape is a graph input: byocl needs it when it compiles (bind it).
+    save_model("reshape_runtime.onnx",
+               [helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape")],
+               [x, vi("shape", TensorProto.INT64, [2])], [vi("y", TensorProto.FLOAT, [3, 2])])
+
+
+def odd_names():
+    """Input names Relay's text cannot spell as they are, and two that sanitize alike."""
+    names = ["a_1", "a.1", "0", "w/conv:0"]
+    nodes = [helper.make_node("Add", [names[0], names[1]], ["t1"]),
+             helper.make_node("Add", ["t1", names[2]], ["t2"]),
+             helper.make_node("Add", ["t2", names[3]], ["y"])]
+    save_model("odd_names.onnx", nodes, [vi(n, TensorProto.FLOAT, [2]) for n in names],
+               [vi("y", TensorProto.FLOAT, [2])])
+
+
+def conformance_suite():
+    """A backend-test folder as onnx writes them: passes, a wrong expected output, a skip,
+    inputs without names, an int64 input."""
+    root = os.path.join(OUT, "conformance")
+    shutil.rmtree(root, ignore_errors=True)
+
+    def test(name, nodes, inputs, outputs, values, expected, inits=()):
+        d = os.path.join(root, name)
+        os.makedirs(os.path.join(d, "test_data_set_0"))
+        graph = helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        model.ir_version = 7
+        onnx.save(model, os.path.join(d, "model.onnx"))
+        for i, (n, v) in enumerate(values):
+            with open(os.path.join(d, "test_data_set_0", "input_%d.pb" % i), "wb") as f:
+                f.write(numpy_helper.from_array(v, n).SerializeToString())
+        for i, v in enumerate(expected):
+            with open(os.path.join(d, "test_data_set_0", "output_%d.pb" % i), "wb") as f:
+                f.write(numpy_helper.from_array(v, "").SerializeToString())
+
+    x = np.array([[-1, 2, -3], [4, -5, 6]], np.float32)
+    xi = vi("x", TensorProto.FLOAT, [2, 3])
+    test("test_relu", [helper.make_node("Relu", ["x"], ["y"])], [xi],
+         [vi("y", TensorProto.FLOAT, [2, 3])], [("x", x)], [np.maximum(x, 0)])
+    wrong = np.maximum(x, 0)
+    wrong[0, 2] = 1  # index 2: byocl gives 0
+    test("test_relu_wrong", [helper.make_node("Relu", ["x"], ["y"])], [xi],
+         [vi("y", TensorProto.FLOAT, [2, 3])], [("x", x)], [wrong])
+    test("test_lstm", [helper.make_node("LSTM", ["x"], ["y"])], [xi],
+         [vi("y", TensorProto.FLOAT, [2, 3])], [("x", x)], [x])
+    # Input files without names bind by position.
+    test("test_sub_unnamed", [helper.make_node("Sub", ["x", "z"], ["y"])],
+         [xi, vi("z", TensorProto.FLOAT, [2, 3])], [vi("y", TensorProto.FLOAT, [2, 3])],
+         [("", x), ("", 2 * x)], [-x])
+    # The shape is an int64 input, bound as a constant by the runner.
+    test("test_reshape", [helper.make_node("Reshape", ["x", "shape"], ["y"])],
+         [xi, vi("shape", TensorProto.INT64, [2])], [vi("y", TensorProto.FLOAT, [3, 2])],
+         [("x", x), ("shape", np.array([3, 2], np.int64))], [x.reshape(3, 2)])
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    small_cnn()
+    ops13()
+    softmaxes()
+    refused()
+    odd_names()
+    conformance_suite()
+
+
+if __name__ == "__main__":
+    main()

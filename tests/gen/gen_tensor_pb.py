@@ -1,0 +1,103 @@
+"""Writes the ONNX TensorProto (.pb) fixtures of tests/test_tensor_pb.c into
+tests/fixtures/tensor_pb/, with onnx's own serializer (Debian python3-onnx 1.12).
+Run with /usr/bin/python3. The values are the ones the C test spells out:
+
+  VALUES = [-1.5, 0, 2.25, 3, -7, 100] (shape (2, 3)) in every dtype, as raw_data
+  (<dtype>_raw.pb, named "x") and in the dtype's typed field (<dtype>_typed.pb, unnamed);
+  bool holds [True, False, True, True, False, True]. Plus files that must be refused."""
+
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.normpath(os.path.join(HERE, "..", "fixtures", "tensor_pb"))
+
+VALUES = [-1.5, 0, 2.25, 3, -7, 100]
+BOOLS = [True, False, True, True, False, True]
+
+# byocl dtype name -> (numpy dtype, ONNX data type, typed field)
+DTYPES = {
+    "f32": (np.float32, TensorProto.FLOAT, "float_data"),
+    "f16": (np.float16, TensorProto.FLOAT16, "int32_data"),
+    "i32": (np.int32, TensorProto.INT32, "int32_data"),
+    "i64": (np.int64, TensorProto.INT64, "int64_data"),
+    "i8": (np.int8, TensorProto.INT8, "int32_data"),
+    "u8": (np.uint8, TensorProto.UINT8, "int32_data"),
+    "bool": (np.bool_, TensorProto.BOOL, "int32_data"),
+}
+
+
+def write(name, proto):
+    with open(os.path.join(OUT, name), "wb") as f:
+        f.write(proto.SerializeToString())
+
+
+def array(tag):
+    np_type = DTYPES[tag][0]
+    if tag == "bool":
+        return np.array(BOOLS, dtype=np.bool_).reshape(2, 3)
+    if tag == "u8":  # -1.5 and -7 wrap as the C cast does: keep them non-negative here
+        return np.array([1, 0, 2, 3, 7, 100], dtype=np.uint8).reshape(2, 3)
+    return np.array(VALUES, dtype=np.float64).astype(np_type).reshape(2, 3)
+
+
+def typed(tag):
+    np_type, onnx_type, field = DTYPES[tag]
+    a = array(tag)
+    t = TensorProto()
+    t.dims.extend(a.shape)
+    t.data_type = onnx_type
+    if tag == "f16":  # ONNX keeps float16 as its bits in int32_data
+        getattr(t, field).extend(int(b) for b in a.view(np.uint16).flatten())
+    else:
+        getattr(t, field).extend(a.flatten().tolist())
+    return t
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    for tag in DTYPES:
+        write(tag + "_raw.pb", numpy_helper.from_array(array(tag), "x"))
+        write(tag + "_typed.pb", typed(tag))
+
+    # A scalar and an empty tensor.
+    write("scalar_f32.pb", numpy_helper.from_array(np.array(2.5, dtype=np.float32), "s"))
+    write("empty_f32.pb", numpy_helper.from_array(np.zeros((0, 3), dtype=np.float32), "e"))
+
+    # Refused: dtypes byocl lacks, external data, inconsistent fields.
+    write("double.pb", numpy_helper.from_array(np.ones((2,), dtype=np.float64), "d"))
+    t = numpy_helper.from_array(np.ones((2, 3), dtype=np.float32), "short")
+    t.raw_data = t.raw_data[:20]
+    write("raw_short.pb", t)
+    t = numpy_helper.from_array(np.ones((2,), dtype=np.float32), "both")
+    t.float_data.extend([1.0, 2.0])
+    write("both_fields.pb", t)
+    t = TensorProto(dims=[2, 2], data_type=TensorProto.FLOAT, name="none")
+    write("no_data.pb", t)
+    t = TensorProto(dims=[3], data_type=TensorProto.INT64, name="wrong")
+    t.float_data.extend([1.0, 2.0, 3.0])
+    write("wrong_field.pb", t)
+    t = TensorProto(dims=[3], data_type=TensorProto.INT32, name="count")
+    t.int32_data.extend([1, 2])
+    write("typed_short.pb", t)
+    t = TensorProto(dims=[4], data_type=TensorProto.FLOAT, name="ext",
+                    data_location=TensorProto.EXTERNAL)
+    e = t.external_data.add()
+    e.key, e.value = "location", "weights.bin"
+    write("external.pb", t)
+    t = TensorProto(dims=[2], data_type=99, name="unknown")
+    write("unknown_dtype.pb", t)
+
+    # Another message type: a (tiny) ModelProto.
+    node = onnx.helper.make_node("Relu", ["x"], ["y"])
+    vi = onnx.helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    vo = onnx.helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+    graph = onnx.helper.make_graph([node], "g", [vi], [vo])
+    write("model.pb", onnx.helper.make_model(graph))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,846 @@
+/* The OpenCL code generator (codegen/opencl/): regions written in Relay text become
+ * programs that run on the first OpenCL device (PoCL in CI) and agree with the reference
+ * kernels; the launch plan and a specialized kernel are checked as exact text; supports
+ * explains its refusals; --emit-cl files are written.
+ *
+ * Until the OpenCL runtime module runs plans, a small runner below does: one context and
+ * queue on the first device, the program built from plan->source, buffers for inputs,
+ * outputs, scratch and constants, the launches in order, outputs read back. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CL/cl.h>
+
+#include "test_support.h"
+#include "ir/ir_impl.h"
+#include "opencl/cl_codegen.h"
+
+/* ------------------------------------------------------------ the runner */
+
+static struct {
+    cl_context ctx;
+    cl_command_queue queue;
+    cl_device_id device;
+    char cache_dir[512];
+    bool keep_cache;
+} cl;
+
+static int setup_cl(void **state)
+{
+    (void)state;
+    /* A fresh kernel cache: a warm one would hide build problems (PLATFORM_NOTES.md).
+     * BYOCL_TEST_POCL_CACHE names a cache to keep instead: a run under valgrind, where
+     * PoCL's compiler would take an hour, reuses what a plain run compiled. */
+    const char *keep = getenv("BYOCL_TEST_POCL_CACHE");
+    cl.keep_cache = keep && keep[0];
+    snprintf(cl.cache_dir, sizeof cl.cache_dir, "%s",
+             cl.keep_cache ? keep : ts_tmpdir("cl_codegen_pocl_cache"));
+    setenv("POCL_CACHE_DIR", cl.cache_dir, 1);
+    cl_platform_id platform;
+    cl_uint n = 0;
+    if (clGetPlatformIDs(1, &platform, &n) != CL_SUCCESS || n == 0) {
+        fprintf(stderr, "no OpenCL platform (install pocl-opencl-icd)\n");
+        return -1;
+    }
+    if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &cl.device, &n) != CL_SUCCESS || n == 0)
+        return -1;
+    cl_int e;
+    cl.ctx = clCreateContext(NULL, 1, &cl.device, NULL, NULL, &e);
+    if (e != CL_SUCCESS)
+        return -1;
+    cl.queue = clCreateCommandQueue(cl.ctx, cl.device, 0, &e);
+    return e == CL_SUCCESS ? 0 : -1;
+}
+
+static int teardown_cl(void **state)
+{
+    (void)state;
+    if (cl.queue)
+        clReleaseCommandQueue(cl.queue);
+    if (cl.ctx)
+        clReleaseContext(cl.ctx);
+    if (!cl.keep_cache)
+        ts_remove_tree(cl.cache_dir);
+    return 0;
+}
+
+static cl_mem make_buffer(size_t bytes, const void *data)
+{
+    cl_int e;
+    cl_mem m = clCreateBuffer(cl.ctx, data ? CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR
+                                           : CL_MEM_READ_WRITE,
+                              bytes ? bytes : 1, (void *)data, &e);
+    assert_int_equal(e, CL_SUCCESS);
+    return m;
+}
+
+/* Runs the plan on inputs (in parameter order) into outputs (allocated by the caller). */
+static void run_plan(const byocl_cl_plan *plan, byocl_tensor *const *in, byocl_tensor *const *out)
+{
+    cl_int e;
+    const char *src = plan->source;
+    cl_program program = clCreateProgramWithSource(cl.ctx, 1, &src, NULL, &e);
+    assert_int_equal(e, CL_SUCCESS);
+    e = clBuildProgram(program, 1, &cl.device, plan->build_options, NULL, NULL);
+    if (e != CL_SUCCESS) {
+        size_t len = 0;
+        clGetProgramBuildInfo(program, cl.device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
+        char *log = malloc(len + 1);
+        clGetProgramBuildInfo(program, cl.device, CL_PROGRAM_BUILD_LOG, len, log, NULL);
+        log[len] = '\0';
+        fail_msg("build failed (%d):\n%s", e, log);
+    }
+    cl_mem *inputs = calloc((size_t)plan->n_inputs + 1, sizeof(cl_mem));
+    cl_mem *outputs = calloc((size_t)plan->n_outputs + 1, sizeof(cl_mem));
+    cl_mem *scratch = calloc((size_t)plan->n_scratch + 1, sizeof(cl_mem));
+    cl_mem *consts = calloc((size_t)plan->n_constants + 1, sizeof(cl_mem));
+    for (int i = 0; i < plan->n_inputs; i++)
+        inputs[i] = make_buffer(byocl_tensor_nbytes(in[i]), byocl_tensor_cdata(in[i]));
+    for (int i = 0; i < plan->n_outputs; i++)
+        outputs[i] = make_buffer(byocl_tensor_nbytes(out[i]), NULL);
+    for (int i = 0; i < plan->n_scratch; i++)
+        scratch[i] = make_buffer(plan->scratch_bytes[i], NULL);
+    for (int i = 0; i < plan->n_constants; i++)
+        consts[i] = make_buffer(byocl_tensor_nbytes(plan->constants[i]),
+                                byocl_tensor_cdata(plan->constants[i]));
+    cl_mem *by_kind[] = {inputs, outputs, scratch, consts};
+    for (int l = 0; l < plan->n_launches; l++) {
+        const byocl_cl_launch *launch = &plan->launches[l];
+        cl_kernel kernel = clCreateKernel(program, launch->kernel, &e);
+        assert_int_equal(e, CL_SUCCESS);
+        for (int a = 0; a < launch->n_args; a++) {
+            const byocl_cl_arg *arg = &launch->args[a];
+            if (arg->kind == BYOCL_CL_ARG_BUFFER)
+                e = clSetKernelArg(kernel, (cl_uint)a, sizeof(cl_mem),
+                                   &by_kind[arg->buffer.kind][arg->buffer.index]);
+            else if (arg->kind == BYOCL_CL_ARG_INT)
+                e = clSetKernelArg(kernel, (cl_uint)a, sizeof(cl_int), &arg->i);
+            else
+                e = clSetKernelArg(kernel, (cl_uint)a, sizeof(cl_float), &arg->f);
+            assert_int_equal(e, CL_SUCCESS);
+        }
+        e = clEnqueueNDRangeKernel(cl.queue, kernel, (cl_uint)launch->work_dim, NULL,
+                                   launch->global, launch->local[0] ? launch->local : NULL, 0,
+                                   NULL, NULL);
+        assert_int_equal(e, CL_SUCCESS);
+        clReleaseKernel(kernel);
+    }
+    for (int i = 0; i < plan->n_outputs; i++)
+        assert_int_equal(clEnqueueReadBuffer(cl.queue, outputs[i], CL_TRUE, 0,
+                                             byocl_tensor_nbytes(out[i]),
+                                             byocl_tensor_data(out[i]), 0, NULL, NULL),
+                         CL_SUCCESS);
+    cl_mem *lists[] = {inputs, outputs, scratch, consts};
+    int counts[] = {plan->n_inputs, plan->n_outputs, plan->n_scratch, plan->n_constants};
+    for (int k = 0; k < 4; k++) {
+        for (int i = 0; i < counts[k]; i++)
+            clReleaseMemObject(lists[k][i]);
+        free(lists[k]);
+    }
+    clReleaseProgram(program);
+}
+
+/* ------------------------------------------------------------ regions */
+
+static byocl_module *parse(const char *text)
+{
+    byocl_error err = {0};
+    byocl_module *m = NULL;
+    if (byocl_text_parse(text, strlen(text), "region.relay", NULL, &m, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    if (byocl_infer_types(m, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    return m;
+}
+
+/* Parameters of @main whose names start with "c_" become constants (weights, batch_norm
+ * statistics) with values from `seed`; variances stay positive. */
+static void bind_constants(byocl_module *m, uint64_t seed)
+{
+    byocl_function *fn = byocl_module_find(m, "main");
+    const char *names[32];
+    byocl_tensor *values[32];
+    int n = 0;
+    for (int k = 0; k < byocl_function_num_params(fn) && n < 32; k++) {
+        int p = byocl_function_param(fn, k);
+        const char *name = byocl_node_name(fn, p);
+        if (strncmp(name, "c_", 2) != 0)
+            continue;
+        const byocl_type *t = byocl_node_type(fn, p);
+        values[n] = byocl_tensor_new(t->dtype, &t->shape, NULL);
+        bool positive = strstr(name, "var") != NULL;
+        byocl_tensor_fill_random(values[n], seed + (uint64_t)k, positive ? 0.5 : -1.0, 1.0);
+        names[n++] = name;
+    }
+    byocl_error err = {0};
+    if (n && byocl_bind_params(m, names, values, n, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    for (int i = 0; i < n; i++)
+        byocl_tensor_unref(values[i]);
+    if (byocl_infer_types(m, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+}
+
+/* sqrt(sum (got - want)^2 / sum want^2); NaN and infinity must sit at the same places. */
+static double relative_l2(const byocl_tensor *got, const byocl_tensor *want)
+{
+    assert_int_equal(byocl_tensor_dtype(got), byocl_tensor_dtype(want));
+    assert_true(byocl_shape_equal(byocl_tensor_shape(got), byocl_tensor_shape(want)));
+    double num = 0, den = 0;
+    for (int64_t i = 0; i < byocl_tensor_numel(want); i++) {
+        double g = byocl_tensor_get(got, i), w = byocl_tensor_get(want, i);
+        if (isnan(w) || isinf(w)) {
+            if (isnan(w) ? !isnan(g) : g != w)
+                fail_msg("element %lld: got %g, want %g", (long long)i, g, w);
+            continue;
+        }
+        num += (g - w) * (g - w);
+        den += w * w;
+    }
+    return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+/* Bounds of the relative L2 error against the reference (docs/opencl-codegen.md):
+ * float32 computes in float instead of double; float16 results also round where the
+ * reference rounds, and a result within a rounding of a half-way point may go the other
+ * way. */
+#define TOL_F32 1e-5
+#define TOL_F16 2e-3
+
+typedef struct run_opts {
+    bool no_fusion;
+    uint64_t seed;
+    double lo, hi;          /* input value range (default [-1, 1)) */
+    int expect_launches;    /* when > 0 */
+} run_opts;
+
+/* Generates @main of `text` (after binding "c_" parameters), runs it on random inputs and
+ * compares every output with the reference executor. Returns the worst error. */
+static double check_region_opts(const char *text, const run_opts *o)
+{
+    byocl_module *m = parse(text);
+    bind_constants(m, o->seed + 100);
+    byocl_function *fn = byocl_module_find(m, "main");
+    byocl_error err = {0};
+    byocl_cl_codegen_options opt = {.compute_units = 2, .max_work_group_size = 4096,
+                                    .no_fusion = o->no_fusion};
+    byocl_cl_plan *plan = NULL;
+    if (byocl_cl_codegen(fn, &opt, &plan, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    if (o->expect_launches > 0 && plan->n_launches != o->expect_launches)
+        fail_msg("%d launches, expected %d:\n%s", plan->n_launches, o->expect_launches,
+                 byocl_cl_plan_text(plan, "main"));
+    int n_in = byocl_function_num_params(fn);
+    byocl_tensor **in = calloc((size_t)n_in + 1, sizeof *in);
+    for (int k = 0; k < n_in; k++) {
+        const byocl_type *t = byocl_node_type(fn, byocl_function_param(fn, k));
+        in[k] = byocl_tensor_new(t->dtype, &t->shape, NULL);
+        double lo = o->lo != o->hi ? o->lo : -1.0, hi = o->lo != o->hi ? o->hi : 1.0;
+        byocl_tensor_fill_random(in[k], o->seed + (uint64_t)k, lo, hi);
+    }
+    byocl_tensor **want = NULL;
+    int n_want = 0;
+    if (byocl_reference_run(m, "main", in, n_in, &want, &n_want, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(n_want, plan->n_outputs);
+    byocl_tensor **got = calloc((size_t)n_want + 1, sizeof *got);
+    for (int i = 0; i < n_want; i++)
+        got[i] = byocl_tensor_new(byocl_tensor_dtype(want[i]), byocl_tensor_shape(want[i]), NULL);
+    run_plan(plan, in, got);
+    double worst = 0;
+    for (int i = 0; i < n_want; i++) {
+        double e = relative_l2(got[i], want[i]);
+        double tol = byocl_tensor_dtype(want[i]) == BYOCL_FLOAT16 ? TOL_F16 : TOL_F32;
+        if (!(e <= tol))
+            fail_msg("output %d: relative L2 error %g > %g\n%s", i, e, tol, text);
+        worst = e > worst ? e : worst;
+        if (getenv("CL_TEST_VERBOSE"))
+            fprintf(stderr, "  output %d (%s): relative L2 %.3g\n", i, byocl_dtype_name(byocl_tensor_dtype(want[i])), e);
+    }
+    byocl_tensors_free(got, n_want);
+    byocl_tensors_free(want, n_want);
+    byocl_tensors_free(in, n_in);
+    byocl_cl_plan_free(plan);
+    byocl_module_free(m);
+    return worst;
+}
+
+/* Fused and unfused. */
+static void check_region(const char *text)
+{
+    run_opts o = {.seed = 7};
+    check_region_opts(text, &o);
+    o.no_fusion = true;
+    check_region_opts(text, &o);
+}
+
+/* The same text with every "float32" replaced by "float16". */
+static void check_region_f16(const char *text)
+{
+    size_t len = strlen(text);
+    char *t16 = malloc(len + 1);
+    memcpy(t16, text, len + 1);
+    for (char *p = t16; (p = strstr(p, "float32")) != NULL; p += 7)
+        memcpy(p, "float16", 7);
+    check_region(t16);
+    free(t16);
+}
+
+#define MAIN(params) "#[version = \"0.0.5\"]\ndef @main(" params ") {\n"
+
+/* ------------------------------------------------------------ conv2d */
+
+static void test_conv2d_padded(void **state)
+{
+    (void)state;
+    /* 11 output channels: one full block of 8 and a tail of 3; 9x9 grid positions over
+     * 11-wide phase planes. */
+    static const char text[] = MAIN("%x: Tensor[(1, 5, 9, 9), float32], "
+                                    "%w: Tensor[(11, 5, 3, 3), float32]")
+        "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=11, kernel_size=[3, 3])\n}\n";
+    check_region(text);
+    check_region_f16(text);
+}
+
+static void test_conv2d_strided(void **state)
+{
+    (void)state;
+    check_region(MAIN("%x: Tensor[(2, 3, 10, 11), float32], %w: Tensor[(4, 3, 3, 3), float32]")
+                 "  nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1])\n}\n");
+    /* The stem of resnet18, small: 7x7, stride 2, padding 3. */
+    check_region(MAIN("%x: Tensor[(1, 3, 20, 20), float32], %c_w: Tensor[(8, 3, 7, 7), float32]")
+                 "  nn.conv2d(%x, %c_w, strides=[2, 2], padding=[3, 3, 3, 3])\n}\n");
+    /* Uneven strides and asymmetric padding. */
+    check_region(MAIN("%x: Tensor[(1, 2, 9, 13), float32], %w: Tensor[(3, 2, 2, 3), float32]")
+                 "  nn.conv2d(%x, %w, strides=[3, 2], padding=[0, 1, 2, 0])\n}\n");
+}
+
+static void test_conv2d_dilated(void **state)
+{
+    (void)state;
+    check_region(MAIN("%x: Tensor[(1, 4, 12, 12), float32], %w: Tensor[(6, 4, 3, 3), float32]")
+                 "  nn.conv2d(%x, %w, padding=[2, 2, 2, 2], dilation=[2, 2])\n}\n");
+    /* Dilation and stride together: taps use only some stride phases. */
+    check_region(MAIN("%x: Tensor[(1, 2, 13, 13), float32], %w: Tensor[(3, 2, 3, 2), float32]")
+                 "  nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], dilation=[2, 3])\n}\n");
+}
+
+static void test_conv2d_1x1(void **state)
+{
+    (void)state;
+    /* 4x4 = 16 positions: read in place. */
+    check_region(MAIN("%x: Tensor[(2, 16, 4, 4), float32], %c_w: Tensor[(24, 16, 1, 1), float32]")
+                 "  nn.conv2d(%x, %c_w)\n}\n");
+    /* 7x7: not a multiple of the tile, so the input is copied with slack. */
+    check_region(MAIN("%x: Tensor[(1, 9, 7, 7), float32], %w: Tensor[(10, 9, 1, 1), float32]")
+                 "  nn.conv2d(%x, %w)\n}\n");
+    /* resnet18's downsample: 1x1 with stride 2 reads one stride phase. */
+    check_region(MAIN("%x: Tensor[(1, 8, 14, 14), float32], %w: Tensor[(16, 8, 1, 1), float32]")
+                 "  nn.conv2d(%x, %w, strides=[2, 2])\n}\n");
+}
+
+static void test_conv2d_grouped(void **state)
+{
+    (void)state;
+    check_region(MAIN("%x: Tensor[(1, 6, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32]")
+                 "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=2)\n}\n");
+    /* Depthwise, and depthwise with a channel multiplier of 2. */
+    static const char dw[] = MAIN("%x: Tensor[(1, 8, 9, 9), float32], "
+                                  "%c_w: Tensor[(8, 1, 3, 3), float32]")
+        "  nn.conv2d(%x, %c_w, strides=[2, 2], padding=[1, 1, 1, 1], groups=8)\n}\n";
+    check_region(dw);
+    check_region_f16(dw);
+    check_region(MAIN("%x: Tensor[(1, 4, 6, 6), float32], %w: Tensor[(8, 1, 3, 3), float32]")
+                 "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=4)\n}\n");
+}
+
+/* conv2d + batch_norm + relu + residual add + relu: one kernel after the input layout. */
+static void test_conv2d_fused(void **state)
+{
+    (void)state;
+    static const char text[] =
+        MAIN("%x: Tensor[(1, 8, 6, 6), float32], %c_w: Tensor[(8, 8, 3, 3), float32], "
+             "%c_gamma: Tensor[(8), float32], %c_beta: Tensor[(8), float32], "
+             "%c_mean: Tensor[(8), float32], %c_var: Tensor[(8), float32]")
+        "  %0 = nn.conv2d(%x, %c_w, padding=[1, 1, 1, 1]);\n"
+        "  %1 = nn.batch_norm(%0, %c_gamma, %c_beta, %c_mean, %c_var);\n"
+        "  %2 = add(%1.0, %x);\n"
+        "  nn.relu(%2)\n}\n";
+    run_opts o = {.seed = 3, .expect_launches = 2};
+    check_region_opts(text, &o);
+    o.no_fusion = true;
+    o.expect_launches = 5;
+    check_region_opts(text, &o);
+    check_region_f16(text);
+}
+
+/* ------------------------------------------------------------ dense */
+
+static void test_dense(void **state)
+{
+    (void)state;
+    /* 19 units: a tile of 16 and a tail; one row. */
+    static const char text[] = MAIN("%x: Tensor[(1, 37), float32], %c_w: Tensor[(19, 37), float32], "
+                                    "%c_b: Tensor[(19), float32]")
+        "  %0 = nn.dense(%x, %c_w, units=19);\n"
+        "  %1 = nn.bias_add(%0, %c_b, axis=-1);\n"
+        "  nn.relu(%1)\n}\n";
+    run_opts o = {.seed = 5, .expect_launches = 1};
+    check_region_opts(text, &o);
+    check_region(text);
+    check_region_f16(text);
+    /* 6 rows (a block of 4 and a tail), 3 units, the weight a region input. */
+    check_region(MAIN("%x: Tensor[(2, 3, 10), float32], %w: Tensor[(3, 10), float32]")
+                 "  nn.dense(%x, %w)\n}\n");
+    check_region(MAIN("%x: Tensor[(5, 40), float32], %w: Tensor[(1, 40), float32]")
+                 "  nn.dense(%x, %w)\n}\n");
+}
+
+/* ------------------------------------------------------------ pooling */
+
+static void test_max_pool(void **state)
+{
+    (void)state;
+    static const char text[] = MAIN("%x: Tensor[(1, 3, 11, 11), float32]")
+        "  nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1])\n}\n";
+    check_region(text);
+    check_region_f16(text);
+    /* ceil_mode lets the last window hang over the edge. */
+    check_region(MAIN("%x: Tensor[(2, 2, 10, 9), float32]")
+                 "  nn.max_pool2d(%x, pool_size=[3, 2], strides=[2, 2], ceil_mode=True)\n}\n");
+    check_region(MAIN("%x: Tensor[(1, 2, 9, 9), float32]")
+                 "  nn.max_pool2d(%x, pool_size=[2, 2], dilation=[2, 2], padding=[1, 0, 1, 2])\n}\n");
+}
+
+static void test_avg_pool(void **state)
+{
+    (void)state;
+    static const char text[] = MAIN("%x: Tensor[(1, 3, 10, 10), float32]")
+        "  nn.avg_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], "
+        "ceil_mode=True)\n}\n";
+    check_region(text);
+    check_region_f16(text);
+    check_region(MAIN("%x: Tensor[(1, 3, 10, 10), float32]")
+                 "  nn.avg_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], "
+                 "ceil_mode=True, count_include_pad=True)\n}\n");
+    check_region(MAIN("%x: Tensor[(2, 5, 7, 6), float32]")
+                 "  %0 = nn.global_avg_pool2d(%x);\n  nn.relu(%0)\n}\n");
+    check_region_f16(MAIN("%x: Tensor[(2, 5, 7, 6), float32]")
+                     "  nn.global_avg_pool2d(%x)\n}\n");
+}
+
+/* ------------------------------------------------------------ elementwise */
+
+static void test_unary(void **state)
+{
+    (void)state;
+    static const char *const ops[] = {
+        "nn.relu(%x)", "nn.leaky_relu(%x, alpha=0.1f)", "clip(%x, a_min=-0.5f, a_max=0.7f)",
+        "sigmoid(%x)", "tanh(%x)", "abs(%x)", "exp(%x)",
+    };
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        char text[256];
+        snprintf(text, sizeof text, MAIN("%%x: Tensor[(3, 7, 5), float32]") "  %s\n}\n", ops[i]);
+        check_region(text);
+        check_region_f16(text);
+    }
+}
+
+static void test_binary_broadcast(void **state)
+{
+    (void)state;
+    static const char *const ops[] = {"add", "subtract", "multiply", "divide", "maximum",
+                                      "minimum"};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        char text[512];
+        /* Channel vector, both sides broadcast, and a scalar constant. */
+        snprintf(text, sizeof text,
+                 MAIN("%%a: Tensor[(2, 3, 4, 5), float32], %%b: Tensor[(3, 1, 1), float32], "
+                      "%%c: Tensor[(4, 1), float32], %%d: Tensor[(1, 5), float32], "
+                      "%%s: Tensor[(), float32]")
+                 "  %%0 = %s(%%a, %%b);\n  %%1 = %s(%%c, %%d);\n  %%2 = %s(%%1, %%s);\n"
+                 "  (%%0, %%2)\n}\n",
+                 ops[i], ops[i], ops[i]);
+        check_region(text);
+        check_region_f16(text);
+    }
+}
+
+static void test_bias_add_batch_norm(void **state)
+{
+    (void)state;
+    /* Statistics as region inputs (computed in the kernel), on axis 1 and axis -1. */
+    check_region(MAIN("%x: Tensor[(2, 4, 3, 3), float32], %g: Tensor[(4), float32], "
+                      "%b: Tensor[(4), float32], %m: Tensor[(4), float32], %v: Tensor[(4), float32]")
+                 "  %0 = nn.batch_norm(%x, %g, %b, %m, abs(%v), epsilon=0.001f);\n"
+                 "  %0.0\n}\n");
+    check_region(MAIN("%x: Tensor[(6, 5), float32], %g: Tensor[(5), float32], "
+                      "%b: Tensor[(5), float32], %m: Tensor[(5), float32], %v: Tensor[(5), float32]")
+                 "  %0 = nn.batch_norm(%x, %g, %b, %m, exp(%v), axis=-1, center=False, scale=False);\n"
+                 "  %0.0\n}\n");
+    /* Constant statistics become a scale and a shift. */
+    static const char bn[] = MAIN("%x: Tensor[(1, 6, 5, 3), float32], %c_g: Tensor[(6), float32], "
+                                  "%c_b: Tensor[(6), float32], %c_m: Tensor[(6), float32], "
+                                  "%c_var: Tensor[(6), float32]")
+        "  %0 = nn.batch_norm(%x, %c_g, %c_b, %c_m, %c_var);\n  %0.0\n}\n";
+    check_region(bn);
+    check_region_f16(bn);
+    check_region(MAIN("%x: Tensor[(2, 3, 4), float32], %b: Tensor[(4), float32]")
+                 "  nn.bias_add(%x, %b, axis=-1)\n}\n");
+    check_region(MAIN("%x: Tensor[(2, 3, 4), float32], %c_b: Tensor[(3), float32]")
+                 "  nn.bias_add(%x, %c_b)\n}\n");
+}
+
+/* A chain of elementwise ops is one kernel; a value read twice ends a chain. */
+static void test_elemwise_chain(void **state)
+{
+    (void)state;
+    static const char text[] = MAIN("%a: Tensor[(4, 9), float32], %b: Tensor[(9), float32], "
+                                    "%s: Tensor[(), float32]")
+        "  %0 = add(%a, %b);\n  %1 = tanh(%0);\n  %2 = multiply(%s, %1);\n"
+        "  %3 = subtract(%2, %0);\n  %4 = reshape(%3, newshape=[6, 6]);\n  nn.relu(%4)\n}\n";
+    run_opts o = {.seed = 9, .expect_launches = 2};
+    check_region_opts(text, &o);
+    check_region(text);
+    check_region_f16(text);
+    /* cast between float32 and float16 rounds where the reference does. */
+    check_region(MAIN("%a: Tensor[(3, 11), float32]")
+                 "  %0 = multiply(%a, 3.3f);\n  %1 = cast(%0, dtype=\"float16\");\n"
+                 "  %2 = exp(%1);\n  %3 = cast(%2, dtype=\"float32\");\n  add(%3, 1f)\n}\n");
+}
+
+/* ------------------------------------------------------------ softmax, moves */
+
+static void test_softmax(void **state)
+{
+    (void)state;
+    static const char text[] = MAIN("%x: Tensor[(2, 10), float32]") "  nn.softmax(%x)\n}\n";
+    run_opts o = {.seed = 4, .lo = -30, .hi = 30};
+    check_region_opts(text, &o);
+    check_region_f16(text);
+    check_region(MAIN("%x: Tensor[(2, 5, 3), float32]") "  nn.softmax(%x, axis=1)\n}\n");
+}
+
+static void test_transpose_concat(void **state)
+{
+    (void)state;
+    static const char t[] = MAIN("%x: Tensor[(2, 3, 4, 5), float32]")
+        "  %0 = transpose(%x, axes=[0, 2, 3, 1]);\n  %1 = transpose(%x);\n  (%0, %1)\n}\n";
+    check_region(t);
+    check_region_f16(t);
+    static const char c[] = MAIN("%a: Tensor[(2, 3, 4), float32], %b: Tensor[(2, 1, 4), float32], "
+                                 "%d: Tensor[(2, 5, 4), float32]")
+        "  %0 = concatenate((%a, %b, %d), axis=1);\n"
+        "  %1 = concatenate((%a, %a), axis=0);\n  (%0, %1)\n}\n";
+    check_region(c);
+    check_region_f16(c);
+    check_region(MAIN("%a: Tensor[(2, 3), float32], %b: Tensor[(2, 2), float32]")
+                 "  %0 = nn.relu(%a);\n  concatenate((%0, %b), axis=-1)\n}\n");
+}
+
+/* Views name other storage; outputs that a group does not write get a copy. */
+static void test_views_and_outputs(void **state)
+{
+    (void)state;
+    static const char text[] =
+        MAIN("%x: Tensor[(2, 3, 2, 2), float32], %g: Tensor[(3), float32], "
+             "%b: Tensor[(3), float32], %m: Tensor[(3), float32], %v: Tensor[(3), float32]")
+        "  %0 = nn.relu(%x);\n"
+        "  %1 = nn.batch_flatten(%0);\n"
+        "  %2 = reshape(%1, newshape=[4, -1]);\n"
+        "  %3 = nn.batch_norm(%x, %g, %b, %m, %v);\n"
+        "  (%2, %0, %x, %1, %3.1, %3.2, %2)\n}\n";
+    /* relu writes output 0 in place; outputs 1 (relu again), 2, 3, 4, 5, 6 are copies;
+     * batch_norm's result is not read, so it is not computed. */
+    run_opts o = {.seed = 1, .expect_launches = 7};
+    check_region_opts(text, &o);
+}
+
+/* ------------------------------------------------------------ exact text */
+
+/* conv2d + bias_add + relu with the weight a region input: the weight is packed by a
+ * launch, the input laid out by another, and the conv kernel applies the epilogue. */
+static const char small_region[] =
+    MAIN("%x: Tensor[(1, 2, 5, 5), float32], %w: Tensor[(3, 2, 3, 3), float32], "
+         "%b: Tensor[(3), float32]")
+    "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);\n"
+    "  %1 = nn.bias_add(%0, %b);\n"
+    "  nn.relu(%1)\n}\n";
+
+static byocl_cl_plan *generate(byocl_module *m, const byocl_cl_codegen_options *opt)
+{
+    byocl_error err = {0};
+    byocl_cl_plan *plan = NULL;
+    if (byocl_cl_codegen(byocl_module_find(m, "main"), opt, &plan, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    return plan;
+}
+
+static const byocl_cl_codegen_options pocl_options = {.compute_units = 2,
+                                                      .max_work_group_size = 4096};
+
+static void test_launch_plan_text(void **state)
+{
+    (void)state;
+    byocl_module *m = parse(small_region);
+    byocl_cl_plan *plan = generate(m, &pocl_options);
+    char *text = byocl_cl_plan_text(plan, "opencl_main_0");
+    /* Sizes: the packed weight is [1][1][2][9][4] floats (4 output channels, one of them
+     * zeros); the laid-out input is 3 planes of 7 x 7 (the padded 5 x 5 input, then a
+     * plane of zeros that the last 16-wide tile of the second channel reaches into). */
+    assert_string_equal(
+        text,
+        "# byocl OpenCL launch plan of region @main (symbol opencl_main_0)\n"
+        "program: opencl_main_0.cl, build options: -cl-std=CL1.2 -cl-mad-enable\n"
+        "\n"
+        "buffers: 3 inputs, 1 output, 0 constants, 2 scratch\n"
+        "  input0  200 bytes  Tensor[(1, 2, 5, 5), float32]  %x\n"
+        "  input1  216 bytes  Tensor[(3, 2, 3, 3), float32]  %w\n"
+        "  input2  12 bytes  Tensor[(3), float32]  %b\n"
+        "  output0  300 bytes  Tensor[(1, 3, 5, 5), float32]  the result (nn.relu)\n"
+        "  scratch0  320 bytes\n"
+        "    launches 0..2: packed weight of %0 (nn.conv2d) (288 bytes)\n"
+        "  scratch1  640 bytes\n"
+        "    launches 1..2: laid-out input of %0 (nn.conv2d) (588 bytes)\n"
+        "\n"
+        "launches, in order: 3 (2.85e-06 GFLOP in all)\n"
+        "  0  k0_pack  global [72]  local [8]\n"
+        "     computes: packed weight of %0 (nn.conv2d)\n"
+        "     args: input1 scratch0\n"
+        "  1  k1_conv2d_input  global [7, 7, 3]  local [7, 1, 1]\n"
+        "     computes: laid-out input of %0 (nn.conv2d)\n"
+        "     args: input0 scratch1\n"
+        "  2  k2_conv2d  global [3, 1, 1]  local [1, 1, 1]\n"
+        "     computes: nn.conv2d+nn.bias_add+nn.relu (%0 to the result) (2.85e-06 GFLOP)\n"
+        "     args: scratch1 scratch0 output0 input2\n");
+    free(text);
+    byocl_cl_plan_free(plan);
+    byocl_module_free(m);
+}
+
+/* The specialization of the conv kernel: its #defines and its epilogue. */
+static void test_kernel_text(void **state)
+{
+    (void)state;
+    byocl_module *m = parse(small_region);
+    byocl_cl_plan *plan = generate(m, &pocl_options);
+    const char *start = strstr(plan->source, "/* ---- k2_conv2d");
+    assert_non_null(start);
+    const char *end = strstr(start, "/* conv2d.cl:");
+    assert_non_null(end);
+    char *got = strndup(start, (size_t)(end - start));
+    assert_string_equal(
+        got,
+        "/* ---- k2_conv2d: nn.conv2d+nn.bias_add+nn.relu (%0 to the result) ---- */\n"
+        "#define KNAME k2_conv2d\n"
+        "#define KPARAMS __global const float *restrict x, __global const float *restrict w, "
+        "__global float *restrict y, __global const float *restrict e0\n"
+        "#define LD_x(i) BYOCL_LD_F32(x, i)\n"
+        "#define LD_w(i) BYOCL_LD_F32(w, i)\n"
+        "#define ST_Y(i, v) BYOCL_ST_F32(y, i, v)\n"
+        "#define XT float\n"
+        "#define VEC float16\n"
+        "#define VLOAD_X(p) vload16(0, (p))\n"
+        "#define PT 16\n"
+        "#define OCT 4\n"
+        "#define G 1\n"
+        "#define OB 1\n"
+        "#define CIN_G 2\n"
+        "#define OC_G 3\n"
+        "#define OC 3\n"
+        "#define OH 5\n"
+        "#define OW 5\n"
+        "#define WPH 7\n"
+        "#define XC_STRIDE 49\n"
+        "#define XN_STRIDE 98\n"
+        "#define NTAPS 9\n"
+        "#define CONV_TAPS(T) T(0) T(1) T(2) T(7) T(8) T(9) T(14) T(15) T(16)\n"
+        "#define LD_e0(i) BYOCL_LD_F32(e0, i)\n"
+        "#define EPILOGUE(v, fi) do { \\\n"
+        "    /* %1 (nn.bias_add) */ \\\n"
+        "    v = v + LD_e0((fi) / 25); \\\n"
+        "    /* the result (nn.relu) */ \\\n"
+        "    v = v < 0.0f ? 0.0f : v; \\\n"
+        "} while (0)\n");
+    free(got);
+    /* Every #define of the instance is undone after it. */
+    assert_non_null(strstr(end, "#undef CONV_TAPS\n#undef LD_e0\n#undef EPILOGUE\n"));
+    byocl_cl_plan_free(plan);
+    byocl_module_free(m);
+}
+
+/* Float16 storage: ushort pointers read through vload_half, results stored rounded, a
+ * float16 value entering a fused step rounded as the unfused graph would store it. */
+static void test_float16_text(void **state)
+{
+    (void)state;
+    byocl_module *m = parse(MAIN("%x: Tensor[(2, 8), float16], %y: Tensor[(8), float16]")
+                            "  %0 = add(%x, %y);\n  %1 = exp(%0);\n  cast(%1, dtype=\"float32\")\n}\n");
+    byocl_cl_plan *plan = generate(m, &pocl_options);
+    assert_int_equal(plan->n_launches, 1);
+    ts_assert_contains(plan->source,
+                       "#define KPARAMS __global float *restrict y, "
+                       "__global const ushort *restrict e0, __global const ushort *restrict e1\n"
+                       "#define ST_Y(i, v) BYOCL_ST_F32(y, i, v)\n"
+                       "#define NOUT 16\n"
+                       "#define LD_e0(i) BYOCL_LD_F16(e0, i)\n"
+                       "#define LD_FIRST(fi) LD_e0((fi))\n"
+                       "#define LD_e1(i) BYOCL_LD_F16(e1, i)\n"
+                       "#define EPILOGUE(v, fi) do { \\\n"
+                       "    /* %0 (add) */ \\\n"
+                       "    v = v + LD_e1((fi) % 8); \\\n"
+                       "    v = byocl_round_f16(v); \\\n"
+                       "    /* %1 (exp) */ \\\n"
+                       "    v = exp(v); \\\n"
+                       "    v = byocl_round_f16(v); \\\n"
+                       "    /* the result (cast) */ \\\n"
+                       "} while (0)\n");
+    byocl_cl_plan_free(plan);
+    byocl_module_free(m);
+}
+
+/* ------------------------------------------------------------ --emit-cl files */
+
+static void test_plan_write(void **state)
+{
+    (void)state;
+    byocl_module *m = parse(small_region);
+    byocl_cl_plan *plan = generate(m, &pocl_options);
+    const char *dir = ts_tmpdir("cl_codegen_emit");
+    byocl_error err = {0};
+    assert_int_equal(byocl_cl_plan_write(plan, dir, "opencl_main_0", &err), BYOCL_OK);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/opencl_main_0.cl", dir);
+    char *source = ts_read_file(path, NULL);
+    assert_string_equal(source, plan->source);
+    snprintf(path, sizeof path, "%s/opencl_main_0.launch.txt", dir);
+    char *launch = ts_read_file(path, NULL);
+    char *want = byocl_cl_plan_text(plan, "opencl_main_0");
+    assert_string_equal(launch, want);
+    free(source);
+    free(launch);
+    free(want);
+    /* A folder that does not exist is an I/O error naming the file. */
+    snprintf(path, sizeof path, "%s/missing", dir);
+    assert_int_equal(byocl_cl_plan_write(plan, path, "opencl_main_0", &err), BYOCL_ERR_IO);
+    ts_assert_contains(err.msg, "missing/opencl_main_0.cl");
+    assert_int_equal(byocl_cl_plan_write(plan, dir, "a/b", &err), BYOCL_ERR_INVALID);
+    ts_remove_tree(dir);
+    byocl_cl_plan_free(plan);
+    byocl_module_free(m);
+}
+
+/* ------------------------------------------------------------ supports, errors */
+
+static void assert_refused(const char *text, int number, const char *why)
+{
+    byocl_module *m = parse(text);
+    byocl_function *fn = byocl_module_find(m, "main");
+    int node = number >= 0 ? byocl_text_node_by_number(fn, number) : byocl_function_body(fn);
+    char got[256] = "unchanged";
+    assert_false(byocl_cl_supports(fn, node, got, sizeof got));
+    assert_string_equal(got, why);
+    byocl_module_free(m);
+}
+
+static void test_supports(void **state)
+{
+    (void)state;
+    byocl_module *m = parse(small_region);
+    byocl_function *fn = byocl_module_find(m, "main");
+    char why[128] = "unchanged";
+    for (int n = 0; n <= 1; n++)
+        assert_true(byocl_cl_supports(fn, byocl_text_node_by_number(fn, n), why, sizeof why));
+    assert_true(byocl_cl_supports(fn, byocl_function_body(fn), why, sizeof why));
+    assert_string_equal(why, "");
+    assert_false(byocl_cl_supports(fn, byocl_function_param(fn, 0), why, sizeof why));
+    assert_string_equal(why, "only op calls run on the opencl target");
+    assert_false(byocl_cl_supports(fn, 999, why, sizeof why));
+    assert_string_equal(why, "no such node");
+    byocl_module_free(m);
+
+    assert_refused(MAIN("%x: Tensor[(4, 6), float32]")
+                   "  %0 = split(%x, indices_or_sections=2);\n  %0.0\n}\n",
+                   0, "op split is not supported by the opencl target");
+    assert_refused(MAIN("%x: Tensor[(4, 6), int32]") "  add(%x, %x)\n}\n", -1,
+                   "dtype int32 is not supported (the opencl target computes float32 and "
+                   "float16)");
+    assert_refused(MAIN("%x: Tensor[(4, 6), float32]") "  cast(%x, dtype=\"int64\")\n}\n", -1,
+                   "dtype int64 is not supported (the opencl target computes float32 and "
+                   "float16)");
+    assert_refused(MAIN("%x: Tensor[(0, 6), float32]") "  nn.relu(%x)\n}\n", -1,
+                   "empty tensors are not supported");
+    assert_refused(MAIN("%x: Tensor[(1, 1, 20, 20), float32], %w: Tensor[(1, 1, 17, 17), float32]")
+                   "  nn.conv2d(%x, %w)\n}\n", -1,
+                   "a kernel of 289 taps is not supported (at most 256)");
+    assert_refused(MAIN("%x: Tensor[(1, 1, 20, 20), float32], %w: Tensor[(1, 1, 1, 1), float32]")
+                   "  nn.conv2d(%x, %w, strides=[9, 1])\n}\n", -1,
+                   "strides above 8 are not supported");
+    assert_refused("#[version = \"0.0.5\"]\n"
+                   "def @f(%a: Tensor[(2), float32]) { nn.relu(%a) }\n"
+                   "def @main(%x: Tensor[(2), float32]) {\n  @f(%x)\n}\n",
+                   -1, "calls of global functions (@f) are not supported by the opencl target");
+}
+
+static void test_codegen_errors(void **state)
+{
+    (void)state;
+    byocl_error err = {0};
+    byocl_cl_plan *plan = (byocl_cl_plan *)&err; /* must be reset to NULL on failure */
+    byocl_module *m = parse(MAIN("%x: Tensor[(4, 6), float32]")
+                            "  %0 = nn.relu(%x);\n  %1 = split(%0, indices_or_sections=2);\n"
+                            "  %1.1\n}\n");
+    assert_int_equal(byocl_cl_codegen(byocl_module_find(m, "main"), NULL, &plan, &err),
+                     BYOCL_ERR_UNSUPPORTED);
+    assert_null(plan);
+    assert_string_equal(err.msg, "in @main, %1 (split) at 4:8: op split is not supported by the "
+                                 "opencl target");
+    byocl_module_free(m);
+
+    /* Not type-checked yet. */
+    m = NULL;
+    static const char relu[] = MAIN("%x: Tensor[(4, 6), float32]") "  nn.relu(%x)\n}\n";
+    assert_int_equal(byocl_text_parse(relu, strlen(relu), "r.relay", NULL, &m, &err), BYOCL_OK);
+    assert_int_equal(byocl_cl_codegen(byocl_module_find(m, "main"), NULL, &plan, &err),
+                     BYOCL_ERR_INVALID);
+    assert_string_equal(err.msg, "@main is not type-checked (run byocl_infer_types first)");
+    assert_int_equal(byocl_cl_codegen(NULL, NULL, &plan, &err), BYOCL_ERR_INVALID);
+    assert_string_equal(err.msg, "byocl_cl_codegen: missing region");
+    assert_int_equal(byocl_cl_codegen(byocl_module_find(m, "main"), NULL, NULL, NULL),
+                     BYOCL_ERR_INVALID);
+    byocl_cl_plan_free(NULL);
+    byocl_module_free(m);
+}
+
+/* ------------------------------------------------------------ test list */
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_conv2d_padded),
+        cmocka_unit_test(test_conv2d_strided),
+        cmocka_unit_test(test_conv2d_dilated),
+        cmocka_unit_test(test_conv2d_1x1),
+        cmocka_unit_test(test_conv2d_grouped),
+        cmocka_unit_test(test_conv2d_fused),
+        cmocka_unit_test(test_dense),
+        cmocka_unit_test(test_max_pool),
+        cmocka_unit_test(test_avg_pool),
+        cmocka_unit_test(test_unary),
+        cmocka_unit_test(test_binary_broadcast),
+        cmocka_unit_test(test_bias_add_batch_norm),
+        cmocka_unit_test(test_elemwise_chain),
+        cmocka_unit_test(test_softmax),
+        cmocka_unit_test(test_transpose_concat),
+        cmocka_unit_test(test_views_and_outputs),
+        cmocka_unit_test(test_launch_plan_text),
+        cmocka_unit_test(test_kernel_text),
+        cmocka_unit_test(test_float16_text),
+        cmocka_unit_test(test_plan_write),
+        cmocka_unit_test(test_supports),
+        cmocka_unit_test(test_codegen_errors),
+    };
+    return cmocka_run_group_tests(tests, setup_cl, teardown_cl);
+}

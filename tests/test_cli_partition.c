@@ -1,0 +1,361 @@
+/* `byocl partition` and `byocl extract`, run as a user runs them: the printed modules
+ * (the same as the C API's pipeline gives), exact error messages and exit codes, -o
+ * writing whole files or none, --dump-after, and the extracted region running alone. */
+#include "test_support.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "byocl/pipeline.h"
+
+#define FMT(buf, ...) assert_true(snprintf((buf), sizeof(buf), __VA_ARGS__) < (int)sizeof(buf))
+
+/* Runs the CLI, checks the exit code and the exact stderr (NULL: anything); returns
+ * stdout (caller frees). */
+static int count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+/* What the C API's pipeline prints for `spec` with `opt`. */
+static char *api_partition(const char *spec, const byocl_pipeline_options *opt)
+{
+    byocl_module *m = NULL;
+    byocl_error err;
+    if (byocl_load_model(spec, NULL, &m, &err) != BYOCL_OK ||
+        byocl_pipeline_partition(m, opt, &err) != BYOCL_OK)
+        fail_msg("%s: %s", spec, err.msg);
+    byocl_print_options popt = {.show_types = true};
+    char *text = byocl_text_print(m, &popt, NULL, &err);
+    assert_non_null(text);
+    byocl_module_free(m);
+    return text;
+}
+
+/* The run summary without its first line (which has the model's name and the time). */
+static char *run_summary(const char *model_args)
+{
+    char args[1024];
+    FMT(args, "run %s --random-inputs=3", model_args);
+    char *out = ts_cli_expect(args, 0, "");
+    char *nl = strchr(out, '\n');
+    assert_non_null(nl);
+    char *rest = strdup(nl + 1);
+    free(out);
+    return rest;
+}
+
+/* A small unannotated model: dense, relu, abs, exp, add (a residual edge). */
+static const char plain_model[] = "#[version = \"0.0.5\"]\n"
+                                  "def @main(%x: Tensor[(1, 4), float32], "
+                                  "%w: Tensor[(4, 4), float32]) {\n"
+                                  "  %0 = nn.dense(%x, %w);\n"
+                                  "  %1 = nn.relu(%0);\n"
+                                  "  %2 = abs(%1);\n"
+                                  "  %3 = exp(%2);\n"
+                                  "  add(%3, %0)\n"
+                                  "}\n";
+
+/* ------------------------------------------------------------- partition */
+
+static void test_help(void **state)
+{
+    (void)state;
+    char *out = ts_cli_expect("partition --help", 0, "");
+    ts_assert_contains(out, "Usage: byocl partition MODEL [--target T[,T2] | --range A:B "
+                            "--target T] [options] [-o OUT.relay]\n");
+    ts_assert_contains(out, "--dump-after PASS");
+    free(out);
+    out = ts_cli_expect("help extract", 0, "");
+    ts_assert_contains(out, "Usage: byocl extract MODEL --region SYMBOL|N [-o OUT.relay]\n");
+    free(out);
+    out = ts_cli_expect("--help", 0, "");
+    ts_assert_contains(out, "partition");
+    ts_assert_contains(out, " cut a model's accelerator regions out as functions\n");
+    ts_assert_contains(out, " one partitioned region as a standalone model\n");
+    free(out);
+}
+
+/* The model's own annotations: the seed partitions to the fixture's text. */
+static void test_partition_seed(void **state)
+{
+    (void)state;
+    char *out = ts_cli_expect("partition builtin:seed", 0, "");
+    char *want = ts_read_file(ts_fixture("partition/seed_partitioned.relay"), NULL);
+    assert_string_equal(out, want);
+    free(want);
+    free(out);
+}
+
+/* An ONNX model with a symbolic batch: --shape fixes it before the range is annotated. */
+static void test_partition_onnx_shape(void **state)
+{
+    (void)state;
+    char args[1024];
+    FMT(args, "partition '%s' --shape input.1=2x3x8x8 --range 4:6 --target acc",
+        ts_fixture("onnx/small_cnn.onnx"));
+    char *out = ts_cli_expect(args, 0, "");
+    ts_assert_contains(out, "def @main(%input_1: Tensor[(2, 3, 8, 8), float32]) -> "
+                            "Tensor[(2, 5), float32] {\n");
+    ts_assert_contains(out, "  %4 = @acc_main_0(%3) /* ty=Tensor[(2, 4, 4, 4), float32] */;\n");
+    ts_assert_contains(out, "def @acc_main_0(%acc_0_i0: Tensor[(2, 4, 8, 8), float32], "
+                            "Compiler=\"acc\", Primitive=1, Inline=1, "
+                            "global_symbol=\"acc_main_0\") -> Tensor[(2, 4, 4, 4), float32] {\n"
+                            "  %0 = nn.relu(%acc_0_i0) /* ty=Tensor[(2, 4, 8, 8), float32] */;\n"
+                            "  %1 = nn.max_pool2d(%0, pool_size=[2, 2], strides=[2, 2]) "
+                            "/* ty=Tensor[(2, 4, 4, 4), float32] */;\n"
+                            "  clip(%1, a_min=0f, a_max=6f) "
+                            "/* ty=Tensor[(2, 4, 4, 4), float32] */\n}\n");
+    free(out);
+}
+
+/* The thread's VGG block: the error names the node, its op, the argument and a hint;
+ * --complete fixes it, exactly as the API does. */
+static void test_partition_thread_block(void **state)
+{
+    (void)state;
+    char args[1024];
+    FMT(args, "partition '%s'", ts_fixture("text/vgg_block.relay"));
+    ts_cli_expect_error(args, 1,
+                 "byocl: error: check_annotations: in @main, %3 (nn.conv2d) at 9:9: argument 1 "
+                 "(%2, cast at 8:9) comes from outside region 0 (ccompiler) without "
+                 "annotation.compiler_begin; hint: annotate every value that flows into a "
+                 "region (or run `byocl partition --complete`)\n");
+    FMT(args, "partition '%s' --complete", ts_fixture("text/vgg_block.relay"));
+    char *out = ts_cli_expect(args, 0, "");
+    byocl_pipeline_options opt = {.complete = true};
+    char *want = api_partition(ts_fixture("text/vgg_block.relay"), &opt);
+    assert_string_equal(out, want);
+    ts_assert_contains(out, "@ccompiler_main_0(%74, %0, %1)");
+    free(want);
+    free(out);
+}
+
+/* --range on an unannotated model, with --dump-after showing the annotated module. */
+static void test_partition_range_and_dump(void **state)
+{
+    (void)state;
+    const char *dir = ts_tmpdir("cli-partition-range");
+    char path[512], args[1024];
+    FMT(path, "%s/plain.relay", dir);
+    ts_write_text(path, plain_model);
+    FMT(args, "partition '%s' --range %%1:%%2 --target acc --dump-after annotate_range", path);
+    char *out, *err;
+    assert_int_equal(ts_run_cli(args, &out, &err), 0);
+    byocl_pipeline_options opt = {.range_target = "acc", .range_first = 1, .range_last = 2};
+    char *want = api_partition(path, &opt);
+    assert_string_equal(out, want);
+    ts_assert_contains(out, "  %1 = @acc_main_0(%0) /* ty=Tensor[(1, 4), float32] */;\n");
+    assert_string_equal(err,
+                        "// byocl: the module after annotate_range\n"
+                        "#[version = \"0.0.5\"]\n"
+                        "def @main(%x: Tensor[(1, 4), float32], %w: Tensor[(4, 4), float32]) -> "
+                        "Tensor[(1, 4), float32] {\n"
+                        "  %0 = nn.dense(%x, %w) /* ty=Tensor[(1, 4), float32] */;\n"
+                        "  %1 = annotation.compiler_begin(%0, compiler=\"acc\") /* "
+                        "ty=Tensor[(1, 4), float32] */;\n"
+                        "  %2 = nn.relu(%1) /* ty=Tensor[(1, 4), float32] */;\n"
+                        "  %3 = abs(%2) /* ty=Tensor[(1, 4), float32] */;\n"
+                        "  %4 = annotation.compiler_end(%3, compiler=\"acc\") /* "
+                        "ty=Tensor[(1, 4), float32] */;\n"
+                        "  %5 = exp(%4) /* ty=Tensor[(1, 4), float32] */;\n"
+                        "  add(%5, %0) /* ty=Tensor[(1, 4), float32] */\n"
+                        "}\n");
+    free(want);
+    free(out);
+    free(err);
+    /* "all" dumps after each pass that ran. */
+    FMT(args, "partition '%s' --range 1:2 --target acc --dump-after all --no-merge", path);
+    assert_int_equal(ts_run_cli(args, &out, &err), 0);
+    const char *at = err;
+    static const char *const passes[] = {"annotate_range", "check_annotations", "partition"};
+    for (int i = 0; i < 3; i++) {
+        char line[128];
+        FMT(line, "// byocl: the module after %s\n", passes[i]);
+        at = strstr(at, line);
+        if (!at)
+            fail_msg("no dump after %s in:\n%s", passes[i], err);
+    }
+    assert_null(strstr(err, "after merge_regions"));
+    free(out);
+    free(err);
+}
+
+static void test_partition_usage_and_errors(void **state)
+{
+    (void)state;
+    ts_cli_expect_error("partition builtin:seed --target nope", 1,
+                 "byocl: error: annotate_target: unknown target \"nope\" (registered targets: "
+                 "opencl)\n");
+    ts_cli_expect_error("partition builtin:seed --shape data=1x3x224x224", 1,
+                 "byocl: error: builtin:seed: input shapes (--shape) apply to ONNX models "
+                 "only\n");
+    ts_cli_expect_error("partition builtin:seed --range 1:3", 2,
+                 "byocl: error: --range needs one --target: the region's compiler; see 'byocl "
+                 "partition --help'\n");
+    ts_cli_expect_error("partition builtin:seed --range 3:1 --target acc", 2,
+                 "byocl: error: bad --range '3:1': expected A:B with A <= B, e.g. 3:10; see "
+                 "'byocl partition --help'\n");
+    ts_cli_expect_error("partition builtin:seed --range 1-3 --target acc", 2,
+                 "byocl: error: bad --range '1-3': expected A:B with A <= B, e.g. 3:10; see "
+                 "'byocl partition --help'\n");
+    ts_cli_expect_error("partition builtin:seed --explain", 2,
+                 "byocl: error: --explain goes with --target (annotation by op support); see "
+                 "'byocl partition --help'\n");
+    ts_cli_expect_error("partition builtin:seed --target , ", 2,
+                 "byocl: error: bad --target ',': expected names separated by commas (at most "
+                 "16); see 'byocl partition --help'\n");
+    ts_cli_expect_error("partition builtin:seed --dump-after parse", 2,
+                 "byocl: error: unknown pass 'parse' for --dump-after (passes: annotate_target, "
+                 "annotate_range, check_annotations, merge_regions, partition, all); see 'byocl "
+                 "partition --help'\n");
+}
+
+/* -o writes the text (and the .npz of a model with weights) whole; a failure writes
+ * nothing. The written model reads back and computes what the original computes. */
+static void test_partition_output_files(void **state)
+{
+    (void)state;
+    const char *tmp = ts_tmpdir("cli-partition-out");
+    char dir[512], path[600], args[2048], line[1400];
+    FMT(dir, "%s", tmp);
+    FMT(path, "%s/seed.relay", dir);
+    FMT(args, "partition builtin:seed -o '%s'", path);
+    char *out = ts_cli_expect(args, 0, "");
+    FMT(line, "wrote %s\n", path);
+    assert_string_equal(out, line);
+    free(out);
+    char *text = ts_read_file(path, NULL);
+    char *want = ts_read_file(ts_fixture("partition/seed_partitioned.relay"), NULL);
+    assert_string_equal(text, want);
+    free(text);
+    free(want);
+    FMT(args, "'%s'", path);
+    char *partitioned = run_summary(args);
+    char *original = run_summary("builtin:seed");
+    assert_string_equal(partitioned, original);
+    free(partitioned);
+    free(original);
+
+    /* ResNet-18 with a range: constants bound in the region go to the .npz too. */
+    FMT(path, "%s/r18.relay", dir);
+    FMT(args, "partition builtin:resnet18 --range 5:13 --target acc -o '%s'", path);
+    out = ts_cli_expect(args, 0, "");
+    FMT(line, "wrote %s/r18.relay and %s/r18.npz (read it back with: byocl print %s/r18.relay "
+              "--params %s/r18.npz)\n", dir, dir, dir, dir);
+    assert_string_equal(out, line);
+    free(out);
+    FMT(args, "'%s/r18.relay' --params '%s/r18.npz'", dir, dir);
+    partitioned = run_summary(args);
+    original = run_summary("builtin:resnet18");
+    assert_string_equal(partitioned, original);
+    free(partitioned);
+    free(original);
+
+    /* Failures leave no file, not even a temporary one. */
+    char bad_dir[600];
+    FMT(bad_dir, "%s/bad", dir);
+    FMT(args, "mkdir '%s'", bad_dir);
+    assert_int_equal(system(args), 0);
+    FMT(args, "partition '%s' -o '%s/block.relay'", ts_fixture("text/vgg_block.relay"), bad_dir);
+    out = ts_cli_expect(args, 1, NULL);
+    assert_string_equal(out, "");
+    free(out);
+    assert_int_equal(count_entries(bad_dir), 0);
+    FMT(args, "partition builtin:seed -o '%s/missing/seed.relay'", dir);
+    out = ts_cli_expect(args, 1, NULL);
+    assert_string_equal(out, "");
+    free(out);
+    FMT(path, "%s/missing", dir);
+    assert_int_not_equal(access(path, F_OK), 0);
+}
+
+/* --------------------------------------------------------------- extract */
+
+/* The thread's standalone build: the seed's region as a model of its own, its inputs
+ * listed on stderr, and it runs. */
+static void test_extract_seed(void **state)
+{
+    (void)state;
+    static const char mapping[] = "# %data <- %data\n"
+                                  "# %n0_add <- %0 (add)\n"
+                                  "# %bn_gamma <- %bn_gamma\n"
+                                  "# %bn_beta <- %bn_beta\n"
+                                  "# %bn_mean <- %bn_mean\n"
+                                  "# %bn_var <- %bn_var\n";
+    char *out = ts_cli_expect("extract builtin:seed --region 0", 0, mapping);
+    byocl_module *m = NULL, *x = NULL;
+    byocl_error err;
+    assert_int_equal(byocl_builtin_build("seed", &m, &err), BYOCL_OK);
+    assert_int_equal(byocl_partition(m, NULL, &err), BYOCL_OK);
+    assert_int_equal(byocl_extract(m, "opencl_main_0", &x, &err), BYOCL_OK);
+    byocl_print_options popt = {.show_types = true};
+    char *want = byocl_text_print(x, &popt, NULL, &err);
+    assert_string_equal(out, want);
+    free(want);
+    free(out);
+    byocl_module_free(x);
+    byocl_module_free(m);
+
+    /* From a file partitioned before, by symbol, to a file; then run. */
+    const char *tmp = ts_tmpdir("cli-extract");
+    char dir[512], args[1400], line[1400];
+    FMT(dir, "%s", tmp);
+    FMT(args, "partition builtin:seed -o '%s/p.relay'", dir);
+    free(ts_cli_expect(args, 0, ""));
+    FMT(args, "extract '%s/p.relay' --region opencl_main_0 -o '%s/r.relay'", dir, dir);
+    out = ts_cli_expect(args, 0, mapping);
+    FMT(line, "wrote %s/r.relay\n", dir);
+    assert_string_equal(out, line);
+    free(out);
+    FMT(args, "run '%s/r.relay' --random-inputs", dir);
+    out = ts_cli_expect(args, 0, "");
+    ts_assert_contains(out, "output 0: Tensor[(1, 16, 224, 224), float32]\n");
+    ts_assert_contains(out, "output 2: Tensor[(16), float32]\n");
+    free(out);
+}
+
+static void test_extract_errors(void **state)
+{
+    (void)state;
+    ts_cli_expect_error("extract builtin:seed --region 0 --shape data=1x3x224x224", 1,
+                 "byocl: error: builtin:seed: input shapes (--shape) apply to ONNX models "
+                 "only\n");
+    ts_cli_expect_error("extract builtin:seed --region 3", 1,
+                 "byocl: error: no region '3' in the module (its regions: opencl_main_0)\n");
+    ts_cli_expect_error("extract builtin:seed", 2,
+                 "byocl: error: missing --region SYMBOL|N; see 'byocl extract --help'\n");
+    ts_cli_expect_error("extract builtin:resnet18 --region 0", 1,
+                 "byocl: error: the module has no partitioned regions (functions with a "
+                 "Compiler attribute); partition it first (byocl partition)\n");
+    char args[1024];
+    FMT(args, "extract '%s' --region 0", ts_fixture("text/vgg_block.relay"));
+    char *out = ts_cli_expect(args, 1, NULL);
+    assert_string_equal(out, "");
+    free(out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_help),
+        cmocka_unit_test(test_partition_onnx_shape),
+        cmocka_unit_test(test_partition_seed),
+        cmocka_unit_test(test_partition_thread_block),
+        cmocka_unit_test(test_partition_range_and_dump),
+        cmocka_unit_test(test_partition_usage_and_errors),
+        cmocka_unit_test(test_partition_output_files),
+        cmocka_unit_test(test_extract_seed),
+        cmocka_unit_test(test_extract_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,279 @@
+/* `byocl run` on the graph executor: --target, --threads, --runs, --stats, --profile, the
+ * usage errors of their combinations, and results equal to the reference executor's. */
+#include "test_support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* snprintf into a fixed buffer, failing the test rather than truncating. */
+#define FMT(buf, ...) assert_true(snprintf((buf), sizeof(buf), __VA_ARGS__) < (int)sizeof(buf))
+
+/* Runs the CLI, checks the exit code and the exact stderr (NULL: anything); returns stdout
+ * (caller frees). (test_cli.c has the same helper.) */
+static byocl_tensor *read_npy(const char *dir, int index)
+{
+    char path[4300];
+    FMT(path, "%s/output_%d.npy", dir, index);
+    byocl_tensor *t = NULL;
+    byocl_error err;
+    if (byocl_npy_read(path, &t, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    return t;
+}
+
+/* Line `k` (0-based) of `text`, without its newline, into buf. */
+static void line_at(const char *text, int k, char *buf, size_t len)
+{
+    for (int i = 0; i < k && text; i++) {
+        text = strchr(text, '\n');
+        text = text ? text + 1 : NULL;
+    }
+    assert_non_null(text);
+    size_t n = strcspn(text, "\n");
+    assert_true(n < len);
+    memcpy(buf, text, n);
+    buf[n] = '\0';
+}
+
+/* Both executors write the same outputs, bit for bit: the seed graph's three outputs. */
+static void test_target_ref_equals_reference(void **state)
+{
+    (void)state;
+    const char *tmp = ts_tmpdir("cli-run-target");
+    char args[4400], ref_dir[4200], graph_dir[4200];
+    FMT(ref_dir, "%s/ref", tmp);
+    FMT(graph_dir, "%s/graph", tmp);
+    FMT(args, "run builtin:seed --random-inputs=3 --output-dir '%s'", ref_dir);
+    free(ts_cli_expect(args, 0, ""));
+    FMT(args, "run builtin:seed --random-inputs=3 --target ref --threads 3 --output-dir '%s'",
+        graph_dir);
+    char *out = ts_cli_expect(args, 0, "");
+    assert_true(strncmp(out, "built @main of builtin:seed for target ref in ", 46) == 0);
+    ts_assert_contains(out, " ms: 6 steps, 3 threads\nran @main of builtin:seed on target ref in ");
+    ts_assert_contains(out, " ms\noutput 0: Tensor[(1, 16, 224, 224), float32]\n  min ");
+    char line[4400];
+    FMT(line, "wrote %s/output_2.npy\n", graph_dir);
+    ts_assert_contains(out, line);
+    free(out);
+    for (int i = 0; i < 3; i++) {
+        byocl_tensor *want = read_npy(ref_dir, i), *got = read_npy(graph_dir, i);
+        assert_true(byocl_tensor_equal(got, want));
+        byocl_tensor_unref(want);
+        byocl_tensor_unref(got);
+    }
+    ts_remove_tree(tmp);
+}
+
+static const char chain_model[] = "#[version = \"0.0.5\"]\n"
+                                  "def @main(%x: Tensor[(1, 1024), float32]) {\n"
+                                  "  %0 = nn.relu(%x);\n"
+                                  "  %1 = exp(%0);\n"
+                                  "  %2 = nn.relu(%1);\n"
+                                  "  %3 = abs(%2);\n"
+                                  "  nn.relu(%3)\n"
+                                  "}\n";
+
+/* --stats: the exact numbers for a chain of five ops (4 intermediates of 4 KiB share two
+ * buffers). */
+static void test_stats(void **state)
+{
+    (void)state;
+    const char *tmp = ts_tmpdir("cli-run-stats");
+    char path[4200], args[4400];
+    FMT(path, "%s/chain.relay", tmp);
+    ts_write_text(path, chain_model);
+    FMT(args, "run '%s' --random-inputs --target ref --threads 1 --stats", path);
+    char *out = ts_cli_expect(args, 0, "");
+    ts_assert_contains(out, "stats: 5 steps (5 kernels, 0 regions)\n"
+                            "  intermediates: 4 tensors, 16384 bytes without reuse\n"
+                            "  storage plan:  2 buffers, 8192 bytes (50.0% of the intermediates)\n"
+                            "  inputs 4096 bytes, outputs 4096 bytes, constants 0 bytes\n");
+    char line[256];
+    line_at(out, 0, line, sizeof line);
+    ts_assert_contains(line, " ms: 5 steps, 1 thread");
+    free(out);
+    ts_remove_tree(tmp);
+}
+
+/* --profile: one line per step, slowest first, and a total; --runs: min, median, max. */
+static void test_profile_and_runs(void **state)
+{
+    (void)state;
+    const char *tmp = ts_tmpdir("cli-run-profile");
+    char path[4200], args[4400];
+    FMT(path, "%s/chain.relay", tmp);
+    ts_write_text(path, chain_model);
+    FMT(args, "run '%s' --random-inputs --target ref --profile --runs 4", path);
+    char *out = ts_cli_expect(args, 0, "");
+    FMT(args, "ran @main of %s on target ref 4 times: min ", path);
+    ts_assert_contains(out, args);
+    ts_assert_contains(out, "profile: 5 steps, mean of 4 runs\n"
+                            "          ms      %   GFLOP/s  step\n");
+    const char *table = strstr(out, "profile: ");
+    static const char *const names[] = {"nn_relu_0 (kernel, ref)", "exp_1 (kernel, ref)",
+                                        "nn_relu_2 (kernel, ref)", "abs_3 (kernel, ref)",
+                                        "nn_relu_result (kernel, ref)"};
+    for (int i = 0; i < 5; i++)
+        ts_assert_contains(table, names[i]);
+    double prev = 1e300;
+    char line[256];
+    for (int k = 2; k < 7; k++) { /* the step lines, slowest first */
+        line_at(table, k, line, sizeof line);
+        double ms = strtod(line, NULL);
+        assert_true(ms <= prev);
+        prev = ms;
+        /* 1024 elements, one flop each: GFLOP/s = 1024 / (ms * 1e6). */
+        char *pct = strchr(line, '%');
+        assert_non_null(pct);
+        double gflops = strtod(pct + 1, NULL);
+        if (ms > 0.001)
+            assert_true(gflops > 0);
+    }
+    line_at(table, 7, line, sizeof line);
+    ts_assert_contains(line, "100.0%");
+    ts_assert_contains(line, "  total");
+    const char *total = strstr(table, "  total\n");
+    assert_non_null(total);
+    assert_string_equal(total, "  total\n"); /* the table ends the output */
+    free(out);
+
+    /* --runs works with the reference executor too. */
+    out = ts_cli_expect("run builtin:seed --random-inputs --runs 2", 0, "");
+    assert_true(strncmp(out, "ran @main of builtin:seed on the ref executor 2 times: min ", 59) ==
+                0);
+    ts_assert_contains(out, " ms, median ");
+    ts_assert_contains(out, " ms, max ");
+    free(out);
+    ts_remove_tree(tmp);
+}
+
+/* A partitioned model: the region is one step of the ref region module, and the results
+ * are the reference executor's. */
+static void test_partitioned_model(void **state)
+{
+    (void)state;
+    const char *tmp = ts_tmpdir("cli-run-region");
+    char path[4200], args[4400], ref_dir[4200], graph_dir[4200];
+    FMT(path, "%s/part.relay", tmp);
+    FMT(ref_dir, "%s/ref", tmp);
+    FMT(graph_dir, "%s/graph", tmp);
+    ts_write_text(path,
+               "#[version = \"0.0.5\"]\n"
+               "def @acc_main_0(%acc_0_i0: Tensor[(2, 8), float32], Compiler=\"acc\", "
+               "Primitive=1, Inline=1, global_symbol=\"acc_main_0\") -> Tensor[(2, 8), float32] {\n"
+               "  %0 = nn.relu(%acc_0_i0);\n"
+               "  exp(%0)\n"
+               "}\n"
+               "\n"
+               "def @main(%x: Tensor[(2, 8), float32]) {\n"
+               "  %0 = add(%x, %x);\n"
+               "  %1 = @acc_main_0(%0);\n"
+               "  (%1, %0)\n"
+               "}\n");
+    FMT(args, "run '%s' --random-inputs=5 --output-dir '%s'", path, ref_dir);
+    free(ts_cli_expect(args, 0, ""));
+    FMT(args, "run '%s' --random-inputs=5 --target ref --profile --stats --output-dir '%s'", path,
+        graph_dir);
+    char *out = ts_cli_expect(args, 0, "");
+    ts_assert_contains(out, "stats: 2 steps (1 kernel, 1 region)\n");
+    ts_assert_contains(out, "  acc_main_0 (region, ref)\n");
+    ts_assert_contains(out, "  add_0 (kernel, ref)\n");
+    free(out);
+    for (int i = 0; i < 2; i++) {
+        byocl_tensor *want = read_npy(ref_dir, i), *got = read_npy(graph_dir, i);
+        assert_true(byocl_tensor_equal(got, want));
+        byocl_tensor_unref(want);
+        byocl_tensor_unref(got);
+    }
+    ts_remove_tree(tmp);
+}
+
+/* A kernel that fails on its data: the error names the node; nothing on stdout but the
+ * build line. */
+static void test_run_failure(void **state)
+{
+    (void)state;
+    const char *tmp = ts_tmpdir("cli-run-fail");
+    char path[4200], args[4400];
+    FMT(path, "%s/div.relay", tmp);
+    ts_write_text(path, "#[version = \"0.0.5\"]\n"
+                     "def @main(%a: Tensor[(3), int32]) {\n"
+                     "  %0 = subtract(%a, %a);\n"
+                     "  divide(%a, %0)\n"
+                     "}\n");
+    FMT(args, "run '%s' --random-inputs --target ref", path);
+    char *out = ts_cli_expect(args, 1,
+                           "byocl: error: in @main, the result (divide) at 4:3: divide: integer "
+                           "division by zero at output element 0\n");
+    assert_true(strncmp(out, "built @main of ", 15) == 0);
+    assert_null(strstr(out, "ran @main"));
+    free(out);
+    ts_remove_tree(tmp);
+}
+
+static void test_usage_errors(void **state)
+{
+    (void)state;
+    ts_cli_expect_usage("run builtin:seed --random-inputs --target ref --executor ref",
+                 "byocl: error: --target and --executor are mutually exclusive (--executor ref "
+                 "runs the reference executor, --target builds for the graph executor); see "
+                 "'byocl run --help'\n");
+    ts_cli_expect_usage("run builtin:seed --random-inputs --target gpu",
+                 "byocl: error: unknown target 'gpu' (known: host, ref, opencl); see 'byocl run --help'\n");
+    ts_cli_expect_usage("run builtin:seed --random-inputs --threads 2",
+                 "byocl: error: --threads needs --target (it is about the graph executor); see "
+                 "'byocl run --help'\n");
+    ts_cli_expect_usage("run builtin:seed --random-inputs --profile",
+                 "byocl: error: --profile needs --target (it is about the graph executor); see "
+                 "'byocl run --help'\n");
+    ts_cli_expect_usage("run builtin:seed --executor ref --stats",
+                 "byocl: error: --stats needs --target (it is about the graph executor); see "
+                 "'byocl run --help'\n");
+    ts_cli_expect_usage("run builtin:seed --target ref --threads 0",
+                 "byocl: error: --threads 0: expected a count from 1 to 4096; see 'byocl run "
+                 "--help'\n");
+    ts_cli_expect_usage("run builtin:seed --target ref --threads=two",
+                 "byocl: error: --threads two: expected a count from 1 to 4096; see 'byocl run "
+                 "--help'\n");
+    ts_cli_expect_usage("run builtin:seed --runs -1",
+                 "byocl: error: --runs -1: expected a count from 1 to 1000000; see 'byocl run "
+                 "--help'\n");
+    ts_cli_expect_usage("run builtin:seed --target ref --runs 2x",
+                 "byocl: error: --runs 2x: expected a count from 1 to 1000000; see 'byocl run "
+                 "--help'\n");
+    /* The unbound-parameter message is the same whichever executor runs. */
+    char *out = ts_cli_expect("run builtin:seed --target ref", 1,
+                           "byocl: error: @main of builtin:seed has 7 unbound parameters: data, "
+                           "weight, bn_gamma, bn_beta, bn_mean, bn_var, w0; give each with --input "
+                           "NAME=FILE.npy, bind them with --params FILE.npz, or pass "
+                           "--random-inputs\n");
+    assert_string_equal(out, "");
+    free(out);
+}
+
+static void test_help(void **state)
+{
+    (void)state;
+    char *out = ts_cli_expect("run --help", 0, "");
+    ts_assert_contains(out, "--target NAME");
+    ts_assert_contains(out, "--threads N");
+    ts_assert_contains(out, "--runs N");
+    ts_assert_contains(out, "--profile");
+    ts_assert_contains(out, "--stats");
+    free(out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_target_ref_equals_reference),
+        cmocka_unit_test(test_stats),
+        cmocka_unit_test(test_profile_and_runs),
+        cmocka_unit_test(test_partitioned_model),
+        cmocka_unit_test(test_run_failure),
+        cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_help),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

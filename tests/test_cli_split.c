@@ -1,0 +1,395 @@
+/* The CLI of split, run-stages and dot, run as a user runs it: help, exact messages and
+ * exit codes, no output left behind by an error, and run-stages giving bitwise what
+ * `byocl run` gives on the original model (builtin:resnet18 and builtin:seed). */
+#include "test_support.h"
+
+#include "byocl/dot.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FMT(buf, ...) assert_true(snprintf((buf), sizeof(buf), __VA_ARGS__) < (int)sizeof(buf))
+
+#define SEED_PARAMS "data, weight, bn_gamma, bn_beta, bn_mean, bn_var, w0"
+
+/* Runs the CLI; checks the exit code and the exact stderr (NULL: anything); returns
+ * stdout (caller frees). */
+static char *cli_expect(const char *args, int want_rc, const char *want_err)
+{
+    char *out, *err;
+    int rc = ts_run_cli(args, &out, &err);
+    if (rc != want_rc)
+        fail_msg("byocl %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", args, rc, want_rc, out,
+                 err);
+    if (want_err)
+        assert_string_equal(err, want_err);
+    free(err);
+    return out;
+}
+
+/* An error: the exit code, the exact message, nothing on stdout. */
+static void expect_error(const char *args, int want_rc, const char *want_err)
+{
+    char *out = cli_expect(args, want_rc, want_err);
+    assert_string_equal(out, "");
+    free(out);
+}
+
+static bool exists(const char *path)
+{
+    return access(path, F_OK) == 0;
+}
+
+static byocl_tensor *read_npy(const char *dir, const char *name)
+{
+    char path[4300];
+    FMT(path, "%s/%s", dir, name);
+    byocl_tensor *t = NULL;
+    byocl_error err;
+    if (byocl_npy_read(path, &t, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    return t;
+}
+
+static void assert_same_npy(const char *dir_a, const char *dir_b, const char *name)
+{
+    byocl_tensor *a = read_npy(dir_a, name), *b = read_npy(dir_b, name);
+    assert_true(byocl_tensor_equal(a, b));
+    byocl_tensor_unref(a);
+    byocl_tensor_unref(b);
+}
+
+/* The text after the first line (which holds a run time). */
+static const char *after_first_line(const char *text)
+{
+    const char *nl = strchr(text, '\n');
+    assert_non_null(nl);
+    return nl + 1;
+}
+
+/* ------------------------------------------------------------------ help */
+
+static void test_help(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *cmd, *usage;
+    } cases[] = {
+        {"split", "Usage: byocl split MODEL (--at %A,%B | --parts N) -o DIR [--params FILE.npz]"},
+        {"run-stages", "Usage: byocl run-stages DIR [--input NAME=FILE.npy]... "
+                       "[--random-inputs[=SEED]] [--output-dir DIR]\n"},
+        {"dot", "Usage: byocl dot MODEL [--params FILE.npz] [-o OUT.dot]\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char args[64];
+        FMT(args, "%s --help", cases[i].cmd);
+        char *out = cli_expect(args, 0, "");
+        assert_true(strncmp(out, cases[i].usage, strlen(cases[i].usage)) == 0);
+        ts_assert_contains(out, "-h, --help");
+        FMT(args, "help %s", cases[i].cmd);
+        char *same = cli_expect(args, 0, "");
+        assert_string_equal(same, out);
+        free(same);
+        free(out);
+    }
+    char *out = cli_expect("--help", 0, "");
+    ts_assert_contains(out, "  split ");
+    ts_assert_contains(out, " split a model into pipeline stages\n");
+    ts_assert_contains(out, "  run-stages ");
+    ts_assert_contains(out, " run the stages that `byocl split` wrote, in order\n");
+    ts_assert_contains(out, "  dot ");
+    ts_assert_contains(out, " draw a model's graph (Graphviz), regions as clusters\n");
+    free(out);
+    out = cli_expect("split --help", 0, "");
+    ts_assert_contains(out, "  --at %A,%B ");
+    ts_assert_contains(out, "  --parts N ");
+    ts_assert_contains(out, "  -o, --output DIR ");
+    free(out);
+}
+
+/* ------------------------------------------------------------------ split */
+
+static void test_split_usage_errors(void **state)
+{
+    (void)state;
+    const char *tmp = ts_tmpdir("cli-split-usage");
+    char dir[4200], args[4400];
+    FMT(dir, "%s/out", tmp);
+    static const struct {
+        const char *flags, *err;
+    } cases[] = {
+        {"", "give the cut points (--at %A,%B) or a number of parts (--parts N)"},
+        {"--at %3 --parts 2", "give --at or --parts, not both"},
+        {"--at %3,x", "--at %3,x: expected node numbers separated by commas, like %12,%30"},
+        {"--at %3,", "--at %3,: expected node numbers separated by commas, like %12,%30"},
+        {"--at %%3", "--at %%3: expected node numbers separated by commas, like %12,%30"},
+        {"--parts 0", "--parts 0: N must be a positive integer"},
+        {"--parts 2x", "--parts 2x: N must be a positive integer"},
+        {"--parts -1", "--parts -1: N must be a positive integer"},
+        {"--parts 99999999999", "--parts 99999999999: N must be a positive integer"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char want[512];
+        FMT(args, "split builtin:seed %s -o '%s'", cases[i].flags, dir);
+        FMT(want, "byocl: error: %s; see 'byocl split --help'\n", cases[i].err);
+        expect_error(args, 2, want);
+        assert_false(exists(dir));
+    }
+    expect_error("split builtin:seed --parts 2",
+                 2, "byocl: error: give the directory to write the stages to (-o DIR); see "
+                    "'byocl split --help'\n");
+    expect_error("split --parts 2 -o x", 2,
+                 "byocl: error: missing MODEL; see 'byocl split --help'\n");
+    ts_remove_tree(tmp);
+}
+
+static void test_split_failures_write_nothing(void **state)
+{
+    (void)state;
+    const char *tmp = ts_tmpdir("cli-split-fail");
+    char base[4200], dir[4300], args[9000], want[9000];
+    FMT(base, "%s", tmp);
+    FMT(dir, "%s/out", base);
+    FMT(args, "split builtin:seed --at %%3,%%99 -o '%s'", dir);
+    expect_error(args, 1,
+                 "byocl: error: cut after %99: @main has no node %99 (`byocl print` numbers "
+                 "its nodes %0 to %17)\n");
+    FMT(args, "split builtin:seed --parts 99 -o '%s'", dir);
+    expect_error(args, 1,
+                 "byocl: error: cannot split @main into 99 parts: its 19 nodes make at most 16 "
+                 "stages (a TupleGetItem goes with the tuple it reads)\n");
+    FMT(args, "split '%s/none.relay' --parts 2 -o '%s'", base, dir);
+    char *out = cli_expect(args, 1, NULL);
+    assert_string_equal(out, "");
+    free(out);
+    assert_false(exists(dir));
+
+    /* A directory that holds files is left as it is. */
+    FMT(args, "mkdir -p '%s' && echo mine > '%s/keep.txt'", dir, dir);
+    assert_int_equal(system(args), 0);
+    FMT(args, "split builtin:seed --parts 2 -o '%s'", dir);
+    FMT(want, "byocl: error: %s exists and is not empty; remove it or choose another "
+              "directory\n",
+        dir);
+    expect_error(args, 1, want);
+    FMT(args, "test \"$(ls '%s')\" = keep.txt && test \"$(cat '%s/keep.txt')\" = mine", dir,
+        dir);
+    assert_int_equal(system(args), 0);
+    /* The parent holds nothing else: no temporary directory was left. */
+    FMT(args, "test \"$(ls -A '%s')\" = out", base);
+    assert_int_equal(system(args), 0);
+    ts_remove_tree(base);
+}
+
+/* Split both ways and run: bitwise the outputs of `byocl run` on the original. */
+static void test_split_and_run_resnet18(void **state)
+{
+    (void)state;
+    const char *tmp = ts_tmpdir("cli-split-r18");
+    char base[4200], stages[4300], out_run[4300], out_stages[4300], args[9000], want[9000];
+    FMT(base, "%s", tmp);
+    FMT(stages, "%s/stages", base);
+    FMT(out_run, "%s/run", base);
+    FMT(out_stages, "%s/from-stages", base);
+
+    FMT(args, "split builtin:resnet18 --parts 3 -o '%s'", stages);
+    char *out = cli_expect(args, 0, "");
+    FMT(want,
+        "split @main of builtin:resnet18 into 3 stages\n"
+        "  stage 0: %%0 to %%26 (27 nodes, 1.28 GFLOPs); inputs: data; outputs: %%22, %%26\n"
+        "  stage 1: %%27 to %%55 (29 nodes, 1.07 GFLOPs); inputs: s0_22, s0_26; outputs: "
+        "%%55\n"
+        "  stage 2: %%56 to the result (34 nodes, 1.29 GFLOPs); inputs: s1_55; outputs: the "
+        "result\n"
+        "wrote %s (manifest.json wires the stages; run them with: byocl run-stages %s "
+        "--random-inputs)\n",
+        stages, stages);
+    assert_string_equal(out, want);
+    free(out);
+    static const char *const files[] = {"manifest.json", "stage_0.relay", "stage_0.npz",
+                                        "stage_1.relay", "stage_1.npz",   "stage_2.relay",
+                                        "stage_2.npz"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[4400];
+        FMT(path, "%s/%s", stages, files[i]);
+        assert_true(exists(path));
+    }
+
+    FMT(args, "run builtin:resnet18 --random-inputs=3 --output-dir '%s'", out_run);
+    char *run_out = cli_expect(args, 0, "");
+    FMT(args, "run-stages '%s' --random-inputs=3 --output-dir '%s'", stages, out_stages);
+    out = cli_expect(args, 0, "");
+    FMT(want, "ran 3 stages of %s on the ref executor in ", stages);
+    assert_true(strncmp(out, want, strlen(want)) == 0);
+    const char *rest = after_first_line(out);
+    for (int k = 0; k < 3; k++) { /* "  stage K: T ms" */
+        char stage_line[32];
+        FMT(stage_line, "  stage %d: ", k);
+        assert_true(strncmp(rest, stage_line, strlen(stage_line)) == 0);
+        rest = after_first_line(rest);
+    }
+    /* The summary and the files written read as `byocl run`'s, paths aside. */
+    const char *summary = after_first_line(run_out);
+    const char *wrote = strstr(summary, "wrote ");
+    assert_non_null(wrote);
+    assert_true(strncmp(rest, summary, (size_t)(wrote - summary)) == 0);
+    FMT(want, "wrote %s/output_0.npy\n", out_stages);
+    assert_string_equal(rest + (wrote - summary), want);
+    assert_same_npy(out_run, out_stages, "output_0.npy");
+    free(out);
+    free(run_out);
+    ts_remove_tree(base);
+}
+
+static void test_run_stages_inputs(void **state)
+{
+    (void)state;
+    const char *tmp = ts_tmpdir("cli-run-stages");
+    char base[4200], stages[4300], args[9000], want[9000], npy[4400];
+    FMT(base, "%s", tmp);
+    FMT(stages, "%s/seed", base);
+    /* builtin:seed cut after the conv2d (%3): its weights are parameters, inputs of the
+     * stages that use them. */
+    FMT(args, "split builtin:seed --at %%3 -o '%s'", stages);
+    free(cli_expect(args, 0, ""));
+
+    FMT(args, "run-stages '%s'", stages);
+    FMT(want,
+        "byocl: error: the split model in %s has 7 unbound inputs: " SEED_PARAMS
+        "; give each with --input NAME=FILE.npy, or pass --random-inputs\n",
+        stages);
+    expect_error(args, 1, want);
+
+    FMT(npy, "%s/w0.npy", base);
+    const int64_t w0_dims[4] = {16, 3, 3, 3};
+    byocl_tensor *w0 = ts_tensor_f32(4, w0_dims, NULL);
+    byocl_error err;
+    assert_int_equal(byocl_npy_write(npy, w0, &err), BYOCL_OK);
+    byocl_tensor_unref(w0);
+    FMT(args, "run-stages '%s' --input 'nope=%s'", stages, npy);
+    FMT(want,
+        "byocl: error: --input nope=%s: the split model in %s has no input 'nope' (its "
+        "inputs: " SEED_PARAMS ")\n",
+        npy, stages);
+    expect_error(args, 1, want);
+    FMT(args, "run-stages '%s' --input 'data=%s'", stages, npy);
+    FMT(want,
+        "byocl: error: input 'data': expected Tensor[(1, 3, 224, 224), float32], got "
+        "Tensor[(16, 3, 3, 3), float32] from %s\n",
+        npy);
+    expect_error(args, 1, want);
+    FMT(args, "run-stages '%s' --input 'w0=%s'", stages, npy);
+    FMT(want,
+        "byocl: error: the split model in %s has 6 unbound inputs: data, weight, bn_gamma, "
+        "bn_beta, bn_mean, bn_var; give each with --input NAME=FILE.npy, or pass "
+        "--random-inputs\n",
+        stages);
+    expect_error(args, 1, want);
+    FMT(args, "run-stages '%s' --random-inputs=x", stages);
+    expect_error(args, 2,
+                 "byocl: error: --random-inputs=x: SEED must be an integer from 0 to "
+                 "4294967295; see 'byocl run-stages --help'\n");
+    FMT(args, "run-stages '%s' --input w0", stages);
+    expect_error(args, 2,
+                 "byocl: error: --input w0: expected NAME=FILE.npy; see 'byocl run-stages "
+                 "--help'\n");
+
+    /* An input from a file and the rest random: the same as `byocl run`. */
+    char out_run[4300], out_stages[4300];
+    FMT(out_run, "%s/run", base);
+    FMT(out_stages, "%s/stages-out", base);
+    FMT(args, "run builtin:seed --input 'w0=%s' --random-inputs=7 --output-dir '%s'", npy,
+        out_run);
+    free(cli_expect(args, 0, ""));
+    FMT(args, "run-stages '%s' --input 'w0=%s' --random-inputs=7 --output-dir '%s'", stages,
+        npy, out_stages);
+    char *out = cli_expect(args, 0, "");
+    FMT(want, "wrote %s/output_2.npy\n", out_stages);
+    ts_assert_contains(out, want);
+    free(out);
+    for (int i = 0; i < 3; i++) {
+        char name[32];
+        FMT(name, "output_%d.npy", i);
+        assert_same_npy(out_run, out_stages, name);
+    }
+
+    FMT(args, "run-stages '%s/none'", base);
+    FMT(want, "byocl: error: cannot read stages from %s/none: No such file or directory\n",
+        base);
+    expect_error(args, 1, want);
+    FMT(args, "run-stages '%s/stage_0.relay'", stages);
+    FMT(want, "byocl: error: cannot read stages from %s/stage_0.relay: it is a file, not a "
+              "directory\n",
+        stages);
+    expect_error(args, 1, want);
+    /* A damaged manifest: the parser's message alone, with its location. */
+    FMT(args, "printf '{\"format\": 1' > '%s/manifest.json'", stages);
+    assert_int_equal(system(args), 0);
+    FMT(args, "run-stages '%s' --random-inputs", stages);
+    FMT(want, "%s/manifest.json:1:13: error: expected ',' or '}'\n", stages);
+    expect_error(args, 1, want);
+    expect_error("run-stages", 2, "byocl: error: missing DIR; see 'byocl run-stages --help'\n");
+    ts_remove_tree(base);
+}
+
+/* ------------------------------------------------------------------ dot */
+
+static void test_dot(void **state)
+{
+    (void)state;
+    const char *tmp = ts_tmpdir("cli-dot");
+    char base[4200], path[4300], args[9000], want[9000];
+    FMT(base, "%s", tmp);
+    byocl_module *m = NULL;
+    byocl_error err;
+    assert_int_equal(byocl_load_model("builtin:seed", NULL, &m, &err), BYOCL_OK);
+    char *direct = byocl_dot(m, &err);
+    assert_non_null(direct);
+    byocl_module_free(m);
+    /* The region of builtin:seed is a cluster in the color of "opencl". */
+    ts_assert_contains(direct, "    label=\"region 0: opencl\";\n    style=filled;\n"
+                               "    fillcolor=\"#b3de69\";\n");
+
+    char *out = cli_expect("dot builtin:seed", 0, "");
+    assert_string_equal(out, direct);
+    free(out);
+    FMT(path, "%s/seed.dot", base);
+    FMT(args, "dot builtin:seed -o '%s'", path);
+    out = cli_expect(args, 0, "");
+    FMT(want, "wrote %s (render it with: dot -Tsvg %s -o graph.svg)\n", path, path);
+    assert_string_equal(out, want);
+    free(out);
+    char *file = ts_read_file(path, NULL);
+    assert_string_equal(file, direct);
+    free(file);
+    free(direct);
+
+    FMT(path, "%s/missing/seed.dot", base);
+    FMT(args, "dot builtin:seed -o '%s'", path);
+    char *err_text;
+    assert_int_equal(ts_run_cli(args, &out, &err_text), 1);
+    assert_string_equal(out, "");
+    ts_assert_contains(err_text, path);
+    free(out);
+    free(err_text);
+    FMT(path, "%s/missing", base);
+    assert_false(exists(path));
+    expect_error("dot", 2, "byocl: error: missing MODEL; see 'byocl dot --help'\n");
+    expect_error("dot builtin:nope", 1, NULL);
+    ts_remove_tree(base);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_help),
+        cmocka_unit_test(test_split_usage_errors),
+        cmocka_unit_test(test_split_failures_write_nothing),
+        cmocka_unit_test(test_split_and_run_resnet18),
+        cmocka_unit_test(test_run_stages_inputs),
+        cmocka_unit_test(test_dot),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

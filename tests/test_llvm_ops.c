@@ -1,0 +1,663 @@
+/* The LLVM host backend, op by op: every generated op case (tests/fixtures/ops, numpy's
+ * values) and shapes that reach every tail of the conv/dense tiling, each compiled and
+ * run through plan + compile + every task (tests/llvm_harness.h) and compared with the
+ * reference executor; fusion groups against the unfused reference. */
+#include "ops_case.h"
+
+#include "llvm_harness.h"
+
+/* Under valgrind every LLVM compile is ~40 times slower: run each case once (many tasks,
+ * two threads, the vector width the host reports there) and skip the whole networks. */
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define QUICK (RUNNING_ON_VALGRIND != 0)
+#else
+#define QUICK 0
+#endif
+
+#include "fixtures/ops/annotation_cases.h"
+#include "fixtures/ops/conv_cases.h"
+#include "fixtures/ops/elemwise_cases.h"
+#include "fixtures/ops/nn_cases.h"
+#include "fixtures/ops/pool_cases.h"
+#include "fixtures/ops/transform_cases.h"
+
+/* ------------------------------------------------------------ comparisons */
+
+/* Relative L2 error of got against want: ||got - want|| / ||want|| (0/0 is 0); NaN in
+ * the same places counts as equal, NaN elsewhere as infinite error. */
+static double rel_l2(const byocl_tensor *got, const byocl_tensor *want)
+{
+    double num = 0, den = 0;
+    for (int64_t i = 0; i < byocl_tensor_numel(want); i++) {
+        double g = byocl_tensor_get(got, i), w = byocl_tensor_get(want, i);
+        if (isnan(w) || isnan(g)) {
+            if (isnan(w) != isnan(g))
+                return INFINITY;
+            continue;
+        }
+        if (isinf(w) || isinf(g)) {
+            if (g != w)
+                return INFINITY;
+            continue;
+        }
+        num += (g - w) * (g - w);
+        den += w * w;
+    }
+    return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+/* `bound` 0: bit for bit (NaN payloads aside); else the relative L2 bound. */
+static void assert_matches(const byocl_tensor *got, const byocl_tensor *want, double bound,
+                           const char *what)
+{
+    assert_int_equal(byocl_tensor_dtype(got), byocl_tensor_dtype(want));
+    assert_true(byocl_shape_equal(byocl_tensor_shape(got), byocl_tensor_shape(want)));
+    if (bound > 0) {
+        double e = rel_l2(got, want);
+        if (!(e <= bound))
+            fail_msg("%s: relative L2 error %.3g exceeds %.3g", what, e, bound);
+        return;
+    }
+    for (int64_t i = 0; i < byocl_tensor_numel(want); i++) {
+        double g = byocl_tensor_get(got, i), w = byocl_tensor_get(want, i);
+        if (isnan(g) && isnan(w))
+            continue;
+        if (memcmp(&g, &w, sizeof g) != 0 && !(g == 0 && w == 0 && signbit(g) == signbit(w)))
+            fail_msg("%s: element %lld is %.17g, want %.17g", what, (long long)i, g, w);
+    }
+}
+
+/* Runs @main of m on the reference executor and through the backend, and compares. */
+static void check_module(const byocl_module *m, byocl_tensor **in, int n_in, double bound,
+                         const lh_options *opt, const char *what)
+{
+    byocl_tensor **want = NULL, **got = NULL;
+    int n_want = 0, n_got = 0;
+    byocl_error err = {0};
+    if (byocl_reference_run(m, "main", in, n_in, &want, &n_want, &err) != BYOCL_OK)
+        fail_msg("%s: reference: %s", what, err.msg);
+    if (lh_run(m, in, opt, &got, &n_got, &err) != BYOCL_OK)
+        fail_msg("%s: llvm: %s", what, err.msg);
+    assert_int_equal(n_got, n_want);
+    for (int i = 0; i < n_want; i++) {
+        char w[200];
+        snprintf(w, sizeof w, "%s output %d", what, i);
+        assert_matches(got[i], want[i], bound, w);
+    }
+    byocl_tensors_free(want, n_want);
+    byocl_tensors_free(got, n_got);
+}
+
+/* ------------------------------------------------------------ generated cases */
+
+/* The documented bound of each op against the reference (0: exact). Ops computed in
+ * float where the reference sums in double: conv2d and dense. */
+static double op_bound(const char *op, byocl_dtype dtype)
+{
+    if (strcmp(op, "nn.conv2d") == 0 || strcmp(op, "nn.dense") == 0)
+        return dtype == BYOCL_FLOAT16 ? 1e-3 : 1e-5;
+    return 0;
+}
+
+static void gen_case_llvm(void **state)
+{
+    const gen_case *k = *state;
+    byocl_type types[5];
+    byocl_tensor *in[5];
+    for (int i = 0; i < k->n_in; i++) {
+        types[i] = gen_array_type(k->in[i]);
+        in[i] = gen_array_tensor(k->in[i]);
+    }
+    op_case c;
+    op_case_build(&c, k->op, types, k->n_in, k->tuple_arg, k->attrs);
+    op_case_expect_ok(&c, k->name);
+    const byocl_type *t = byocl_node_type(c.fn, c.call);
+    byocl_dtype d = t->kind == BYOCL_TYPE_TUPLE ? t->fields[0]->dtype : t->dtype;
+    lh_options opt = {0};
+    if (!QUICK)
+        check_module(c.m, in, k->n_in, op_bound(k->op, d), &opt, k->name);
+    opt.concurrent = true;
+    opt.threads = 8;
+    check_module(c.m, in, k->n_in, op_bound(k->op, d), &opt, k->name);
+    op_tensors_free(in, k->n_in);
+    op_case_free(&c);
+}
+
+/* Cases whose reference kernel fails on purpose (integer division by zero): the
+ * backend's kernel must fail too, with its message. */
+static bool expect_runtime_error(const gen_case *k)
+{
+    return strstr(k->name, "by_zero") && k->out[0] && !byocl_dtype_is_float(k->out[0]->dtype);
+}
+
+static int run_generated(const char *group, const gen_case *cases, int n)
+{
+    struct CMUnitTest *tests = calloc((size_t)n, sizeof *tests);
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (expect_runtime_error(&cases[i]))
+            continue;
+        tests[m++] = (struct CMUnitTest){.name = cases[i].name, .test_func = gen_case_llvm,
+                                         .initial_state = (void *)&cases[i]};
+    }
+    int failed = _cmocka_run_group_tests(group, tests, (size_t)m, NULL, NULL);
+    free(tests);
+    return failed;
+}
+
+/* ------------------------------------------------------------ module builder */
+
+/* A module @main under construction with the builder API. */
+typedef struct mb {
+    byocl_module *m;
+    byocl_function *fn;
+    byocl_error err;
+    int n_params;
+    byocl_tensor *inputs[8];
+    uint64_t seed;
+} mb;
+
+static void mb_begin(mb *b)
+{
+    memset(b, 0, sizeof *b);
+    b->m = byocl_module_new();
+    assert_non_null(b->m);
+    b->fn = byocl_module_add_function(b->m, "main", &b->err);
+    assert_non_null(b->fn);
+    b->seed = 7;
+}
+
+static byocl_tensor *random_tensor(byocl_dtype d, int rank, const int64_t *dims, uint64_t seed,
+                                   double lo, double hi)
+{
+    byocl_shape s = byocl_shape_make(rank, dims);
+    byocl_tensor *t = byocl_tensor_new(d, &s, NULL);
+    assert_non_null(t);
+    byocl_tensor_fill_random(t, seed, lo, hi);
+    return t;
+}
+
+/* A parameter with a random input value. */
+static int mb_param(mb *b, byocl_dtype d, int rank, const int64_t *dims)
+{
+    char name[16];
+    snprintf(name, sizeof name, "p%d", b->n_params);
+    byocl_type t = byocl_type_tensor(d, rank, dims);
+    int id = byocl_build_param(b->fn, name, &t, &b->err);
+    assert_true(id >= 0);
+    bool ints = !byocl_dtype_is_float(d);
+    b->inputs[b->n_params++] = random_tensor(d, rank, dims, b->seed++, ints ? -9 : -1, ints ? 9 : 1);
+    return id;
+}
+
+static int mb_const(mb *b, byocl_dtype d, int rank, const int64_t *dims, double lo, double hi)
+{
+    byocl_tensor *t = random_tensor(d, rank, dims, b->seed++, lo, hi);
+    int id = byocl_build_constant(b->fn, t, &b->err);
+    byocl_tensor_unref(t);
+    assert_true(id >= 0);
+    return id;
+}
+
+static int mb_call(mb *b, const char *op, const int *args, int n, const char *attrs)
+{
+    int id = byocl_build_call_str(b->fn, op, args, n, attrs ? attrs : "", &b->err);
+    if (id < 0)
+        fail_msg("%s(%s): %s", op, attrs ? attrs : "", b->err.msg);
+    return id;
+}
+
+static int mb_call1(mb *b, const char *op, int a, const char *attrs)
+{
+    return mb_call(b, op, &a, 1, attrs);
+}
+
+static int mb_call2(mb *b, const char *op, int a, int c, const char *attrs)
+{
+    int args[2] = {a, c};
+    return mb_call(b, op, args, 2, attrs);
+}
+
+static int mb_getitem(mb *b, int tuple, int index)
+{
+    int id = byocl_build_getitem(b->fn, tuple, index, &b->err);
+    assert_true(id >= 0);
+    return id;
+}
+
+static void mb_finish(mb *b, int body)
+{
+    if (byocl_function_set_body(b->fn, body, &b->err) != BYOCL_OK ||
+        byocl_infer_types(b->m, &b->err) != BYOCL_OK)
+        fail_msg("%s", b->err.msg);
+}
+
+static void mb_free(mb *b)
+{
+    op_tensors_free(b->inputs, b->n_params);
+    byocl_module_free(b->m);
+}
+
+/* Checks the module against the reference at every vector width the host has, with one
+ * and with several tasks run concurrently. */
+static void mb_check(mb *b, double bound, const char *what)
+{
+    static const char *const widths[] = {NULL, "256", "128"};
+    for (int i = 0; i < (QUICK ? 1 : 3); i++) {
+        if (widths[i])
+            setenv("BYOCL_LLVM_VECTOR_BITS", widths[i], 1);
+        else
+            unsetenv("BYOCL_LLVM_VECTOR_BITS");
+        lh_options one = {.threads = 1}, many = {.threads = 8, .concurrent = true};
+        char w[256];
+        snprintf(w, sizeof w, "%s (%s-bit vectors)", what, widths[i] ? widths[i] : "host");
+        if (!QUICK)
+            check_module(b->m, b->inputs, b->n_params, bound, &one, w);
+        check_module(b->m, b->inputs, b->n_params, bound, &many, w);
+    }
+    unsetenv("BYOCL_LLVM_VECTOR_BITS");
+}
+
+/* Groups the backend plans for @main. */
+static int plan_groups(const byocl_module *m, byocl_host_group **groups)
+{
+    byocl_function *fn = byocl_module_find(m, "main");
+    int *compute = NULL, n_groups = 0;
+    int n = lh_compute_nodes(fn, &compute);
+    byocl_error err = {0};
+    if (byocl_host_backend_llvm.plan(fn, compute, n, groups, &n_groups, &err) != BYOCL_OK)
+        fail_msg("plan: %s", err.msg);
+    free(compute);
+    return n_groups;
+}
+
+/* ------------------------------------------------------------ conv2d tails */
+
+typedef struct conv_case {
+    const char *name;
+    int64_t n, c, h, w, o, kh, kw;
+    const char *attrs;      /* strides, padding, dilation, groups, out_dtype */
+    byocl_dtype dtype;
+    bool weight_param;      /* the weight is a parameter (packed by each call) */
+} conv_case;
+
+/* Shapes that reach each tail of the schedule: channels that fill no vector or register
+ * tile, grids whose last tile is partial, every stride phase, dilations, asymmetric
+ * padding, groups and depthwise, kernels larger than the input, several images, bands
+ * and unit chunks (many tasks), the in-place path (stride 1, no padding). */
+static const conv_case conv_cases_tail[] = {
+    {"c5_o13_3x3_pad1", 1, 5, 7, 9, 13, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
+    {"c3_o17_7x7_s2_pad3", 1, 3, 23, 19, 17, 7, 7, "strides=[2, 2], padding=[3, 3]", BYOCL_FLOAT32, false},
+    {"s2_odd_3x3", 1, 6, 11, 13, 9, 3, 3, "strides=[2, 2], padding=[1, 1]", BYOCL_FLOAT32, false},
+    {"dilation2", 1, 4, 12, 10, 8, 3, 3, "dilation=[2, 2], padding=[2, 2]", BYOCL_FLOAT32, false},
+    {"asym_padding", 1, 3, 9, 8, 11, 3, 2, "padding=[1, 0, 2, 1]", BYOCL_FLOAT32, false},
+    {"s2x1_d1x2", 1, 5, 13, 11, 7, 3, 3, "strides=[2, 1], dilation=[1, 2], padding=[1, 2]", BYOCL_FLOAT32, false},
+    {"s3_k2", 1, 4, 14, 17, 6, 2, 2, "strides=[3, 3]", BYOCL_FLOAT32, false},
+    {"1x1_direct", 1, 20, 7, 9, 20, 1, 1, "", BYOCL_FLOAT32, false},
+    {"3x3_direct", 1, 8, 10, 21, 19, 3, 3, "", BYOCL_FLOAT32, false},
+    {"1x1_s2", 1, 16, 9, 9, 33, 1, 1, "strides=[2, 2]", BYOCL_FLOAT32, false},
+    {"groups2", 1, 6, 8, 7, 10, 3, 3, "padding=[1, 1], groups=2", BYOCL_FLOAT32, false},
+    {"depthwise", 1, 7, 9, 11, 7, 3, 3, "padding=[1, 1], groups=7", BYOCL_FLOAT32, false},
+    {"depthwise_s2_mult2", 1, 5, 10, 9, 10, 3, 3, "strides=[2, 2], padding=[1, 1], groups=5", BYOCL_FLOAT32, false},
+    {"kernel_over_input", 1, 2, 3, 3, 5, 5, 5, "padding=[2, 2]", BYOCL_FLOAT32, false},
+    {"batch3", 3, 4, 6, 5, 9, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
+    {"bands_and_chunks", 1, 24, 40, 37, 40, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
+    {"weight_param", 2, 6, 9, 10, 12, 3, 3, "strides=[2, 2], padding=[1, 1], groups=2", BYOCL_FLOAT32, true},
+    {"float16", 1, 5, 9, 10, 12, 3, 3, "padding=[1, 1]", BYOCL_FLOAT16, false},
+    {"float16_to_float32", 1, 5, 9, 10, 12, 3, 3, "padding=[1, 1], out_dtype=\"float32\"", BYOCL_FLOAT16, false},
+    {"int32", 1, 3, 6, 7, 5, 3, 3, "padding=[1, 1], strides=[2, 1]", BYOCL_INT32, false},
+    {"int8_to_int32", 1, 4, 5, 6, 3, 3, 3, "padding=[1, 1], groups=1, out_dtype=\"int32\"", BYOCL_INT8, true},
+};
+
+static void test_conv_tails(void **state)
+{
+    (void)state;
+    for (int i = 0; i < N_ITEMS(conv_cases_tail); i++) {
+        const conv_case *k = &conv_cases_tail[i];
+        mb b;
+        mb_begin(&b);
+        int64_t groups = 1;
+        const char *g = strstr(k->attrs, "groups=");
+        if (g)
+            groups = atoll(g + 7);
+        int64_t xd[4] = {k->n, k->c, k->h, k->w}, wd[4] = {k->o, k->c / groups, k->kh, k->kw};
+        int x = mb_param(&b, k->dtype, 4, xd);
+        bool ints = !byocl_dtype_is_float(k->dtype);
+        int w = k->weight_param ? mb_param(&b, k->dtype, 4, wd)
+                                : mb_const(&b, k->dtype, 4, wd, ints ? -5 : -1, ints ? 5 : 1);
+        mb_finish(&b, mb_call2(&b, "nn.conv2d", x, w, k->attrs));
+        double bound = k->dtype == BYOCL_FLOAT16 ? 1e-3 : ints ? 0 : 1e-5;
+        if (strstr(k->attrs, "float32"))
+            bound = 1e-5;
+        mb_check(&b, bound, k->name);
+        mb_free(&b);
+    }
+}
+
+/* ------------------------------------------------------------ dense tails */
+
+static void test_dense_tails(void **state)
+{
+    (void)state;
+    static const struct {
+        int rank;
+        int64_t lead[2], k, u;
+        byocl_dtype dtype;
+        bool weight_param;
+    } cases[] = {
+        {2, {1, 0}, 512, 1000, BYOCL_FLOAT32, false}, /* the classifier */
+        {2, {1, 0}, 5, 1, BYOCL_FLOAT32, false},
+        {2, {3, 0}, 17, 130, BYOCL_FLOAT32, false},
+        {2, {7, 0}, 1, 33, BYOCL_FLOAT32, false},
+        {2, {13, 0}, 300, 70, BYOCL_FLOAT32, false},
+        {3, {2, 3}, 9, 20, BYOCL_FLOAT32, true},
+        {2, {4, 0}, 31, 18, BYOCL_FLOAT16, false},
+        {2, {5, 0}, 12, 7, BYOCL_INT32, false},
+        {2, {2, 0}, 6, 5, BYOCL_INT8, true},
+    };
+    for (int i = 0; i < N_ITEMS(cases); i++) {
+        mb b;
+        mb_begin(&b);
+        int64_t xd[3] = {cases[i].lead[0], cases[i].lead[1], cases[i].k};
+        if (cases[i].rank == 2)
+            xd[1] = cases[i].k;
+        int64_t wd[2] = {cases[i].u, cases[i].k};
+        bool ints = !byocl_dtype_is_float(cases[i].dtype);
+        int x = mb_param(&b, cases[i].dtype, cases[i].rank, xd);
+        int w = cases[i].weight_param ? mb_param(&b, cases[i].dtype, 2, wd)
+                                      : mb_const(&b, cases[i].dtype, 2, wd, ints ? -5 : -1, ints ? 5 : 1);
+        mb_finish(&b, mb_call2(&b, "nn.dense", x, w, NULL));
+        char what[64];
+        snprintf(what, sizeof what, "dense case %d", i);
+        mb_check(&b, cases[i].dtype == BYOCL_FLOAT16 ? 1e-3 : ints ? 0 : 1e-5, what);
+        mb_free(&b);
+    }
+}
+
+/* ------------------------------------------------------------ fusion */
+
+/* Asserts the plan has `n` groups whose names are `names` (in order). */
+static void expect_groups(const byocl_module *m, const char *const *names, int n)
+{
+    byocl_host_group *groups = NULL;
+    int got = plan_groups(m, &groups);
+    for (int i = 0; i < got && i < n; i++)
+        assert_string_equal(groups[i].name, names[i]);
+    assert_int_equal(got, n);
+    byocl_host_groups_free(groups, got);
+}
+
+/* relu(batch_norm(conv(x)) + residual) with the residual from another conv: ResNet's
+ * block, as two kernels; the fused results equal the unfused reference. */
+static void test_fusion_conv_block(void **state)
+{
+    (void)state;
+    mb b;
+    mb_begin(&b);
+    int64_t xd[4] = {1, 6, 10, 9}, wd[4] = {12, 6, 3, 3}, w1[4] = {12, 6, 1, 1}, cd[1] = {12};
+    int x = mb_param(&b, BYOCL_FLOAT32, 4, xd);
+    int c1 = mb_call2(&b, "nn.conv2d", x, mb_const(&b, BYOCL_FLOAT32, 4, wd, -1, 1),
+                      "padding=[1, 1]");
+    int bn_args[5] = {c1, mb_const(&b, BYOCL_FLOAT32, 1, cd, 0.5, 1.5),
+                      mb_const(&b, BYOCL_FLOAT32, 1, cd, -0.1, 0.1),
+                      mb_const(&b, BYOCL_FLOAT32, 1, cd, -0.1, 0.1),
+                      mb_const(&b, BYOCL_FLOAT32, 1, cd, 0.5, 1.5)};
+    int bn = mb_getitem(&b, mb_call(&b, "nn.batch_norm", bn_args, 5, NULL), 0);
+    int ds = mb_call2(&b, "nn.conv2d", x, mb_const(&b, BYOCL_FLOAT32, 4, w1, -1, 1), "");
+    int body = mb_call1(&b, "nn.relu", mb_call2(&b, "add", bn, ds, NULL), NULL);
+    mb_finish(&b, body);
+    const char *names[] = {"nn_conv2d_0", "fused_nn_conv2d_nn_batch_norm_add_nn_relu_1"};
+    expect_groups(b.m, names, 2);
+    mb_check(&b, 1e-5, "conv block");
+    mb_free(&b);
+}
+
+/* batch_norm whose statistics are parameters: scale and shift are computed in the
+ * kernel; its moving statistics leave @main too (pass-through outputs). */
+static void test_fusion_bn_params(void **state)
+{
+    (void)state;
+    mb b;
+    mb_begin(&b);
+    int64_t xd[4] = {2, 5, 4, 7}, wd[4] = {5, 5, 3, 3}, cd[1] = {5};
+    int x = mb_param(&b, BYOCL_FLOAT32, 4, xd);
+    int conv = mb_call2(&b, "nn.conv2d", x, mb_const(&b, BYOCL_FLOAT32, 4, wd, -1, 1),
+                        "padding=[1, 1]");
+    int bn_args[5] = {conv, mb_param(&b, BYOCL_FLOAT32, 1, cd), mb_param(&b, BYOCL_FLOAT32, 1, cd),
+                      mb_param(&b, BYOCL_FLOAT32, 1, cd), mb_param(&b, BYOCL_FLOAT32, 1, cd)};
+    byocl_tensor_fill_random(b.inputs[4], 5, 0.5, 1.5); /* variances > 0 */
+    int bn = mb_call(&b, "nn.batch_norm", bn_args, 5, "epsilon=0.001f, center=False");
+    int relu = mb_call1(&b, "clip", mb_getitem(&b, bn, 0), "a_min=0f, a_max=0.3f");
+    int fields[3] = {relu, mb_getitem(&b, bn, 1), mb_getitem(&b, bn, 2)};
+    int tuple = byocl_build_tuple(b.fn, fields, 3, &b.err);
+    mb_finish(&b, tuple);
+    const char *names[] = {"fused_nn_conv2d_nn_batch_norm_clip_0"};
+    expect_groups(b.m, names, 1);
+    mb_check(&b, 1e-5, "conv + batch_norm of parameters");
+    mb_free(&b);
+
+    /* Only the statistics leave: the kernel copies them and computes nothing else. */
+    mb_begin(&b);
+    x = mb_param(&b, BYOCL_FLOAT32, 4, xd);
+    conv = mb_call2(&b, "nn.conv2d", x, mb_const(&b, BYOCL_FLOAT32, 4, wd, -1, 1), "");
+    int stats[5] = {conv, mb_const(&b, BYOCL_FLOAT32, 1, cd, 0.5, 1.5),
+                    mb_const(&b, BYOCL_FLOAT32, 1, cd, -1, 1), mb_param(&b, BYOCL_FLOAT32, 1, cd),
+                    mb_const(&b, BYOCL_FLOAT32, 1, cd, 0.5, 1.5)};
+    bn = mb_call(&b, "nn.batch_norm", stats, 5, NULL);
+    int both[2] = {mb_getitem(&b, bn, 2), mb_getitem(&b, bn, 1)};
+    mb_finish(&b, byocl_build_tuple(b.fn, both, 2, &b.err));
+    mb_check(&b, 0, "batch_norm statistics only");
+    mb_free(&b);
+}
+
+/* dense + bias_add + leaky_relu, then a cast to float16: one kernel. */
+static void test_fusion_dense(void **state)
+{
+    (void)state;
+    mb b;
+    mb_begin(&b);
+    int64_t xd[2] = {3, 40}, wd[2] = {35, 40}, bd[1] = {35};
+    int x = mb_param(&b, BYOCL_FLOAT32, 2, xd);
+    int d = mb_call2(&b, "nn.dense", x, mb_const(&b, BYOCL_FLOAT32, 2, wd, -1, 1), NULL);
+    d = mb_call2(&b, "nn.bias_add", d, mb_const(&b, BYOCL_FLOAT32, 1, bd, -1, 1), "axis=-1");
+    d = mb_call1(&b, "nn.leaky_relu", d, "alpha=0.1f");
+    mb_finish(&b, mb_call1(&b, "cast", d, "dtype=\"float16\""));
+    const char *names[] = {"fused_nn_dense_nn_bias_add_nn_leaky_relu_cast_0"};
+    expect_groups(b.m, names, 1);
+    mb_check(&b, 1e-3, "dense epilogue");
+    mb_free(&b);
+}
+
+/* An elementwise tree (two single-use producers of one add) is one kernel; a value with
+ * two consumers ends its group. */
+static void test_fusion_elemwise(void **state)
+{
+    (void)state;
+    mb b;
+    mb_begin(&b);
+    int64_t d3[3] = {4, 6, 33}, d1[1] = {33};
+    int x = mb_param(&b, BYOCL_FLOAT32, 3, d3), y = mb_param(&b, BYOCL_FLOAT32, 3, d3);
+    int z = mb_param(&b, BYOCL_FLOAT32, 1, d1);
+    int e = mb_call1(&b, "exp", x, NULL);
+    int t = mb_call1(&b, "tanh", mb_call2(&b, "multiply", y, z, NULL), NULL);
+    int s = mb_call2(&b, "add", e, t, NULL);        /* tree: exp and tanh(y*z) */
+    int shared = mb_call1(&b, "sigmoid", s, NULL);  /* used twice below */
+    int u = mb_call2(&b, "subtract", shared, mb_call1(&b, "abs", shared, NULL), NULL);
+    mb_finish(&b, mb_call2(&b, "divide", u, z, NULL));
+    const char *names[] = {"fused_exp_multiply_tanh_add_sigmoid_0", "fused_abs_subtract_divide_1"};
+    expect_groups(b.m, names, 2);
+    mb_check(&b, 0, "elementwise tree");
+    mb_free(&b);
+}
+
+/* Integer and bool chains wrap and normalize after every op, as the reference stores
+ * each op's result; a rank-0 result. */
+static void test_integer_chains(void **state)
+{
+    (void)state;
+    mb b;
+    mb_begin(&b);
+    int64_t d[2] = {5, 67}, one[1] = {67};
+    int x = mb_param(&b, BYOCL_INT8, 2, d), y = mb_param(&b, BYOCL_INT8, 2, d);
+    byocl_tensor_fill_random(b.inputs[0], 3, -128, 128);
+    byocl_tensor_fill_random(b.inputs[1], 4, -128, 128);
+    int t = mb_call2(&b, "multiply", mb_call2(&b, "add", x, y, NULL), x, NULL); /* wraps */
+    int u = mb_call1(&b, "cast", t, "dtype=\"uint8\"");
+    u = mb_call2(&b, "maximum", u, mb_const(&b, BYOCL_UINT8, 1, one, 0, 200), NULL);
+    int flag = mb_call1(&b, "cast", mb_call2(&b, "subtract", u, mb_call1(&b, "cast", y, "dtype=\"uint8\""), NULL),
+                        "dtype=\"bool\"");
+    flag = mb_call2(&b, "add", flag, mb_call1(&b, "cast", x, "dtype=\"bool\""), NULL);
+    int wide = mb_call1(&b, "cast", flag, "dtype=\"int64\"");
+    wide = mb_call1(&b, "clip", mb_call1(&b, "nn.leaky_relu", mb_call2(&b, "subtract", wide, mb_call1(&b, "cast", y, "dtype=\"int64\""), NULL), "alpha=0.3f"), "a_min=-20.5f, a_max=1e30f");
+    int fields[2] = {wide, mb_call1(&b, "mean", mb_call1(&b, "cast", t, "dtype=\"float16\""), NULL)};
+    mb_finish(&b, byocl_build_tuple(b.fn, fields, 2, &b.err));
+    mb_check(&b, 0, "integer chains");
+    mb_free(&b);
+
+    mb_begin(&b); /* scalars */
+    int s0 = mb_param(&b, BYOCL_FLOAT32, 0, NULL), s1 = mb_param(&b, BYOCL_FLOAT32, 0, NULL);
+    mb_finish(&b, mb_call1(&b, "sigmoid", mb_call2(&b, "divide", s0, s1, NULL), NULL));
+    mb_check(&b, 0, "rank 0");
+    mb_free(&b);
+}
+
+/* The forum thread's float16 VGG block: float32 weights cast to float16 on the host (so
+ * the conv packs its weights per call), conv2d with out_dtype float16, bias_add, relu,
+ * max pooling; everything stored as half and computed in float. */
+static void test_vgg_block_float16(void **state)
+{
+    (void)state;
+    if (QUICK) /* the reference conv alone takes minutes there */
+        skip();
+    char *text = ts_read_file(ts_fixture("annotate/vgg_block_plain.relay"), NULL);
+    byocl_module *m = op_parse_typed(text, "vgg_block_plain.relay");
+    free(text);
+    byocl_function *fn = byocl_module_find(m, "main");
+    byocl_tensor *in[3];
+    static const double range[3] = {1.0, 0.03, 0.5};
+    for (int k = 0; k < 3; k++) {
+        const byocl_type *t = byocl_node_type(fn, byocl_function_param(fn, k));
+        in[k] = random_tensor(t->dtype, t->shape.rank, t->shape.dims, 40 + (uint64_t)k,
+                              -range[k], range[k]);
+    }
+    const char *names[] = {"nn_relu_0", "cast_1", "cast_2",
+                           "fused_nn_conv2d_nn_bias_add_nn_relu_3", "nn_max_pool2d_4"};
+    expect_groups(m, names, 5);
+    lh_options opt = {.threads = 2, .concurrent = true};
+    check_module(m, in, 3, 1e-3, &opt, "float16 VGG block");
+    op_tensors_free(in, 3);
+    byocl_module_free(m);
+}
+
+/* The built-in networks end to end (every kernel fused as the planner groups them). */
+static void test_builtin_models(void **state)
+{
+    (void)state;
+    if (QUICK)
+        skip();
+    static const char *const models[] = {"mobilenet_v2", "resnet18"};
+    for (int i = 0; i < N_ITEMS(models); i++) {
+        byocl_module *m = NULL;
+        byocl_error err = {0};
+        if (byocl_builtin_build(models[i], &m, &err) != BYOCL_OK)
+            fail_msg("%s", err.msg);
+        byocl_function *fn = byocl_module_find(m, "main");
+        const byocl_type *t = byocl_node_type(fn, byocl_function_param(fn, 0));
+        byocl_tensor *x = random_tensor(t->dtype, t->shape.rank, t->shape.dims, 11, -1, 1);
+        lh_options opt = {.threads = 2, .concurrent = true};
+        check_module(m, &x, 1, 1e-5, &opt, models[i]);
+        byocl_tensor_unref(x);
+        byocl_module_free(m);
+    }
+}
+
+/* ------------------------------------------------------------ failures */
+
+static void expect_kernel_failure(const byocl_module *m, byocl_tensor **in, const char *msg)
+{
+    byocl_tensor **out = NULL;
+    int n_out = 0;
+    byocl_error err = {0};
+    lh_options opt = {.threads = 4};
+    assert_int_equal(lh_run(m, in, &opt, &out, &n_out, &err), BYOCL_ERR_RUNTIME);
+    assert_string_equal(err.msg, msg);
+}
+
+static void test_integer_division_by_zero(void **state)
+{
+    (void)state;
+    mb b;
+    mb_begin(&b);
+    int64_t d[1] = {300};
+    int x = mb_param(&b, BYOCL_INT32, 1, d), y = mb_param(&b, BYOCL_INT32, 1, d);
+    mb_finish(&b, mb_call1(&b, "abs", mb_call2(&b, "divide", x, y, NULL), NULL));
+    byocl_tensor_fill_random(b.inputs[1], 3, 1, 9); /* no zero: runs */
+    ((int32_t *)byocl_tensor_data(b.inputs[1]))[7] = -1;
+    ((int32_t *)byocl_tensor_data(b.inputs[0]))[7] = INT32_MIN; /* wraps, as in the reference */
+    mb_check(&b, 0, "integer division");
+    ((int32_t *)byocl_tensor_data(b.inputs[1]))[299] = 0;
+    expect_kernel_failure(b.m, b.inputs, "host kernel fused_divide_abs_0: integer division by zero");
+    mb_free(&b);
+}
+
+static void test_integer_mean_of_nothing(void **state)
+{
+    (void)state;
+    mb b;
+    mb_begin(&b);
+    int64_t d[2] = {3, 0};
+    int x = mb_param(&b, BYOCL_INT8, 2, d);
+    mb_finish(&b, mb_call1(&b, "mean", x, "axis=[1]"));
+    expect_kernel_failure(b.m, b.inputs, "host kernel mean_0: integer mean over zero elements");
+    mb_free(&b);
+}
+
+/* ------------------------------------------------------------ coverage */
+
+/* Every op of the registry is exercised by a generated case above (so lowered and
+ * checked): a new op without a lowering fails here. */
+static void test_every_op_covered(void **state)
+{
+    (void)state;
+    const gen_case *all[] = {elemwise_cases, nn_cases, pool_cases, transform_cases,
+                             annotation_cases, conv_cases};
+    const int counts[] = {N_ITEMS(elemwise_cases), N_ITEMS(nn_cases), N_ITEMS(pool_cases),
+                          N_ITEMS(transform_cases), N_ITEMS(annotation_cases), N_ITEMS(conv_cases)};
+    for (int k = 0; k < byocl_op_count(); k++) {
+        const char *name = byocl_op_name(byocl_op_at(k));
+        bool found = false;
+        for (int g = 0; g < N_ITEMS(all) && !found; g++)
+            for (int c = 0; c < counts[g] && !found; c++)
+                found = strcmp(all[g][c].op, name) == 0;
+        if (!found)
+            fail_msg("op %s has no case in tests/fixtures/ops run through the LLVM backend", name);
+    }
+}
+
+int main(void)
+{
+    int failed = 0;
+    failed += run_generated("llvm_elemwise", elemwise_cases, N_ITEMS(elemwise_cases));
+    failed += run_generated("llvm_nn", nn_cases, N_ITEMS(nn_cases));
+    failed += run_generated("llvm_pool", pool_cases, N_ITEMS(pool_cases));
+    failed += run_generated("llvm_transform", transform_cases, N_ITEMS(transform_cases));
+    failed += run_generated("llvm_annotation", annotation_cases, N_ITEMS(annotation_cases));
+    failed += run_generated("llvm_conv", conv_cases, N_ITEMS(conv_cases));
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_conv_tails),
+        cmocka_unit_test(test_dense_tails),
+        cmocka_unit_test(test_fusion_conv_block),
+        cmocka_unit_test(test_fusion_bn_params),
+        cmocka_unit_test(test_fusion_dense),
+        cmocka_unit_test(test_fusion_elemwise),
+        cmocka_unit_test(test_integer_chains),
+        cmocka_unit_test(test_vgg_block_float16),
+        cmocka_unit_test(test_builtin_models),
+        cmocka_unit_test(test_integer_division_by_zero),
+        cmocka_unit_test(test_integer_mean_of_nothing),
+        cmocka_unit_test(test_every_op_covered),
+    };
+    failed += cmocka_run_group_tests_name("llvm", tests, NULL, NULL);
+    return failed;
+}

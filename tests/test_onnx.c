@@ -1,0 +1,551 @@
+/* ONNX import: small models made with onnx's helper API by tests/gen/gen_onnx.py (under
+ * tests/fixtures/onnx/), run on the reference executor against numpy's results; the
+ * Relay text they import to; shapes from --shape; binding by ONNX name; the exact errors
+ * for what byocl refuses; the CLI's --shape and .pb inputs; the conformance runner. */
+#include "test_support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Path of a fixture; a few stay valid at once (so that one printf can use two). */
+static const char *fixture(const char *name)
+{
+    static char paths[4][4096];
+    static int next;
+    char *path = paths[next++ % 4];
+    snprintf(path, sizeof paths[0], "%s/%s", ts_fixture("onnx"), name);
+    return path;
+}
+
+static byocl_tensor *npy(const char *name)
+{
+    byocl_error err = {0};
+    byocl_tensor *t = NULL;
+    if (byocl_npy_read(fixture(name), &t, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    return t;
+}
+
+static byocl_module *load_ok(const char *name, const byocl_load_options *opt)
+{
+    byocl_error err = {0};
+    byocl_module *m = NULL;
+    if (byocl_load_model_opts(fixture(name), opt, &m, &err) != BYOCL_OK)
+        fail_msg("loading %s: %s", name, err.msg);
+    return m;
+}
+
+/* Loading fails with `status` and the message "<fixture path>: <msg>". */
+static void expect_load_error(const char *name, const byocl_load_options *opt,
+                              byocl_status status, const char *msg)
+{
+    byocl_error err = {0};
+    byocl_module *m = (byocl_module *)0x1;
+    assert_int_equal(byocl_load_model_opts(fixture(name), opt, &m, &err), status);
+    assert_null(m);
+    char want[4096];
+    snprintf(want, sizeof want, "%s: %s", fixture(name), msg);
+    assert_string_equal(err.msg, want);
+}
+
+/* Runs @main and returns its outputs (n_want of them). */
+static byocl_tensor **run(const byocl_module *m, byocl_tensor *const *inputs, int n_inputs,
+                          int n_want)
+{
+    byocl_error err = {0};
+    byocl_tensor **outs = NULL;
+    int n = 0;
+    if (byocl_reference_run(m, "main", inputs, n_inputs, &outs, &n, &err) != BYOCL_OK)
+        fail_msg("running: %s", err.msg);
+    assert_int_equal(n, n_want);
+    return outs;
+}
+
+static const byocl_input_shape cnn_shape = {.name = "input.1",
+                                            .shape = {.rank = 4, .dims = {1, 3, 8, 8}}};
+
+/* ------------------------------------------------------- small_cnn.onnx */
+
+static const char small_cnn_text[] =
+    "#[version = \"0.0.5\"]\n"
+    "def @main(%input_1: Tensor[(1, 3, 8, 8), float32]) -> Tensor[(1, 5), float32] {\n"
+    "  %0 = nn.conv2d(%input_1, meta[relay.Constant][0], padding=[1, 1, 1, 1], channels=4, "
+    "kernel_size=[3, 3]);\n"
+    "  %1 = nn.bias_add(%0, meta[relay.Constant][1]);\n"
+    "  %2 = nn.batch_norm(%1, meta[relay.Constant][2], meta[relay.Constant][3], "
+    "meta[relay.Constant][4], meta[relay.Constant][5], epsilon=0.001f);\n"
+    "  %3 = %2.0;\n"
+    "  %4 = nn.relu(%3);\n"
+    "  %5 = nn.max_pool2d(%4, pool_size=[2, 2], strides=[2, 2]);\n"
+    "  %6 = clip(%5, a_min=0f, a_max=6f);\n"
+    "  %7 = nn.global_avg_pool2d(%6);\n"
+    "  %8 = nn.batch_flatten(%7);\n"
+    "  %9 = nn.dense(%8, meta[relay.Constant][6]);\n"
+    "  %10 = add(%9, meta[relay.Constant][7]);\n"
+    "  nn.softmax(%10, axis=1)\n"
+    "}\n";
+
+/* The zero Pad is absorbed by the Conv; initializers (listed as inputs too, as old
+ * exporters did) are constants; "input.1" prints as %input_1; Clip's initializer bounds
+ * are clip's attributes; Flatten(axis=1) is batch_flatten; Gemm is dense + add. */
+static void test_small_cnn_text(void **state)
+{
+    (void)state;
+    byocl_load_options opt = {.shapes = &cnn_shape, .n_shapes = 1};
+    byocl_module *m = load_ok("small_cnn.onnx", &opt);
+    byocl_print_options popt = {.show_types = false};
+    char *text = byocl_text_print(m, &popt, NULL, NULL);
+    assert_non_null(text);
+    assert_string_equal(text, small_cnn_text);
+    free(text);
+    byocl_module_free(m);
+}
+
+static void test_small_cnn_numbers(void **state)
+{
+    (void)state;
+    /* The Relay name works for --shape as well as the ONNX name. */
+    byocl_input_shape by_relay_name = cnn_shape;
+    by_relay_name.name = "input_1";
+    byocl_load_options opt = {.shapes = &by_relay_name, .n_shapes = 1};
+    byocl_module *m = load_ok("small_cnn.onnx", &opt);
+    byocl_tensor *x = npy("small_cnn_x.npy"), *want = npy("small_cnn_y.npy");
+    byocl_tensor **y = run(m, &x, 1, 1);
+    ts_assert_tensor_close(y[0], want, 1e-5, 1e-6);
+    byocl_tensors_free(y, 1);
+    byocl_tensor_unref(x);
+    byocl_tensor_unref(want);
+    byocl_module_free(m);
+}
+
+/* Params bind a graph input by its ONNX name (it becomes a constant, its shape that of the
+ * tensor) and replace initializers; anything else is an error. */
+static void test_bind_by_onnx_name(void **state)
+{
+    (void)state;
+    byocl_error err = {0};
+    byocl_tensor *x = npy("small_cnn_x.npy"), *want = npy("small_cnn_y.npy");
+    byocl_params *p = byocl_params_new();
+    assert_int_equal(byocl_params_set(p, "input.1", x, &err), BYOCL_OK);
+    byocl_module *m = NULL;
+    assert_int_equal(byocl_load_model(fixture("small_cnn.onnx"), p, &m, &err), BYOCL_OK);
+    assert_int_equal(byocl_function_num_params(byocl_module_find(m, "main")), 0);
+    byocl_tensor **y = run(m, NULL, 0, 1);
+    ts_assert_tensor_close(y[0], want, 1e-5, 1e-6);
+    byocl_tensors_free(y, 1);
+    byocl_module_free(m);
+
+    /* An initializer replaced by zeros: the softmax of the bias alone. */
+    byocl_shape s = byocl_shape_make(2, (int64_t[]){5, 4});
+    byocl_tensor *zeros = byocl_tensor_new(BYOCL_FLOAT32, &s, &err);
+    assert_int_equal(byocl_params_set(p, "fc.weight", zeros, &err), BYOCL_OK);
+    byocl_tensor_unref(zeros);
+    assert_int_equal(byocl_load_model(fixture("small_cnn.onnx"), p, &m, &err), BYOCL_OK);
+    y = run(m, NULL, 0, 1);
+    double sum = 0;
+    for (int i = 0; i < 5; i++)
+        sum += byocl_tensor_get(y[0], i);
+    assert_true(sum > 0.999999 && sum < 1.000001);
+    assert_true(byocl_tensor_get(y[0], 0) != byocl_tensor_get(want, 0));
+    byocl_tensors_free(y, 1);
+    byocl_module_free(m);
+    byocl_params_free(p);
+
+    p = byocl_params_new();
+    assert_int_equal(byocl_params_set(p, "nope", x, &err), BYOCL_OK);
+    byocl_load_options opt = {.params = p};
+    expect_load_error("small_cnn.onnx", &opt, BYOCL_ERR_NOT_FOUND,
+                      "params member 'nope' is neither an input nor an initializer of the model");
+    byocl_params_free(p);
+    p = byocl_params_new();
+    assert_int_equal(byocl_params_set(p, "conv.bias", x, &err), BYOCL_OK);
+    opt.params = p;
+    expect_load_error("small_cnn.onnx", &opt, BYOCL_ERR_TYPE,
+                      "params member 'conv.bias': the initializer is (4) of float32, got "
+                      "Tensor[(1, 3, 8, 8), float32]");
+    byocl_params_free(p);
+    byocl_tensor_unref(x);
+    byocl_tensor_unref(want);
+}
+
+/* ------------------------------------------------------- shapes */
+
+static void test_shapes(void **state)
+{
+    (void)state;
+    expect_load_error("small_cnn.onnx", NULL, BYOCL_ERR_INVALID,
+                      "input 'input.1' (batch, 3, 8, 8) has symbolic dimension 0 ('batch'); "
+                      "give its shape with --shape input.1=DIMS, e.g. --shape "
+                      "input.1=1x3x8x8");
+    byocl_input_shape s = cnn_shape;
+    byocl_load_options opt = {.shapes = &s, .n_shapes = 1};
+    s.shape.rank = 3;
+    expect_load_error("small_cnn.onnx", &opt, BYOCL_ERR_INVALID,
+                      "the shape given for input 'input.1' has rank 3, but the model declares "
+                      "rank 4 (batch, 3, 8, 8)");
+    s = cnn_shape;
+    s.shape.dims[1] = 4;
+    expect_load_error("small_cnn.onnx", &opt, BYOCL_ERR_INVALID,
+                      "the shape given for input 'input.1' has 4 at dimension 1, but the model "
+                      "fixes it to 3 (batch, 3, 8, 8)");
+    s = cnn_shape;
+    s.name = "conv.weight"; /* an initializer, not an input */
+    expect_load_error("small_cnn.onnx", &opt, BYOCL_ERR_NOT_FOUND,
+                      "a shape is given for 'conv.weight', which is not an input of the model "
+                      "(its inputs: input.1)");
+    /* A batch of two. */
+    s = cnn_shape;
+    s.shape.dims[0] = 2;
+    byocl_module *m = load_ok("small_cnn.onnx", &opt);
+    const byocl_type *t = byocl_function_ret_type(byocl_module_find(m, "main"));
+    char buf[128];
+    assert_string_equal(byocl_type_str(t, buf, sizeof buf), "Tensor[(2, 5), float32]");
+    byocl_module_free(m);
+
+    /* --shape is for ONNX models only. */
+    byocl_error err = {0};
+    assert_int_equal(byocl_load_model_opts("builtin:seed", &opt, &m, &err), BYOCL_ERR_INVALID);
+    assert_string_equal(err.msg, "builtin:seed: input shapes (--shape) apply to ONNX models only");
+}
+
+static void test_shape_parse(void **state)
+{
+    (void)state;
+    byocl_error err = {0};
+    char *name;
+    byocl_shape s;
+    assert_int_equal(byocl_input_shape_parse("input.1=1x3x224x224", &name, &s, &err), BYOCL_OK);
+    assert_string_equal(name, "input.1");
+    assert_int_equal(s.rank, 4);
+    assert_int_equal(s.dims[0], 1);
+    assert_int_equal(s.dims[3], 224);
+    free(name);
+    assert_int_equal(byocl_input_shape_parse("a=b=2,0", &name, &s, &err), BYOCL_OK);
+    assert_string_equal(name, "a=b"); /* the last '=' separates */
+    assert_int_equal(s.rank, 2);
+    assert_int_equal(s.dims[1], 0);
+    free(name);
+    static const char *const bad[] = {"x", "=1x2", "x=", "x=1xx2", "x=-1", "x=1x2y"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        name = (char *)0x1;
+        assert_int_equal(byocl_input_shape_parse(bad[i], &name, &s, &err), BYOCL_ERR_INVALID);
+        assert_null(name);
+    }
+    byocl_input_shape_parse("x", &name, &s, &err);
+    assert_string_equal(err.msg, "'x': expected NAME=DIMS, e.g. data=1x3x224x224");
+    byocl_input_shape_parse("x=1xx2", &name, &s, &err);
+    assert_string_equal(err.msg, "'x=1xx2': the dimensions must be non-negative integers "
+                                 "separated by 'x', e.g. data=1x3x224x224");
+    byocl_input_shape_parse("x=1x1x1x1x1x1x1x1x1", &name, &s, &err);
+    assert_string_equal(err.msg, "'x=1x1x1x1x1x1x1x1x1': more than 8 dimensions");
+}
+
+/* ------------------------------------------------------- names */
+
+static void test_relay_names(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"input.1", "input_1"}, {"data", "data"},         {"0", "_0"},
+        {"a.b", "a.b"},         {"w/conv:0", "w/conv:0"}, {"x-", "x_"},
+        {"", "_"},              {"1abc", "_1abc"},        {"a..b", "a_.b"},
+        {"a/-b", "a_-b"},       {"é", "___"},             {"-x", "_-x"},
+    };
+    char buf[64];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_string_equal(byocl_onnx_relay_name(cases[i][0], buf, sizeof buf), cases[i][1]);
+    assert_string_equal(byocl_onnx_relay_name("abcdef", buf, 4), "abc"); /* truncated */
+}
+
+/* Inputs "a_1", "a.1", "0", "w/conv:0" become %a_1, %a_1_2 (deduplicated), %_0 and
+ * %w/conv:0; the text reads back to the same module. */
+static void test_odd_names_round_trip(void **state)
+{
+    (void)state;
+    byocl_module *m = load_ok("odd_names.onnx", NULL);
+    const byocl_function *fn = byocl_module_find(m, "main");
+    static const char *const want[] = {"a_1", "a_1_2", "_0", "w/conv:0"};
+    assert_int_equal(byocl_function_num_params(fn), 4);
+    for (int k = 0; k < 4; k++)
+        assert_string_equal(byocl_node_name(fn, byocl_function_param(fn, k)), want[k]);
+    byocl_print_options popt = {.show_types = true};
+    char *text = byocl_text_print(m, &popt, NULL, NULL);
+    byocl_module *back = NULL;
+    byocl_error err = {0};
+    if (byocl_text_parse(text, strlen(text), "odd.relay", NULL, &back, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(byocl_infer_types(back, &err), BYOCL_OK);
+    char *again = byocl_text_print(back, &popt, NULL, NULL);
+    assert_string_equal(again, text);
+    free(text);
+    free(again);
+    byocl_module_free(back);
+    byocl_module_free(m);
+}
+
+/* ------------------------------------------------------- ops */
+
+static void test_ops13_numbers(void **state)
+{
+    (void)state;
+    byocl_module *m = load_ok("ops13.onnx", NULL);
+    byocl_tensor *in[3] = {npy("ops13_a.npy"), npy("ops13_b.npy"), npy("ops13_c.npy")};
+    static const char *const outs[] = {"mm",      "mean",  "s1_t", "cat",  "mx",    "mn",
+                                       "padded",  "c16",   "ident", "drop", "leaky", "clip_hi"};
+    enum { N_OUTS = sizeof outs / sizeof outs[0] };
+    byocl_tensor **y = run(m, in, 3, N_OUTS);
+    for (int i = 0; i < N_OUTS; i++) {
+        char file[64];
+        snprintf(file, sizeof file, "ops13_%s.npy", outs[i]);
+        byocl_tensor *want = npy(file);
+        ts_assert_tensor_close(y[i], want, 1e-5, 1e-6);
+        byocl_tensor_unref(want);
+    }
+    byocl_tensors_free(y, N_OUTS);
+    for (int i = 0; i < 3; i++)
+        byocl_tensor_unref(in[i]);
+    byocl_module_free(m);
+}
+
+/* Softmax(axis=1) of a (2, 3, 4) tensor: over axes 1..2 flattened at opset 11, over axis 1
+ * alone at opset 13. */
+static void test_softmax_opsets(void **state)
+{
+    (void)state;
+    byocl_tensor *x = npy("softmax_x.npy");
+    static const char *const models[2][2] = {{"softmax11.onnx", "softmax_y11.npy"},
+                                             {"softmax13.onnx", "softmax_y13.npy"}};
+    for (int i = 0; i < 2; i++) {
+        byocl_module *m = load_ok(models[i][0], NULL);
+        byocl_tensor *want = npy(models[i][1]);
+        byocl_tensor **y = run(m, &x, 1, 1);
+        ts_assert_tensor_close(y[0], want, 1e-5, 1e-7);
+        byocl_tensors_free(y, 1);
+        byocl_tensor_unref(want);
+        byocl_module_free(m);
+    }
+    byocl_tensor_unref(x);
+}
+
+/* ------------------------------------------------------- refusals */
+
+static void test_refused(void **state)
+{
+    (void)state;
+    expect_load_error("unsupported.onnx", NULL, BYOCL_ERR_UNSUPPORTED,
+                      "unsupported ONNX ops: LSTM x2, Resize x1, com.example.Foo x1 (opset 13)");
+    expect_load_error("opset6.onnx", NULL, BYOCL_ERR_UNSUPPORTED,
+                      "opset 6 is not supported (byocl imports opsets 7 to 18)");
+    expect_load_error("double_input.onnx", NULL, BYOCL_ERR_UNSUPPORTED,
+                      "input 'x' has dtype double, which byocl does not support (byocl has "
+                      "float32, float16, int32, int64, int8, uint8, bool)");
+    expect_load_error("pad_reflect.onnx", NULL, BYOCL_ERR_UNSUPPORTED,
+                      "node 0 (Pad): mode 'reflect' is not supported (only 'constant': byocl "
+                      "has no pad op, and builds constant padding from concatenations)");
+    expect_load_error("undefined_input.onnx", NULL, BYOCL_ERR_INVALID,
+                      "node 'add1' (Add): input 1 'nowhere' is not defined by an earlier node, "
+                      "a graph input or an initializer");
+    expect_load_error("unknown_attr.onnx", NULL, BYOCL_ERR_UNSUPPORTED,
+                      "node 'r' (Relu): attribute 'fancy' is not supported");
+    expect_load_error("reshape_runtime.onnx", NULL, BYOCL_ERR_UNSUPPORTED,
+                      "node 'reshape' (Reshape): input 1 ('shape') is computed at run time, but "
+                      "byocl needs the new shape when it compiles the model (make it an "
+                      "initializer or a Constant, or bind it with --params)");
+}
+
+/* Bound by params, Reshape's shape input is a constant and the model loads. */
+static void test_bound_shape_input(void **state)
+{
+    (void)state;
+    byocl_error err = {0};
+    byocl_shape s = byocl_shape_make(1, (int64_t[]){2});
+    byocl_tensor *shape = byocl_tensor_from_data(BYOCL_INT64, &s, (int64_t[]){3, 2}, &err);
+    byocl_params *p = byocl_params_new();
+    assert_int_equal(byocl_params_set(p, "shape", shape, &err), BYOCL_OK);
+    byocl_load_options opt = {.params = p};
+    byocl_module *m = load_ok("reshape_runtime.onnx", &opt);
+    const float v[6] = {1, 2, 3, 4, 5, 6};
+    byocl_tensor *x = ts_tensor_f32(2, (int64_t[]){2, 3}, v);
+    byocl_tensor **y = run(m, &x, 1, 1);
+    assert_int_equal(byocl_tensor_shape(y[0])->dims[0], 3);
+    ts_assert_f32_close(y[0], v, 6, 0, 0);
+    byocl_tensors_free(y, 1);
+    byocl_tensor_unref(x);
+    byocl_tensor_unref(shape);
+    byocl_params_free(p);
+    byocl_module_free(m);
+}
+
+/* Every prefix of a model is refused, none crashes; another message type is refused. */
+static void test_truncated_and_wrong_type(void **state)
+{
+    (void)state;
+    size_t len;
+    char *data = ts_read_file(fixture("small_cnn.onnx"), &len);
+    const char *dir = ts_tmpdir("onnx_cut");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/cut.onnx", dir);
+    byocl_load_options opt = {.shapes = &cnn_shape, .n_shapes = 1};
+    for (size_t n = 0; n < len; n += 7) {
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(data, 1, n, f), n);
+        fclose(f);
+        byocl_error err = {0};
+        byocl_module *m = NULL;
+        assert_int_not_equal(byocl_load_model_opts(path, &opt, &m, &err), BYOCL_OK);
+        assert_null(m);
+        if (n == len / 2) {
+            char want[4200];
+            snprintf(want, sizeof want,
+                     "%s: not an ONNX model (the protobuf data is truncated or malformed)", path);
+            assert_string_equal(err.msg, want);
+        }
+    }
+    free(data);
+    /* A TensorProto file named .onnx. */
+    char *tensor = ts_read_file(ts_fixture("tensor_pb/f32_raw.pb"), &len);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(tensor, 1, len, f), len);
+    fclose(f);
+    free(tensor);
+    byocl_error err = {0};
+    byocl_module *m = NULL;
+    assert_int_equal(byocl_load_model(path, NULL, &m, &err), BYOCL_ERR_INVALID);
+    char want[4200];
+    snprintf(want, sizeof want, "%s: not an ONNX model (the protobuf data is truncated or "
+                                "malformed)",
+             path);
+    assert_string_equal(err.msg, want);
+    ts_remove_tree(dir);
+}
+
+/* ------------------------------------------------------- the CLI */
+
+static void test_cli(void **state)
+{
+    (void)state;
+    char args[8192], *out, *err;
+    snprintf(args, sizeof args, "run '%s' --shape input.1=1x3x8x8 --input input.1='%s'",
+             fixture("small_cnn.onnx"), fixture("small_cnn_x.pb"));
+    int rc = ts_run_cli(args, &out, &err);
+    if (rc != 0)
+        fail_msg("byocl %s: exit %d: %s", args, rc, err);
+    ts_assert_contains(out, "output 0: Tensor[(1, 5), float32]\n"
+                            "  min 0.00178799  max 0.7581  mean 0.2  first [0.212763, "
+                            "0.00178799, 0.00525171, 0.0220976, 0.7581]\n");
+    assert_string_equal(err, "");
+    free(out);
+    free(err);
+    /* The Relay name, an .npy. */
+    snprintf(args, sizeof args, "run '%s' --shape input_1=1x3x8x8 --input input_1='%s'",
+             fixture("small_cnn.onnx"), fixture("small_cnn_x.npy"));
+    assert_int_equal(ts_run_cli(args, &out, &err), 0);
+    ts_assert_contains(out, "first [0.212763, 0.00178799, 0.00525171, 0.0220976, 0.7581]");
+    free(out);
+    free(err);
+
+    snprintf(args, sizeof args, "print '%s'", fixture("small_cnn.onnx"));
+    assert_int_equal(ts_run_cli(args, &out, &err), 1);
+    char want[8192];
+    snprintf(want, sizeof want,
+             "byocl: error: %s: input 'input.1' (batch, 3, 8, 8) has symbolic dimension 0 "
+             "('batch'); give its shape with --shape input.1=DIMS, e.g. --shape "
+             "input.1=1x3x8x8\n",
+             fixture("small_cnn.onnx"));
+    assert_string_equal(err, want);
+    free(out);
+    free(err);
+
+    snprintf(args, sizeof args, "print '%s' --shape input.1", fixture("small_cnn.onnx"));
+    assert_int_equal(ts_run_cli(args, &out, &err), 2);
+    assert_string_equal(err, "byocl: error: --shape 'input.1': expected NAME=DIMS, e.g. "
+                             "data=1x3x224x224; see 'byocl print --help'\n");
+    free(out);
+    free(err);
+}
+
+static void test_conformance_runner(void **state)
+{
+    (void)state;
+    char args[8192], *out, *err;
+    snprintf(args, sizeof args, "conformance '%s'", fixture("conformance"));
+    assert_int_equal(ts_run_cli(args, &out, &err), 1);
+    assert_string_equal(out, "SKIP test_lstm: unsupported ONNX ops: LSTM x1 (opset 13)\n"
+                             "PASS test_relu\n"
+                             "FAIL test_relu_wrong: max abs err 1 at index 2\n"
+                             "PASS test_reshape\n"
+                             "PASS test_sub_unnamed\n"
+                             "3 passed, 1 failed, 1 skipped\n");
+    assert_string_equal(err, "");
+    free(out);
+    free(err);
+
+    snprintf(args, sizeof args, "conformance '%s/' --filter resh", fixture("conformance"));
+    assert_int_equal(ts_run_cli(args, &out, &err), 0);
+    assert_string_equal(out, "PASS test_reshape\n1 passed, 0 failed, 0 skipped\n");
+    free(out);
+    free(err);
+
+    /* One test folder by itself is named by its path. */
+    snprintf(args, sizeof args, "conformance '%s/test_relu'", fixture("conformance"));
+    assert_int_equal(ts_run_cli(args, &out, &err), 0);
+    char want[8192];
+    snprintf(want, sizeof want, "PASS %s/test_relu\n1 passed, 0 failed, 0 skipped\n",
+             fixture("conformance"));
+    assert_string_equal(out, want);
+    free(out);
+    free(err);
+
+    assert_int_equal(ts_run_cli("conformance /nonexistent", &out, &err), 1);
+    assert_string_equal(err, "byocl: error: /nonexistent is not a folder (give the folder of "
+                             "the ONNX backend tests, e.g. "
+                             "/usr/share/libonnx-testdata/data/node)\n");
+    free(out);
+    free(err);
+    /* Built for the graph executor with the ops' reference kernels: the same verdicts. */
+    snprintf(args, sizeof args, "conformance '%s' --target ref", fixture("conformance"));
+    assert_int_equal(ts_run_cli(args, &out, &err), 1);
+    ts_assert_contains(out, "FAIL test_relu_wrong: max abs err 1 at index 2\n"
+                            "PASS test_reshape\n"
+                            "PASS test_sub_unnamed\n"
+                            "3 passed, 1 failed, 1 skipped\n");
+    free(out);
+    free(err);
+    snprintf(args, sizeof args, "conformance '%s' --target ref --executor ref",
+             fixture("conformance"));
+    assert_int_equal(ts_run_cli(args, &out, &err), 2);
+    assert_string_equal(err, "byocl: error: --target and --executor are mutually exclusive; "
+                             "see 'byocl conformance --help'\n");
+    free(out);
+    free(err);
+    snprintf(args, sizeof args, "conformance '%s' --executor gpu", fixture("conformance"));
+    assert_int_equal(ts_run_cli(args, &out, &err), 2);
+    assert_string_equal(err, "byocl: error: unknown executor 'gpu' (known: ref); see 'byocl "
+                             "conformance --help'\n");
+    free(out);
+    free(err);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_small_cnn_text),
+        cmocka_unit_test(test_small_cnn_numbers),
+        cmocka_unit_test(test_bind_by_onnx_name),
+        cmocka_unit_test(test_shapes),
+        cmocka_unit_test(test_shape_parse),
+        cmocka_unit_test(test_relay_names),
+        cmocka_unit_test(test_odd_names_round_trip),
+        cmocka_unit_test(test_ops13_numbers),
+        cmocka_unit_test(test_softmax_opsets),
+        cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_bound_shape_input),
+        cmocka_unit_test(test_truncated_and_wrong_type),
+        cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_conformance_runner),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

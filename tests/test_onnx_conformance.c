@@ -1,0 +1,116 @@
+/* The ONNX backend test suite's node tests (Debian libonnx-testdata) through
+ * `byocl conformance`, on the reference executor and built for the host: no failures, and
+ * what passes and what is skipped (and why) stays as it is now. Runs in seconds. */
+#include "test_support.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define NODE_TESTS "/usr/share/libonnx-testdata/data/node"
+
+/* Test folders under NODE_TESTS (those with a model.onnx). */
+static int count_tests(void)
+{
+    DIR *d = opendir(NODE_TESTS);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char path[4096];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s/model.onnx", NODE_TESTS, e->d_name);
+        n += e->d_name[0] != '.' && stat(path, &st) == 0;
+    }
+    closedir(d);
+    return n;
+}
+
+/* Runs the suite with `flags`; checks there are no failures and returns the output (to
+ * free) and the number of tests passed. */
+static char *run_suite(const char *flags, int *n_passed)
+{
+    struct stat st;
+    if (stat(NODE_TESTS, &st) != 0)
+        fail_msg("%s is missing: install Debian's libonnx-testdata (cmake/install-deps.sh "
+                 "installs it)",
+                 NODE_TESTS);
+    char args[512], *out, *err;
+    snprintf(args, sizeof args, "conformance " NODE_TESTS " %s", flags);
+    int rc = ts_run_cli(args, &out, &err);
+    const char *last = out + strlen(out);
+    while (last > out && last[-1] == '\n')
+        last--;
+    while (last > out && last[-1] != '\n')
+        last--;
+    int passed = -1, failed = -1, skipped = -1;
+    assert_int_equal(sscanf(last, "%d passed, %d failed, %d skipped", &passed, &failed, &skipped),
+                     3);
+    if (rc != 0 || failed != 0) {
+        /* Show the failures. */
+        for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n"))
+            if (strncmp(line, "FAIL ", 5) == 0)
+                print_message("%s\n", line);
+        fail_msg("byocl %s: exit %d, %d failed", args, rc, failed);
+    }
+    assert_string_equal(err, "");
+    free(err);
+    assert_int_equal(passed + skipped, count_tests());
+    *n_passed = passed;
+    return out;
+}
+
+/* The reference executor. */
+static void test_node_suite(void **state)
+{
+    (void)state;
+    int passed;
+    char *out = run_suite("", &passed);
+    /* What passed when this test was written; more may pass later, none may stop. */
+    assert_true(passed >= 184);
+    /* A sample of the supported ops, and of the refusals with their reasons. */
+    static const char *const lines[] = {
+        "PASS test_conv_with_autopad_same\n",
+        "PASS test_conv_with_strides_and_asymmetric_padding\n",
+        "PASS test_averagepool_2d_pads_count_include_pad\n",
+        "PASS test_maxpool_2d_ceil\n",
+        "PASS test_maxpool_1d_default\n",
+        "PASS test_gemm_all_attributes\n",
+        "PASS test_matmul_4d\n",
+        "PASS test_constant_pad\n",
+        "PASS test_split_zero_size_splits\n",
+        "PASS test_reshape_allowzero_reordered\n",
+        "PASS test_clip_default_int8_min\n",
+        "PASS test_softmax_large_number\n",
+        "SKIP test_lstm_defaults: unsupported ONNX ops: LSTM x1 (opset 14)\n",
+        "SKIP test_cast_DOUBLE_to_FLOAT: input 'input' has dtype double, which byocl does not "
+        "support (byocl has float32, float16, int32, int64, int8, uint8, bool)\n",
+        "SKIP test_maxpool_3d_default: node 0 (MaxPool): 3-D input (rank 5) is not supported: "
+        "byocl's convolution and pools are 1-D or 2-D\n",
+        "SKIP test_globalaveragepool: opset 1 is not supported (byocl imports opsets 7 to 18)\n",
+        "SKIP test_identity_sequence: input 'x' is a sequence, not a tensor\n",
+        "SKIP test_adam: unsupported ONNX ops: ai.onnx.preview.training.Adam x1\n",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        ts_assert_contains(out, lines[i]);
+    free(out);
+}
+
+/* Built for the graph executor with LLVM-compiled host kernels: the same tests pass. */
+static void test_node_suite_host(void **state)
+{
+    (void)state;
+    int passed_ref, passed_host;
+    free(run_suite("", &passed_ref));
+    free(run_suite("--target host", &passed_host));
+    assert_int_equal(passed_host, passed_ref);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_node_suite),
+                                       cmocka_unit_test(test_node_suite_host)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,891 @@
+/* The OpenCL runtime module (runtime/opencl_*.c) on PoCL: device listing and choice, one
+ * shared context per device, regions run on the executor's tensors (zero-copy and with
+ * copies), the program cache (miss, hit, corrupted entries), profiling parts, fallback to
+ * the host, and the faults: no platform, a program that does not build, a buffer the
+ * device cannot allocate, bad arguments.
+ *
+ * Every test uses fresh PoCL and byocl cache folders (set before the first OpenCL call):
+ * a warm cache would hide build problems. The no-platform case runs in a child forked
+ * before any OpenCL call, with OCL_ICD_VENDORS pointing at an empty folder. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "opencl_test_util.h"
+#include "byocl/opencl.h"
+#include "byocl/pipeline.h"
+#include "byocl/target.h"
+#include "opencl/cl_codegen.h"
+#include "opencl_impl.h"
+
+static char pocl_cache[512], byocl_cache[512];
+static char no_platform_msg[2048]; /* what the child saw with no ICD */
+static int no_platform_status = -1;
+
+/* ------------------------------------------------------------ regions */
+
+/* A module whose @main calls region @opencl_main_0 (`body` over %opencl_0_i0 and, when
+ * `two_inputs`, %opencl_0_i1, both Tensor[(2, 5), float32]). */
+static byocl_module *region_module(const char *body, bool two_inputs, const char *ret)
+{
+    char text[2048];
+    const char *t = "Tensor[(2, 5), float32]";
+    snprintf(text, sizeof text,
+             "def @main(%%x: %s%s%s) {\n"
+             "  @opencl_main_0(%%x%s)\n"
+             "}\n"
+             "def @opencl_main_0(%%opencl_0_i0: %s%s%s, Compiler=\"opencl\", Primitive=1, "
+             "Inline=1, global_symbol=\"opencl_main_0\") -> %s {\n"
+             "  %s\n"
+             "}\n",
+             t, two_inputs ? ", %y: " : "", two_inputs ? t : "", two_inputs ? ", %y" : "", t,
+             two_inputs ? ", %opencl_0_i1: " : "", two_inputs ? t : "", ret, body);
+    byocl_error err = {0};
+    byocl_module *m = NULL;
+    if (byocl_text_parse(text, strlen(text), "region.relay", NULL, &m, &err) != BYOCL_OK ||
+        byocl_infer_types(m, &err) != BYOCL_OK)
+        fail_msg("%s\n%s", err.msg, text);
+    return m;
+}
+
+static byocl_module *relu_module(void)
+{
+    return region_module("nn.relu(%opencl_0_i0)", false, "Tensor[(2, 5), float32]");
+}
+
+static const byocl_function *region_of(const byocl_module *m)
+{
+    const byocl_function *fn = byocl_module_find(m, "opencl_main_0");
+    assert_non_null(fn);
+    return fn;
+}
+
+static byocl_opencl_options options(void)
+{
+    byocl_opencl_options o = byocl_opencl_options_default();
+    o.cache_dir = byocl_cache;
+    return o;
+}
+
+static byocl_rtmod *compile_ok(const byocl_function *region, const byocl_opencl_options *o)
+{
+    byocl_rtmod *mod = NULL;
+    byocl_error err = {0};
+    if (byocl_opencl_compile(region, o, &mod, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    assert_string_equal(byocl_rtmod_name(mod), "opencl");
+    return mod;
+}
+
+static DLTensor dl_of(byocl_tensor *t)
+{
+    return (DLTensor){
+        .data = byocl_tensor_data(t),
+        .device = {kDLCPU, 0},
+        .ndim = byocl_tensor_shape(t)->rank,
+        .dtype = byocl_dtype_to_dlpack(byocl_tensor_dtype(t)),
+        .shape = (int64_t *)byocl_tensor_shape(t)->dims,
+        .strides = NULL,
+        .byte_offset = 0,
+    };
+}
+
+static const int64_t dims25[2] = {2, 5};
+static const float x_values[10] = {-1.5f, 2, -0.25f, 0, 3.5f, -7, 1, 0.5f, -2, 4};
+static const float y_values[10] = {1, -1, 2, -2, 0.5f, 8, -3, 0.25f, 2, -9};
+
+/* Runs `mod` on inputs (in order) into fresh outputs of shape (2, 5). */
+static byocl_status run_region(byocl_rtmod *mod, byocl_tensor **in, int n_in,
+                               byocl_tensor **out, int n_out, byocl_error *err)
+{
+    DLTensor dl[4];
+    DLTensor *args[4];
+    for (int k = 0; k < n_in + n_out; k++) {
+        if (k >= n_in)
+            out[k - n_in] = ts_tensor_f32(2, dims25, NULL);
+        dl[k] = dl_of(k < n_in ? in[k] : out[k - n_in]);
+        args[k] = &dl[k];
+    }
+    return byocl_rtmod_run(mod, "opencl_main_0", args, n_in, n_out, err);
+}
+
+/* relu of x_values, written out. */
+static const float relu_x[10] = {0, 2, 0, 0, 3.5f, 0, 1, 0.5f, 0, 4};
+
+static void expect_relu_run(byocl_rtmod *mod)
+{
+    byocl_tensor *x = ts_tensor_f32(2, dims25, x_values), *y = NULL;
+    byocl_error err = {0};
+    if (run_region(mod, &x, 1, &y, 1, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    ts_assert_f32_close(y, relu_x, 10, 0, 0);
+    byocl_tensor_unref(x);
+    byocl_tensor_unref(y);
+}
+
+/* ------------------------------------------------------------ devices */
+
+static void test_devices_listed(void **state)
+{
+    (void)state;
+    byocl_opencl_device_info *devs = NULL;
+    int n = 0;
+    byocl_error err = {0};
+    assert_int_equal(byocl_opencl_devices(&devs, &n, &err), BYOCL_OK);
+    assert_true(n >= 1);
+    assert_int_equal(devs[0].index, 0);
+    assert_string_equal(devs[0].platform, "Portable Computing Language");
+    assert_string_equal(devs[0].type, "CPU");
+    assert_true(devs[0].unified_memory);
+    assert_true(devs[0].compute_units >= 1);
+    assert_true(devs[0].global_mem_bytes > 0);
+    free(devs);
+}
+
+static void expect_no_device(const char *spec, const char *source)
+{
+    byocl_opencl_device_info *devs = NULL;
+    int n = 0;
+    assert_int_equal(byocl_opencl_devices(&devs, &n, NULL), BYOCL_OK);
+    char want[1024];
+    snprintf(want, sizeof want,
+             "%s '%s' names no OpenCL device: give an index from 0 to %d or a part of a "
+             "device's or platform's name (devices: 0: %s (%s)",
+             source, spec, n - 1, devs[0].name, devs[0].platform);
+    free(devs);
+    ocl_device_desc desc;
+    byocl_error err = {0};
+    assert_int_equal(ocl_choose_device(strcmp(source, "device") == 0 ? spec : NULL, &desc, &err),
+                     BYOCL_ERR_NOT_FOUND);
+    ts_assert_contains(err.msg, want);
+}
+
+static void test_device_choice(void **state)
+{
+    (void)state;
+    ocl_device_desc desc;
+    byocl_error err = {0};
+    assert_int_equal(ocl_choose_device("0", &desc, &err), BYOCL_OK);
+    assert_int_equal(desc.info.index, 0);
+    /* a part of the platform's name, in any case */
+    assert_int_equal(ocl_choose_device("PORTABLE computing", &desc, &err), BYOCL_OK);
+    assert_int_equal(desc.info.index, 0);
+    /* a part of the device's name */
+    char part[8];
+    snprintf(part, sizeof part, "%.6s", desc.info.name);
+    assert_int_equal(ocl_choose_device(part, &desc, &err), BYOCL_OK);
+    assert_int_equal(desc.info.index, 0);
+    expect_no_device("nvidia", "device");
+    expect_no_device("99", "device");
+    /* the environment variable when no option is given */
+    setenv("BYOCL_OPENCL_DEVICE", "radeon", 1);
+    expect_no_device("radeon", "BYOCL_OPENCL_DEVICE");
+    setenv("BYOCL_OPENCL_DEVICE", "0", 1);
+    assert_int_equal(ocl_choose_device(NULL, &desc, &err), BYOCL_OK);
+    unsetenv("BYOCL_OPENCL_DEVICE");
+    /* no choice: the first GPU or accelerator, else the first device (the CPU here) */
+    assert_int_equal(ocl_choose_device(NULL, &desc, &err), BYOCL_OK);
+    assert_int_equal(desc.info.index, 0);
+    /* byocl_opencl_compile passes the option's failure on */
+    byocl_module *m = relu_module();
+    byocl_opencl_options o = options();
+    o.device = "nvidia";
+    byocl_rtmod *mod = NULL;
+    assert_int_equal(byocl_opencl_compile(region_of(m), &o, &mod, &err), BYOCL_ERR_NOT_FOUND);
+    assert_null(mod);
+    ts_assert_contains(err.msg, "device 'nvidia' names no OpenCL device");
+    byocl_module_free(m);
+}
+
+/* The child forked before any OpenCL call saw this with OCL_ICD_VENDORS at an empty folder. */
+static void test_no_platform(void **state)
+{
+    (void)state;
+    assert_int_equal(no_platform_status, BYOCL_ERR_UNSUPPORTED);
+    assert_string_equal(no_platform_msg,
+                        "no OpenCL platform found: the OpenCL ICD loader has no driver to load; "
+                        "install an OpenCL driver (ICD) such as pocl-opencl-icd (Debian/Ubuntu: "
+                        "apt-get install pocl-opencl-icd), or check OCL_ICD_VENDORS and "
+                        "/etc/OpenCL/vendors");
+}
+
+static void test_shared_device(void **state)
+{
+    (void)state;
+    byocl_module *m = relu_module();
+    byocl_opencl_options o = options();
+    assert_int_equal(ocl_device_live_count(), 0);
+    byocl_rtmod *a = compile_ok(region_of(m), &o);
+    byocl_rtmod *b = compile_ok(region_of(m), &o);
+    assert_int_equal(ocl_device_live_count(), 1); /* one context and queue for both */
+    o.profile = true;
+    byocl_rtmod *c = compile_ok(region_of(m), &o); /* a profiling queue is another */
+    assert_int_equal(ocl_device_live_count(), 2);
+    expect_relu_run(a);
+    expect_relu_run(b);
+    expect_relu_run(c);
+    byocl_rtmod_free(a);
+    assert_int_equal(ocl_device_live_count(), 2);
+    byocl_rtmod_free(b);
+    byocl_rtmod_free(c);
+    assert_int_equal(ocl_device_live_count(), 0);
+    byocl_module_free(m);
+}
+
+/* ------------------------------------------------------------ running */
+
+static void test_relu_runs_zero_copy(void **state)
+{
+    (void)state;
+    byocl_module *m = relu_module();
+    byocl_opencl_options o = options();
+    /* AUTO on a CPU device wraps the executor's memory */
+    ocl_device_desc desc;
+    ocl_device *dev = NULL;
+    assert_int_equal(ocl_choose_device(NULL, &desc, NULL), BYOCL_OK);
+    assert_int_equal(ocl_device_acquire(&desc, false, BYOCL_OPENCL_BUFFERS_AUTO, &dev, NULL),
+                     BYOCL_OK);
+    assert_true(dev->zero_copy);
+    ocl_device_release(dev);
+    byocl_rtmod *mod = compile_ok(region_of(m), &o);
+    /* each call binds the tensors it is given: new ones every time here */
+    for (int i = 0; i < 3; i++)
+        expect_relu_run(mod);
+    /* the same tensors with new values (an executor's buffers across runs): the kernels
+     * see the new inputs, the host sees the new outputs */
+    byocl_tensor *x = ts_tensor_f32(2, dims25, x_values), *y = ts_tensor_f32(2, dims25, NULL);
+    DLTensor dx = dl_of(x), dy = dl_of(y);
+    DLTensor *args[2] = {&dx, &dy};
+    float *xs = byocl_tensor_data(x);
+    for (int run = 0; run < 3; run++) {
+        float want[10];
+        for (int i = 0; i < 10; i++) {
+            xs[i] = x_values[i] * (float)(run % 2 ? -run : run + 1);
+            want[i] = xs[i] > 0 ? xs[i] : 0;
+        }
+        assert_int_equal(byocl_rtmod_run(mod, "opencl_main_0", args, 1, 1, NULL), BYOCL_OK);
+        ts_assert_f32_close(y, want, 10, 0, 0);
+    }
+    byocl_tensor_unref(x);
+    byocl_tensor_unref(y);
+    byocl_rtmod_free(mod);
+    byocl_module_free(m);
+}
+
+/* Two inputs, two outputs (a tuple): (relu(x + y), abs(x) * y). */
+static void expect_two_outputs(byocl_opencl_buffers buffers)
+{
+    byocl_module *m = region_module(
+        "%0 = add(%opencl_0_i0, %opencl_0_i1);\n  %1 = nn.relu(%0);\n"
+        "  %2 = abs(%opencl_0_i0);\n  %3 = multiply(%2, %opencl_0_i1);\n  (%1, %3)",
+        true, "(Tensor[(2, 5), float32], Tensor[(2, 5), float32])");
+    byocl_opencl_options o = options();
+    o.buffers = buffers;
+    byocl_rtmod *mod = compile_ok(region_of(m), &o);
+    byocl_tensor *in[2] = {ts_tensor_f32(2, dims25, x_values), ts_tensor_f32(2, dims25, y_values)};
+    byocl_tensor *out[2] = {NULL, NULL};
+    byocl_error err = {0};
+    for (int run = 0; run < 2; run++) {
+        for (int i = 0; i < 2; i++)
+            byocl_tensor_unref(out[i]);
+        if (run_region(mod, in, 2, out, 2, &err) != BYOCL_OK)
+            fail_msg("%s", err.msg);
+    }
+    float want0[10], want1[10];
+    for (int i = 0; i < 10; i++) {
+        float s = x_values[i] + y_values[i];
+        want0[i] = s > 0 ? s : 0;
+        want1[i] = fabsf(x_values[i]) * y_values[i];
+    }
+    ts_assert_f32_close(out[0], want0, 10, 0, 0);
+    ts_assert_f32_close(out[1], want1, 10, 0, 0);
+    for (int i = 0; i < 2; i++) {
+        byocl_tensor_unref(in[i]);
+        byocl_tensor_unref(out[i]);
+    }
+    byocl_rtmod_free(mod);
+    byocl_module_free(m);
+}
+
+static void test_two_outputs_zero_copy(void **state)
+{
+    (void)state;
+    expect_two_outputs(BYOCL_OPENCL_BUFFERS_ZERO_COPY);
+}
+
+/* What a discrete GPU does: device buffers, written and read back on every call. */
+static void test_two_outputs_with_copies(void **state)
+{
+    (void)state;
+    expect_two_outputs(BYOCL_OPENCL_BUFFERS_COPY);
+}
+
+static void test_run_argument_errors(void **state)
+{
+    (void)state;
+    byocl_module *m = relu_module();
+    byocl_opencl_options o = options();
+    byocl_rtmod *mod = compile_ok(region_of(m), &o);
+    byocl_tensor *x = ts_tensor_f32(2, dims25, x_values), *y = ts_tensor_f32(2, dims25, NULL);
+    int64_t dims33[2] = {3, 3};
+    byocl_tensor *wrong = ts_tensor_f32(2, dims33, NULL);
+    DLTensor dx = dl_of(x), dy = dl_of(y), dw = dl_of(wrong);
+    DLTensor *args[2] = {&dx, &dy};
+    byocl_error err = {0};
+    assert_int_equal(byocl_rtmod_run(mod, "opencl_main_7", args, 1, 1, &err),
+                     BYOCL_ERR_NOT_FOUND);
+    assert_string_equal(err.msg,
+                        "this OpenCL runtime module runs opencl_main_0, not opencl_main_7");
+    assert_int_equal(byocl_rtmod_run(mod, "opencl_main_0", args, 2, 0, &err), BYOCL_ERR_INVALID);
+    assert_string_equal(err.msg, "region @opencl_main_0 takes 1 input and 1 output, got 2 and 0");
+    args[1] = &dw;
+    assert_int_equal(byocl_rtmod_run(mod, "opencl_main_0", args, 1, 1, &err), BYOCL_ERR_TYPE);
+    assert_string_equal(err.msg, "region @opencl_main_0, output 0: expected Tensor[(2, 5), "
+                                 "float32], got Tensor[(3, 3), float32]");
+    byocl_tensor_unref(x);
+    byocl_tensor_unref(y);
+    byocl_tensor_unref(wrong);
+    byocl_rtmod_free(mod);
+    byocl_module_free(m);
+}
+
+/* -------------------------------------------------------------- cache */
+
+static char *entry_of(const byocl_function *region, bool profile)
+{
+    byocl_cl_plan *plan = NULL;
+    byocl_error err = {0};
+    ocl_device_desc desc;
+    ocl_device *dev = NULL;
+    assert_int_equal(ocl_choose_device(NULL, &desc, &err), BYOCL_OK);
+    assert_int_equal(ocl_device_acquire(&desc, profile, BYOCL_OPENCL_BUFFERS_AUTO, &dev, &err),
+                     BYOCL_OK);
+    byocl_cl_codegen_options copt = {.compute_units = dev->info.compute_units};
+    assert_int_equal(byocl_cl_codegen(region, &copt, &plan, &err), BYOCL_OK);
+    char *path = NULL;
+    assert_int_equal(ocl_cache_entry_path(byocl_cache, dev, plan->source, plan->build_options,
+                                          &path, &err),
+                     BYOCL_OK);
+    byocl_cl_plan_free(plan);
+    ocl_device_release(dev);
+    return path;
+}
+
+/* Files in the cache folder whose names contain `part`. */
+static int count_files(const char *part)
+{
+    DIR *d = opendir(byocl_cache);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strstr(e->d_name, part) != NULL;
+    closedir(d);
+    return n;
+}
+
+static void compile_and_run(const byocl_function *region)
+{
+    byocl_opencl_options o = options();
+    byocl_rtmod *mod = compile_ok(region, &o);
+    expect_relu_run(mod);
+    byocl_rtmod_free(mod);
+}
+
+static void expect_stats(int hits, int misses, int corrupt, int stored)
+{
+    ocl_cache_stats s = ocl_cache_stats_get();
+    assert_int_equal(s.hits, hits);
+    assert_int_equal(s.misses, misses);
+    assert_int_equal(s.corrupt, corrupt);
+    assert_int_equal(s.stored, stored);
+    assert_int_equal(s.rejected, 0);
+}
+
+static void test_cache_miss_then_hit(void **state)
+{
+    (void)state;
+    ts_remove_tree(byocl_cache);
+    ocl_cache_stats_reset();
+    byocl_module *m = relu_module();
+    char *path = entry_of(region_of(m), false);
+    compile_and_run(region_of(m)); /* the folder is made on first use */
+    expect_stats(0, 1, 0, 1);
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(count_files(".tmp"), 0); /* written by a rename */
+    assert_int_equal(count_files(".clbin"), 1);
+    char *data = ts_read_file(path, NULL);
+    assert_memory_equal(data, "BYOCLPC1", 8);
+    free(data);
+    compile_and_run(region_of(m));
+    expect_stats(1, 1, 0, 1);
+    /* The profiling queue does not change the program: the same entry serves it. */
+    char *profiled = entry_of(region_of(m), true);
+    assert_string_equal(profiled, path);
+    free(profiled);
+    /* Another program (other build options would do too) is another entry. */
+    byocl_module *m2 = region_module("abs(%opencl_0_i0)", false, "Tensor[(2, 5), float32]");
+    char *other = entry_of(region_of(m2), false);
+    assert_string_not_equal(other, path);
+    free(other);
+    byocl_module_free(m2);
+    /* cache_dir "" turns the cache off */
+    byocl_opencl_options o = options();
+    o.cache_dir = "";
+    byocl_rtmod *mod = compile_ok(region_of(m), &o);
+    byocl_rtmod_free(mod);
+    expect_stats(1, 1, 0, 1);
+    free(path);
+    byocl_module_free(m);
+}
+
+static void write_file(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+static void test_cache_corruption_rebuilds(void **state)
+{
+    (void)state;
+    ts_remove_tree(byocl_cache);
+    ocl_cache_stats_reset();
+    byocl_module *m = relu_module();
+    char *path = entry_of(region_of(m), false);
+    compile_and_run(region_of(m));
+    expect_stats(0, 1, 0, 1);
+    size_t len = 0;
+    char *good = ts_read_file(path, &len);
+    assert_true(len > 64);
+
+    /* a flipped byte in the binary: the checksum catches it */
+    char *bad = malloc(len);
+    assert_non_null(bad);
+    memcpy(bad, good, len);
+    bad[len - 1] ^= 0x5a;
+    write_file(path, bad, len);
+    compile_and_run(region_of(m));
+    expect_stats(0, 1, 1, 2); /* rebuilt and stored again */
+    char *again = ts_read_file(path, NULL);
+    assert_memory_equal(again, good, len);
+    free(again);
+
+    /* a truncated entry (a crash while writing it somewhere without rename) */
+    write_file(path, good, 40);
+    compile_and_run(region_of(m));
+    expect_stats(0, 1, 2, 3);
+
+    /* another program's valid entry under this name: the stored key differs */
+    byocl_module *m2 = region_module("abs(%opencl_0_i0)", false, "Tensor[(2, 5), float32]");
+    char *other = entry_of(region_of(m2), false);
+    byocl_opencl_options o = options();
+    byocl_rtmod *mod = compile_ok(region_of(m2), &o);
+    byocl_rtmod_free(mod);
+    expect_stats(0, 2, 2, 4);
+    size_t other_len = 0;
+    char *foreign = ts_read_file(other, &other_len);
+    write_file(path, foreign, other_len);
+    compile_and_run(region_of(m));
+    expect_stats(0, 2, 3, 5);
+    compile_and_run(region_of(m)); /* and the rewritten entry is good */
+    expect_stats(1, 2, 3, 5);
+    free(foreign);
+    free(other);
+    byocl_module_free(m2);
+    free(bad);
+    free(good);
+    free(path);
+    byocl_module_free(m);
+}
+
+/* ------------------------------------------------------------ profiling */
+
+static void test_profile_parts(void **state)
+{
+    (void)state;
+    byocl_module *m = region_module("%0 = nn.softmax(%opencl_0_i0);\n  %1 = nn.relu(%0);\n"
+                                    "  nn.softmax(%1)",
+                                    false, "Tensor[(2, 5), float32]");
+    byocl_opencl_options o = options();
+    byocl_rtmod *plain = compile_ok(region_of(m), &o);
+    assert_int_equal(byocl_rtmod_num_parts(plain, "opencl_main_0"), 0);
+    byocl_rtmod_free(plain);
+
+    o.profile = true;
+    byocl_rtmod *mod = compile_ok(region_of(m), &o);
+    int n = byocl_rtmod_num_parts(mod, "opencl_main_0");
+    assert_true(n >= 3); /* transfers and at least the two softmax kernels */
+    assert_int_equal(byocl_rtmod_num_parts(mod, "opencl_main_1"), 0);
+    byocl_tensor *x = ts_tensor_f32(2, dims25, x_values), *y = NULL;
+    for (int run = 0; run < 3; run++) {
+        byocl_tensor_unref(y);
+        assert_int_equal(run_region(mod, &x, 1, &y, 1, NULL), BYOCL_OK);
+    }
+    byocl_region_part p;
+    assert_true(byocl_rtmod_part(mod, "opencl_main_0", 0, &p));
+    assert_string_equal(p.name, "transfers");
+    assert_null(p.kernel);
+    assert_true(p.transfer);
+    assert_int_equal(p.runs, 3);
+    double kernel_ms = 0;
+    for (int i = 1; i < n; i++) {
+        assert_true(byocl_rtmod_part(mod, "opencl_main_0", i, &p));
+        assert_false(p.transfer);
+        assert_non_null(p.kernel);
+        assert_true(strlen(p.name) > 0);
+        assert_int_equal(p.runs, 3);
+        assert_true(p.min_ms <= p.last_ms && p.min_ms * 3 <= p.total_ms + 1e-12);
+        kernel_ms += p.total_ms;
+    }
+    assert_true(kernel_ms > 0); /* event times were read */
+    assert_false(byocl_rtmod_part(mod, "opencl_main_0", n, &p));
+    byocl_tensor_unref(x);
+    byocl_tensor_unref(y);
+    byocl_rtmod_free(mod);
+    byocl_module_free(m);
+}
+
+/* Profiling through byocl_build and the compiled model's parts API. */
+static void test_profile_through_build(void **state)
+{
+    (void)state;
+    byocl_module *m = relu_module();
+    byocl_opencl_options o = options();
+    o.profile = true;
+    byocl_error err = {0};
+    assert_int_equal(byocl_opencl_configure(&o, &err), BYOCL_OK);
+    byocl_build_options bo = byocl_build_options_default();
+    bo.threads = 1;
+    byocl_compiled *c = NULL;
+    byocl_executor *ex = NULL;
+    if (byocl_build(m, &bo, &c, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(byocl_executor_new(c, &ex, &err), BYOCL_OK);
+    byocl_tensor *x = ts_tensor_f32(2, dims25, x_values);
+    assert_int_equal(byocl_executor_set_input(ex, "x", x, &err), BYOCL_OK);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(byocl_executor_run(ex, &err), BYOCL_OK);
+    const byocl_tensor *out;
+    assert_int_equal(byocl_executor_output(ex, 0, &out, &err), BYOCL_OK);
+    ts_assert_f32_close(out, relu_x, 10, 0, 0);
+    assert_int_equal(byocl_executor_num_steps(ex), 1);
+    byocl_step_info info;
+    assert_int_equal(byocl_executor_step(ex, 0, &info, &err), BYOCL_OK);
+    assert_string_equal(info.runner, "opencl");
+    assert_int_equal(byocl_compiled_num_step_parts(c, 0), 2); /* transfers, the relu */
+    byocl_region_part p;
+    assert_int_equal(byocl_compiled_step_part(c, 0, 1, &p, &err), BYOCL_OK);
+    assert_int_equal(p.runs, 2);
+    byocl_compiled_reset_parts(c);
+    assert_int_equal(byocl_compiled_step_part(c, 0, 1, &p, &err), BYOCL_OK);
+    assert_int_equal(p.runs, 0);
+    assert_int_equal(byocl_compiled_step_part(c, 0, 2, &p, &err), BYOCL_ERR_INVALID);
+    assert_string_equal(err.msg, "part 2 is out of range: step 0 (opencl_main_0) has 2 timed "
+                                 "parts");
+    assert_int_equal(byocl_compiled_step_part(c, 1, 0, &p, &err), BYOCL_ERR_INVALID);
+    assert_string_equal(err.msg, "step 1 is not a region step of the compiled model");
+    assert_int_equal(byocl_compiled_num_step_parts(c, 5), 0);
+    byocl_tensor_unref(x);
+    byocl_executor_free(ex);
+    byocl_compiled_free(c);
+    byocl_module_free(m);
+    byocl_target_registry_reset();
+}
+
+/* ---------------------------------------------------------------- faults */
+
+/* A plan for the relu region, to break on purpose. */
+static byocl_cl_plan *relu_plan(const byocl_function *region)
+{
+    byocl_cl_plan *plan = NULL;
+    byocl_error err = {0};
+    if (byocl_cl_codegen(region, NULL, &plan, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    return plan;
+}
+
+static ocl_device *default_device(void)
+{
+    ocl_device_desc desc;
+    ocl_device *dev = NULL;
+    assert_int_equal(ocl_choose_device(NULL, &desc, NULL), BYOCL_OK);
+    assert_int_equal(ocl_device_acquire(&desc, false, BYOCL_OPENCL_BUFFERS_AUTO, &dev, NULL),
+                     BYOCL_OK);
+    return dev;
+}
+
+static int count_lines(const char *s)
+{
+    int n = 1;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+static void test_build_failure_names_kernel(void **state)
+{
+    (void)state;
+    byocl_module *m = relu_module();
+    ocl_device *dev = default_device();
+    byocl_cl_plan *plan = relu_plan(region_of(m));
+    /* a kernel of our own at the end of the program, with an error on its second line */
+    static const char broken[] = "\n__kernel void broken_kernel(__global float *y)\n"
+                                 "{\n    y[0] = undeclared_value;\n}\n";
+    size_t len = strlen(plan->source);
+    char *src = realloc(plan->source, len + sizeof broken);
+    assert_non_null(src);
+    memcpy(src + len, broken, sizeof broken);
+    plan->source = src;
+    int line = count_lines(src) - 2; /* the line of the error */
+    ocl_rtmod_options ropt = {.cache_dir = NULL};
+    byocl_rtmod *mod = NULL;
+    byocl_error err = {0};
+    assert_int_equal(ocl_rtmod_new(dev, region_of(m), plan, &ropt, &mod, &err),
+                     BYOCL_ERR_RUNTIME);
+    assert_null(mod);
+    char want[512];
+    snprintf(want, sizeof want,
+             "region @opencl_main_0: the OpenCL program does not build on device 0 (%s): "
+             "CL_BUILD_PROGRAM_FAILURE (-11) in kernel broken_kernel (line %d of the program); "
+             "build log:\n",
+             dev->info.name, line);
+    ts_assert_contains(err.msg, want);
+    ts_assert_contains(err.msg, "undeclared_value"); /* the log itself */
+
+    /* an error inside a generated kernel (after the #define that names it) names that
+     * kernel */
+    plan = relu_plan(region_of(m));
+    const char *kernel = plan->launches[0].kernel;
+    char define[128];
+    snprintf(define, sizeof define, "#define KNAME %s\n", kernel);
+    const char *at = strstr(plan->source, define);
+    assert_non_null(at);
+    static const char bad_line[] = "float byocl_broken = undeclared_value;\n";
+    size_t head = (size_t)(at - plan->source) + strlen(define);
+    len = strlen(plan->source);
+    src = malloc(len + sizeof bad_line);
+    assert_non_null(src);
+    memcpy(src, plan->source, head);
+    src[head] = '\0';
+    line = count_lines(src); /* the bad line's number */
+    memcpy(src + head, bad_line, sizeof bad_line - 1);
+    memcpy(src + head + sizeof bad_line - 1, plan->source + head, len - head + 1);
+    free(plan->source);
+    plan->source = src;
+    snprintf(want, sizeof want, "in kernel %s (line %d of the program); build log:\n", kernel,
+             line);
+    assert_int_equal(ocl_rtmod_new(dev, region_of(m), plan, &ropt, &mod, &err),
+                     BYOCL_ERR_RUNTIME);
+    ts_assert_contains(err.msg, want);
+    ocl_device_release(dev);
+    byocl_module_free(m);
+}
+
+static void test_allocation_failure(void **state)
+{
+    (void)state;
+    byocl_module *m = relu_module();
+    ocl_device *dev = default_device();
+    byocl_cl_plan *plan = relu_plan(region_of(m));
+    size_t *sizes = realloc(plan->scratch_bytes, ((size_t)plan->n_scratch + 1) * sizeof *sizes);
+    assert_non_null(sizes);
+    plan->scratch_bytes = sizes;
+    sizes[plan->n_scratch++] = (size_t)1 << 60; /* a buffer nobody uses, absurdly big */
+    int plan_scratch = plan->n_scratch; /* the plan is the module's (freed) after the call */
+    ocl_rtmod_options ropt = {.cache_dir = NULL};
+    byocl_rtmod *mod = NULL;
+    byocl_error err = {0};
+    assert_int_equal(ocl_rtmod_new(dev, region_of(m), plan, &ropt, &mod, &err), BYOCL_ERR_NOMEM);
+    char want[512];
+    snprintf(want, sizeof want,
+             "region @opencl_main_0: scratch buffer %d needs 1152921504606846976 bytes, more "
+             "than OpenCL device 0 (%s) allocates at once (%llu bytes)",
+             plan_scratch - 1, dev->info.name, (unsigned long long)dev->max_alloc);
+    assert_string_equal(err.msg, want);
+    ocl_device_release(dev);
+    byocl_module_free(m);
+}
+
+/* --------------------------------------------------------------- fallback */
+
+typedef struct fallback_note {
+    int calls;
+    char region[64];
+    char reason[512];
+} fallback_note;
+
+static void note_fallback(void *user, const char *region, const char *reason)
+{
+    fallback_note *n = user;
+    n->calls++;
+    snprintf(n->region, sizeof n->region, "%s", region);
+    snprintf(n->reason, sizeof n->reason, "%s", reason);
+}
+
+static void test_fallback_to_host(void **state)
+{
+    (void)state;
+    byocl_module *m = relu_module();
+    byocl_opencl_options o = options();
+    o.device = "no such device";
+    byocl_error err = {0};
+    assert_int_equal(byocl_opencl_configure(&o, &err), BYOCL_OK);
+    byocl_build_options bo = byocl_build_options_default();
+    bo.threads = 1;
+    byocl_compiled *c = NULL;
+    /* without a fallback the build fails where the region is called */
+    assert_int_equal(byocl_build(m, &bo, &c, &err), BYOCL_ERR_NOT_FOUND);
+    ts_assert_contains(err.msg, "in @main, the result (@opencl_main_0) at 2:3: device 'no such "
+                                "device' names no OpenCL device");
+    bo.fallback = "cpu";
+    assert_int_equal(byocl_build(m, &bo, &c, &err), BYOCL_ERR_INVALID);
+    assert_string_equal(err.msg, "unknown fallback 'cpu' for regions (known: host, ref)");
+    const char *fallbacks[2] = {"host", "ref"};
+    for (int f = 0; f < 2; f++) {
+        fallback_note note = {0};
+        bo.fallback = fallbacks[f];
+        bo.on_fallback = note_fallback;
+        bo.fallback_user = &note;
+        if (byocl_build(m, &bo, &c, &err) != BYOCL_OK)
+            fail_msg("%s", err.msg);
+        assert_int_equal(note.calls, 1);
+        assert_string_equal(note.region, "opencl_main_0");
+        ts_assert_contains(note.reason, "device 'no such device' names no OpenCL device");
+        byocl_executor *ex = NULL;
+        assert_int_equal(byocl_executor_new(c, &ex, &err), BYOCL_OK);
+        byocl_tensor *x = ts_tensor_f32(2, dims25, x_values);
+        assert_int_equal(byocl_executor_set_input(ex, "x", x, &err), BYOCL_OK);
+        assert_int_equal(byocl_executor_run(ex, &err), BYOCL_OK);
+        const byocl_tensor *out;
+        assert_int_equal(byocl_executor_output(ex, 0, &out, &err), BYOCL_OK);
+        ts_assert_f32_close(out, relu_x, 10, 0, 0);
+        byocl_step_info info;
+        assert_int_equal(byocl_executor_step(ex, 0, &info, &err), BYOCL_OK);
+        assert_string_equal(info.runner, fallbacks[f]); /* the host module, or ref */
+        byocl_tensor_unref(x);
+        byocl_executor_free(ex);
+        byocl_compiled_free(c);
+    }
+    byocl_module_free(m);
+    byocl_target_registry_reset();
+}
+
+/* A target without compile: its regions run on the ref region module. */
+static bool claims_relu(void *ctx, const byocl_function *fn, int node, char *why, size_t len)
+{
+    (void)ctx;
+    (void)why;
+    (void)len;
+    const char *op = byocl_node_op(fn, node);
+    return op && strcmp(op, "nn.relu") == 0;
+}
+
+static void test_target_without_compile(void **state)
+{
+    (void)state;
+    byocl_target_i t = {.name = "nocompile", .api_version = BYOCL_TARGET_API_VERSION,
+                        .supports = claims_relu};
+    byocl_error err = {0};
+    assert_int_equal(byocl_target_register(&t, &err), BYOCL_OK);
+    byocl_module *m = NULL;
+    const char *text = "def @main(%x: Tensor[(2, 5), float32]) { nn.relu(%x) }";
+    assert_int_equal(byocl_text_parse(text, strlen(text), "t.relay", NULL, &m, &err), BYOCL_OK);
+    const char *targets[1] = {"nocompile"};
+    byocl_pipeline_options po = {.targets = targets, .n_targets = 1};
+    assert_int_equal(byocl_pipeline_partition(m, &po, &err), BYOCL_OK);
+    byocl_compiled *c = NULL;
+    if (byocl_build(m, NULL, &c, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    byocl_executor *ex = NULL;
+    assert_int_equal(byocl_executor_new(c, &ex, &err), BYOCL_OK);
+    byocl_step_info info;
+    assert_int_equal(byocl_executor_step(ex, 0, &info, &err), BYOCL_OK);
+    assert_string_equal(info.runner, "ref");
+    byocl_executor_free(ex);
+    byocl_compiled_free(c);
+    byocl_module_free(m);
+    byocl_target_registry_reset();
+}
+
+/* ------------------------------------------------------------------ main */
+
+static int setup(void **state)
+{
+    (void)state;
+    ocl_cache_stats_reset();
+    return 0;
+}
+
+/* Runs byocl_opencl_devices in a child whose ICD loader finds no driver; keeps its status
+ * and message. Must run before this process makes any OpenCL call. */
+static void probe_no_platform(void)
+{
+    char empty[600];
+    snprintf(empty, sizeof empty, "%s", ts_tmpdir("opencl_no_icd"));
+    int fds[2];
+    if (pipe(fds) != 0)
+        return;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        setenv("OCL_ICD_VENDORS", empty, 1);
+        byocl_opencl_device_info *devs = NULL;
+        int n = 0;
+        byocl_error err = {0};
+        byocl_status st = byocl_opencl_devices(&devs, &n, &err);
+        free(devs);
+        char buf[sizeof no_platform_msg + 8];
+        int len = snprintf(buf, sizeof buf, "%d|%s", (int)st, st == BYOCL_OK ? "" : err.msg);
+        ssize_t w = write(fds[1], buf, (size_t)len);
+        (void)w;
+        _exit(0);
+    }
+    close(fds[1]);
+    char buf[sizeof no_platform_msg + 8] = "";
+    size_t got = 0;
+    for (ssize_t r; (r = read(fds[0], buf + got, sizeof buf - 1 - got)) > 0;)
+        got += (size_t)r;
+    close(fds[0]);
+    waitpid(pid, NULL, 0);
+    buf[got] = '\0';
+    char *bar = strchr(buf, '|');
+    if (bar) {
+        no_platform_status = atoi(buf);
+        snprintf(no_platform_msg, sizeof no_platform_msg, "%s", bar + 1);
+    }
+    ts_remove_tree(empty);
+}
+
+int main(void)
+{
+    probe_no_platform();
+    ocl_fresh_caches("opencl_runtime", pocl_cache, byocl_cache, sizeof pocl_cache);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_no_platform),
+        cmocka_unit_test(test_devices_listed),
+        cmocka_unit_test(test_device_choice),
+        cmocka_unit_test(test_shared_device),
+        cmocka_unit_test(test_relu_runs_zero_copy),
+        cmocka_unit_test(test_two_outputs_zero_copy),
+        cmocka_unit_test(test_two_outputs_with_copies),
+        cmocka_unit_test(test_run_argument_errors),
+        cmocka_unit_test(test_cache_miss_then_hit),
+        cmocka_unit_test(test_cache_corruption_rebuilds),
+        cmocka_unit_test(test_profile_parts),
+        cmocka_unit_test(test_profile_through_build),
+        cmocka_unit_test(test_build_failure_names_kernel),
+        cmocka_unit_test(test_allocation_failure),
+        cmocka_unit_test(test_fallback_to_host),
+        cmocka_unit_test(test_target_without_compile),
+    };
+    int failed = cmocka_run_group_tests(tests, setup, NULL);
+    ts_remove_tree(pocl_cache);
+    ts_remove_tree(byocl_cache);
+    return failed;
+}

@@ -1,0 +1,191 @@
+/* byocl partition: annotate (by op support, by node range, or the model's own
+ * annotations), check, merge and partition a model through byocl_pipeline_partition. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "byocl/opencl.h"
+#include "byocl/pipeline.h"
+#include "byocl/target.h"
+#include "cli.h"
+#include "cli_save.h"
+
+#define MAX_TARGETS 16
+
+static const cli_option partition_options[] = {
+    {"target", 0, CLI_ARG_REQUIRED, false, "T[,T2...]",
+     "annotate by op support for these registered targets, in priority order"},
+    {"range", 0, CLI_ARG_REQUIRED, false, "A:B",
+     "annotate nodes %A..%B (as byocl print numbers them) as one region of --target"},
+    {"complete", 0, CLI_ARG_NONE, false, NULL,
+     "insert the compiler_begins that hand annotations lack instead of failing"},
+    {"no-merge", 0, CLI_ARG_NONE, false, NULL, "keep adjacent regions of one target apart"},
+    {"explain", 0, CLI_ARG_NONE, false, NULL,
+     "list on stderr every call left on the host and each target's reason"},
+    {"constants-as-args", 0, CLI_ARG_NONE, false, NULL,
+     "pass constants to regions as arguments instead of binding them inside"},
+    {"dump-after", 0, CLI_ARG_REQUIRED, false, "PASS",
+     "print the module on stderr after PASS (annotate_target, annotate_range, "
+     "check_annotations, merge_regions, partition) or after every pass (all)"},
+    {"params", 0, CLI_ARG_REQUIRED, false, "FILE.npz",
+     "tensors by name: @main's parameters to bind, the text's meta constants"},
+    CLI_OPTION_SHAPE,
+    CLI_OPTION_OUTPUT_MODEL,
+    {"emit-cl", 0, CLI_ARG_REQUIRED, false, "DIR",
+     "write each opencl region's OpenCL C program and launch plan to DIR (created)"},
+    {NULL, 0, CLI_ARG_NONE, false, NULL, NULL},
+};
+
+/* "3:10" or "%3:%10" -> 3, 10. */
+static bool parse_range(const char *s, int *first, int *last)
+{
+    int *ends[2] = {first, last};
+    for (int i = 0; i < 2; i++) {
+        if (*s == '%')
+            s++;
+        if (*s < '0' || *s > '9')
+            return false;
+        char *end;
+        errno = 0;
+        long v = strtol(s, &end, 10);
+        if (errno || v > INT_MAX || *end != (i == 0 ? ':' : '\0'))
+            return false;
+        *ends[i] = (int)v;
+        s = end + 1;
+    }
+    return *first <= *last;
+}
+
+/* Splits "a,b" in place into names (pointers into buf). Returns the count or -1. */
+static int split_targets(char *buf, const char **names)
+{
+    int n = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (n == MAX_TARGETS)
+            return -1;
+        names[n++] = tok;
+    }
+    return n;
+}
+
+/* Whether --dump-after names a pass of the pipeline (or "all"); `list` gets their names. */
+static bool known_pass(const char *name, char *list, size_t len)
+{
+    bool known = strcmp(name, "all") == 0;
+    size_t at = 0;
+    list[0] = '\0';
+    for (int i = 0; byocl_pipeline_pass_name(i) && at < len; i++) {
+        known |= strcmp(name, byocl_pipeline_pass_name(i)) == 0;
+        at += (size_t)snprintf(list + at, len - at, "%s, ", byocl_pipeline_pass_name(i));
+    }
+    return known;
+}
+
+static void explain_one(void *user, const byocl_function *fn, int node, const char *reason)
+{
+    (void)user;
+    char label[64];
+    const char *op = byocl_node_op(fn, node);
+    fprintf(stderr, "%s (%s%s) stays on the host: %s\n",
+            byocl_node_label(fn, node, label, sizeof label), op ? "" : "@",
+            op ? op : byocl_node_callee(fn, node), reason);
+}
+
+/* --emit-cl DIR: each opencl region's program and launch plan, for a person to read. */
+static int emit_cl(const byocl_module *m, const char *dir)
+{
+    byocl_error err;
+    int n = 0;
+    if (cli_make_dirs(dir) != CLI_EXIT_OK)
+        return CLI_EXIT_FAILURE;
+    if (byocl_opencl_emit(m, dir, &n, &err) != BYOCL_OK)
+        return cli_fail_error(&err);
+    fprintf(stderr, "wrote %d OpenCL region%s to %s (<symbol>.cl and <symbol>.launch.txt)\n", n,
+            n == 1 ? "" : "s", dir);
+    return CLI_EXIT_OK;
+}
+
+static int run_partition(const cli_command *cmd, const cli_args *args)
+{
+    const char *target_list = cli_value(cmd, args, "target", NULL);
+    const char *range = cli_value(cmd, args, "range", NULL);
+    bool explain = cli_count(cmd, args, "explain") > 0;
+    byocl_pipeline_options opt = {
+        .complete = cli_count(cmd, args, "complete") > 0,
+        .no_merge = cli_count(cmd, args, "no-merge") > 0,
+        .constants_as_args = cli_count(cmd, args, "constants-as-args") > 0,
+        .dump_after = cli_value(cmd, args, "dump-after", NULL),
+        .dump = stderr,
+    };
+    char *targets_buf = target_list ? strdup(target_list) : NULL;
+    const char *targets[MAX_TARGETS];
+    int n_targets = 0;
+    if (target_list && !targets_buf)
+        return cli_fail("out of memory");
+    if (targets_buf && (n_targets = split_targets(targets_buf, targets)) <= 0) {
+        free(targets_buf);
+        return cli_usage_error(cmd, "bad --target '%s': expected names separated by commas "
+                                    "(at most %d)", target_list, MAX_TARGETS);
+    }
+    int rc = CLI_EXIT_OK;
+    char passes[256];
+    if (opt.dump_after && !known_pass(opt.dump_after, passes, sizeof passes))
+        rc = cli_usage_error(cmd, "unknown pass '%s' for --dump-after (passes: %sall)",
+                             opt.dump_after, passes);
+    else if (range && !parse_range(range, &opt.range_first, &opt.range_last))
+        rc = cli_usage_error(cmd, "bad --range '%s': expected A:B with A <= B, e.g. 3:10", range);
+    else if (range && n_targets != 1)
+        rc = cli_usage_error(cmd, "--range needs one --target: the region's compiler");
+    else if (explain && (n_targets == 0 || range))
+        rc = cli_usage_error(cmd, "--explain goes with --target (annotation by op support)");
+    if (rc != CLI_EXIT_OK) {
+        free(targets_buf);
+        return rc;
+    }
+    if (range)
+        opt.range_target = targets[0];
+    else {
+        opt.targets = targets;
+        opt.n_targets = n_targets;
+    }
+
+    byocl_module *m;
+    rc = cli_load_model_args(cmd, args, args->positional[0], &m);
+    byocl_error err;
+    if (rc == CLI_EXIT_OK && explain &&
+        byocl_annotate_explain(m, targets, n_targets, explain_one, NULL, &err) != BYOCL_OK)
+        rc = cli_fail_error(&err);
+    if (rc == CLI_EXIT_OK && byocl_pipeline_partition(m, &opt, &err) != BYOCL_OK)
+        rc = cli_fail_error(&err);
+    if (rc == CLI_EXIT_OK)
+        rc = cli_output_module(m, cli_value(cmd, args, "output", NULL), NULL);
+    if (rc == CLI_EXIT_OK && cli_value(cmd, args, "emit-cl", NULL))
+        rc = emit_cl(m, cli_value(cmd, args, "emit-cl", NULL));
+    byocl_module_free(m);
+    free(targets_buf);
+    return rc;
+}
+
+const cli_command cli_cmd_partition = {
+    .name = "partition",
+    .summary = "cut a model's accelerator regions out as functions",
+    .args_usage = "MODEL [--target T[,T2] | --range A:B --target T] [options] [-o OUT.relay]",
+    .min_positional = 1,
+    .max_positional = 1,
+    .positional_names = {"MODEL"},
+    .description =
+        "Annotates MODEL, checks the annotations, merges adjacent regions of one target\n"
+        "and partitions: each region becomes a function @<T>_main_<n> with\n"
+        "Compiler=\"<T>\" that @main calls (TVM's AnnotateTarget, MergeCompilerRegions,\n"
+        "PartitionGraph). The regions come from --target (the calls each registered\n"
+        "target supports), from --range (nodes %A..%B, as `byocl print` numbers them,\n"
+        "for the one --target), or else from MODEL's own compiler_begin/compiler_end.\n"
+        "Prints the partitioned module, or writes it with -o. See docs/partitioning.md.\n"
+        "\n" CLI_MODEL_HELP "\n",
+    .options = partition_options,
+    .examples = "  byocl partition builtin:seed\n"
+                "  byocl partition model.relay --range 75:82 --target ccompiler -o part.relay\n"
+                "  byocl partition vgg_block.relay --complete --dump-after check_annotations\n",
+    .run = run_partition,
+};
