@@ -306,6 +306,7 @@ static const conv_case conv_cases_tail[] = {
     {"weight_param", 2, 6, 9, 10, 12, 3, 3, "strides=[2, 2], padding=[1, 1], groups=2", BYOCL_FLOAT32, true},
     {"float16", 1, 5, 9, 10, 12, 3, 3, "padding=[1, 1]", BYOCL_FLOAT16, false},
     {"float16_to_float32", 1, 5, 9, 10, 12, 3, 3, "padding=[1, 1], out_dtype=\"float32\"", BYOCL_FLOAT16, false},
+    {"stride17_direct", 1, 3, 40, 37, 4, 3, 2, "strides=[17, 18], padding=[1, 1]", BYOCL_FLOAT32, false},
     {"int32", 1, 3, 6, 7, 5, 3, 3, "padding=[1, 1], strides=[2, 1]", BYOCL_INT32, false},
     {"int8_to_int32", 1, 4, 5, 6, 3, 3, 3, "padding=[1, 1], groups=1, out_dtype=\"int32\"", BYOCL_INT8, true},
 };

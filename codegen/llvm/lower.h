@@ -149,6 +149,8 @@ typedef struct lw_loop {
     int64_t step;
     LLVMBasicBlockRef cond, body, exit;
     bool no_unroll;        /* set before lw_for_end: keep LLVM from unrolling it */
+    bool fold_tail;        /* set before lw_for_end: vectorize it with a masked last
+                              iteration instead of a scalar remainder (short rows) */
 } lw_loop;
 LLVMValueRef lw_for(lw *w, lw_loop *l, LLVMValueRef begin, LLVMValueRef end, int64_t step,
                     const char *name);

@@ -17,8 +17,8 @@
  *  - Tiles go through a small buffer to the output, each output row segment in a loop
  *    that computes the fused epilogue (lower_elemwise.c) and stores NCHW.
  * Depthwise convs (one input channel per group) compute output rows in registers from
- * masked loads of the input instead (see lower_conv_depthwise). Integer convs use a
- * direct loop nest with 64-bit accumulators. */
+ * masked loads of the input instead (see lower_conv_depthwise). Integer convs (and
+ * strides over 16) use a direct loop nest. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,8 +99,11 @@ static byocl_status store_output(lw *w, int node, const ew_space *s, LLVMValueRe
     return w->status;
 }
 
-/* ------------------------------------------------------------ integer convs */
+/* ------------------------------------------------------------ direct loop nest */
 
+/* Integer convs, and float convs whose strides exceed the phase tables (> 16): a loop
+ * nest per output element, accumulating in 64-bit integers or in double, in the
+ * reference's order (input channel, kh, kw), so float results match it exactly. */
 static byocl_status lower_conv_direct(lw *w, int node, const conv_geom *g, const ew_space *s)
 {
     const byocl_node *nd = lw_node(w, node);
@@ -119,8 +122,10 @@ static byocl_status lower_conv_direct(lw *w, int node, const conv_geom *g, const
     LLVMValueRef first_c = lw_mad(w, LLVMBuildSDiv(B, oc, lw_i64(w, g->og), ""), g->ic, NULL);
     LLVMValueRef oy = lw_for(w, &ly, lw_i64(w, 0), lw_i64(w, g->oh), 1, "oy");
     LLVMValueRef ox = lw_for(w, &lx, lw_i64(w, 0), lw_i64(w, g->ow), 1, "ox");
-    LLVMValueRef acc = lw_alloca(w, w->t_i64, "acc");
-    LLVMBuildStore(B, lw_i64(w, 0), acc);
+    bool is_float = lw_is_float(g->din);
+    LLVMTypeRef at = is_float ? w->t_f64 : w->t_i64;
+    LLVMValueRef acc = lw_alloca(w, at, "acc");
+    LLVMBuildStore(B, LLVMConstNull(at), acc);
     LLVMValueRef i = lw_for(w, &li, lw_i64(w, 0), lw_i64(w, g->ic), 1, "i");
     LLVMValueRef plane = lw_mad(w, lw_mad(w, n, g->c, LLVMBuildNSWAdd(B, first_c, i, "")), g->h * g->w, NULL);
     LLVMValueRef wbase = lw_mad(w, lw_mad(w, oc, g->ic, i), g->kh * g->kw, NULL);
@@ -137,16 +142,23 @@ static byocl_status lower_conv_direct(lw *w, int node, const conv_geom *g, const
         "");
     lw_if inside;
     lw_if_begin(w, &inside, ok, "tap");
-    LLVMValueRef xv = lw_convert(w, lw_load(w, x, g->din, lw_mad(w, iy, g->w, LLVMBuildNSWAdd(B, plane, ix, ""))),
-                                 g->din, BYOCL_INT64);
-    LLVMValueRef wv = lw_convert(w, lw_load(w, wt, g->din, lw_mad(w, kh, g->kw, LLVMBuildNSWAdd(B, wbase, kw, ""))),
-                                 g->din, BYOCL_INT64);
-    LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, w->t_i64, acc, ""), LLVMBuildMul(B, xv, wv, ""), ""), acc);
+    LLVMValueRef xv = lw_load(w, x, g->din, lw_mad(w, iy, g->w, LLVMBuildNSWAdd(B, plane, ix, "")));
+    LLVMValueRef wv = lw_load(w, wt, g->din, lw_mad(w, kh, g->kw, LLVMBuildNSWAdd(B, wbase, kw, "")));
+    LLVMValueRef sum = LLVMBuildLoad2(B, at, acc, "");
+    if (is_float)
+        sum = LLVMBuildFAdd(B, sum, LLVMBuildFMul(B, lw_to_double(w, xv, g->din),
+                                                  lw_to_double(w, wv, g->din), ""), "");
+    else
+        sum = LLVMBuildAdd(B, sum, LLVMBuildMul(B, lw_convert(w, xv, g->din, BYOCL_INT64),
+                                                lw_convert(w, wv, g->din, BYOCL_INT64), ""), "");
+    LLVMBuildStore(B, sum, acc);
     lw_if_end(w, &inside);
     lw_for_end(w, &lkw);
     lw_for_end(w, &lkh);
     lw_for_end(w, &li);
-    LLVMValueRef v = lw_convert(w, LLVMBuildLoad2(B, w->t_i64, acc, ""), BYOCL_INT64, g->dout);
+    LLVMValueRef total = LLVMBuildLoad2(B, at, acc, "");
+    LLVMValueRef v = is_float ? lw_from_double(w, total, g->dout)
+                              : lw_convert(w, total, BYOCL_INT64, g->dout);
     byocl_status st = store_output(w, node, s, n, oc, oy, ox, v, g);
     lw_for_end(w, &lx);
     lw_for_end(w, &ly);
@@ -462,6 +474,7 @@ static byocl_status emit_store_tile(lw *w, tile_ctx *c, LLVMValueRef q0)
     byocl_status st = store_output(w, c->node, c->space, c->n, oc, LLVMBuildNSWAdd(B, c->oy0, r, ""),
                                    ox, lw_round(w, accv, g->dout), g);
     lx.no_unroll = lr.no_unroll = lt.no_unroll = true;
+    lx.fold_tail = g->ow < 64;
     lw_for_end(w, &lx);
     lw_for_end(w, &lr);
     lw_for_end(w, &lt);
@@ -686,7 +699,7 @@ byocl_status lower_conv2d(lw *w, int node)
     st = ew_store_passthrough(w);
     if (st != BYOCL_OK || !ew_has_root(w) || g.n * g.o * g.oh * g.ow == 0)
         return st;
-    if (!lw_is_float(g.din))
+    if (!lw_is_float(g.din) || g.sh > 16 || g.sw > 16) /* phases past plan_conv's tables */
         return lower_conv_direct(w, node, &g, &s);
     if (depthwise_schedule(&g))
         return lower_conv_depthwise(w, node, &g, &s);

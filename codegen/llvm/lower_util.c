@@ -285,7 +285,7 @@ LLVMValueRef lw_mad(lw *w, LLVMValueRef a, int64_t b, LLVMValueRef c)
 LLVMValueRef lw_for(lw *w, lw_loop *l, LLVMValueRef begin, LLVMValueRef end, int64_t step,
                     const char *name)
 {
-    l->no_unroll = false;
+    l->no_unroll = l->fold_tail = false;
     l->slot = lw_alloca(w, w->t_i64, name);
     l->end = end;
     l->step = step;
@@ -301,17 +301,28 @@ LLVMValueRef lw_for(lw *w, lw_loop *l, LLVMValueRef begin, LLVMValueRef end, int
     return LLVMBuildLoad2(w->B, w->t_i64, l->slot, name);
 }
 
-/* !llvm.loop !{!self, !{!"llvm.loop.unroll.disable"}} on a loop's back edge: loops
- * around vectorized ones would otherwise be unrolled into many copies of them, which
- * costs compile time and gains nothing. */
-static void set_no_unroll(lw *w, LLVMValueRef branch)
+static LLVMMetadataRef loop_hint(lw *w, const char *key, bool with_true)
 {
-    const char *key = "llvm.loop.unroll.disable";
-    LLVMMetadataRef str = LLVMMDStringInContext2(w->C, key, strlen(key));
-    LLVMMetadataRef hint = LLVMMDNodeInContext2(w->C, &str, 1);
+    LLVMMetadataRef items[2] = {LLVMMDStringInContext2(w->C, key, strlen(key)),
+                                LLVMValueAsMetadata(LLVMConstInt(w->t_i1, 1, 0))};
+    return LLVMMDNodeInContext2(w->C, items, with_true ? 2 : 1);
+}
+
+/* !llvm.loop !{!self, hints...} on a loop's back edge. unroll.disable: loops around
+ * vectorized ones would otherwise be unrolled into many copies of them, which costs
+ * compile time and gains nothing. vectorize.predicate.enable: a masked last iteration
+ * instead of a scalar remainder, for rows shorter than a few vectors (AVX-512 masks make
+ * it cheap). */
+static void set_loop_hints(lw *w, LLVMValueRef branch, const lw_loop *l)
+{
     LLVMMetadataRef tmp = LLVMTemporaryMDNode(w->C, NULL, 0);
-    LLVMMetadataRef items[2] = {tmp, hint};
-    LLVMMetadataRef loop = LLVMMDNodeInContext2(w->C, items, 2);
+    LLVMMetadataRef items[3] = {tmp};
+    int n = 1;
+    if (l->no_unroll)
+        items[n++] = loop_hint(w, "llvm.loop.unroll.disable", false);
+    if (l->fold_tail && w->vf >= 16)
+        items[n++] = loop_hint(w, "llvm.loop.vectorize.predicate.enable", true);
+    LLVMMetadataRef loop = LLVMMDNodeInContext2(w->C, items, (size_t)n);
     LLVMMetadataReplaceAllUsesWith(tmp, loop); /* also frees tmp */
     unsigned kind = LLVMGetMDKindIDInContext(w->C, "llvm.loop", 9);
     LLVMSetMetadata(branch, kind, LLVMMetadataAsValue(w->C, loop));
@@ -322,8 +333,8 @@ void lw_for_end(lw *w, lw_loop *l)
     LLVMValueRef i = LLVMBuildLoad2(w->B, w->t_i64, l->slot, "");
     LLVMBuildStore(w->B, LLVMBuildNSWAdd(w->B, i, lw_i64(w, l->step), ""), l->slot);
     LLVMValueRef br = LLVMBuildBr(w->B, l->cond);
-    if (l->no_unroll)
-        set_no_unroll(w, br);
+    if (l->no_unroll || l->fold_tail)
+        set_loop_hints(w, br, l);
     LLVMPositionBuilderAtEnd(w->B, l->exit);
 }
 

@@ -262,9 +262,12 @@ byocl_tensor *cl_pack_host(const byocl_tensor *src, int64_t n,
     if (!t)
         return NULL;
     float *out = byocl_tensor_data(t);
+    /* float32 weights (the common case) are read directly, others through the
+     * conversion that handles every dtype. */
+    const float *f32 = byocl_tensor_dtype(src) == BYOCL_FLOAT32 ? byocl_tensor_cdata(src) : NULL;
     for (int64_t i = 0; i < n; i++) {
         int64_t from = source(sched, i);
-        out[i] = from < 0 ? 0.0f : (float)byocl_tensor_get(src, from);
+        out[i] = from < 0 ? 0.0f : f32 ? f32[from] : (float)byocl_tensor_get(src, from);
     }
     return t;
 }

@@ -82,7 +82,7 @@ static byocl_status node_type(byocl_module *m, const byocl_function *fn, const b
 byocl_status byocl_infer_node(byocl_module *m, byocl_function *fn, int id, byocl_error *err)
 {
     byocl_node *n = &fn->nodes[id];
-    const byocl_type *stack_types[16];
+    const byocl_type *stack_types[16] = {NULL};
     const byocl_type **types = n->n_args <= 16 ? stack_types
                                                : malloc(sizeof *types * (size_t)n->n_args);
     if (!types)
