@@ -1,6 +1,7 @@
-# Target plugins (include/byocl/plugin.h, runtime/plugin.c).
+# Targets at run time: target plugins (include/byocl/plugin.h, runtime/plugin.c), the
+# example plugin, and the OpenCL runtime's measuring tool and test settings.
 #
-# The loader uses dlopen. A plugin calls byocl's public API from the program that loads
+# The plugin loader uses dlopen. A plugin calls byocl's public API from the program that loads
 # it, so such programs export their symbols (ENABLE_EXPORTS, i.e. -rdynamic): the CLI
 # (`byocl --plugin LIB`) and test_plugin. A plugin links nothing of byocl itself: linking
 # the core again would give it a target registry of its own.
@@ -40,4 +41,8 @@ if(BYOCL_BUILD_TESTS)
   # A measuring tool for the OpenCL runtime (not a test): bench_opencl [RUNS [call|resnet18|...]].
   add_executable(bench_opencl ${CMAKE_CURRENT_SOURCE_DIR}/tests/bench_opencl.c)
   target_link_libraries(bench_opencl PRIVATE byocl_core)
+  # The networks' programs compile from source with fresh caches: minutes on 2 cores.
+  if(TEST test_opencl_models)
+    set_tests_properties(test_opencl_models PROPERTIES TIMEOUT 3600)
+  endif()
 endif()
