@@ -1,5 +1,5 @@
 # Targets at run time: target plugins (include/byocl/plugin.h, runtime/plugin.c), the
-# example plugin, and the OpenCL runtime's measuring tool and test settings.
+# example plugin, and the OpenCL runtime's measuring tool (bench_opencl).
 #
 # The plugin loader uses dlopen. A plugin calls byocl's public API from the program that loads
 # it, so such programs export their symbols (ENABLE_EXPORTS, i.e. -rdynamic): the CLI
@@ -41,8 +41,4 @@ if(BYOCL_BUILD_TESTS)
   # A measuring tool for the OpenCL runtime (not a test): bench_opencl [RUNS [call|resnet18|...]].
   add_executable(bench_opencl ${CMAKE_CURRENT_SOURCE_DIR}/tests/bench_opencl.c)
   target_link_libraries(bench_opencl PRIVATE byocl_core)
-  # The networks' programs compile from source with fresh caches: minutes on 2 cores.
-  if(TEST test_opencl_models)
-    set_tests_properties(test_opencl_models PROPERTIES TIMEOUT 3600)
-  endif()
 endif()

@@ -16,6 +16,7 @@
 #include "test_support.h"
 #include "ir/ir_impl.h"
 #include "opencl/cl_codegen.h"
+#include "opencl/cl_impl.h"
 
 /* ------------------------------------------------------------ the runner */
 
@@ -238,9 +239,9 @@ static double check_region_opts(const char *text, const run_opts *o)
                  byocl_cl_plan_text(plan, "main"));
     if (getenv("BYOCL_TEST_CL_GENERATE_ONLY")) {
         /* Under valgrind: every generator path, without PoCL's compiler (hours there). */
-        char *text = byocl_cl_plan_text(plan, "main");
-        assert_non_null(text);
-        free(text);
+        char *launches = byocl_cl_plan_text(plan, "main");
+        assert_non_null(launches);
+        free(launches);
         byocl_cl_plan_free(plan);
         byocl_module_free(m);
         return 0;
@@ -874,6 +875,79 @@ static void test_codegen_errors(void **state)
     byocl_module_free(m);
 }
 
+/* ------------------------------------------------------------ pieces */
+
+static void test_float_literals(void **state)
+{
+    (void)state;
+    static const struct {
+        double v;
+        const char *want;
+    } cases[] = {
+        {0.1, "0.1f"},          {2, "2.0f"},       {-1e-5, "(-1e-05f)"},
+        {1e-5, "1e-05f"},       {0.25, "0.25f"},   {3.4028234663852886e38, "3.4028235e+38f"},
+        {INFINITY, "INFINITY"}, {-INFINITY, "(-INFINITY)"}, {NAN, "NAN"},
+        {-0.0, "(-0.0f)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[48];
+        clg_float_literal(cases[i].v, buf, sizeof buf);
+        assert_string_equal(buf, cases[i].want);
+    }
+}
+
+static void test_broadcast_offsets(void **state)
+{
+    (void)state;
+    static const int64_t out4[4] = {2, 3, 4, 5};
+    byocl_shape out = byocl_shape_make(4, out4);
+    static const struct {
+        int rank;
+        int64_t dims[4];
+        int axis;
+        const char *want;
+    } cases[] = {
+        {4, {2, 3, 4, 5}, -1, "(fi)"},                         /* same shape */
+        {3, {3, 1, 1}, -1, "(fi) / 20 % 3"},                   /* a channel vector */
+        {1, {3}, 1, "(fi) / 20 % 3"},                          /* bias_add along axis 1 */
+        {1, {5}, -1, "(fi) % 5"},                              /* the last axis */
+        {0, {0}, -1, "0"},                                     /* a scalar */
+        {4, {2, 1, 4, 1}, -1, "(fi) / 5 % 4 + ((fi) / 60) * 4"}, /* two axes */
+        {3, {3, 4, 5}, -1, "(fi) % 60"},                       /* all but the batch */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        byocl_shape operand = byocl_shape_make(cases[i].rank, cases[i].dims);
+        char buf[256];
+        clg_broadcast_offset(&out, &operand, cases[i].axis, "(fi)", buf, sizeof buf);
+        assert_string_equal(buf, cases[i].want);
+    }
+}
+
+/* Values whose lives do not overlap share scratch buffers. */
+static void test_buffer_reuse(void **state)
+{
+    (void)state;
+    static const char text[] = MAIN("%x: Tensor[(2, 3, 4), float32]")
+        "  %0 = transpose(%x, axes=[1, 2, 0]);\n  %1 = transpose(%0, axes=[1, 2, 0]);\n"
+        "  %2 = transpose(%1, axes=[1, 2, 0]);\n  %3 = transpose(%2, axes=[1, 2, 0]);\n"
+        "  transpose(%3, axes=[1, 2, 0])\n}\n";
+    byocl_module *m = parse(text);
+    byocl_cl_plan *plan = generate(m, &pocl_options);
+    /* %0 and %2 take turns in one buffer, %1 and %3 in the other. */
+    assert_int_equal(plan->n_launches, 5);
+    assert_int_equal(plan->n_scratch, 2);
+    ts_assert_contains(plan->buffers_text,
+                       "  scratch0  128 bytes\n"
+                       "    launches 0..1: %0 (transpose) (96 bytes)\n"
+                       "    launches 2..3: %2 (transpose) (96 bytes)\n"
+                       "  scratch1  128 bytes\n"
+                       "    launches 1..2: %1 (transpose) (96 bytes)\n"
+                       "    launches 3..4: %3 (transpose) (96 bytes)\n");
+    byocl_cl_plan_free(plan);
+    byocl_module_free(m);
+    check_region(text);
+}
+
 /* ------------------------------------------------------------ test list */
 
 int main(void)
@@ -902,6 +976,9 @@ int main(void)
         cmocka_unit_test(test_plan_write),
         cmocka_unit_test(test_supports),
         cmocka_unit_test(test_codegen_errors),
+        cmocka_unit_test(test_float_literals),
+        cmocka_unit_test(test_broadcast_offsets),
+        cmocka_unit_test(test_buffer_reuse),
     };
     /* BYOCL_TEST_FILTER="test_conv2d_*" runs some of the tests (valgrind runs). */
     if (getenv("BYOCL_TEST_FILTER"))

@@ -14,7 +14,7 @@
 #include "opencl/cl_templates.h"
 #include "ops/op_impl.h"
 
-void cl_node_desc(const byocl_function *fn, int node, char *buf, size_t len)
+void clg_node_desc(const byocl_function *fn, int node, char *buf, size_t len)
 {
     char label[48];
     byocl_node_label(fn, node, label, sizeof label);
@@ -25,12 +25,12 @@ void cl_node_desc(const byocl_function *fn, int node, char *buf, size_t len)
         snprintf(buf, len, "%s", label);
 }
 
-int cl_gen_buf(cl_gen *gen, byocl_cl_buffer_kind kind, int index, size_t bytes,
+int clg_gen_buf(clg_gen *gen, byocl_cl_buffer_kind kind, int index, size_t bytes,
                const char *what)
 {
     if (gen->n_bufs == gen->cap_bufs) {
         int cap = gen->cap_bufs ? 2 * gen->cap_bufs : 32;
-        cl_buf *b = realloc(gen->bufs, (size_t)cap * sizeof *b);
+        clg_buf *b = realloc(gen->bufs, (size_t)cap * sizeof *b);
         if (!b) {
             byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory planning buffers");
             return -1;
@@ -38,13 +38,13 @@ int cl_gen_buf(cl_gen *gen, byocl_cl_buffer_kind kind, int index, size_t bytes,
         gen->bufs = b;
         gen->cap_bufs = cap;
     }
-    cl_buf *b = &gen->bufs[gen->n_bufs];
-    *b = (cl_buf){.kind = kind, .index = index, .bytes = bytes, .first = -1, .last = -1};
+    clg_buf *b = &gen->bufs[gen->n_bufs];
+    *b = (clg_buf){.kind = kind, .index = index, .bytes = bytes, .first = -1, .last = -1};
     snprintf(b->what, sizeof b->what, "%s", what);
     return gen->n_bufs++;
 }
 
-int cl_gen_const(cl_gen *gen, byocl_tensor *t, const char *what)
+int clg_gen_const(clg_gen *gen, byocl_tensor *t, const char *what)
 {
     if (gen->n_consts == gen->cap_consts) {
         int cap = gen->cap_consts ? 2 * gen->cap_consts : 16;
@@ -57,7 +57,7 @@ int cl_gen_const(cl_gen *gen, byocl_tensor *t, const char *what)
         gen->consts = c;
         gen->cap_consts = cap;
     }
-    int b = cl_gen_buf(gen, BYOCL_CL_BUF_CONSTANT, gen->n_consts, byocl_tensor_nbytes(t), what);
+    int b = clg_gen_buf(gen, BYOCL_CL_BUF_CONSTANT, gen->n_consts, byocl_tensor_nbytes(t), what);
     if (b < 0) {
         byocl_tensor_unref(t);
         return -1;
@@ -71,34 +71,34 @@ static size_t tensor_bytes(const byocl_type *t)
     return (size_t)byocl_shape_numel(&t->shape) * byocl_dtype_size(t->dtype);
 }
 
-int cl_gen_root_buf(cl_gen *gen, int root)
+int clg_gen_root_buf(clg_gen *gen, int root)
 {
-    cl_node_info *info = &gen->graph.info[root];
+    clg_node_info *info = &gen->graph.info[root];
     if (info->buf >= 0)
         return info->buf;
     const byocl_function *fn = gen->fn;
     const byocl_node *n = &fn->nodes[root];
     char what[112];
-    cl_node_desc(fn, root, what, sizeof what);
+    clg_node_desc(fn, root, what, sizeof what);
     if (n->kind == BYOCL_NODE_CONSTANT)
-        info->buf = cl_gen_const(gen, byocl_tensor_ref(n->value), what);
+        info->buf = clg_gen_const(gen, byocl_tensor_ref(n->value), what);
     else
-        info->buf = cl_gen_buf(gen, BYOCL_CL_BUF_SCRATCH, -1,
-                               tensor_bytes(cl_tensor_type(fn, root)), what);
+        info->buf = clg_gen_buf(gen, BYOCL_CL_BUF_SCRATCH, -1,
+                               tensor_bytes(clg_tensor_type(fn, root)), what);
     return info->buf;
 }
 
 /* Parameters are the inputs; outputs go straight into the output buffers where a group
  * computes them (once); the rest are copied at the end (*copies lists those outputs). */
-static byocl_status bind_io(cl_gen *gen, int *copies, int *n_copies)
+static byocl_status bind_io(clg_gen *gen, int *copies, int *n_copies)
 {
     const byocl_function *fn = gen->fn;
-    cl_graph *g = &gen->graph;
+    clg_graph *g = &gen->graph;
     for (int k = 0; k < fn->n_params; k++) {
         int p = fn->params[k];
         char what[112];
-        cl_node_desc(fn, p, what, sizeof what);
-        g->info[p].buf = cl_gen_buf(gen, BYOCL_CL_BUF_INPUT, k, tensor_bytes(fn->nodes[p].type),
+        clg_node_desc(fn, p, what, sizeof what);
+        g->info[p].buf = clg_gen_buf(gen, BYOCL_CL_BUF_INPUT, k, tensor_bytes(fn->nodes[p].type),
                                     what);
         if (g->info[p].buf < 0)
             return gen->err->status;
@@ -106,11 +106,11 @@ static byocl_status bind_io(cl_gen *gen, int *copies, int *n_copies)
     *n_copies = 0;
     for (int k = 0; k < g->n_outputs; k++) {
         int r = g->outputs[k];
-        const cl_node_info *info = &g->info[r];
+        const clg_node_info *info = &g->info[r];
         bool computed = info->group >= 0 && g->groups[info->group].tail == r;
         char what[112];
-        cl_node_desc(fn, r, what, sizeof what);
-        int b = cl_gen_buf(gen, BYOCL_CL_BUF_OUTPUT, k, tensor_bytes(cl_tensor_type(fn, r)),
+        clg_node_desc(fn, r, what, sizeof what);
+        int b = clg_gen_buf(gen, BYOCL_CL_BUF_OUTPUT, k, tensor_bytes(clg_tensor_type(fn, r)),
                            what);
         if (b < 0)
             return gen->err->status;
@@ -133,10 +133,10 @@ byocl_status byocl_cl_codegen(const byocl_function *region, const byocl_cl_codeg
         return byocl_error_set(err, BYOCL_ERR_INVALID, "byocl_cl_codegen: missing %s",
                                out ? "region" : "output");
     *out = NULL;
-    cl_gen gen = {.fn = region, .err = err};
+    clg_gen gen = {.fn = region, .err = err};
     if (opt)
         gen.opt = *opt;
-    byocl_status st = cl_graph_build(region, gen.opt.no_fusion, &gen.graph, err);
+    byocl_status st = clg_graph_build(region, gen.opt.no_fusion, &gen.graph, err);
     if (st != BYOCL_OK)
         return st;
     int *copies = malloc((size_t)gen.graph.n_outputs * sizeof *copies);
@@ -147,18 +147,18 @@ byocl_status byocl_cl_codegen(const byocl_function *region, const byocl_cl_codeg
     if (st == BYOCL_OK)
         st = bind_io(&gen, copies, &n_copies);
     if (st == BYOCL_OK) {
-        cl_text_printf(&gen.src, "/* OpenCL C 1.2 program for region @%s, generated by byocl. */\n\n",
+        clg_text_printf(&gen.src, "/* OpenCL C 1.2 program for region @%s, generated by byocl. */\n\n",
                        region->name);
-        cl_text_puts(&gen.src, byocl_cl_template_text("prelude"));
+        clg_text_puts(&gen.src, byocl_cl_template_text("prelude"));
     }
     for (int i = 0; st == BYOCL_OK && i < gen.graph.n_groups; i++)
-        st = cl_emit_group(&gen, &gen.graph.groups[i]);
+        st = clg_emit_group(&gen, &gen.graph.groups[i]);
     for (int i = 0; st == BYOCL_OK && i < n_copies; i++)
-        st = cl_emit_output_copy(&gen, copies[i]);
+        st = clg_emit_output_copy(&gen, copies[i]);
     free(copies);
     if (st == BYOCL_OK)
-        st = cl_plan_finish(&gen, out);
-    /* On success cl_plan_finish took what the plan keeps. */
+        st = clg_plan_finish(&gen, out);
+    /* On success clg_plan_finish took what the plan keeps. */
     for (int i = 0; i < gen.n_consts; i++)
         byocl_tensor_unref(gen.consts[i]);
     free(gen.consts);
@@ -167,7 +167,7 @@ byocl_status byocl_cl_codegen(const byocl_function *region, const byocl_cl_codeg
     free(gen.launches);
     free(gen.bufs);
     free(gen.output_bufs);
-    cl_text_free(&gen.src);
-    cl_graph_free(&gen.graph);
+    clg_text_free(&gen.src);
+    clg_graph_free(&gen.graph);
     return st;
 }

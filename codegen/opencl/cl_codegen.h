@@ -17,6 +17,9 @@ typedef struct byocl_cl_codegen_options {
     /* The device's CL_DEVICE_MAX_WORK_GROUP_SIZE; 0 means 256 (which every device
      * allows). PoCL allows 4096, and its kernels run best with large work-groups. */
     size_t max_work_group_size;
+    /* The device's CL_DEVICE_MAX_WORK_ITEM_SIZES; a 0 entry means max_work_group_size for
+     * dimensions 0 and 1, and at most 64 for dimension 2 (the smallest common GPU limit). */
+    size_t max_work_item_sizes[3];
     /* Every op its own kernel (no epilogue fusion): for debugging and tests. */
     bool no_fusion;
 } byocl_cl_codegen_options;

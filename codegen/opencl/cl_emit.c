@@ -12,18 +12,18 @@
 #include "ops/nn_util.h"
 #include "ops/op_impl.h"
 
-static byocl_dtype dtype_of(const cl_gen *gen, int node)
+static byocl_dtype dtype_of(const clg_gen *gen, int node)
 {
-    return cl_tensor_type(gen->fn, node)->dtype;
+    return clg_tensor_type(gen->fn, node)->dtype;
 }
 
 /* "nn.conv2d+nn.batch_norm+nn.relu (%3 to %6)": the group's ops, its first and last node. */
-static void group_label(const cl_gen *gen, const cl_group *grp, char *buf, size_t len)
+static void group_label(const clg_gen *gen, const clg_group *grp, char *buf, size_t len)
 {
     const byocl_function *fn = gen->fn;
     size_t at = 0;
     buf[0] = '\0';
-    bool anchor_is_step = grp->kind == CL_ANCHOR_ELEMWISE;
+    bool anchor_is_step = grp->kind == CLG_ANCHOR_ELEMWISE;
     for (int i = anchor_is_step ? 0 : -1; i < grp->n_steps && at < len; i++) {
         int node = i < 0 ? grp->anchor : grp->steps[i];
         int w = snprintf(buf + at, len - at, "%s%s", at ? "+" : "", fn->nodes[node].op->name);
@@ -40,42 +40,42 @@ static void group_label(const cl_gen *gen, const cl_group *grp, char *buf, size_
     }
 }
 
-static double group_flops(const cl_gen *gen, const cl_group *grp)
+static double group_flops(const clg_gen *gen, const clg_group *grp)
 {
-    double flops = grp->kind == CL_ANCHOR_ELEMWISE ? 0 : byocl_host_node_flops(gen->fn, grp->anchor);
+    double flops = grp->kind == CLG_ANCHOR_ELEMWISE ? 0 : byocl_host_node_flops(gen->fn, grp->anchor);
     for (int i = 0; i < grp->n_steps; i++)
         flops += byocl_host_node_flops(gen->fn, grp->steps[i]);
     return flops;
 }
 
 /* Writes the instance when st is BYOCL_OK, else drops it; returns the outcome. */
-static byocl_status end_kernel(cl_kernel *k, byocl_status st, const char *tmpl,
+static byocl_status end_kernel(clg_kernel *k, byocl_status st, const char *tmpl,
                                const char *label, int work_dim, const size_t *global,
                                double flops)
 {
     if (st != BYOCL_OK) {
-        cl_kernel_abandon(k);
+        clg_kernel_abandon(k);
         return st;
     }
-    return cl_kernel_end(k, tmpl, label, work_dim, global, flops) < 0 ? k->gen->err->status
+    return clg_kernel_end(k, tmpl, label, work_dim, global, flops) < 0 ? k->gen->err->status
                                                                       : BYOCL_OK;
 }
 
 /* A `move` launch of n elements from buffer src to buffer dst; `index` is MOVE_INDEX's
- * body (cl_text, consumed). */
-static byocl_status emit_move(cl_gen *gen, const char *what, const char *label, int src,
+ * body (clg_text, consumed). */
+static byocl_status emit_move(clg_gen *gen, const char *what, const char *label, int src,
                               byocl_dtype src_dtype, int dst, byocl_dtype dst_dtype, int64_t n,
-                              cl_text *index)
+                              clg_text *index)
 {
-    char *body = cl_text_take(index);
+    char *body = clg_text_take(index);
     if (!body)
         return byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory writing %s", label);
-    cl_kernel k;
-    cl_kernel_begin(&k, gen, what);
-    cl_kernel_buffer(&k, "x", src, src_dtype, false);
-    cl_kernel_buffer(&k, "y", dst, dst_dtype, true);
-    cl_kernel_define(&k, "N", "%lld", (long long)n);
-    cl_kernel_define(&k, "MOVE_INDEX(i, src, dst, ok)", "%s", body);
+    clg_kernel k;
+    clg_kernel_begin(&k, gen, what);
+    clg_kernel_buffer(&k, "x", src, src_dtype, false);
+    clg_kernel_buffer(&k, "y", dst, dst_dtype, true);
+    clg_kernel_define(&k, "N", "%lld", (long long)n);
+    clg_kernel_define(&k, "MOVE_INDEX(i, src, dst, ok)", "%s", body);
     free(body);
     size_t global = (size_t)n;
     return end_kernel(&k, BYOCL_OK, "move", label, 1, &global, 0);
@@ -83,33 +83,33 @@ static byocl_status emit_move(cl_gen *gen, const char *what, const char *label, 
 
 /* The buffer of a packed weight: a constant packed here when the weight is one, else a
  * scratch buffer that a `move` launch packs on every run. */
-static int packed_weight(cl_gen *gen, int node, int64_t elems,
+static int packed_weight(clg_gen *gen, int node, int64_t elems,
                          int64_t (*source)(const void *sched, int64_t i), const void *sched,
-                         void (*index_text)(const void *sched, cl_text *t))
+                         void (*index_text)(const void *sched, clg_text *t))
 {
     const byocl_function *fn = gen->fn;
     int root = gen->graph.info[fn->nodes[node].args[1]].root;
     char desc[64], what[112];
-    cl_node_desc(fn, node, desc, sizeof desc);
+    clg_node_desc(fn, node, desc, sizeof desc);
     snprintf(what, sizeof what, "packed weight of %s", desc);
     if (fn->nodes[root].kind == BYOCL_NODE_CONSTANT) {
-        byocl_tensor *t = cl_pack_host(fn->nodes[root].value, elems, source, sched, gen->err);
-        return t ? cl_gen_const(gen, t, what) : -1;
+        byocl_tensor *t = clg_pack_host(fn->nodes[root].value, elems, source, sched, gen->err);
+        return t ? clg_gen_const(gen, t, what) : -1;
     }
-    int src = cl_gen_root_buf(gen, root);
-    int dst = src >= 0 ? cl_gen_buf(gen, BYOCL_CL_BUF_SCRATCH, -1, (size_t)elems * 4, what) : -1;
+    int src = clg_gen_root_buf(gen, root);
+    int dst = src >= 0 ? clg_gen_buf(gen, BYOCL_CL_BUF_SCRATCH, -1, (size_t)elems * 4, what) : -1;
     if (dst < 0)
         return -1;
-    cl_text index = {0};
+    clg_text index = {0};
     index_text(sched, &index);
     return emit_move(gen, "pack", what, src, dtype_of(gen, root), dst, BYOCL_FLOAT32, elems,
                      &index) == BYOCL_OK ? dst : -1;
 }
 
-static int64_t conv_source(const void *s, int64_t i) { return cl_conv_pack_source(s, i); }
-static void conv_index(const void *s, cl_text *t) { cl_conv_pack_index_text(s, t); }
-static int64_t dense_source(const void *s, int64_t i) { return cl_dense_pack_source(s, i); }
-static void dense_index(const void *s, cl_text *t) { cl_dense_pack_index_text(s, t); }
+static int64_t conv_source(const void *s, int64_t i) { return clg_conv_pack_source(s, i); }
+static void conv_index(const void *s, clg_text *t) { clg_conv_pack_index_text(s, t); }
+static int64_t dense_source(const void *s, int64_t i) { return clg_dense_pack_source(s, i); }
+static void dense_index(const void *s, clg_text *t) { clg_dense_pack_index_text(s, t); }
 
 static const char *vload_text(byocl_dtype dtype, int width, char *buf, size_t len)
 {
@@ -124,134 +124,134 @@ static const char *vload_text(byocl_dtype dtype, int width, char *buf, size_t le
 }
 
 /* The laid-out input of a conv2d (kernels_cl/conv2d_input.cl): a scratch buffer. */
-static int emit_conv_input(cl_gen *gen, const cl_conv_sched *s, const char *desc, int x,
+static int emit_conv_input(clg_gen *gen, const clg_conv_sched *s, const char *desc, int x,
                            byocl_dtype x_dtype)
 {
     char what[112];
     snprintf(what, sizeof what, "laid-out input of %s", desc);
-    int laid = cl_gen_buf(gen, BYOCL_CL_BUF_SCRATCH, -1, (size_t)s->x_elems * 4, what);
+    int laid = clg_gen_buf(gen, BYOCL_CL_BUF_SCRATCH, -1, (size_t)s->x_elems * 4, what);
     if (laid < 0)
         return -1;
-    cl_kernel k;
-    cl_kernel_begin(&k, gen, "conv2d_input");
-    cl_kernel_buffer(&k, "x", x, x_dtype, false);
-    cl_kernel_buffer(&k, "y", laid, BYOCL_FLOAT32, true);
+    clg_kernel k;
+    clg_kernel_begin(&k, gen, "conv2d_input");
+    clg_kernel_buffer(&k, "x", x, x_dtype, false);
+    clg_kernel_buffer(&k, "y", laid, BYOCL_FLOAT32, true);
     static const char *const names[] = {"NC", "NPH", "H", "W", "HPH", "WPH", "SH", "SW",
                                         "PAD_T", "PAD_L"};
     const int64_t values[] = {s->n * s->c, s->n_phase_y * s->n_phase_x, s->h, s->w, s->hph,
                               s->wph, s->stride[0], s->stride[1], s->pad[0], s->pad[1]};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        cl_kernel_define(&k, names[i], "%lld", (long long)values[i]);
+        clg_kernel_define(&k, names[i], "%lld", (long long)values[i]);
     char py[160], px[160];
-    cl_conv_phase_exprs(s, py, px, sizeof py);
-    cl_kernel_define(&k, "PHASE_Y(s)", "%s", py);
-    cl_kernel_define(&k, "PHASE_X(s)", "%s", px);
+    clg_conv_phase_exprs(s, py, px, sizeof py);
+    clg_kernel_define(&k, "PHASE_Y(s)", "%s", py);
+    clg_kernel_define(&k, "PHASE_X(s)", "%s", px);
     size_t global[3] = {(size_t)s->wph, (size_t)s->hph, (size_t)s->x_planes};
     return end_kernel(&k, BYOCL_OK, "conv2d_input", what, 3, global, 0) == BYOCL_OK ? laid : -1;
 }
 
-static byocl_status emit_conv(cl_gen *gen, const cl_group *grp)
+static byocl_status emit_conv(clg_gen *gen, const clg_group *grp)
 {
     const byocl_function *fn = gen->fn;
     int node = grp->anchor;
     const byocl_node *n = &fn->nodes[node];
-    cl_conv_sched s;
-    byocl_status st = cl_conv_schedule(fn, node, &s, gen->err);
+    clg_conv_sched s;
+    byocl_status st = clg_conv_schedule(fn, node, &s, gen->err);
     if (st != BYOCL_OK) {
-        cl_conv_sched_free(&s);
+        clg_conv_sched_free(&s);
         return st;
     }
     char label[96], desc[64];
     group_label(gen, grp, label, sizeof label);
-    cl_node_desc(fn, node, desc, sizeof desc);
+    clg_node_desc(fn, node, desc, sizeof desc);
     int w = packed_weight(gen, node, s.packed_elems, conv_source, &s, conv_index);
     int x_root = gen->graph.info[n->args[0]].root;
-    int x = w >= 0 ? cl_gen_root_buf(gen, x_root) : -1;
+    int x = w >= 0 ? clg_gen_root_buf(gen, x_root) : -1;
     byocl_dtype x_dtype = dtype_of(gen, x_root);
     if (x >= 0 && !s.direct) {
         x = emit_conv_input(gen, &s, desc, x, x_dtype);
         x_dtype = BYOCL_FLOAT32;
     }
-    int y = x >= 0 ? cl_gen_root_buf(gen, grp->tail) : -1;
+    int y = x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
     if (y < 0) {
-        cl_conv_sched_free(&s);
+        clg_conv_sched_free(&s);
         return gen->err->status;
     }
-    cl_kernel k;
-    cl_kernel_begin(&k, gen, "conv2d");
-    cl_kernel_buffer(&k, "x", x, x_dtype, false);
-    cl_kernel_buffer(&k, "w", w, BYOCL_FLOAT32, false);
-    cl_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
+    clg_kernel k;
+    clg_kernel_begin(&k, gen, "conv2d");
+    clg_kernel_buffer(&k, "x", x, x_dtype, false);
+    clg_kernel_buffer(&k, "w", w, BYOCL_FLOAT32, false);
+    clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
     char vload[96];
-    cl_kernel_define(&k, "XT", "%s", x_dtype == BYOCL_FLOAT16 ? "ushort" : "float");
-    cl_kernel_define(&k, "VEC", "float%d", s.pt);
-    cl_kernel_define(&k, "VLOAD_X(p)", "%s", vload_text(x_dtype, s.pt, vload, sizeof vload));
-    cl_kernel_define(&k, "PT", "%d", s.pt);
-    cl_kernel_define(&k, "OCT", "%d", s.oct);
-    cl_kernel_define(&k, "G", "%lld", (long long)s.groups);
-    cl_kernel_define(&k, "OB", "%lld", (long long)s.ob);
-    cl_kernel_define(&k, "CIN_G", "%lld", (long long)s.cin_g);
-    cl_kernel_define(&k, "OC_G", "%lld", (long long)s.oc_g);
-    cl_kernel_define(&k, "OC", "%lld", (long long)s.oc);
-    cl_kernel_define(&k, "OH", "%lld", (long long)s.oh);
-    cl_kernel_define(&k, "OW", "%lld", (long long)s.ow);
-    cl_kernel_define(&k, "WPH", "%lld", (long long)s.wph);
-    cl_kernel_define(&k, "XC_STRIDE", "%lld", (long long)s.xc_stride);
-    cl_kernel_define(&k, "XN_STRIDE", "%lld", (long long)(s.c * s.xc_stride));
-    cl_kernel_define(&k, "NTAPS", "%d", s.ntaps);
-    cl_text taps = {0};
+    clg_kernel_define(&k, "XT", "%s", x_dtype == BYOCL_FLOAT16 ? "ushort" : "float");
+    clg_kernel_define(&k, "VEC", "float%d", s.pt);
+    clg_kernel_define(&k, "VLOAD_X(p)", "%s", vload_text(x_dtype, s.pt, vload, sizeof vload));
+    clg_kernel_define(&k, "PT", "%d", s.pt);
+    clg_kernel_define(&k, "OCT", "%d", s.oct);
+    clg_kernel_define(&k, "G", "%lld", (long long)s.groups);
+    clg_kernel_define(&k, "OB", "%lld", (long long)s.ob);
+    clg_kernel_define(&k, "CIN_G", "%lld", (long long)s.cin_g);
+    clg_kernel_define(&k, "OC_G", "%lld", (long long)s.oc_g);
+    clg_kernel_define(&k, "OC", "%lld", (long long)s.oc);
+    clg_kernel_define(&k, "OH", "%lld", (long long)s.oh);
+    clg_kernel_define(&k, "OW", "%lld", (long long)s.ow);
+    clg_kernel_define(&k, "WPH", "%lld", (long long)s.wph);
+    clg_kernel_define(&k, "XC_STRIDE", "%lld", (long long)s.xc_stride);
+    clg_kernel_define(&k, "XN_STRIDE", "%lld", (long long)(s.c * s.xc_stride));
+    clg_kernel_define(&k, "NTAPS", "%d", s.ntaps);
+    clg_text taps = {0};
     for (int t = 0; t < s.ntaps; t++)
-        cl_text_printf(&taps, "%sT(%lld)", t ? " " : "", (long long)s.tap_offset[t]);
-    char *tap_list = cl_text_take(&taps);
+        clg_text_printf(&taps, "%sT(%lld)", t ? " " : "", (long long)s.tap_offset[t]);
+    char *tap_list = clg_text_take(&taps);
     if (tap_list)
-        cl_kernel_define(&k, "CONV_TAPS(T)", "%s", tap_list);
+        clg_kernel_define(&k, "CONV_TAPS(T)", "%s", tap_list);
     free(tap_list);
-    st = tap_list ? cl_epilogue_define(&k, grp, gen->err)
+    st = tap_list ? clg_epilogue_define(&k, grp, gen->err)
                   : byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory writing %s", label);
     size_t global[3] = {(size_t)s.npt, (size_t)s.ob, (size_t)(s.n * s.groups)};
     st = end_kernel(&k, st, "conv2d", label, 3, global, group_flops(gen, grp));
-    cl_conv_sched_free(&s);
+    clg_conv_sched_free(&s);
     return st;
 }
 
-static byocl_status emit_dense(cl_gen *gen, const cl_group *grp)
+static byocl_status emit_dense(clg_gen *gen, const clg_group *grp)
 {
     const byocl_function *fn = gen->fn;
     int node = grp->anchor;
-    cl_dense_sched s;
-    byocl_status st = cl_dense_schedule(fn, node, &s, gen->err);
+    clg_dense_sched s;
+    byocl_status st = clg_dense_schedule(fn, node, &s, gen->err);
     if (st != BYOCL_OK)
         return st;
     char label[96];
     group_label(gen, grp, label, sizeof label);
     int w = packed_weight(gen, node, s.packed_elems, dense_source, &s, dense_index);
     int x_root = gen->graph.info[fn->nodes[node].args[0]].root;
-    int x = w >= 0 ? cl_gen_root_buf(gen, x_root) : -1;
-    int y = x >= 0 ? cl_gen_root_buf(gen, grp->tail) : -1;
+    int x = w >= 0 ? clg_gen_root_buf(gen, x_root) : -1;
+    int y = x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
     if (y < 0)
         return gen->err->status;
-    cl_kernel k;
-    cl_kernel_begin(&k, gen, "dense");
-    cl_kernel_buffer(&k, "x", x, dtype_of(gen, x_root), false);
-    cl_kernel_buffer(&k, "w", w, BYOCL_FLOAT32, false);
-    cl_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
+    clg_kernel k;
+    clg_kernel_begin(&k, gen, "dense");
+    clg_kernel_buffer(&k, "x", x, dtype_of(gen, x_root), false);
+    clg_kernel_buffer(&k, "w", w, BYOCL_FLOAT32, false);
+    clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
     char vload[96];
     if (s.ut == 1)
-        cl_kernel_define(&k, "VEC", "float");
+        clg_kernel_define(&k, "VEC", "float");
     else
-        cl_kernel_define(&k, "VEC", "float%d", s.ut);
-    cl_kernel_define(&k, "VLOAD_W(p)", "%s", vload_text(BYOCL_FLOAT32, s.ut, vload, sizeof vload));
-    cl_kernel_define(&k, "UT", "%d", s.ut);
-    cl_kernel_define(&k, "RT", "%d", s.rt);
-    cl_kernel_define(&k, "K", "%lld", (long long)s.k);
-    cl_kernel_define(&k, "U", "%lld", (long long)s.u);
-    cl_kernel_define(&k, "R", "%lld", (long long)s.r);
-    st = cl_epilogue_define(&k, grp, gen->err);
+        clg_kernel_define(&k, "VEC", "float%d", s.ut);
+    clg_kernel_define(&k, "VLOAD_W(p)", "%s", vload_text(BYOCL_FLOAT32, s.ut, vload, sizeof vload));
+    clg_kernel_define(&k, "UT", "%d", s.ut);
+    clg_kernel_define(&k, "RT", "%d", s.rt);
+    clg_kernel_define(&k, "K", "%lld", (long long)s.k);
+    clg_kernel_define(&k, "U", "%lld", (long long)s.u);
+    clg_kernel_define(&k, "R", "%lld", (long long)s.r);
+    st = clg_epilogue_define(&k, grp, gen->err);
     size_t global[2] = {(size_t)s.ub, (size_t)s.rb};
     return end_kernel(&k, st, "dense", label, 2, global, group_flops(gen, grp));
 }
 
-static byocl_status emit_pool(cl_gen *gen, const cl_group *grp)
+static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)
 {
     const byocl_function *fn = gen->fn;
     int node = grp->anchor;
@@ -271,32 +271,32 @@ static byocl_status emit_pool(cl_gen *gen, const cl_group *grp)
     char label[96];
     group_label(gen, grp, label, sizeof label);
     int x_root = gen->graph.info[n->args[0]].root;
-    int x = cl_gen_root_buf(gen, x_root);
-    int y = x >= 0 ? cl_gen_root_buf(gen, grp->tail) : -1;
+    int x = clg_gen_root_buf(gen, x_root);
+    int y = x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
     if (y < 0)
         return gen->err->status;
-    cl_kernel k;
-    cl_kernel_begin(&k, gen, global_pool ? "global_pool2d" : "pool2d");
-    cl_kernel_buffer(&k, "x", x, dtype_of(gen, x_root), false);
-    cl_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
+    clg_kernel k;
+    clg_kernel_begin(&k, gen, global_pool ? "global_pool2d" : "pool2d");
+    clg_kernel_buffer(&k, "x", x, dtype_of(gen, x_root), false);
+    clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
     static const char *const names[] = {"H", "W", "OH", "OW", "KH", "KW", "SH", "SW",
                                         "DH", "DW", "PAD_T", "PAD_L", "PADDED_H", "PADDED_W"};
     const int64_t values[] = {in->dims[2], in->dims[3], out->dims[2], out->dims[3],
                               win.kernel[0], win.kernel[1], win.stride[0], win.stride[1],
                               win.dilation[0], win.dilation[1], win.pad[0], win.pad[1],
                               in->dims[2] + win.pad[2], in->dims[3] + win.pad[3]};
-    cl_kernel_define(&k, "POOL_MAX", "%d", strcmp(n->op->name, "nn.max_pool2d") == 0);
-    cl_kernel_define(&k, "COUNT_INCLUDE_PAD", "%d",
+    clg_kernel_define(&k, "POOL_MAX", "%d", strcmp(n->op->name, "nn.max_pool2d") == 0);
+    clg_kernel_define(&k, "COUNT_INCLUDE_PAD", "%d",
                      byocl_attrs_get_bool(&n->attrs, "count_include_pad", false));
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        cl_kernel_define(&k, names[i], "%lld", (long long)values[i]);
-    byocl_status st = cl_epilogue_define(&k, grp, gen->err);
+        clg_kernel_define(&k, names[i], "%lld", (long long)values[i]);
+    byocl_status st = clg_epilogue_define(&k, grp, gen->err);
     size_t global[3] = {(size_t)out->dims[3], (size_t)out->dims[2],
                         (size_t)(out->dims[0] * out->dims[1])};
     return end_kernel(&k, st, "pool2d", label, 3, global, group_flops(gen, grp));
 }
 
-static byocl_status emit_softmax(cl_gen *gen, const cl_group *grp)
+static byocl_status emit_softmax(clg_gen *gen, const clg_group *grp)
 {
     const byocl_function *fn = gen->fn;
     const byocl_node *n = &fn->nodes[grp->anchor];
@@ -312,40 +312,40 @@ static byocl_status emit_softmax(cl_gen *gen, const cl_group *grp)
     char label[96];
     group_label(gen, grp, label, sizeof label);
     int x_root = gen->graph.info[n->args[0]].root;
-    int x = cl_gen_root_buf(gen, x_root);
-    int y = x >= 0 ? cl_gen_root_buf(gen, grp->tail) : -1;
+    int x = clg_gen_root_buf(gen, x_root);
+    int y = x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
     if (y < 0)
         return gen->err->status;
-    cl_kernel k;
-    cl_kernel_begin(&k, gen, "softmax");
-    cl_kernel_buffer(&k, "x", x, dtype_of(gen, x_root), false);
-    cl_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
-    cl_kernel_define(&k, "OUTER", "%lld", (long long)outer);
-    cl_kernel_define(&k, "LEN", "%lld", (long long)shape->dims[axis]);
-    cl_kernel_define(&k, "INNER", "%lld", (long long)inner);
-    byocl_status st = cl_epilogue_define(&k, grp, gen->err);
+    clg_kernel k;
+    clg_kernel_begin(&k, gen, "softmax");
+    clg_kernel_buffer(&k, "x", x, dtype_of(gen, x_root), false);
+    clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
+    clg_kernel_define(&k, "OUTER", "%lld", (long long)outer);
+    clg_kernel_define(&k, "LEN", "%lld", (long long)shape->dims[axis]);
+    clg_kernel_define(&k, "INNER", "%lld", (long long)inner);
+    byocl_status st = clg_epilogue_define(&k, grp, gen->err);
     size_t global = (size_t)(outer * inner);
     return end_kernel(&k, st, "softmax", label, 1, &global, group_flops(gen, grp));
 }
 
-static byocl_status emit_elemwise(cl_gen *gen, const cl_group *grp)
+static byocl_status emit_elemwise(clg_gen *gen, const clg_group *grp)
 {
     char label[96];
     group_label(gen, grp, label, sizeof label);
-    int y = cl_gen_root_buf(gen, grp->tail);
+    int y = clg_gen_root_buf(gen, grp->tail);
     if (y < 0)
         return gen->err->status;
-    int64_t nout = byocl_shape_numel(&cl_tensor_type(gen->fn, grp->tail)->shape);
-    cl_kernel k;
-    cl_kernel_begin(&k, gen, "elemwise");
-    cl_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
-    cl_kernel_define(&k, "NOUT", "%lld", (long long)nout);
-    byocl_status st = cl_epilogue_define(&k, grp, gen->err);
+    int64_t nout = byocl_shape_numel(&clg_tensor_type(gen->fn, grp->tail)->shape);
+    clg_kernel k;
+    clg_kernel_begin(&k, gen, "elemwise");
+    clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
+    clg_kernel_define(&k, "NOUT", "%lld", (long long)nout);
+    byocl_status st = clg_epilogue_define(&k, grp, gen->err);
     size_t global = (size_t)nout;
     return end_kernel(&k, st, "elemwise", label, 1, &global, group_flops(gen, grp));
 }
 
-static byocl_status emit_transpose(cl_gen *gen, const cl_group *grp)
+static byocl_status emit_transpose(clg_gen *gen, const clg_group *grp)
 {
     const byocl_function *fn = gen->fn;
     const byocl_node *n = &fn->nodes[grp->anchor];
@@ -361,30 +361,30 @@ static byocl_status emit_transpose(cl_gen *gen, const cl_group *grp)
         in_stride[d] = s;
         s *= in->dims[d];
     }
-    cl_text index = {0};
-    cl_text_puts(&index, "{ \\\n    int r_ = (i); \\\n    src = 0; \\\n");
+    clg_text index = {0};
+    clg_text_puts(&index, "{ \\\n    int r_ = (i); \\\n    src = 0; \\\n");
     for (int d = rank - 1; d >= 0; d--) {
         if (out->dims[d] == 1)
             continue;
-        cl_text_printf(&index, "    src += r_ %% %lld * %lld; \\\n    r_ /= %lld; \\\n",
+        clg_text_printf(&index, "    src += r_ %% %lld * %lld; \\\n    r_ /= %lld; \\\n",
                        (long long)out->dims[d], (long long)in_stride[perm[d]],
                        (long long)out->dims[d]);
     }
-    cl_text_puts(&index, "    dst = (i); \\\n}");
+    clg_text_puts(&index, "    dst = (i); \\\n}");
     char label[96];
     group_label(gen, grp, label, sizeof label);
     int x_root = gen->graph.info[n->args[0]].root;
-    int x = cl_gen_root_buf(gen, x_root);
-    int y = x >= 0 ? cl_gen_root_buf(gen, grp->tail) : -1;
+    int x = clg_gen_root_buf(gen, x_root);
+    int y = x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
     if (y < 0) {
-        cl_text_free(&index);
+        clg_text_free(&index);
         return gen->err->status;
     }
     return emit_move(gen, "transpose", label, x, dtype_of(gen, x_root), y,
                      dtype_of(gen, grp->tail), byocl_shape_numel(out), &index);
 }
 
-static byocl_status emit_concat(cl_gen *gen, const cl_group *grp)
+static byocl_status emit_concat(clg_gen *gen, const clg_group *grp)
 {
     const byocl_function *fn = gen->fn;
     const byocl_node *n = &fn->nodes[grp->anchor];
@@ -400,7 +400,7 @@ static byocl_status emit_concat(cl_gen *gen, const cl_group *grp)
         inner *= out->dims[d];
     int n_fields = fields->kind == BYOCL_TYPE_TUPLE ? fields->n_fields : 1;
     int *roots = malloc((size_t)n_fields * sizeof *roots);
-    if (!roots || cl_flatten(&gen->graph, n->args[0], roots, n_fields) != n_fields) {
+    if (!roots || clg_flatten(&gen->graph, n->args[0], roots, n_fields) != n_fields) {
         free(roots);
         return byocl_error_set(gen->err, roots ? BYOCL_ERR_UNSUPPORTED : BYOCL_ERR_NOMEM,
                                "in @%s: concatenate of nested tuples is not supported",
@@ -408,22 +408,22 @@ static byocl_status emit_concat(cl_gen *gen, const cl_group *grp)
     }
     char group[96];
     group_label(gen, grp, group, sizeof group);
-    int y = cl_gen_root_buf(gen, grp->tail);
+    int y = clg_gen_root_buf(gen, grp->tail);
     byocl_status st = y >= 0 ? BYOCL_OK : gen->err->status;
     int64_t offset = 0;
     for (int f = 0; st == BYOCL_OK && f < n_fields; f++) {
         const byocl_shape *in = &fields->fields[f]->shape;
         int64_t run = in->dims[axis] * inner;
-        int x = cl_gen_root_buf(gen, roots[f]);
+        int x = clg_gen_root_buf(gen, roots[f]);
         if (x < 0) {
             st = gen->err->status;
             break;
         }
-        cl_text index = {0};
+        clg_text index = {0};
         if (outer == 1)
-            cl_text_printf(&index, "{ src = (i); dst = %lld + (i); }", (long long)offset);
+            clg_text_printf(&index, "{ src = (i); dst = %lld + (i); }", (long long)offset);
         else
-            cl_text_printf(&index, "{ src = (i); dst = (i) / %lld * %lld + %lld + (i) %% %lld; }",
+            clg_text_printf(&index, "{ src = (i); dst = (i) / %lld * %lld + %lld + (i) %% %lld; }",
                            (long long)run, (long long)(out->dims[axis] * inner),
                            (long long)offset, (long long)run);
         char label[128];
@@ -436,32 +436,32 @@ static byocl_status emit_concat(cl_gen *gen, const cl_group *grp)
     return st;
 }
 
-byocl_status cl_emit_group(cl_gen *gen, const cl_group *grp)
+byocl_status clg_emit_group(clg_gen *gen, const clg_group *grp)
 {
     switch (grp->kind) {
-    case CL_ANCHOR_CONV: return emit_conv(gen, grp);
-    case CL_ANCHOR_DENSE: return emit_dense(gen, grp);
-    case CL_ANCHOR_POOL: return emit_pool(gen, grp);
-    case CL_ANCHOR_SOFTMAX: return emit_softmax(gen, grp);
-    case CL_ANCHOR_ELEMWISE: return emit_elemwise(gen, grp);
-    case CL_ANCHOR_TRANSPOSE: return emit_transpose(gen, grp);
-    case CL_ANCHOR_CONCAT: return emit_concat(gen, grp);
+    case CLG_ANCHOR_CONV: return emit_conv(gen, grp);
+    case CLG_ANCHOR_DENSE: return emit_dense(gen, grp);
+    case CLG_ANCHOR_POOL: return emit_pool(gen, grp);
+    case CLG_ANCHOR_SOFTMAX: return emit_softmax(gen, grp);
+    case CLG_ANCHOR_ELEMWISE: return emit_elemwise(gen, grp);
+    case CLG_ANCHOR_TRANSPOSE: return emit_transpose(gen, grp);
+    case CLG_ANCHOR_CONCAT: return emit_concat(gen, grp);
     }
     return byocl_error_set(gen->err, BYOCL_ERR_INVALID, "unknown kernel kind");
 }
 
-byocl_status cl_emit_output_copy(cl_gen *gen, int k)
+byocl_status clg_emit_output_copy(clg_gen *gen, int k)
 {
     int root = gen->graph.outputs[k];
-    int src = cl_gen_root_buf(gen, root);
+    int src = clg_gen_root_buf(gen, root);
     if (src < 0)
         return gen->err->status;
     char desc[64], label[96];
-    cl_node_desc(gen->fn, root, desc, sizeof desc);
+    clg_node_desc(gen->fn, root, desc, sizeof desc);
     snprintf(label, sizeof label, "output %d: copy of %s", k, desc);
-    cl_text index = {0};
-    cl_text_puts(&index, "{ src = (i); dst = (i); }");
+    clg_text index = {0};
+    clg_text_puts(&index, "{ src = (i); dst = (i); }");
     byocl_dtype dtype = dtype_of(gen, root);
     return emit_move(gen, "copy", label, src, dtype, gen->output_bufs[k], dtype,
-                     byocl_shape_numel(&cl_tensor_type(gen->fn, root)->shape), &index);
+                     byocl_shape_numel(&clg_tensor_type(gen->fn, root)->shape), &index);
 }

@@ -14,7 +14,7 @@
 
 /* --------------------------------------------------------------- offsets */
 
-void cl_broadcast_offset(const byocl_shape *out, const byocl_shape *operand, int axis,
+void clg_broadcast_offset(const byocl_shape *out, const byocl_shape *operand, int axis,
                          const char *fi, char *buf, size_t len)
 {
     int rank = out->rank;
@@ -79,9 +79,9 @@ void cl_broadcast_offset(const byocl_shape *out, const byocl_shape *operand, int
 /* --------------------------------------------------------------- steps */
 
 typedef struct epi_ctx {
-    cl_kernel *k;
+    clg_kernel *k;
     const byocl_function *fn;
-    cl_text body;
+    clg_text body;
 } epi_ctx;
 
 /* "LD_e0(offset)": argument `arg` of `node` read at the element that fi denotes in the
@@ -92,16 +92,16 @@ static byocl_status operand_load(epi_ctx *e, int node, int arg, int axis, char *
     const byocl_function *fn = e->fn;
     int a = fn->nodes[node].args[arg];
     int root = e->k->gen->graph.info[a].root;
-    int b = cl_gen_root_buf(e->k->gen, root);
+    int b = clg_gen_root_buf(e->k->gen, root);
     if (b < 0)
         return err->status;
     const byocl_type *at = fn->nodes[a].type;
-    const char *name = cl_kernel_operand(e->k, b, at->dtype);
+    const char *name = clg_kernel_operand(e->k, b, at->dtype);
     if (!name)
         return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
                                "in @%s: too many operands fused into one kernel", fn->name);
     char offset[512];
-    cl_broadcast_offset(&cl_tensor_type(fn, node)->shape, &at->shape, axis, "(fi)", offset,
+    clg_broadcast_offset(&clg_tensor_type(fn, node)->shape, &at->shape, axis, "(fi)", offset,
                         sizeof offset);
     snprintf(buf, len, "LD_%s(%s)", name, offset);
     return BYOCL_OK;
@@ -142,21 +142,21 @@ static byocl_status batch_norm_constants(epi_ctx *e, int node, int axis, char *s
         t[i] = (float)(shift - byocl_tensor_get(mean, i) * mul);
     }
     char what[112], label[64];
-    cl_node_desc(fn, node, label, sizeof label);
+    clg_node_desc(fn, node, label, sizeof label);
     snprintf(what, sizeof what, "batch_norm scale of %s", label);
-    int bs = cl_gen_const(e->k->gen, ts, what);
+    int bs = clg_gen_const(e->k->gen, ts, what);
     snprintf(what, sizeof what, "batch_norm shift of %s", label);
-    int bt = bs >= 0 ? cl_gen_const(e->k->gen, tt, what) : (byocl_tensor_unref(tt), -1);
+    int bt = bs >= 0 ? clg_gen_const(e->k->gen, tt, what) : (byocl_tensor_unref(tt), -1);
     if (bt < 0)
         return err->status;
-    const char *ns = cl_kernel_operand(e->k, bs, BYOCL_FLOAT32);
-    const char *nt = cl_kernel_operand(e->k, bt, BYOCL_FLOAT32);
+    const char *ns = clg_kernel_operand(e->k, bs, BYOCL_FLOAT32);
+    const char *nt = clg_kernel_operand(e->k, bt, BYOCL_FLOAT32);
     if (!ns || !nt)
         return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
                                "in @%s: too many operands fused into one kernel", fn->name);
-    const byocl_shape *out = &cl_tensor_type(fn, node)->shape;
+    const byocl_shape *out = &clg_tensor_type(fn, node)->shape;
     char offset[512];
-    cl_broadcast_offset(out, &shape, axis, "(fi)", offset, sizeof offset);
+    clg_broadcast_offset(out, &shape, axis, "(fi)", offset, sizeof offset);
     snprintf(scale_load, len, "LD_%s(%s)", ns, offset);
     snprintf(shift_load, len, "LD_%s(%s)", nt, offset);
     return BYOCL_OK;
@@ -175,18 +175,18 @@ static byocl_status batch_norm_step(epi_ctx *e, int node, byocl_error *err)
     const byocl_function *fn = e->fn;
     const byocl_node *n = &fn->nodes[node];
     int axis = norm_axis(byocl_attrs_get_int(&n->attrs, "axis", 1),
-                         cl_tensor_type(fn, node)->shape.rank);
+                         clg_tensor_type(fn, node)->shape.rank);
     char a[600], b[600];
     if (all_constant(fn, n, 1, 5)) {
         byocl_status st = batch_norm_constants(e, node, axis, a, b, sizeof a, err);
         if (st == BYOCL_OK)
-            cl_text_printf(&e->body, "    v = fma(v, %s, %s); \\\n", a, b);
+            clg_text_printf(&e->body, "    v = fma(v, %s, %s); \\\n", a, b);
         return st;
     }
     bool center = byocl_attrs_get_bool(&n->attrs, "center", true);
     bool scale = byocl_attrs_get_bool(&n->attrs, "scale", true);
     char eps[48];
-    cl_float_literal(byocl_attrs_get_float(&n->attrs, "epsilon", 1e-5), eps, sizeof eps);
+    clg_float_literal(byocl_attrs_get_float(&n->attrs, "epsilon", 1e-5), eps, sizeof eps);
     char mean[600], var[600];
     byocl_status st = operand_load(e, node, 3, axis, mean, sizeof mean, err);
     if (st == BYOCL_OK)
@@ -197,7 +197,7 @@ static byocl_status batch_norm_step(epi_ctx *e, int node, byocl_error *err)
         st = operand_load(e, node, 2, axis, b, sizeof b, err);
     if (st != BYOCL_OK)
         return st;
-    cl_text_printf(&e->body, "    v = (v - %s) * (1.0f / sqrt(%s + %s)%s%s)%s%s; \\\n", mean, var,
+    clg_text_printf(&e->body, "    v = (v - %s) * (1.0f / sqrt(%s + %s)%s%s)%s%s; \\\n", mean, var,
                    eps, scale ? " * " : "", scale ? a : "", center ? " + " : "",
                    center ? b : "");
     return BYOCL_OK;
@@ -228,34 +228,34 @@ static byocl_status step(epi_ctx *e, int node, int chain_arg, byocl_error *err)
     const byocl_node *n = &fn->nodes[node];
     const char *op = n->op->name;
     char label[64];
-    cl_node_desc(fn, node, label, sizeof label);
-    cl_text_printf(&e->body, "    /* %s */ \\\n", label);
+    clg_node_desc(fn, node, label, sizeof label);
+    clg_text_printf(&e->body, "    /* %s */ \\\n", label);
     for (size_t i = 0; i < sizeof unary_ops / sizeof unary_ops[0]; i++) {
         if (strcmp(op, unary_ops[i].op) == 0) {
             if (strcmp(unary_ops[i].expr, "v") != 0)
-                cl_text_printf(&e->body, "    v = %s; \\\n", unary_ops[i].expr);
+                clg_text_printf(&e->body, "    v = %s; \\\n", unary_ops[i].expr);
             return BYOCL_OK;
         }
     }
     char a[600], b[48];
     if (strcmp(op, "nn.leaky_relu") == 0) {
-        cl_float_literal(byocl_attrs_get_float(&n->attrs, "alpha", 0.25), b, sizeof b);
-        cl_text_printf(&e->body, "    v = v < 0.0f ? %s * v : v; \\\n", b);
+        clg_float_literal(byocl_attrs_get_float(&n->attrs, "alpha", 0.25), b, sizeof b);
+        clg_text_printf(&e->body, "    v = v < 0.0f ? %s * v : v; \\\n", b);
         return BYOCL_OK;
     }
     if (strcmp(op, "clip") == 0) {
         char hi[48];
-        cl_float_literal(byocl_attrs_get_float(&n->attrs, "a_min", 0.0), b, sizeof b);
-        cl_float_literal(byocl_attrs_get_float(&n->attrs, "a_max", 0.0), hi, sizeof hi);
-        cl_text_printf(&e->body, "    v = v < %s ? %s : (v > %s ? %s : v); \\\n", b, b, hi, hi);
+        clg_float_literal(byocl_attrs_get_float(&n->attrs, "a_min", 0.0), b, sizeof b);
+        clg_float_literal(byocl_attrs_get_float(&n->attrs, "a_max", 0.0), hi, sizeof hi);
+        clg_text_printf(&e->body, "    v = v < %s ? %s : (v > %s ? %s : v); \\\n", b, b, hi, hi);
         return BYOCL_OK;
     }
     if (strcmp(op, "nn.bias_add") == 0) {
         int axis = norm_axis(byocl_attrs_get_int(&n->attrs, "axis", 1),
-                             cl_tensor_type(fn, node)->shape.rank);
+                             clg_tensor_type(fn, node)->shape.rank);
         byocl_status st = operand_load(e, node, 1, axis, a, sizeof a, err);
         if (st == BYOCL_OK)
-            cl_text_printf(&e->body, "    v = v + %s; \\\n", a);
+            clg_text_printf(&e->body, "    v = v + %s; \\\n", a);
         return st;
     }
     if (strcmp(op, "nn.batch_norm") == 0)
@@ -268,9 +268,9 @@ static byocl_status step(epi_ctx *e, int node, int chain_arg, byocl_error *err)
             return st;
         const char *lhs = chain_arg == 0 ? "v" : a, *rhs = chain_arg == 0 ? a : "v";
         if (binary_ops[i].infix)
-            cl_text_printf(&e->body, "    v = %s %s %s; \\\n", lhs, binary_ops[i].infix, rhs);
+            clg_text_printf(&e->body, "    v = %s %s %s; \\\n", lhs, binary_ops[i].infix, rhs);
         else
-            cl_text_printf(&e->body, "    v = %s(%s, %s); \\\n", binary_ops[i].function, lhs,
+            clg_text_printf(&e->body, "    v = %s(%s, %s); \\\n", binary_ops[i].function, lhs,
                            rhs);
         return BYOCL_OK;
     }
@@ -278,31 +278,31 @@ static byocl_status step(epi_ctx *e, int node, int chain_arg, byocl_error *err)
                            fn->name, label, op);
 }
 
-byocl_status cl_epilogue_define(cl_kernel *k, const cl_group *grp, byocl_error *err)
+byocl_status clg_epilogue_define(clg_kernel *k, const clg_group *grp, byocl_error *err)
 {
     epi_ctx e = {.k = k, .fn = k->gen->fn};
     const byocl_function *fn = e.fn;
     byocl_status st = BYOCL_OK;
-    if (grp->kind == CL_ANCHOR_ELEMWISE) {
+    if (grp->kind == CLG_ANCHOR_ELEMWISE) {
         char first[600];
         st = operand_load(&e, grp->steps[0], grp->chain_arg[0], -1, first, sizeof first, err);
         if (st == BYOCL_OK)
-            cl_kernel_define(k, "LD_FIRST(fi)", "%s", first);
+            clg_kernel_define(k, "LD_FIRST(fi)", "%s", first);
     }
     for (int i = 0; st == BYOCL_OK && i < grp->n_steps; i++) {
         int node = grp->steps[i];
         /* The value entering this step was a float16 tensor in the unfused graph. */
         int in = fn->nodes[node].args[grp->chain_arg[i]];
-        bool loaded = i == 0 && grp->kind == CL_ANCHOR_ELEMWISE; /* exact already */
+        bool loaded = i == 0 && grp->kind == CLG_ANCHOR_ELEMWISE; /* exact already */
         if (!loaded && fn->nodes[in].type->dtype == BYOCL_FLOAT16)
-            cl_text_puts(&e.body, "    v = byocl_round_f16(v); \\\n");
+            clg_text_puts(&e.body, "    v = byocl_round_f16(v); \\\n");
         st = step(&e, node, grp->chain_arg[i], err);
     }
-    char *body = cl_text_take(&e.body);
+    char *body = clg_text_take(&e.body);
     if (st == BYOCL_OK && !body)
         st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory writing an epilogue");
     if (st == BYOCL_OK)
-        cl_kernel_define(k, "EPILOGUE(v, fi)", "do { \\\n%s} while (0)", body);
+        clg_kernel_define(k, "EPILOGUE(v, fi)", "do { \\\n%s} while (0)", body);
     free(body);
     return st;
 }

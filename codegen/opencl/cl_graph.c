@@ -10,8 +10,10 @@
 #include "ops/op_impl.h"
 #include "passes/pass_util.h"
 
-/* More steps than any model chains; it bounds a kernel's parameters. */
-#define CL_MAX_STEPS 16
+/* More steps and operands than any model chains; they bound a kernel's parameters
+ * (clg_kernel holds 48: the anchor's own buffers and the operands). */
+#define CLG_MAX_STEPS 16
+#define CLG_MAX_OPERANDS 32
 
 static const char *op_name(const byocl_function *fn, int node)
 {
@@ -29,7 +31,7 @@ static bool is_binary_op(const char *op)
     return false;
 }
 
-bool cl_is_elemwise_op(const char *op)
+bool clg_is_elemwise_op(const char *op)
 {
     static const char *const names[] = {"nn.relu", "nn.leaky_relu", "clip",        "sigmoid",
                                         "tanh",    "abs",           "exp",         "cast",
@@ -45,30 +47,30 @@ static bool is_view_op(const char *op)
     return strcmp(op, "reshape") == 0 || strcmp(op, "nn.batch_flatten") == 0;
 }
 
-static cl_anchor anchor_of(const char *op)
+static clg_anchor anchor_of(const char *op)
 {
     if (strcmp(op, "nn.conv2d") == 0)
-        return CL_ANCHOR_CONV;
+        return CLG_ANCHOR_CONV;
     if (strcmp(op, "nn.dense") == 0)
-        return CL_ANCHOR_DENSE;
+        return CLG_ANCHOR_DENSE;
     if (strcmp(op, "nn.softmax") == 0)
-        return CL_ANCHOR_SOFTMAX;
+        return CLG_ANCHOR_SOFTMAX;
     if (strcmp(op, "transpose") == 0)
-        return CL_ANCHOR_TRANSPOSE;
+        return CLG_ANCHOR_TRANSPOSE;
     if (strcmp(op, "concatenate") == 0)
-        return CL_ANCHOR_CONCAT;
-    if (cl_is_elemwise_op(op))
-        return CL_ANCHOR_ELEMWISE;
-    return CL_ANCHOR_POOL; /* the pools: byocl_cl_supports admitted nothing else */
+        return CLG_ANCHOR_CONCAT;
+    if (clg_is_elemwise_op(op))
+        return CLG_ANCHOR_ELEMWISE;
+    return CLG_ANCHOR_POOL; /* the pools: byocl_cl_supports admitted nothing else */
 }
 
 /* Anchors whose kernels run an epilogue on each result element. */
-static bool takes_epilogue(cl_anchor kind)
+static bool takes_epilogue(clg_anchor kind)
 {
-    return kind != CL_ANCHOR_TRANSPOSE && kind != CL_ANCHOR_CONCAT;
+    return kind != CLG_ANCHOR_TRANSPOSE && kind != CLG_ANCHOR_CONCAT;
 }
 
-const byocl_type *cl_tensor_type(const byocl_function *fn, int node)
+const byocl_type *clg_tensor_type(const byocl_function *fn, int node)
 {
     const byocl_type *t = fn->nodes[node].type;
     if (t->kind == BYOCL_TYPE_TENSOR)
@@ -81,7 +83,7 @@ const byocl_type *cl_tensor_type(const byocl_function *fn, int node)
 }
 
 
-static bool flat_push(flat_table *ft, int root)
+static bool flat_push(clg_flat_table *ft, int root)
 {
     if (ft->n == ft->cap) {
         int cap = ft->cap ? 2 * ft->cap : 64;
@@ -96,7 +98,7 @@ static bool flat_push(flat_table *ft, int root)
 }
 
 /* The first root of `node` (its own root when it is a tensor). */
-static int flat_first(const flat_table *ft, int node)
+static int flat_first(const clg_flat_table *ft, int node)
 {
     return ft->count[node] > 0 ? ft->roots[ft->start[node]] : -1;
 }
@@ -110,7 +112,7 @@ static byocl_status unsupported_at(const byocl_function *fn, int id, byocl_error
 }
 
 /* Fills node `id`'s flattened roots. */
-static byocl_status flatten_node(const byocl_function *fn, int id, flat_table *ft,
+static byocl_status flatten_node(const byocl_function *fn, int id, clg_flat_table *ft,
                                  byocl_error *err)
 {
     const byocl_node *n = &fn->nodes[id];
@@ -178,25 +180,26 @@ static void mark_live(const byocl_function *fn, bool *live)
     }
 }
 
-static byocl_status group_new(cl_graph *g, cl_anchor kind, int anchor, byocl_error *err)
+static byocl_status group_new(clg_graph *g, clg_anchor kind, int anchor, byocl_error *err)
 {
-    cl_group *groups = realloc(g->groups, (size_t)(g->n_groups + 1) * sizeof *groups);
+    clg_group *groups = realloc(g->groups, (size_t)(g->n_groups + 1) * sizeof *groups);
     if (!groups)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory grouping kernels");
     g->groups = groups;
-    cl_group *grp = &g->groups[g->n_groups];
-    *grp = (cl_group){.kind = kind, .anchor = anchor, .tail = anchor};
-    grp->steps = malloc(CL_MAX_STEPS * sizeof *grp->steps);
-    grp->chain_arg = malloc(CL_MAX_STEPS * sizeof *grp->chain_arg);
+    clg_group *grp = &g->groups[g->n_groups];
+    *grp = (clg_group){.kind = kind, .anchor = anchor, .tail = anchor};
+    grp->steps = malloc(CLG_MAX_STEPS * sizeof *grp->steps);
+    grp->chain_arg = malloc(CLG_MAX_STEPS * sizeof *grp->chain_arg);
     if (!grp->steps || !grp->chain_arg) {
         free(grp->steps);
         free(grp->chain_arg);
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory grouping kernels");
     }
-    if (kind == CL_ANCHOR_ELEMWISE) { /* the anchor is the chain's first step */
+    if (kind == CLG_ANCHOR_ELEMWISE) { /* the anchor is the chain's first step */
         grp->steps[0] = anchor;
         grp->chain_arg[0] = 0;
         grp->n_steps = 1;
+        grp->n_operands = g->fn->nodes[anchor].n_args;
     }
     g->info[anchor].group = g->n_groups++;
     return BYOCL_OK;
@@ -204,19 +207,20 @@ static byocl_status group_new(cl_graph *g, cl_anchor kind, int anchor, byocl_err
 
 /* The argument of elementwise call `id` through which it can join its producer's group,
  * or -1. */
-static int fusable_arg(const cl_graph *g, int id)
+static int fusable_arg(const clg_graph *g, int id)
 {
     const byocl_function *fn = g->fn;
     const byocl_node *n = &fn->nodes[id];
     int candidates = is_binary_op(n->op->name) ? 2 : 1;
-    const byocl_type *out = cl_tensor_type(fn, id);
+    const byocl_type *out = clg_tensor_type(fn, id);
     for (int k = 0; k < candidates; k++) {
         int a = n->args[k];
         int r = g->info[a].root;
         if (r < 0 || g->info[r].group < 0 || g->info[r].uses != 1)
             continue;
-        const cl_group *grp = &g->groups[g->info[r].group];
-        if (grp->tail != r || !takes_epilogue(grp->kind) || grp->n_steps >= CL_MAX_STEPS)
+        const clg_group *grp = &g->groups[g->info[r].group];
+        if (grp->tail != r || !takes_epilogue(grp->kind) || grp->n_steps >= CLG_MAX_STEPS ||
+            grp->n_operands + n->n_args - 1 > CLG_MAX_OPERANDS)
             continue;
         /* The chain value must not be broadcast: one result element per input element. */
         const byocl_type *at = fn->nodes[a].type;
@@ -228,19 +232,19 @@ static int fusable_arg(const cl_graph *g, int id)
 
 static int compare_tail(const void *a, const void *b)
 {
-    const cl_group *x = a, *y = b;
+    const clg_group *x = a, *y = b;
     return (x->tail > y->tail) - (x->tail < y->tail);
 }
 
-static byocl_status form_groups(cl_graph *g, const bool *live, bool no_fusion, byocl_error *err)
+static byocl_status form_groups(clg_graph *g, const bool *live, bool no_fusion, byocl_error *err)
 {
     const byocl_function *fn = g->fn;
     for (int id = 0; id < fn->n_nodes; id++) {
         const char *op = op_name(fn, id);
         if (!live[id] || !op || is_view_op(op) || g->info[id].uses == 0)
             continue; /* views compute nothing; an unread batch_norm neither */
-        cl_anchor kind = anchor_of(op);
-        int k = kind == CL_ANCHOR_ELEMWISE && !no_fusion ? fusable_arg(g, id) : -1;
+        clg_anchor kind = anchor_of(op);
+        int k = kind == CLG_ANCHOR_ELEMWISE && !no_fusion ? fusable_arg(g, id) : -1;
         if (k < 0) {
             byocl_status st = group_new(g, kind, id, err);
             if (st != BYOCL_OK)
@@ -248,17 +252,18 @@ static byocl_status form_groups(cl_graph *g, const bool *live, bool no_fusion, b
             continue;
         }
         int gi = g->info[g->info[fn->nodes[id].args[k]].root].group;
-        cl_group *grp = &g->groups[gi];
+        clg_group *grp = &g->groups[gi];
         grp->steps[grp->n_steps] = id;
         grp->chain_arg[grp->n_steps] = k;
         grp->n_steps++;
+        grp->n_operands += fn->nodes[id].n_args - 1;
         grp->tail = id;
         g->info[id].group = gi;
     }
     /* Launch order: a group runs once the last of its nodes can, i.e. by its tail. */
     qsort(g->groups, (size_t)g->n_groups, sizeof *g->groups, compare_tail);
     for (int i = 0; i < g->n_groups; i++) {
-        const cl_group *grp = &g->groups[i];
+        const clg_group *grp = &g->groups[i];
         g->info[grp->anchor].group = i;
         for (int s = 0; s < grp->n_steps; s++)
             g->info[grp->steps[s]].group = i;
@@ -267,7 +272,7 @@ static byocl_status form_groups(cl_graph *g, const bool *live, bool no_fusion, b
 }
 
 /* Reads of each root: every argument of a computing call, and the region's outputs. */
-static void count_uses(cl_graph *g, const bool *live, const flat_table *ft)
+static void count_uses(clg_graph *g, const bool *live, const clg_flat_table *ft)
 {
     const byocl_function *fn = g->fn;
     for (int id = 0; id < fn->n_nodes; id++) {
@@ -307,10 +312,10 @@ static byocl_status check_calls(const byocl_function *fn, const bool *live, byoc
     return BYOCL_OK;
 }
 
-byocl_status cl_graph_build(const byocl_function *fn, bool no_fusion, cl_graph *g,
+byocl_status clg_graph_build(const byocl_function *fn, bool no_fusion, clg_graph *g,
                             byocl_error *err)
 {
-    *g = (cl_graph){.fn = fn};
+    *g = (clg_graph){.fn = fn};
     if (fn->body < 0 || fn->body >= fn->n_nodes)
         return byocl_error_set(err, BYOCL_ERR_INVALID, "@%s has no body", fn->name);
     for (int id = 0; id < fn->n_nodes; id++)
@@ -320,7 +325,7 @@ byocl_status cl_graph_build(const byocl_function *fn, bool no_fusion, cl_graph *
                                    fn->name);
     size_t n = (size_t)fn->n_nodes;
     bool *live = calloc(n, sizeof *live);
-    flat_table ft = {.start = calloc(n, sizeof(int)), .count = calloc(n, sizeof(int))};
+    clg_flat_table ft = {.start = calloc(n, sizeof(int)), .count = calloc(n, sizeof(int))};
     g->info = malloc(n * sizeof *g->info);
     byocl_status st = BYOCL_OK;
     if (!live || !ft.start || !ft.count || !g->info)
@@ -330,10 +335,10 @@ byocl_status cl_graph_build(const byocl_function *fn, bool no_fusion, cl_graph *
         st = check_calls(fn, live, err);
     }
     for (int id = 0; st == BYOCL_OK && id < fn->n_nodes; id++) {
-        g->info[id] = (cl_node_info){.root = -1, .group = -1, .buf = -1};
+        g->info[id] = (clg_node_info){.root = -1, .group = -1, .buf = -1};
         if (live[id] || fn->nodes[id].kind == BYOCL_NODE_VAR)
             st = flatten_node(fn, id, &ft, err);
-        if (st == BYOCL_OK && cl_tensor_type(fn, id))
+        if (st == BYOCL_OK && clg_tensor_type(fn, id))
             g->info[id].root = flat_first(&ft, id);
     }
     if (st == BYOCL_OK) {
@@ -356,11 +361,11 @@ byocl_status cl_graph_build(const byocl_function *fn, bool no_fusion, cl_graph *
     free(live);
     g->flat = ft;
     if (st != BYOCL_OK)
-        cl_graph_free(g);
+        clg_graph_free(g);
     return st;
 }
 
-void cl_graph_free(cl_graph *g)
+void clg_graph_free(clg_graph *g)
 {
     for (int i = 0; i < g->n_groups; i++) {
         free(g->groups[i].steps);
@@ -372,12 +377,12 @@ void cl_graph_free(cl_graph *g)
     free(g->flat.start);
     free(g->flat.count);
     free(g->flat.roots);
-    *g = (cl_graph){0};
+    *g = (clg_graph){0};
 }
 
-int cl_flatten(const cl_graph *g, int node, int *roots, int max)
+int clg_flatten(const clg_graph *g, int node, int *roots, int max)
 {
-    const flat_table *ft = &g->flat;
+    const clg_flat_table *ft = &g->flat;
     for (int i = 0; i < ft->count[node] && i < max; i++)
         roots[i] = ft->roots[ft->start[node] + i];
     return ft->count[node];

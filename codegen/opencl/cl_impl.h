@@ -20,182 +20,183 @@
 /* ------------------------------------------------------------- cl_text.c */
 
 /* Text that grows; after an allocation failure it stays failed and appends nothing. */
-typedef struct cl_text {
+typedef struct clg_text {
     char *s;
     size_t len, cap;
     bool failed;
-} cl_text;
+} clg_text;
 
-void cl_text_puts(cl_text *t, const char *s);
-void cl_text_printf(cl_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void clg_text_puts(clg_text *t, const char *s);
+void clg_text_printf(clg_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The text (malloc'ed, "" when empty) and the buffer reset; NULL when an append failed. */
-char *cl_text_take(cl_text *t);
-void cl_text_free(cl_text *t);
+char *clg_text_take(clg_text *t);
+void clg_text_free(clg_text *t);
 
 /* `v` as an OpenCL C float literal that reads back as (float)v: "0.25f", "(-1e-05f)",
  * "INFINITY", "NAN". */
-void cl_float_literal(double v, char *buf, size_t len);
+void clg_float_literal(double v, char *buf, size_t len);
 
 /* ------------------------------------------------------------- cl_graph.c */
 
 /* What a group's first op is; it picks the kernel template. */
-typedef enum cl_anchor {
-    CL_ANCHOR_CONV,      /* nn.conv2d */
-    CL_ANCHOR_DENSE,     /* nn.dense */
-    CL_ANCHOR_POOL,      /* nn.max_pool2d, nn.avg_pool2d, nn.global_avg_pool2d */
-    CL_ANCHOR_SOFTMAX,   /* nn.softmax */
-    CL_ANCHOR_ELEMWISE,  /* a chain of elementwise ops */
-    CL_ANCHOR_TRANSPOSE, /* transpose */
-    CL_ANCHOR_CONCAT     /* concatenate */
-} cl_anchor;
+typedef enum clg_anchor {
+    CLG_ANCHOR_CONV,      /* nn.conv2d */
+    CLG_ANCHOR_DENSE,     /* nn.dense */
+    CLG_ANCHOR_POOL,      /* nn.max_pool2d, nn.avg_pool2d, nn.global_avg_pool2d */
+    CLG_ANCHOR_SOFTMAX,   /* nn.softmax */
+    CLG_ANCHOR_ELEMWISE,  /* a chain of elementwise ops */
+    CLG_ANCHOR_TRANSPOSE, /* transpose */
+    CLG_ANCHOR_CONCAT     /* concatenate */
+} clg_anchor;
 
 /* A group: one kernel (plus helper launches) computing an anchor op and the chain of
  * elementwise ops fused after it. steps[] are those ops in order (for an elemwise anchor
  * steps[0] is the anchor itself); chain_arg[i] is the argument of steps[i] that carries
  * the chain's value. The group stores the value of `tail`. */
-typedef struct cl_group {
-    cl_anchor kind;
+typedef struct clg_group {
+    clg_anchor kind;
     int anchor;
     int n_steps;
     int *steps;
     int *chain_arg;
+    int n_operands;         /* a bound on the epilogue's buffer parameters */
     int tail;
-} cl_group;
+} clg_group;
 
 /* Per node of the region. */
-typedef struct cl_node_info {
+typedef struct clg_node_info {
     /* Tensor-valued nodes: the node whose storage holds the data (itself for parameters,
      * constants and computing calls; the source for reshape, batch_flatten and
      * TupleGetItem). batch_norm's node stands for its field 0. -1 for tuples. */
     int root;
     int uses;   /* roots: reads by op calls plus appearances among the region outputs */
     int group;  /* computing roots: the group that computes it, -1 otherwise */
-    int buf;    /* stored roots (parameters, used constants, group tails): cl_buf id */
-} cl_node_info;
+    int buf;    /* stored roots (parameters, used constants, group tails): clg_buf id */
+} clg_node_info;
 
 /* The roots of the tensors each node stands for (a tuple: its fields, flattened). */
-typedef struct flat_table {
+typedef struct clg_flat_table {
     int *start, *count; /* per node, into roots */
     int *roots;
     int n, cap;
-} flat_table;
+} clg_flat_table;
 
 /* Region analysis. */
-typedef struct cl_graph {
+typedef struct clg_graph {
     const byocl_function *fn;
-    cl_node_info *info;     /* per node */
+    clg_node_info *info;     /* per node */
     int n_groups;
-    cl_group *groups;       /* in launch order (by tail node id) */
+    clg_group *groups;       /* in launch order (by tail node id) */
     int n_outputs;
     int *outputs;           /* root of each flattened output */
-    flat_table flat;
-} cl_graph;
+    clg_flat_table flat;
+} clg_graph;
 
 /* Checks every call with byocl_cl_supports, resolves roots, counts uses, forms the
  * groups (fusing elementwise chains unless `no_fusion`) and flattens the outputs. */
-byocl_status cl_graph_build(const byocl_function *fn, bool no_fusion, cl_graph *g,
+byocl_status clg_graph_build(const byocl_function *fn, bool no_fusion, clg_graph *g,
                             byocl_error *err);
-void cl_graph_free(cl_graph *g);
+void clg_graph_free(clg_graph *g);
 /* The tensor type of a tensor-valued node (batch_norm: its field 0); NULL otherwise. */
-const byocl_type *cl_tensor_type(const byocl_function *fn, int node);
+const byocl_type *clg_tensor_type(const byocl_function *fn, int node);
 /* Roots of the tensors a node stands for (a tuple: its fields flattened); returns the
  * count, at most `max`. */
-int cl_flatten(const cl_graph *g, int node, int *roots, int max);
+int clg_flatten(const clg_graph *g, int node, int *roots, int max);
 /* True for the ops that can be chained as elementwise steps. */
-bool cl_is_elemwise_op(const char *op);
+bool clg_is_elemwise_op(const char *op);
 
 /* ------------------------------------------------------------- generation state */
 
 /* A buffer the launches use. Parameters, outputs and constants are bound by the runtime
  * module; scratch buffers get a place in the buffer plan (byocl_cl_plan.scratch_bytes). */
-typedef struct cl_buf {
+typedef struct clg_buf {
     byocl_cl_buffer_kind kind;
     int index;              /* INPUT/OUTPUT/CONSTANT index; SCRATCH: set by the plan */
     size_t bytes;
     int first, last;        /* SCRATCH: the launches that use it (-1 before any) */
     char what[112];         /* for the launch plan: "%5 (nn.relu)", "packed weight of %3" */
-} cl_buf;
+} clg_buf;
 
-typedef struct cl_gen {
+typedef struct clg_gen {
     const byocl_function *fn;
     byocl_cl_codegen_options opt;
-    cl_graph graph;
-    cl_buf *bufs;
+    clg_graph graph;
+    clg_buf *bufs;
     int n_bufs, cap_bufs;
-    int *output_bufs;       /* cl_buf id of each region output */
+    int *output_bufs;       /* clg_buf id of each region output */
     byocl_tensor **consts;  /* plan constants: owned references */
     int n_consts, cap_consts;
-    byocl_cl_launch *launches; /* buffer args hold cl_buf ids until the buffer plan */
+    byocl_cl_launch *launches; /* buffer args hold clg_buf ids until the buffer plan */
     int n_launches, cap_launches;
-    cl_text src;
+    clg_text src;
     const char *templates_used[16]; /* names of templates already in src */
     int n_templates_used;
     byocl_error *err;
-} cl_gen;
+} clg_gen;
 
 /* A new buffer; returns its id or -1 (out of memory, err set). */
-int cl_gen_buf(cl_gen *gen, byocl_cl_buffer_kind kind, int index, size_t bytes,
+int clg_gen_buf(clg_gen *gen, byocl_cl_buffer_kind kind, int index, size_t bytes,
                const char *what);
 /* A new constant buffer holding `t` (the plan takes a reference); id or -1. */
-int cl_gen_const(cl_gen *gen, byocl_tensor *t, const char *what);
+int clg_gen_const(clg_gen *gen, byocl_tensor *t, const char *what);
 /* The buffer of a stored root (a constant gets its buffer on first use); id or -1. */
-int cl_gen_root_buf(cl_gen *gen, int root);
+int clg_gen_root_buf(clg_gen *gen, int root);
 /* "%5 (nn.relu)": how the launch plan names a node. */
-void cl_node_desc(const byocl_function *fn, int node, char *buf, size_t len);
+void clg_node_desc(const byocl_function *fn, int node, char *buf, size_t len);
 
 /* ------------------------------------------------------------- cl_kernel.c */
 
 /* A kernel instance being written: its parameters, #defines and launch. */
-typedef struct cl_kernel {
-    cl_gen *gen;
+typedef struct clg_kernel {
+    clg_gen *gen;
     char name[64];
-    cl_text params;         /* KPARAMS */
-    cl_text defines;        /* #define lines */
+    clg_text params;         /* KPARAMS */
+    clg_text defines;        /* #define lines */
     char **macros;          /* names to #undef after the template */
     int n_macros, cap_macros;
     int n_args, n_operands;
     byocl_cl_arg args[48];  /* launch arguments, in parameter order */
     int n_params_by_buf;
-    int param_buf[48];      /* cl_buf id of each buffer parameter (dedup of operands) */
+    int param_buf[48];      /* clg_buf id of each buffer parameter (dedup of operands) */
     char param_name[48][8];
-} cl_kernel;
+} clg_kernel;
 
 /* Starts kernel "k<N>_<what>". */
-void cl_kernel_begin(cl_kernel *k, cl_gen *gen, const char *what);
-/* Adds a buffer parameter `name` for cl_buf `buf` holding `dtype` (read-only unless
+void clg_kernel_begin(clg_kernel *k, clg_gen *gen, const char *what);
+/* Adds a buffer parameter `name` for clg_buf `buf` holding `dtype` (read-only unless
  * `output`), with its LD_<name>/ST_Y macros. */
-void cl_kernel_buffer(cl_kernel *k, const char *name, int buf, byocl_dtype dtype, bool output);
-/* The parameter name for an epilogue operand in cl_buf `buf` ("e0", "e1", ...), added
+void clg_kernel_buffer(clg_kernel *k, const char *name, int buf, byocl_dtype dtype, bool output);
+/* The parameter name for an epilogue operand in clg_buf `buf` ("e0", "e1", ...), added
  * on first use. NULL when the kernel has too many parameters. */
-const char *cl_kernel_operand(cl_kernel *k, int buf, byocl_dtype dtype);
+const char *clg_kernel_operand(clg_kernel *k, int buf, byocl_dtype dtype);
 /* #define NAME VALUE (recorded for #undef). */
-void cl_kernel_define(cl_kernel *k, const char *name, const char *fmt, ...)
+void clg_kernel_define(clg_kernel *k, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Writes the instance (comment, #defines, template, #undefs) into the program and appends
  * its launch with its work-group size: one-dimensional kernels (which check their index)
  * get `global` rounded up to whole work-groups, others must cover `global` exactly.
  * Returns the launch index or -1 (err set). */
-int cl_kernel_end(cl_kernel *k, const char *template_name, const char *label, int work_dim,
+int clg_kernel_end(clg_kernel *k, const char *template_name, const char *label, int work_dim,
                   const size_t *global, double flops);
 /* Frees an instance that will not be written (after an error). */
-void cl_kernel_abandon(cl_kernel *k);
+void clg_kernel_abandon(clg_kernel *k);
 
 /* ------------------------------------------------------------- cl_epilogue.c */
 
 /* Defines EPILOGUE(v, fi) for the group's steps from `first` on (the chain value v of
  * the element at flat index fi of the anchor's result), adding operands as kernel
  * parameters. For an elemwise anchor (first == 0) it also defines LD_FIRST(fi). */
-byocl_status cl_epilogue_define(cl_kernel *k, const cl_group *grp, byocl_error *err);
+byocl_status clg_epilogue_define(clg_kernel *k, const clg_group *grp, byocl_error *err);
 /* The C expression for the offset, in a tensor of shape `operand` broadcast to `out`
  * (numpy rules, or along `axis` of `out` when axis >= 0 and operand is a vector), of
  * the element at flat index `fi` of `out`. */
-void cl_broadcast_offset(const byocl_shape *out, const byocl_shape *operand, int axis,
+void clg_broadcast_offset(const byocl_shape *out, const byocl_shape *operand, int axis,
                          const char *fi, char *buf, size_t len);
 
 /* ------------------------------------------------------------- cl_schedule.c */
 
 /* conv2d: geometry, work split and input layout. */
-typedef struct cl_conv_sched {
+typedef struct clg_conv_sched {
     int64_t n, c, h, w, oc, oh, ow, kh, kw;   /* shapes */
     int64_t groups, cin_g, oc_g;
     int64_t stride[2], dilation[2], pad[4];   /* pad: top, left, bottom, right */
@@ -212,48 +213,48 @@ typedef struct cl_conv_sched {
     int ntaps;
     int64_t *tap_offset;     /* per tap (kh, kw order); malloc'ed */
     int64_t packed_elems;    /* packed weight: groups * ob * cin_g * ntaps * oct */
-} cl_conv_sched;
+} clg_conv_sched;
 
-byocl_status cl_conv_schedule(const byocl_function *fn, int node, cl_conv_sched *s,
+byocl_status clg_conv_schedule(const byocl_function *fn, int node, clg_conv_sched *s,
                               byocl_error *err);
-void cl_conv_sched_free(cl_conv_sched *s);
+void clg_conv_sched_free(clg_conv_sched *s);
 /* Element of the (OIHW) weight that packed element i holds, or -1 for a zero. */
-int64_t cl_conv_pack_source(const cl_conv_sched *s, int64_t i);
-/* MOVE_INDEX body for the device version of cl_conv_pack_source. */
-void cl_conv_pack_index_text(const cl_conv_sched *s, cl_text *t);
+int64_t clg_conv_pack_source(const clg_conv_sched *s, int64_t i);
+/* MOVE_INDEX body for the device version of clg_conv_pack_source. */
+void clg_conv_pack_index_text(const clg_conv_sched *s, clg_text *t);
 /* PHASE_Y(s) and PHASE_X(s) of kernels_cl/conv2d_input.cl: the row and column phase of
  * slot s. */
-void cl_conv_phase_exprs(const cl_conv_sched *s, char *py, char *px, size_t len);
+void clg_conv_phase_exprs(const clg_conv_sched *s, char *py, char *px, size_t len);
 
-typedef struct cl_dense_sched {
+typedef struct clg_dense_sched {
     int64_t r, k, u;         /* rows, input features, units */
     int ut, rt;              /* units x rows per work-item */
     int64_t ub, rb;          /* blocks */
     int64_t packed_elems;    /* ub * k * ut */
-} cl_dense_sched;
+} clg_dense_sched;
 
-byocl_status cl_dense_schedule(const byocl_function *fn, int node, cl_dense_sched *s,
+byocl_status clg_dense_schedule(const byocl_function *fn, int node, clg_dense_sched *s,
                                byocl_error *err);
-int64_t cl_dense_pack_source(const cl_dense_sched *s, int64_t i);
-void cl_dense_pack_index_text(const cl_dense_sched *s, cl_text *t);
+int64_t clg_dense_pack_source(const clg_dense_sched *s, int64_t i);
+void clg_dense_pack_index_text(const clg_dense_sched *s, clg_text *t);
 
 /* A float32 tensor of `n` elements whose element i is src's element source(i) (as a
  * float), or 0 where source gives -1: host-side weight packing. NULL on no memory. */
-byocl_tensor *cl_pack_host(const byocl_tensor *src, int64_t n,
+byocl_tensor *clg_pack_host(const byocl_tensor *src, int64_t n,
                            int64_t (*source)(const void *sched, int64_t i), const void *sched,
                            byocl_error *err);
 
 /* ------------------------------------------------------------- cl_emit.c */
 
 /* Emits the kernels of one group (and its helper launches). */
-byocl_status cl_emit_group(cl_gen *gen, const cl_group *grp);
+byocl_status clg_emit_group(clg_gen *gen, const clg_group *grp);
 /* Copies region output k from the buffer that holds its value. */
-byocl_status cl_emit_output_copy(cl_gen *gen, int k);
+byocl_status clg_emit_output_copy(clg_gen *gen, int k);
 
 /* ------------------------------------------------------------- cl_plan.c */
 
 /* Runs the buffer plan over gen's launches, then moves the program, launches, buffers
  * and constants into a new plan. */
-byocl_status cl_plan_finish(cl_gen *gen, byocl_cl_plan **out);
+byocl_status clg_plan_finish(clg_gen *gen, byocl_cl_plan **out);
 
 #endif

@@ -10,9 +10,9 @@
 #include "opencl/cl_impl.h"
 #include "opencl/cl_templates.h"
 
-#define KERNEL_MAX_ARGS ((int)(sizeof ((cl_kernel *)0)->args / sizeof ((cl_kernel *)0)->args[0]))
+#define KERNEL_MAX_ARGS ((int)(sizeof ((clg_kernel *)0)->args / sizeof ((clg_kernel *)0)->args[0]))
 
-static void record_macro(cl_kernel *k, const char *name)
+static void record_macro(clg_kernel *k, const char *name)
 {
     if (k->n_macros == k->cap_macros) {
         int cap = k->cap_macros ? 2 * k->cap_macros : 32;
@@ -32,14 +32,14 @@ static void record_macro(cl_kernel *k, const char *name)
     k->macros[k->n_macros++] = copy;
 }
 
-void cl_kernel_begin(cl_kernel *k, cl_gen *gen, const char *what)
+void clg_kernel_begin(clg_kernel *k, clg_gen *gen, const char *what)
 {
     memset(k, 0, sizeof *k);
     k->gen = gen;
     snprintf(k->name, sizeof k->name, "k%d_%s", gen->n_launches, what);
 }
 
-void cl_kernel_define(cl_kernel *k, const char *name, const char *fmt, ...)
+void clg_kernel_define(clg_kernel *k, const char *name, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -53,7 +53,7 @@ void cl_kernel_define(cl_kernel *k, const char *name, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(value, (size_t)n + 1, fmt, ap);
     va_end(ap);
-    cl_text_printf(&k->defines, "#define %s %s\n", name, value);
+    clg_text_printf(&k->defines, "#define %s %s\n", name, value);
     free(value);
     /* The macro's name is what precedes a '(' (function-like macros). */
     char bare[64];
@@ -62,7 +62,7 @@ void cl_kernel_define(cl_kernel *k, const char *name, const char *fmt, ...)
     record_macro(k, bare);
 }
 
-void cl_kernel_buffer(cl_kernel *k, const char *name, int buf, byocl_dtype dtype, bool output)
+void clg_kernel_buffer(clg_kernel *k, const char *name, int buf, byocl_dtype dtype, bool output)
 {
     if (k->n_args >= KERNEL_MAX_ARGS) {
         k->defines.failed = true;
@@ -70,16 +70,16 @@ void cl_kernel_buffer(cl_kernel *k, const char *name, int buf, byocl_dtype dtype
     }
     const char *elem = dtype == BYOCL_FLOAT16 ? "ushort" : "float";
     const char *suffix = dtype == BYOCL_FLOAT16 ? "F16" : "F32";
-    cl_text_printf(&k->params, "%s__global %s%s *restrict %s", k->n_args ? ", " : "",
+    clg_text_printf(&k->params, "%s__global %s%s *restrict %s", k->n_args ? ", " : "",
                    output ? "" : "const ", elem, name);
     if (output) {
         char value[64];
         snprintf(value, sizeof value, "BYOCL_ST_%s(%s, i, v)", suffix, name);
-        cl_kernel_define(k, "ST_Y(i, v)", "%s", value);
+        clg_kernel_define(k, "ST_Y(i, v)", "%s", value);
     } else {
         char macro[32];
         snprintf(macro, sizeof macro, "LD_%s(i)", name);
-        cl_kernel_define(k, macro, "BYOCL_LD_%s(%s, i)", suffix, name);
+        clg_kernel_define(k, macro, "BYOCL_LD_%s(%s, i)", suffix, name);
     }
     k->args[k->n_args++] = (byocl_cl_arg){.kind = BYOCL_CL_ARG_BUFFER,
                                           .buffer = {.kind = BYOCL_CL_BUF_SCRATCH, .index = buf}};
@@ -90,7 +90,7 @@ void cl_kernel_buffer(cl_kernel *k, const char *name, int buf, byocl_dtype dtype
     }
 }
 
-const char *cl_kernel_operand(cl_kernel *k, int buf, byocl_dtype dtype)
+const char *clg_kernel_operand(clg_kernel *k, int buf, byocl_dtype dtype)
 {
     for (int i = 0; i < k->n_params_by_buf; i++)
         if (k->param_buf[i] == buf)
@@ -99,36 +99,45 @@ const char *cl_kernel_operand(cl_kernel *k, int buf, byocl_dtype dtype)
         return NULL;
     char name[8];
     snprintf(name, sizeof name, "e%d", k->n_operands++);
-    cl_kernel_buffer(k, name, buf, dtype, false);
+    clg_kernel_buffer(k, name, buf, dtype, false);
     return k->param_name[k->n_params_by_buf - 1];
 }
 
-static size_t compute_units(const cl_gen *gen)
+static size_t compute_units(const clg_gen *gen)
 {
     return gen->opt.compute_units > 0 ? (size_t)gen->opt.compute_units : 2;
 }
 
-static size_t max_group(const cl_gen *gen)
+static size_t max_group(const clg_gen *gen)
 {
     return gen->opt.max_work_group_size > 0 ? gen->opt.max_work_group_size : 256;
 }
 
+/* The largest work-group extent along dimension d. */
+static size_t max_extent(const clg_gen *gen, int d)
+{
+    size_t given = gen->opt.max_work_item_sizes[d], group = max_group(gen);
+    if (given == 0)
+        given = d == 2 && group > 64 ? 64 : group;
+    return given < group ? given : group;
+}
+
 /* Work-groups per launch to aim for: several per compute unit, so that the driver can
  * balance them. */
-static size_t wanted_groups(const cl_gen *gen)
+static size_t wanted_groups(const clg_gen *gen)
 {
     return 8 * compute_units(gen);
 }
 
 /* One-dimensional kernels check their index against the element count, so their global
  * size is rounded up to a whole number of work-groups. */
-static void local_1d(const cl_gen *gen, size_t *global, size_t *local)
+static void local_1d(const clg_gen *gen, size_t *global, size_t *local)
 {
     size_t n = global[0], want = wanted_groups(gen);
     size_t size = (n + want - 1) / want;
     size = (size + 7) / 8 * 8; /* whole vectors of work-items */
-    if (size > max_group(gen))
-        size = max_group(gen);
+    if (size > max_extent(gen, 0))
+        size = max_extent(gen, 0);
     if (size == 0)
         size = 1;
     local[0] = size;
@@ -149,7 +158,7 @@ static int divisors(size_t n, size_t cap, size_t *out, int max)
  * the divisors that fit a work-group, take the fewest work-groups that are still at least
  * wanted_groups (and a multiple of the compute units, when possible); ties go to the
  * largest extent along dimension 0, whose work-items share the most data. */
-static void local_nd(const cl_gen *gen, int work_dim, const size_t *global, size_t *local)
+static void local_nd(const clg_gen *gen, int work_dim, const size_t *global, size_t *local)
 {
     enum { MAX_DIVISORS = 256 };
     size_t div[3][MAX_DIVISORS];
@@ -157,7 +166,7 @@ static void local_nd(const cl_gen *gen, int work_dim, const size_t *global, size
     size_t cap = max_group(gen), cu = compute_units(gen), want = wanted_groups(gen);
     for (int d = 0; d < 3; d++) {
         if (d < work_dim)
-            nd[d] = divisors(global[d], cap, div[d], MAX_DIVISORS);
+            nd[d] = divisors(global[d], max_extent(gen, d), div[d], MAX_DIVISORS);
         else
             div[d][0] = 1;
     }
@@ -190,7 +199,7 @@ static void local_nd(const cl_gen *gen, int work_dim, const size_t *global, size
 }
 
 /* Whether the program already holds an instance of the template; records it if not. */
-static bool template_seen(cl_gen *gen, const char *name)
+static bool template_seen(clg_gen *gen, const char *name)
 {
     for (int i = 0; i < gen->n_templates_used; i++)
         if (strcmp(gen->templates_used[i], name) == 0)
@@ -200,7 +209,7 @@ static bool template_seen(cl_gen *gen, const char *name)
     return false;
 }
 
-static void free_macros(cl_kernel *k)
+static void free_macros(clg_kernel *k)
 {
     for (int i = 0; i < k->n_macros; i++)
         free(k->macros[i]);
@@ -209,20 +218,20 @@ static void free_macros(cl_kernel *k)
     k->n_macros = k->cap_macros = 0;
 }
 
-void cl_kernel_abandon(cl_kernel *k)
+void clg_kernel_abandon(clg_kernel *k)
 {
     free_macros(k);
-    cl_text_free(&k->params);
-    cl_text_free(&k->defines);
+    clg_text_free(&k->params);
+    clg_text_free(&k->defines);
 }
 
-int cl_kernel_end(cl_kernel *k, const char *template_name, const char *label, int work_dim,
+int clg_kernel_end(clg_kernel *k, const char *template_name, const char *label, int work_dim,
                   const size_t *global, double flops)
 {
-    cl_gen *gen = k->gen;
+    clg_gen *gen = k->gen;
     const char *tmpl = byocl_cl_template_text(template_name);
-    char *params = cl_text_take(&k->params);
-    char *defines = cl_text_take(&k->defines);
+    char *params = clg_text_take(&k->params);
+    char *defines = clg_text_take(&k->defines);
     int index = -1;
     if (!tmpl) {
         byocl_error_set(gen->err, BYOCL_ERR_INVALID, "kernel template %s.cl is not embedded",
@@ -267,9 +276,9 @@ int cl_kernel_end(cl_kernel *k, const char *template_name, const char *label, in
     launch->flops = flops;
     index = gen->n_launches++;
 
-    cl_text *src = &gen->src;
-    cl_text_printf(src, "\n/* ---- %s: %s ---- */\n", k->name, label);
-    cl_text_printf(src, "#define KNAME %s\n#define KPARAMS %s\n%s", k->name, params, defines);
+    clg_text *src = &gen->src;
+    clg_text_printf(src, "\n/* ---- %s: %s ---- */\n", k->name, label);
+    clg_text_printf(src, "#define KNAME %s\n#define KPARAMS %s\n%s", k->name, params, defines);
     /* A template's leading comment explains it once per program. */
     const char *body = tmpl;
     if (strncmp(tmpl, "/*", 2) == 0 && strstr(tmpl, "*/\n")) {
@@ -278,14 +287,14 @@ int cl_kernel_end(cl_kernel *k, const char *template_name, const char *label, in
             body = end;
     }
     if (body != tmpl)
-        cl_text_printf(src, "/* %s.cl, explained above */\n", template_name);
-    cl_text_puts(src, body);
-    cl_text_puts(src, "#undef KNAME\n#undef KPARAMS\n");
+        clg_text_printf(src, "/* %s.cl, explained above */\n", template_name);
+    clg_text_puts(src, body);
+    clg_text_puts(src, "#undef KNAME\n#undef KPARAMS\n");
     for (int i = 0; i < k->n_macros; i++)
-        cl_text_printf(src, "#undef %s\n", k->macros[i]);
+        clg_text_printf(src, "#undef %s\n", k->macros[i]);
 done:
     free(params);
     free(defines);
-    cl_kernel_abandon(k);
+    clg_kernel_abandon(k);
     return index;
 }

@@ -9,7 +9,7 @@
 #include "opencl/cl_impl.h"
 
 /* Scratch buffers start at multiples of this (a cache line). */
-#define CL_SCRATCH_ALIGN 64
+#define CLG_SCRATCH_ALIGN 64
 
 void byocl_cl_plan_free(byocl_cl_plan *plan)
 {
@@ -32,14 +32,14 @@ void byocl_cl_plan_free(byocl_cl_plan *plan)
 static const char *const kind_names[] = {"input", "output", "scratch", "constant"};
 
 /* Which launches touch each scratch buffer, then one place per buffer. */
-static byocl_status plan_scratch(cl_gen *gen, size_t **sizes, int *n_scratch)
+static byocl_status plan_scratch(clg_gen *gen, size_t **sizes, int *n_scratch)
 {
     for (int l = 0; l < gen->n_launches; l++) {
         const byocl_cl_launch *launch = &gen->launches[l];
         for (int a = 0; a < launch->n_args; a++) {
             if (launch->args[a].kind != BYOCL_CL_ARG_BUFFER)
                 continue;
-            cl_buf *b = &gen->bufs[launch->args[a].buffer.index];
+            clg_buf *b = &gen->bufs[launch->args[a].buffer.index];
             if (b->first < 0)
                 b->first = l;
             b->last = l;
@@ -56,14 +56,14 @@ static byocl_status plan_scratch(cl_gen *gen, size_t **sizes, int *n_scratch)
         st = byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory planning buffers");
     n = 0;
     for (int i = 0; st == BYOCL_OK && i < gen->n_bufs; i++) {
-        const cl_buf *b = &gen->bufs[i];
+        const clg_buf *b = &gen->bufs[i];
         if (b->kind != BYOCL_CL_BUF_SCRATCH || b->first < 0)
             continue;
         ranges[n] = (byocl_live_range){.bytes = b->bytes, .first = b->first, .last = b->last};
         ids[n++] = i;
     }
     if (st == BYOCL_OK)
-        st = byocl_storage_plan(ranges, n, CL_SCRATCH_ALIGN, place, sizes, n_scratch, gen->err);
+        st = byocl_storage_plan(ranges, n, CLG_SCRATCH_ALIGN, place, sizes, n_scratch, gen->err);
     for (int i = 0; st == BYOCL_OK && i < n; i++)
         gen->bufs[ids[i]].index = place[i];
     free(ranges);
@@ -72,21 +72,21 @@ static byocl_status plan_scratch(cl_gen *gen, size_t **sizes, int *n_scratch)
     return st;
 }
 
-static void buffers_text(const cl_gen *gen, const size_t *scratch, int n_scratch, cl_text *t)
+static void buffers_text(const clg_gen *gen, const size_t *scratch, int n_scratch, clg_text *t)
 {
     const byocl_function *fn = gen->fn;
     for (int kind = 0; kind < 4; kind++) {
         if (kind == BYOCL_CL_BUF_SCRATCH)
             continue;
         for (int i = 0; i < gen->n_bufs; i++) {
-            const cl_buf *b = &gen->bufs[i];
+            const clg_buf *b = &gen->bufs[i];
             if ((int)b->kind != kind)
                 continue;
             char type[160] = "";
             if (kind == BYOCL_CL_BUF_INPUT)
                 byocl_type_str(fn->nodes[fn->params[b->index]].type, type, sizeof type);
             else if (kind == BYOCL_CL_BUF_OUTPUT)
-                byocl_type_str(cl_tensor_type(fn, gen->graph.outputs[b->index]), type,
+                byocl_type_str(clg_tensor_type(fn, gen->graph.outputs[b->index]), type,
                                sizeof type);
             else {
                 const byocl_tensor *c = gen->consts[b->index];
@@ -95,39 +95,39 @@ static void buffers_text(const cl_gen *gen, const size_t *scratch, int n_scratch
                                                   byocl_tensor_shape(c)->dims);
                 byocl_type_str(&ct, type, sizeof type);
             }
-            cl_text_printf(t, "  %s%d  %zu bytes  %s  %s\n", kind_names[kind], b->index, b->bytes,
+            clg_text_printf(t, "  %s%d  %zu bytes  %s  %s\n", kind_names[kind], b->index, b->bytes,
                            type, b->what);
         }
     }
     for (int s = 0; s < n_scratch; s++) {
-        cl_text_printf(t, "  scratch%d  %zu bytes\n", s, scratch[s]);
+        clg_text_printf(t, "  scratch%d  %zu bytes\n", s, scratch[s]);
         for (int i = 0; i < gen->n_bufs; i++) {
-            const cl_buf *b = &gen->bufs[i];
+            const clg_buf *b = &gen->bufs[i];
             if (b->kind == BYOCL_CL_BUF_SCRATCH && b->first >= 0 && b->index == s)
-                cl_text_printf(t, "    launches %d..%d: %s (%zu bytes)\n", b->first, b->last,
+                clg_text_printf(t, "    launches %d..%d: %s (%zu bytes)\n", b->first, b->last,
                                b->what, b->bytes);
         }
     }
 }
 
-byocl_status cl_plan_finish(cl_gen *gen, byocl_cl_plan **out)
+byocl_status clg_plan_finish(clg_gen *gen, byocl_cl_plan **out)
 {
     size_t *scratch = NULL;
     int n_scratch = 0;
     byocl_status st = plan_scratch(gen, &scratch, &n_scratch);
     if (st != BYOCL_OK)
         return st;
-    cl_text text = {0};
+    clg_text text = {0};
     buffers_text(gen, scratch, n_scratch, &text);
     byocl_cl_plan *plan = calloc(1, sizeof *plan);
     if (plan) {
-        plan->buffers_text = cl_text_take(&text);
-        plan->source = cl_text_take(&gen->src);
+        plan->buffers_text = clg_text_take(&text);
+        plan->source = clg_text_take(&gen->src);
         plan->build_options = strdup("-cl-std=CL1.2 -cl-mad-enable");
         plan->region = strdup(gen->fn->name);
     }
     if (!plan || !plan->buffers_text || !plan->source || !plan->build_options || !plan->region) {
-        cl_text_free(&text);
+        clg_text_free(&text);
         free(scratch);
         byocl_cl_plan_free(plan);
         return byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory finishing the plan of @%s",
@@ -142,7 +142,7 @@ byocl_status cl_plan_finish(cl_gen *gen, byocl_cl_plan **out)
         for (int a = 0; a < launch->n_args; a++) {
             byocl_cl_arg *arg = &launch->args[a];
             if (arg->kind == BYOCL_CL_ARG_BUFFER) {
-                const cl_buf *b = &gen->bufs[arg->buffer.index];
+                const clg_buf *b = &gen->bufs[arg->buffer.index];
                 arg->buffer = (byocl_cl_buffer_ref){.kind = b->kind, .index = b->index};
             }
         }
@@ -161,50 +161,50 @@ byocl_status cl_plan_finish(cl_gen *gen, byocl_cl_plan **out)
 
 char *byocl_cl_plan_text(const byocl_cl_plan *plan, const char *symbol)
 {
-    cl_text t = {0};
-    cl_text_printf(&t, "# byocl OpenCL launch plan of region @%s (symbol %s)\n",
+    clg_text t = {0};
+    clg_text_printf(&t, "# byocl OpenCL launch plan of region @%s (symbol %s)\n",
                    plan->region ? plan->region : "?", symbol ? symbol : "?");
-    cl_text_printf(&t, "program: %s.cl, build options: %s\n", symbol ? symbol : "?",
+    clg_text_printf(&t, "program: %s.cl, build options: %s\n", symbol ? symbol : "?",
                    plan->build_options ? plan->build_options : "");
-    cl_text_printf(&t, "\nbuffers: %d input%s, %d output%s, %d constant%s, %d scratch\n",
+    clg_text_printf(&t, "\nbuffers: %d input%s, %d output%s, %d constant%s, %d scratch\n",
                    plan->n_inputs, plan->n_inputs == 1 ? "" : "s", plan->n_outputs,
                    plan->n_outputs == 1 ? "" : "s", plan->n_constants,
                    plan->n_constants == 1 ? "" : "s", plan->n_scratch);
-    cl_text_puts(&t, plan->buffers_text ? plan->buffers_text : "");
+    clg_text_puts(&t, plan->buffers_text ? plan->buffers_text : "");
     double total = 0;
     for (int l = 0; l < plan->n_launches; l++)
         total += plan->launches[l].flops;
-    cl_text_printf(&t, "\nlaunches, in order: %d (%.6g GFLOP in all)\n", plan->n_launches,
+    clg_text_printf(&t, "\nlaunches, in order: %d (%.6g GFLOP in all)\n", plan->n_launches,
                    total * 1e-9);
     for (int l = 0; l < plan->n_launches; l++) {
         const byocl_cl_launch *launch = &plan->launches[l];
-        cl_text_printf(&t, "  %d  %s  global [", l, launch->kernel);
+        clg_text_printf(&t, "  %d  %s  global [", l, launch->kernel);
         for (int d = 0; d < launch->work_dim; d++)
-            cl_text_printf(&t, "%s%zu", d ? ", " : "", launch->global[d]);
+            clg_text_printf(&t, "%s%zu", d ? ", " : "", launch->global[d]);
         if (launch->local[0] == 0) {
-            cl_text_puts(&t, "]  local NULL\n");
+            clg_text_puts(&t, "]  local NULL\n");
         } else {
-            cl_text_puts(&t, "]  local [");
+            clg_text_puts(&t, "]  local [");
             for (int d = 0; d < launch->work_dim; d++)
-                cl_text_printf(&t, "%s%zu", d ? ", " : "", launch->local[d]);
-            cl_text_puts(&t, "]\n");
+                clg_text_printf(&t, "%s%zu", d ? ", " : "", launch->local[d]);
+            clg_text_puts(&t, "]\n");
         }
-        cl_text_printf(&t, "     computes: %s", launch->label);
+        clg_text_printf(&t, "     computes: %s", launch->label);
         if (launch->flops > 0)
-            cl_text_printf(&t, " (%.6g GFLOP)", launch->flops * 1e-9);
-        cl_text_puts(&t, "\n     args:");
+            clg_text_printf(&t, " (%.6g GFLOP)", launch->flops * 1e-9);
+        clg_text_puts(&t, "\n     args:");
         for (int a = 0; a < launch->n_args; a++) {
             const byocl_cl_arg *arg = &launch->args[a];
             if (arg->kind == BYOCL_CL_ARG_BUFFER)
-                cl_text_printf(&t, " %s%d", kind_names[arg->buffer.kind], arg->buffer.index);
+                clg_text_printf(&t, " %s%d", kind_names[arg->buffer.kind], arg->buffer.index);
             else if (arg->kind == BYOCL_CL_ARG_INT)
-                cl_text_printf(&t, " int %d", (int)arg->i);
+                clg_text_printf(&t, " int %d", (int)arg->i);
             else
-                cl_text_printf(&t, " float %.9g", (double)arg->f);
+                clg_text_printf(&t, " float %.9g", (double)arg->f);
         }
-        cl_text_puts(&t, "\n");
+        clg_text_puts(&t, "\n");
     }
-    return cl_text_take(&t);
+    return clg_text_take(&t);
 }
 
 byocl_status byocl_cl_plan_write(const byocl_cl_plan *plan, const char *dir, const char *symbol,

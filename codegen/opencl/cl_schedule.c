@@ -12,7 +12,7 @@
 #include "opencl/cl_impl.h"
 #include "ops/nn_util.h"
 
-#define CL_MAX_INDEX ((int64_t)1 << 31)
+#define CLG_MAX_INDEX ((int64_t)1 << 31)
 /* Grid positions per conv2d work-item: one float16 vector, measured best on PoCL. */
 #define CONV_PT 16
 /* Output channels per conv2d work-item (fewer when a group has fewer). */
@@ -65,7 +65,7 @@ static int slot_of(const int64_t *phases, int n, int64_t phase)
     return 0;
 }
 
-byocl_status cl_conv_schedule(const byocl_function *fn, int node, cl_conv_sched *s,
+byocl_status clg_conv_schedule(const byocl_function *fn, int node, clg_conv_sched *s,
                               byocl_error *err)
 {
     const byocl_node *n = &fn->nodes[node];
@@ -135,21 +135,21 @@ byocl_status cl_conv_schedule(const byocl_function *fn, int node, cl_conv_sched 
     s->x_planes = div_up(reach, s->hph * s->wph);
     s->x_elems = s->direct ? body : s->x_planes * s->hph * s->wph;
     s->packed_elems = s->groups * s->ob * s->cin_g * s->ntaps * s->oct;
-    if (s->x_elems >= CL_MAX_INDEX)
+    if (s->x_elems >= CLG_MAX_INDEX)
         return too_large(fn, node, "padded input", err);
-    if (s->packed_elems >= CL_MAX_INDEX)
+    if (s->packed_elems >= CLG_MAX_INDEX)
         return too_large(fn, node, "packed weight", err);
     return BYOCL_OK;
 }
 
-void cl_conv_sched_free(cl_conv_sched *s)
+void clg_conv_sched_free(clg_conv_sched *s)
 {
     free(s->tap_offset);
     s->tap_offset = NULL;
 }
 
 /* Packed conv2d weight: [groups][ob][cin_g][ntaps][oct]. */
-int64_t cl_conv_pack_source(const cl_conv_sched *s, int64_t i)
+int64_t clg_conv_pack_source(const clg_conv_sched *s, int64_t i)
 {
     int64_t o = i % s->oct, r = i / s->oct;
     int64_t t = r % s->ntaps;
@@ -163,9 +163,9 @@ int64_t cl_conv_pack_source(const cl_conv_sched *s, int64_t i)
     return ((g * s->oc_g + ocg) * s->cin_g + c) * s->ntaps + t;
 }
 
-void cl_conv_pack_index_text(const cl_conv_sched *s, cl_text *t)
+void clg_conv_pack_index_text(const clg_conv_sched *s, clg_text *t)
 {
-    cl_text_printf(t,
+    clg_text_printf(t,
                    "{ \\\n"
                    "    const int o_ = (i) %% %d, t_ = (i) / %d %% %d, c_ = (i) / %lld %% %lld; \\\n"
                    "    const int ob_ = (i) / %lld %% %lld, g_ = (i) / %lld; \\\n"
@@ -200,7 +200,7 @@ static void phase_expr(const int64_t *phases, int n, int64_t stride, const char 
         snprintf(buf + at, len - at, "%lld)", (long long)phases[n - 1]);
 }
 
-void cl_conv_phase_exprs(const cl_conv_sched *s, char *py, char *px, size_t len)
+void clg_conv_phase_exprs(const clg_conv_sched *s, char *py, char *px, size_t len)
 {
     /* A slot s is slot_y * n_phase_x + slot_x. */
     char sy[32], sx[32];
@@ -210,7 +210,7 @@ void cl_conv_phase_exprs(const cl_conv_sched *s, char *py, char *px, size_t len)
     phase_expr(s->phase_x, s->n_phase_x, s->stride[1], sx, px, len);
 }
 
-byocl_status cl_dense_schedule(const byocl_function *fn, int node, cl_dense_sched *s,
+byocl_status clg_dense_schedule(const byocl_function *fn, int node, clg_dense_sched *s,
                                byocl_error *err)
 {
     const byocl_node *n = &fn->nodes[node];
@@ -225,13 +225,13 @@ byocl_status cl_dense_schedule(const byocl_function *fn, int node, cl_dense_sche
     s->ub = div_up(s->u, s->ut);
     s->rb = div_up(s->r, s->rt);
     s->packed_elems = s->ub * s->k * s->ut;
-    if (s->packed_elems >= CL_MAX_INDEX)
+    if (s->packed_elems >= CLG_MAX_INDEX)
         return too_large(fn, node, "packed weight", err);
     return BYOCL_OK;
 }
 
 /* Packed dense weight: [ub][k][ut]. */
-int64_t cl_dense_pack_source(const cl_dense_sched *s, int64_t i)
+int64_t clg_dense_pack_source(const clg_dense_sched *s, int64_t i)
 {
     int64_t t = i % s->ut, r = i / s->ut;
     int64_t k = r % s->k, ub = r / s->k;
@@ -239,9 +239,9 @@ int64_t cl_dense_pack_source(const cl_dense_sched *s, int64_t i)
     return u < s->u ? u * s->k + k : -1;
 }
 
-void cl_dense_pack_index_text(const cl_dense_sched *s, cl_text *t)
+void clg_dense_pack_index_text(const clg_dense_sched *s, clg_text *t)
 {
-    cl_text_printf(t,
+    clg_text_printf(t,
                    "{ \\\n"
                    "    const int t_ = (i) %% %d, k_ = (i) / %d %% %lld, ub_ = (i) / %lld; \\\n"
                    "    const int u_ = ub_ * %d + t_; \\\n"
@@ -253,7 +253,7 @@ void cl_dense_pack_index_text(const cl_dense_sched *s, cl_text *t)
                    (long long)s->u, (long long)s->k);
 }
 
-byocl_tensor *cl_pack_host(const byocl_tensor *src, int64_t n,
+byocl_tensor *clg_pack_host(const byocl_tensor *src, int64_t n,
                            int64_t (*source)(const void *sched, int64_t i), const void *sched,
                            byocl_error *err)
 {

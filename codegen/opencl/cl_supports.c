@@ -8,11 +8,11 @@
 #include "ops/op_impl.h"
 
 /* Kernels index with 32-bit ints. */
-#define CL_MAX_ELEMS ((int64_t)1 << 31)
+#define CLG_MAX_ELEMS ((int64_t)1 << 31)
 /* Taps of a conv2d kernel are unrolled in the generated code. */
-#define CL_MAX_CONV_TAPS 256
+#define CLG_MAX_CONV_TAPS 256
 /* Stride phases of a conv2d input are listed in the generated code. */
-#define CL_MAX_CONV_STRIDE 8
+#define CLG_MAX_CONV_STRIDE 8
 
 static const char *const supported_ops[] = {
     "nn.conv2d",    "nn.dense",      "nn.batch_norm", "nn.bias_add",         "nn.relu",
@@ -56,7 +56,7 @@ static bool tensors_ok(const byocl_type *type, char *why, size_t why_len)
     int64_t n = byocl_shape_numel(&type->shape);
     if (n == 0)
         return refuse(why, why_len, "empty tensors are not supported");
-    if (n < 0 || n >= CL_MAX_ELEMS)
+    if (n < 0 || n >= CLG_MAX_ELEMS)
         return refuse(why, why_len, "tensors of 2^31 elements or more are not supported");
     return true;
 }
@@ -78,15 +78,15 @@ static bool conv2d_ok(const byocl_node *n, const byocl_function *fn, char *why, 
         return false;
     const byocl_type *w = fn->nodes[n->args[1]].type;
     if (w->kind == BYOCL_TYPE_TENSOR && w->shape.rank == 4 &&
-        w->shape.dims[2] * w->shape.dims[3] > CL_MAX_CONV_TAPS)
+        w->shape.dims[2] * w->shape.dims[3] > CLG_MAX_CONV_TAPS)
         return refuse(why, why_len, "a kernel of %lld taps is not supported (at most %d)",
-                      (long long)(w->shape.dims[2] * w->shape.dims[3]), CL_MAX_CONV_TAPS);
+                      (long long)(w->shape.dims[2] * w->shape.dims[3]), CLG_MAX_CONV_TAPS);
     const int64_t *strides = NULL;
     int k = byocl_attrs_get_ints(&n->attrs, "strides", &strides);
     for (int i = 0; i < k; i++)
-        if (strides[i] > CL_MAX_CONV_STRIDE)
+        if (strides[i] > CLG_MAX_CONV_STRIDE)
             return refuse(why, why_len, "strides above %d are not supported",
-                          CL_MAX_CONV_STRIDE);
+                          CLG_MAX_CONV_STRIDE);
     return true;
 }
 

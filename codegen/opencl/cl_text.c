@@ -8,7 +8,7 @@
 #include "opencl/cl_impl.h"
 #include "opencl/cl_templates.h"
 
-static bool text_reserve(cl_text *t, size_t extra)
+static bool text_reserve(clg_text *t, size_t extra)
 {
     if (t->failed)
         return false;
@@ -27,7 +27,7 @@ static bool text_reserve(cl_text *t, size_t extra)
     return true;
 }
 
-void cl_text_puts(cl_text *t, const char *s)
+void clg_text_puts(clg_text *t, const char *s)
 {
     size_t n = strlen(s);
     if (!text_reserve(t, n))
@@ -36,7 +36,7 @@ void cl_text_puts(cl_text *t, const char *s)
     t->len += n;
 }
 
-void cl_text_printf(cl_text *t, const char *fmt, ...)
+void clg_text_printf(clg_text *t, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -50,27 +50,27 @@ void cl_text_printf(cl_text *t, const char *fmt, ...)
     t->len += (size_t)n;
 }
 
-char *cl_text_take(cl_text *t)
+char *clg_text_take(clg_text *t)
 {
     if (!t->failed && !t->s)
         text_reserve(t, 0);
     if (t->failed) {
-        cl_text_free(t);
+        clg_text_free(t);
         return NULL;
     }
     t->s[t->len] = '\0';
     char *s = t->s;
-    *t = (cl_text){0};
+    *t = (clg_text){0};
     return s;
 }
 
-void cl_text_free(cl_text *t)
+void clg_text_free(clg_text *t)
 {
     free(t->s);
-    *t = (cl_text){0};
+    *t = (clg_text){0};
 }
 
-void cl_float_literal(double v, char *buf, size_t len)
+void clg_float_literal(double v, char *buf, size_t len)
 {
     float f = (float)v;
     if (isnan(f)) {
