@@ -1,7 +1,4 @@
 /* byocl print: a model as typed Relay text, to stdout or to a text + .npz pair. */
-#include <stdlib.h>
-#include <string.h>
-
 #include "cli.h"
 #include "cli_save.h"
 
@@ -10,8 +7,7 @@ static const cli_option print_options[] = {
      "tensors by name: @main's parameters to bind, the text's meta constants"},
     CLI_OPTION_SHAPE,
     {"no-types", 0, CLI_ARG_NONE, false, NULL, "leave out the /* ty=... */ comments"},
-    {"output", 'o', CLI_ARG_REQUIRED, false, "OUT.relay",
-     "write the text to OUT.relay, tensor constants to OUT.npz"},
+    CLI_OPTION_OUTPUT_MODEL,
     {NULL, 0, CLI_ARG_NONE, false, NULL, NULL},
 };
 
@@ -22,18 +18,7 @@ static int run_print(const cli_command *cmd, const cli_args *args)
     if (rc != CLI_EXIT_OK)
         return rc;
     byocl_print_options opt = {.show_types = cli_count(cmd, args, "no-types") == 0};
-    const char *out_path = cli_value(cmd, args, "output", NULL);
-    if (out_path) {
-        rc = cli_save_module(m, out_path, &opt);
-    } else {
-        byocl_error err;
-        char *text = byocl_text_print(m, &opt, NULL, &err);
-        if (!text)
-            rc = cli_fail_error(&err);
-        else
-            fputs(text, stdout);
-        free(text);
-    }
+    rc = cli_output_module(m, cli_value(cmd, args, "output", NULL), &opt);
     byocl_module_free(m);
     return rc;
 }
