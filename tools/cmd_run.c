@@ -7,11 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "byocl/opencl.h"
-#include "byocl/pipeline.h"
 #include "byocl/runtime.h"
-#include "byocl/target.h"
 #include "cli.h"
+#include "cli_build.h"
 
 /* The executors `--executor` accepts; only the reference executor exists so far. */
 static const char *const executors[] = {"ref"};
@@ -241,81 +239,20 @@ static int print_profile(const byocl_compiled *c, const byocl_executor *ex)
     return rc;
 }
 
-static void warn_fallback(void *user, const char *region, const char *reason)
-{
-    const run_request *req = user;
-    fprintf(stderr, "byocl: warning: region @%s runs on the host (--fallback %s): %s\n", region,
-            req->fallback, reason);
-}
-
-/* Whether m has regions already: annotations in @main or partitioned functions. */
-static bool annotated(const byocl_module *m)
-{
-    for (int f = 0; f < byocl_module_num_functions(m); f++) {
-        const byocl_function *fn = byocl_module_function_at(m, f);
-        if (byocl_attrs_get_str(byocl_function_attrs(fn), "Compiler", NULL))
-            return true;
-    }
-    const byocl_function *main_fn = byocl_module_find(m, "main");
-    for (int id = 0; main_fn && id < byocl_function_num_nodes(main_fn); id++) {
-        const char *op = byocl_node_op(main_fn, id);
-        if (op && strcmp(op, "annotation.compiler_begin") == 0)
-            return true;
-    }
-    return false;
-}
-
-/* A copy of m with @main partitioned for the region target (or by its own annotations);
- * the target's options set. */
-static int partition_for(const run_request *req, const byocl_module *m, byocl_module **out)
-{
-    byocl_error err;
-    *out = NULL;
-    if (strcmp(req->target, "opencl") == 0) {
-        byocl_opencl_options o = byocl_opencl_options_default();
-        o.device = req->device;
-        o.profile = req->profile;
-        if (byocl_opencl_configure(&o, &err) != BYOCL_OK)
-            return cli_fail_error(&err);
-    }
-    byocl_module *p = byocl_module_clone(m, &err);
-    if (!p)
-        return cli_fail_error(&err);
-    /* A model annotated by hand (or partitioned already) keeps its own regions. */
-    const char *targets[1] = {req->target};
-    byocl_pipeline_options po = {.targets = targets, .n_targets = annotated(p) ? 0 : 1};
-    if (byocl_pipeline_partition(p, &po, &err) != BYOCL_OK) {
-        byocl_module_free(p);
-        return cli_fail_error(&err);
-    }
-    *out = p;
-    return CLI_EXIT_OK;
-}
-
 /* Builds fn for --target, runs it --runs times on one executor and reports. */
 static int run_graph(const cli_command *cmd, const cli_args *args, const char *spec,
                      const byocl_module *m, const byocl_function *fn, const cli_inputs *in,
                      const run_request *req)
 {
-    byocl_build_options opt = byocl_build_options_default();
-    opt.target = req->regions ? "host" : req->target;
-    opt.fn_name = byocl_function_name(fn);
-    opt.threads = req->threads;
-    opt.fallback = req->fallback;
-    opt.on_fallback = warn_fallback;
-    opt.fallback_user = (void *)req;
+    cli_build_request br = {.target = req->target, .fn_name = byocl_function_name(fn),
+                            .device = req->device, .fallback = req->fallback,
+                            .threads = req->threads, .profile = req->profile};
     byocl_compiled *c = NULL;
     byocl_executor *ex = NULL;
-    byocl_module *partitioned = NULL;
     byocl_error err;
-    double t0 = cli_seconds();
-    if (req->regions && partition_for(req, m, &partitioned) != CLI_EXIT_OK)
-        return CLI_EXIT_FAILURE;
-    byocl_status built = byocl_build(partitioned ? partitioned : m, &opt, &c, &err);
-    byocl_module_free(partitioned);
-    if (built != BYOCL_OK)
+    double build_ms;
+    if (cli_build_model(&br, m, &c, &build_ms, &err) != BYOCL_OK)
         return cli_fail_error(&err);
-    double build_ms = (cli_seconds() - t0) * 1e3;
     byocl_plan_stats st;
     byocl_compiled_stats(c, &st);
     int threads = byocl_compiled_threads(c);
@@ -421,18 +358,10 @@ static int parse_request(const cli_command *cmd, const cli_args *args, run_reque
         if (e == N_EXECUTORS)
             return cli_usage_error(cmd, "unknown executor '%s' (known: ref)", executor);
     }
-    if (req->target && strcmp(req->target, "host") != 0 && strcmp(req->target, "ref") != 0) {
-        if (!byocl_target_find(req->target)) {
-            char known[512] = "";
-            size_t at = 0;
-            for (int i = 0; i < byocl_target_count() && at < sizeof known; i++)
-                at += (size_t)snprintf(known + at, sizeof known - at, ", %s",
-                                       byocl_target_at(i)->name);
-            return cli_usage_error(cmd, "unknown target '%s' (known: host, ref%s)", req->target,
-                                   known);
-        }
-        req->regions = true;
-    }
+    int rc = cli_check_target(cmd, req->target);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    req->regions = cli_is_region_target(req->target);
     req->device = cli_value(cmd, args, "device", NULL);
     req->fallback = cli_value(cmd, args, "fallback", NULL);
     if (req->device && (!req->target || strcmp(req->target, "opencl") != 0))
