@@ -91,26 +91,6 @@ static int unregister_targets(void **state)
 
 /* ----------------------------------------------------------------- helpers */
 
-static byocl_module *parse(const char *text)
-{
-    byocl_module *m = NULL;
-    byocl_error err = {0};
-    if (byocl_text_parse(text, strlen(text), "test.relay", NULL, &m, &err) != BYOCL_OK ||
-        byocl_infer_types(m, &err) != BYOCL_OK)
-        fail_msg("%s", err.msg);
-    return m;
-}
-
-static byocl_module *parse_fixture(const char *name)
-{
-    byocl_module *m = NULL;
-    byocl_error err = {0};
-    if (byocl_text_parse_file(ts_fixture(name), NULL, &m, &err) != BYOCL_OK ||
-        byocl_infer_types(m, &err) != BYOCL_OK)
-        fail_msg("%s", err.msg);
-    return m;
-}
-
 static void assert_printed(const byocl_module *m, const char *want)
 {
     byocl_error err = {0};
@@ -131,7 +111,7 @@ static void assert_same_outputs(const byocl_module *original, const byocl_module
         fail_msg("%s", err.msg);
     char *text = byocl_text_print(annotated, NULL, NULL, &err);
     assert_non_null(text);
-    byocl_module *reparsed = parse(text);
+    byocl_module *reparsed = ts_parse_typed(text);
     char *again = byocl_text_print(reparsed, NULL, NULL, &err);
     assert_non_null(again);
     assert_string_equal(again, text);
@@ -207,7 +187,7 @@ static const char *const TEST_TARGET[] = {"test_target"};
 static void test_target_thread_graph(void **state)
 {
     (void)state;
-    byocl_module *m = parse_fixture("annotate/seed_plain.relay");
+    byocl_module *m = ts_parse_typed_file(ts_fixture("annotate/seed_plain.relay"));
     expect_annotated(
         m, TEST_TARGET, 1,
         "#[version = \"0.0.5\"]\n"
@@ -246,7 +226,7 @@ static void test_target_thread_graph(void **state)
 static void test_target_diamond_with_host_branch(void **state)
 {
     (void)state;
-    byocl_module *m = parse("#[version = \"0.0.5\"]\n"
+    byocl_module *m = ts_parse_typed("#[version = \"0.0.5\"]\n"
                             "def @main(%x: Tensor[(2, 3), float32]) {\n"
                             "  %0 = nn.relu(%x);\n"
                             "  %1 = abs(%0);\n"
@@ -275,7 +255,7 @@ static void test_target_diamond_with_host_branch(void **state)
 static void test_target_diamond_on_target(void **state)
 {
     (void)state;
-    byocl_module *m = parse("#[version = \"0.0.5\"]\n"
+    byocl_module *m = ts_parse_typed("#[version = \"0.0.5\"]\n"
                             "def @main(%x: Tensor[(2, 3), float32]) {\n"
                             "  %0 = nn.relu(%x);\n"
                             "  %1 = multiply(%x, %0);\n"
@@ -301,7 +281,7 @@ static void test_target_diamond_on_target(void **state)
 static void test_target_result_in_region(void **state)
 {
     (void)state;
-    byocl_module *m = parse("#[version = \"0.0.5\"]\n"
+    byocl_module *m = ts_parse_typed("#[version = \"0.0.5\"]\n"
                             "def @main(%x: Tensor[(1, 2, 2, 2), float32], %g: Tensor[(2), "
                             "float32], %b: Tensor[(2), float32], %mu: Tensor[(2), float32], "
                             "%var: Tensor[(2), float32]) {\n"
@@ -331,7 +311,7 @@ static void test_target_result_in_region(void **state)
                      "}\n");
     byocl_module_free(m);
 
-    m = parse("#[version = \"0.0.5\"]\n"
+    m = ts_parse_typed("#[version = \"0.0.5\"]\n"
               "def @main(%x: Tensor[(4), float32]) {\n"
               "  %0 = abs(%x);\n"
               "  nn.relu(%0)\n"
@@ -354,7 +334,7 @@ static void test_target_result_in_region(void **state)
 static void test_target_tuples_and_constants(void **state)
 {
     (void)state;
-    byocl_module *m = parse("#[version = \"0.0.5\"]\n"
+    byocl_module *m = ts_parse_typed("#[version = \"0.0.5\"]\n"
                             "def @main(%x: Tensor[(1, 4), float32], %y: Tensor[(1, 4), "
                             "float32]) {\n"
                             "  %0 = nn.relu(%x);\n"
@@ -392,7 +372,7 @@ static void test_target_tuples_and_constants(void **state)
 static void test_target_priority_and_target_changes(void **state)
 {
     (void)state;
-    byocl_module *m = parse("#[version = \"0.0.5\"]\n"
+    byocl_module *m = ts_parse_typed("#[version = \"0.0.5\"]\n"
                             "def @main(%x: Tensor[(3), float32]) {\n"
                             "  %0 = nn.relu(%x);\n"
                             "  %1 = abs(%0);\n"
@@ -427,7 +407,7 @@ static void test_target_priority_and_target_changes(void **state)
                      "  annotation.compiler_end(%6, compiler=\"test_target\")\n"
                      "}\n");
     /* Nothing supported: the module comes back as it was. */
-    byocl_module *plain = parse("#[version = \"0.0.5\"]\n"
+    byocl_module *plain = ts_parse_typed("#[version = \"0.0.5\"]\n"
                                 "def @main(%x: Tensor[(3), float32]) {\n"
                                 "  %0 = add(%x, %x);\n"
                                 "  subtract(%0, %x)\n"
@@ -472,7 +452,7 @@ static void test_target_untyped_module_with_global_call(void **state)
                       "  %2 = nn.relu(%1);\n"
                       "  annotation.compiler_end(%2, compiler=\"test_target\")\n"
                       "}\n");
-    byocl_module *typed = parse(text);
+    byocl_module *typed = ts_parse_typed(text);
     assert_same_outputs(typed, m);
     byocl_module_free(typed);
     byocl_module_free(m);
@@ -585,7 +565,7 @@ static void test_target_regions_convex_on_builtin_models(void **state)
 static void expect_target_error(const char *text, const char *const *targets, int n,
                                 byocl_status status, const char *msg)
 {
-    byocl_module *m = parse(text);
+    byocl_module *m = ts_parse_typed(text);
     char *before = byocl_text_print(m, NULL, NULL, NULL);
     byocl_error err = {0};
     assert_int_equal(byocl_annotate_target(m, targets, n, &err), status);
@@ -650,7 +630,7 @@ static void log_reason(void *user, const byocl_function *fn, int node, const cha
 static void test_explain_lists_host_calls(void **state)
 {
     (void)state;
-    byocl_module *m = parse_fixture("annotate/seed_plain.relay");
+    byocl_module *m = ts_parse_typed_file(ts_fixture("annotate/seed_plain.relay"));
     const char *const both[] = {"test_target", "other"};
     explain_log log = {""};
     byocl_error err = {0};
@@ -706,7 +686,7 @@ static void test_explain_untyped_and_global_calls(void **state)
     assert_int_equal(byocl_node_type(fn, byocl_function_body(fn))->kind, BYOCL_TYPE_NONE);
 
     char *annotated = ts_read_file(ts_fixture("text/seed_graph.relay"), NULL);
-    byocl_module *a = parse(annotated);
+    byocl_module *a = ts_parse_typed(annotated);
     free(annotated);
     assert_int_equal(byocl_annotate_explain(a, TEST_TARGET, 1, log_reason, &log, &err),
                      BYOCL_ERR_INVALID);
@@ -733,7 +713,7 @@ static void test_explain_untyped_and_global_calls(void **state)
 static void test_range_vgg_block(void **state)
 {
     (void)state;
-    byocl_module *m = parse_fixture("annotate/vgg_block_plain.relay");
+    byocl_module *m = ts_parse_typed_file(ts_fixture("annotate/vgg_block_plain.relay"));
     byocl_module *a = clone(m);
     byocl_error err = {0};
     if (byocl_annotate_range(a, 0, 5, "ccompiler", &err) != BYOCL_OK)
@@ -766,7 +746,7 @@ static void test_range_vgg_block(void **state)
     byocl_module_free(a);
 
     /* The thread's own attempt already carries annotations: a range over them is refused. */
-    byocl_module *thread = parse_fixture("text/vgg_block.relay");
+    byocl_module *thread = ts_parse_typed_file(ts_fixture("text/vgg_block.relay"));
     assert_int_equal(byocl_annotate_range(thread, 0, 3, "ccompiler", &err), BYOCL_ERR_INVALID);
     assert_string_equal(err.msg, "range %0..%3 contains %0 (annotation.compiler_begin); "
                                  "annotate_range works on nodes that are not annotated yet");
@@ -810,7 +790,7 @@ static const char *const SMALL_SEED =
 static void test_range_multiple_outputs(void **state)
 {
     (void)state;
-    byocl_module *m = parse(SMALL_SEED);
+    byocl_module *m = ts_parse_typed(SMALL_SEED);
     expect_range(m, 1, 7, "ccompiler",
                  SMALL_SEED_HEAD
                  "  %0 = add(%weight, %w0);\n"
@@ -842,7 +822,7 @@ static void test_range_multiple_outputs(void **state)
 static void test_range_tuple_leaves(void **state)
 {
     (void)state;
-    byocl_module *m = parse(SMALL_SEED);
+    byocl_module *m = ts_parse_typed(SMALL_SEED);
     expect_range(m, 1, 5, "ccompiler",
                  SMALL_SEED_HEAD
                  "  %0 = add(%weight, %w0);\n"
@@ -879,7 +859,7 @@ static void test_range_tuple_leaves(void **state)
 static void test_range_tuple_enters(void **state)
 {
     (void)state;
-    byocl_module *m = parse(SMALL_SEED);
+    byocl_module *m = ts_parse_typed(SMALL_SEED);
     expect_range(m, 3, 4, "ccompiler",
                  SMALL_SEED_HEAD
                  "  %0 = add(%weight, %w0);\n"
@@ -910,7 +890,7 @@ static void test_range_tuple_enters(void **state)
 static void test_range_twice(void **state)
 {
     (void)state;
-    byocl_module *m = parse("#[version = \"0.0.5\"]\n"
+    byocl_module *m = ts_parse_typed("#[version = \"0.0.5\"]\n"
                             "def @main(%x: Tensor[(3), float32]) {\n"
                             "  %0 = nn.relu(%x);\n"
                             "  %1 = abs(%0);\n"
@@ -944,7 +924,7 @@ static void test_range_twice(void **state)
 static void expect_range_error(const char *text, int first, int last, const char *target,
                                byocl_status status, const char *msg)
 {
-    byocl_module *m = parse(text);
+    byocl_module *m = ts_parse_typed(text);
     char *before = byocl_text_print(m, NULL, NULL, NULL);
     byocl_error err = {0};
     assert_int_equal(byocl_annotate_range(m, first, last, target, &err), status);
@@ -1027,7 +1007,7 @@ static void test_range_endpoint_errors(void **state)
 static void test_range_ignores_support(void **state)
 {
     (void)state;
-    byocl_module *m = parse("#[version = \"0.0.5\"]\n"
+    byocl_module *m = ts_parse_typed("#[version = \"0.0.5\"]\n"
                             "def @main(%x: Tensor[(3), float32]) {\n"
                             "  %0 = add(%x, %x);\n"
                             "  %1 = subtract(%0, 1f);\n"

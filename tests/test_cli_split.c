@@ -14,29 +14,6 @@
 
 #define SEED_PARAMS "data, weight, bn_gamma, bn_beta, bn_mean, bn_var, w0"
 
-/* Runs the CLI; checks the exit code and the exact stderr (NULL: anything); returns
- * stdout (caller frees). */
-static char *cli_expect(const char *args, int want_rc, const char *want_err)
-{
-    char *out, *err;
-    int rc = ts_run_cli(args, &out, &err);
-    if (rc != want_rc)
-        fail_msg("byocl %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", args, rc, want_rc, out,
-                 err);
-    if (want_err)
-        assert_string_equal(err, want_err);
-    free(err);
-    return out;
-}
-
-/* An error: the exit code, the exact message, nothing on stdout. */
-static void expect_error(const char *args, int want_rc, const char *want_err)
-{
-    char *out = cli_expect(args, want_rc, want_err);
-    assert_string_equal(out, "");
-    free(out);
-}
-
 static bool exists(const char *path)
 {
     return access(path, F_OK) == 0;
@@ -85,16 +62,16 @@ static void test_help(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char args[64];
         FMT(args, "%s --help", cases[i].cmd);
-        char *out = cli_expect(args, 0, "");
+        char *out = ts_cli_expect(args, 0, "");
         assert_true(strncmp(out, cases[i].usage, strlen(cases[i].usage)) == 0);
         ts_assert_contains(out, "-h, --help");
         FMT(args, "help %s", cases[i].cmd);
-        char *same = cli_expect(args, 0, "");
+        char *same = ts_cli_expect(args, 0, "");
         assert_string_equal(same, out);
         free(same);
         free(out);
     }
-    char *out = cli_expect("--help", 0, "");
+    char *out = ts_cli_expect("--help", 0, "");
     ts_assert_contains(out, "  split ");
     ts_assert_contains(out, " split a model into pipeline stages\n");
     ts_assert_contains(out, "  run-stages ");
@@ -102,7 +79,7 @@ static void test_help(void **state)
     ts_assert_contains(out, "  dot ");
     ts_assert_contains(out, " draw a model's graph (Graphviz), regions as clusters\n");
     free(out);
-    out = cli_expect("split --help", 0, "");
+    out = ts_cli_expect("split --help", 0, "");
     ts_assert_contains(out, "  --at %A,%B ");
     ts_assert_contains(out, "  --parts N ");
     ts_assert_contains(out, "  -o, --output DIR ");
@@ -134,13 +111,13 @@ static void test_split_usage_errors(void **state)
         char want[512];
         FMT(args, "split builtin:seed %s -o '%s'", cases[i].flags, dir);
         FMT(want, "byocl: error: %s; see 'byocl split --help'\n", cases[i].err);
-        expect_error(args, 2, want);
+        ts_cli_expect_error(args, 2, want);
         assert_false(exists(dir));
     }
-    expect_error("split builtin:seed --parts 2",
+    ts_cli_expect_error("split builtin:seed --parts 2",
                  2, "byocl: error: give the directory to write the stages to (-o DIR); see "
                     "'byocl split --help'\n");
-    expect_error("split --parts 2 -o x", 2,
+    ts_cli_expect_error("split --parts 2 -o x", 2,
                  "byocl: error: missing MODEL; see 'byocl split --help'\n");
     ts_remove_tree(tmp);
 }
@@ -153,15 +130,15 @@ static void test_split_failures_write_nothing(void **state)
     FMT(base, "%s", tmp);
     FMT(dir, "%s/out", base);
     FMT(args, "split builtin:seed --at %%3,%%99 -o '%s'", dir);
-    expect_error(args, 1,
+    ts_cli_expect_error(args, 1,
                  "byocl: error: cut after %99: @main has no node %99 (`byocl print` numbers "
                  "its nodes %0 to %17)\n");
     FMT(args, "split builtin:seed --parts 99 -o '%s'", dir);
-    expect_error(args, 1,
+    ts_cli_expect_error(args, 1,
                  "byocl: error: cannot split @main into 99 parts: its 19 nodes make at most 16 "
                  "stages (a TupleGetItem goes with the tuple it reads)\n");
     FMT(args, "split '%s/none.relay' --parts 2 -o '%s'", base, dir);
-    char *out = cli_expect(args, 1, NULL);
+    char *out = ts_cli_expect(args, 1, NULL);
     assert_string_equal(out, "");
     free(out);
     assert_false(exists(dir));
@@ -173,7 +150,7 @@ static void test_split_failures_write_nothing(void **state)
     FMT(want, "byocl: error: %s exists and is not empty; remove it or choose another "
               "directory\n",
         dir);
-    expect_error(args, 1, want);
+    ts_cli_expect_error(args, 1, want);
     FMT(args, "test \"$(ls '%s')\" = keep.txt && test \"$(cat '%s/keep.txt')\" = mine", dir,
         dir);
     assert_int_equal(system(args), 0);
@@ -195,7 +172,7 @@ static void test_split_and_run_resnet18(void **state)
     FMT(out_stages, "%s/from-stages", base);
 
     FMT(args, "split builtin:resnet18 --parts 3 -o '%s'", stages);
-    char *out = cli_expect(args, 0, "");
+    char *out = ts_cli_expect(args, 0, "");
     FMT(want,
         "split @main of builtin:resnet18 into 3 stages\n"
         "  stage 0: %%0 to %%26 (27 nodes, 1.28 GFLOPs); inputs: data; outputs: %%22, %%26\n"
@@ -218,9 +195,9 @@ static void test_split_and_run_resnet18(void **state)
     }
 
     FMT(args, "run builtin:resnet18 --random-inputs=3 --output-dir '%s'", out_run);
-    char *run_out = cli_expect(args, 0, "");
+    char *run_out = ts_cli_expect(args, 0, "");
     FMT(args, "run-stages '%s' --random-inputs=3 --output-dir '%s'", stages, out_stages);
-    out = cli_expect(args, 0, "");
+    out = ts_cli_expect(args, 0, "");
     FMT(want, "ran 3 stages of %s on the ref executor in ", stages);
     assert_true(strncmp(out, want, strlen(want)) == 0);
     const char *rest = after_first_line(out);
@@ -253,14 +230,14 @@ static void test_run_stages_inputs(void **state)
     /* builtin:seed cut after the conv2d (%3): its weights are parameters, inputs of the
      * stages that use them. */
     FMT(args, "split builtin:seed --at %%3 -o '%s'", stages);
-    free(cli_expect(args, 0, ""));
+    free(ts_cli_expect(args, 0, ""));
 
     FMT(args, "run-stages '%s'", stages);
     FMT(want,
         "byocl: error: the split model in %s has 7 unbound inputs: " SEED_PARAMS
         "; give each with --input NAME=FILE.npy, or pass --random-inputs\n",
         stages);
-    expect_error(args, 1, want);
+    ts_cli_expect_error(args, 1, want);
 
     FMT(npy, "%s/w0.npy", base);
     const int64_t w0_dims[4] = {16, 3, 3, 3};
@@ -273,26 +250,26 @@ static void test_run_stages_inputs(void **state)
         "byocl: error: --input nope=%s: the split model in %s has no input 'nope' (its "
         "inputs: " SEED_PARAMS ")\n",
         npy, stages);
-    expect_error(args, 1, want);
+    ts_cli_expect_error(args, 1, want);
     FMT(args, "run-stages '%s' --input 'data=%s'", stages, npy);
     FMT(want,
         "byocl: error: input 'data': expected Tensor[(1, 3, 224, 224), float32], got "
         "Tensor[(16, 3, 3, 3), float32] from %s\n",
         npy);
-    expect_error(args, 1, want);
+    ts_cli_expect_error(args, 1, want);
     FMT(args, "run-stages '%s' --input 'w0=%s'", stages, npy);
     FMT(want,
         "byocl: error: the split model in %s has 6 unbound inputs: data, weight, bn_gamma, "
         "bn_beta, bn_mean, bn_var; give each with --input NAME=FILE.npy, or pass "
         "--random-inputs\n",
         stages);
-    expect_error(args, 1, want);
+    ts_cli_expect_error(args, 1, want);
     FMT(args, "run-stages '%s' --random-inputs=x", stages);
-    expect_error(args, 2,
+    ts_cli_expect_error(args, 2,
                  "byocl: error: --random-inputs=x: SEED must be an integer from 0 to "
                  "4294967295; see 'byocl run-stages --help'\n");
     FMT(args, "run-stages '%s' --input w0", stages);
-    expect_error(args, 2,
+    ts_cli_expect_error(args, 2,
                  "byocl: error: --input w0: expected NAME=FILE.npy; see 'byocl run-stages "
                  "--help'\n");
 
@@ -302,10 +279,10 @@ static void test_run_stages_inputs(void **state)
     FMT(out_stages, "%s/stages-out", base);
     FMT(args, "run builtin:seed --input 'w0=%s' --random-inputs=7 --output-dir '%s'", npy,
         out_run);
-    free(cli_expect(args, 0, ""));
+    free(ts_cli_expect(args, 0, ""));
     FMT(args, "run-stages '%s' --input 'w0=%s' --random-inputs=7 --output-dir '%s'", stages,
         npy, out_stages);
-    char *out = cli_expect(args, 0, "");
+    char *out = ts_cli_expect(args, 0, "");
     FMT(want, "wrote %s/output_2.npy\n", out_stages);
     ts_assert_contains(out, want);
     free(out);
@@ -318,19 +295,19 @@ static void test_run_stages_inputs(void **state)
     FMT(args, "run-stages '%s/none'", base);
     FMT(want, "byocl: error: cannot read stages from %s/none: No such file or directory\n",
         base);
-    expect_error(args, 1, want);
+    ts_cli_expect_error(args, 1, want);
     FMT(args, "run-stages '%s/stage_0.relay'", stages);
     FMT(want, "byocl: error: cannot read stages from %s/stage_0.relay: it is a file, not a "
               "directory\n",
         stages);
-    expect_error(args, 1, want);
+    ts_cli_expect_error(args, 1, want);
     /* A damaged manifest: the parser's message alone, with its location. */
     FMT(args, "printf '{\"format\": 1' > '%s/manifest.json'", stages);
     assert_int_equal(system(args), 0);
     FMT(args, "run-stages '%s' --random-inputs", stages);
     FMT(want, "%s/manifest.json:1:13: error: expected ',' or '}'\n", stages);
-    expect_error(args, 1, want);
-    expect_error("run-stages", 2, "byocl: error: missing DIR; see 'byocl run-stages --help'\n");
+    ts_cli_expect_error(args, 1, want);
+    ts_cli_expect_error("run-stages", 2, "byocl: error: missing DIR; see 'byocl run-stages --help'\n");
     ts_remove_tree(base);
 }
 
@@ -352,12 +329,12 @@ static void test_dot(void **state)
     ts_assert_contains(direct, "    label=\"region 0: opencl\";\n    style=filled;\n"
                                "    fillcolor=\"#b3de69\";\n");
 
-    char *out = cli_expect("dot builtin:seed", 0, "");
+    char *out = ts_cli_expect("dot builtin:seed", 0, "");
     assert_string_equal(out, direct);
     free(out);
     FMT(path, "%s/seed.dot", base);
     FMT(args, "dot builtin:seed -o '%s'", path);
-    out = cli_expect(args, 0, "");
+    out = ts_cli_expect(args, 0, "");
     FMT(want, "wrote %s (render it with: dot -Tsvg %s -o graph.svg)\n", path, path);
     assert_string_equal(out, want);
     free(out);
@@ -376,8 +353,8 @@ static void test_dot(void **state)
     free(err_text);
     FMT(path, "%s/missing", base);
     assert_false(exists(path));
-    expect_error("dot", 2, "byocl: error: missing MODEL; see 'byocl dot --help'\n");
-    expect_error("dot builtin:nope", 1, NULL);
+    ts_cli_expect_error("dot", 2, "byocl: error: missing MODEL; see 'byocl dot --help'\n");
+    ts_cli_expect_error("dot builtin:nope", 1, NULL);
     ts_remove_tree(base);
 }
 

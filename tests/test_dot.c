@@ -12,19 +12,9 @@
 
 #define FMT(buf, ...) assert_true(snprintf((buf), sizeof(buf), __VA_ARGS__) < (int)sizeof(buf))
 
-static byocl_module *parse(const char *text)
-{
-    byocl_module *m = NULL;
-    byocl_error err;
-    if (byocl_text_parse(text, strlen(text), "test.relay", NULL, &m, &err) != BYOCL_OK ||
-        byocl_infer_types(m, &err) != BYOCL_OK)
-        fail_msg("%s", err.msg);
-    return m;
-}
-
 static void expect_dot(const char *relay, const char *want)
 {
-    byocl_module *m = parse(relay);
+    byocl_module *m = ts_parse_typed(relay);
     byocl_error err;
     char *got = byocl_dot(m, &err);
     if (!got)
@@ -177,7 +167,7 @@ static void test_annotated(void **state)
 static void test_bad_annotations_still_drawn(void **state)
 {
     (void)state;
-    byocl_module *m = parse("#[version = \"0.0.5\"]\n"
+    byocl_module *m = ts_parse_typed("#[version = \"0.0.5\"]\n"
                             "def @main(%x: Tensor[(1, 4), float32]) {\n"
                             "  %0 = annotation.compiler_end(%x, compiler=\"acc\");\n"
                             "  abs(%0)\n"
@@ -212,7 +202,7 @@ static void test_save_and_errors(void **state)
     const char *tmp = ts_tmpdir("dot-save");
     char dir[4200], path[4300];
     FMT(dir, "%s", tmp);
-    byocl_module *m = parse(plain_relay);
+    byocl_module *m = ts_parse_typed(plain_relay);
     byocl_error err;
     FMT(path, "%s/plain.dot", dir);
     assert_int_equal(byocl_dot_save(m, path, &err), BYOCL_OK);
@@ -261,7 +251,7 @@ static void test_graphviz_accepts(void **state)
     }
     const char *texts[] = {plain_relay, partitioned_relay, annotated_relay};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
-        byocl_module *m = parse(texts[i]);
+        byocl_module *m = ts_parse_typed(texts[i]);
         byocl_error err;
         FMT(path, "%s/text%zu.dot", dir, i);
         assert_int_equal(byocl_dot_save(m, path, &err), BYOCL_OK);

@@ -17,16 +17,6 @@
 
 /* ----------------------------------------------------------------- helpers */
 
-static byocl_module *parse(const char *text)
-{
-    byocl_module *m = NULL;
-    byocl_error err;
-    if (byocl_text_parse(text, strlen(text), "test.relay", NULL, &m, &err) != BYOCL_OK ||
-        byocl_infer_types(m, &err) != BYOCL_OK)
-        fail_msg("%s", err.msg);
-    return m;
-}
-
 static byocl_build_options ref_options(void)
 {
     byocl_build_options o = byocl_build_options_default();
@@ -379,7 +369,7 @@ static void test_stress_graph_matches_reference(void **state)
 static void test_stats_and_aliases(void **state)
 {
     (void)state;
-    byocl_module *m = parse("#[version = \"0.0.5\"]\n"
+    byocl_module *m = ts_parse_typed("#[version = \"0.0.5\"]\n"
                             "def @main(%x: Tensor[(1, 1024), float32]) {\n"
                             "  %0 = nn.relu(%x);\n"
                             "  %1 = reshape(%0, newshape=[32, 32]);\n"
@@ -424,7 +414,7 @@ static void test_stats_and_aliases(void **state)
 static void test_copy_copies(void **state)
 {
     (void)state;
-    byocl_module *m = parse("#[version = \"0.0.5\"]\n"
+    byocl_module *m = ts_parse_typed("#[version = \"0.0.5\"]\n"
                             "def @main(%x: Tensor[(2, 3), float32]) {\n"
                             "  %0 = exp(%x);\n"
                             "  %1 = copy(%0);\n"
@@ -454,7 +444,7 @@ static void test_copy_copies(void **state)
 static void test_outputs_valid_until_next_run(void **state)
 {
     (void)state;
-    byocl_module *m = parse("#[version = \"0.0.5\"]\n"
+    byocl_module *m = ts_parse_typed("#[version = \"0.0.5\"]\n"
                             "def @main(%x: Tensor[(2, 3), float32]) {\n"
                             "  %0 = exp(%x);\n"
                             "  (%0, %x, %0)\n"
@@ -544,7 +534,7 @@ static void test_repeated_runs_identical(void **state)
 static void test_step_info(void **state)
 {
     (void)state;
-    byocl_module *m = parse("#[version = \"0.0.5\"]\n"
+    byocl_module *m = ts_parse_typed("#[version = \"0.0.5\"]\n"
                             "def @main(%x: Tensor[(1, 3, 8, 8), float32], "
                             "%w: Tensor[(4, 3, 3, 3), float32], %d: Tensor[(10, 256), float32]) {\n"
                             "  %0 = nn.conv2d(%x, %w, padding=[1, 1]);\n"
@@ -769,7 +759,7 @@ static byocl_status recorder_compile(void *user, const byocl_function *region, b
 static void test_region_call_receives_executor_buffers(void **state)
 {
     (void)state;
-    byocl_module *m = parse(region_model);
+    byocl_module *m = ts_parse_typed(region_model);
     recorder rec = {0};
     byocl_build_options o = ref_options();
     o.region_compile = recorder_compile;
@@ -850,7 +840,7 @@ static void test_region_call_receives_executor_buffers(void **state)
 static void test_region_default_ref_module(void **state)
 {
     (void)state;
-    byocl_module *m = parse(region_model);
+    byocl_module *m = ts_parse_typed(region_model);
     check_equals_reference(m, 4);
     byocl_compiled *c = build_ref(m);
     byocl_executor *ex = new_executor(c);
@@ -866,7 +856,7 @@ static void test_region_default_ref_module(void **state)
 static void test_parallel_executors_with_regions(void **state)
 {
     (void)state;
-    byocl_module *m = parse(region_model);
+    byocl_module *m = ts_parse_typed(region_model);
     run_in_parallel(m);
     byocl_module_free(m);
 }
@@ -883,7 +873,7 @@ static byocl_status failing_compile(void *user, const byocl_function *region, by
 static void test_region_errors(void **state)
 {
     (void)state;
-    byocl_module *m = parse(region_model);
+    byocl_module *m = ts_parse_typed(region_model);
     byocl_build_options o = ref_options();
     o.region_compile = failing_compile;
     expect_build_error(m, &o, BYOCL_ERR_UNSUPPORTED,
@@ -891,7 +881,7 @@ static void test_region_errors(void **state)
     byocl_module_free(m);
 
     /* A global function without a Compiler attribute is not a region. */
-    m = parse("#[version = \"0.0.5\"]\n"
+    m = ts_parse_typed("#[version = \"0.0.5\"]\n"
               "def @helper(%a: Tensor[(2), float32]) {\n"
               "  nn.relu(%a)\n"
               "}\n"
@@ -911,7 +901,7 @@ static void test_region_errors(void **state)
 static void test_ref_region_module(void **state)
 {
     (void)state;
-    byocl_module *m = parse(region_model);
+    byocl_module *m = ts_parse_typed(region_model);
     byocl_rtmod *mod;
     byocl_error err;
     assert_int_equal(byocl_rtmod_ref_new(byocl_module_find(m, "test_main_0"), &mod, &err),
@@ -1075,7 +1065,7 @@ static const char two_inputs[] = "#[version = \"0.0.5\"]\n"
 static void test_input_and_output_errors(void **state)
 {
     (void)state;
-    byocl_module *m = parse(two_inputs);
+    byocl_module *m = ts_parse_typed(two_inputs);
     byocl_compiled *c = build_ref(m);
     byocl_executor *ex = new_executor(c);
     byocl_error err;
@@ -1165,7 +1155,7 @@ static void test_input_and_output_errors(void **state)
 static void test_kernel_failure(void **state)
 {
     (void)state;
-    byocl_module *m = parse("#[version = \"0.0.5\"]\n"
+    byocl_module *m = ts_parse_typed("#[version = \"0.0.5\"]\n"
                             "def @main(%a: Tensor[(4), int32], %b: Tensor[(4), int32]) {\n"
                             "  %0 = add(%a, %b);\n"
                             "  divide(%a, %0)\n"
@@ -1202,7 +1192,7 @@ static void test_kernel_failure(void **state)
 static void test_build_errors(void **state)
 {
     (void)state;
-    byocl_module *m = parse(two_inputs);
+    byocl_module *m = ts_parse_typed(two_inputs);
     byocl_build_options o = ref_options();
     o.target = "gpu";
     expect_build_error(m, &o, BYOCL_ERR_INVALID, "unknown target 'gpu' (known: host, ref)");
@@ -1223,7 +1213,7 @@ static void test_build_errors(void **state)
     byocl_module_free(m);
 
     /* A tuple-typed parameter is not an input the executor can take. */
-    m = parse("#[version = \"0.0.5\"]\n"
+    m = ts_parse_typed("#[version = \"0.0.5\"]\n"
               "def @main(%t: (Tensor[(2), float32], Tensor[(2), float32])) {\n"
               "  %0 = %t.0;\n"
               "  exp(%0)\n"
@@ -1245,7 +1235,7 @@ static void test_default_options(void **state)
     assert_int_equal(o.threads, 0);
     assert_int_equal(o.opt_level, 3);
     assert_null(o.region_compile);
-    byocl_module *m = parse(two_inputs);
+    byocl_module *m = ts_parse_typed(two_inputs);
     o.target = "ref";
     byocl_compiled *c;
     assert_int_equal(byocl_build(m, &o, &c, NULL), BYOCL_OK);

@@ -15,16 +15,6 @@
 
 #define FMT(buf, ...) assert_true(snprintf((buf), sizeof(buf), __VA_ARGS__) < (int)sizeof(buf))
 
-static byocl_module *parse(const char *text)
-{
-    byocl_module *m = NULL;
-    byocl_error err;
-    if (byocl_text_parse(text, strlen(text), "test.relay", NULL, &m, &err) != BYOCL_OK ||
-        byocl_infer_types(m, &err) != BYOCL_OK)
-        fail_msg("%s", err.msg);
-    return m;
-}
-
 static byocl_module *load(const char *spec)
 {
     byocl_module *m = NULL;
@@ -135,7 +125,7 @@ static const char flops_text[] =
 static void test_node_flops(void **state)
 {
     (void)state;
-    byocl_module *m = parse(flops_text);
+    byocl_module *m = ts_parse_typed(flops_text);
     const byocl_function *fn = byocl_module_find(m, "main");
     int64_t want[] = {
         0, 0, 0,                /* parameters */
@@ -271,7 +261,7 @@ static bool exists(const char *dir, const char *name)
 static void test_small_model_exactly(void **state)
 {
     (void)state;
-    byocl_module *m = parse(small_text);
+    byocl_module *m = ts_parse_typed(small_text);
     const int cuts[] = {0, 3};
     byocl_stages *s = split_ok(m, cuts, 2, 0);
     assert_int_equal(byocl_stages_count(s), 3);
@@ -345,7 +335,7 @@ static const char bn_text[] =
 static void test_getitem_goes_with_tuple(void **state)
 {
     (void)state;
-    byocl_module *m = parse(bn_text);
+    byocl_module *m = ts_parse_typed(bn_text);
     const int cut[] = {1};
     byocl_stages *s = split_ok(m, cut, 1, 0);
     assert_int_equal(byocl_stage_num_nodes(s, 0), 3); /* %0, %1, %2 */
@@ -399,7 +389,7 @@ static const char partitioned_text[] =
 static void test_partitioned_model(void **state)
 {
     (void)state;
-    byocl_module *m = parse(partitioned_text);
+    byocl_module *m = ts_parse_typed(partitioned_text);
     const int cut[] = {2};
     byocl_stages *s = split_ok(m, cut, 1, 0);
     const byocl_module *s0 = byocl_stages_module(s, 0), *s1 = byocl_stages_module(s, 1);
@@ -425,7 +415,7 @@ static void test_partitioned_model(void **state)
 static void test_stage_parameter_names(void **state)
 {
     (void)state;
-    byocl_module *m = parse("#[version = \"0.0.5\"]\n"
+    byocl_module *m = ts_parse_typed("#[version = \"0.0.5\"]\n"
                             "def @main(%s0_0: Tensor[(1, 4), float32]) {\n"
                             "  %0 = nn.relu(%s0_0);\n"
                             "  %x0 = abs(%0);\n"
@@ -598,7 +588,7 @@ static void test_resnet18_cuts_residual_skips_a_stage(void **state)
 static void test_split_errors(void **state)
 {
     (void)state;
-    byocl_module *m = parse(small_text);
+    byocl_module *m = ts_parse_typed(small_text);
     const int missing[] = {99}, backwards[] = {3, 1}, negative[] = {-1};
     expect_split_error(m, missing, 1, 0, BYOCL_ERR_NOT_FOUND,
                        "cut after %99: @main has no node %99 (`byocl print` numbers its nodes "
@@ -645,7 +635,7 @@ static void test_split_errors(void **state)
 static void test_write_errors(void **state)
 {
     (void)state;
-    byocl_module *m = parse(small_text);
+    byocl_module *m = ts_parse_typed(small_text);
     byocl_stages *s = split_ok(m, NULL, 0, 2);
     const char *tmp = ts_tmpdir("split-write");
     char dir[4200], path[4300], want[8600];
@@ -724,7 +714,7 @@ static void test_write_errors(void **state)
 /* A stage directory to damage: the small model's three stages. */
 static void write_small(const char *dir)
 {
-    byocl_module *m = parse(small_text);
+    byocl_module *m = ts_parse_typed(small_text);
     const int cuts[] = {0, 3};
     byocl_stages *s = split_ok(m, cuts, 2, 0);
     byocl_error err;
@@ -838,7 +828,7 @@ static void test_read_errors(void **state)
 static void test_run_errors(void **state)
 {
     (void)state;
-    byocl_module *m = parse(small_text);
+    byocl_module *m = ts_parse_typed(small_text);
     byocl_stages *s = split_ok(m, NULL, 0, 2);
     byocl_tensor **out = NULL;
     int n_out = 0;
@@ -873,7 +863,7 @@ static void count_stage(void *user, int k)
 static void test_run_reports_each_stage(void **state)
 {
     (void)state;
-    byocl_module *m = parse(small_text);
+    byocl_module *m = ts_parse_typed(small_text);
     byocl_stages *s = split_ok(m, NULL, 0, 3);
     const byocl_function *fn = byocl_module_find(m, "main");
     byocl_tensor **in = random_inputs(fn, 5);

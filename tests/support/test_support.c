@@ -181,3 +181,27 @@ void ts_assert_contains(const char *haystack, const char *needle)
     if (!haystack || !strstr(haystack, needle))
         fail_msg("expected to find \"%s\" in:\n%s", needle, haystack ? haystack : "(null)");
 }
+
+/* m once parsed (`parsed` is the parser's status) and type-checked, or the test fails. */
+static byocl_module *typed_or_fail(byocl_status parsed, byocl_module *m, byocl_error *err)
+{
+    if (parsed != BYOCL_OK || byocl_infer_types(m, err) != BYOCL_OK)
+        fail_msg("%s", err->msg);
+    return m;
+}
+
+byocl_module *ts_parse_typed(const char *text)
+{
+    byocl_module *m = NULL;
+    byocl_error err = {0};
+    byocl_status st = byocl_text_parse(text, strlen(text), "test.relay", NULL, &m, &err);
+    return typed_or_fail(st, m, &err);
+}
+
+byocl_module *ts_parse_typed_file(const char *path)
+{
+    byocl_module *m = NULL;
+    byocl_error err = {0};
+    byocl_status st = byocl_text_parse_file(path, NULL, &m, &err);
+    return typed_or_fail(st, m, &err);
+}

@@ -32,6 +32,10 @@ void ts_cli_expect_error(const char *args, int want_rc, const char *want_err);
 /* A usage error (exit 2) / a failure (exit 1) with nothing on stdout. */
 void ts_cli_expect_usage(const char *args, const char *want_err);
 void ts_cli_expect_failure(const char *args, const char *want_err);
+/* Relay text (or a fixture file) parsed and type-checked; fails the test with the parser's
+ * or type checker's message otherwise. */
+byocl_module *ts_parse_typed(const char *text);
+byocl_module *ts_parse_typed_file(const char *path);
 /* Writes `text` to `path` (fails the test on error). */
 void ts_write_text(const char *path, const char *text);
 
