@@ -6,7 +6,7 @@ PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 BYOCL       = $(BUILD_DIR)/tools/byocl
 
-.PHONY: all deps configure build demo test install docs clean
+.PHONY: all deps configure build demo test install docs clean fuzz test-asan test-valgrind
 
 all: build
 
@@ -19,14 +19,50 @@ configure: deps
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# The main job on a built-in model (no files needed): ResNet-18 on the reference
-# executor with deterministic random inputs, then the thread's graph as typed text.
+# The main job on a built-in model (no files needed): ResNet-18 built for the host alone
+# and with its regions offloaded to OpenCL, run side by side (byocl bench, random
+# inputs; docs/benchmarks.md), then the thread's graph as typed text. The compile caches
+# stay in $(BUILD_DIR)/bench-cache, so only the first demo compiles everything cold.
 demo: build
-	$(BYOCL) run builtin:resnet18 --random-inputs
+	$(BYOCL) bench --cache-dir $(BUILD_DIR)/bench-cache
 	$(BYOCL) print builtin:seed
 
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+# The hardening checks (docs/reliability.md). test-asan: every test built with ASan+UBSan
+# in $(ASAN_DIR); LeakSanitizer skips only what PoCL and its LLVM 15 keep until exit
+# (tests/lsan.supp). CI runs it (.ci/run).
+ASAN_DIR      ?= build-asan
+SANITIZER_ENV  = LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+                 UBSAN_OPTIONS=print_stacktrace=1
+test-asan: deps
+	cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DBYOCL_SANITIZE=ON
+	cmake --build $(ASAN_DIR) -j $(JOBS)
+	$(SANITIZER_ENV) ctest --test-dir $(ASAN_DIR) --output-on-failure -j $(JOBS)
+
+# valgrind memcheck of the CLI running a built-in model with OpenCL regions: no error, no
+# leak (tests/valgrind.supp: PoCL and the dynamic loader only). VALGRIND_MODELS adds more.
+VALGRIND_MODELS ?= builtin:seed
+VALGRIND = valgrind --leak-check=full --error-exitcode=9 --suppressions=tests/valgrind.supp
+test-valgrind: build
+	cmake/install-deps.sh cmake/debian-packages-hardening.txt
+	for model in $(VALGRIND_MODELS); do \
+	    $(VALGRIND) $(BYOCL) run $$model --target opencl --random-inputs || exit 1; \
+	done
+
+# libFuzzer targets (fuzz/) built with clang in $(FUZZ_DIR), each run for FUZZ_SECONDS on a
+# corpus seeded from the tests; FUZZ_TARGETS picks some (text onnx npy npz pb capture).
+FUZZ_DIR     ?= build-fuzz
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?=
+fuzz:
+	cmake/install-deps.sh
+	cmake/install-deps.sh cmake/debian-packages-hardening.txt
+	CC=clang-14 cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DBYOCL_FUZZ=ON \
+	    -DBYOCL_BUILD_TESTS=OFF
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target fuzz_all byocl_cli
+	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh $(FUZZ_DIR) $(FUZZ_TARGETS)
 
 install: build
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)

@@ -1,10 +1,11 @@
 #!/bin/sh
-# Installs the Debian packages listed in cmake/debian-packages.txt that are missing.
+# Installs the Debian packages listed in cmake/debian-packages.txt (or in the list given as
+# the argument, e.g. cmake/debian-packages-hardening.txt) that are missing.
 # Runs apt-get (and `apt-get update` first) only when something is missing; as root
 # directly, otherwise through sudo when it is available.
 set -eu
 
-list="$(dirname "$0")/debian-packages.txt"
+list="${1:-$(dirname "$0")/debian-packages.txt}"
 packages=$(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$list" | grep -v '^$')
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -44,7 +44,11 @@ set(BYOCL_LLVM_CORE_SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/codegen/ir/arena.c
   ${CMAKE_CURRENT_SOURCE_DIR}/codegen/ir/attrs.c
   ${CMAKE_CURRENT_SOURCE_DIR}/codegen/ir/types.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/runtime/cache.c
   ${CMAKE_CURRENT_SOURCE_DIR}/runtime/error.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/runtime/file_util.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/runtime/limits.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/runtime/sha256.c
   ${CMAKE_CURRENT_SOURCE_DIR}/runtime/strbuf.c
   ${CMAKE_CURRENT_SOURCE_DIR}/runtime/tensor.c)
 add_library(byocl_llvm SHARED ${BYOCL_LLVM_SOURCES} ${BYOCL_LLVM_CORE_SOURCES})

@@ -16,7 +16,7 @@ function(byocl_example_plugin name)
   target_compile_definitions(${name} PRIVATE ${ARGN})
   set_target_properties(${name} PROPERTIES PREFIX "lib"
                         LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/plugins)
-  foreach(user test_plugin test_cli_opencl)
+  foreach(user test_plugin test_cli_opencl test_bad_inputs)
     if(TARGET ${user})
       add_dependencies(${user} ${name})
     endif()
@@ -29,7 +29,7 @@ if(BYOCL_BUILD_TESTS)
   # without the init function.
   byocl_example_plugin(example_target_v99 EXAMPLE_API_VERSION=99u)
   byocl_example_plugin(example_target_noinit EXAMPLE_NO_INIT)
-  foreach(user test_plugin test_cli_opencl)
+  foreach(user test_plugin test_cli_opencl test_bad_inputs)
     if(TARGET ${user})
       target_compile_definitions(${user} PRIVATE
         BYOCL_PLUGIN_DIR="${CMAKE_CURRENT_BINARY_DIR}/plugins")
@@ -38,6 +38,18 @@ if(BYOCL_BUILD_TESTS)
   if(TARGET test_plugin)
     set_target_properties(test_plugin PROPERTIES ENABLE_EXPORTS ON)
   endif()
+  # A target that computes nn.relu wrong on purpose, for the tests of bisect and replay.
+  add_library(faulty_target MODULE ${CMAKE_CURRENT_SOURCE_DIR}/tests/plugins/faulty_target.c)
+  target_include_directories(faulty_target PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/include)
+  set_target_properties(faulty_target PROPERTIES PREFIX "lib"
+                        LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/plugins)
+  foreach(user test_bisect test_capture)
+    if(TARGET ${user})
+      add_dependencies(${user} faulty_target)
+      target_compile_definitions(${user} PRIVATE
+        BYOCL_PLUGIN_DIR="${CMAKE_CURRENT_BINARY_DIR}/plugins")
+    endif()
+  endforeach()
   # A measuring tool for the OpenCL runtime (not a test): bench_opencl [RUNS [call|resnet18|...]].
   add_executable(bench_opencl ${CMAKE_CURRENT_SOURCE_DIR}/tests/bench_opencl.c)
   target_link_libraries(bench_opencl PRIVATE byocl_core)

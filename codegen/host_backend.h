@@ -57,6 +57,9 @@ typedef struct byocl_host_kernel {
 typedef struct byocl_host_backend_options {
     int threads;        /* the executor's pool size; a backend may size n_tasks from it */
     int opt_level;      /* 0..3 */
+    /* Where a backend may cache compiled code (runtime/cache.h): NULL is the default
+     * folder ($BYOCL_CACHE_DIR, $XDG_CACHE_HOME/byocl, $HOME/.cache/byocl), "" none. */
+    const char *cache_dir;
 } byocl_host_backend_options;
 
 typedef struct byocl_host_backend_i {

@@ -641,7 +641,7 @@ static byocl_status build_steps(builder *b, byocl_error *err)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     if ((st = kernel_steps(b, err)) != BYOCL_OK || (st = region_steps(b, err)) != BYOCL_OK)
         return st;
-    byocl_host_backend_options bopt = {c->threads, b->opt->opt_level};
+    byocl_host_backend_options bopt = {.threads = c->threads, .opt_level = b->opt->opt_level};
     st = c->backend->compile(fn, b->groups, b->n_groups, &bopt, b->kernels, &c->backend_state,
                              err);
     if (st != BYOCL_OK)

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "executor_impl.h"
+#include "limits_impl.h"
 #include "ir/ir_impl.h"
 #include "passes/pass_util.h"
 #include "tensor_impl.h"
@@ -29,6 +30,7 @@ struct byocl_executor {
     byocl_compiled *c;
     byocl_thread_pool *pool;
     unsigned char *block;
+    size_t block_counted;   /* bytes of block counted against byocl_limits */
     void **value_data;      /* per value */
     void **input_data;      /* per input */
     void **output_data;     /* per output: where its view points */
@@ -67,19 +69,26 @@ static byocl_status place_buffers(byocl_executor *ex, byocl_error *err)
         st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
         goto done;
     }
-    size_t total = 0;
+    size_t total = 0, largest = 0;
     for (int i = 0; i < c->n_buffers; i++) {
         pool_at[i] = total;
         total += align_up(c->buffer_bytes[i]);
+        largest = c->buffer_bytes[i] > largest ? c->buffer_bytes[i] : largest;
     }
     for (int i = 0; i < c->n_output_buffers; i++) {
         out_at[i] = total;
         total += align_up(c->output_buffer_bytes[i]);
+        largest = c->output_buffer_bytes[i] > largest ? c->output_buffer_bytes[i] : largest;
     }
     for (int k = 0; k < c->n_inputs; k++) {
+        size_t bytes = c->values[c->input_values[k]].nbytes;
         in_at[k] = total;
-        total += align_up(c->values[c->input_values[k]].nbytes);
+        total += align_up(bytes);
+        largest = bytes > largest ? bytes : largest;
     }
+    if ((st = byocl_limits_reserve(total, largest, "the executor's buffers", err)) != BYOCL_OK)
+        goto done;
+    ex->block_counted = total;
     ex->block = aligned_alloc(BLOCK_ALIGN, total ? total : BLOCK_ALIGN);
     if (!ex->block) {
         st = byocl_error_set(err, BYOCL_ERR_NOMEM,
@@ -233,6 +242,7 @@ void byocl_executor_free(byocl_executor *ex)
     free(ex->input_data);
     free(ex->value_data);
     free(ex->block);
+    byocl_limits_release(ex->block_counted);
     byocl_compiled_free(ex->c);
     free(ex);
 }

@@ -2,7 +2,9 @@
 #include "file_util.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -80,7 +82,10 @@ byocl_status byocl_file_write_atomic(const char *path, const byocl_file_part *pa
     char *tmp = malloc(tmp_len);
     if (!tmp)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory writing %s", path);
-    snprintf(tmp, tmp_len, "%s.tmp.%ld", path, (long)getpid());
+    /* pid and a per-process count: threads writing the same path (two builds of one
+     * model filling a cache) each write a file of their own. */
+    static atomic_uint writes;
+    snprintf(tmp, tmp_len, "%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&writes, 1));
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
     if (fd < 0) {
         byocl_error_set(err, BYOCL_ERR_IO, "cannot write %s: %s", path, strerror(errno));
@@ -107,4 +112,31 @@ byocl_status byocl_file_write_atomic(const char *path, const byocl_file_part *pa
     }
     free(tmp);
     return ok ? BYOCL_OK : BYOCL_ERR_IO;
+}
+
+char *byocl_path_join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *path = malloc(n);
+    if (path)
+        snprintf(path, n, "%s/%s", dir, name);
+    return path;
+}
+
+void byocl_dir_remove_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            char *path = byocl_path_join(dir, e->d_name);
+            if (path)
+                unlink(path);
+            free(path);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
 }

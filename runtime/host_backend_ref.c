@@ -43,8 +43,9 @@ static int node_value_refs(const byocl_function *fn, int node, byocl_value_ref *
     return n;
 }
 
-/* "nn_conv2d_3": the op with '_' for '.', and the node's number in `byocl print`. */
-static void group_name(const byocl_function *fn, int node, char *buf, size_t len)
+/* "nn_conv2d_3": the op with '_' for '.', and the node's number in `byocl print`
+ * (`number`, -1 when it has none). */
+static void group_name(const byocl_function *fn, int node, int number, char *buf, size_t len)
 {
     const byocl_node *n = &fn->nodes[node];
     char op[48];
@@ -52,7 +53,6 @@ static void group_name(const byocl_function *fn, int node, char *buf, size_t len
     for (char *p = op; *p; p++)
         if (*p == '.')
             *p = '_';
-    int number = byocl_text_node_number(fn, node);
     if (number >= 0)
         snprintf(buf, len, "%s_%d", op, number);
     else if (n->name)
@@ -68,8 +68,12 @@ static byocl_status ref_plan(const byocl_function *fn, const int *compute, int n
     *groups_out = NULL;
     *n_groups = 0;
     byocl_host_group *groups = calloc(n_compute > 0 ? (size_t)n_compute : 1, sizeof *groups);
-    if (!groups)
+    int *numbers = byocl_text_node_numbers(fn);
+    if (!groups || !numbers) {
+        free(groups);
+        free(numbers);
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+    }
     for (int g = 0; g < n_compute; g++) {
         int id = compute[g];
         const byocl_node *n = &fn->nodes[id];
@@ -83,6 +87,7 @@ static byocl_status ref_plan(const byocl_function *fn, const int *compute, int n
         grp->outputs = malloc((n_out > 0 ? (size_t)n_out : 1) * sizeof *grp->outputs);
         if (!grp->nodes || !grp->inputs || !grp->outputs) {
             byocl_host_groups_free(groups, n_compute);
+            free(numbers);
             return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
         }
         grp->n_nodes = 1;
@@ -90,9 +95,10 @@ static byocl_status ref_plan(const byocl_function *fn, const int *compute, int n
         for (int k = 0; k < n->n_args; k++)
             grp->n_inputs += node_value_refs(fn, n->args[k], grp->inputs + grp->n_inputs);
         grp->n_outputs = node_value_refs(fn, id, grp->outputs);
-        group_name(fn, id, grp->name, sizeof grp->name);
+        group_name(fn, id, numbers[id], grp->name, sizeof grp->name);
         grp->flops = byocl_host_node_flops(fn, id);
     }
+    free(numbers);
     *groups_out = groups;
     *n_groups = n_compute;
     return BYOCL_OK;

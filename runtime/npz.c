@@ -1,11 +1,14 @@
 /* .npz files: a zip archive of .npy members, as np.savez (stored) and
  * np.savez_compressed (deflated) write them. Read and written through libzip. */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <zip.h>
 
+#include "byocl/limits.h"
 #include "byocl/tensor_io.h"
 #include "file_util.h"
 
@@ -27,14 +30,44 @@ static byocl_status zip_open_error(const char *path, int code, byocl_error *err)
     return err ? err->status : BYOCL_ERR_INVALID;
 }
 
-/* Reads member `index` whole (decompressed, CRC-checked) into a malloc'ed buffer. */
-static byocl_status read_member(zip_t *za, const char *path, zip_uint64_t index,
-                                const zip_stat_t *st, void **out, byocl_error *err)
+/* Room for a member's .npy header over its tensor's bytes. */
+#define NPZ_MEMBER_HEADER_MAX 65536
+
+/* Deflate expands data at most 1032-fold. */
+#define DEFLATE_MAX_RATIO 1032
+
+/* Reads member `index` whole (decompressed, CRC-checked) into a malloc'ed buffer. The
+ * archive is `archive_len` bytes long: a member's size beyond what its bytes in there can
+ * inflate to is refused before anything is allocated for it. */
+static byocl_status read_member(zip_t *za, const char *path, uint64_t archive_len,
+                                zip_uint64_t index, const zip_stat_t *st, void **out,
+                                byocl_error *err)
 {
     *out = NULL;
     if (!(st->valid & ZIP_STAT_SIZE) || st->size >= SIZE_MAX)
         return byocl_error_set(err, BYOCL_ERR_INVALID, "%s: member %s has no usable size", path,
                                st->name);
+    uint64_t packed = archive_len;
+    if ((st->valid & ZIP_STAT_COMP_SIZE) && st->comp_size < packed)
+        packed = st->comp_size;
+    if (st->size / DEFLATE_MAX_RATIO > packed)
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "%s: corrupt member %s: it claims %llu bytes, more than its %llu "
+                               "compressed bytes can hold",
+                               path, st->name, (unsigned long long)st->size,
+                               (unsigned long long)packed);
+    /* A member is one tensor and its header: the one-tensor limit bounds it before anything
+     * is inflated. */
+    byocl_limits limits;
+    if (byocl_limits_get(&limits, err) != BYOCL_OK)
+        return err ? err->status : BYOCL_ERR_INVALID;
+    if (limits.max_tensor_bytes && st->size > limits.max_tensor_bytes + NPZ_MEMBER_HEADER_MAX)
+        return byocl_error_set(err, BYOCL_ERR_NOMEM,
+                               "%s: member %s: %llu bytes is over the limit of %llu bytes for "
+                               "one tensor (%s)",
+                               path, st->name, (unsigned long long)st->size,
+                               (unsigned long long)limits.max_tensor_bytes,
+                               BYOCL_MAX_TENSOR_BYTES_ENV);
     char *buf = malloc((size_t)st->size + 1);
     if (!buf)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "%s: out of memory reading member %s",
@@ -70,8 +103,8 @@ static byocl_status read_member(zip_t *za, const char *path, zip_uint64_t index,
     return BYOCL_OK;
 }
 
-static byocl_status read_npz_entries(zip_t *za, const char *path, byocl_params *params,
-                                     byocl_error *err)
+static byocl_status read_npz_entries(zip_t *za, const char *path, uint64_t archive_len,
+                                     byocl_params *params, byocl_error *err)
 {
     zip_int64_t count = zip_get_num_entries(za, 0);
     for (zip_int64_t i = 0; i < count; i++) {
@@ -86,7 +119,7 @@ static byocl_status read_npz_entries(zip_t *za, const char *path, byocl_params *
                                    "NAME.npy members)",
                                    path, st.name);
         void *data;
-        byocl_status s = read_member(za, path, (zip_uint64_t)i, &st, &data, err);
+        byocl_status s = read_member(za, path, archive_len, (zip_uint64_t)i, &st, &data, err);
         if (s != BYOCL_OK)
             return s;
         size_t what_len = strlen(path) + name_len + 16;
@@ -111,21 +144,12 @@ static byocl_status read_npz_entries(zip_t *za, const char *path, byocl_params *
     return BYOCL_OK;
 }
 
-byocl_status byocl_npz_read(const char *path, byocl_params **out, byocl_error *err)
+/* Reads every member of the open archive (`archive_len` bytes) and closes it. */
+static byocl_status read_npz_archive(zip_t *za, const char *path, uint64_t archive_len,
+                                     byocl_params **out, byocl_error *err)
 {
-    *out = NULL;
-    if (!path)
-        return byocl_error_set(err, BYOCL_ERR_INVALID, "no file name given");
-    /* libzip opens an empty file as an empty archive; numpy would not. */
-    struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0)
-        return zip_open_error(path, ZIP_ER_NOZIP, err);
-    int code = 0;
-    zip_t *za = zip_open(path, ZIP_RDONLY, &code);
-    if (!za)
-        return zip_open_error(path, code, err);
     byocl_params *params = byocl_params_new();
-    byocl_status s = params ? read_npz_entries(za, path, params, err)
+    byocl_status s = params ? read_npz_entries(za, path, archive_len, params, err)
                             : byocl_error_set(err, BYOCL_ERR_NOMEM, "%s: out of memory", path);
     zip_discard(za); /* read-only: nothing to write back */
     if (s != BYOCL_OK) {
@@ -134,6 +158,45 @@ byocl_status byocl_npz_read(const char *path, byocl_params **out, byocl_error *e
     }
     *out = params;
     return BYOCL_OK;
+}
+
+byocl_status byocl_npz_read(const char *path, byocl_params **out, byocl_error *err)
+{
+    *out = NULL;
+    if (!path)
+        return byocl_error_set(err, BYOCL_ERR_INVALID, "no file name given");
+    /* libzip opens an empty file as an empty archive; numpy would not. */
+    struct stat sb;
+    bool regular = stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+    if (regular && sb.st_size == 0)
+        return zip_open_error(path, ZIP_ER_NOZIP, err);
+    int code = 0;
+    zip_t *za = zip_open(path, ZIP_RDONLY, &code);
+    if (!za)
+        return zip_open_error(path, code, err);
+    return read_npz_archive(za, path, regular ? (uint64_t)sb.st_size : UINT64_MAX, out, err);
+}
+
+byocl_status byocl_npz_read_mem(const void *data, size_t len, const char *what,
+                                byocl_params **out, byocl_error *err)
+{
+    *out = NULL;
+    if (!what)
+        what = "<memory>";
+    if (!data || len == 0) /* as for an empty file */
+        return zip_open_error(what, ZIP_ER_NOZIP, err);
+    zip_error_t ze;
+    zip_error_init(&ze);
+    zip_source_t *src = zip_source_buffer_create(data, len, 0, &ze);
+    zip_t *za = src ? zip_open_from_source(src, ZIP_RDONLY, &ze) : NULL;
+    if (!za) {
+        zip_source_free(src); /* NULL is fine; an archive that opened owns its source */
+        int code = zip_error_code_zip(&ze);
+        zip_error_fini(&ze);
+        return zip_open_error(what, code, err);
+    }
+    zip_error_fini(&ze);
+    return read_npz_archive(za, what, len, out, err);
 }
 
 /* ------------------------------------------------------------- writing */

@@ -1,210 +1,49 @@
 /* The program cache: OpenCL program binaries on disk, so that a model's regions build in
  * milliseconds after the first run.
  *
- * An entry is DIR/<key>.clbin, where the key is a 128-bit hash of everything the binary
- * depends on: the source, the build options, the device's name and version, the driver
- * and platform versions. The file is a header (magic, format, the key again, the binary's
- * size and its checksum) and the binary from CL_PROGRAM_BINARIES. It is written to a
- * temporary file and renamed into place, so readers see a whole entry or none; an entry
- * that fails any check (short, another key, a checksum that does not match) is deleted
- * and the program rebuilt from source, as is one the driver refuses. */
-#include <errno.h>
+ * An entry (runtime/cache.h: DIR/<key>.clbin, written atomically, checked when read) is
+ * the binary from CL_PROGRAM_BINARIES, keyed by everything it depends on: the source,
+ * the build options, the device's name and version, the driver and platform versions.
+ * An entry that fails a check, or that the driver refuses, is deleted and the program
+ * rebuilt from source. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "file_util.h"
+#include "cache.h"
 #include "opencl_impl.h"
 
-#define CACHE_MAGIC "BYOCLPC1"
-#define CACHE_FORMAT 1u
+/* Format 2: SHA-256 keys and digests (runtime/cache.c); format 1 entries had other names. */
+static byocl_cache_kind program_cache = BYOCL_CACHE_KIND_INIT("BYOCLPC1", 2u, ".clbin");
 
-typedef struct cache_header {
-    char magic[8];
-    uint32_t format;
-    uint32_t reserved;
-    uint64_t key[2];
-    uint64_t size;     /* bytes of binary after the header */
-    uint64_t checksum; /* FNV-1a of the binary */
-} cache_header;
+ocl_cache_stats ocl_cache_stats_get(void) { return byocl_cache_stats_get(&program_cache); }
 
-static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
-static ocl_cache_stats stats;
-
-static void count(int *field)
-{
-    pthread_mutex_lock(&stats_lock);
-    (*field)++;
-    pthread_mutex_unlock(&stats_lock);
-}
-
-ocl_cache_stats ocl_cache_stats_get(void)
-{
-    pthread_mutex_lock(&stats_lock);
-    ocl_cache_stats s = stats;
-    pthread_mutex_unlock(&stats_lock);
-    return s;
-}
-
-void ocl_cache_stats_reset(void)
-{
-    pthread_mutex_lock(&stats_lock);
-    memset(&stats, 0, sizeof stats);
-    pthread_mutex_unlock(&stats_lock);
-}
-
-/* ------------------------------------------------------------------ hashing */
-
-static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
-#define FNV_BASIS 0xcbf29ce484222325ull
-
-/* Two independent 64-bit hashes of the key fields, each field length-prefixed so that
- * moving bytes from one field to the next changes the key. */
-static void key_hash(const char *const *fields, int n, uint64_t key[2])
-{
-    key[0] = FNV_BASIS;
-    key[1] = 0x84222325cbf29ce4ull;
-    for (int i = 0; i < n; i++) {
-        uint64_t len = strlen(fields[i]);
-        for (int k = 0; k < 2; k++) {
-            key[k] = fnv1a(key[k], &len, sizeof len);
-            key[k] = fnv1a(key[k], fields[i], (size_t)len);
-        }
-    }
-    /* splitmix64's finalizer on the second, so the two differ in more than the seed */
-    uint64_t z = key[1];
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    key[1] = z ^ (z >> 31);
-}
+void ocl_cache_stats_reset(void) { byocl_cache_stats_reset(&program_cache); }
 
 static void device_key(const ocl_device *dev, const char *source, const char *options,
-                       uint64_t key[2])
+                       byocl_cache_key *key)
 {
     const char *fields[] = {
-        "byocl program cache 1", source, options ? options : "", dev->info.name,
+        "byocl program cache 2", source, options, dev->info.name,
         dev->info.platform, dev->device_version, dev->info.driver, dev->platform_version,
     };
-    key_hash(fields, (int)(sizeof fields / sizeof fields[0]), key);
-}
-
-/* ----------------------------------------------------------------- folders */
-
-static byocl_status make_dirs(const char *dir, byocl_error *err)
-{
-    char *path = strdup(dir);
-    if (!path)
-        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
-    byocl_status st = BYOCL_OK;
-    for (char *p = path + 1; st == BYOCL_OK; p++) {
-        bool end = *p == '\0';
-        if (*p != '/' && !end)
-            continue;
-        *p = '\0';
-        if (mkdir(path, 0755) != 0 && errno != EEXIST)
-            st = byocl_error_set(err, BYOCL_ERR_IO, "cannot create the program cache folder "
-                                                    "%s: %s",
-                                 path, strerror(errno));
-        if (end)
-            break;
-        *p = '/';
-    }
-    free(path);
-    return st;
-}
-
-byocl_status ocl_cache_dir(const char *opt_dir, char **out, byocl_error *err)
-{
-    *out = NULL;
-    const char *dir = opt_dir ? opt_dir : getenv("BYOCL_CACHE_DIR");
-    char buf[4096];
-    if (!dir) {
-        const char *xdg = getenv("XDG_CACHE_HOME");
-        const char *home = getenv("HOME");
-        if (xdg && *xdg)
-            snprintf(buf, sizeof buf, "%s/byocl", xdg);
-        else if (home && *home)
-            snprintf(buf, sizeof buf, "%s/.cache/byocl", home);
-        else
-            return BYOCL_OK; /* nowhere to keep it */
-        dir = buf;
-    }
-    if (!*dir)
-        return BYOCL_OK;
-    byocl_status st = make_dirs(dir, err);
-    if (st != BYOCL_OK)
-        return st;
-    if (!(*out = strdup(dir)))
-        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
-    return BYOCL_OK;
-}
-
-static byocl_status entry_path(const char *dir, const uint64_t key[2], char **out,
-                               byocl_error *err)
-{
-    size_t len = strlen(dir) + 48;
-    if (!(*out = malloc(len)))
-        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
-    snprintf(*out, len, "%s/%016llx%016llx.clbin", dir, (unsigned long long)key[0],
-             (unsigned long long)key[1]);
-    return BYOCL_OK;
+    byocl_cache_hasher h;
+    byocl_cache_key_begin(&h);
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        byocl_cache_key_string(&h, fields[i]);
+    byocl_cache_key_end(&h, key);
 }
 
 byocl_status ocl_cache_entry_path(const char *dir, const ocl_device *dev, const char *source,
                                   const char *options, char **out, byocl_error *err)
 {
-    uint64_t key[2];
-    device_key(dev, source, options, key);
-    return entry_path(dir, key, out, err);
-}
-
-/* ----------------------------------------------------------------- entries */
-
-/* The binary of a valid entry at `path` (malloc'ed), or NULL: absent (*corrupt false) or
- * failing a check (*corrupt true). */
-static unsigned char *entry_read(const char *path, const uint64_t key[2], size_t *size,
-                                 bool *corrupt)
-{
-    *corrupt = false;
-    struct stat sb;
-    if (stat(path, &sb) != 0)
-        return NULL;
-    void *data = NULL;
-    size_t len = 0;
-    if (byocl_file_read_all(path, &data, &len, NULL) != BYOCL_OK) {
-        *corrupt = true;
-        return NULL;
-    }
-    cache_header h;
-    bool ok = len >= sizeof h;
-    if (ok)
-        memcpy(&h, data, sizeof h);
-    ok = ok && memcmp(h.magic, CACHE_MAGIC, 8) == 0 && h.format == CACHE_FORMAT &&
-         h.key[0] == key[0] && h.key[1] == key[1] && h.size > 0 && h.size == len - sizeof h &&
-         fnv1a(FNV_BASIS, (unsigned char *)data + sizeof h, (size_t)h.size) == h.checksum;
-    if (!ok) {
-        free(data);
-        *corrupt = true;
-        return NULL;
-    }
-    memmove(data, (unsigned char *)data + sizeof h, (size_t)h.size);
-    *size = (size_t)h.size;
-    return data;
+    byocl_cache_key key;
+    device_key(dev, source, options, &key);
+    return byocl_cache_entry_path(&program_cache, dir, &key, out, err);
 }
 
 /* Stores the program's binary; a cache that cannot be written only costs the next build. */
-static void entry_write(const char *path, const uint64_t key[2], cl_program program)
+static void entry_write(const char *path, const byocl_cache_key *key, cl_program program)
 {
     size_t size = 0;
     if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) !=
@@ -215,14 +54,8 @@ static void entry_write(const char *path, const uint64_t key[2], cl_program prog
     if (!binary)
         return;
     if (clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof binary, &binary, NULL) ==
-        CL_SUCCESS) {
-        cache_header h = {.format = CACHE_FORMAT, .key = {key[0], key[1]}, .size = size};
-        memcpy(h.magic, CACHE_MAGIC, 8);
-        h.checksum = fnv1a(FNV_BASIS, binary, size);
-        byocl_file_part parts[2] = {{&h, sizeof h}, {binary, size}};
-        if (byocl_file_write_atomic(path, parts, 2, NULL) == BYOCL_OK)
-            count(&stats.stored);
-    }
+        CL_SUCCESS)
+        byocl_cache_store(&program_cache, path, key, binary, size);
     free(binary);
 }
 
@@ -340,31 +173,24 @@ byocl_status ocl_program_get(ocl_device *dev, const char *dir, const char *regio
                              byocl_error *err)
 {
     *out = NULL;
-    uint64_t key[2];
+    byocl_cache_key key;
     char *path = NULL;
-    device_key(dev, source, options, key);
+    device_key(dev, source, options, &key);
     if (dir) {
-        byocl_status st = entry_path(dir, key, &path, err);
+        byocl_status st = byocl_cache_entry_path(&program_cache, dir, &key, &path, err);
         if (st != BYOCL_OK)
             return st;
         size_t size = 0;
-        bool corrupt;
-        unsigned char *binary = entry_read(path, key, &size, &corrupt);
+        unsigned char *binary = byocl_cache_load(&program_cache, path, &key, &size);
         if (binary) {
             *out = from_binary(dev, binary, size, options);
             free(binary);
             if (*out) {
-                count(&stats.hits);
+                byocl_cache_accept(&program_cache);
                 free(path);
                 return BYOCL_OK;
             }
-            count(&stats.rejected);
-            unlink(path);
-        } else if (corrupt) {
-            count(&stats.corrupt);
-            unlink(path);
-        } else {
-            count(&stats.misses);
+            byocl_cache_reject(&program_cache, path);
         }
     }
     cl_int e;
@@ -378,7 +204,7 @@ byocl_status ocl_program_get(ocl_device *dev, const char *dir, const char *regio
     else if ((e = build(dev, program, options)) != CL_SUCCESS)
         st = build_failure(dev, program, region, source, e, err);
     if (st == BYOCL_OK && path)
-        entry_write(path, key, program);
+        entry_write(path, &key, program);
     free(path);
     if (st != BYOCL_OK) {
         if (program)

@@ -18,6 +18,7 @@
 
 #include "byocl/opencl.h"
 #include "byocl/runtime.h"
+#include "cache.h"
 #include "opencl/cl_plan.h"
 
 /* ----------------------------------------------------------- opencl_device.c */
@@ -78,23 +79,12 @@ const char *ocl_error_name(cl_int code, char *buf, size_t len);
 /* ------------------------------------------------------------ opencl_cache.c */
 
 /* What the program cache did, counted over the process (tests read it). */
-typedef struct ocl_cache_stats {
-    int hits;       /* a valid entry was loaded and built from its binary */
-    int misses;     /* no entry: built from source (then stored) */
-    int corrupt;    /* an entry failed its checks (size, key, checksum) and was rebuilt */
-    int rejected;   /* the driver refused a valid-looking binary: rebuilt from source */
-    int stored;     /* entries written */
-} ocl_cache_stats;
+typedef byocl_cache_stats ocl_cache_stats;
 
 ocl_cache_stats ocl_cache_stats_get(void);
 void ocl_cache_stats_reset(void);
 
-/* The cache folder for `opt_dir` (the option; NULL: $BYOCL_CACHE_DIR, else
- * $XDG_CACHE_HOME/byocl, else $HOME/.cache/byocl). "" means no cache: *out is NULL.
- * *out is malloc'ed. */
-byocl_status ocl_cache_dir(const char *opt_dir, char **out, byocl_error *err);
-
-/* The path of the entry for this program: DIR/<32 hex digits>.clbin. */
+/* The path of the entry for this program: DIR/<64 hex digits>.clbin. */
 byocl_status ocl_cache_entry_path(const char *dir, const ocl_device *dev, const char *source,
                                   const char *options, char **out, byocl_error *err);
 

@@ -127,7 +127,7 @@ byocl_status byocl_opencl_compile(const byocl_function *region, const byocl_open
         st = byocl_cl_codegen(region, &copt, &plan, err);
     }
     /* A cache folder that cannot be made only costs build time: compile without one. */
-    if (st == BYOCL_OK && ocl_cache_dir(opt->cache_dir, &cache_dir, NULL) != BYOCL_OK)
+    if (st == BYOCL_OK && byocl_cache_dir(opt->cache_dir, &cache_dir, NULL) != BYOCL_OK)
         cache_dir = NULL;
     if (st == BYOCL_OK) {
         ocl_rtmod_options ropt = {.cache_dir = cache_dir};

@@ -39,6 +39,10 @@ byocl_status byocl_plugin_load(const char *path, byocl_error *err)
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
         const char *why = dlerror();
+        /* dlerror() often repeats the path ("PATH: invalid ELF header"): said once. */
+        size_t path_len = strlen(path);
+        if (why && strncmp(why, path, path_len) == 0 && strncmp(why + path_len, ": ", 2) == 0)
+            why += path_len + 2;
         return byocl_error_set(err, BYOCL_ERR_IO, "cannot load target plugin %s: %s", path,
                                why ? why : "dlopen failed");
     }

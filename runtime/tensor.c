@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "byocl/tensor.h"
+#include "limits_impl.h"
 #include "strbuf.h"
 
 struct byocl_tensor {
@@ -12,6 +13,10 @@ struct byocl_tensor {
     byocl_shape shape;
     int64_t numel;
     size_t nbytes;
+    size_t counted; /* bytes counted against byocl_limits (0 for a wrapped view) */
+    /* Gives them back: the release of the library that counted them (libbyocl_llvm.so
+     * has its own copy of this file and may drop the last reference). */
+    void (*release)(uint64_t bytes);
     int refcount;
     void *data;
 };
@@ -128,6 +133,11 @@ byocl_tensor *byocl_tensor_new(byocl_dtype dtype, const byocl_shape *shape, byoc
     size_t nbytes;
     if (!tensor_size(dtype, shape, &numel, &nbytes, err))
         return NULL;
+    char what[200], s[160];
+    snprintf(what, sizeof what, "tensor %s %s", byocl_shape_str(shape, s, sizeof s),
+             byocl_dtype_name(dtype));
+    if (byocl_limits_reserve(nbytes, nbytes, what, err) != BYOCL_OK)
+        return NULL;
     byocl_tensor *t = calloc(1, sizeof *t);
     /* 64-byte alignment suits vector loads of every later code path. */
     size_t alloc = (nbytes + 63) & ~(size_t)63;
@@ -135,6 +145,7 @@ byocl_tensor *byocl_tensor_new(byocl_dtype dtype, const byocl_shape *shape, byoc
     if (!t || (alloc && !data)) {
         free(t);
         free(data);
+        byocl_limits_release(nbytes);
         byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory allocating a tensor of %zu bytes",
                         nbytes);
         return NULL;
@@ -145,6 +156,8 @@ byocl_tensor *byocl_tensor_new(byocl_dtype dtype, const byocl_shape *shape, byoc
     t->shape = *shape;
     t->numel = numel;
     t->nbytes = nbytes;
+    t->counted = nbytes;
+    t->release = byocl_limits_release;
     t->refcount = 1;
     t->data = data;
     return t;
@@ -174,6 +187,8 @@ byocl_tensor *byocl_tensor_ref(byocl_tensor *t)
 void byocl_tensor_unref(byocl_tensor *t)
 {
     if (t && --t->refcount == 0) {
+        if (t->release)
+            t->release(t->counted);
         free(t->data);
         free(t);
     }

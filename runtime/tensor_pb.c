@@ -91,6 +91,8 @@ static void fill_from_typed(const Onnx__TensorProto *tp, byocl_tensor *t)
 {
     int64_t n = byocl_tensor_numel(t);
     void *data = byocl_tensor_data(t);
+    if (n == 0) /* the typed field is then empty: protobuf-c leaves its pointer NULL */
+        return;
     switch (byocl_tensor_dtype(t)) {
     case BYOCL_FLOAT32:
         memcpy(data, tp->float_data, (size_t)n * sizeof(float));

@@ -50,7 +50,7 @@ static void test_help_of_every_command(void **state)
     assert_true(strncmp(out, "Usage: byocl info\n\n", 19) == 0);
     free(out);
     out = ts_cli_expect("run --help", 0, "");
-    ts_assert_contains(out, "--input NAME=FILE.npy");
+    ts_assert_contains(out, "--input NAME=FILE");
     ts_assert_contains(out, "--random-inputs[=SEED]");
     ts_assert_contains(out, "--output-dir DIR");
     free(out);
@@ -108,7 +108,7 @@ static void test_usage_errors(void **state)
     ts_cli_expect_usage("info extra",
                  "byocl: error: unexpected argument 'extra'; see 'byocl info --help'\n");
     ts_cli_expect_usage("run builtin:seed --input",
-                 "byocl: error: flag '--input' needs a value (--input NAME=FILE.npy); see "
+                 "byocl: error: flag '--input' needs a value (--input NAME=FILE); see "
                  "'byocl run --help'\n");
     ts_cli_expect_usage("print builtin:seed -o",
                  "byocl: error: flag '-o' needs a value (--output OUT.relay); see "
@@ -130,10 +130,10 @@ static void test_usage_errors(void **state)
                  "byocl: error: --random-inputs=4294967296: SEED must be an integer from 0 to "
                  "4294967295; see 'byocl run --help'\n");
     ts_cli_expect_usage("run builtin:seed --input data.npy",
-                 "byocl: error: --input data.npy: expected NAME=FILE.npy; see "
+                 "byocl: error: --input data.npy: expected NAME=FILE; see "
                  "'byocl run --help'\n");
     ts_cli_expect_usage("run builtin:seed --input =x.npy",
-                 "byocl: error: --input =x.npy: expected NAME=FILE.npy; see "
+                 "byocl: error: --input =x.npy: expected NAME=FILE; see "
                  "'byocl run --help'\n");
 }
 
@@ -449,7 +449,7 @@ static void test_run_missing_inputs(void **state)
     (void)state;
     ts_cli_expect_failure("run builtin:seed",
                    "byocl: error: @main of builtin:seed has 7 unbound parameters: " SEED_UNBOUND
-                   "; give each with --input NAME=FILE.npy, bind them with --params "
+                   "; give each with --input NAME=FILE, bind them with --params "
                    "FILE.npz, or pass --random-inputs\n");
 }
 
@@ -494,7 +494,7 @@ static void test_run_inputs(void **state)
     FMT(args, "run builtin:seed --input 'w0=%s'", w0);
     ts_cli_expect_failure(args, "byocl: error: @main of builtin:seed has 6 unbound parameters: data, "
                          "weight, bn_gamma, bn_beta, bn_mean, bn_var; give each with --input "
-                         "NAME=FILE.npy, bind them with --params FILE.npz, or pass "
+                         "NAME=FILE, bind them with --params FILE.npz, or pass "
                          "--random-inputs\n");
 
     /* w0 all zeros from the file and the rest random: the region's conv sees weight + 0. */
@@ -535,7 +535,7 @@ static void test_run_params_bind(void **state)
 
     FMT(args, "run builtin:seed --params '%s'", npz);
     ts_cli_expect_failure(args, "byocl: error: @main of builtin:seed has 4 unbound parameters: data, "
-                         "bn_beta, bn_mean, bn_var; give each with --input NAME=FILE.npy, bind "
+                         "bn_beta, bn_mean, bn_var; give each with --input NAME=FILE, bind "
                          "them with --params FILE.npz, or pass --random-inputs\n");
     /* Zero weights and zero gamma: batch_norm gives beta everywhere (positive, so relu
      * keeps it). After binding, @main's parameters are data, bn_beta, bn_mean, bn_var:

@@ -246,7 +246,7 @@ static void test_usage_errors(void **state)
     char *out = ts_cli_expect("run builtin:seed --target ref", 1,
                            "byocl: error: @main of builtin:seed has 7 unbound parameters: data, "
                            "weight, bn_gamma, bn_beta, bn_mean, bn_var, w0; give each with --input "
-                           "NAME=FILE.npy, bind them with --params FILE.npz, or pass "
+                           "NAME=FILE, bind them with --params FILE.npz, or pass "
                            "--random-inputs\n");
     assert_string_equal(out, "");
     free(out);

@@ -55,7 +55,7 @@ static void test_help(void **state)
         const char *cmd, *usage;
     } cases[] = {
         {"split", "Usage: byocl split MODEL (--at %A,%B | --parts N) -o DIR [--params FILE.npz]"},
-        {"run-stages", "Usage: byocl run-stages DIR [--input NAME=FILE.npy]... "
+        {"run-stages", "Usage: byocl run-stages DIR [--input NAME=FILE]... "
                        "[--random-inputs[=SEED]] [--output-dir DIR]\n"},
         {"dot", "Usage: byocl dot MODEL [--params FILE.npz] [-o OUT.dot]\n"},
     };
@@ -235,7 +235,7 @@ static void test_run_stages_inputs(void **state)
     FMT(args, "run-stages '%s'", stages);
     FMT(want,
         "byocl: error: the split model in %s has 7 unbound inputs: " SEED_PARAMS
-        "; give each with --input NAME=FILE.npy, or pass --random-inputs\n",
+        "; give each with --input NAME=FILE, or pass --random-inputs\n",
         stages);
     ts_cli_expect_error(args, 1, want);
 
@@ -260,7 +260,7 @@ static void test_run_stages_inputs(void **state)
     FMT(args, "run-stages '%s' --input 'w0=%s'", stages, npy);
     FMT(want,
         "byocl: error: the split model in %s has 6 unbound inputs: data, weight, bn_gamma, "
-        "bn_beta, bn_mean, bn_var; give each with --input NAME=FILE.npy, or pass "
+        "bn_beta, bn_mean, bn_var; give each with --input NAME=FILE, or pass "
         "--random-inputs\n",
         stages);
     ts_cli_expect_error(args, 1, want);
@@ -270,7 +270,7 @@ static void test_run_stages_inputs(void **state)
                  "4294967295; see 'byocl run-stages --help'\n");
     FMT(args, "run-stages '%s' --input w0", stages);
     ts_cli_expect_error(args, 2,
-                 "byocl: error: --input w0: expected NAME=FILE.npy; see 'byocl run-stages "
+                 "byocl: error: --input w0: expected NAME=FILE; see 'byocl run-stages "
                  "--help'\n");
 
     /* An input from a file and the rest random: the same as `byocl run`. */

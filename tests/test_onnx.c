@@ -286,26 +286,53 @@ static void test_odd_names_round_trip(void **state)
 
 /* ------------------------------------------------------- ops */
 
-static void test_ops13_numbers(void **state)
+/* Runs NAME.onnx on its three inputs NAME_<input>.npy and compares each output with
+ * NAME_<output>.npy (numpy's results). */
+static void check_numbers(const char *name, const char *const inputs[3],
+                          const char *const *outputs, int n_outputs)
 {
-    (void)state;
-    byocl_module *m = load_ok("ops13.onnx", NULL);
-    byocl_tensor *in[3] = {npy("ops13_a.npy"), npy("ops13_b.npy"), npy("ops13_c.npy")};
-    static const char *const outs[] = {"mm",      "mean",  "s1_t", "cat",  "mx",    "mn",
-                                       "padded",  "c16",   "ident", "drop", "leaky", "clip_hi"};
-    enum { N_OUTS = sizeof outs / sizeof outs[0] };
-    byocl_tensor **y = run(m, in, 3, N_OUTS);
-    for (int i = 0; i < N_OUTS; i++) {
-        char file[64];
-        snprintf(file, sizeof file, "ops13_%s.npy", outs[i]);
+    char file[64];
+    snprintf(file, sizeof file, "%s.onnx", name);
+    byocl_module *m = load_ok(file, NULL);
+    byocl_tensor *in[3];
+    for (int i = 0; i < 3; i++) {
+        snprintf(file, sizeof file, "%s_%s.npy", name, inputs[i]);
+        in[i] = npy(file);
+    }
+    byocl_tensor **y = run(m, in, 3, n_outputs);
+    for (int i = 0; i < n_outputs; i++) {
+        snprintf(file, sizeof file, "%s_%s.npy", name, outputs[i]);
         byocl_tensor *want = npy(file);
         ts_assert_tensor_close(y[i], want, 1e-5, 1e-6);
         byocl_tensor_unref(want);
     }
-    byocl_tensors_free(y, N_OUTS);
+    byocl_tensors_free(y, n_outputs);
     for (int i = 0; i < 3; i++)
         byocl_tensor_unref(in[i]);
     byocl_module_free(m);
+}
+
+static void test_ops13_numbers(void **state)
+{
+    (void)state;
+    static const char *const ins[3] = {"a", "b", "c"};
+    static const char *const outs[] = {"mm",      "mean",  "s1_t", "cat",  "mx",    "mn",
+                                       "padded",  "c16",   "ident", "drop", "leaky", "clip_hi"};
+    check_numbers("ops13", ins, outs, (int)(sizeof outs / sizeof outs[0]));
+}
+
+/* Opset 7: the attribute forms that later opsets replaced by inputs (Clip's bounds,
+ * Split's sizes, Squeeze/Unsqueeze/ReduceMean's axes, Pad's pads and value), Dropout's
+ * mask in the input's dtype (bool from opset 10 on), BatchNormalization's spatial=1,
+ * Gemm's transA/alpha/beta, padded pools, initializers listed as graph inputs. */
+static void test_legacy7_numbers(void **state)
+{
+    (void)state;
+    static const char *const ins[3] = {"x", "a", "c"};
+    static const char *const outs[] = {"clip", "s0",   "s1", "sq",   "rmean",  "padded",
+                                       "drop", "mask", "bn", "gemm", "mp",     "ap_inc",
+                                       "ap_exc", "flat", "cast", "tr"};
+    check_numbers("legacy7", ins, outs, (int)(sizeof outs / sizeof outs[0]));
 }
 
 /* Softmax(axis=1) of a (2, 3, 4) tensor: over axes 1..2 flattened at opset 11, over axis 1
@@ -446,6 +473,38 @@ static void test_cli(void **state)
     ts_assert_contains(out, "first [0.212763, 0.00178799, 0.00525171, 0.0220976, 0.7581]");
     free(out);
     free(err);
+    /* An .npz of one member (any name) is a tensor file too; two members are refused. */
+    const char *dir = ts_tmpdir("onnx_cli_npz");
+    char one[4096], two[4096];
+    snprintf(one, sizeof one, "%s/x.npz", dir);
+    snprintf(two, sizeof two, "%s/two.npz", dir);
+    byocl_tensor *x = npy("small_cnn_x.npy");
+    byocl_params *p = byocl_params_new();
+    byocl_error e = {0};
+    assert_int_equal(byocl_params_set(p, "image", x, &e), BYOCL_OK);
+    assert_int_equal(byocl_npz_write(one, p, &e), BYOCL_OK);
+    assert_int_equal(byocl_params_set(p, "label", x, &e), BYOCL_OK);
+    assert_int_equal(byocl_npz_write(two, p, &e), BYOCL_OK);
+    byocl_params_free(p);
+    byocl_tensor_unref(x);
+    snprintf(args, sizeof args, "run '%s' --shape input.1=1x3x8x8 --input input.1='%s'",
+             fixture("small_cnn.onnx"), one);
+    assert_int_equal(ts_run_cli(args, &out, &err), 0);
+    ts_assert_contains(out, "first [0.212763, 0.00178799, 0.00525171, 0.0220976, 0.7581]");
+    free(out);
+    free(err);
+    snprintf(args, sizeof args, "run '%s' --shape input.1=1x3x8x8 --input input.1='%s'",
+             fixture("small_cnn.onnx"), two);
+    assert_int_equal(ts_run_cli(args, &out, &err), 1);
+    char want_npz[8192];
+    snprintf(want_npz, sizeof want_npz,
+             "byocl: error: %s: the .npz has 2 members (image, label); a tensor file needs "
+             "exactly one\n",
+             two);
+    assert_string_equal(err, want_npz);
+    free(out);
+    free(err);
+    ts_remove_tree(dir);
 
     snprintf(args, sizeof args, "print '%s'", fixture("small_cnn.onnx"));
     assert_int_equal(ts_run_cli(args, &out, &err), 1);
@@ -471,17 +530,22 @@ static void test_conformance_runner(void **state)
 {
     (void)state;
     char args[8192], *out, *err;
-    snprintf(args, sizeof args, "conformance '%s'", fixture("conformance"));
-    assert_int_equal(ts_run_cli(args, &out, &err), 1);
-    assert_string_equal(out, "SKIP test_lstm: unsupported ONNX ops: LSTM x1 (opset 13)\n"
-                             "PASS test_relu\n"
-                             "FAIL test_relu_wrong: max abs err 1 at index 2\n"
-                             "PASS test_reshape\n"
-                             "PASS test_sub_unnamed\n"
-                             "3 passed, 1 failed, 1 skipped\n");
-    assert_string_equal(err, "");
-    free(out);
-    free(err);
+    /* On the host path, and offloaded (the regions on OpenCL, the rest on the host): the
+     * same verdicts. */
+    const char *const targets[] = {"", " --target opencl"};
+    for (size_t t = 0; t < sizeof targets / sizeof *targets; t++) {
+        snprintf(args, sizeof args, "conformance '%s'%s", fixture("conformance"), targets[t]);
+        assert_int_equal(ts_run_cli(args, &out, &err), 1);
+        assert_string_equal(out, "SKIP test_lstm: unsupported ONNX ops: LSTM x1 (opset 13)\n"
+                                 "PASS test_relu\n"
+                                 "FAIL test_relu_wrong: max abs err 1 at index 2\n"
+                                 "PASS test_reshape\n"
+                                 "PASS test_sub_unnamed\n"
+                                 "3 passed, 1 failed, 1 skipped\n");
+        assert_string_equal(err, "");
+        free(out);
+        free(err);
+    }
 
     snprintf(args, sizeof args, "conformance '%s/' --filter resh", fixture("conformance"));
     assert_int_equal(ts_run_cli(args, &out, &err), 0);
@@ -514,6 +578,19 @@ static void test_conformance_runner(void **state)
                             "3 passed, 1 failed, 1 skipped\n");
     free(out);
     free(err);
+    snprintf(args, sizeof args, "conformance '%s' --target gpu", fixture("conformance"));
+    assert_int_equal(ts_run_cli(args, &out, &err), 2);
+    assert_string_equal(err, "byocl: error: unknown target 'gpu' (known: host, ref, opencl); see "
+                             "'byocl conformance --help'\n");
+    free(out);
+    free(err);
+    snprintf(args, sizeof args, "conformance '%s' --target host --device 0",
+             fixture("conformance"));
+    assert_int_equal(ts_run_cli(args, &out, &err), 2);
+    assert_string_equal(err, "byocl: error: --device goes with --target opencl; see 'byocl "
+                             "conformance --help'\n");
+    free(out);
+    free(err);
     snprintf(args, sizeof args, "conformance '%s' --target ref --executor ref",
              fixture("conformance"));
     assert_int_equal(ts_run_cli(args, &out, &err), 2);
@@ -540,6 +617,7 @@ int main(void)
         cmocka_unit_test(test_relay_names),
         cmocka_unit_test(test_odd_names_round_trip),
         cmocka_unit_test(test_ops13_numbers),
+        cmocka_unit_test(test_legacy7_numbers),
         cmocka_unit_test(test_softmax_opsets),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_bound_shape_input),

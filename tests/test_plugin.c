@@ -181,8 +181,9 @@ static void test_load_errors(void **state)
     byocl_error err = {0};
     assert_int_equal(byocl_plugin_load(path, &err), BYOCL_ERR_IO);
     char want[1400];
-    snprintf(want, sizeof want, "cannot load target plugin %s: %s: ", path, path);
+    snprintf(want, sizeof want, "cannot load target plugin %s: ", path);
     ts_assert_contains(err.msg, want);
+    assert_null(strstr(err.msg + strlen(want), path)); /* dlerror's copy of the path is cut */
     ts_remove_tree(dir);
 }
 

@@ -580,6 +580,30 @@ static void expect_npz_error(const char *path, byocl_status status, const char *
     assert_string_equal(err.msg, msg);
 }
 
+/* The same archives from memory (as a fuzzer or an embedding program hands them over);
+ * errors name the buffer by `what`, and a cut archive is refused, not read past. */
+static void test_npz_from_memory(void **state)
+{
+    (void)state;
+    const char *files[] = {"savez.npz", "savez_compressed.npz"};
+    for (int i = 0; i < 2; i++) {
+        size_t len;
+        char *data = ts_read_file(fixture(files[i]), &len);
+        byocl_params *p = NULL;
+        byocl_error err = {0};
+        if (byocl_npz_read_mem(data, len, "the upload", &p, &err) != BYOCL_OK)
+            fail_msg("%s", err.msg);
+        check_savez_members(p);
+        byocl_params_free(p);
+        assert_int_equal(byocl_npz_read_mem(data, len / 2, "the upload", &p, &err),
+                         BYOCL_ERR_INVALID);
+        assert_null(p);
+        assert_string_equal(err.msg,
+                            "the upload: not a zip archive (an .npz is what np.savez writes)");
+        free(data);
+    }
+}
+
 static void test_npz_errors(void **state)
 {
     (void)state;
@@ -669,6 +693,7 @@ int main(void)
         cmocka_unit_test(test_read_file_dispatch),
         cmocka_unit_test(test_npz_from_numpy),
         cmocka_unit_test(test_npz_round_trip),
+        cmocka_unit_test(test_npz_from_memory),
         cmocka_unit_test(test_npz_errors),
         cmocka_unit_test(test_params_map),
     };

@@ -566,6 +566,14 @@ static void test_node_numbering(void **state)
     assert_int_equal(byocl_text_node_by_number(fn, 1), -1);
     assert_int_equal(byocl_text_node_by_number(fn, 5), after);
     assert_int_equal(byocl_text_node_by_number(fn, -1), -1);
+    /* All at once: the same numbers, by node id. */
+    int *numbers = byocl_text_node_numbers(fn);
+    assert_non_null(numbers);
+    for (int id = 0; id < byocl_function_num_nodes(fn); id++)
+        assert_int_equal(numbers[id], byocl_text_node_number(fn, id));
+    assert_int_equal(numbers[r1], 2);
+    assert_int_equal(numbers[r3], -1);
+    free(numbers);
 
     /* Once the trailing node is gone the body is inline and has no number. */
     byocl_module *m2 = parse_ok("def @g(%x: float32) { %0 = nn.relu(%x); nn.relu(%0) }");

@@ -1,7 +1,8 @@
 /* Real CNNs: torchvision's resnet18, mobilenet_v2 and squeezenet1_1 exported to ONNX by
  * tools/export_torchvision.py (random weights) with PyTorch's output for a fixed input;
- * `byocl run` on the reference executor and built for the host (--target host) must match
- * it to a relative L2 error of 1e-4.
+ * `byocl run` on the reference executor, built for the host (--target host) and offloaded
+ * (--target opencl: the regions on OpenCL, the rest on the host) must match it to a
+ * relative L2 error of 1e-4.
  *
  * The models are not committed (about 65 MB). Produce them once with
  *     /usr/bin/python3 tools/export_torchvision.py <build>/torchvision
@@ -18,10 +19,13 @@
 
 static const char *const models[] = {"resnet18", "mobilenet_v2", "squeezenet1_1"};
 
-/* The reference executor, and the graph executor with LLVM-compiled host kernels. */
+/* The reference executor; the graph executor with LLVM-compiled host kernels; and with
+ * the regions offloaded to OpenCL (PoCL), the rest on the host. */
 static const struct {
     const char *name, *flags;
-} paths[] = {{"the reference executor", ""}, {"target host", "--target host"}};
+} paths[] = {{"the reference executor", ""},
+             {"target host", "--target host"},
+             {"target opencl", "--target opencl"}};
 
 /* $BYOCL_TORCHVISION_DIR, else <build>/torchvision next to <build>/tools/byocl. */
 static const char *models_dir(void)

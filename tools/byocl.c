@@ -2,6 +2,7 @@
  * finds the command and hands it its arguments. */
 #include <string.h>
 
+#include "byocl/limits.h"
 #include "byocl/opencl.h"
 #include "byocl/plugin.h"
 #include "byocl/target.h"
@@ -11,6 +12,8 @@ extern const cli_command cli_cmd_partition, cli_cmd_extract;
 extern const cli_command cli_cmd_split, cli_cmd_run_stages, cli_cmd_dot;
 
 extern const cli_command cli_cmd_conformance;
+extern const cli_command cli_cmd_replay, cli_cmd_bisect;
+extern const cli_command cli_cmd_bench;
 
 static const cli_command *const commands[] = {
     &cli_cmd_print,
@@ -23,6 +26,9 @@ static const cli_command *const commands[] = {
     &cli_cmd_run_stages,
     &cli_cmd_dot,
     &cli_cmd_conformance,
+    &cli_cmd_replay,
+    &cli_cmd_bisect,
+    &cli_cmd_bench,
 };
 #define N_COMMANDS ((int)(sizeof commands / sizeof commands[0]))
 
@@ -145,6 +151,11 @@ int main(int argc, char **argv)
     /* The built-in targets are registered like a plugin's, before any plugin. */
     if (byocl_opencl_register() != BYOCL_OK)
         return cli_fail("out of memory registering the opencl target");
+    /* A malformed BYOCL_MAX_*_BYTES is refused up front, not at the first tensor. */
+    byocl_limits limits;
+    byocl_error err;
+    if (byocl_limits_get(&limits, &err) != BYOCL_OK)
+        return cli_fail_error(&err);
     int rc = run_main(argc, argv);
     byocl_target_registry_reset(); /* before the plugins' code goes away */
     byocl_plugin_close_all();

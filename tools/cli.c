@@ -26,7 +26,7 @@ static int find_short(const cli_command *cmd, char c)
     return -1;
 }
 
-/* How help and errors spell an option: "--input NAME=FILE.npy", "--random-inputs[=SEED]". */
+/* How help and errors spell an option: "--input NAME=FILE", "--random-inputs[=SEED]". */
 static void option_spelling(const cli_option *o, bool with_short, char *buf, size_t len)
 {
     int n = 0;
@@ -289,7 +289,9 @@ int cli_load_model_args(const cli_command *cmd, const cli_args *args, const char
     return rc;
 }
 
-int cli_make_dirs(const char *dir)
+/* Walks the prefixes of dir that end at a '/', then dir: each must be a directory;
+ * `create` makes the missing ones, otherwise the walk stops at the first missing one. */
+static int walk_dirs(const char *dir, bool create)
 {
     size_t len = strlen(dir);
     char *path = malloc(len + 1);
@@ -297,22 +299,27 @@ int cli_make_dirs(const char *dir)
         return cli_fail("out of memory");
     memcpy(path, dir, len + 1);
     int rc = CLI_EXIT_OK;
-    /* Create each prefix that ends at a '/', then the whole path. */
-    for (size_t i = 1; i <= len && rc == CLI_EXIT_OK; i++) {
+    bool missing = false; /* without create: what follows is made later */
+    for (size_t i = 1; i <= len && rc == CLI_EXIT_OK && !missing; i++) {
         if (path[i] != '/' && path[i] != '\0')
             continue;
         char saved = path[i];
         path[i] = '\0';
         struct stat st;
-        if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        missing = !create && stat(path, &st) != 0;
+        if (create && mkdir(path, 0777) != 0 && errno != EEXIST)
             rc = cli_fail("cannot create directory %s: %s", path, strerror(errno));
-        else if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        else if (!missing && (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)))
             rc = cli_fail("cannot create directory %s: a file of that name exists", path);
         path[i] = saved;
     }
     free(path);
     return rc;
 }
+
+int cli_make_dirs(const char *dir) { return walk_dirs(dir, true); }
+
+int cli_check_dirs(const char *dir) { return walk_dirs(dir, false); }
 
 /* ------------------------------------------ inputs and outputs of a run (run, run-stages) */
 
@@ -359,6 +366,18 @@ void cli_inputs_free(cli_inputs *in)
     memset(in, 0, sizeof *in);
 }
 
+int cli_executor_with_inputs(byocl_compiled *c, const cli_inputs *in, byocl_executor **out)
+{
+    byocl_error err;
+    *out = NULL;
+    if (byocl_executor_new(c, out, &err) != BYOCL_OK)
+        return cli_fail_error(&err);
+    for (int k = 0; k < in->n; k++)
+        if (byocl_executor_set_input(*out, in->names[k], in->values[k], &err) != BYOCL_OK)
+            return cli_fail_error(&err);
+    return CLI_EXIT_OK;
+}
+
 static bool parse_seed(const char *s, uint64_t *out)
 {
     if (!s) {
@@ -388,7 +407,7 @@ int cli_check_input_flags(const cli_command *cmd, const cli_args *args, bool *ra
         const char *v = cli_value_at(cmd, args, "input", i);
         const char *eq = strchr(v, '=');
         if (!eq || eq == v || eq[1] == '\0')
-            return cli_usage_error(cmd, "--input %s: expected NAME=FILE.npy", v);
+            return cli_usage_error(cmd, "--input %s: expected NAME=FILE", v);
     }
     return CLI_EXIT_OK;
 }
@@ -414,7 +433,7 @@ char *cli_inputs_list(const cli_inputs *in, bool all, int *count)
     return buf;
 }
 
-/* Reads one --input NAME=FILE.npy into its slot, checking dtype and shape. */
+/* Reads one --input NAME=FILE into its slot, checking dtype and shape. */
 static int read_input(cli_inputs *in, const char *arg)
 {
     const char *eq = strchr(arg, '=');
@@ -544,4 +563,37 @@ double cli_seconds(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+bool cli_parse_count(const char *s, int min, int max, int *out)
+{
+    if (!s || *s < '0' || *s > '9')
+        return false;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < min || v > max)
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+int cli_bind_function_inputs(const cli_command *cmd, const cli_args *args, const char *spec,
+                             const byocl_function *fn, bool random, uint64_t seed,
+                             cli_inputs *in)
+{
+    int rc = cli_inputs_of_function(in, fn);
+    if (rc == CLI_EXIT_OK)
+        rc = cli_bind_inputs(cmd, args, in, random, seed);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    int n_unbound;
+    char *list = cli_inputs_list(in, false, &n_unbound);
+    if (n_unbound > 0)
+        rc = cli_fail("@%s of %s has %d unbound parameter%s: %s; give each with --input "
+                      "NAME=FILE, bind them with --params FILE.npz, or pass --random-inputs",
+                      byocl_function_name(fn), spec, n_unbound, n_unbound == 1 ? "" : "s",
+                      list ? list : "?");
+    free(list);
+    return rc;
 }

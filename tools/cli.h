@@ -10,6 +10,7 @@
 
 #include "byocl/byocl.h"
 #include "byocl/frontend.h"
+#include "byocl/runtime.h"
 
 /* Exit codes. */
 enum { CLI_EXIT_OK = 0, CLI_EXIT_FAILURE = 1, CLI_EXIT_USAGE = 2 };
@@ -29,7 +30,7 @@ typedef struct cli_option {
     const char *help;    /* one line */
 } cli_option;
 
-#define CLI_MAX_OPTIONS 16
+#define CLI_MAX_OPTIONS 24
 #define CLI_MAX_POSITIONAL 4
 
 /* What the command line said, pointing into argv. */
@@ -104,12 +105,15 @@ int cli_load_model_args(const cli_command *cmd, const cli_args *args, const char
 
 /* Creates `dir` and its missing parents. Returns CLI_EXIT_OK or CLI_EXIT_FAILURE (printed). */
 int cli_make_dirs(const char *dir);
+/* Checks, creating nothing, that cli_make_dirs(dir) will not meet a file in the way:
+ * commands call it before long work whose results go there. Same returns. */
+int cli_check_dirs(const char *dir);
 
 /* ------------------------------------------ inputs and outputs of a run (run, run-stages) */
 
 /* The flags that give inputs and take outputs, shared so that they read the same. */
 #define CLI_OPTION_INPUT                                                                     \
-    {"input", 0, CLI_ARG_REQUIRED, true, "NAME=FILE.npy",                                  \
+    {"input", 0, CLI_ARG_REQUIRED, true, "NAME=FILE",                                  \
      "the value of parameter NAME (repeatable): .npy, .npz (one member) or .pb"}
 #define CLI_OPTION_RANDOM_INPUTS                                                             \
     {"random-inputs", 0, CLI_ARG_OPTIONAL, false, "SEED",                                  \
@@ -135,8 +139,11 @@ int cli_inputs_init(cli_inputs *in, int n, const char *owner, const char *noun);
 /* The same, for the parameters of fn ("@<name>", "parameter"). */
 int cli_inputs_of_function(cli_inputs *in, const byocl_function *fn);
 void cli_inputs_free(cli_inputs *in);
+/* A new executor of c with every bound value of in set as its input. Returns CLI_EXIT_OK
+ * or CLI_EXIT_FAILURE (printed); *out is the caller's to free in every case. */
+int cli_executor_with_inputs(byocl_compiled *c, const cli_inputs *in, byocl_executor **out);
 
-/* Checks --input NAME=FILE.npy spellings and --random-inputs[=SEED] before anything is
+/* Checks --input NAME=FILE spellings and --random-inputs[=SEED] before anything is
  * loaded. Returns CLI_EXIT_OK or CLI_EXIT_USAGE (printed). */
 int cli_check_input_flags(const cli_command *cmd, const cli_args *args, bool *random,
                           uint64_t *seed);
@@ -149,6 +156,11 @@ int cli_bind_inputs(const cli_command *cmd, const cli_args *args, cli_inputs *in
  * when out of memory); *count receives how many. */
 char *cli_inputs_list(const cli_inputs *in, bool all, int *count);
 
+/* cli_inputs_of_function, cli_bind_inputs, then a failure naming every parameter of fn (of
+ * model `spec`) still unbound. Free `in` with cli_inputs_free in every case. */
+int cli_bind_function_inputs(const cli_command *cmd, const cli_args *args, const char *spec,
+                             const byocl_function *fn, bool random, uint64_t seed,
+                             cli_inputs *in);
 /* "output I: TYPE" and a line of min, max, mean and the first values. */
 void cli_print_summary(int index, const byocl_tensor *t);
 /* Writes output i to DIR/output_<i>.npy (DIR created), printing "wrote PATH" for each.
@@ -156,5 +168,7 @@ void cli_print_summary(int index, const byocl_tensor *t);
 int cli_write_outputs(const char *dir, byocl_tensor *const *outputs, int n);
 /* A monotonic clock, in seconds. */
 double cli_seconds(void);
+/* A count from `min` to `max` written with digits only (no sign, no spaces). */
+bool cli_parse_count(const char *s, int min, int max, int *out);
 
 #endif

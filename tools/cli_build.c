@@ -86,6 +86,8 @@ byocl_status cli_build_model(const cli_build_request *req, const byocl_module *m
         opt.on_fallback = warn_fallback;
         opt.fallback_user = (void *)req;
     }
+    if (req->adjust)
+        req->adjust(req->adjust_user, &opt);
     byocl_module *partitioned = NULL;
     double t0 = cli_seconds();
     byocl_status st = regions ? cli_partition_for_target(req, m, &partitioned, err) : BYOCL_OK;

@@ -18,6 +18,9 @@ typedef struct cli_build_request {
     int threads;          /* 0: all cores */
     bool profile;         /* time each region's parts (OpenCL events) */
     bool quiet_fallback;  /* no warning on stderr for a region that falls back */
+    /* Optional: changes the build options last (a capture installs its hook). */
+    void (*adjust)(void *user, byocl_build_options *opt);
+    void *adjust_user;
 } cli_build_request;
 
 /* Whether `target` names a region target (anything but "host" and "ref"). */

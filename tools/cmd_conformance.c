@@ -9,31 +9,40 @@
 
 #include "byocl/runtime.h"
 #include "cli.h"
+#include "cli_build.h"
 
 #define RTOL 1e-3
 #define ATOL 1e-7
 
-/* How a test's model runs: on the reference executor (`target` NULL), or built for the
- * graph executor for `target` ("host": LLVM-compiled kernels, "ref": the ops' reference
- * kernels). Offloading regions to a device target joins here when targets compile. */
-static byocl_status run_reference(const byocl_module *m, byocl_tensor *const *inputs,
-                                  int n_inputs, byocl_tensor ***outputs, int *n_outputs,
-                                  byocl_error *err)
-{
-    return byocl_reference_run(m, "main", inputs, n_inputs, outputs, n_outputs, err);
-}
+/* How the tests' models run: on the reference executor (`build` NULL), or built by
+ * cli_build_model for build->target ("host": LLVM-compiled kernels, "ref": the ops'
+ * reference kernels, a region target such as "opencl": the regions it takes on its
+ * device, the rest on the host), then run on the graph executor. */
+typedef struct runner {
+    const cli_build_request *build;
+    /* The last model built with regions, freed when the next one is built. byocl closes
+     * a device's OpenCL context with the last model that uses it, and PoCL reads its
+     * kernel library anew for each context (about a second, more than most tests take):
+     * keeping one such model alive keeps the context open for the next test. */
+    byocl_compiled *kept;
+} runner;
 
-static byocl_status run_built(const char *target, const byocl_module *m,
-                              byocl_tensor *const *inputs, int n_inputs, byocl_tensor ***outputs,
-                              int *n_outputs, byocl_error *err)
+static byocl_status run_built(runner *r, const byocl_module *m, byocl_tensor *const *inputs,
+                              int n_inputs, byocl_tensor ***outputs, int *n_outputs,
+                              byocl_error *err)
 {
     *outputs = NULL;
     *n_outputs = 0;
-    byocl_build_options opt = byocl_build_options_default();
-    opt.target = target;
     byocl_compiled *c = NULL;
     byocl_executor *ex = NULL;
-    byocl_status st = byocl_build(m, &opt, &c, err);
+    byocl_status st = cli_build_model(r->build, m, &c, NULL, err);
+    byocl_plan_stats stats = {0};
+    if (st == BYOCL_OK)
+        byocl_compiled_stats(c, &stats);
+    if (stats.n_regions > 0) { /* only now: the kept model's context serves this build */
+        byocl_compiled_free(r->kept);
+        r->kept = c;
+    }
     if (st == BYOCL_OK)
         st = byocl_executor_new(c, &ex, err);
     for (int k = 0; k < n_inputs && st == BYOCL_OK; k++)
@@ -47,7 +56,8 @@ static byocl_status run_built(const char *target, const byocl_module *m,
     for (int i = 0; i < n && st == BYOCL_OK; i++)
         st = byocl_executor_copy_output(ex, i, &outs[i], err);
     byocl_executor_free(ex);
-    byocl_compiled_free(c);
+    if (c != r->kept)
+        byocl_compiled_free(c);
     if (st != BYOCL_OK) {
         if (outs)
             byocl_tensors_free(outs, n);
@@ -58,20 +68,23 @@ static byocl_status run_built(const char *target, const byocl_module *m,
     return BYOCL_OK;
 }
 
-static byocl_status run_model(const char *target, const byocl_module *m,
-                              byocl_tensor *const *inputs, int n_inputs, byocl_tensor ***outputs,
-                              int *n_outputs, byocl_error *err)
+static byocl_status run_model(runner *r, const byocl_module *m, byocl_tensor *const *inputs,
+                              int n_inputs, byocl_tensor ***outputs, int *n_outputs,
+                              byocl_error *err)
 {
-    if (!target)
-        return run_reference(m, inputs, n_inputs, outputs, n_outputs, err);
-    return run_built(target, m, inputs, n_inputs, outputs, n_outputs, err);
+    if (!r->build)
+        return byocl_reference_run(m, "main", inputs, n_inputs, outputs, n_outputs, err);
+    return run_built(r, m, inputs, n_inputs, outputs, n_outputs, err);
 }
 
 static const cli_option conformance_options[] = {
     {"filter", 0, CLI_ARG_REQUIRED, false, "SUBSTR", "run only the tests whose name contains SUBSTR"},
     {"executor", 0, CLI_ARG_REQUIRED, false, "NAME", "executor to run on: ref (the default)"},
     {"target", 0, CLI_ARG_REQUIRED, false, "NAME",
-     "build for the graph executor instead: host (LLVM) or ref (reference kernels)"},
+     "build for the graph executor instead: host (LLVM), ref (reference kernels), or a "
+     "region target (opencl, a plugin's) for the regions it supports and host for the rest"},
+    {"device", 0, CLI_ARG_REQUIRED, false, "D",
+     "with --target opencl: the device's index or part of its name (byocl info lists them)"},
     {NULL, 0, CLI_ARG_NONE, false, NULL, NULL},
 };
 
@@ -159,10 +172,10 @@ static bool list_dir(const char *dir, const char *prefix, const char *suffix, na
         ok = names_add(out, e->d_name);
     }
     closedir(d);
-    if (ok)
-        qsort(out->items, (size_t)out->n, sizeof out->items[0], natural_compare);
-    else
+    if (!ok)
         names_free(out);
+    else if (out->n > 1) /* qsort of none: items may be NULL, which qsort may not take */
+        qsort(out->items, (size_t)out->n, sizeof out->items[0], natural_compare);
     return ok;
 }
 
@@ -403,8 +416,7 @@ static void compare_outputs(byocl_tensor *const *outputs, int n_outputs, const d
 }
 
 /* Loads the model for one data set, runs it, compares. */
-static void run_data_set(const char *model_path, const data_set *ds, const char *target,
-                         verdict *v)
+static void run_data_set(const char *model_path, const data_set *ds, runner *r, verdict *v)
 {
     v->result = OUTCOME_FAIL;
     byocl_module *m = load_for(model_path, ds, v);
@@ -420,7 +432,7 @@ static void run_data_set(const char *model_path, const data_set *ds, const char 
     if (!slots || !taken) {
         snprintf(v->why, sizeof v->why, "out of memory");
     } else if (bind_inputs(fn, ds, slots, taken, v)) {
-        if (run_model(target, m, slots, n_params, &outputs, &n_outputs, &err) == BYOCL_OK) {
+        if (run_model(r, m, slots, n_params, &outputs, &n_outputs, &err) == BYOCL_OK) {
             compare_outputs(outputs, n_outputs, ds, v);
         } else {
             verdict_from_error(v, &err, model_path);
@@ -435,7 +447,7 @@ static void run_data_set(const char *model_path, const data_set *ds, const char 
 }
 
 /* Runs every test_data_set_* of one test folder. */
-static void run_test(const char *dir, const char *target, verdict *v)
+static void run_test(const char *dir, runner *r, verdict *v)
 {
     v->result = OUTCOME_FAIL;
     v->why[0] = '\0';
@@ -466,7 +478,7 @@ static void run_test(const char *dir, const char *target, verdict *v)
                 verdict_from_error(v, &err, model_path);
             byocl_module_free(m);
         } else {
-            run_data_set(model_path, &ds, target, v);
+            run_data_set(model_path, &ds, r, v);
             data_set_free(&ds);
         }
         free(set_dir);
@@ -486,7 +498,7 @@ static void run_test(const char *dir, const char *target, verdict *v)
 /* ------------------------------------------------------------ the suite */
 
 typedef struct suite {
-    const char *target; /* NULL: the reference executor */
+    runner run;
     const char *filter;
     const char *root;
     int passed, failed, skipped;
@@ -513,7 +525,7 @@ static void walk(suite *s, const char *dir, int depth)
         if (s->filter && !strstr(name, s->filter))
             return;
         verdict v;
-        run_test(dir, s->target, &v);
+        run_test(dir, &s->run, &v);
         static const char *const words[] = {"PASS", "FAIL", "SKIP"};
         printf("%s %s%s%s\n", words[v.result], name, v.result == OUTCOME_PASS ? "" : ": ",
                v.result == OUTCOME_PASS ? "" : v.why);
@@ -549,6 +561,12 @@ static int run_conformance(const cli_command *cmd, const cli_args *args)
         return cli_usage_error(cmd, "--target and --executor are mutually exclusive");
     if (executor && strcmp(executor, "ref") != 0)
         return cli_usage_error(cmd, "unknown executor '%s' (known: ref)", executor);
+    int rc = cli_check_target(cmd, target);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    cli_build_request build = {.target = target, .device = cli_value(cmd, args, "device", NULL)};
+    if (build.device && (!target || strcmp(target, "opencl") != 0))
+        return cli_usage_error(cmd, "--device goes with --target opencl");
     const char *root = args->positional[0];
     if (!is_dir(root))
         return cli_fail("%s is not a folder (give the folder of the ONNX backend tests, e.g. "
@@ -560,9 +578,11 @@ static int run_conformance(const cli_command *cmd, const cli_args *args)
         return cli_fail("out of memory");
     for (size_t n = strlen(clean); n > 1 && clean[n - 1] == '/'; n--)
         clean[n - 1] = '\0';
-    suite s = {.target = target, .filter = cli_value(cmd, args, "filter", NULL),
+    suite s = {.run = {.build = target ? &build : NULL},
+               .filter = cli_value(cmd, args, "filter", NULL),
                .root = clean};
     walk(&s, clean, 0);
+    byocl_compiled_free(s.run.kept);
     free(clean);
     printf("%d passed, %d failed, %d skipped\n", s.passed, s.failed, s.skipped);
     if (s.io_error)
@@ -573,7 +593,8 @@ static int run_conformance(const cli_command *cmd, const cli_args *args)
 const cli_command cli_cmd_conformance = {
     .name = "conformance",
     .summary = "run the ONNX backend test suite's folders and compare outputs",
-    .args_usage = "DIR [--filter SUBSTR] [--executor ref | --target host|ref]",
+    .args_usage = "DIR [--filter SUBSTR] [--executor ref | --target host|ref|opencl|... "
+                  "[--device D]]",
     .min_positional = 1,
     .max_positional = 1,
     .positional_names = {"DIR"},
@@ -587,7 +608,9 @@ const cli_command cli_cmd_conformance = {
         "  SKIP NAME: REASON                      (an op, attribute or dtype byocl refuses)\n"
         "and last 'N passed, N failed, N skipped'. The exit status is 1 when a test failed.\n"
         "Models run on the reference executor, or with --target built for the graph\n"
-        "executor (host: LLVM-compiled kernels; ref: the ops' reference kernels).\n"
+        "executor (host: LLVM-compiled kernels; ref: the ops' reference kernels; a region\n"
+        "target such as opencl: the regions it supports on its device, the rest on the\n"
+        "host).\n"
         "\n"
         "Inputs bind to the model's inputs by name (by position when a file has no name);\n"
         "int64 inputs (shapes, axes, pads, split sizes in ONNX) are bound as constants,\n"
@@ -595,6 +618,7 @@ const cli_command cli_cmd_conformance = {
     .options = conformance_options,
     .examples = "  byocl conformance /usr/share/libonnx-testdata/data/node\n"
                 "  byocl conformance /usr/share/libonnx-testdata/data/node --target host\n"
+                "  byocl conformance /usr/share/libonnx-testdata/data/node --target opencl\n"
                 "  byocl conformance /usr/share/libonnx-testdata/data/node --filter conv\n",
     .run = run_conformance,
 };

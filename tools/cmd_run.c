@@ -3,13 +3,14 @@
  * graph executor (byocl_build) and runs that, with --threads, --profile and --stats;
  * --target T for a registered region target (opencl, a plugin's) partitions @main for T
  * first, then builds the rest for the host. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "byocl/runtime.h"
 #include "cli.h"
 #include "cli_build.h"
+#include "cli_capture.h"
+#include "cli_report.h"
 
 /* The executors `--executor` accepts; only the reference executor exists so far. */
 static const char *const executors[] = {"ref"};
@@ -37,6 +38,8 @@ static const cli_option run_options[] = {
     CLI_OPTION_RANDOM_INPUTS,
     CLI_OPTION_OUTPUT_DIR,
     {"fn", 0, CLI_ARG_REQUIRED, false, "NAME", "run function @NAME instead of @main"},
+    CLI_OPTION_CAPTURE,
+    CLI_OPTIONS_CAPTURE_NARROW,
     {NULL, 0, CLI_ARG_NONE, false, NULL, NULL},
 };
 
@@ -48,26 +51,8 @@ typedef struct run_request {
     int threads;        /* --threads; 0: all cores */
     int runs;           /* --runs */
     bool profile, stats;
+    cli_capture capture; /* --capture and its narrowing flags */
 } run_request;
-
-static int compare_doubles(const void *pa, const void *pb)
-{
-    double a = *(const double *)pa, b = *(const double *)pb;
-    return a < b ? -1 : a > b;
-}
-
-/* "WHAT in 1.23 ms", or "WHAT 5 times: min 1.00 ms, median 1.10 ms, max 1.30 ms". */
-static void print_times(const char *what, double *ms, int n)
-{
-    if (n == 1) {
-        printf("%s in %.2f ms\n", what, ms[0]);
-        return;
-    }
-    qsort(ms, (size_t)n, sizeof *ms, compare_doubles);
-    double median = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
-    printf("%s %d times: min %.2f ms, median %.2f ms, max %.2f ms\n", what, n, ms[0], median,
-           ms[n - 1]);
-}
 
 /* Summaries of the outputs, then --output-dir. */
 static int report_outputs(const cli_command *cmd, const cli_args *args,
@@ -105,7 +90,7 @@ static int run_reference(const cli_command *cmd, const cli_args *args, const cha
         char what[600];
         snprintf(what, sizeof what, "ran @%s of %s on the ref executor", byocl_function_name(fn),
                  spec);
-        print_times(what, ms, req->runs);
+        cli_print_times(what, ms, req->runs);
         rc = report_outputs(cmd, args, outputs, n_outputs);
     }
     if (outputs)
@@ -133,112 +118,6 @@ static void print_stats(const byocl_compiled *c)
            st.output_bytes, st.constant_bytes);
 }
 
-static int by_total_time(const void *pa, const void *pb)
-{
-    const byocl_step_info *a = pa, *b = pb;
-    if (a->total_ms != b->total_ms)
-        return a->total_ms > b->total_ms ? -1 : 1;
-    return a->node - b->node;
-}
-
-/* "12.34" GFLOP/s, or blank when the step's arithmetic is unknown. */
-static void gflops_str(double flops, double ms, char *buf, size_t len)
-{
-    if (flops > 0 && ms > 0)
-        snprintf(buf, len, "%.2f", flops / (ms * 1e6));
-    else
-        snprintf(buf, len, "-");
-}
-
-/* A step and its index in the plan (by_total_time sorts these through `info`, which comes
- * first). */
-typedef struct profiled_step {
-    byocl_step_info info;
-    int index;
-} profiled_step;
-
-static int by_part_time(const void *pa, const void *pb)
-{
-    const byocl_region_part *a = pa, *b = pb;
-    if (a->transfer != b->transfer)
-        return a->transfer ? 1 : -1; /* kernels first */
-    return a->total_ms != b->total_ms ? (a->total_ms > b->total_ms ? -1 : 1) : 0;
-}
-
-/* Under a region step whose module times its parts: each kernel (slowest first), the
- * transfers, and what the call cost beyond them on the host. */
-static int print_parts(const byocl_compiled *c, const profiled_step *s, double per_run,
-                       double total)
-{
-    int n = byocl_compiled_num_step_parts(c, s->index);
-    if (n <= 0)
-        return CLI_EXIT_OK;
-    byocl_region_part *parts = calloc((size_t)n, sizeof *parts);
-    if (!parts)
-        return cli_fail("out of memory");
-    for (int k = 0; k < n; k++)
-        byocl_compiled_step_part(c, s->index, k, &parts[k], NULL);
-    qsort(parts, (size_t)n, sizeof *parts, by_part_time);
-    double timed = 0;
-    char g[32];
-    for (int k = 0; k < n; k++) {
-        double ms = parts[k].total_ms / per_run;
-        timed += parts[k].total_ms;
-        gflops_str(parts[k].flops, ms, g, sizeof g);
-        if (parts[k].transfer)
-            printf("  %10.3f %5.1f%% %9s    transfers\n", ms,
-                   total > 0 ? 100.0 * parts[k].total_ms / total : 0.0, g);
-        else
-            printf("  %10.3f %5.1f%% %9s    kernel %s (%s)\n", ms,
-                   total > 0 ? 100.0 * parts[k].total_ms / total : 0.0, g, parts[k].name,
-                   parts[k].kernel);
-    }
-    double rest = s->info.total_ms > timed ? s->info.total_ms - timed : 0;
-    printf("  %10.3f %5.1f%% %9s    host side of the calls\n", rest / per_run,
-           total > 0 ? 100.0 * rest / total : 0.0, "-");
-    free(parts);
-    return CLI_EXIT_OK;
-}
-
-/* One line per step, slowest first: mean time, share, GFLOP/s, name (kind, runner); the
- * timed parts of regions under them. */
-static int print_profile(const byocl_compiled *c, const byocl_executor *ex)
-{
-    int n = byocl_executor_num_steps(ex);
-    profiled_step *steps = calloc((size_t)n + 1, sizeof *steps);
-    if (!steps)
-        return cli_fail("out of memory");
-    double total = 0, flops = 0;
-    for (int i = 0; i < n; i++) {
-        byocl_executor_step(ex, i, &steps[i].info, NULL);
-        steps[i].index = i;
-        total += steps[i].info.total_ms;
-        flops += steps[i].info.flops;
-    }
-    qsort(steps, (size_t)n, sizeof *steps, by_total_time);
-    int64_t runs = n > 0 ? steps[0].info.runs : 0;
-    double per_run = runs > 0 ? (double)runs : 1;
-    printf("profile: %d step%s, mean of %lld run%s\n", n, n == 1 ? "" : "s", (long long)runs,
-           runs == 1 ? "" : "s");
-    printf("  %10s %6s %9s  %s\n", "ms", "%", "GFLOP/s", "step");
-    char g[32];
-    int rc = CLI_EXIT_OK;
-    for (int i = 0; i < n && rc == CLI_EXIT_OK; i++) {
-        const byocl_step_info *s = &steps[i].info;
-        double ms = s->total_ms / per_run;
-        gflops_str(s->flops, ms, g, sizeof g);
-        printf("  %10.3f %5.1f%% %9s  %s (%s, %s)\n", ms,
-               total > 0 ? 100.0 * s->total_ms / total : 0.0, g, s->name,
-               s->kind == BYOCL_STEP_KERNEL ? "kernel" : "region", s->runner);
-        rc = print_parts(c, &steps[i], per_run, total);
-    }
-    gflops_str(flops, total / per_run, g, sizeof g);
-    if (rc == CLI_EXIT_OK)
-        printf("  %10.3f %5.1f%% %9s  total\n", total / per_run, 100.0, g);
-    free(steps);
-    return rc;
-}
-
 /* Builds fn for --target, runs it --runs times on one executor and reports. */
 static int run_graph(const cli_command *cmd, const cli_args *args, const char *spec,
                      const byocl_module *m, const byocl_function *fn, const cli_inputs *in,
@@ -251,8 +130,19 @@ static int run_graph(const cli_command *cmd, const cli_args *args, const char *s
     byocl_executor *ex = NULL;
     byocl_error err;
     double build_ms;
-    if (cli_build_model(&br, m, &c, &build_ms, &err) != BYOCL_OK)
+    cli_capture capture = req->capture;
+    byocl_module *prepared = NULL; /* with --capture: partitioned and marked */
+    if (capture.dir) {
+        int prc = cli_capture_prepare(&capture, &br, spec, m, NULL, &prepared);
+        if (prc != CLI_EXIT_OK)
+            return prc;
+    }
+    byocl_status bst = cli_build_model(&br, prepared ? prepared : m, &c, &build_ms, &err);
+    byocl_module_free(prepared);
+    if (bst != BYOCL_OK) {
+        cli_capture_free(&capture);
         return cli_fail_error(&err);
+    }
     byocl_plan_stats st;
     byocl_compiled_stats(c, &st);
     int threads = byocl_compiled_threads(c);
@@ -264,23 +154,22 @@ static int run_graph(const cli_command *cmd, const cli_args *args, const char *s
     byocl_tensor **views = calloc((size_t)byocl_compiled_num_outputs(c) + 1, sizeof *views);
     if (!ms || !views)
         rc = cli_fail("out of memory");
-    if (rc == CLI_EXIT_OK && byocl_executor_new(c, &ex, &err) != BYOCL_OK)
-        rc = cli_fail_error(&err);
-    for (int k = 0; k < in->n && rc == CLI_EXIT_OK; k++)
-        if (byocl_executor_set_input(ex, in->names[k], in->values[k], &err) != BYOCL_OK)
-            rc = cli_fail_error(&err);
+    if (rc == CLI_EXIT_OK)
+        rc = cli_executor_with_inputs(c, in, &ex);
     for (int r = 0; r < req->runs && rc == CLI_EXIT_OK; r++) {
         double r0 = cli_seconds();
         if (byocl_executor_run(ex, &err) != BYOCL_OK)
             rc = cli_fail_error(&err);
         ms[r] = (cli_seconds() - r0) * 1e3;
     }
+    bool ran = rc == CLI_EXIT_OK;
     if (rc == CLI_EXIT_OK) {
         char what[600];
         snprintf(what, sizeof what, "ran @%s of %s on target %s", byocl_function_name(fn), spec,
                  req->target);
-        print_times(what, ms, req->runs);
-        int n_out = byocl_executor_num_outputs(ex);
+        cli_print_times(what, ms, req->runs);
+        /* --capture-node's extra output is written by the capture, not reported */
+        int n_out = byocl_executor_num_outputs(ex) - (capture.node_output >= 0);
         for (int i = 0; i < n_out; i++) {
             const byocl_tensor *view;
             byocl_executor_output(ex, i, &view, NULL);
@@ -291,11 +180,16 @@ static int run_graph(const cli_command *cmd, const cli_args *args, const char *s
     if (rc == CLI_EXIT_OK && req->stats)
         print_stats(c);
     if (rc == CLI_EXIT_OK && req->profile)
-        rc = print_profile(c, ex);
+        rc = cli_print_profile(c, ex);
+    if (capture.dir) {
+        int crc = cli_capture_finish(&capture, ex, ran);
+        rc = rc == CLI_EXIT_OK ? crc : rc;
+    }
     free(views);
     free(ms);
     byocl_executor_free(ex);
     byocl_compiled_free(c);
+    cli_capture_free(&capture); /* after the compiled model, whose regions it wraps */
     return rc;
 }
 
@@ -305,39 +199,12 @@ static int run_function(const cli_command *cmd, const cli_args *args, const char
                         uint64_t seed, const run_request *req)
 {
     cli_inputs in;
-    int rc = cli_inputs_of_function(&in, fn);
-    if (rc == CLI_EXIT_OK)
-        rc = cli_bind_inputs(cmd, args, &in, random, seed);
-    if (rc == CLI_EXIT_OK) {
-        int n_unbound;
-        char *list = cli_inputs_list(&in, false, &n_unbound);
-        if (n_unbound > 0)
-            rc = cli_fail("@%s of %s has %d unbound parameter%s: %s; give each with --input "
-                          "NAME=FILE.npy, bind them with --params FILE.npz, or pass "
-                          "--random-inputs",
-                          byocl_function_name(fn), spec, n_unbound, n_unbound == 1 ? "" : "s",
-                          list ? list : "?");
-        free(list);
-    }
+    int rc = cli_bind_function_inputs(cmd, args, spec, fn, random, seed, &in);
     if (rc == CLI_EXIT_OK)
         rc = req->target ? run_graph(cmd, args, spec, m, fn, &in, req)
                          : run_reference(cmd, args, spec, m, fn, &in, req);
     cli_inputs_free(&in);
     return rc;
-}
-
-/* A count from 1 to `max`, digits only. */
-static bool parse_count(const char *s, int max, int *out)
-{
-    if (!s || *s < '0' || *s > '9')
-        return false;
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *end || v < 1 || v > max)
-        return false;
-    *out = (int)v;
-    return true;
 }
 
 /* The flags that choose and shape the run; usage errors for the combinations that make
@@ -374,20 +241,23 @@ static int parse_request(const cli_command *cmd, const cli_args *args, run_reque
     if (req->regions && strcmp(cli_value(cmd, args, "fn", "main"), "main") != 0)
         return cli_usage_error(cmd, "--fn goes with --target host|ref (a region target "
                                     "partitions @main)");
-    static const char *const graph_only[] = {"threads", "profile", "stats"};
+    static const char *const graph_only[] = {"threads", "profile", "stats", "capture"};
     for (size_t i = 0; i < sizeof graph_only / sizeof graph_only[0]; i++)
         if (!req->target && cli_count(cmd, args, graph_only[i]) > 0)
             return cli_usage_error(cmd, "--%s needs --target (it is about the graph executor)",
                                    graph_only[i]);
     const char *v = cli_value(cmd, args, "threads", NULL);
-    if (v && !parse_count(v, 4096, &req->threads))
+    if (v && !cli_parse_count(v, 1, 4096, &req->threads))
         return cli_usage_error(cmd, "--threads %s: expected a count from 1 to 4096", v);
     v = cli_value(cmd, args, "runs", NULL);
-    if (v && !parse_count(v, 1000000, &req->runs))
+    if (v && !cli_parse_count(v, 1, 1000000, &req->runs))
         return cli_usage_error(cmd, "--runs %s: expected a count from 1 to 1000000", v);
     req->profile = cli_count(cmd, args, "profile") > 0;
     req->stats = cli_count(cmd, args, "stats") > 0;
-    return CLI_EXIT_OK;
+    rc = cli_capture_parse(cmd, args, &req->capture);
+    if (rc == CLI_EXIT_OK && req->capture.dir && strcmp(cli_value(cmd, args, "fn", "main"), "main"))
+        return cli_usage_error(cmd, "--capture captures @main; it does not go with --fn");
+    return rc;
 }
 
 static int run_run(const cli_command *cmd, const cli_args *args)
@@ -399,6 +269,9 @@ static int run_run(const cli_command *cmd, const cli_args *args)
     bool random;
     uint64_t seed;
     rc = cli_check_input_flags(cmd, args, &random, &seed);
+    const char *out_dir = cli_value(cmd, args, "output-dir", NULL);
+    if (rc == CLI_EXIT_OK && out_dir)
+        rc = cli_check_dirs(out_dir);
     if (rc != CLI_EXIT_OK)
         return rc;
 
@@ -422,8 +295,9 @@ const cli_command cli_cmd_run = {
     .summary = "run a model and summarize its outputs",
     .args_usage = "MODEL [--executor ref | --target host|ref|T [--threads N] [--profile] [--stats]]\n"
                   "                 [--device D] [--fallback host|ref]\n"
-                  "                 [--input NAME=FILE.npy]... [--params FILE.npz]\n"
-                  "                 [--random-inputs[=SEED]] [--runs N] [--output-dir DIR] [--fn NAME]",
+                  "                 [--input NAME=FILE]... [--params FILE.npz]\n"
+                  "                 [--random-inputs[=SEED]] [--runs N] [--output-dir DIR] [--fn NAME]\n"
+                  "                 [--capture DIR [--capture-region SYMBOL] [--capture-node %N]]",
     .min_positional = 1,
     .max_positional = 1,
     .positional_names = {"MODEL"},
@@ -449,8 +323,15 @@ const cli_command cli_cmd_run = {
         "With --profile, regions on OpenCL also show each kernel's time (OpenCL events),\n"
         "their transfers, and the host side of the calls. See docs/opencl-runtime.md.\n"
         "\n"
-        "Every parameter must be bound: by --input (an .npy of the parameter's dtype and\n"
-        "shape), by name from --params, or by --random-inputs, which fills each parameter\n"
+        "--capture DIR writes, for each region of the run, DIR/<symbol>/ with the tensors\n"
+        "its runtime module received and wrote (the last call's), the region as a\n"
+        "standalone module and a manifest.json; `byocl replay DIR/<symbol>` runs it alone.\n"
+        "--capture-region SYMBOL captures one region, --capture-node %N writes node %N of\n"
+        "@main (made an output of @main) to DIR/node_N.npy. See docs/debugging-regions.md.\n"
+        "\n"
+        "Every parameter must be bound: by --input (a tensor of the parameter's dtype and\n"
+        "shape in an .npy, a one-array .npz or an ONNX TensorProto .pb), by name from\n"
+        "--params, or by --random-inputs, which fills each parameter\n"
         "still unbound from seed SEED * 2^32 + its index (SEED defaults to 0): floats\n"
         "uniform in [0, 1), integers in [0, 10).\n"
         "\n" CLI_MODEL_HELP "\n",
@@ -461,6 +342,7 @@ const cli_command cli_cmd_run = {
                 "  byocl run builtin:resnet18 --random-inputs --target ref --stats --profile\n"
                 "  byocl run builtin:resnet18 --random-inputs --target host --threads 2 --runs 10\n"
                 "  byocl run builtin:resnet18 --random-inputs --target opencl --profile --runs 10\n"
-                "  byocl --plugin ./libexample_target.so run model.relay --target example\n",
+                "  byocl --plugin ./libexample_target.so run model.relay --target example\n"
+                "  byocl run builtin:seed --random-inputs --target opencl --capture cap\n",
     .run = run_run,
 };

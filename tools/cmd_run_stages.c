@@ -61,6 +61,9 @@ static int run_run_stages(const cli_command *cmd, const cli_args *args)
     bool random;
     uint64_t seed;
     int rc = cli_check_input_flags(cmd, args, &random, &seed);
+    const char *out_dir = cli_value(cmd, args, "output-dir", NULL);
+    if (rc == CLI_EXIT_OK && out_dir)
+        rc = cli_check_dirs(out_dir);
     if (rc != CLI_EXIT_OK)
         return rc;
     const char *dir = args->positional[0];
@@ -83,7 +86,7 @@ static int run_run_stages(const cli_command *cmd, const cli_args *args)
         char *list = cli_inputs_list(&in, false, &n_unbound);
         if (n_unbound > 0)
             rc = cli_fail("%s has %d unbound input%s: %s; give each with --input "
-                          "NAME=FILE.npy, or pass --random-inputs",
+                          "NAME=FILE, or pass --random-inputs",
                           owner, n_unbound, n_unbound == 1 ? "" : "s", list ? list : "?");
         free(list);
     }
@@ -97,7 +100,7 @@ static int run_run_stages(const cli_command *cmd, const cli_args *args)
 const cli_command cli_cmd_run_stages = {
     .name = "run-stages",
     .summary = "run the stages that `byocl split` wrote, in order",
-    .args_usage = "DIR [--input NAME=FILE.npy]... [--random-inputs[=SEED]] [--output-dir DIR]",
+    .args_usage = "DIR [--input NAME=FILE]... [--random-inputs[=SEED]] [--output-dir DIR]",
     .min_positional = 1,
     .max_positional = 1,
     .positional_names = {"DIR"},

@@ -12,17 +12,25 @@ Needs Debian's python3-torch, python3-torchvision and python3-onnx (run with
 
     /usr/bin/python3 tools/export_torchvision.py [OUT_DIR]
 
-The ctest `torchvision_models` (tests/torchvision_models.sh) then runs each model with
-`byocl run` and checks the relative L2 error against PyTorch's output.
+The ctest `test_torchvision` (tests/test_torchvision.c) then runs each model with
+`byocl run` (reference executor, --target host, --target opencl) and checks the relative L2
+error against PyTorch's output.
 """
 
 import os
 import sys
 
 import numpy as np
-import onnx
-import torch
-import torchvision
+
+try:
+    # libonnx-testdata alone makes `onnx` a bare namespace package: ask for the checker.
+    import onnx
+    import onnx.checker
+    import torch
+    import torchvision
+except ImportError as e:
+    sys.exit("export_torchvision.py: %s; install Debian's python3-torch, python3-torchvision "
+             "and python3-onnx, and run it with /usr/bin/python3" % e)
 
 MODELS = ("resnet18", "mobilenet_v2", "squeezenet1_1")
 OPSET = 13

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "llvm_backend.h"
 #include "lower.h"
@@ -69,6 +70,20 @@ static byocl_status lower_group(lw *w)
                                         "the LLVM host backend cannot lower %s", n->op->name));
 }
 
+/* Modules compiled in parallel: one per 8 kernels (a thread pays off only with enough code
+ * to compile), at most one per core, or at most BYOCL_LLVM_COMPILE_THREADS. */
+static int compile_threads(int n_groups)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *want = getenv("BYOCL_LLVM_COMPILE_THREADS");
+    if (want && atoi(want) >= 1)
+        cores = atoi(want);
+    int parts = n_groups / 8;
+    if (parts > cores)
+        parts = (int)cores;
+    return parts < 1 ? 1 : parts;
+}
+
 static byocl_status llvm_compile(const byocl_function *fn, const byocl_host_group *groups,
                                  int n_groups, const byocl_host_backend_options *opt,
                                  byocl_host_kernel *kernels, void **state_out, byocl_error *err)
@@ -86,7 +101,7 @@ static byocl_status llvm_compile(const byocl_function *fn, const byocl_host_grou
         goto done;
     }
     s->n_groups = n_groups;
-    if ((st = jit_create(&s->j, err)) != BYOCL_OK)
+    if ((st = jit_create(&s->j, compile_threads(n_groups), err)) != BYOCL_OK)
         goto done;
     const jit_host *host = NULL;
     if ((st = jit_host_get(&host, err)) != BYOCL_OK)
@@ -111,12 +126,15 @@ static byocl_status llvm_compile(const byocl_function *fn, const byocl_host_grou
         lw w = {.j = s->j, .host = host, .state = s, .fn = fn, .grp = &groups[g],
                 .group_index = g, .consts = &s->consts[g], .err = err,
                 .threads = opt && opt->threads > 0 ? opt->threads : 1};
+        jit_next_kernel(s->j);
         st = lw_begin(&w, s->names[g]);
         if (st == BYOCL_OK)
             st = lower_group(&w);
         byocl_status end = w.B ? lw_end(&w) : w.status;
         if (st == BYOCL_OK)
             st = end;
+        if (st == BYOCL_OK)
+            jit_kernel_done(s->j, w.body);
         free(w.data);
         n_tasks[g] = w.n_tasks;
         if (st != BYOCL_OK)
@@ -124,7 +142,12 @@ static byocl_status llvm_compile(const byocl_function *fn, const byocl_host_grou
     }
     if (st != BYOCL_OK)
         goto done;
-    st = jit_finish(s->j, "byocl_host", opt ? opt->opt_level : 3, symbols, n_groups, addrs, err);
+    /* A cache folder that cannot be made only costs build time: compile without one. */
+    char *cache_dir = NULL;
+    if (byocl_cache_dir(opt ? opt->cache_dir : NULL, &cache_dir, NULL) != BYOCL_OK)
+        cache_dir = NULL;
+    st = jit_finish(s->j, opt ? opt->opt_level : 3, cache_dir, symbols, n_groups, addrs, err);
+    free(cache_dir);
     if (st != BYOCL_OK)
         goto done;
     for (int g = 0; g < n_groups; g++)

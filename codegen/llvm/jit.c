@@ -1,10 +1,16 @@
-/* The JIT: host detection, the TargetMachine that tunes the optimizer, ORC LLJIT.
+/* The JIT: host detection, TargetMachines, ORC LLJIT, parallel compilation and the cache
+ * of compiled object code.
  *
  * The order is the one PLATFORM_NOTES found to work with LLVM-C: native target and asm
  * printer initialized once; a TargetMachine for the host CPU (name and features from
  * LLVM's host detection) drives LLVMRunPasses, because the loop and SLP vectorizers
- * only widen code when they see the target; LLJIT gets a second TargetMachine built the
- * same way, so the module's data layout matches the JIT's. */
+ * only widen code when they see the target, and emits the object file; LLJIT gets a
+ * TargetMachine built the same way, so the modules' data layout matches the JIT's, and
+ * links the objects. A model's kernels are spread over a few modules, each in a context
+ * of its own, which compile on threads of their own (one TargetMachine each). Each object
+ * is a cache entry (runtime/cache.h) keyed by its module's bitcode before optimization and
+ * everything else that shapes the machine code, so a model built again skips optimization
+ * and code generation. */
 #include "jit.h"
 
 #include <errno.h>
@@ -18,6 +24,7 @@
 #include <time.h>
 
 #include <llvm-c/Analysis.h>
+#include <llvm-c/BitWriter.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Orc.h>
@@ -25,14 +32,35 @@
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include "byocl/version.h"
+#include "cache.h"
+#include "file_util.h"
+#include "llvm_backend.h"
 #include "runtime.h"
 
-struct jit {
-    LLVMOrcThreadSafeContextRef tsc;
+/* One module of kernels in a context of its own, optimized and compiled to an object by a
+ * thread of its own (jit_finish), so that a model's kernels compile in parallel. */
+typedef struct jit_part {
     LLVMContextRef ctx;
-    LLVMModuleRef module;   /* until jit_finish hands it to LLJIT */
+    LLVMModuleRef module;   /* until jit_finish has linked its object */
+    size_t instructions;    /* lowered into it so far: balances the parts */
+    /* jit_finish's */
+    char *path;             /* its cache entry, or NULL */
+    byocl_cache_key key;
+    void *object;           /* the object file, malloc'ed */
+    size_t object_size;
+    bool cached;            /* the object came from the cache */
+    int opt_level;
+    const jit_host *host;
+    byocl_error err;        /* of its compile thread */
+    byocl_status status;
+    double opt_ms, codegen_ms;
+} jit_part;
+
+struct jit {
+    jit_part parts[JIT_MAX_PARTS];
+    int n_parts, current;
     LLVMOrcLLJITRef lljit;
-    LLVMTargetMachineRef tm; /* for the optimizer */
     const jit_host *host;
     int vector_floats;       /* the host's, or fewer (BYOCL_LLVM_VECTOR_BITS) */
 };
@@ -152,7 +180,34 @@ static byocl_status define_runtime_symbols(jit *j, byocl_error *err)
     return BYOCL_OK;
 }
 
-byocl_status jit_create(jit **out, byocl_error *err)
+/* A fresh LLJIT for the host with the runtime symbols defined (j->lljit). */
+static byocl_status lljit_create(jit *j, byocl_error *err)
+{
+    LLVMTargetMachineRef jit_tm = host_target_machine(j->host, err);
+    if (!jit_tm)
+        return err ? err->status : BYOCL_ERR_UNSUPPORTED;
+    LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
+    LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(
+        builder, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(jit_tm));
+    LLVMErrorRef e = LLVMOrcCreateLLJIT(&j->lljit, builder); /* consumes the builder */
+    if (e) {
+        j->lljit = NULL;
+        return llvm_error(err, e, "creating the LLVM JIT");
+    }
+    return define_runtime_symbols(j, err);
+}
+
+static void lljit_dispose(jit *j)
+{
+    if (!j->lljit)
+        return;
+    LLVMErrorRef e = LLVMOrcDisposeLLJIT(j->lljit);
+    if (e)
+        LLVMConsumeError(e);
+    j->lljit = NULL;
+}
+
+byocl_status jit_create(jit **out, int n_parts, byocl_error *err)
 {
     *out = NULL;
     const jit_host *h;
@@ -168,39 +223,46 @@ byocl_status jit_create(jit **out, byocl_error *err)
     if (want && (strcmp(want, "128") == 0 || strcmp(want, "256") == 0 || strcmp(want, "512") == 0) &&
         atoi(want) / 32 < j->vector_floats)
         j->vector_floats = atoi(want) / 32;
-    j->tm = host_target_machine(h, err);
-    LLVMTargetMachineRef jit_tm = j->tm ? host_target_machine(h, err) : NULL;
-    if (!jit_tm) {
-        jit_free(j);
-        return err ? err->status : BYOCL_ERR_UNSUPPORTED;
-    }
-    LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
-    LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(
-        builder, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(jit_tm));
-    LLVMErrorRef e = LLVMOrcCreateLLJIT(&j->lljit, builder); /* consumes the builder */
-    if (e) {
-        j->lljit = NULL;
-        st = llvm_error(err, e, "creating the LLVM JIT");
+    if ((st = lljit_create(j, err)) != BYOCL_OK) {
         jit_free(j);
         return st;
     }
-    st = define_runtime_symbols(j, err);
-    if (st != BYOCL_OK) {
-        jit_free(j);
-        return st;
+    j->n_parts = n_parts < 1 ? 1 : n_parts > JIT_MAX_PARTS ? JIT_MAX_PARTS : n_parts;
+    for (int i = 0; i < j->n_parts; i++) {
+        jit_part *part = &j->parts[i];
+        char name[32];
+        snprintf(name, sizeof name, i == 0 ? "byocl_host" : "byocl_host.%d", i);
+        part->host = h;
+        part->ctx = LLVMContextCreate();
+        part->module = LLVMModuleCreateWithNameInContext(name, part->ctx);
+        LLVMSetTarget(part->module, LLVMOrcLLJITGetTripleString(j->lljit));
+        LLVMSetDataLayout(part->module, LLVMOrcLLJITGetDataLayoutStr(j->lljit));
     }
-    j->tsc = LLVMOrcCreateNewThreadSafeContext();
-    j->ctx = LLVMOrcThreadSafeContextGetContext(j->tsc);
-    j->module = LLVMModuleCreateWithNameInContext("byocl_host", j->ctx);
-    LLVMSetTarget(j->module, LLVMOrcLLJITGetTripleString(j->lljit));
-    LLVMSetDataLayout(j->module, LLVMOrcLLJITGetDataLayoutStr(j->lljit));
     *out = j;
     return BYOCL_OK;
 }
 
-LLVMContextRef jit_context(jit *j) { return j->ctx; }
+void jit_next_kernel(jit *j)
+{
+    int best = 0;
+    for (int i = 1; i < j->n_parts; i++)
+        if (j->parts[i].instructions < j->parts[best].instructions)
+            best = i;
+    j->current = best;
+}
+
+void jit_kernel_done(jit *j, LLVMValueRef fn)
+{
+    size_t n = 0;
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i))
+            n++;
+    j->parts[j->current].instructions += n;
+}
+
+LLVMContextRef jit_context(jit *j) { return j->parts[j->current].ctx; }
 int jit_vector_floats(const jit *j) { return j->vector_floats; }
-LLVMModuleRef jit_module(jit *j) { return j->module; }
+LLVMModuleRef jit_module(jit *j) { return j->parts[j->current].module; }
 
 static void add_string_attr(LLVMContextRef ctx, LLVMValueRef fn, const char *key,
                             const char *value)
@@ -212,92 +274,287 @@ static void add_string_attr(LLVMContextRef ctx, LLVMValueRef fn, const char *key
 
 void jit_set_function_attrs(jit *j, LLVMValueRef fn)
 {
-    add_string_attr(j->ctx, fn, "target-cpu", j->host->cpu);
-    add_string_attr(j->ctx, fn, "target-features", j->host->features);
+    LLVMContextRef ctx = jit_context(j);
+    add_string_attr(ctx, fn, "target-cpu", j->host->cpu);
+    add_string_attr(ctx, fn, "target-features", j->host->features);
     char width[16];
     snprintf(width, sizeof width, "%d", j->vector_floats * 32);
-    add_string_attr(j->ctx, fn, "prefer-vector-width", width);
-    add_string_attr(j->ctx, fn, "min-legal-vector-width", width);
+    add_string_attr(ctx, fn, "prefer-vector-width", width);
+    add_string_attr(ctx, fn, "min-legal-vector-width", width);
     unsigned kind = LLVMGetEnumAttributeKindForName("nounwind", 8);
-    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                            LLVMCreateEnumAttribute(j->ctx, kind, 0));
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx, kind, 0));
 }
 
 /* ------------------------------------------------------------------ finish */
 
-static double seconds(void)
+static double seconds_of(clockid_t clock)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clock, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void dump_module(LLVMModuleRef m, const char *name, const char *suffix)
+static double seconds(void) { return seconds_of(CLOCK_MONOTONIC); }
+
+/* CPU time of the calling thread: compile times that other jobs on the machine do not
+ * inflate. */
+static double thread_seconds(void) { return seconds_of(CLOCK_THREAD_CPUTIME_ID); }
+
+static void dump_module(LLVMModuleRef m, const char *suffix)
 {
     const char *dir = getenv("BYOCL_LLVM_DUMP");
     if (!dir || !*dir)
         return;
     mkdir(dir, 0777); /* may exist */
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s%s", dir, name, suffix);
-    char *msg = NULL;
-    if (LLVMPrintModuleToFile(m, path, &msg))
-        fprintf(stderr, "byocl: cannot write %s: %s\n", path, msg ? msg : "");
-    LLVMDisposeMessage(msg);
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s/%s%s", dir, LLVMGetModuleIdentifier(m, &len), suffix);
+    /* Printed to memory and written atomically, like every file byocl writes. */
+    char *text = LLVMPrintModuleToString(m);
+    byocl_file_part part = {text, strlen(text)};
+    byocl_error err;
+    if (byocl_file_write_atomic(path, &part, 1, &err) != BYOCL_OK)
+        fprintf(stderr, "byocl: %s\n", err.msg);
+    LLVMDisposeMessage(text);
 }
 
-byocl_status jit_finish(jit *j, const char *name, int opt_level, const char *const *symbols,
-                        int n, void **addresses, byocl_error *err)
+/* Entries of the host code cache: an ELF object of one part's module. */
+static byocl_cache_kind object_cache = BYOCL_CACHE_KIND_INIT("BYOCLHO1", 1u, ".o");
+
+byocl_cache_stats byocl_llvm_cache_stats(bool reset)
 {
-    if (!j->module)
-        return byocl_error_set(err, BYOCL_ERR_INVALID, "the JIT module was already compiled");
-    dump_module(j->module, name, ".ll");
-    char *msg = NULL;
-    if (LLVMVerifyModule(j->module, LLVMReturnStatusAction, &msg)) {
-        byocl_status st = byocl_error_set(err, BYOCL_ERR_INVALID,
-                                          "generated LLVM IR is invalid (a byocl bug): %.1500s",
-                                          msg ? msg : "");
-        LLVMDisposeMessage(msg);
-        return st;
+    byocl_cache_stats s = byocl_cache_stats_get(&object_cache);
+    if (reset)
+        byocl_cache_stats_reset(&object_cache);
+    return s;
+}
+
+static void pipeline(int opt_level, char *buf, size_t len)
+{
+    snprintf(buf, len, "default<O%d>", opt_level);
+}
+
+/* Everything the object code depends on: the module before optimization (kernels, their
+ * attributes: CPU, features, vector width), the pipeline, the machine, LLVM and byocl.
+ * "host object 1" names the way jit.c compiles: change it with the code generation
+ * settings (code model, pass builder options) that none of the fields show. */
+static byocl_status object_key(jit *j, jit_part *part, byocl_cache_key *key, byocl_error *err)
+{
+    LLVMMemoryBufferRef bitcode = LLVMWriteBitcodeToMemoryBuffer(part->module);
+    if (!bitcode)
+        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory hashing the host module");
+    unsigned major = 0, minor = 0, patch = 0;
+    LLVMGetVersion(&major, &minor, &patch);
+    char llvm_version[48], passes[32];
+    snprintf(llvm_version, sizeof llvm_version, "%u.%u.%u", major, minor, patch);
+    pipeline(part->opt_level, passes, sizeof passes);
+    byocl_cache_hasher h;
+    byocl_cache_key_begin(&h);
+    const char *fields[] = {"byocl host object 1", BYOCL_VERSION_STRING, llvm_version,
+                            j->host->triple, j->host->cpu, j->host->features, passes};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        byocl_cache_key_string(&h, fields[i]);
+    byocl_cache_key_field(&h, LLVMGetBufferStart(bitcode), LLVMGetBufferSize(bitcode));
+    byocl_cache_key_end(&h, key);
+    LLVMDisposeMemoryBuffer(bitcode);
+    return BYOCL_OK;
+}
+
+/* Optimizes the part's module and compiles it to an object (part->object); the status in
+ * part->status. Runs on a thread of its own, with a TargetMachine of its own. */
+static void *compile_part(void *arg)
+{
+    jit_part *part = arg;
+    byocl_error *err = &part->err;
+    LLVMTargetMachineRef tm = host_target_machine(part->host, err);
+    if (!tm) {
+        part->status = err->status;
+        return NULL;
     }
-    LLVMDisposeMessage(msg);
-
-    if (opt_level < 0)
-        opt_level = 0;
-    if (opt_level > 3)
-        opt_level = 3;
     char passes[32];
-    snprintf(passes, sizeof passes, "default<O%d>", opt_level);
+    pipeline(part->opt_level, passes, sizeof passes);
     LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
-    LLVMPassBuilderOptionsSetLoopVectorization(pbo, opt_level >= 2);
-    LLVMPassBuilderOptionsSetSLPVectorization(pbo, opt_level >= 2);
-    LLVMPassBuilderOptionsSetLoopInterleaving(pbo, opt_level >= 2);
-    LLVMPassBuilderOptionsSetLoopUnrolling(pbo, opt_level >= 2);
-    double t0 = seconds();
-    LLVMErrorRef e = LLVMRunPasses(j->module, passes, j->tm, pbo);
-    double t1 = seconds();
+    LLVMPassBuilderOptionsSetLoopVectorization(pbo, part->opt_level >= 2);
+    LLVMPassBuilderOptionsSetSLPVectorization(pbo, part->opt_level >= 2);
+    LLVMPassBuilderOptionsSetLoopInterleaving(pbo, part->opt_level >= 2);
+    LLVMPassBuilderOptionsSetLoopUnrolling(pbo, part->opt_level >= 2);
+    double t0 = thread_seconds();
+    LLVMErrorRef e = LLVMRunPasses(part->module, passes, tm, pbo);
+    double t1 = thread_seconds();
     LLVMDisposePassBuilderOptions(pbo);
-    if (e)
-        return llvm_error(err, e, "optimizing the host kernels");
-    dump_module(j->module, name, ".opt.ll");
-
-    LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(j->module, j->tsc);
-    j->module = NULL; /* owned by tsm, then by the JIT */
-    e = LLVMOrcLLJITAddLLVMIRModule(j->lljit, LLVMOrcLLJITGetMainJITDylib(j->lljit), tsm);
+    byocl_status st = BYOCL_OK;
+    LLVMMemoryBufferRef object = NULL;
+    char *msg = NULL;
     if (e) {
-        LLVMOrcDisposeThreadSafeModule(tsm);
-        return llvm_error(err, e, "adding the host kernels to the JIT");
+        st = llvm_error(err, e, "optimizing the host kernels");
+    } else {
+        dump_module(part->module, ".opt.ll");
+        if (LLVMTargetMachineEmitToMemoryBuffer(tm, part->module, LLVMObjectFile, &msg, &object))
+            st = byocl_error_set(err, BYOCL_ERR_UNSUPPORTED, "generating machine code: %s",
+                                 msg ? msg : "unknown LLVM failure");
+        LLVMDisposeMessage(msg);
+    }
+    if (st == BYOCL_OK) {
+        part->object_size = LLVMGetBufferSize(object);
+        part->object = malloc(part->object_size ? part->object_size : 1);
+        if (part->object)
+            memcpy(part->object, LLVMGetBufferStart(object), part->object_size);
+        else
+            st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory for machine code");
+    }
+    if (object)
+        LLVMDisposeMemoryBuffer(object);
+    LLVMDisposeTargetMachine(tm);
+    part->opt_ms = (t1 - t0) * 1e3;
+    part->codegen_ms = (thread_seconds() - t1) * 1e3;
+    part->status = st;
+    return NULL;
+}
+
+/* Compiles every part that has no object yet, each on a thread (the first on this one),
+ * and stores the new objects in the cache. */
+static byocl_status compile_parts(jit *j, byocl_error *err)
+{
+    pthread_t threads[JIT_MAX_PARTS];
+    bool todo[JIT_MAX_PARTS] = {false}, started[JIT_MAX_PARTS] = {false};
+    int first = -1;
+    for (int i = 0; i < j->n_parts; i++) {
+        jit_part *part = &j->parts[i];
+        todo[i] = part->object == NULL;
+        part->status = BYOCL_OK;
+        if (!todo[i])
+            continue;
+        if (first < 0)
+            first = i;
+        else
+            started[i] = pthread_create(&threads[i], NULL, compile_part, part) == 0;
+    }
+    if (first >= 0)
+        compile_part(&j->parts[first]);
+    for (int i = 0; i < j->n_parts; i++) {
+        if (started[i])
+            pthread_join(threads[i], NULL);
+        else if (todo[i] && i != first)
+            compile_part(&j->parts[i]); /* no thread to spare: compile it here */
+    }
+    for (int i = 0; i < j->n_parts; i++) {
+        jit_part *part = &j->parts[i];
+        if (part->status != BYOCL_OK) {
+            if (err)
+                *err = part->err;
+            return part->status;
+        }
+    }
+    for (int i = 0; i < j->n_parts; i++) {
+        jit_part *part = &j->parts[i];
+        if (todo[i] && part->path)
+            byocl_cache_store(&object_cache, part->path, &part->key, part->object,
+                              part->object_size);
+    }
+    return BYOCL_OK;
+}
+
+/* Links every part's object and looks the kernels up. */
+static byocl_status link_parts(jit *j, const char *const *symbols, int n, void **addresses,
+                               byocl_error *err)
+{
+    LLVMOrcJITDylibRef dylib = LLVMOrcLLJITGetMainJITDylib(j->lljit);
+    for (int i = 0; i < j->n_parts; i++) {
+        jit_part *part = &j->parts[i];
+        LLVMMemoryBufferRef object = LLVMCreateMemoryBufferWithMemoryRangeCopy(
+            part->object, part->object_size, LLVMGetModuleIdentifier(part->module, &(size_t){0}));
+        LLVMErrorRef e = LLVMOrcLLJITAddObjectFile(j->lljit, dylib, object); /* takes it */
+        if (e)
+            return llvm_error(err, e, "adding the host kernels to the JIT");
     }
     for (int i = 0; i < n; i++) {
         LLVMOrcExecutorAddress addr = 0;
-        e = LLVMOrcLLJITLookup(j->lljit, &addr, symbols[i]);
+        LLVMErrorRef e = LLVMOrcLLJITLookup(j->lljit, &addr, symbols[i]);
         if (e)
-            return llvm_error(err, e, "generating machine code");
+            return llvm_error(err, e, "linking the host kernels");
         addresses[i] = (void *)(uintptr_t)addr;
     }
-    if (getenv("BYOCL_LLVM_VERBOSE"))
-        fprintf(stderr, "byocl llvm: %s: optimized in %.0f ms, machine code in %.0f ms\n", name,
-                (t1 - t0) * 1e3, (seconds() - t1) * 1e3);
+    return BYOCL_OK;
+}
+
+/* Forgets the objects that came from the cache (deleting their entries) and makes LLJIT
+ * anew: it may hold part of a refused object. */
+static byocl_status reject_cached(jit *j, byocl_error *err)
+{
+    for (int i = 0; i < j->n_parts; i++) {
+        jit_part *part = &j->parts[i];
+        if (!part->cached)
+            continue;
+        byocl_cache_reject(&object_cache, part->path);
+        free(part->object);
+        part->object = NULL;
+        part->cached = false;
+    }
+    lljit_dispose(j);
+    return lljit_create(j, err);
+}
+
+byocl_status jit_finish(jit *j, int opt_level, const char *cache_dir, const char *const *symbols,
+                        int n, void **addresses, byocl_error *err)
+{
+    double t0 = seconds();
+    int n_cached = 0;
+    for (int i = 0; i < j->n_parts; i++) {
+        jit_part *part = &j->parts[i];
+        if (!part->module)
+            return byocl_error_set(err, BYOCL_ERR_INVALID, "the JIT module was already compiled");
+        dump_module(part->module, ".ll");
+        char *msg = NULL;
+        if (LLVMVerifyModule(part->module, LLVMReturnStatusAction, &msg)) {
+            byocl_status st = byocl_error_set(err, BYOCL_ERR_INVALID,
+                                              "generated LLVM IR is invalid (a byocl bug): %.1500s",
+                                              msg ? msg : "");
+            LLVMDisposeMessage(msg);
+            return st;
+        }
+        LLVMDisposeMessage(msg);
+        part->opt_level = opt_level < 0 ? 0 : opt_level > 3 ? 3 : opt_level;
+        if (!cache_dir)
+            continue;
+        byocl_status st = object_key(j, part, &part->key, err);
+        if (st == BYOCL_OK)
+            st = byocl_cache_entry_path(&object_cache, cache_dir, &part->key, &part->path, err);
+        if (st != BYOCL_OK)
+            return st;
+        part->object = byocl_cache_load(&object_cache, part->path, &part->key, &part->object_size);
+        part->cached = part->object != NULL;
+        n_cached += part->cached;
+    }
+    byocl_status st = compile_parts(j, err);
+    if (st == BYOCL_OK)
+        st = link_parts(j, symbols, n, addresses, n_cached > 0 ? NULL : err);
+    if (st != BYOCL_OK && n_cached > 0) { /* a cached object LLJIT refused: compile it */
+        n_cached = 0;
+        if ((st = reject_cached(j, err)) == BYOCL_OK && (st = compile_parts(j, err)) == BYOCL_OK)
+            st = link_parts(j, symbols, n, addresses, err);
+    }
+    if (st != BYOCL_OK)
+        return st;
+    for (int i = 0; i < n_cached; i++)
+        byocl_cache_accept(&object_cache);
+    if (getenv("BYOCL_LLVM_VERBOSE")) {
+        fprintf(stderr, "byocl llvm: %d of %d modules from the cache;", n_cached, j->n_parts);
+        for (int i = 0; i < j->n_parts; i++)
+            if (!j->parts[i].cached)
+                fprintf(stderr, " module %d: optimized in %.0f ms, machine code in %.0f ms;", i,
+                        j->parts[i].opt_ms, j->parts[i].codegen_ms);
+        fprintf(stderr, " %.0f ms in all (thread CPU times; wall time in all)\n",
+                (seconds() - t0) * 1e3);
+    }
+    for (int i = 0; i < j->n_parts; i++) {
+        jit_part *part = &j->parts[i];
+        LLVMDisposeModule(part->module);
+        part->module = NULL;
+        free(part->object);
+        part->object = NULL;
+        free(part->path);
+        part->path = NULL;
+    }
     return BYOCL_OK;
 }
 
@@ -305,16 +562,15 @@ void jit_free(jit *j)
 {
     if (!j)
         return;
-    if (j->module)
-        LLVMDisposeModule(j->module);
-    if (j->lljit) {
-        LLVMErrorRef e = LLVMOrcDisposeLLJIT(j->lljit);
-        if (e)
-            LLVMConsumeError(e);
+    lljit_dispose(j);
+    for (int i = 0; i < j->n_parts; i++) {
+        jit_part *part = &j->parts[i];
+        if (part->module)
+            LLVMDisposeModule(part->module);
+        if (part->ctx)
+            LLVMContextDispose(part->ctx);
+        free(part->object);
+        free(part->path);
     }
-    if (j->tsc)
-        LLVMOrcDisposeThreadSafeContext(j->tsc);
-    if (j->tm)
-        LLVMDisposeTargetMachine(j->tm);
     free(j);
 }

@@ -1,6 +1,7 @@
-/* The JIT under the LLVM host backend: one host TargetMachine (CPU name and features
- * of this machine), one ORC LLJIT per compiled model, and the runtime symbols that
- * generated code may call. Internal to libbyocl_llvm.so. */
+/* The JIT under the LLVM host backend: TargetMachines for the host (CPU name and features
+ * of this machine), one ORC LLJIT per compiled model with the runtime symbols that
+ * generated code may call, the modules a model's kernels are spread over, and the cache
+ * of their objects. Internal to libbyocl_llvm.so. */
 #ifndef BYOCL_LLVM_JIT_H
 #define BYOCL_LLVM_JIT_H
 
@@ -21,8 +22,18 @@ byocl_status jit_host_get(const jit_host **host, byocl_error *err);
 
 typedef struct jit jit;
 
-/* A JIT with an empty module in a fresh context, ready for code generation. */
-byocl_status jit_create(jit **out, byocl_error *err);
+/* Modules a JIT compiles in parallel, at most. */
+#define JIT_MAX_PARTS 8
+
+/* A JIT with `n_parts` empty modules, each in a context of its own, ready for code
+ * generation: kernels are spread over them (jit_next_kernel), and jit_finish compiles
+ * them on as many threads. */
+byocl_status jit_create(jit **out, int n_parts, byocl_error *err);
+/* Picks the module the next kernel goes into (the one with the least code so far): call
+ * before generating each kernel, and jit_kernel_done with its main function after. */
+void jit_next_kernel(jit *j);
+void jit_kernel_done(jit *j, LLVMValueRef fn);
+/* The context and module of the current kernel. */
 LLVMContextRef jit_context(jit *j);
 LLVMModuleRef jit_module(jit *j);
 /* Floats per vector the kernels of this JIT use: the host's, or fewer when the
@@ -32,11 +43,15 @@ int jit_vector_floats(const jit *j);
 /* Sets the attributes every kernel function carries: target CPU and features, the
  * preferred vector width, nounwind. */
 void jit_set_function_attrs(jit *j, LLVMValueRef fn);
-/* Verifies and optimizes the module (opt_level 0..3 picks default<O0..O3>), hands it to
- * LLJIT and generates machine code for `n` symbols, storing their addresses. With
- * BYOCL_LLVM_DUMP=DIR set, writes DIR/<name>.ll before and DIR/<name>.opt.ll after
- * optimization. */
-byocl_status jit_finish(jit *j, const char *name, int opt_level, const char *const *symbols,
+/* Verifies the modules and makes machine code for `n` symbols, storing their addresses.
+ * Each module's object comes from the cache folder `cache_dir` when it holds one for it
+ * (keyed by its bitcode and everything else that shapes the code); the others are
+ * optimized (opt_level 0..3 picks default<O0..O3>) and compiled to objects, one thread per
+ * module, and stored there (cache_dir NULL: no cache); LLJIT links them all. With
+ * BYOCL_LLVM_DUMP=DIR set, writes DIR/<module>.ll before and DIR/<module>.opt.ll after
+ * optimization (the latter only when it compiles); modules are byocl_host, byocl_host.1,
+ * ... */
+byocl_status jit_finish(jit *j, int opt_level, const char *cache_dir, const char *const *symbols,
                         int n, void **addresses, byocl_error *err);
 void jit_free(jit *j); /* NULL is fine; frees the generated code too */
 

@@ -7,8 +7,10 @@
 #ifndef BYOCL_LLVM_BACKEND_H
 #define BYOCL_LLVM_BACKEND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
+#include "cache.h"
 #include "host_backend.h"
 
 extern const byocl_host_backend_i byocl_host_backend_llvm;
@@ -16,5 +18,9 @@ extern const byocl_host_backend_i byocl_host_backend_llvm;
 /* "LLVM 19.1.7, znver5, 512-bit vectors": what the JIT compiles for (for `byocl info`);
  * writes a message instead when LLVM cannot target this host. Returns buf. */
 char *byocl_llvm_host_info(char *buf, size_t len);
+
+/* What the host code cache (runtime/cache.h, entries DIR/<key>.o) did in this process,
+ * counted since the last reset; `reset` zeroes the counts after reading them. */
+byocl_cache_stats byocl_llvm_cache_stats(bool reset);
 
 #endif

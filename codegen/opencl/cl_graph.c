@@ -261,7 +261,8 @@ static byocl_status form_groups(clg_graph *g, const bool *live, bool no_fusion, 
         g->info[id].group = gi;
     }
     /* Launch order: a group runs once the last of its nodes can, i.e. by its tail. */
-    qsort(g->groups, (size_t)g->n_groups, sizeof *g->groups, compare_tail);
+    if (g->n_groups > 1) /* none: groups may be NULL, which qsort may not take */
+        qsort(g->groups, (size_t)g->n_groups, sizeof *g->groups, compare_tail);
     for (int i = 0; i < g->n_groups; i++) {
         const clg_group *grp = &g->groups[i];
         g->info[grp->anchor].group = i;

@@ -55,20 +55,26 @@ static byocl_status mark_members(const byocl_function *fn, int first, int last, 
                                  int id_last, int *region_of, byocl_error *err)
 {
     char label[64], arg_label[64];
+    int *numbers = byocl_text_node_numbers(fn);
+    if (!numbers)
+        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     for (int id = 0; id < fn->n_nodes; id++)
         region_of[id] = -1;
     for (int id = id_first; id <= id_last; id++) {
-        int number = byocl_text_node_number(fn, id);
+        int number = numbers[id];
         if (number < first || number > last)
             continue;
-        if (byocl_is_annotation(fn, id))
+        if (byocl_is_annotation(fn, id)) {
+            free(numbers);
             return byocl_error_set(err, BYOCL_ERR_INVALID,
                                    "range %%%d..%%%d contains %s (%s); annotate_range works on "
                                    "nodes that are not annotated yet",
                                    first, last, byocl_node_label(fn, id, label, sizeof label),
                                    fn->nodes[id].op->name);
+        }
         region_of[id] = 0;
     }
+    free(numbers);
     for (int id = id_first; id <= id_last; id++)
         for (int k = 0; region_of[id] == 0 && k < fn->nodes[id].n_args; k++) {
             int p = fn->nodes[id].args[k];

@@ -38,7 +38,27 @@ const char *byocl_dot_target_color(const char *name)
 typedef struct dot_writer {
     FILE *f;
     const byocl_module *m;
+    /* The %N of each drawn function's nodes, numbered once per function: numbering one
+     * node walks the whole function. */
+    const byocl_function **numbered;
+    int **numbers;
+    int n_numbered;
 } dot_writer;
+
+/* The %N of node id of fn (-1 when it has none). */
+static int node_number(dot_writer *w, const byocl_function *fn, int id)
+{
+    for (int k = 0; k < w->n_numbered; k++)
+        if (w->numbered[k] == fn)
+            return w->numbers[k][id];
+    int *numbers =
+        w->numbers && w->n_numbered < w->m->n_fns ? byocl_text_node_numbers(fn) : NULL;
+    if (!numbers) /* out of memory: number this node alone */
+        return byocl_text_node_number(fn, id);
+    w->numbered[w->n_numbered] = fn;
+    w->numbers[w->n_numbered++] = numbers;
+    return numbers[id];
+}
 
 /* Writes `s` escaped for a dot string: quotes and backslashes. */
 static void put_escaped(FILE *f, const char *s)
@@ -50,13 +70,18 @@ static void put_escaped(FILE *f, const char *s)
     }
 }
 
-/* How a label names a value: "%data", "%3", "%x0", "result" (the body printed inline). */
-static char *value_name(const byocl_function *fn, int id, char *buf, size_t len)
+/* How a label names a value: "%data", "%3", "%x0", "result" (the body printed inline),
+ * as byocl_node_label does. */
+static char *value_name(dot_writer *w, const byocl_function *fn, int id, char *buf, size_t len)
 {
     const byocl_node *n = &fn->nodes[id];
-    if (n->name || byocl_text_node_number(fn, id) >= 0)
-        return byocl_node_label(fn, id, buf, len);
-    snprintf(buf, len, "%s", n->kind == BYOCL_NODE_CONSTANT ? "constant" : "result");
+    int number = node_number(w, fn, id);
+    if (number >= 0)
+        snprintf(buf, len, "%%%d", number);
+    else if (n->name)
+        snprintf(buf, len, "%%%s", n->name);
+    else
+        snprintf(buf, len, "%s", n->kind == BYOCL_NODE_CONSTANT ? "constant" : "result");
     return buf;
 }
 
@@ -119,7 +144,7 @@ static void emit_node(dot_writer *w, const byocl_function *fn, const char *prefi
     char name[256], type[1024];
     if (n->kind == BYOCL_NODE_CONSTANT)
         return;
-    value_name(fn, id, name, sizeof name);
+    value_name(w, fn, id, name, sizeof name);
     const byocl_function *callee = cluster_callee(w, fn, prefix, id, depth);
     if (callee) {
         const char *target = byocl_attrs_get_str(&callee->attrs, "Compiler", NULL);
@@ -166,7 +191,7 @@ static void emit_node(dot_writer *w, const byocl_function *fn, const char *prefi
     } else if (n->kind == BYOCL_NODE_GETITEM) {
         char tuple[256];
         fputs(" = ", f);
-        put_escaped(f, value_name(fn, n->args[0], tuple, sizeof tuple));
+        put_escaped(f, value_name(w, fn, n->args[0], tuple, sizeof tuple));
         fprintf(f, ".%d", n->index);
     }
     if (n->type->kind != BYOCL_TYPE_NONE) {
@@ -240,7 +265,14 @@ char *byocl_dot(const byocl_module *m, byocl_error *err)
         byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory drawing @main");
         return NULL;
     }
-    dot_writer w = {f, m};
+    dot_writer w = {f, m, calloc((size_t)m->n_fns, sizeof *w.numbered),
+                    calloc((size_t)m->n_fns, sizeof *w.numbers), 0};
+    if (!w.numbered || !w.numbers) { /* no room: each node is numbered alone */
+        free(w.numbered);
+        free(w.numbers);
+        w.numbered = NULL;
+        w.numbers = NULL;
+    }
     fputs("digraph \"main\" {\n", f);
     if (region_err.status != BYOCL_OK) {
         fputs("  // regions not drawn: ", f);
@@ -263,6 +295,10 @@ char *byocl_dot(const byocl_module *m, byocl_error *err)
     }
     emit_edges(&w, fn, "", 0);
     fputs("}\n", f);
+    for (int k = 0; k < w.n_numbered; k++)
+        free(w.numbers[k]);
+    free(w.numbers);
+    free(w.numbered);
     if (with_regions)
         byocl_regions_release(&regions);
     if (fclose(f) != 0) {

@@ -34,6 +34,21 @@ static byocl_status infer_call_global(const byocl_module *m, const byocl_functio
     return BYOCL_OK;
 }
 
+/* An op's result whose element count overflows (broadcasting or reshaping huge shapes)
+ * is refused here, before anything sizes buffers from it. */
+static byocl_status check_countable(const byocl_type *t, byocl_error *err)
+{
+    char s[256];
+    if (t->kind == BYOCL_TYPE_TENSOR && byocl_shape_numel(&t->shape) < 0)
+        return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
+                               "result shape %s has more elements than a 64-bit count holds",
+                               byocl_shape_str(&t->shape, s, sizeof s));
+    for (int i = 0; t->kind == BYOCL_TYPE_TUPLE && i < t->n_fields; i++)
+        if (check_countable(t->fields[i], err) != BYOCL_OK)
+            return err ? err->status : BYOCL_ERR_UNSUPPORTED;
+    return BYOCL_OK;
+}
+
 /* The type of node n of fn given its arguments' types (all inferred). */
 static byocl_status node_type(byocl_module *m, const byocl_function *fn, const byocl_node *n,
                               const byocl_type *const *arg_types, const byocl_type **result,
@@ -54,6 +69,8 @@ static byocl_status node_type(byocl_module *m, const byocl_function *fn, const b
                                .attrs = &n->attrs};
         byocl_type out = byocl_type_none;
         byocl_status st = n->op->infer(&ctx, &out, err);
+        if (st == BYOCL_OK)
+            st = check_countable(&out, err);
         if (st != BYOCL_OK)
             return st;
         *result = byocl_type_copy(m, &out);

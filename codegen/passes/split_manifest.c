@@ -116,34 +116,6 @@ static char *manifest_text(const byocl_stages *s, const bool *has_params, size_t
     return text;
 }
 
-static char *join_path(const char *dir, const char *name)
-{
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *path = malloc(n);
-    if (path)
-        snprintf(path, n, "%s/%s", dir, name);
-    return path;
-}
-
-/* Removes `dir` and the files in it (the temporary directory of a failed write). */
-static void remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            char *path = join_path(dir, e->d_name);
-            if (path)
-                unlink(path);
-            free(path);
-        }
-        closedir(d);
-    }
-    rmdir(dir);
-}
-
 /* DIR must not exist, or be an empty directory (which the rename then replaces). */
 static byocl_status check_target(const char *dir, byocl_error *err)
 {
@@ -181,9 +153,9 @@ static byocl_status write_files(const byocl_stages *s, const char *tmp, byocl_er
     for (int k = 0; k < s->n_stages && st == BYOCL_OK; k++) {
         char name[64];
         snprintf(name, sizeof name, "stage_%d.relay", k);
-        char *text_path = join_path(tmp, name);
+        char *text_path = byocl_path_join(tmp, name);
         snprintf(name, sizeof name, "stage_%d.npz", k);
-        char *params_path = join_path(tmp, name);
+        char *params_path = byocl_path_join(tmp, name);
         if (!text_path || !params_path)
             st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
         else
@@ -195,7 +167,7 @@ static byocl_status write_files(const byocl_stages *s, const char *tmp, byocl_er
     char *text = NULL, *path = NULL;
     size_t len = 0;
     if (st == BYOCL_OK && (!(text = manifest_text(s, has_params, &len)) ||
-                           !(path = join_path(tmp, MANIFEST_NAME))))
+                           !(path = byocl_path_join(tmp, MANIFEST_NAME))))
         st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     if (st == BYOCL_OK) {
         byocl_file_part part = {text, len};
@@ -270,7 +242,7 @@ byocl_status byocl_stages_write(const byocl_stages *s, const char *dir, byocl_er
                                      ? "it was created meanwhile and is not empty"
                                      : strerror(errno));
         if (st != BYOCL_OK)
-            remove_dir(tmp);
+            byocl_dir_remove_files(tmp);
     }
     free(target);
     free(tmp);
@@ -524,8 +496,8 @@ static byocl_status read_stage(const manifest_reader *r, const char *dir, const 
     st_k->flops = flops;
 
     /* The stage's module. */
-    char *path = join_path(dir, file);
-    char *params_path = params_file ? join_path(dir, params_file) : NULL;
+    char *path = byocl_path_join(dir, file);
+    char *params_path = params_file ? byocl_path_join(dir, params_file) : NULL;
     byocl_params *params = NULL;
     if (!path || (params_file && !params_path))
         st = byocl_error_set(r->err, BYOCL_ERR_NOMEM, "out of memory reading %s", dir);
@@ -622,7 +594,7 @@ byocl_status byocl_stages_read(const char *dir, byocl_stages **out, byocl_error 
     if (!err)
         err = &local; /* the readers below read the status back */
     char *trimmed = trim_dir(dir);
-    char *path = trimmed ? join_path(trimmed, MANIFEST_NAME) : NULL;
+    char *path = trimmed ? byocl_path_join(trimmed, MANIFEST_NAME) : NULL;
     if (!path) {
         free(trimmed);
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");

@@ -293,7 +293,10 @@ static const byocl_type *parse_tensor_type(parser *P)
 {
     int64_t dims[BYOCL_MAX_RANK];
     int rank = 0;
-    if (!expect(P, TOK_LBRACKET, "'['", NULL) || !expect(P, TOK_LPAREN, "'('", NULL))
+    if (!expect(P, TOK_LBRACKET, "'['", NULL))
+        return NULL;
+    text_token shape_at = *peek(P, 0);
+    if (!expect(P, TOK_LPAREN, "'('", NULL))
         return NULL;
     while (!at_kind(P, TOK_RPAREN)) {
         if (rank == BYOCL_MAX_RANK) {
@@ -311,6 +314,14 @@ static const byocl_type *parse_tensor_type(parser *P)
     if (!expect(P, TOK_RPAREN, "')'", NULL) || !expect(P, TOK_COMMA, "','", NULL) ||
         !parse_dtype_name(P, &dtype) || !expect(P, TOK_RBRACKET, "']'", NULL))
         return NULL;
+    byocl_shape shape = byocl_shape_make(rank, dims);
+    if (byocl_shape_numel(&shape) < 0) {
+        char s[200];
+        fail_tok(P, &shape_at, BYOCL_ERR_UNSUPPORTED,
+                 "tensor shape %s has more elements than a 64-bit count holds",
+                 byocl_shape_str(&shape, s, sizeof s));
+        return NULL;
+    }
     byocl_type t = byocl_type_tensor(dtype, rank, dims);
     const byocl_type *interned = byocl_module_intern_type(P->mod, &t);
     if (!interned)

@@ -242,6 +242,17 @@ int byocl_text_node_number(const byocl_function *fn, int id)
     return number;
 }
 
+int *byocl_text_node_numbers(const byocl_function *fn)
+{
+    print_plan plan;
+    if (!fn || !plan_function(fn, &plan))
+        return NULL;
+    int *numbers = plan.number;
+    plan.number = NULL;
+    plan_free(&plan);
+    return numbers;
+}
+
 int byocl_text_node_by_number(const byocl_function *fn, int number)
 {
     if (!fn || number < 0)

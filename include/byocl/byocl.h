@@ -4,6 +4,7 @@
 
 #include "byocl/error.h"
 #include "byocl/tensor.h"
+#include "byocl/limits.h"
 #include "byocl/ir.h"
 #include "byocl/ops.h"
 #include "byocl/passes.h"

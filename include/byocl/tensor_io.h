@@ -37,6 +37,9 @@ byocl_status byocl_npy_encode(const byocl_tensor *t, void **out, size_t *out_len
 /* .npz: member "name.npy" becomes tensor "name". Written atomically, uncompressed
  * (as np.savez writes). */
 byocl_status byocl_npz_read(const char *path, byocl_params **out, byocl_error *err);
+/* The same from an archive in memory; `what` names it in messages. */
+byocl_status byocl_npz_read_mem(const void *data, size_t len, const char *what,
+                                byocl_params **out, byocl_error *err);
 byocl_status byocl_npz_write(const char *path, const byocl_params *p, byocl_error *err);
 
 /* .pb: one ONNX TensorProto, as the ONNX backend test suite stores its inputs and outputs.

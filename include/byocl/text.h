@@ -36,6 +36,10 @@ char *byocl_text_print(const byocl_module *m, const byocl_print_options *opt,
 /* The number `byocl print` shows for node `id` of `fn` (%N), or -1 when the node has no
  * number (vars, constants, named bindings, the body printed inline). */
 int byocl_text_node_number(const byocl_function *fn, int id);
+/* The numbers of all nodes of fn at once (-1 where none), indexed by node id: what a
+ * caller that numbers every node uses, since each byocl_text_node_number call walks the
+ * whole function. A malloc'ed array (caller frees); NULL when out of memory. */
+int *byocl_text_node_numbers(const byocl_function *fn);
 /* The inverse: the node id printed as %N, or -1. */
 int byocl_text_node_by_number(const byocl_function *fn, int number);
 

@@ -11,6 +11,12 @@ Run with /usr/bin/python3; the files are small and committed.
                      as inputs, ReduceMean, Transpose, Concat, Max/Min of three, Pad with a
                      value (not absorbed: concatenations), Cast, Identity, Dropout, ...
                      ops13_<input>.npy are its inputs, ops13_<output>.npy its outputs.
+  legacy7.onnx       opset 7: the attribute forms later opsets replaced by inputs (Clip's
+                     min/max, Split's sizes, Squeeze/Unsqueeze/ReduceMean's axes, Pad's pads
+                     and value), Dropout's mask in the input's dtype, BatchNormalization with
+                     spatial=1, Gemm with transA/alpha/beta, padded MaxPool, AveragePool with
+                     and without count_include_pad, Flatten(axis=2), Cast, Transpose.
+                     legacy7_<input>.npy are its inputs, legacy7_<output>.npy its outputs.
   softmax11.onnx,    Softmax(axis=1) of a (2, 3, 4) input: over the flattened axes 1..2
   softmax13.onnx     before opset 13, over axis 1 alone from 13 (softmax_x.npy, _y11, _y13).
   Models that must be refused: unsupported.onnx, opset6.onnx, double_input.onnx,
@@ -77,6 +83,27 @@ def max_pool(x, k, s):
     for i in range(oh):
         for j in range(ow):
             y[:, :, i, j] = x[:, :, i * s:i * s + k, j * s:j * s + k].max(axis=(2, 3))
+    return y
+
+
+def pool2d(x, k, s, pads, reduce, fill, count_include_pad=True):
+    """A k x k pool with stride s over x padded by pads (top, left, bottom, right) with
+    `fill`; an average without count_include_pad divides by the cells inside x only."""
+    n, c, h, w = x.shape
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])),
+                constant_values=fill)
+    inside = np.pad(np.ones((h, w)), ((pads[0], pads[2]), (pads[1], pads[3])))
+    oh, ow = (xp.shape[2] - k) // s + 1, (xp.shape[3] - k) // s + 1
+    y = np.zeros((n, c, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            win = xp[:, :, i * s:i * s + k, j * s:j * s + k]
+            if reduce == "max":
+                y[:, :, i, j] = win.max(axis=(2, 3))
+            else:
+                cells = k * k if count_include_pad else inside[i * s:i * s + k,
+                                                               j * s:j * s + k].sum()
+                y[:, :, i, j] = win.sum(axis=(2, 3)) / cells
     return y
 
 
@@ -191,6 +218,74 @@ def ops13():
         save_npy("ops13_%s.npy" % name, v.astype(np.float16 if name == "c16" else np.float32))
 
 
+def legacy7():
+    x = rand(31, (2, 3, 4, 4))
+    a = rand(32, (2, 6))
+    c = rand(33, (3, 4))
+    ga, gb, gc = rand(34, (4, 3)), rand(35, (4, 5)), rand(36, (5,))
+    scale, bias = rand(37, (3,), 0.5, 1.5), rand(38, (3,))
+    mean, var = rand(39, (3,)), rand(40, (3,), 0.5, 2.0)
+    nodes = [
+        helper.make_node("Clip", ["x"], ["clip"], min=-0.5, max=0.25),
+        helper.make_node("Split", ["a"], ["s0", "s1"], axis=1, split=[2, 4]),
+        helper.make_node("Unsqueeze", ["c"], ["unsq"], axes=[0, 2]),
+        helper.make_node("Squeeze", ["unsq"], ["sq"], axes=[0]),
+        helper.make_node("ReduceMean", ["x"], ["rmean"], axes=[1, 3], keepdims=0),
+        helper.make_node("Pad", ["c"], ["padded"], pads=[1, 0, 0, 2], value=1.5),
+        helper.make_node("Dropout", ["c"], ["drop", "mask"], ratio=0.3),
+        helper.make_node("BatchNormalization", ["x", "scale", "bias", "mean", "var"], ["bn"],
+                         epsilon=1e-3, spatial=1),
+        helper.make_node("Gemm", ["ga", "gb", "gc"], ["gemm"], transA=1, alpha=0.5, beta=2.0),
+        helper.make_node("MaxPool", ["x"], ["mp"], kernel_shape=[2, 2], pads=[1, 1, 0, 0]),
+        helper.make_node("AveragePool", ["x"], ["ap_inc"], kernel_shape=[3, 3], strides=[2, 2],
+                         pads=[1, 1, 1, 1], count_include_pad=1),
+        helper.make_node("AveragePool", ["x"], ["ap_exc"], kernel_shape=[3, 3], strides=[2, 2],
+                         pads=[1, 1, 1, 1]),
+        helper.make_node("Flatten", ["x"], ["flat"], axis=2),
+        helper.make_node("Cast", ["x"], ["cast"], to=TensorProto.INT32),
+        helper.make_node("Transpose", ["c"], ["tr"]),
+    ]
+    inits = [numpy_helper.from_array(v, k) for k, v in
+             (("ga", ga), ("gb", gb), ("gc", gc), ("scale", scale), ("bias", bias),
+              ("mean", mean), ("var", var))]
+    x64 = x.astype(np.float64)
+    ch = (1, -1, 1, 1)
+    bn = (x64 - mean.reshape(ch)) / np.sqrt(var.reshape(ch) + 1e-3) * scale.reshape(ch)
+    outs = {
+        "clip": np.clip(x, -0.5, 0.25),
+        "s0": a[:, :2],
+        "s1": a[:, 2:],
+        "sq": c.reshape(3, 1, 4),
+        "rmean": x64.mean(axis=(1, 3)),
+        "padded": np.pad(c, ((1, 0), (0, 2)), constant_values=1.5),
+        "drop": c,
+        "mask": np.ones_like(c),
+        "bn": bn + bias.reshape(ch),
+        "gemm": 0.5 * (ga.T.astype(np.float64) @ gb) + 2.0 * gc,
+        "mp": pool2d(x, 2, 1, [1, 1, 0, 0], "max", -np.inf),
+        "ap_inc": pool2d(x, 3, 2, [1, 1, 1, 1], "avg", 0.0),
+        "ap_exc": pool2d(x, 3, 2, [1, 1, 1, 1], "avg", 0.0, count_include_pad=False),
+        "flat": x.reshape(6, 16),
+        "cast": np.trunc(x).astype(np.int32),
+        "tr": c.T,
+    }
+    dtype = {"cast": (TensorProto.INT32, np.int32)}
+    inputs = [vi("x", TensorProto.FLOAT, list(x.shape)), vi("a", TensorProto.FLOAT, [2, 6]),
+              vi("c", TensorProto.FLOAT, [3, 4])]
+    # Opset-7 exporters list the initializers among the graph inputs too.
+    inputs += [vi(k, TensorProto.FLOAT, list(v.shape)) for k, v in
+               (("ga", ga), ("gb", gb), ("gc", gc), ("scale", scale), ("bias", bias),
+                ("mean", mean), ("var", var))]
+    outputs = [vi(k, dtype.get(k, (TensorProto.FLOAT,))[0], list(v.shape))
+               for k, v in outs.items()]
+    save_model("legacy7.onnx", nodes, inputs, outputs, inits, opset=7, ir_version=3)
+    for name, v in (("x", x), ("a", a), ("c", c)):
+        save_npy("legacy7_%s.npy" % name, v)
+    for name, v in outs.items():
+        save_npy("legacy7_%s.npy" % name,
+                 np.ascontiguousarray(v, dtype=dtype.get(name, (0, np.float32))[1]))
+
+
 def softmaxes():
     x = rand(21, (2, 3, 4), -3, 3)
     for opset in (11, 13):
@@ -285,6 +380,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     small_cnn()
     ops13()
+    legacy7()
     softmaxes()
     refused()
     odd_names()

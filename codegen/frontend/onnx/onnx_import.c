@@ -17,6 +17,7 @@
 #include "passes/pass_util.h"
 #include "onnx_import.h"
 #include "passes/pass_util.h"
+#include "ops/elemwise_util.h"
 #include "ops/op_impl.h"
 #include "tensor_pb.h"
 
@@ -357,8 +358,15 @@ static byocl_tensor *filled(onnx_ctx *cx, byocl_dtype dtype, const byocl_shape *
         builder_failed(cx, "Pad");
         return NULL;
     }
-    for (int64_t i = 0; i < byocl_tensor_numel(t) && value != 0.0; i++)
-        byocl_tensor_set(t, i, value);
+    int64_t n = byocl_tensor_numel(t);
+    if (value == 0.0 || n == 0)
+        return t; /* byocl_tensor_new zeroes */
+    /* One element converted, then copied in doubling runs: a block may be large. */
+    byocl_tensor_set(t, 0, value);
+    char *data = byocl_tensor_data(t);
+    size_t total = byocl_tensor_nbytes(t);
+    for (size_t done = total / (size_t)n; done < total; done *= 2)
+        memcpy(data + done, data, done < total - done ? done : total - done);
     return t;
 }
 
@@ -498,7 +506,7 @@ byocl_status onnx_input_ints(onnx_ctx *cx, int k, const char *why, int64_t *vals
                          "input %d (%s) has %lld values; byocl handles at most %d", k, why,
                          (long long)count, max);
     for (int64_t i = 0; i < count; i++)
-        vals[i] = (int64_t)byocl_tensor_get(t, i);
+        vals[i] = elemwise_load_int(t, i); /* exact: a double would round INT64_MAX up */
     *n = (int)count;
     return BYOCL_OK;
 }
@@ -562,16 +570,11 @@ typedef struct onnx_model {
     const Onnx__GraphProto *graph;
 } onnx_model;
 
-static byocl_status read_model(const char *path, onnx_model *model, byocl_error *err)
+/* Unpacks the serialized ModelProto; `path` names it in messages. */
+static byocl_status parse_model(const void *data, size_t len, const char *path,
+                                onnx_model *model, byocl_error *err)
 {
-    void *data;
-    size_t len;
-    model->proto = NULL;
-    byocl_status st = byocl_file_read_all(path, &data, &len, err);
-    if (st != BYOCL_OK)
-        return st;
     model->proto = onnx__model_proto__unpack(NULL, len, data);
-    free(data);
     if (!model->proto)
         return byocl_error_set(err, BYOCL_ERR_INVALID,
                                "%s: not an ONNX model (the protobuf data is truncated or "
@@ -772,13 +775,17 @@ static byocl_status input_type(onnx_ctx *cx, const Onnx__ValueInfoProto *vi,
             size_t used = 0;
             for (int j = 0; j < rank && used < sizeof example; j++) {
                 bool jf = sp->dim[j]->value_case ==
-                          ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+                              ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+                          sp->dim[j]->dim_value >= 0;
                 used += (size_t)snprintf(example + used, sizeof example - used, "%s%lld",
                                          j ? "x" : "", jf ? (long long)sp->dim[j]->dim_value : 1LL);
             }
             char which[300];
             if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM)
                 snprintf(which, sizeof which, "symbolic dimension %d ('%s')", i, d->dim_param);
+            else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+                snprintf(which, sizeof which, "negative dimension %d (%lld)", i,
+                         (long long)d->dim_value);
             else
                 snprintf(which, sizeof which, "unknown dimension %d", i);
             return onnx_fail(cx, BYOCL_ERR_INVALID,
@@ -787,6 +794,12 @@ static byocl_status input_type(onnx_ctx *cx, const Onnx__ValueInfoProto *vi,
                              name, dims_s, which, name, name, example);
         }
     }
+    byocl_shape shape = byocl_shape_make(rank, dims);
+    char shape_s[200];
+    if (byocl_shape_numel(&shape) < 0)
+        return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+                         "input '%s' of shape %s has more elements than a 64-bit count holds",
+                         name, byocl_shape_str(&shape, shape_s, sizeof shape_s));
     *out = byocl_type_tensor(dtype, rank, dims);
     return BYOCL_OK;
 }
@@ -982,14 +995,43 @@ static byocl_status add_params(onnx_ctx *cx, const Onnx__GraphProto *g,
 
 /* ------------------------------------------------------------- the nodes */
 
-static byocl_status convert_node(onnx_ctx *cx, const Onnx__NodeProto *n)
+/* The first node at or after `from` that outputs `name`, or -1. */
+static long later_producer(const Onnx__GraphProto *g, size_t from, const char *name)
 {
+    for (size_t i = from; i < g->n_node; i++)
+        for (size_t k = 0; k < g->node[i]->n_output; k++)
+            if (onnx_has_output(g->node[i], (int)k) && strcmp(g->node[i]->output[k], name) == 0)
+                return (long)i;
+    return -1;
+}
+
+/* An input no earlier node defines: a cycle (ONNX graphs are acyclic and listed in
+ * topological order), or a name nothing defines. */
+static byocl_status undefined_input(onnx_ctx *cx, const Onnx__GraphProto *g, size_t at,
+                                    size_t k)
+{
+    const char *name = g->node[at]->input[k];
+    long producer = later_producer(g, at, name);
+    if (producer == (long)at)
+        return onnx_fail(cx, BYOCL_ERR_INVALID,
+                         "input %zu '%s' is the node's own output (a cycle)", k, name);
+    if (producer >= 0)
+        return onnx_fail(cx, BYOCL_ERR_INVALID,
+                         "input %zu '%s' is the output of node %ld (%s), a later node: the graph "
+                         "has a cycle or is not in topological order",
+                         k, name, producer, str_or_empty(g->node[producer]->op_type));
+    return onnx_fail(cx, BYOCL_ERR_INVALID,
+                     "input %zu '%s' is not defined by an earlier node, a graph input or an "
+                     "initializer",
+                     k, name);
+}
+
+static byocl_status convert_node(onnx_ctx *cx, const Onnx__GraphProto *g, size_t at)
+{
+    const Onnx__NodeProto *n = g->node[at];
     for (size_t k = 0; k < n->n_input; k++)
         if (onnx_has_input(n, (int)k) && find_value(cx, n->input[k]) < 0)
-            return onnx_fail(cx, BYOCL_ERR_INVALID,
-                             "input %zu '%s' is not defined by an earlier node, a graph input "
-                             "or an initializer",
-                             k, n->input[k]);
+            return undefined_input(cx, g, at, k);
     const onnx_op *op = onnx_find_op(n->op_type);
     for (size_t i = 0; i < n->n_attribute; i++) {
         const char *name = str_or_empty(n->attribute[i]->name);
@@ -1095,7 +1137,7 @@ static byocl_status import_graph(onnx_ctx *cx, const Onnx__GraphProto *g,
     for (size_t i = 0; i < g->n_node && st == BYOCL_OK; i++) {
         cx->node = g->node[i];
         cx->node_index = (int)i;
-        st = convert_node(cx, g->node[i]);
+        st = convert_node(cx, g, i);
     }
     cx->node = NULL;
     if (st == BYOCL_OK)
@@ -1107,8 +1149,23 @@ byocl_status byocl_onnx_import(const char *path, const byocl_load_options *opt,
                                byocl_module **out, byocl_error *err)
 {
     *out = NULL;
+    void *data;
+    size_t len;
+    byocl_status st = byocl_file_read_all(path, &data, &len, err);
+    if (st != BYOCL_OK)
+        return st;
+    st = byocl_onnx_import_mem(data, len, path, opt, out, err);
+    free(data);
+    return st;
+}
+
+byocl_status byocl_onnx_import_mem(const void *data, size_t len, const char *path,
+                                   const byocl_load_options *opt, byocl_module **out,
+                                   byocl_error *err)
+{
+    *out = NULL;
     onnx_model model = {0};
-    byocl_status st = read_model(path, &model, err);
+    byocl_status st = parse_model(data, len, path, &model, err);
     int64_t opset = st == BYOCL_OK ? default_opset(model.proto) : 0;
     /* Every op the model uses that byocl lacks first: that says the most. */
     if (st == BYOCL_OK)

@@ -555,14 +555,17 @@ static byocl_status convert_dropout(onnx_ctx *cx, const Onnx__NodeProto *n)
     }
     TRY(alias_input(cx, 0));
     if (onnx_has_output(n, 1)) { /* the mask: everything kept */
+        /* A bool mask from opset 10 on; before, the mask has the input's dtype. */
         int x;
         TRY(onnx_input(cx, 0, &x));
-        byocl_tensor *mask = byocl_tensor_new(BYOCL_BOOL, shape_of(cx, x), cx->err);
+        byocl_tensor *mask = byocl_tensor_new(cx->opset < 10 ? onnx_type(cx, x)->dtype
+                                                             : BYOCL_BOOL,
+                                              shape_of(cx, x), cx->err);
         if (!mask)
             return onnx_fail(cx, cx->err->status, "out of memory");
-        byocl_status st = BYOCL_OK;
-        memset(byocl_tensor_data(mask), 1, byocl_tensor_nbytes(mask));
-        st = onnx_output_constant(cx, 1, mask);
+        for (int64_t i = 0; i < byocl_tensor_numel(mask); i++)
+            byocl_tensor_set(mask, i, 1.0);
+        byocl_status st = onnx_output_constant(cx, 1, mask);
         byocl_tensor_unref(mask);
         return st;
     }
@@ -925,7 +928,12 @@ static byocl_status convert_split(onnx_ctx *cx, const Onnx__NodeProto *n)
         if (sizes[i] < 0)
             st = onnx_fail(cx, BYOCL_ERR_INVALID, "split size %lld is negative",
                            (long long)sizes[i]);
-        total += sizes[i];
+        else if (sizes[i] > dim - total) /* checked before adding: the sum could overflow */
+            st = onnx_fail(cx, BYOCL_ERR_INVALID,
+                           "split sizes add up to more than the dimension of %lld",
+                           (long long)dim);
+        else
+            total += sizes[i];
     }
     if (st == BYOCL_OK && (n_sizes != n_out || total != dim))
         st = onnx_fail(cx, BYOCL_ERR_INVALID,

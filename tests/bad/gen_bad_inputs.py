@@ -1,0 +1,189 @@
+"""Writes the input files of the bad-input corpus (tests/bad/*.cases, run by
+tests/test_bad_inputs.c) into tests/bad/text/, tests/bad/onnx/ and tests/bad/tensor/.
+Run with /usr/bin/python3 (Debian's python3-onnx 1.12 for the .onnx files); the files are
+small and committed, so the tests need neither. Each file is broken in one way, named by
+its file name; tests/bad/*.cases say which command reads it and what it must print."""
+
+import os
+import struct
+import zipfile
+
+import onnx
+from onnx import TensorProto, helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def write(sub, name, data):
+    os.makedirs(os.path.join(HERE, sub), exist_ok=True)
+    mode = "wb" if isinstance(data, bytes) else "w"
+    with open(os.path.join(HERE, sub, name), mode) as f:
+        f.write(data)
+
+
+# ------------------------------------------------------------------ text IR
+
+FN = "def @main(%x: Tensor[(4), float32]) {\n"
+
+
+def text_files():
+    write("text", "deep_calls.relay", FN + "  " + "abs(" * 250 + "%x" + ")" * 250 + "\n}\n")
+    write("text", "deep_tuples.relay", FN + "  " + "(" * 250 + "%x" + ",)" * 250 + "\n}\n")
+    write("text", "deep_types.relay",
+          "def @main(%x: " + "(" * 250 + "Tensor[(4), float32]" + ",)" * 250 + ") {\n  %x\n}\n")
+    write("text", "rank_20.relay",
+          "def @main(%x: Tensor[(" + ", ".join(["1"] * 20) + "), float32]) {\n  %x\n}\n")
+    write("text", "dim_too_big.relay",
+          "def @main(%x: Tensor[(99999999999999999999), float32]) {\n  %x\n}\n")
+    write("text", "numel_overflow.relay",
+          "def @main(%x: Tensor[(4294967296, 4294967296, 4294967296), float32]) {\n"
+          "  nn.relu(%x)\n}\n")
+    write("text", "broadcast_overflow.relay",
+          "def @main(%x: Tensor[(4294967296, 1), int8], %y: Tensor[(1, 4294967296), int8]) {\n"
+          "  add(%x, %y)\n}\n")
+    write("text", "tensor_4tb.relay",
+          "def @main(%x: Tensor[(1000000, 1000000), float32]) {\n  nn.relu(%x)\n}\n")
+    write("text", "recursive_self.relay",
+          FN + "  @f(%x)\n}\n"
+          "def @f(%y: Tensor[(4), float32]) {\n  @f(%y)\n}\n")
+    write("text", "recursive_mutual.relay",
+          FN + "  @f(%x)\n}\n"
+          "def @f(%y: Tensor[(4), float32]) {\n  @g(%y)\n}\n"
+          "def @g(%z: Tensor[(4), float32]) {\n  @f(%z)\n}\n")
+    write("text", "huge_attr_list.relay",
+          "def @main(%x: Tensor[(1, 1, 4, 4), float32]) {\n"
+          "  nn.max_pool2d(%x, pool_size=[" + ", ".join(["1"] * 20000) + "])\n}\n")
+    write("text", "unknown_op.relay", FN + "  nn.frobnicate(%x)\n}\n")
+    write("text", "undefined_var.relay", FN + "  add(%x, %y)\n}\n")
+    write("text", "unknown_global.relay", FN + "  @nowhere(%x)\n}\n")
+    write("text", "shape_mismatch.relay",
+          "def @main(%x: Tensor[(4), float32], %y: Tensor[(3), float32]) {\n"
+          "  add(%x, %y)\n}\n")
+    write("text", "empty.relay", "")
+    write("text", "unclosed_body.relay", FN + "  nn.relu(%x)\n")
+    write("text", "duplicate_param.relay",
+          "def @main(%x: Tensor[(4), float32], %x: Tensor[(4), float32]) {\n  %x\n}\n")
+    write("text", "binary_junk.relay", bytes(range(256)))
+    write("text", "unterminated_string.relay",
+          FN + '  %0 = annotation.compiler_begin(%x, compiler="opencl);\n  %0\n}\n')
+    # annotations
+    write("text", "annot_mismatch.relay",
+          FN + '  %0 = annotation.compiler_begin(%x, compiler="opencl");\n'
+          "  %1 = nn.relu(%0);\n"
+          '  annotation.compiler_end(%1, compiler="other")\n}\n')
+    write("text", "annot_end_only.relay",
+          FN + "  %0 = nn.relu(%x);\n"
+          '  annotation.compiler_end(%0, compiler="opencl")\n}\n')
+    write("text", "annot_reenter.relay",
+          FN + '  %0 = annotation.compiler_begin(%x, compiler="opencl");\n'
+          "  %1 = nn.relu(%0);\n"
+          '  %2 = annotation.compiler_end(%1, compiler="opencl");\n'
+          "  %3 = abs(%2);\n"
+          '  %4 = annotation.compiler_begin(%3, compiler="opencl");\n'
+          '  %5 = annotation.compiler_begin(%1, compiler="opencl");\n'
+          "  %6 = add(%4, %5);\n"
+          '  annotation.compiler_end(%6, compiler="opencl")\n}\n')
+    write("text", "annot_empty_compiler.relay",
+          FN + '  %0 = annotation.compiler_begin(%x, compiler="");\n'
+          "  %1 = nn.relu(%0);\n"
+          '  annotation.compiler_end(%1, compiler="")\n}\n')
+    write("text", "small.relay", FN + "  %0 = add(%x, %x);\n  nn.relu(%0)\n}\n")
+
+
+# ------------------------------------------------------------------ ONNX
+
+def vi(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def save_onnx(name, nodes, inputs, outputs, initializers=(), opset=13):
+    graph = helper.make_graph(nodes, name.replace(".onnx", ""), inputs, outputs,
+                              initializer=list(initializers))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                              producer_name="byocl tests/bad")
+    model.ir_version = 7
+    data = model.SerializeToString()
+    write("onnx", name, data)
+    return data
+
+
+def raw_tensor(name, dims, floats):
+    """A TensorProto as written, without the helper's size check (some are wrong on purpose)."""
+    t = TensorProto()
+    t.name = name
+    t.data_type = TensorProto.FLOAT
+    t.dims.extend(dims)
+    t.float_data.extend(floats)
+    return t
+
+
+def onnx_files():
+    x = vi("x", [1, 4])
+    y = vi("y", None)
+    good = save_onnx("relu_ok.onnx", [helper.make_node("Relu", ["x"], ["y"])], [x], [y])
+    write("onnx", "truncated.onnx", good[: len(good) // 2])
+    write("onnx", "not_onnx.onnx", b"this is not a protobuf message\n")
+    save_onnx("self_reference.onnx", [helper.make_node("Relu", ["y"], ["y"])], [x], [y])
+    save_onnx("cycle.onnx", [helper.make_node("Add", ["x", "b"], ["a"]),
+                             helper.make_node("Relu", ["a"], ["b"])], [x], [vi("b", None)])
+    save_onnx("undefined_input.onnx", [helper.make_node("Add", ["x", "ghost"], ["y"])], [x], [y])
+    save_onnx("rank_20.onnx", [helper.make_node("Relu", ["x"], ["y"])], [vi("x", [1] * 20)], [y])
+    save_onnx("negative_dim.onnx", [helper.make_node("Relu", ["x"], ["y"])], [vi("x", [-5, 3])],
+              [y])
+    save_onnx("symbolic_dim.onnx", [helper.make_node("Relu", ["x"], ["y"])],
+              [vi("x", ["batch", 4])], [y])
+    save_onnx("numel_overflow.onnx", [helper.make_node("Relu", ["x"], ["y"])],
+              [vi("x", [4294967296, 4294967296, 4294967296])], [y])
+    save_onnx("weight_dims_overflow.onnx", [helper.make_node("Add", ["x", "w"], ["y"])], [x], [y],
+              [raw_tensor("w", [4294967296, 4294967296], [])])
+    save_onnx("weight_too_few_values.onnx", [helper.make_node("Add", ["x", "w"], ["y"])], [x],
+              [y], [raw_tensor("w", [1, 4], [1.0, 2.0])])
+    save_onnx("output_assigned_twice.onnx", [helper.make_node("Relu", ["x"], ["y"]),
+                                             helper.make_node("Abs", ["x"], ["y"])], [x], [y])
+    save_onnx("many_attributes.onnx",
+              [helper.make_node("Relu", ["x"], ["y"], **{"a%d" % i: i for i in range(1000)})],
+              [x], [y])
+    save_onnx("unsupported_op.onnx", [helper.make_node("Frobnicate", ["x"], ["y"])], [x], [y])
+    save_onnx("no_nodes.onnx", [], [x], [y])
+
+
+# ------------------------------------------------------------------ tensor files
+
+def npy(shape, data=b"", descr="<f4", fortran=False):
+    header = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (
+        descr, "True" if fortran else "False", shape)
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + data
+
+
+def tensor_files():
+    write("tensor", "x4.npy", npy("(4,)", struct.pack("<4f", 1, -2, 3, -4)))
+    write("tensor", "x4_int32.npy", npy("(4,)", struct.pack("<4i", 1, 2, 3, 4), descr="<i4"))
+    write("tensor", "x5.npy", npy("(5,)", b"\0" * 20))
+    write("tensor", "claims_40gb.npy", npy("(100000, 100000)", b"\0" * 16))
+    write("tensor", "numel_overflow.npy", npy("(4294967296, 4294967296, 4294967296)", b"\0" * 16))
+    write("tensor", "rank_9.npy", npy("(1, 1, 1, 1, 1, 1, 1, 1, 1)", b"\0" * 4))
+    write("tensor", "negative_dim.npy", npy("(-1, 4)", b"\0" * 16))
+    write("tensor", "fortran.npy", npy("(2, 2)", b"\0" * 16, fortran=True))
+    write("tensor", "complex.npy", npy("(4,)", b"\0" * 64, descr="<c16"))
+    write("tensor", "truncated_data.npy", npy("(4,)", b"\0" * 15))
+    write("tensor", "header_4gb.npy", b"\x93NUMPY\x02\x00" + struct.pack("<I", 0xFFFFFFFF) + b"{")
+    write("tensor", "not_npy.npy", b"hello, not numpy\n")
+    with zipfile.ZipFile(os.path.join(HERE, "tensor", "x_64mb.npz"), "w",
+                         zipfile.ZIP_DEFLATED) as z:
+        member = zipfile.ZipInfo("x.npy", date_time=(1980, 1, 1, 0, 0, 0))  # reproducible
+        member.compress_type = zipfile.ZIP_DEFLATED
+        z.writestr(member, npy("(4000, 4000)", b"\0" * (4000 * 4000 * 4)))
+    write("tensor", "not_zip.npz", b"PK but not really a zip archive\n")
+    # a TensorProto whose raw_data is shorter than its dims need
+    t = TensorProto()
+    t.data_type = TensorProto.FLOAT
+    t.dims.extend([4])
+    t.raw_data = b"\0" * 10
+    write("tensor", "short_raw.pb", t.SerializeToString())
+    write("tensor", "garbage.pb", b"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff")
+
+
+text_files()
+onnx_files()
+tensor_files()

@@ -1,0 +1,299 @@
+/* byocl bench: the table's rows per region, the JSON against the table, the agreement
+ * figure against one computed here from `byocl run`'s outputs, progress lines on a pipe
+ * and none with --quiet, --svg, and the usage errors and unwritable report files (no
+ * half-written file). The model is small: two OpenCL regions around a host op (copy). Every
+ * bench run shares one --cache-dir, so only the first compiles cold. No timed asserts. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test_support.h"
+#include "byocl/tensor_io.h"
+#include "json.h"
+
+#define FMT(buf, ...) snprintf(buf, sizeof buf, __VA_ARGS__)
+
+/* add + exp | copy (the host) | dense + relu: regions opencl_main_0 and _1. exp differs
+ * between LLVM and PoCL in the last bits, so the outputs differ a little. The kernels are
+ * quick for PoCL to compile. */
+static const char *const model_text =
+    "#[version = \"0.0.5\"]\n"
+    "def @main(%data: Tensor[(4, 256), float32], %b: Tensor[(4, 256), float32],\n"
+    "          %w: Tensor[(64, 256), float32]) {\n"
+    "  %0 = add(%data, %b);\n"
+    "  %1 = exp(%0);\n"
+    "  %2 = copy(%1);\n"
+    "  %3 = nn.dense(%2, %w, units=64);\n"
+    "  nn.relu(%3)\n"
+    "}\n";
+
+static char dir[256], model[300], caches[300];
+
+static int set_up(void **state)
+{
+    (void)state;
+    FMT(dir, "%s", ts_tmpdir("bench"));
+    FMT(model, "%s/small.relay", dir);
+    FMT(caches, "%s/caches", dir);
+    ts_write_text(model, model_text);
+    return 0;
+}
+
+static int tear_down(void **state)
+{
+    (void)state;
+    ts_remove_tree(dir);
+    return 0;
+}
+
+static void expect_usage(const char *flags, const char *msg)
+{
+    char args[4096], want[1200];
+    FMT(args, "bench %s", flags);
+    FMT(want, "byocl: error: %s; see 'byocl bench --help'\n", msg);
+    ts_cli_expect_usage(args, want);
+}
+
+static void test_usage_errors(void **state)
+{
+    (void)state;
+    expect_usage("builtin:seed --runs 0", "--runs 0: expected a count from 1 to 100000");
+    expect_usage("builtin:seed --runs 3x", "--runs 3x: expected a count from 1 to 100000");
+    expect_usage("builtin:seed --warmup -1", "--warmup -1: expected a count from 0 to 100000");
+    expect_usage("builtin:seed --threads 0", "--threads 0: expected a count from 1 to 4096");
+    expect_usage("builtin:seed --target nope", "unknown target 'nope' (known: host, ref, opencl)");
+    expect_usage("builtin:seed --target host",
+                 "--target host: bench compares the host with a region target such as opencl");
+    expect_usage("builtin:seed --json a.out --svg a.out",
+                 "--json and --svg name the same file a.out");
+    expect_usage("a b", "unexpected argument 'b'");
+}
+
+/* Nothing of the report is left behind: neither the file nor its temporary. */
+static void expect_no_files(const char *in)
+{
+    char args[4096];
+    FMT(args, "ls -A '%s' | grep -v -e '^small.relay$' -e '^caches$' | grep -q .", in);
+    assert_int_not_equal(system(args), 0);
+}
+
+static void test_unwritable_report(void **state)
+{
+    (void)state;
+    char args[4096], want[1400];
+    FMT(args, "bench '%s' --json '%s/missing/b.json' --quiet", model, dir);
+    FMT(want, "byocl: error: --json %s/missing/b.json: cannot write %s/missing/b.json.tmp.",
+        dir, dir);
+    char *err = NULL;
+    assert_int_equal(ts_run_cli(args, NULL, &err), 1);
+    assert_true(strncmp(err, want, strlen(want)) == 0);
+    ts_assert_contains(err, ": No such file or directory\n");
+    free(err);
+    /* A failure after the file was opened (the model does not load) leaves nothing. */
+    FMT(args, "bench '%s/nothing.relay' --json '%s/b.json' --svg '%s/b.svg' --quiet", dir, dir,
+        dir);
+    assert_int_equal(ts_run_cli(args, NULL, NULL), 1);
+    expect_no_files(dir);
+}
+
+/* The table row of `name`: ops, GFLOP, host ms, offloaded ms. */
+static void table_row(const char *out, const char *name, int *ops, double *v)
+{
+    char key[128];
+    FMT(key, "\n  %-22s ", name);
+    const char *at = strstr(out, key);
+    if (!at)
+        fail_msg("no table row for %s in:\n%s", name, out);
+    assert_int_equal(sscanf(at + strlen(key), "%d %lf %lf %lf", ops, &v[0], &v[1], &v[2]), 4);
+}
+
+static double json_number(const byocl_json *obj, const char *key)
+{
+    const byocl_json *v = byocl_json_get(obj, key);
+    if (!v || v->kind != BYOCL_JSON_NUMBER)
+        fail_msg("the JSON has no number %s", key);
+    return v->number;
+}
+
+/* The table prints 3 decimals. */
+static void expect_printed(double json, double table)
+{
+    if (fabs(json - table) > 0.0005 + 1e-9)
+        fail_msg("JSON %.9g against the table's %.3f", json, table);
+}
+
+/* Largest absolute difference and relative L2 error of `byocl run`'s outputs on the host
+ * and offloaded, computed here. */
+static void reference_agreement(double *max_abs, double *rel_l2)
+{
+    const char *targets[2] = {"host", "opencl"};
+    char out_dir[2][300], args[4096];
+    for (int k = 0; k < 2; k++) {
+        FMT(out_dir[k], "%s/out_%s", dir, targets[k]);
+        FMT(args, "run '%s' --random-inputs --threads 2 --target %s --output-dir '%s'", model,
+            targets[k], out_dir[k]);
+        assert_int_equal(ts_run_cli(args, NULL, NULL), 0);
+    }
+    byocl_tensor *t[2];
+    byocl_error err = {0};
+    for (int k = 0; k < 2; k++) {
+        char path[700];
+        FMT(path, "%s/output_0.npy", out_dir[k]);
+        if (byocl_npy_read(path, &t[k], &err) != BYOCL_OK)
+            fail_msg("%s", err.msg);
+    }
+    const float *host = byocl_tensor_cdata(t[0]), *off = byocl_tensor_cdata(t[1]);
+    double d2 = 0, r2 = 0;
+    *max_abs = 0;
+    for (int64_t i = 0; i < byocl_tensor_numel(t[0]); i++) {
+        double d = (double)off[i] - (double)host[i];
+        *max_abs = fmax(*max_abs, fabs(d));
+        d2 += d * d;
+        r2 += (double)host[i] * host[i];
+    }
+    *rel_l2 = sqrt(d2 / r2);
+    byocl_tensor_unref(t[0]);
+    byocl_tensor_unref(t[1]);
+}
+
+static void test_table_json_and_progress(void **state)
+{
+    (void)state;
+    char args[4096], json_path[300], svg_path[300];
+    FMT(json_path, "%s/bench.json", dir);
+    FMT(svg_path, "%s/bench.svg", dir);
+    FMT(args, "bench '%s' --threads 2 --runs 3 --warmup 1 --cache-dir '%s' --json '%s' --svg '%s' "
+              "--per-op",
+        model, caches, json_path, svg_path);
+    setenv("BYOCL_PROGRESS_DELAY", "0", 1); /* every step reports, even a short one */
+    char *out = NULL, *err = NULL;
+    int rc = ts_run_cli(args, &out, &err);
+    unsetenv("BYOCL_PROGRESS_DELAY");
+    if (rc != 0)
+        fail_msg("byocl %s exited %d:\n%s%s", args, rc, out, err);
+
+    /* stderr is a file here: plain lines, one when each step starts and ends. */
+    ts_assert_contains(err, "byocl: compiling the host build (cold): 0.0 s\n");
+    ts_assert_contains(err, "byocl: compiling the offloaded build (cached): done in ");
+    ts_assert_contains(err, "byocl: warming up: 0/2 0.0 s\n");
+    ts_assert_contains(err, "byocl: running: 0/6 0.0 s\n");
+    ts_assert_contains(err, "byocl: running: done in ");
+    assert_null(strchr(err, '\r'));
+
+    FMT(args, "byocl bench %s: host against opencl, 2 threads, 3 runs each after 1 warm-up "
+              "run, alternating\n", model);
+    assert_true(strncmp(out, args, strlen(args)) == 0);
+    int ops[3];
+    double row[3][3];
+    table_row(out, "opencl_main_0", &ops[0], row[0]);
+    table_row(out, "opencl_main_1", &ops[1], row[1]);
+    table_row(out, "host ops", &ops[2], row[2]);
+    assert_int_equal(ops[0], 2); /* add, exp */
+    assert_int_equal(ops[1], 2); /* dense, relu */
+    assert_int_equal(ops[2], 1); /* copy */
+    assert_null(strstr(out, "opencl_main_2"));
+    ts_assert_contains(out, "\nhost build, profile: ");
+    ts_assert_contains(out, "\noffloaded build, profile: ");
+    ts_assert_contains(out, " (region, opencl)\n");
+
+    /* The JSON holds the table's figures. */
+    size_t len;
+    char *text = ts_read_file(json_path, &len);
+    byocl_json *j = NULL;
+    byocl_error jerr = {0};
+    if (byocl_json_parse(text, len, json_path, &j, &jerr) != BYOCL_OK)
+        fail_msg("%s", jerr.msg);
+    const char *paths[2] = {"host", "offloaded"};
+    for (int k = 0; k < 2; k++) {
+        const byocl_json *p = byocl_json_get(j, paths[k]);
+        assert_non_null(p);
+        double min, median, max;
+        char key[64];
+        FMT(key, "\n  %-22s ", paths[k]);
+        const char *at = strstr(out, key);
+        assert_non_null(at);
+        assert_int_equal(sscanf(at + strlen(key), "%lf %lf %lf", &min, &median, &max), 3);
+        expect_printed(json_number(p, "min_ms"), min);
+        expect_printed(json_number(p, "median_ms"), median);
+        expect_printed(json_number(p, "max_ms"), max);
+        assert_true(min <= median && median <= max);
+        assert_true(json_number(p, "compile_cold_ms") > 0);
+        assert_true(json_number(p, "compile_cached_ms") > 0);
+    }
+    assert_int_equal((int)json_number(j, "runs"), 3);
+    assert_int_equal((int)json_number(j, "threads"), 2);
+    const byocl_json *regions = byocl_json_get(j, "regions");
+    assert_non_null(regions);
+    assert_int_equal(regions->n, 2);
+    for (int r = 0; r < 2; r++) {
+        const byocl_json *reg = &regions->items[r];
+        char name[32];
+        FMT(name, "opencl_main_%d", r);
+        assert_string_equal(byocl_json_get(reg, "name")->string, name);
+        assert_int_equal((int)json_number(reg, "ops"), ops[r]);
+        expect_printed(json_number(reg, "gflop"), row[r][0]);
+        expect_printed(json_number(reg, "host_ms"), row[r][1]);
+        expect_printed(json_number(reg, "offloaded_ms"), row[r][2]);
+        assert_true(json_number(reg, "kernels_ms") + json_number(reg, "transfers_ms") <=
+                    json_number(reg, "offloaded_ms"));
+    }
+    /* dense 4x256 by 64x256: 2 * 4 * 64 * 256 flops, and a relu. */
+    double flops1 = json_number(&regions->items[1], "gflop") * 1e9;
+    assert_true(flops1 >= 2.0 * 4 * 64 * 256 && flops1 <= 2.0 * 4 * 64 * 256 + 4 * 64);
+    assert_int_equal((int)json_number(byocl_json_get(j, "host_ops"), "ops"), 1);
+    assert_true(json_number(j, "peak_rss_bytes") > 0);
+    assert_non_null(byocl_json_get(byocl_json_get(j, "per_op"), "offloaded"));
+
+    /* The agreement figure, against the same outputs compared here. */
+    const byocl_json *agree = byocl_json_get(j, "agreement");
+    assert_non_null(agree);
+    assert_int_equal((int)json_number(agree, "values"), 4 * 64);
+    double max_abs, rel_l2;
+    reference_agreement(&max_abs, &rel_l2);
+    double got_max = json_number(agree, "max_abs_err"), got_l2 = json_number(agree, "rel_l2");
+    if (fabs(got_max - max_abs) > 1e-12 + 1e-6 * max_abs ||
+        fabs(got_l2 - rel_l2) > 1e-15 + 1e-6 * rel_l2)
+        fail_msg("bench's agreement max %g, rel L2 %g; computed here %g, %g", got_max, got_l2,
+                 max_abs, rel_l2);
+    char line[200];
+    FMT(line, "agreement (offloaded against host, 1 output, 256 values): max abs err %.3g, "
+              "rel L2 %.3g\n", got_max, got_l2);
+    ts_assert_contains(out, line);
+
+    char *svg = ts_read_file(svg_path, &len);
+    assert_true(strncmp(svg, "<svg ", 5) == 0);
+    ts_assert_contains(svg, ">opencl_main_1</text>");
+    ts_assert_contains(svg, ">end to end</text>");
+    ts_assert_contains(svg, "</svg>\n");
+    free(svg);
+    byocl_json_free(j);
+    free(text);
+    free(out);
+    free(err);
+}
+
+static void test_quiet(void **state)
+{
+    (void)state;
+    char args[4096];
+    FMT(args, "bench '%s' --runs 1 --warmup 0 --cache-dir '%s' --quiet", model, caches);
+    setenv("BYOCL_PROGRESS_DELAY", "0", 1);
+    char *out = ts_cli_expect(args, 0, "");
+    unsetenv("BYOCL_PROGRESS_DELAY");
+    ts_assert_contains(out, "1 run each after 0 warm-up runs, alternating\n");
+    free(out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_unwritable_report),
+        cmocka_unit_test(test_table_json_and_progress),
+        cmocka_unit_test(test_quiet),
+    };
+    return cmocka_run_group_tests(tests, set_up, tear_down);
+}
