@@ -270,6 +270,16 @@ byocl_status ocl_choose_device(const char *spec, ocl_device_desc *out, byocl_err
     return st;
 }
 
+byocl_status byocl_opencl_device_find(const char *device, byocl_opencl_device_info *out,
+                                      byocl_error *err)
+{
+    ocl_device_desc desc;
+    byocl_status st = ocl_choose_device(device, &desc, err);
+    if (st == BYOCL_OK && out)
+        *out = desc.info;
+    return st;
+}
+
 /* ------------------------------------------------------------ shared devices */
 
 static pthread_mutex_t devices_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -591,6 +591,15 @@ static void test_conformance_runner(void **state)
                              "conformance --help'\n");
     free(out);
     free(err);
+    /* A device that is not there stops the run once, before any test. */
+    snprintf(args, sizeof args, "conformance '%s' --target opencl --device 7",
+             fixture("conformance"));
+    assert_int_equal(ts_run_cli(args, &out, &err), 1);
+    assert_string_equal(out, "");
+    ts_assert_contains(err, "byocl: error: device '7' names no OpenCL device: give an index "
+                            "from 0 to ");
+    free(out);
+    free(err);
     snprintf(args, sizeof args, "conformance '%s' --target ref --executor ref",
              fixture("conformance"));
     assert_int_equal(ts_run_cli(args, &out, &err), 2);

@@ -199,6 +199,13 @@ static void test_device_choice(void **state)
     assert_null(mod);
     ts_assert_contains(err.msg, "device 'nvidia' names no OpenCL device");
     byocl_module_free(m);
+    /* The public lookup picks as the options do. */
+    byocl_opencl_device_info info;
+    assert_int_equal(byocl_opencl_device_find("portable", &info, &err), BYOCL_OK);
+    assert_int_equal(info.index, 0);
+    assert_string_equal(info.platform, "Portable Computing Language");
+    assert_int_equal(byocl_opencl_device_find("nvidia", &info, &err), BYOCL_ERR_NOT_FOUND);
+    ts_assert_contains(err.msg, "device 'nvidia' names no OpenCL device");
 }
 
 /* The child forked before any OpenCL call saw this with OCL_ICD_VENDORS at an empty folder. */

@@ -23,6 +23,18 @@ int cli_check_target(const cli_command *cmd, const char *target)
     return cli_usage_error(cmd, "unknown target '%s' (known: host, ref%s)", target, known);
 }
 
+int cli_check_device(const cli_command *cmd, const char *target, const char *device)
+{
+    if (!device)
+        return CLI_EXIT_OK;
+    if (!target || strcmp(target, "opencl") != 0)
+        return cli_usage_error(cmd, "--device goes with --target opencl");
+    byocl_error err;
+    if (byocl_opencl_device_find(device, NULL, &err) != BYOCL_OK)
+        return cli_fail_error(&err);
+    return CLI_EXIT_OK;
+}
+
 bool cli_has_regions(const byocl_module *m)
 {
     for (int f = 0; f < byocl_module_num_functions(m); f++) {

@@ -30,6 +30,11 @@ bool cli_is_region_target(const char *target);
  * error listing the known targets. */
 int cli_check_target(const cli_command *cmd, const char *target);
 
+/* Checks --device D against --target: it goes with opencl only (a usage error), and must
+ * name an OpenCL device (a failure listing them), before any model is loaded or built.
+ * CLI_EXIT_OK when device is NULL. */
+int cli_check_device(const cli_command *cmd, const char *target, const char *device);
+
 /* Whether m brings its own regions: compiler_begin annotations in @main, or functions
  * with a Compiler attribute. */
 bool cli_has_regions(const byocl_module *m);

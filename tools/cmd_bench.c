@@ -112,8 +112,9 @@ static int parse_request(const cli_command *cmd, const cli_args *args, bench_req
     int rc = cli_check_target(cmd, req->target);
     if (rc != CLI_EXIT_OK)
         return rc;
-    if (req->device && strcmp(req->target, "opencl") != 0)
-        return cli_usage_error(cmd, "--device goes with --target opencl");
+    rc = cli_check_device(cmd, req->target, req->device);
+    if (rc != CLI_EXIT_OK)
+        return rc;
     const char *v = cli_value(cmd, args, "threads", NULL);
     if (v && !cli_parse_count(v, 1, 4096, &req->threads))
         return cli_usage_error(cmd, "--threads %s: expected a count from 1 to 4096", v);

@@ -177,8 +177,8 @@ static int run_bisect(const cli_command *cmd, const cli_args *args)
     int rc = cli_check_target(cmd, br.target);
     if (rc == CLI_EXIT_OK && strcmp(opt.check, "host") != 0 && strcmp(opt.check, "ref") != 0)
         rc = cli_usage_error(cmd, "unknown --against '%s' (known: host, ref)", opt.check);
-    if (rc == CLI_EXIT_OK && br.device && strcmp(br.target, "opencl") != 0)
-        rc = cli_usage_error(cmd, "--device goes with --target opencl");
+    if (rc == CLI_EXIT_OK)
+        rc = cli_check_device(cmd, br.target, br.device);
     const char *v = cli_value(cmd, args, "threads", NULL);
     if (rc == CLI_EXIT_OK && v && !cli_parse_count(v, 1, 4096, &br.threads))
         rc = cli_usage_error(cmd, "--threads %s: expected a count from 1 to 4096", v);

@@ -565,8 +565,9 @@ static int run_conformance(const cli_command *cmd, const cli_args *args)
     if (rc != CLI_EXIT_OK)
         return rc;
     cli_build_request build = {.target = target, .device = cli_value(cmd, args, "device", NULL)};
-    if (build.device && (!target || strcmp(target, "opencl") != 0))
-        return cli_usage_error(cmd, "--device goes with --target opencl");
+    rc = cli_check_device(cmd, target, build.device);
+    if (rc != CLI_EXIT_OK)
+        return rc;
     const char *root = args->positional[0];
     if (!is_dir(root))
         return cli_fail("%s is not a folder (give the folder of the ONNX backend tests, e.g. "

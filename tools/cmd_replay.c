@@ -105,8 +105,8 @@ static int run_replay(const cli_command *cmd, const cli_args *args)
                           "plugin (byocl --plugin LIB replay ...) or pass --target host|ref",
                           dir, br.target);
     }
-    if (rc == CLI_EXIT_OK && br.device && strcmp(br.target, "opencl") != 0)
-        rc = cli_usage_error(cmd, "--device goes with --target opencl");
+    if (rc == CLI_EXIT_OK)
+        rc = cli_check_device(cmd, br.target, br.device);
     byocl_tensor **outputs = calloc((size_t)m->n_outputs + 1, sizeof *outputs);
     byocl_capture_diff *diffs = calloc((size_t)m->n_outputs + 1, sizeof *diffs);
     if (rc == CLI_EXIT_OK && (!outputs || !diffs))

@@ -231,8 +231,9 @@ static int parse_request(const cli_command *cmd, const cli_args *args, run_reque
     req->regions = cli_is_region_target(req->target);
     req->device = cli_value(cmd, args, "device", NULL);
     req->fallback = cli_value(cmd, args, "fallback", NULL);
-    if (req->device && (!req->target || strcmp(req->target, "opencl") != 0))
-        return cli_usage_error(cmd, "--device goes with --target opencl");
+    rc = cli_check_device(cmd, req->target, req->device);
+    if (rc != CLI_EXIT_OK)
+        return rc;
     if (req->fallback && !req->regions)
         return cli_usage_error(cmd, "--fallback goes with a region target such as --target "
                                     "opencl");

@@ -84,6 +84,13 @@ typedef struct byocl_opencl_device_info {
  * platform or no device, naming the fix. */
 byocl_status byocl_opencl_devices(byocl_opencl_device_info **out, int *n, byocl_error *err);
 
+/* The device that `device` picks, as byocl_opencl_options.device does (NULL:
+ * $BYOCL_OPENCL_DEVICE, else the first GPU or accelerator, else the first device): lets a
+ * program refuse a wrong --device before any work instead of at the first region. Errors
+ * as byocl_opencl_devices, or BYOCL_ERR_NOT_FOUND listing the devices there are. */
+byocl_status byocl_opencl_device_find(const char *device, byocl_opencl_device_info *out,
+                                      byocl_error *err);
+
 #ifdef __cplusplus
 }
 #endif
