@@ -284,6 +284,7 @@ byocl_status byocl_opencl_device_find(const char *device, byocl_opencl_device_in
 
 static pthread_mutex_t devices_lock = PTHREAD_MUTEX_INITIALIZER;
 static ocl_device *devices; /* live shared devices */
+static bool keep_devices;   /* byocl_opencl_keep_devices: each device holds a ref of its own */
 
 static void device_free(ocl_device *dev)
 {
@@ -351,6 +352,10 @@ byocl_status ocl_device_acquire(const ocl_device_desc *desc, bool profiling,
     } else if ((st = device_open(desc, profiling, zero_copy, &dev, err)) == BYOCL_OK) {
         dev->next = devices;
         devices = dev;
+        if (keep_devices) {
+            dev->kept = true;
+            dev->refs++;
+        }
     }
     pthread_mutex_unlock(&devices_lock);
     *out = st == BYOCL_OK ? dev : NULL;
@@ -365,21 +370,66 @@ ocl_device *ocl_device_retain(ocl_device *dev)
     return dev;
 }
 
+/* Drops a reference; caller holds devices_lock. True when it was the last: dev is then
+ * off the list, for the caller to free after unlocking. */
+static bool drop_ref(ocl_device *dev)
+{
+    if (--dev->refs > 0)
+        return false;
+    ocl_device **at = &devices;
+    while (*at != dev)
+        at = &(*at)->next;
+    *at = dev->next;
+    return true;
+}
+
 void ocl_device_release(ocl_device *dev)
 {
     if (!dev)
         return;
     pthread_mutex_lock(&devices_lock);
-    bool last = --dev->refs == 0;
-    if (last) {
-        ocl_device **at = &devices;
-        while (*at != dev)
-            at = &(*at)->next;
-        *at = dev->next;
-    }
+    bool last = drop_ref(dev);
     pthread_mutex_unlock(&devices_lock);
     if (last)
         device_free(dev);
+}
+
+void byocl_opencl_keep_devices(bool keep)
+{
+    if (!keep) {
+        byocl_opencl_close_devices();
+        return;
+    }
+    pthread_mutex_lock(&devices_lock);
+    keep_devices = true;
+    for (ocl_device *d = devices; d; d = d->next)
+        if (!d->kept) {
+            d->kept = true;
+            d->refs++;
+        }
+    pthread_mutex_unlock(&devices_lock);
+}
+
+void byocl_opencl_close_devices(void)
+{
+    ocl_device *closing = NULL; /* freed after unlocking, as ocl_device_release does */
+    pthread_mutex_lock(&devices_lock);
+    keep_devices = false;
+    for (ocl_device *d = devices, *next; d; d = next) {
+        next = d->next;
+        if (d->kept) {
+            d->kept = false;
+            if (drop_ref(d)) {
+                d->next = closing;
+                closing = d;
+            }
+        }
+    }
+    pthread_mutex_unlock(&devices_lock);
+    for (ocl_device *d = closing, *next; d; d = next) {
+        next = d->next;
+        device_free(d);
+    }
 }
 
 int ocl_device_live_count(void)

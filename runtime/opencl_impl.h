@@ -48,6 +48,7 @@ byocl_status ocl_choose_device(const char *spec, ocl_device_desc *out, byocl_err
  * for it (with the same profiling setting) while any holds a reference. */
 typedef struct ocl_device {
     int refs;                    /* guarded by the list's lock (opencl_device.c) */
+    bool kept;                   /* one of refs is byocl_opencl_keep_devices' (same lock) */
     struct ocl_device *next;
     cl_platform_id platform;
     cl_device_id id;

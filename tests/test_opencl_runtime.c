@@ -240,6 +240,36 @@ static void test_shared_device(void **state)
     byocl_rtmod_free(b);
     byocl_rtmod_free(c);
     assert_int_equal(ocl_device_live_count(), 0);
+
+    /* Kept open: the device outlives its modules, and the next module gets the same one. */
+    o.profile = false;
+    a = compile_ok(region_of(m), &o);
+    byocl_opencl_keep_devices(true); /* also keeps a device open already */
+    b = compile_ok(region_of(m), &o);
+    o.profile = true;
+    c = compile_ok(region_of(m), &o);
+    byocl_rtmod_free(a);
+    byocl_rtmod_free(b);
+    byocl_rtmod_free(c);
+    assert_int_equal(ocl_device_live_count(), 2);
+    o.profile = false;
+    a = compile_ok(region_of(m), &o);
+    assert_int_equal(ocl_device_live_count(), 2);
+    expect_relu_run(a);
+    /* Closing keeps what a module still uses, until that module goes. */
+    byocl_opencl_close_devices();
+    assert_int_equal(ocl_device_live_count(), 1);
+    byocl_rtmod_free(a);
+    assert_int_equal(ocl_device_live_count(), 0);
+    /* Keeping is off again: a device closes with its last module. */
+    a = compile_ok(region_of(m), &o);
+    byocl_rtmod_free(a);
+    assert_int_equal(ocl_device_live_count(), 0);
+    byocl_opencl_keep_devices(true);
+    byocl_opencl_keep_devices(false); /* the same as closing */
+    a = compile_ok(region_of(m), &o);
+    byocl_rtmod_free(a);
+    assert_int_equal(ocl_device_live_count(), 0);
     byocl_module_free(m);
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "byocl/opencl.h"
 #include "byocl/runtime.h"
 #include "cli.h"
 #include "cli_build.h"
@@ -20,11 +21,6 @@
  * device, the rest on the host), then run on the graph executor. */
 typedef struct runner {
     const cli_build_request *build;
-    /* The last model built with regions, freed when the next one is built. byocl closes
-     * a device's OpenCL context with the last model that uses it, and PoCL reads its
-     * kernel library anew for each context (about a second, more than most tests take):
-     * keeping one such model alive keeps the context open for the next test. */
-    byocl_compiled *kept;
 } runner;
 
 static byocl_status run_built(runner *r, const byocl_module *m, byocl_tensor *const *inputs,
@@ -36,13 +32,6 @@ static byocl_status run_built(runner *r, const byocl_module *m, byocl_tensor *co
     byocl_compiled *c = NULL;
     byocl_executor *ex = NULL;
     byocl_status st = cli_build_model(r->build, m, &c, NULL, err);
-    byocl_plan_stats stats = {0};
-    if (st == BYOCL_OK)
-        byocl_compiled_stats(c, &stats);
-    if (stats.n_regions > 0) { /* only now: the kept model's context serves this build */
-        byocl_compiled_free(r->kept);
-        r->kept = c;
-    }
     if (st == BYOCL_OK)
         st = byocl_executor_new(c, &ex, err);
     for (int k = 0; k < n_inputs && st == BYOCL_OK; k++)
@@ -56,8 +45,7 @@ static byocl_status run_built(runner *r, const byocl_module *m, byocl_tensor *co
     for (int i = 0; i < n && st == BYOCL_OK; i++)
         st = byocl_executor_copy_output(ex, i, &outs[i], err);
     byocl_executor_free(ex);
-    if (c != r->kept)
-        byocl_compiled_free(c);
+    byocl_compiled_free(c);
     if (st != BYOCL_OK) {
         if (outs)
             byocl_tensors_free(outs, n);
@@ -582,8 +570,11 @@ static int run_conformance(const cli_command *cmd, const cli_args *args)
     suite s = {.run = {.build = target ? &build : NULL},
                .filter = cli_value(cmd, args, "filter", NULL),
                .root = clean};
+    /* PoCL loads its kernel library for each new OpenCL context (about a second, more
+     * than most tests take): one context serves every test. */
+    byocl_opencl_keep_devices(true);
     walk(&s, clean, 0);
-    byocl_compiled_free(s.run.kept);
+    byocl_opencl_close_devices();
     free(clean);
     printf("%d passed, %d failed, %d skipped\n", s.passed, s.failed, s.skipped);
     if (s.io_error)

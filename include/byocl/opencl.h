@@ -91,6 +91,15 @@ byocl_status byocl_opencl_devices(byocl_opencl_device_info **out, int *n, byocl_
 byocl_status byocl_opencl_device_find(const char *device, byocl_opencl_device_info *out,
                                       byocl_error *err);
 
+/* With keep true, every OpenCL device byocl opens (its context and queue, shared by all
+ * regions on it) stays open after the last region module using it is freed, until
+ * byocl_opencl_close_devices. For a program that builds and frees many models in turn,
+ * such as a test runner: PoCL loads its kernel library again for each new context (about
+ * a second). With keep false (the default) a device closes with its last module. */
+void byocl_opencl_keep_devices(bool keep);
+/* Stops keeping devices open and closes those that no region module uses. */
+void byocl_opencl_close_devices(void);
+
 #ifdef __cplusplus
 }
 #endif
