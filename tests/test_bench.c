@@ -97,6 +97,17 @@ static void test_unwritable_report(void **state)
         dir);
     assert_int_equal(ts_run_cli(args, NULL, NULL), 1);
     expect_no_files(dir);
+    /* Fresh caches go under $TMPDIR: one that does not exist stops the bench at once. */
+    FMT(args, "bench '%s' --quiet", model);
+    char *saved = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+    setenv("TMPDIR", "/nonexistent-tmp", 1);
+    ts_cli_expect_failure(args, "byocl: error: cannot create a directory for fresh caches in "
+                                "/nonexistent-tmp: No such file or directory\n");
+    if (saved)
+        setenv("TMPDIR", saved, 1);
+    else
+        unsetenv("TMPDIR");
+    free(saved);
 }
 
 /* The table row of `name`: ops, GFLOP, host ms, offloaded ms. */

@@ -486,6 +486,17 @@ static void test_manifest_parse(void **state)
         {"\"min_ms\": 1", "\"min_ms\": -1", "m.json:4:51: error: \"min_ms\" must be a time >= 0"},
         {"\"params\": null", "\"params\": 3",
          "m.json:3:38: error: \"params\" must be a string or null, not number"},
+        {"\"inputs\": [{", "\"inputs\": [7, {",
+         "m.json:5:13: error: a tensor must be an object, not number"},
+        {"[2, 0]", "[4294967296, 4294967296, 4294967296]",
+         "m.json:5:76: error: the shape's element count overflows"},
+        {"\"op\": \"Var\"}]",
+         "\"op\": \"Var\"}, {\"name\": \"x\", \"file\": \"y.npy\", \"dtype\": \"int8\", "
+         "\"shape\": [1], \"node\": \"%y\", \"op\": \"Var\"}]",
+         "m.json:5:112: error: inputs 1 repeats the name or file of inputs 0"},
+        {"\"outputs\": [{\"name\": \"output_0\", \"file\": \"output_0.npy\", \"dtype\": "
+         "\"float16\", \"shape\": [], \"node\": \"%3\", \"op\": \"abs\"}]",
+         "\"outputs\": []", "m.json:6:13: error: a region has at least one output"},
         {"\"output_0.npy\"", "\"input_x.npy\"", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

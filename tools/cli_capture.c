@@ -24,37 +24,56 @@ int cli_capture_parse(const cli_command *cmd, const cli_args *args, cli_capture 
     return CLI_EXIT_OK;
 }
 
+/* How `byocl print` names node id ("%3", "%x0"), or "" when it has no name (constants, the
+ * body printed inline); numbers[id] is its %N or -1. */
+static void print_name(const byocl_function *fn, const int *numbers, int id, char *buf,
+                       size_t len)
+{
+    const char *name = byocl_node_name(fn, id);
+    if (numbers[id] >= 0)
+        snprintf(buf, len, "%%%d", numbers[id]);
+    else if (name && byocl_node_kind_of(fn, id) != BYOCL_NODE_CONSTANT)
+        snprintf(buf, len, "%%%s", name);
+    else
+        buf[0] = '\0';
+}
+
 /* The id of the node of `fn` that `label` ("%3", "3", "%x0") names, or a failure. */
 static int find_node(const char *spec, const byocl_function *fn, const char *label, int *out)
 {
     const char *want = label[0] == '%' ? label + 1 : label;
     char buf[128];
-    int n = byocl_function_num_nodes(fn), last = -1;
-    for (int id = 0; id < n; id++) {
-        byocl_node_kind kind = byocl_node_kind_of(fn, id);
-        if (kind == BYOCL_NODE_CONSTANT)
-            continue;
-        byocl_node_label(fn, id, buf, sizeof buf);
-        if (buf[0] == '%' && kind != BYOCL_NODE_VAR)
+    int n = byocl_function_num_nodes(fn), last = -1, found = -1;
+    int *numbers = byocl_text_node_numbers(fn); /* one walk, not one per node */
+    if (!numbers)
+        return cli_fail("out of memory");
+    for (int id = 0; id < n && found < 0; id++) {
+        print_name(fn, numbers, id, buf, sizeof buf);
+        if (buf[0] == '%' && byocl_node_kind_of(fn, id) != BYOCL_NODE_VAR)
             last = id;
-        if (buf[0] != '%' || strcmp(buf + 1, want) != 0)
-            continue;
-        if (kind == BYOCL_NODE_VAR)
-            return cli_fail("--capture-node %s: %s is a parameter of @main, an input of the "
-                            "model, not an intermediate value",
-                            label, buf);
-        if (byocl_node_type(fn, id)->kind != BYOCL_TYPE_TENSOR)
-            return cli_fail("--capture-node %s: %s is a tuple; capture one of its fields "
-                            "(the node that takes it apart)",
-                            label, buf);
-        *out = id;
-        return CLI_EXIT_OK;
+        if (buf[0] == '%' && strcmp(buf + 1, want) == 0)
+            found = id;
     }
-    if (last >= 0)
-        byocl_node_label(fn, last, buf, sizeof buf);
-    return cli_fail("--capture-node %s: @main of %s has no node %%%s (`byocl print %s` numbers "
-                    "them%s%s)",
-                    label, spec, want, spec, last >= 0 ? ", up to " : "", last >= 0 ? buf : "");
+    int rc = CLI_EXIT_OK;
+    if (found >= 0 && byocl_node_kind_of(fn, found) == BYOCL_NODE_VAR)
+        rc = cli_fail("--capture-node %s: %s is a parameter of @main, an input of the model, "
+                      "not an intermediate value",
+                      label, buf);
+    else if (found >= 0 && byocl_node_type(fn, found)->kind != BYOCL_TYPE_TENSOR)
+        rc = cli_fail("--capture-node %s: %s is a tuple; capture one of its fields (the node "
+                      "that takes it apart)",
+                      label, buf);
+    else if (found >= 0)
+        *out = found;
+    else {
+        if (last >= 0)
+            print_name(fn, numbers, last, buf, sizeof buf);
+        rc = cli_fail("--capture-node %s: @main of %s has no node %%%s (`byocl print %s` "
+                      "numbers them%s%s)",
+                      label, spec, want, spec, last >= 0 ? ", up to " : "", last >= 0 ? buf : "");
+    }
+    free(numbers);
+    return rc;
 }
 
 /* The target of the hand-annotated region node `id` of `fn` is in (reached from a

@@ -416,13 +416,13 @@ static void *compile_part(void *arg)
 static byocl_status compile_parts(jit *j, byocl_error *err)
 {
     pthread_t threads[JIT_MAX_PARTS];
-    bool todo[JIT_MAX_PARTS] = {false}, started[JIT_MAX_PARTS] = {false};
+    bool to_compile[JIT_MAX_PARTS] = {false}, started[JIT_MAX_PARTS] = {false};
     int first = -1;
     for (int i = 0; i < j->n_parts; i++) {
         jit_part *part = &j->parts[i];
-        todo[i] = part->object == NULL;
+        to_compile[i] = part->object == NULL;
         part->status = BYOCL_OK;
-        if (!todo[i])
+        if (!to_compile[i])
             continue;
         if (first < 0)
             first = i;
@@ -434,7 +434,7 @@ static byocl_status compile_parts(jit *j, byocl_error *err)
     for (int i = 0; i < j->n_parts; i++) {
         if (started[i])
             pthread_join(threads[i], NULL);
-        else if (todo[i] && i != first)
+        else if (to_compile[i] && i != first)
             compile_part(&j->parts[i]); /* no thread to spare: compile it here */
     }
     for (int i = 0; i < j->n_parts; i++) {
@@ -447,7 +447,7 @@ static byocl_status compile_parts(jit *j, byocl_error *err)
     }
     for (int i = 0; i < j->n_parts; i++) {
         jit_part *part = &j->parts[i];
-        if (todo[i] && part->path)
+        if (to_compile[i] && part->path)
             byocl_cache_store(&object_cache, part->path, &part->key, part->object,
                               part->object_size);
     }
