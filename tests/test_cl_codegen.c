@@ -654,7 +654,7 @@ static void test_launch_plan_text(void **state)
     assert_string_equal(
         text,
         "# byocl OpenCL launch plan of region @main (symbol opencl_main_0)\n"
-        "program: opencl_main_0.cl, build options: -cl-std=CL1.2 -cl-mad-enable\n"
+        "program: opencl_main_0.cl, build options: -cl-std=CL1.2 -cl-mad-enable -w\n"
         "\n"
         "buffers: 3 inputs, 1 output, 0 constants, 2 scratch\n"
         "  input0  200 bytes  Tensor[(1, 2, 5, 5), float32]  %x\n"

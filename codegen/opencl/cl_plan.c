@@ -123,7 +123,10 @@ byocl_status clg_plan_finish(clg_gen *gen, byocl_cl_plan **out)
     if (plan) {
         plan->buffers_text = clg_text_take(&text);
         plan->source = clg_text_take(&gen->src);
-        plan->build_options = strdup("-cl-std=CL1.2 -cl-mad-enable");
+        /* -w: the kernels are byocl's, not the user's; without it PoCL's clang prints
+         * "N warnings generated." on the user's stderr when float16 vectors meet a
+         * device without AVX-512 (a -Wpsabi note that changes nothing here). */
+        plan->build_options = strdup("-cl-std=CL1.2 -cl-mad-enable -w");
         plan->region = strdup(gen->fn->name);
     }
     if (!plan || !plan->buffers_text || !plan->source || !plan->build_options || !plan->region) {

@@ -54,7 +54,7 @@ typedef struct byocl_cl_launch {
 
 typedef struct byocl_cl_plan {
     char *source;            /* OpenCL C 1.2 program text (malloc'ed) */
-    char *build_options;     /* e.g. "-cl-std=CL1.2 -cl-mad-enable" (malloc'ed) */
+    char *build_options;     /* e.g. "-cl-std=CL1.2 -cl-mad-enable -w" (malloc'ed) */
     int n_inputs, n_outputs;
     int n_scratch;
     size_t *scratch_bytes;   /* per scratch buffer (the intra-region buffer plan) */
