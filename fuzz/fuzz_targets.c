@@ -17,7 +17,8 @@
 #define FUZZ_INPUT "fuzz-input"
 
 /* Types and verifies a module that parsed, then prints it (with types when they are known),
- * as byocl_load_model and `byocl print` do. */
+ * as byocl_load_model and `byocl print` do, with its tensor constants in a #[metadata]
+ * section (`--metadata inline`), so that the section's writer is fuzzed with its reader. */
 static byocl_status check_and_print(byocl_module *m, byocl_error *err)
 {
     byocl_status st = byocl_infer_types(m, err);
@@ -25,7 +26,7 @@ static byocl_status check_and_print(byocl_module *m, byocl_error *err)
         st = byocl_verify(m, true, err);
     if (st != BYOCL_OK)
         byocl_error_prefix(err, "%s: ", FUZZ_INPUT); /* as byocl_load_model does */
-    byocl_print_options opt = {.show_types = st == BYOCL_OK};
+    byocl_print_options opt = {.show_types = st == BYOCL_OK, .metadata = BYOCL_METADATA_INLINE};
     byocl_error print_err;
     char *text = byocl_text_print(m, &opt, NULL, &print_err);
     if (!text && st == BYOCL_OK) {

@@ -12,14 +12,20 @@ typedef struct json_reader {
     const char *p, *end;
     const char *line_start;
     int line;
+    int col_base; /* columns before `text` on its first line (byocl_json_parse_at) */
     const char *filename;
     byocl_error *err;
 } json_reader;
 
+static int column(const json_reader *r)
+{
+    return r->col_base + (int)(r->p - r->line_start) + 1;
+}
+
 static byocl_status fail(json_reader *r, const char *what)
 {
     return byocl_error_set(r->err, BYOCL_ERR_PARSE, "%s:%d:%d: error: %s", r->filename, r->line,
-                           (int)(r->p - r->line_start) + 1, what);
+                           column(r), what);
 }
 
 static void skip_space(json_reader *r)
@@ -29,6 +35,7 @@ static void skip_space(json_reader *r)
         if (c == '\n') {
             r->line++;
             r->line_start = r->p + 1;
+            r->col_base = 0;
         } else if (c != ' ' && c != '\t' && c != '\r') {
             return;
         }
@@ -299,7 +306,7 @@ static byocl_status read_value(json_reader *r, byocl_json *v, int depth)
 {
     skip_space(r);
     v->line = r->line;
-    v->col = (int)(r->p - r->line_start) + 1;
+    v->col = column(r);
     if (r->p >= r->end)
         return fail(r, "expected a value");
     switch (*r->p) {
@@ -347,11 +354,17 @@ void byocl_json_free(byocl_json *v)
 byocl_status byocl_json_parse(const char *text, size_t len, const char *filename,
                               byocl_json **out, byocl_error *err)
 {
+    return byocl_json_parse_at(text, len, filename, 1, 1, out, err);
+}
+
+byocl_status byocl_json_parse_at(const char *text, size_t len, const char *filename, int line,
+                                 int col, byocl_json **out, byocl_error *err)
+{
     *out = NULL;
     byocl_json *v = calloc(1, sizeof *v);
     if (!v)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory reading %s", filename);
-    json_reader r = {text, text + len, text, 1, filename, err};
+    json_reader r = {text, text + len, text, line, col - 1, filename, err};
     byocl_status st = read_value(&r, v, 0);
     if (st == BYOCL_OK) {
         skip_space(&r);

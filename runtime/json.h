@@ -1,6 +1,6 @@
 /* A small JSON reader (a tree of values, with the line and column of each) and the string
- * escaping a writer needs. Enough for byocl's own files (the stage manifest); numbers are
- * kept as doubles and, when integral, as int64. */
+ * escaping a writer needs. Enough for byocl's own files (the stage manifest) and TVM's
+ * #[metadata] section; numbers are kept as doubles and, when integral, as int64. */
 #ifndef BYOCL_JSON_H
 #define BYOCL_JSON_H
 
@@ -36,6 +36,11 @@ typedef struct byocl_json {
  * the Relay text parser writes them. */
 byocl_status byocl_json_parse(const char *text, size_t len, const char *filename,
                               byocl_json **out, byocl_error *err);
+/* The same for a JSON text that starts at `line`:`col` (1-based) of a larger file, such as
+ * the #[metadata] section after Relay text: positions in errors and in the tree count
+ * from there. */
+byocl_status byocl_json_parse_at(const char *text, size_t len, const char *filename, int line,
+                                 int col, byocl_json **out, byocl_error *err);
 void byocl_json_free(byocl_json *v); /* NULL is fine */
 
 /* The value of `key` in an object (the last one when repeated), or NULL. */

@@ -42,13 +42,27 @@ int cli_save_module(const byocl_module *m, const char *text_path, const byocl_pr
     int rc = CLI_EXIT_OK;
     if (byocl_save_model_opts(m, text_path, params_path, opt, &err) != BYOCL_OK)
         rc = cli_fail_error(&err);
-    else if (has_tensor_constants(m))
+    else if (has_tensor_constants(m) && opt->metadata != BYOCL_METADATA_INLINE)
         printf("wrote %s and %s (read it back with: byocl print %s --params %s)\n", text_path,
                params_path, text_path, params_path);
     else
         printf("wrote %s\n", text_path);
     free(params_path);
     return rc;
+}
+
+int cli_print_options(const cli_command *cmd, const cli_args *args, bool types_flag,
+                      byocl_print_options *out)
+{
+    *out = (byocl_print_options){.show_types = !types_flag || cli_count(cmd, args, "no-types") == 0};
+    const char *mode = cli_value(cmd, args, "metadata", "npz");
+    if (strcmp(mode, "inline") == 0)
+        out->metadata = BYOCL_METADATA_INLINE;
+    else if (strcmp(mode, "npz") == 0)
+        out->metadata = BYOCL_METADATA_NPZ;
+    else
+        return cli_usage_error(cmd, "bad --metadata '%s': expected inline or npz", mode);
+    return CLI_EXIT_OK;
 }
 
 int cli_output_module(const byocl_module *m, const char *out_path,

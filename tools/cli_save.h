@@ -1,6 +1,7 @@
 /* Writing a module from a command: the text to OUT.relay and, when the module has tensor
- * constants, their values to OUT.npz beside it (both atomically, through byocl_save_model),
- * then a line on stdout that says what was written. */
+ * constants, their values to OUT.npz beside it or (--metadata inline) into the text's
+ * #[metadata] section (atomically, through byocl_save_model_opts), then a line on stdout
+ * that says what was written. */
 #ifndef BYOCL_CLI_SAVE_H
 #define BYOCL_CLI_SAVE_H
 
@@ -10,6 +11,17 @@
 #define CLI_OPTION_OUTPUT_MODEL                                                              \
     {"output", 'o', CLI_ARG_REQUIRED, false, "OUT.relay",                                  \
      "write the text to OUT.relay, tensor constants to OUT.npz"}
+
+/* `--metadata inline|npz`: where the values of tensor constants go when the module is
+ * written or printed. */
+#define CLI_OPTION_METADATA                                                                  \
+    {"metadata", 0, CLI_ARG_REQUIRED, false, "inline|npz",                                 \
+     "constants' values: npz (OUT.npz, the default) or inline (a TVM #[metadata] section)"}
+
+/* The printing options of a command that has --metadata (and, with `types_flag`, the
+ * --no-types flag). Returns CLI_EXIT_OK, or CLI_EXIT_USAGE for a bad value (printed). */
+int cli_print_options(const cli_command *cmd, const cli_args *args, bool types_flag,
+                      byocl_print_options *out);
 
 /* Returns CLI_EXIT_OK, or CLI_EXIT_FAILURE with the error printed (no file written). */
 int cli_save_module(const byocl_module *m, const char *text_path,

@@ -14,6 +14,7 @@ static const cli_option extract_options[] = {
      "tensors by name: @main's parameters to bind, the text's meta constants"},
     CLI_OPTION_SHAPE,
     CLI_OPTION_OUTPUT_MODEL,
+    CLI_OPTION_METADATA,
     {NULL, 0, CLI_ARG_NONE, false, NULL, NULL},
 };
 
@@ -30,8 +31,12 @@ static int run_extract(const cli_command *cmd, const cli_args *args)
     const char *region = cli_value(cmd, args, "region", NULL);
     if (!region)
         return cli_usage_error(cmd, "missing --region SYMBOL|N");
+    byocl_print_options print_opt;
+    int rc = cli_print_options(cmd, args, false, &print_opt);
+    if (rc != CLI_EXIT_OK)
+        return rc;
     byocl_module *m;
-    int rc = cli_load_model_args(cmd, args, args->positional[0], &m);
+    rc = cli_load_model_args(cmd, args, args->positional[0], &m);
     if (rc != CLI_EXIT_OK)
         return rc;
     byocl_error err;
@@ -48,7 +53,7 @@ static int run_extract(const cli_command *cmd, const cli_args *args)
     for (int k = 0; rc == CLI_EXIT_OK && k < n_inputs; k++)
         fprintf(stderr, "# %%%s <- %s\n", inputs[k].param, inputs[k].source);
     if (rc == CLI_EXIT_OK)
-        rc = cli_output_module(part, cli_value(cmd, args, "output", NULL), NULL);
+        rc = cli_output_module(part, cli_value(cmd, args, "output", NULL), &print_opt);
     byocl_extract_inputs_free(inputs, n_inputs);
     byocl_module_free(part);
     byocl_module_free(m);
@@ -58,7 +63,8 @@ static int run_extract(const cli_command *cmd, const cli_args *args)
 const cli_command cli_cmd_extract = {
     .name = "extract",
     .summary = "one partitioned region as a standalone model",
-    .args_usage = "MODEL --region SYMBOL|N [-o OUT.relay]",
+    .args_usage = "MODEL --region SYMBOL|N [-o OUT.relay]\n"
+                  "                     [--metadata inline|npz]",
     .min_positional = 1,
     .max_positional = 1,
     .positional_names = {"MODEL"},

@@ -163,12 +163,16 @@ byocl_status byocl_save_model_opts(const byocl_module *m, const char *text_path,
     if (!err)
         err = &local; /* the status of byocl_text_print's failure is read below */
     byocl_print_options typed = {.show_types = true};
-    byocl_params *meta = byocl_params_new();
-    if (!meta)
+    if (!opt)
+        opt = &typed;
+    /* Inline metadata: the values are in the text, and no parameter file is written. */
+    bool inline_meta = opt->metadata == BYOCL_METADATA_INLINE;
+    byocl_params *meta = inline_meta ? NULL : byocl_params_new();
+    if (!meta && !inline_meta)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory saving %s", text_path);
-    char *text = byocl_text_print(m, opt ? opt : &typed, meta, err);
+    char *text = byocl_text_print(m, opt, meta, err);
     byocl_status st = text ? BYOCL_OK : err->status;
-    if (st == BYOCL_OK && byocl_params_count(meta) > 0) {
+    if (st == BYOCL_OK && meta && byocl_params_count(meta) > 0) {
         if (!params_path)
             st = byocl_error_set(err, BYOCL_ERR_INVALID,
                                  "%s: the module has %d tensor constant(s); give a path for "

@@ -6,7 +6,7 @@
  *
  *   module     := header? function* metadata?
  *   header     := '#' '[' 'version' '=' STRING ']'          #[version = "0.0.5"]
- *   metadata   := '#' '[' 'metadata' ']' ANYTHING            TVM's JSON, not read
+ *   metadata   := '#' '[' 'metadata' ']' JSON                TVM's meta table (metadata.h)
  *   function   := 'def' GLOBAL '(' (item (',' item)*)? ','? ')' ('->' type)? '{' body '}'
  *   item       := LOCAL ':' type                             a parameter: %x: Tensor[(1, 3), float32]
  *               | IDENT '=' value                            a function attribute: Compiler="opencl"
@@ -23,7 +23,9 @@
  *               | 'True' | 'False'                           a bool scalar constant
  *               | 'meta' '[' 'relay.Constant' ']' '[' INDEX ']'
  *                                                            tensor constant K: the tensor
- *                                                            "relay.Constant.K" of the meta params
+ *                                                            "relay.Constant.K" of the meta params,
+ *                                                            else constant K of the #[metadata]
+ *                                                            section
  *   arg        := expr                                       a tensor argument
  *               | IDENT '=' value                            an attribute (after the arguments)
  *               | value                                      a positional attribute (see below)
@@ -65,6 +67,10 @@
  * - Calls of global functions may come before the callee's definition; a callee that is
  *   not defined anywhere in the module is an error.
  * - Every node records where it starts (byocl_node_set_pos) for later error messages.
+ * - The #[metadata] section is found and read (metadata.c) at the first meta constant; a
+ *   constant the meta params also have comes from the meta params. A `ty=TYPE` comment
+ *   right after a meta constant, as TVM writes one, must match the tensor's dtype and
+ *   shape (a comment that does not read as a type is skipped).
  *
  * Errors read "FILE:LINE:COL: error: MESSAGE" (1-based line and column of the offending
  * token), where MESSAGE says what was expected and what was found. */
@@ -80,6 +86,7 @@
 #include "byocl/text.h"
 #include "ir/ir_impl.h"
 #include "lexer.h"
+#include "metadata.h"
 #include "names.h"
 #include "ops/op_impl.h"
 
@@ -89,7 +96,11 @@
 typedef struct parser {
     text_lexer lx;
     const char *filename;
-    const byocl_params *meta;
+    const byocl_params *meta;   /* the parameter file's tensors (may be NULL) */
+    /* TVM's #[metadata] section, looked for at the first meta constant */
+    bool section_looked;
+    byocl_params *section;      /* its constants; NULL when there is none */
+    int section_line, section_col; /* where its '#' is */
     byocl_module *mod;
     byocl_function *fn;  /* the function being parsed */
     text_names scope;    /* parameters and bindings of fn */
@@ -550,19 +561,116 @@ static int parse_bool(parser *P)
                  &tok);
 }
 
-/* Whether the text has TVM's `#[metadata]` section (mentioned when meta constants lack a
- * parameter file). */
-static bool has_metadata_section(const parser *P)
+/* Finds TVM's #[metadata] section further on (a copy of the lexer reads the tokens ahead,
+ * comments skipped) and reads its constants into P->section: once, at the first meta
+ * constant, so that text without meta constants never reads it. Returns false after an
+ * error in the section. */
+static bool load_metadata_section(parser *P)
 {
-    static const char marker[] = "#[metadata]";
-    size_t n = sizeof marker - 1;
-    for (const char *p = P->lx.src; p + n <= P->lx.end; p++)
-        if (*p == '#' && memcmp(p, marker, n) == 0)
-            return true;
+    if (P->section_looked)
+        return true;
+    P->section_looked = true;
+    text_lexer scan = P->lx;
+    for (;;) {
+        const text_token *tok = text_lexer_peek(&scan, 0);
+        if (tok->kind == TOK_EOF || tok->kind == TOK_ERROR)
+            return true; /* no section (a lexical error is the parser's to report) */
+        if (tok->kind == TOK_HASH && text_lexer_peek(&scan, 1)->kind == TOK_LBRACKET &&
+            tok_is(text_lexer_peek(&scan, 2), TOK_IDENT, "metadata"))
+            break;
+        text_lexer_next(&scan);
+    }
+    P->section_line = text_lexer_peek(&scan, 0)->line;
+    P->section_col = text_lexer_peek(&scan, 0)->col;
+    for (int k = 0; k < 3; k++)
+        text_lexer_next(&scan);
+    text_token close = text_lexer_next(&scan);
+    if (close.kind != TOK_RBRACKET)
+        return true; /* reported when the parser gets there */
+    const char *json = close.text + 1;
+    byocl_error e;
+    if (text_metadata_read(json, (size_t)(P->lx.end - json), P->filename, close.line,
+                           close.col + 1, &P->section, &e) != BYOCL_OK) {
+        P->err = e;
+        P->failed = true;
+        return false;
+    }
+    return true;
+}
+
+/* The type in a `ty=TYPE ...` block comment right after `after` (TVM writes one after each
+ * meta constant), parsed as the text's types are; NULL when there is none or it does not
+ * start with a type (comments are otherwise not read). *line, *col: where TYPE starts. */
+static const byocl_type *annotation_after(parser *P, const text_token *after, int *line, int *col)
+{
+    const text_token *following = peek(P, 0);
+    if (following->kind == TOK_ERROR || P->failed)
+        return NULL;
+    const char *p = after->text + after->len, *gap_end = following->text;
+    const char *line_start = after->text - (after->col - 1);
+    int at_line = after->line;
+    for (; p < gap_end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'); p++)
+        if (*p == '\n') {
+            at_line++;
+            line_start = p + 1;
+        }
+    if (gap_end - p < 2 || p[0] != '/' || p[1] != '*')
+        return NULL;
+    p += 2;
+    while (p < gap_end && *p == ' ')
+        p++;
+    if (gap_end - p < 3 || memcmp(p, "ty=", 3) != 0)
+        return NULL;
+    p += 3;
+    const char *type_end = p;
+    for (int depth = 1; type_end + 1 < gap_end; type_end++) {
+        if (type_end[0] == '/' && type_end[1] == '*')
+            depth++;
+        else if (type_end[0] == '*' && type_end[1] == '/' && --depth == 0)
+            break;
+        else if (*type_end == '\n')
+            return NULL; /* TVM's annotations are one line */
+    }
+    *line = at_line;
+    *col = (int)(p - line_start) + 1;
+    text_lexer outer = P->lx;
+    int depth = P->depth;
+    text_lexer_init(&P->lx, p, (size_t)(type_end - p));
+    P->lx.line = at_line;
+    P->lx.line_start = line_start;
+    const byocl_type *type = parse_type(P); /* what follows the type (span=...) is not read */
+    P->lx = outer;
+    P->depth = depth;
+    if (!type) { /* not a type byocl reads: skipped, as any comment */
+        P->failed = false;
+        byocl_error_clear(&P->err);
+    }
+    return type;
+}
+
+/* Checks a meta constant's value against the `ty=` annotation that follows it. */
+static bool check_meta_annotation(parser *P, const text_token *at, const text_token *close,
+                                  int64_t k, const byocl_tensor *value, const char *source)
+{
+    int line, col;
+    const byocl_type *said = annotation_after(P, close, &line, &col);
+    if (!said)
+        return true;
+    const byocl_shape *shape = byocl_tensor_shape(value);
+    byocl_type actual = byocl_type_tensor(byocl_tensor_dtype(value), shape->rank, shape->dims);
+    if (byocl_type_equal(said, &actual))
+        return true;
+    char said_s[256], actual_s[256];
+    byocl_type_str(said, said_s, sizeof said_s);
+    byocl_type_str(&actual, actual_s, sizeof actual_s);
+    fail_tok(P, at, BYOCL_ERR_TYPE,
+             "meta[relay.Constant][%lld] is %s in %s, but its annotation at %d:%d says %s",
+             (long long)k, actual_s, source, line, col, said_s);
     return false;
 }
 
-/* meta[relay.Constant][K] */
+/* meta[relay.Constant][K]: the tensor "relay.Constant.K" of the parameter file (P->meta),
+ * else constant K of the #[metadata] section. */
 static int parse_meta(parser *P)
 {
     text_token at = next(P);
@@ -576,26 +684,42 @@ static int parse_meta(parser *P)
         return -1;
     }
     int64_t k;
+    text_token close;
     if (!expect(P, TOK_RBRACKET, "']'", NULL) || !expect(P, TOK_LBRACKET, "'['", NULL) ||
-        !expect_int(P, "a constant index", 0, INT_MAX, &k) || !expect(P, TOK_RBRACKET, "']'", NULL))
+        !expect_int(P, "a constant index", 0, INT_MAX, &k) ||
+        !expect(P, TOK_RBRACKET, "']'", &close) || !load_metadata_section(P))
         return -1;
     char name[64];
     snprintf(name, sizeof name, "relay.Constant.%lld", (long long)k);
+    const char *source = "the parameter file";
     byocl_tensor *value = P->meta ? byocl_params_find(P->meta, name) : NULL;
+    if (!value && P->section) {
+        source = "the #[metadata] section";
+        value = byocl_params_find(P->section, name);
+    }
     if (!value) {
-        if (!P->meta)
+        char section[160] = "";
+        if (P->section) {
+            int n = byocl_params_count(P->section);
+            snprintf(section, sizeof section, "the #[metadata] section at %d:%d has %d constant%s",
+                     P->section_line, P->section_col, n, n == 1 ? "" : "s");
+        }
+        if (!P->meta && !P->section)
             fail_tok(P, &at, BYOCL_ERR_NOT_FOUND,
-                     "meta[relay.Constant][%lld] needs a parameter file with '%s'%s", (long long)k,
-                     name,
-                     has_metadata_section(P) ? " (the #[metadata] section is TVM's JSON, which "
-                                               "byocl does not read)"
-                                             : "");
+                     "meta[relay.Constant][%lld] needs a parameter file with '%s' or a "
+                     "#[metadata] section",
+                     (long long)k, name);
+        else if (!P->meta)
+            fail_tok(P, &at, BYOCL_ERR_NOT_FOUND,
+                     "meta[relay.Constant][%lld] is out of range: %s", (long long)k, section);
         else
             fail_tok(P, &at, BYOCL_ERR_NOT_FOUND,
-                     "meta[relay.Constant][%lld] is missing: the parameter file has no '%s'",
-                     (long long)k, name);
+                     "meta[relay.Constant][%lld] is missing: the parameter file has no '%s'%s%s",
+                     (long long)k, name, P->section ? " and " : "", section);
         return -1;
     }
+    if (!check_meta_annotation(P, &at, &close, k, value, source))
+        return -1;
     byocl_error e;
     return built(P, byocl_build_constant(P->fn, value, &e), &e, &at);
 }
@@ -1007,7 +1131,7 @@ static bool parse_module(parser *P)
             next(P);
             if (!expect(P, TOK_RBRACKET, "']'", NULL))
                 return false;
-            break; /* TVM's JSON: not read (constants come from a parameter file) */
+            break; /* TVM's JSON: read at the first meta constant (load_metadata_section) */
         }
         if (!at_word(P, 0, "def")) {
             fail_expected(P, peek(P, 0), "'def'");
@@ -1034,6 +1158,7 @@ static void parser_init(parser *P, const char *text, size_t len, const char *fil
 static byocl_status parser_finish(parser *P, byocl_error *err)
 {
     text_names_free(&P->scope);
+    byocl_params_free(P->section);
     if (!P->failed)
         return BYOCL_OK;
     if (err)

@@ -13,7 +13,8 @@
  * writes it (omitted otherwise). Every node but Vars and Constants gets a binding, numbered from 0 per function in node
  * order, or named after its binding name when it has a usable one; the body is printed
  * inline as the last line (unless another node uses it). Scalar constants print as
- * literals, other constants as meta[relay.Constant][K]. */
+ * literals, other constants as meta[relay.Constant][K]; with BYOCL_METADATA_INLINE their
+ * values follow the functions in a #[metadata] section (metadata.c). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include "byocl/text.h"
 #include "ir/ir_impl.h"
 #include "lexer.h"
+#include "metadata.h"
 #include "names.h"
 #include "ops/op_impl.h"
 
@@ -463,6 +465,14 @@ char *byocl_text_print(const byocl_module *m, const byocl_print_options *opt,
         if (f)
             buf_puts(&pr.out, "\n");
         print_function(&pr, byocl_module_function_at(m, f));
+    }
+    if (!pr.failed && opt && opt->metadata == BYOCL_METADATA_INLINE && pr.n_consts > 0) {
+        char *section = text_metadata_print(pr.consts, pr.n_consts);
+        if (section)
+            buf_puts(&pr.out, section);
+        else
+            pr.out.oom = true;
+        free(section);
     }
     free(pr.consts);
     if (pr.out.oom && !pr.failed) {

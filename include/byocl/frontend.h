@@ -69,7 +69,9 @@ char *byocl_onnx_relay_name(const char *onnx_name, char *buf, size_t len);
  * `params_path` may be NULL when the module has no tensor constants. */
 byocl_status byocl_save_model(const byocl_module *m, const char *text_path,
                               const char *params_path, byocl_error *err);
-/* The same with printing options (NULL: types shown, as byocl_save_model). */
+/* The same with printing options (NULL: types shown, as byocl_save_model). With
+ * opt->metadata BYOCL_METADATA_INLINE the constants' values go into the text's #[metadata]
+ * section instead, and no parameter file is written (`params_path` may be NULL). */
 byocl_status byocl_save_model_opts(const byocl_module *m, const char *text_path,
                                    const char *params_path, const byocl_print_options *opt,
                                    byocl_error *err);
