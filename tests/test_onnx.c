@@ -355,6 +355,24 @@ static void test_softmax_opsets(void **state)
     byocl_tensor_unref(x);
 }
 
+/* Dropout in training mode with ratio 0 drops nothing: the identity, its mask all true
+ * (ratio and training_mode from an initializer and from Constant nodes). Ratios above 0
+ * are refused: tests/bad/onnx_loading.cases. */
+static void test_dropout_training_zero_ratio(void **state)
+{
+    (void)state;
+    byocl_module *m = load_ok("dropout_training.onnx", NULL);
+    byocl_tensor *x = npy("dropout_training_x.npy");
+    byocl_tensor **y = run(m, &x, 1, 2);
+    ts_assert_tensor_close(y[0], x, 0, 0);
+    assert_int_equal(byocl_tensor_dtype(y[1]), BYOCL_BOOL);
+    for (int64_t i = 0; i < byocl_tensor_numel(y[1]); i++)
+        assert_true(byocl_tensor_get(y[1], i) == 1.0);
+    byocl_tensors_free(y, 2);
+    byocl_tensor_unref(x);
+    byocl_module_free(m);
+}
+
 /* ------------------------------------------------------- refusals */
 
 static void test_refused(void **state)
@@ -364,6 +382,10 @@ static void test_refused(void **state)
                       "unsupported ONNX ops: LSTM x2, Resize x1, com.example.Foo x1 (opset 13)");
     expect_load_error("opset6.onnx", NULL, BYOCL_ERR_UNSUPPORTED,
                       "opset 6 is not supported (byocl imports opsets 7 to 18)");
+    /* Both reasons in one message, whichever would have come first. */
+    expect_load_error("opset6_unsupported.onnx", NULL, BYOCL_ERR_UNSUPPORTED,
+                      "unsupported ONNX ops: LSTM x1, and opset 6 is not supported (byocl "
+                      "imports opsets 7 to 18)");
     expect_load_error("double_input.onnx", NULL, BYOCL_ERR_UNSUPPORTED,
                       "input 'x' has dtype double, which byocl does not support (byocl has "
                       "float32, float16, int32, int64, int8, uint8, bool)");
@@ -628,6 +650,7 @@ int main(void)
         cmocka_unit_test(test_ops13_numbers),
         cmocka_unit_test(test_legacy7_numbers),
         cmocka_unit_test(test_softmax_opsets),
+        cmocka_unit_test(test_dropout_training_zero_ratio),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_bound_shape_input),
         cmocka_unit_test(test_truncated_and_wrong_type),

@@ -8,8 +8,9 @@ import os
 import struct
 import zipfile
 
+import numpy as np
 import onnx
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -147,6 +148,39 @@ def onnx_files():
     save_onnx("no_nodes.onnx", [], [x], [y])
 
 
+def onnx_loading_files():
+    """onnx_loading.cases: training-mode Dropout, the opset and the ops refused together,
+    initializers whose values the importer reads straight from the file."""
+    x = vi("x", [1, 4])
+    y = vi("y", None)
+    true = helper.make_tensor("train", TensorProto.BOOL, [], [True])
+    save_onnx("dropout_training_ratio.onnx",
+              [helper.make_node("Dropout", ["x", "ratio", "train"], ["y"], name="drop")], [x], [y],
+              [helper.make_tensor("ratio", TensorProto.FLOAT, [], [0.1]), true])
+    save_onnx("dropout_training_default_ratio.onnx",
+              [helper.make_node("Dropout", ["x", "", "train"], ["y"], name="drop")], [x], [y],
+              [true])
+    save_onnx("dropout_training_ratio_runtime.onnx",
+              [helper.make_node("Dropout", ["x", "ratio", "train"], ["y"], name="drop")],
+              [x, helper.make_tensor_value_info("ratio", TensorProto.FLOAT, [])], [y], [true])
+    save_onnx("opset6_unsupported_op.onnx", [helper.make_node("Relu", ["x"], ["r"]),
+                                             helper.make_node("Frobnicate", ["r"], ["y"])],
+              [x], [y], opset=6)
+    save_onnx("opset19_unsupported_ops.onnx", [helper.make_node("LSTM", ["x"], ["a"]),
+                                               helper.make_node("Relu", ["a"], ["b"]),
+                                               helper.make_node("LSTM", ["b"], ["y"])],
+              [x], [y], opset=19)
+    # raw_data of 12 bytes for 16 (the importer reads it from the file, not unpacked).
+    short = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[1, 4], raw_data=b"\0" * 12)
+    save_onnx("weight_short_raw.onnx", [helper.make_node("Add", ["x", "w"], ["y"])], [x], [y],
+              [short])
+    # Cut in the middle of a 4 KiB weight's raw_data.
+    big = numpy_helper.from_array(np.arange(1024, dtype=np.float32).reshape(256, 4), "w")
+    whole = save_onnx("weight_cut.onnx", [helper.make_node("Add", ["x", "w"], ["y"])], [x],
+                      [vi("y", [256, 4])], [big])
+    write("onnx", "weight_cut.onnx", whole[: len(whole) // 2])
+
+
 # ------------------------------------------------------------------ tensor files
 
 def npy(shape, data=b"", descr="<f4", fortran=False):
@@ -186,4 +220,5 @@ def tensor_files():
 
 text_files()
 onnx_files()
+onnx_loading_files()
 tensor_files()

@@ -19,8 +19,12 @@ Run with /usr/bin/python3; the files are small and committed.
                      legacy7_<input>.npy are its inputs, legacy7_<output>.npy its outputs.
   softmax11.onnx,    Softmax(axis=1) of a (2, 3, 4) input: over the flattened axes 1..2
   softmax13.onnx     before opset 13, over axis 1 alone from 13 (softmax_x.npy, _y11, _y13).
-  Models that must be refused: unsupported.onnx, opset6.onnx, double_input.onnx,
-  pad_reflect.onnx, undefined_input.onnx, reshape_runtime.onnx, unknown_attr.onnx.
+  Models that must be refused: unsupported.onnx, opset6.onnx, opset6_unsupported.onnx,
+  double_input.onnx, pad_reflect.onnx, undefined_input.onnx, reshape_runtime.onnx,
+  unknown_attr.onnx.
+  dropout_training.onnx  Dropouts in training mode with ratio 0 (identities), ratio and
+                     training_mode from initializers and Constant nodes; input
+                     dropout_training_x.npy.
   odd_names.onnx     inputs "a_1", "a.1", "0", "w/conv:0" added up (Relay names).
   conformance/       a backend-test folder: a pass, a wrong expected output, a skip, and a
                      Reshape whose int64 shape input the runner binds.
@@ -311,6 +315,10 @@ def refused():
     ], [x], [y], domains=["com.example"])
     save_model("opset6.onnx", [helper.make_node("Relu", ["x"], ["y"])], [x], [y], opset=6,
                ir_version=3)
+    # An old opset and an op byocl lacks: one message gives both.
+    save_model("opset6_unsupported.onnx", [helper.make_node("Relu", ["x"], ["r"]),
+                                           helper.make_node("LSTM", ["r"], ["y"])], [x], [y],
+               opset=6, ir_version=3)
     save_model("double_input.onnx", [helper.make_node("Relu", ["x"], ["y"])],
                [vi("x", TensorProto.DOUBLE, [2])], [vi("y", TensorProto.DOUBLE, [2])])
     save_model("pad_reflect.onnx",
@@ -324,6 +332,25 @@ def refused():
     save_model("reshape_runtime.onnx",
                [helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape")],
                [x, vi("shape", TensorProto.INT64, [2])], [vi("y", TensorProto.FLOAT, [3, 2])])
+
+
+def dropout_training():
+    """Dropout in training mode with ratio 0 is the identity (swin_t's exports have such
+    nodes): ratio and training_mode as an initializer and as Constant nodes."""
+    x = rand(70, (2, 3))
+    nodes = [
+        helper.make_node("Constant", [], ["train_c"],
+                         value=helper.make_tensor("t", TensorProto.BOOL, [], [True])),
+        helper.make_node("Constant", [], ["zero_c"],
+                         value=helper.make_tensor("z", TensorProto.FLOAT, [], [0.0])),
+        helper.make_node("Dropout", ["x", "zero", "train_c"], ["d1", "mask"]),
+        helper.make_node("Dropout", ["d1", "zero_c", "train"], ["y"]),
+    ]
+    inits = [numpy_helper.from_array(np.array(0.0, np.float32), "zero"),
+             numpy_helper.from_array(np.array(True), "train")]
+    save_model("dropout_training.onnx", nodes, [vi("x", TensorProto.FLOAT, [2, 3])],
+               [vi("y", TensorProto.FLOAT, [2, 3]), vi("mask", TensorProto.BOOL, [2, 3])], inits)
+    save_npy("dropout_training_x.npy", x)
 
 
 def odd_names():
@@ -383,6 +410,7 @@ def main():
     legacy7()
     softmaxes()
     refused()
+    dropout_training()
     odd_names()
     conformance_suite()
 

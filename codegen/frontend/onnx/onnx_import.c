@@ -1,8 +1,8 @@
-/* ONNX import: reads a ModelProto (protobuf-c, C generated from onnx.proto at build time),
- * checks the opset and that every op is one byocl imports (one error listing all the
- * others), resolves the graph inputs' shapes (the model's, or --shape for symbolic ones),
- * and builds @main node by node with the converters of onnx_ops.c. Every node is typed as
- * it is built, so converters can read their inputs' shapes. */
+/* ONNX import: opens the model (onnx_model.c: its ModelProto, initializers' values left in
+ * the file until needed), checks the opset and that every op is one byocl imports (one
+ * error giving every reason), resolves the graph inputs' shapes (the model's, or --shape
+ * for symbolic ones), and builds @main node by node with the converters of onnx_ops.c.
+ * Every node is typed as it is built, so converters can read their inputs' shapes. */
 #include <assert.h>
 #include <ctype.h>
 #include <math.h>
@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "byocl/passes.h"
-#include "file_util.h"
 #include "onnx_frontend.h"
 #include "passes/pass_util.h"
 #include "onnx_import.h"
@@ -81,7 +80,8 @@ static int add_value(onnx_ctx *cx, const char *name)
         byocl_error_set(cx->err, BYOCL_ERR_NOMEM, "%s: out of memory", cx->path);
         return -1;
     }
-    cx->values[k] = (onnx_value){.name = name, .node = -1, .pad_of = -1, .pad_value_of = -1};
+    cx->values[k] = (onnx_value){
+        .name = name, .node = -1, .init = -1, .pad_of = -1, .pad_value_of = -1};
     cx->n_values++;
     return k;
 }
@@ -339,13 +339,14 @@ static byocl_status missing_input(onnx_ctx *cx, int k)
 static byocl_status value_constant(onnx_ctx *cx, int v)
 {
     onnx_value *val = &cx->values[v];
-    if (val->constant || !val->init)
+    if (val->constant || val->init < 0)
         return BYOCL_OK;
     char what[512];
     snprintf(what, sizeof what, "%s: initializer '%s'", cx->path, val->name);
-    byocl_status st = byocl_tensor_from_onnx(val->init, what, &val->constant, cx->err);
+    byocl_status st =
+        onnx_model_initializer(cx->model, (size_t)val->init, what, &val->constant, cx->err);
     if (st == BYOCL_OK)
-        val->init = NULL;
+        val->init = -1;
     return st;
 }
 
@@ -469,7 +470,7 @@ byocl_status onnx_input_unpadded(onnx_ctx *cx, int k, bool fold, int *id, int64_
 bool onnx_input_is_constant(onnx_ctx *cx, int k)
 {
     int v = input_value(cx, k);
-    return v >= 0 && (cx->values[v].constant || cx->values[v].init);
+    return v >= 0 && (cx->values[v].constant || cx->values[v].init >= 0);
 }
 
 byocl_status onnx_input_constant(onnx_ctx *cx, int k, const char *why, const byocl_tensor **out)
@@ -565,30 +566,6 @@ byocl_status onnx_output_pad(onnx_ctx *cx, int k, const int64_t *pads, int rank,
 
 /* ------------------------------------------------------------- the model */
 
-typedef struct onnx_model {
-    Onnx__ModelProto *proto;
-    const Onnx__GraphProto *graph;
-} onnx_model;
-
-/* Unpacks the serialized ModelProto; `path` names it in messages. */
-static byocl_status parse_model(const void *data, size_t len, const char *path,
-                                onnx_model *model, byocl_error *err)
-{
-    model->proto = onnx__model_proto__unpack(NULL, len, data);
-    if (!model->proto)
-        return byocl_error_set(err, BYOCL_ERR_INVALID,
-                               "%s: not an ONNX model (the protobuf data is truncated or "
-                               "malformed)",
-                               path);
-    model->graph = model->proto->graph;
-    if (model->proto->base.n_unknown_fields > 0 || !model->graph)
-        return byocl_error_set(err, BYOCL_ERR_INVALID,
-                               "%s: not an ONNX model: %s", path,
-                               model->graph ? "it has fields that ModelProto does not define"
-                                            : "it has no graph");
-    return BYOCL_OK;
-}
-
 static bool is_default_domain(const char *domain)
 {
     return !domain || !*domain || strcmp(domain, "ai.onnx") == 0;
@@ -603,24 +580,26 @@ static int64_t default_opset(const Onnx__ModelProto *mp)
     return 0;
 }
 
-static byocl_status check_opset(const char *path, int64_t opset, byocl_error *err)
+/* What is wrong with the model's opset, in `buf` (empty when nothing), and its status. */
+static byocl_status opset_problem(int64_t opset, char *buf, size_t len)
 {
-    if (opset == 0)
-        return byocl_error_set(err, BYOCL_ERR_INVALID,
-                               "%s: the model imports no opset of the default ONNX domain", path);
-    if (opset < ONNX_OPSET_MIN || opset > ONNX_OPSET_MAX)
-        return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
-                               "%s: opset %lld is not supported (byocl imports opsets %d to %d)",
-                               path, (long long)opset, ONNX_OPSET_MIN, ONNX_OPSET_MAX);
+    buf[0] = '\0';
+    if (opset == 0) {
+        snprintf(buf, len, "the model imports no opset of the default ONNX domain");
+        return BYOCL_ERR_INVALID;
+    }
+    if (opset < ONNX_OPSET_MIN || opset > ONNX_OPSET_MAX) {
+        snprintf(buf, len, "opset %lld is not supported (byocl imports opsets %d to %d)",
+                 (long long)opset, ONNX_OPSET_MIN, ONNX_OPSET_MAX);
+        return BYOCL_ERR_UNSUPPORTED;
+    }
     return BYOCL_OK;
 }
 
-/* One error listing every op type byocl does not import, with counts, in the order they
- * first appear: "unsupported ONNX ops: LSTM x2, Resize x1 (opset 13)". */
-static byocl_status check_ops(const char *path, const Onnx__GraphProto *g, int64_t opset,
-                              byocl_error *err)
+/* The op types byocl does not import, with counts, in the order they first appear
+ * ("LSTM x2, Resize x1"), in `list`; returns how many kinds. */
+static int unsupported_ops(const Onnx__GraphProto *g, char *list, size_t len)
 {
-    char list[BYOCL_ERROR_MSG_MAX - 256];
     size_t used = 0;
     int n_kinds = 0;
     list[0] = '\0';
@@ -641,19 +620,37 @@ static byocl_status check_ops(const char *path, const Onnx__GraphProto *g, int64
             count += strcmp(str_or_empty(g->node[j]->op_type), str_or_empty(n->op_type)) == 0 &&
                      strcmp(str_or_empty(g->node[j]->domain), str_or_empty(n->domain)) == 0;
         const char *type = n->op_type && *n->op_type ? n->op_type : "(no op_type)";
-        int w = snprintf(list + used, used < sizeof list ? sizeof list - used : 0, "%s%s%s%s x%d",
+        int w = snprintf(list + used, used < len ? len - used : 0, "%s%s%s%s x%d",
                          n_kinds ? ", " : "", is_default_domain(n->domain) ? "" : n->domain,
                          is_default_domain(n->domain) ? "" : ".", type, count);
         used += w > 0 ? (size_t)w : 0;
         n_kinds++;
     }
+    return n_kinds;
+}
+
+/* Before anything is converted (no weight is unpacked yet): one error that gives every
+ * reason the model cannot be imported as a whole, the ops byocl lacks and the opset:
+ * "unsupported ONNX ops: LSTM x2, Resize x1 (opset 13)", "opset 6 is not supported
+ * (byocl imports opsets 7 to 18)", or both: "unsupported ONNX ops: Upsample x1, and
+ * opset 6 is not supported (...)". */
+static byocl_status check_model(const char *path, const Onnx__GraphProto *g, int64_t opset,
+                                byocl_error *err)
+{
+    char ops[BYOCL_ERROR_MSG_MAX - 512], problem[256];
+    int n_kinds = unsupported_ops(g, ops, sizeof ops);
+    byocl_status st = opset_problem(opset, problem, sizeof problem);
     if (n_kinds == 0)
-        return BYOCL_OK;
+        return st == BYOCL_OK ? BYOCL_OK : byocl_error_set(err, st, "%s: %s", path, problem);
+    /* A model of ops of other domains only need not import the default one. */
     if (opset == 0)
         return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED, "%s: unsupported ONNX ops: %s", path,
-                               list);
+                               ops);
+    if (st != BYOCL_OK)
+        return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED, "%s: unsupported ONNX ops: %s, and %s",
+                               path, ops, problem);
     return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED, "%s: unsupported ONNX ops: %s (opset %lld)",
-                           path, list, (long long)opset);
+                           path, ops, (long long)opset);
 }
 
 /* ------------------------------------------------------- inputs and shapes */
@@ -840,7 +837,7 @@ static byocl_status add_initializers(onnx_ctx *cx, const Onnx__GraphProto *g)
         int v = add_value(cx, name);
         if (v < 0)
             return cx->err->status;
-        cx->values[v].init = t;
+        cx->values[v].init = (int)i;
     }
     return BYOCL_OK;
 }
@@ -898,8 +895,8 @@ static byocl_status bind_params(onnx_ctx *cx, const Onnx__GraphProto *g, const b
             continue;
         }
         int v = find_value(cx, name);
-        if (v >= 0 && cx->values[v].init) {
-            const Onnx__TensorProto *init = cx->values[v].init;
+        if (v >= 0 && cx->values[v].init >= 0) {
+            const Onnx__TensorProto *init = g->initializer[cx->values[v].init];
             byocl_dtype d;
             bool same = init->has_data_type && byocl_onnx_to_dtype(init->data_type, &d) &&
                         d == byocl_tensor_dtype(t) &&
@@ -918,7 +915,7 @@ static byocl_status bind_params(onnx_ctx *cx, const Onnx__GraphProto *g, const b
                                  "params member '%s': the initializer is %s, got %s", name,
                                  want, got);
             }
-            cx->values[v].init = NULL;
+            cx->values[v].init = -1;
             cx->values[v].constant = byocl_tensor_ref(t);
             continue;
         }
@@ -967,7 +964,7 @@ static byocl_status add_params(onnx_ctx *cx, const Onnx__GraphProto *g,
         if (!*name)
             return onnx_fail(cx, BYOCL_ERR_INVALID, "graph input %zu has no name", i);
         int existing = find_value(cx, name);
-        if (existing >= 0 && (cx->values[existing].init || cx->values[existing].constant))
+        if (existing >= 0 && (cx->values[existing].init >= 0 || cx->values[existing].constant))
             continue; /* an initializer that old models list as an input too, or bound */
         if (existing >= 0)
             return onnx_fail(cx, BYOCL_ERR_INVALID, "graph input '%s' is listed twice", name);
@@ -1145,17 +1142,49 @@ static byocl_status import_graph(onnx_ctx *cx, const Onnx__GraphProto *g,
     return st;
 }
 
+/* Checks the model, then builds @main; `model` is closed by the caller. */
+static byocl_status import_model(onnx_model *model, const byocl_load_options *opt,
+                                 byocl_module **out, byocl_error *err)
+{
+    const char *path = model->path;
+    int64_t opset = default_opset(model->proto);
+    byocl_status st = check_model(path, model->graph, opset, err);
+    if (st != BYOCL_OK)
+        return st;
+
+    byocl_error local;
+    onnx_ctx cx = {.path = path, .model = model, .opset = opset, .err = err ? err : &local};
+    text_names_init(&cx.by_name);
+    cx.mod = byocl_module_new();
+    if (!cx.mod)
+        st = byocl_error_set(err, BYOCL_ERR_NOMEM, "%s: out of memory", path);
+    if (st == BYOCL_OK && !(cx.fn = byocl_module_add_function(cx.mod, "main", err)))
+        st = err ? err->status : BYOCL_ERR_NOMEM;
+    if (st == BYOCL_OK)
+        st = import_graph(&cx, model->graph, opt);
+
+    for (int i = 0; i < cx.n_values; i++)
+        byocl_tensor_unref(cx.values[i].constant);
+    free(cx.values);
+    text_names_free(&cx.by_name);
+    if (st != BYOCL_OK) {
+        byocl_module_free(cx.mod);
+        return st;
+    }
+    *out = cx.mod;
+    return BYOCL_OK;
+}
+
 byocl_status byocl_onnx_import(const char *path, const byocl_load_options *opt,
                                byocl_module **out, byocl_error *err)
 {
     *out = NULL;
-    void *data;
-    size_t len;
-    byocl_status st = byocl_file_read_all(path, &data, &len, err);
+    onnx_model model;
+    byocl_status st = onnx_model_open_file(path, &model, err);
     if (st != BYOCL_OK)
         return st;
-    st = byocl_onnx_import_mem(data, len, path, opt, out, err);
-    free(data);
+    st = import_model(&model, opt, out, err);
+    onnx_model_close(&model);
     return st;
 }
 
@@ -1164,40 +1193,11 @@ byocl_status byocl_onnx_import_mem(const void *data, size_t len, const char *pat
                                    byocl_error *err)
 {
     *out = NULL;
-    onnx_model model = {0};
-    byocl_status st = parse_model(data, len, path, &model, err);
-    int64_t opset = st == BYOCL_OK ? default_opset(model.proto) : 0;
-    /* Every op the model uses that byocl lacks first: that says the most. */
-    if (st == BYOCL_OK)
-        st = check_ops(path, model.graph, opset, err);
-    if (st == BYOCL_OK)
-        st = check_opset(path, opset, err);
-    if (st != BYOCL_OK) {
-        if (model.proto)
-            onnx__model_proto__free_unpacked(model.proto, NULL);
+    onnx_model model;
+    byocl_status st = onnx_model_open_mem(data, len, path, &model, err);
+    if (st != BYOCL_OK)
         return st;
-    }
-
-    byocl_error local;
-    onnx_ctx cx = {.path = path, .opset = opset, .err = err ? err : &local};
-    text_names_init(&cx.by_name);
-    cx.mod = byocl_module_new();
-    if (!cx.mod)
-        st = byocl_error_set(err, BYOCL_ERR_NOMEM, "%s: out of memory", path);
-    if (st == BYOCL_OK && !(cx.fn = byocl_module_add_function(cx.mod, "main", err)))
-        st = err ? err->status : BYOCL_ERR_NOMEM;
-    if (st == BYOCL_OK)
-        st = import_graph(&cx, model.graph, opt);
-
-    for (int i = 0; i < cx.n_values; i++)
-        byocl_tensor_unref(cx.values[i].constant);
-    free(cx.values);
-    text_names_free(&cx.by_name);
-    onnx__model_proto__free_unpacked(model.proto, NULL);
-    if (st != BYOCL_OK) {
-        byocl_module_free(cx.mod);
-        return st;
-    }
-    *out = cx.mod;
-    return BYOCL_OK;
+    st = import_model(&model, opt, out, err);
+    onnx_model_close(&model);
+    return st;
 }

@@ -7,6 +7,7 @@
 #include "byocl/frontend.h"
 #include "ir/ir_impl.h"
 #include "onnx.pb-c.h"
+#include "onnx_model.h"
 #include "text/names.h"
 
 /* The opsets of the default domain that byocl imports. */
@@ -20,7 +21,7 @@
 typedef struct onnx_value {
     const char *name;               /* the ONNX name (owned by the model proto)        */
     int node;                       /* byocl node id, -1 until materialized              */
-    const Onnx__TensorProto *init;  /* an initializer not converted yet, or NULL         */
+    int init;                       /* an initializer not converted yet (index), or -1   */
     byocl_tensor *constant;         /* value known at import time (owned), or NULL       */
     int pad_of;                     /* pending Pad: value index of its input, else -1    */
     int pad_rank;                   /* pending Pad: rank of the input                    */
@@ -31,6 +32,7 @@ typedef struct onnx_value {
 
 typedef struct onnx_ctx {
     const char *path;       /* the model file, for messages             */
+    onnx_model *model;      /* its proto and initializers' values       */
     byocl_module *mod;
     byocl_function *fn;     /* @main under construction                 */
     int64_t opset;          /* of the default domain                    */

@@ -544,15 +544,37 @@ static byocl_status convert_batch_norm(onnx_ctx *cx, const Onnx__NodeProto *n)
     return onnx_output(cx, 0, y);
 }
 
+/* Whether a training-mode Dropout (opset >= 12: inputs ratio and training_mode) drops
+ * anything: with ratio 0 it keeps everything and is the identity, as at inference
+ * (swin_t's exports have such nodes); with a ratio above 0 it is random. */
+static byocl_status check_dropout_training(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    if (!onnx_has_input(n, 2))
+        return BYOCL_OK;
+    const byocl_tensor *t;
+    TRY(onnx_input_constant(cx, 2, "training_mode", &t));
+    if (byocl_tensor_numel(t) == 1 && byocl_tensor_get(t, 0) == 0)
+        return BYOCL_OK;
+    double ratio = 0.5; /* ONNX's default */
+    if (onnx_has_input(n, 1)) {
+        const byocl_tensor *r;
+        TRY(onnx_input_constant(cx, 1, "the ratio of a training-mode Dropout", &r));
+        if (byocl_tensor_numel(r) != 1)
+            return onnx_fail(cx, BYOCL_ERR_INVALID, "ratio should be a scalar, got %lld values",
+                             (long long)byocl_tensor_numel(r));
+        ratio = byocl_tensor_get(r, 0);
+    }
+    if (ratio == 0)
+        return BYOCL_OK;
+    return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+                     "training_mode=1 with ratio %g%s makes Dropout random; byocl runs "
+                     "inference (training mode with ratio 0, the identity, is accepted)",
+                     ratio, onnx_has_input(n, 1) ? "" : " (the default)");
+}
+
 static byocl_status convert_dropout(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
-    if (onnx_has_input(n, 2)) {
-        const byocl_tensor *t;
-        TRY(onnx_input_constant(cx, 2, "training_mode", &t));
-        if (byocl_tensor_numel(t) != 1 || byocl_tensor_get(t, 0) != 0)
-            return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
-                             "training_mode=1 makes Dropout random; byocl runs inference");
-    }
+    TRY(check_dropout_training(cx, n));
     TRY(alias_input(cx, 0));
     if (onnx_has_output(n, 1)) { /* the mask: everything kept */
         /* A bool mask from opset 10 on; before, the mask has the input's dtype. */
