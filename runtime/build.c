@@ -79,6 +79,16 @@ static bool is_view_op(const byocl_node *n)
     return false;
 }
 
+/* A compiler_begin/compiler_end of a tuple: it names its argument's values, as a Tuple
+ * does. */
+static bool is_tuple_annotation(const byocl_node *n)
+{
+    return n->kind == BYOCL_NODE_CALL && n->op && n->n_args == 1 &&
+           n->type->kind == BYOCL_TYPE_TUPLE &&
+           (strcmp(n->op->name, "annotation.compiler_begin") == 0 ||
+            strcmp(n->op->name, "annotation.compiler_end") == 0);
+}
+
 /* The function that call `n` calls when it is a region (has a Compiler attribute), else
  * NULL. */
 static const byocl_function *region_of(const byocl_compiled *c, const byocl_node *n)
@@ -143,6 +153,18 @@ static byocl_status push_node_value(builder *b, int value, byocl_error *err)
     return BYOCL_OK;
 }
 
+/* Names again the `count` node values from node_values[at] (a tuple, an item, the
+ * annotation of a tuple: no value of their own). */
+static byocl_status push_node_values(builder *b, int at, int count, byocl_error *err)
+{
+    for (int i = 0; i < count; i++) {
+        byocl_status st = push_node_value(b, b->c->node_values[at + i], err);
+        if (st != BYOCL_OK)
+            return st;
+    }
+    return BYOCL_OK;
+}
+
 /* n fresh root values for the fields of node `id`, homed at `home`. */
 static byocl_status new_roots(builder *b, int id, value_home home, int slot, byocl_error *err)
 {
@@ -193,12 +215,10 @@ static byocl_status node_values(builder *b, int id, byocl_error *err)
     case BYOCL_NODE_TUPLE:
         for (int k = 0; k < n->n_args; k++) {
             int a = n->args[k];
-            int count = byocl_type_num_tensors(fn->nodes[a].type);
-            for (int i = 0; i < count; i++) {
-                byocl_status st = push_node_value(b, c->node_values[c->node_first[a] + i], err);
-                if (st != BYOCL_OK)
-                    return st;
-            }
+            byocl_status st = push_node_values(b, c->node_first[a],
+                                               byocl_type_num_tensors(fn->nodes[a].type), err);
+            if (st != BYOCL_OK)
+                return st;
         }
         return BYOCL_OK;
     case BYOCL_NODE_GETITEM: {
@@ -206,17 +226,14 @@ static byocl_status node_values(builder *b, int id, byocl_error *err)
         int at = c->node_first[n->args[0]];
         for (int k = 0; k < n->index; k++)
             at += byocl_type_num_tensors(tt->fields[k]);
-        int count = byocl_type_num_tensors(n->type);
-        for (int i = 0; i < count; i++) {
-            byocl_status st = push_node_value(b, c->node_values[at + i], err);
-            if (st != BYOCL_OK)
-                return st;
-        }
-        return BYOCL_OK;
+        return push_node_values(b, at, byocl_type_num_tensors(n->type), err);
     }
     case BYOCL_NODE_CALL:
         break;
     }
+    if (is_tuple_annotation(n))
+        return push_node_values(b, c->node_first[n->args[0]], byocl_type_num_tensors(n->type),
+                                err);
     if (is_view_op(n)) {
         int v = add_value(b, id, -1, c->node_values[c->node_first[n->args[0]]], err);
         return v < 0 ? BYOCL_ERR_NOMEM : push_node_value(b, v, err);

@@ -26,19 +26,25 @@ static int count_entries(const char *dir)
     return n;
 }
 
-/* What the C API's pipeline prints for `spec` with `opt`. */
-static char *api_partition(const char *spec, const byocl_pipeline_options *opt)
+/* What the C API's pipeline prints for `spec` with `opt`, with or without types. */
+static char *api_partition_typed(const char *spec, const byocl_pipeline_options *opt,
+                                 bool types)
 {
     byocl_module *m = NULL;
     byocl_error err;
     if (byocl_load_model(spec, NULL, &m, &err) != BYOCL_OK ||
         byocl_pipeline_partition(m, opt, &err) != BYOCL_OK)
         fail_msg("%s: %s", spec, err.msg);
-    byocl_print_options popt = {.show_types = true};
+    byocl_print_options popt = {.show_types = types};
     char *text = byocl_text_print(m, &popt, NULL, &err);
     assert_non_null(text);
     byocl_module_free(m);
     return text;
+}
+
+static char *api_partition(const char *spec, const byocl_pipeline_options *opt)
+{
+    return api_partition_typed(spec, opt, true);
 }
 
 /* The run summary without its first line (which has the model's name and the time). */
@@ -52,6 +58,24 @@ static char *run_summary(const char *model_args)
     char *rest = strdup(nl + 1);
     free(out);
     return rest;
+}
+
+/* What `run MODEL_ARGS --random-inputs=3` prints about the outputs (without the lines
+ * about building and running, which have times in them). */
+static char *run_outputs(const char *model_args)
+{
+    char args[1024];
+    FMT(args, "run %s --random-inputs=3", model_args);
+    char *out = ts_cli_expect(args, 0, "");
+    char *kept = malloc(strlen(out) + 1);
+    assert_non_null(kept);
+    size_t at = 0;
+    for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n"))
+        if (strncmp(line, "built ", 6) != 0 && strncmp(line, "ran ", 4) != 0)
+            at += (size_t)sprintf(kept + at, "%s\n", line);
+    kept[at] = '\0';
+    free(out);
+    return kept;
 }
 
 /* A small unannotated model: dense, relu, abs, exp, add (a residual edge). */
@@ -138,6 +162,73 @@ static void test_partition_thread_block(void **state)
     ts_assert_contains(out, "@ccompiler_main_0(%74, %0, %1)");
     free(want);
     free(out);
+}
+
+/* --no-types, as print has it: the same module without the type comments. */
+static void test_partition_no_types(void **state)
+{
+    (void)state;
+    char *out = ts_cli_expect("partition builtin:seed --no-types", 0, "");
+    char *want = api_partition_typed("builtin:seed", NULL, false);
+    assert_string_equal(out, want);
+    assert_null(strstr(out, "/* ty="));
+    ts_assert_contains(out, "  %1 = @opencl_main_0(%data, %0, %bn_gamma, %bn_beta, %bn_mean, "
+                            "%bn_var);\n");
+    free(want);
+    free(out);
+    out = ts_cli_expect("partition --help", 0, "");
+    ts_assert_contains(out, "--no-types");
+    free(out);
+    /* With -o, the file has no types either. */
+    const char *dir = ts_tmpdir("cli-partition-no-types");
+    char args[1024], path[512];
+    FMT(path, "%s/seed.relay", dir);
+    FMT(args, "partition builtin:seed --no-types -o '%s'", path);
+    free(ts_cli_expect(args, 0, ""));
+    char *text = ts_read_file(path, NULL);
+    want = api_partition_typed("builtin:seed", NULL, false);
+    assert_string_equal(text, want);
+    free(want);
+    free(text);
+}
+
+/* Annotations as TVM's passes print them (a batch_norm closed whole, compiler="default",
+ * a compiler_begin on the tuple that feeds concatenate, one compiler_end per use):
+ * partitioned to the fixture's text (no @default_main function; one parameter for the
+ * concatenate entering acc twice), and the partitioned module computes what the annotated
+ * one does, on the reference executor and on --target host. */
+static void test_partition_tvm_forms(void **state)
+{
+    (void)state;
+    const char *model = ts_fixture("partition/tvm_forms.relay");
+    char args[1024], path[512], quoted[600];
+    FMT(args, "partition '%s'", model);
+    char *out = ts_cli_expect(args, 0, "");
+    char *want = ts_read_file(ts_fixture("partition/tvm_forms_partitioned.relay"), NULL);
+    assert_string_equal(out, want);
+    assert_null(strstr(out, "default"));
+    ts_assert_contains(out, "  %6 = @acc_main_2(%5) /* ty=Tensor[(1, 4, 3, 3), float32] */;\n");
+    free(want);
+    free(out);
+
+    const char *dir = ts_tmpdir("cli-partition-tvm-forms");
+    FMT(path, "%s/part.relay", dir);
+    FMT(args, "partition '%s' -o '%s'", model, path);
+    free(ts_cli_expect(args, 0, ""));
+    FMT(quoted, "'%s'", model);
+    char *original = run_outputs(quoted);
+    ts_assert_contains(original, "output 1: Tensor[(2), float32]\n");
+    static const char *const how[] = {"'%s'", "'%s' --target host"};
+    for (int i = 0; i < 2; i++) {
+        const char *files[2] = {model, path};
+        for (int f = 0; f < 2; f++) {
+            FMT(quoted, how[i], files[f]);
+            char *got = run_outputs(quoted);
+            assert_string_equal(got, original);
+            free(got);
+        }
+    }
+    free(original);
 }
 
 /* --range on an unannotated model, with --dump-after showing the annotated module. */
@@ -351,6 +442,8 @@ int main(void)
         cmocka_unit_test(test_partition_onnx_shape),
         cmocka_unit_test(test_partition_seed),
         cmocka_unit_test(test_partition_thread_block),
+        cmocka_unit_test(test_partition_no_types),
+        cmocka_unit_test(test_partition_tvm_forms),
         cmocka_unit_test(test_partition_range_and_dump),
         cmocka_unit_test(test_partition_usage_and_errors),
         cmocka_unit_test(test_partition_output_files),

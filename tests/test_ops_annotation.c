@@ -1,5 +1,6 @@
 /* Op group "annotation": compiler_begin / compiler_end are typed identities on tensors
- * whose kernel copies (tests/gen/gen_ops_annotation.py), with a required `compiler`. */
+ * (and tuples) whose kernel copies (tests/gen/gen_ops_annotation.py), with a required
+ * `compiler`. */
 #include "ops_case.h"
 
 #include "fixtures/ops/annotation_cases.h"
@@ -53,18 +54,43 @@ static void test_attribute_errors(void **state)
     }
 }
 
-/* Tensors only: a tuple is annotated field by field. */
-static void test_tuple_is_rejected(void **state)
+/* A tuple (as TVM's passes annotate one: the tuple of a concatenate, a whole batch_norm)
+ * passes through as it is: the result has the tuple's type and the kernel copies each
+ * field. */
+static void test_tuple_passes_through(void **state)
 {
     (void)state;
     int64_t d2[] = {2};
     byocl_type types[] = {byocl_type_tensor(BYOCL_FLOAT32, 1, d2),
                           byocl_type_tensor(BYOCL_INT8, 0, NULL)};
+    float x[] = {1.5f, -2};
+    int8_t y[] = {-7};
     for (int i = 0; i < 2; i++) {
         op_case c;
         op_case_build(&c, annotation_ops[i], types, 2, true, "compiler=\"opencl\"");
-        op_case_expect_error(&c, OP_AT_INFER, BYOCL_ERR_TYPE,
-                             "argument 0 must be a tensor, got (Tensor[(2), float32], int8)");
+        op_case_expect_ok(&c, annotation_ops[i]);
+        char text[128];
+        byocl_type_str(c.fn->nodes[c.call].type, text, sizeof text);
+        assert_string_equal(text, "(Tensor[(2), float32], int8)");
+        byocl_shape s0 = byocl_shape_make(0, NULL);
+        byocl_tensor *in[2] = {ts_tensor_f32(1, d2, x),
+                               byocl_tensor_from_data(BYOCL_INT8, &s0, y, NULL)};
+        byocl_tensor *out[2];
+        int n_out;
+        assert_int_equal(op_case_run(&c, in, 2, out, 2, &n_out, NULL), BYOCL_OK);
+        assert_int_equal(n_out, 2);
+        ts_assert_f32_close(out[0], x, 2, 0, 0);
+        assert_int_equal(((const int8_t *)byocl_tensor_cdata(out[1]))[0], -7);
+        /* The kernel re-checks what it is given. */
+        const byocl_node *call = &c.fn->nodes[c.call];
+        byocl_error err = {0};
+        assert_int_equal(call->op->ref(&call->attrs, (const byocl_tensor *const *)in, 2, out, 1,
+                                       &err),
+                         BYOCL_ERR_INVALID);
+        assert_string_equal(err.msg, "annotation kernel: got 2 input and 1 output tensors; it "
+                                     "passes each input through, so they must be as many");
+        op_tensors_free(out, n_out);
+        op_tensors_free(in, 2);
         op_case_free(&c);
     }
 }
@@ -118,7 +144,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kernel_copies),
         cmocka_unit_test(test_attribute_errors),
-        cmocka_unit_test(test_tuple_is_rejected),
+        cmocka_unit_test(test_tuple_passes_through),
         cmocka_unit_test(test_annotated_text_on_reference_executor),
         cmocka_unit_test(test_ops_documented),
     };

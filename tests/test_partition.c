@@ -1,6 +1,8 @@
 /* byocl_partition: regions become functions with TVM's attributes that @main calls. The
  * cases of TVM's partition tests (multiple and duplicate outputs, constants and tuples at
- * the boundary, regions of several targets) and both thread graphs, each checked by its
+ * the boundary, regions of several targets), the annotations as TVM's passes print them
+ * (tuples annotated whole, compiler="default", one compiler_end per use) and both thread
+ * graphs, each checked by its
  * exact printed text, a print/parse round trip, and bit-identical outputs on the
  * reference executor against the unpartitioned module. */
 #include "test_support.h"
@@ -534,6 +536,340 @@ static void test_pipeline_errors_and_dumps(void **state)
     byocl_module_free(m);
 }
 
+/* ------------------------------------------------ TVM's annotated forms */
+
+/* TVM's AnnotateTarget puts a compiler_begin on the tuple that feeds concatenate, and
+ * marks what stays on the host with compiler="default". The tuple's compiler_begin is one
+ * per field (a parameter each), the default annotations go: exp stays in @main and no
+ * @default_main function is made. */
+static void test_tvm_tuple_begin_and_default(void **state)
+{
+    (void)state;
+    check_text(HEADER
+               "def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(2, 3), float32]) {\n"
+               "  %0 = annotation.compiler_begin(%x, compiler=\"acc\");\n"
+               "  %1 = nn.relu(%0);\n"
+               "  %2 = annotation.compiler_end(%1, compiler=\"acc\");\n"
+               "  %3 = annotation.compiler_begin(%y, compiler=\"default\");\n"
+               "  %4 = exp(%3);\n"
+               "  %5 = annotation.compiler_end(%4, compiler=\"default\");\n"
+               "  %6 = (%2, %5);\n"
+               "  %7 = annotation.compiler_begin(%6, compiler=\"acc\");\n"
+               "  %8 = concatenate(%7, axis=1);\n"
+               "  annotation.compiler_end(%8, compiler=\"acc\")\n"
+               "}\n",
+               NULL,
+               HEADER
+               "def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(2, 3), float32]) -> Tensor[(2, "
+               "6), float32] {\n"
+               "  %0 = @acc_main_0(%x);\n"
+               "  %1 = exp(%y);\n"
+               "  @acc_main_1(%0, %1)\n"
+               "}\n"
+               "\n"
+               "def @acc_main_0(%acc_0_i0: Tensor[(2, 3), float32], Compiler=\"acc\", "
+               "Primitive=1, Inline=1, global_symbol=\"acc_main_0\") -> Tensor[(2, 3), float32] "
+               "{\n"
+               "  nn.relu(%acc_0_i0)\n"
+               "}\n"
+               "\n"
+               "def @acc_main_1(%acc_1_i0: Tensor[(2, 3), float32], %acc_1_i1: Tensor[(2, 3), "
+               "float32], Compiler=\"acc\", Primitive=1, Inline=1, global_symbol=\"acc_main_1\") "
+               "-> Tensor[(2, 6), float32] {\n"
+               "  %0 = (%acc_1_i0, %acc_1_i1);\n"
+               "  concatenate(%0, axis=1)\n"
+               "}\n");
+}
+
+/* A whole batch_norm closed by one compiler_end, its items taken on the host: the region
+ * returns the fields the host reads, each an output of its own. */
+static void test_tvm_tuple_end_batch_norm(void **state)
+{
+    (void)state;
+    check_text(HEADER
+               "def @main(%x: Tensor[(1, 2, 3, 3), float32], %g: Tensor[(2), float32], %b: "
+               "Tensor[(2), float32], %m: Tensor[(2), float32], %v: Tensor[(2), float32]) {\n"
+               "  %0 = annotation.compiler_begin(%x, compiler=\"acc\");\n"
+               "  %1 = annotation.compiler_begin(%g, compiler=\"acc\");\n"
+               "  %2 = annotation.compiler_begin(%b, compiler=\"acc\");\n"
+               "  %3 = annotation.compiler_begin(%m, compiler=\"acc\");\n"
+               "  %4 = annotation.compiler_begin(%v, compiler=\"acc\");\n"
+               "  %5 = nn.batch_norm(%0, %1, %2, %3, %4);\n"
+               "  %6 = annotation.compiler_end(%5, compiler=\"acc\");\n"
+               "  %7 = %6.0;\n"
+               "  %8 = nn.relu(%7);\n"
+               "  %9 = %6.2;\n"
+               "  %10 = abs(%9);\n"
+               "  (%8, %10)\n"
+               "}\n",
+               NULL,
+               HEADER
+               "def @main(%x: Tensor[(1, 2, 3, 3), float32], %g: Tensor[(2), float32], %b: "
+               "Tensor[(2), float32], %m: Tensor[(2), float32], %v: Tensor[(2), float32]) -> "
+               "(Tensor[(1, 2, 3, 3), float32], Tensor[(2), float32]) {\n"
+               "  %0 = @acc_main_0(%x, %g, %b, %m, %v);\n"
+               "  %1 = %0.0;\n"
+               "  %2 = %0.1;\n"
+               "  %3 = nn.relu(%1);\n"
+               "  %4 = abs(%2);\n"
+               "  (%3, %4)\n"
+               "}\n"
+               "\n"
+               "def @acc_main_0(%acc_0_i0: Tensor[(1, 2, 3, 3), float32], %acc_0_i1: Tensor[(2), "
+               "float32], %acc_0_i2: Tensor[(2), float32], %acc_0_i3: Tensor[(2), float32], "
+               "%acc_0_i4: Tensor[(2), float32], Compiler=\"acc\", Primitive=1, Inline=1, "
+               "global_symbol=\"acc_main_0\") -> (Tensor[(1, 2, 3, 3), float32], Tensor[(2), "
+               "float32]) {\n"
+               "  %0 = nn.batch_norm(%acc_0_i0, %acc_0_i1, %acc_0_i2, %acc_0_i3, %acc_0_i4);\n"
+               "  %1 = %0.0;\n"
+               "  %2 = %0.2;\n"
+               "  (%1, %2)\n"
+               "}\n");
+}
+
+/* Tuple(add, subtract) closed as one value (TVM's annotation of a tuple result, with a
+ * compiler_begin per use): as if each field were closed, so add and subtract are two
+ * regions, as TVM's PartitionGraph makes them; each takes %x and %y once. */
+static void test_tvm_tuple_end_of_tuple(void **state)
+{
+    (void)state;
+    check_text(HEADER
+               "def @main(%x: Tensor[(4), float32], %y: Tensor[(4), float32]) {\n"
+               "  %0 = annotation.compiler_begin(%x, compiler=\"acc\");\n"
+               "  %1 = annotation.compiler_begin(%y, compiler=\"acc\");\n"
+               "  %2 = add(%0, %1);\n"
+               "  %3 = annotation.compiler_begin(%x, compiler=\"acc\");\n"
+               "  %4 = annotation.compiler_begin(%y, compiler=\"acc\");\n"
+               "  %5 = subtract(%3, %4);\n"
+               "  %6 = (%2, %5);\n"
+               "  annotation.compiler_end(%6, compiler=\"acc\")\n"
+               "}\n",
+               NULL,
+               HEADER
+               "def @main(%x: Tensor[(4), float32], %y: Tensor[(4), float32]) -> (Tensor[(4), "
+               "float32], Tensor[(4), float32]) {\n"
+               "  %0 = @acc_main_0(%x, %y);\n"
+               "  %1 = @acc_main_1(%x, %y);\n"
+               "  (%0, %1)\n"
+               "}\n"
+               "\n"
+               "def @acc_main_0(%acc_0_i0: Tensor[(4), float32], %acc_0_i1: Tensor[(4), float32], "
+               "Compiler=\"acc\", Primitive=1, Inline=1, global_symbol=\"acc_main_0\") -> "
+               "Tensor[(4), float32] {\n"
+               "  add(%acc_0_i0, %acc_0_i1)\n"
+               "}\n"
+               "\n"
+               "def @acc_main_1(%acc_1_i0: Tensor[(4), float32], %acc_1_i1: Tensor[(4), float32], "
+               "Compiler=\"acc\", Primitive=1, Inline=1, global_symbol=\"acc_main_1\") -> "
+               "Tensor[(4), float32] {\n"
+               "  subtract(%acc_1_i0, %acc_1_i1)\n"
+               "}\n");
+}
+
+/* Tuples crossing boundaries between targets: a tuple entering "other" whole (a region
+ * output and four parameters), a batch_norm leaving it whole and entering "acc" whole.
+ * One parameter or output per field; a field that only passes through "acc" is a region
+ * of its own, as annotated. */
+static void test_tvm_tuple_across_targets(void **state)
+{
+    (void)state;
+    check_text(HEADER
+               "def @main(%x: Tensor[(1, 2, 3, 3), float32], %g: Tensor[(2), float32], %b: "
+               "Tensor[(2), float32], %m: Tensor[(2), float32], %v: Tensor[(2), float32]) {\n"
+               "  %0 = annotation.compiler_begin(%x, compiler=\"acc\");\n"
+               "  %1 = nn.relu(%0);\n"
+               "  %2 = annotation.compiler_end(%1, compiler=\"acc\");\n"
+               "  %3 = (%2, %g, %b, %m, %v);\n"
+               "  %4 = annotation.compiler_begin(%3, compiler=\"other\");\n"
+               "  %5 = %4.0;\n"
+               "  %6 = %4.1;\n"
+               "  %7 = %4.2;\n"
+               "  %8 = %4.3;\n"
+               "  %9 = %4.4;\n"
+               "  %10 = nn.batch_norm(%5, %6, %7, %8, %9);\n"
+               "  %11 = annotation.compiler_end(%10, compiler=\"other\");\n"
+               "  %12 = annotation.compiler_begin(%11, compiler=\"acc\");\n"
+               "  %13 = %12.0;\n"
+               "  %14 = %12.1;\n"
+               "  %15 = nn.relu(%13);\n"
+               "  %16 = annotation.compiler_end(%15, compiler=\"acc\");\n"
+               "  %17 = annotation.compiler_end(%14, compiler=\"acc\");\n"
+               "  (%16, %17)\n"
+               "}\n",
+               NULL,
+               HEADER
+               "def @main(%x: Tensor[(1, 2, 3, 3), float32], %g: Tensor[(2), float32], %b: "
+               "Tensor[(2), float32], %m: Tensor[(2), float32], %v: Tensor[(2), float32]) -> "
+               "(Tensor[(1, 2, 3, 3), float32], Tensor[(2), float32]) {\n"
+               "  %0 = @acc_main_0(%x);\n"
+               "  %1 = @other_main_1(%0, %g, %b, %m, %v);\n"
+               "  %2 = %1.0;\n"
+               "  %3 = %1.1;\n"
+               "  %4 = @acc_main_3(%3);\n"
+               "  %5 = @acc_main_2(%2);\n"
+               "  (%5, %4)\n"
+               "}\n"
+               "\n"
+               "def @acc_main_0(%acc_0_i0: Tensor[(1, 2, 3, 3), float32], Compiler=\"acc\", "
+               "Primitive=1, Inline=1, global_symbol=\"acc_main_0\") -> Tensor[(1, 2, 3, 3), "
+               "float32] {\n"
+               "  nn.relu(%acc_0_i0)\n"
+               "}\n"
+               "\n"
+               "def @other_main_1(%other_1_i0: Tensor[(1, 2, 3, 3), float32], %other_1_i1: "
+               "Tensor[(2), float32], %other_1_i2: Tensor[(2), float32], %other_1_i3: Tensor[(2), "
+               "float32], %other_1_i4: Tensor[(2), float32], Compiler=\"other\", Primitive=1, "
+               "Inline=1, global_symbol=\"other_main_1\") -> (Tensor[(1, 2, 3, 3), float32], "
+               "Tensor[(2), float32]) {\n"
+               "  %0 = nn.batch_norm(%other_1_i0, %other_1_i1, %other_1_i2, %other_1_i3, "
+               "%other_1_i4);\n"
+               "  %1 = %0.0;\n"
+               "  %2 = %0.1;\n"
+               "  (%1, %2)\n"
+               "}\n"
+               "\n"
+               "def @acc_main_2(%acc_2_i0: Tensor[(1, 2, 3, 3), float32], Compiler=\"acc\", "
+               "Primitive=1, Inline=1, global_symbol=\"acc_main_2\") -> Tensor[(1, 2, 3, 3), "
+               "float32] {\n"
+               "  nn.relu(%acc_2_i0)\n"
+               "}\n"
+               "\n"
+               "def @acc_main_3(%acc_3_i0: Tensor[(2), float32], Compiler=\"acc\", Primitive=1, "
+               "Inline=1, global_symbol=\"acc_main_3\") -> Tensor[(2), float32] {\n"
+               "  %acc_3_i0\n"
+               "}\n");
+}
+
+/* compiler="default" is TVM's "stays on the host": its annotations are removed before
+ * partitioning, so exp and abs stay in @main and the only function is the acc region. */
+static void test_tvm_default_stays_on_host(void **state)
+{
+    (void)state;
+    byocl_module *m = pu_parse(HEADER
+               "def @main(%x: Tensor[(4), float32]) {\n"
+               "  %0 = annotation.compiler_begin(%x, compiler=\"default\");\n"
+               "  %1 = exp(%0);\n"
+               "  %2 = annotation.compiler_end(%1, compiler=\"default\");\n"
+               "  %3 = annotation.compiler_begin(%2, compiler=\"acc\");\n"
+               "  %4 = nn.relu(%3);\n"
+               "  %5 = annotation.compiler_end(%4, compiler=\"acc\");\n"
+               "  %6 = annotation.compiler_begin(%5, compiler=\"default\");\n"
+               "  %7 = abs(%6);\n"
+               "  annotation.compiler_end(%7, compiler=\"default\")\n"
+               "}\n");
+    byocl_module *p = assert_partitions(m, NULL,
+               HEADER
+               "def @main(%x: Tensor[(4), float32]) -> Tensor[(4), float32] {\n"
+               "  %0 = exp(%x);\n"
+               "  %1 = @acc_main_0(%0);\n"
+               "  abs(%1)\n"
+               "}\n"
+               "\n"
+               "def @acc_main_0(%acc_0_i0: Tensor[(4), float32], Compiler=\"acc\", Primitive=1, "
+               "Inline=1, global_symbol=\"acc_main_0\") -> Tensor[(4), float32] {\n"
+               "  nn.relu(%acc_0_i0)\n"
+               "}\n");
+    assert_null(byocl_module_find(p, "default_main_0"));
+    assert_int_equal(byocl_module_num_functions(p), 2);
+    byocl_module_free(p);
+    byocl_module_free(m);
+}
+
+/* One producer entering a region through two compiler_end/compiler_begin pairs (TVM's
+ * style, one compiler_end per use) is one parameter: one transfer, not two. */
+static void test_one_parameter_per_producer(void **state)
+{
+    (void)state;
+    check_text(HEADER
+               "def @main(%x: Tensor[(4), float32]) {\n"
+               "  %0 = annotation.compiler_begin(%x, compiler=\"acc\");\n"
+               "  %1 = nn.relu(%0);\n"
+               "  %2 = annotation.compiler_end(%1, compiler=\"acc\");\n"
+               "  %3 = annotation.compiler_end(%1, compiler=\"acc\");\n"
+               "  %4 = annotation.compiler_begin(%2, compiler=\"other\");\n"
+               "  %5 = abs(%4);\n"
+               "  %6 = annotation.compiler_begin(%3, compiler=\"other\");\n"
+               "  %7 = multiply(%5, %6);\n"
+               "  annotation.compiler_end(%7, compiler=\"other\")\n"
+               "}\n",
+               NULL,
+               HEADER
+               "def @main(%x: Tensor[(4), float32]) -> Tensor[(4), float32] {\n"
+               "  %0 = @acc_main_0(%x);\n"
+               "  @other_main_1(%0)\n"
+               "}\n"
+               "\n"
+               "def @acc_main_0(%acc_0_i0: Tensor[(4), float32], Compiler=\"acc\", Primitive=1, "
+               "Inline=1, global_symbol=\"acc_main_0\") -> Tensor[(4), float32] {\n"
+               "  nn.relu(%acc_0_i0)\n"
+               "}\n"
+               "\n"
+               "def @other_main_1(%other_1_i0: Tensor[(4), float32], Compiler=\"other\", "
+               "Primitive=1, Inline=1, global_symbol=\"other_main_1\") -> Tensor[(4), float32] {\n"
+               "  %0 = abs(%other_1_i0);\n"
+               "  multiply(%0, %other_1_i0)\n"
+               "}\n");
+}
+
+/* The same forms through the pipeline: merge_regions joins a batch_norm closed whole and
+ * entering the same target whole (the pair goes, the tuple stays inside); partition then
+ * gives the region the fields used outside, in the order of their first use. */
+static void test_tvm_tuple_pair_merges(void **state)
+{
+    (void)state;
+    byocl_module *m = pu_parse(HEADER
+                               "def @main(%x: Tensor[(1, 2, 3, 3), float32], %g: Tensor[(2), "
+                               "float32], %b: Tensor[(2), float32], %m: Tensor[(2), float32], %v: "
+                               "Tensor[(2), float32]) {\n"
+                               "  %0 = annotation.compiler_begin(%x, compiler=\"acc\");\n"
+                               "  %1 = annotation.compiler_begin(%g, compiler=\"acc\");\n"
+                               "  %2 = annotation.compiler_begin(%b, compiler=\"acc\");\n"
+                               "  %3 = annotation.compiler_begin(%m, compiler=\"acc\");\n"
+                               "  %4 = annotation.compiler_begin(%v, compiler=\"acc\");\n"
+                               "  %5 = nn.batch_norm(%0, %1, %2, %3, %4);\n"
+                               "  %6 = annotation.compiler_end(%5, compiler=\"acc\");\n"
+                               "  %7 = annotation.compiler_begin(%6, compiler=\"acc\");\n"
+                               "  %8 = %7.0;\n"
+                               "  %9 = nn.relu(%8);\n"
+                               "  %10 = annotation.compiler_end(%9, compiler=\"acc\");\n"
+                               "  %11 = %6.1;\n"
+                               "  %12 = exp(%11);\n"
+                               "  (%10, %12)\n"
+                               "}\n");
+    byocl_module *p = pu_clone(m);
+    byocl_error err;
+    if (byocl_pipeline_partition(p, NULL, &err) != BYOCL_OK)
+        fail_msg("pipeline: %s", err.msg);
+    pu_assert_prints(p,
+                     HEADER
+                     "def @main(%x: Tensor[(1, 2, 3, 3), float32], %g: Tensor[(2), float32], %b: "
+                     "Tensor[(2), float32], %m: Tensor[(2), float32], %v: Tensor[(2), float32]) "
+                     "-> (Tensor[(1, 2, 3, 3), float32], Tensor[(2), float32]) {\n"
+                     "  %0 = @acc_main_0(%x, %g, %b, %m, %v);\n"
+                     "  %1 = %0.0;\n"
+                     "  %2 = %0.1;\n"
+                     "  %3 = exp(%1);\n"
+                     "  (%2, %3)\n"
+                     "}\n"
+                     "\n"
+                     "def @acc_main_0(%acc_0_i0: Tensor[(1, 2, 3, 3), float32], %acc_0_i1: "
+                     "Tensor[(2), float32], %acc_0_i2: Tensor[(2), float32], %acc_0_i3: "
+                     "Tensor[(2), float32], %acc_0_i4: Tensor[(2), float32], Compiler=\"acc\", "
+                     "Primitive=1, Inline=1, global_symbol=\"acc_main_0\") -> (Tensor[(2), "
+                     "float32], Tensor[(1, 2, 3, 3), float32]) {\n"
+                     "  %0 = nn.batch_norm(%acc_0_i0, %acc_0_i1, %acc_0_i2, %acc_0_i3, "
+                     "%acc_0_i4);\n"
+                     "  %1 = %0.1;\n"
+                     "  %2 = %0.0;\n"
+                     "  %3 = nn.relu(%2);\n"
+                     "  (%1, %3)\n"
+                     "}\n");
+    pu_assert_round_trips(p);
+    pu_assert_same_outputs(m, p, 7);
+    byocl_module_free(p);
+    byocl_module_free(m);
+}
+
 /* --------------------------------------------- resnet18 through the pipeline */
 
 /* A test accelerator: convolutions, batch norms, relus and adds. Pools, the dense layer
@@ -608,6 +944,13 @@ int main(void)
         cmocka_unit_test(test_thread_vgg_blocks),
         cmocka_unit_test(test_thread_range),
         cmocka_unit_test(test_pipeline_errors_and_dumps),
+        cmocka_unit_test(test_tvm_tuple_begin_and_default),
+        cmocka_unit_test(test_tvm_tuple_end_batch_norm),
+        cmocka_unit_test(test_tvm_tuple_end_of_tuple),
+        cmocka_unit_test(test_tvm_tuple_across_targets),
+        cmocka_unit_test(test_tvm_default_stays_on_host),
+        cmocka_unit_test(test_one_parameter_per_producer),
+        cmocka_unit_test(test_tvm_tuple_pair_merges),
         cmocka_unit_test(test_resnet18_pipeline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,10 +5,14 @@
  * first appearance in @main, skipping names already taken) is @<T>_main_<n> with the
  * attributes, in this order, Compiler="<T>", Primitive=1, Inline=1,
  * global_symbol="<T>_main_<n>". Its parameters are the distinct values the region's
- * compiler_begins take, in node order, named <T>_<n>_i<k>; constants used in the region are
+ * compiler_begins take, in node order, named <T>_<n>_i<k> (compiler_ends of one value, as
+ * TVM puts one per use, are one value: its producer's); constants used in the region are
  * copied into it, or (constants_as_args) passed as parameters too. Its body is the value
  * its compiler_end closes, or a tuple of the distinct closed values in order of their
  * first compiler_end; @main then takes `%call.k` for each.
+ *
+ * First, as TVM's PartitionGraph does, annotations of compiler "default" go and those of
+ * tuples become one per field (flatten_annotations.h): a region takes and gives tensors.
  *
  * @main is rebuilt in its old order: host nodes where they were, each region's call where
  * its first computing node was, moved later only as far as its inputs require (a
@@ -19,6 +23,7 @@
 #include <string.h>
 
 #include "byocl/passes.h"
+#include "flatten_annotations.h"
 #include "rebuild.h"
 #include "regions.h"
 
@@ -35,6 +40,7 @@ typedef struct partitioner {
     byocl_module *mod;
     const byocl_function *fn; /* the old @main */
     const byocl_regions *r;
+    int *source; /* per old id: the value it stands for (the first compiler_end of a value) */
     bool constants_as_args;
     region_fn *regions;
     byocl_error *err;
@@ -91,7 +97,7 @@ static byocl_status copy_member(region_build *b, int id)
     const byocl_function *fn = b->p->fn;
     const byocl_node *n = &fn->nodes[id];
     if (byocl_is_compiler_begin(fn, id)) {
-        b->map[id] = bring_in(b, n->args[0]);
+        b->map[id] = bring_in(b, b->p->source[n->args[0]]);
         return b->map[id] >= 0 ? BYOCL_OK : b->p->err->status;
     }
     if (byocl_is_compiler_end(fn, id)) {
@@ -369,6 +375,56 @@ static byocl_status partition_regions(partitioner *p, byocl_function *fn, byocl_
     return st;
 }
 
+/* source[id] for every node: itself, or for a compiler_end the first compiler_end of the
+ * same value (both give the same output of the region). */
+static int *value_sources(const byocl_function *fn, byocl_error *err)
+{
+    int *source = malloc(sizeof(int) * (size_t)(fn->n_nodes + 1));
+    int *first_end = malloc(sizeof(int) * (size_t)(fn->n_nodes + 1));
+    if (!source || !first_end) {
+        free(source);
+        free(first_end);
+        nomem(err);
+        return NULL;
+    }
+    for (int id = 0; id < fn->n_nodes; id++)
+        first_end[id] = -1;
+    for (int id = 0; id < fn->n_nodes; id++) {
+        source[id] = id;
+        if (!byocl_is_compiler_end(fn, id))
+            continue;
+        int *first = &first_end[fn->nodes[id].args[0]];
+        if (*first < 0)
+            *first = id;
+        source[id] = *first;
+    }
+    free(first_end);
+    return source;
+}
+
+/* The regions of @main, once TVM's forms are flattened (the checks run on the annotations
+ * as given, so that errors name the user's nodes). */
+static byocl_status find_regions(byocl_module *m, byocl_function **fn, byocl_regions *r,
+                                 byocl_error *err)
+{
+    byocl_status st = byocl_regions_analyze(*fn, r, err);
+    if (st == BYOCL_OK)
+        st = byocl_regions_check_convex(*fn, r, err);
+    if (st == BYOCL_OK && byocl_annotations_need_flattening(*fn)) {
+        byocl_regions_release(r);
+        st = byocl_flatten_annotations(m, *fn, err);
+        if (st == BYOCL_OK) {
+            *fn = byocl_module_find(m, BYOCL_PASS_MAIN);
+            st = byocl_regions_analyze(*fn, r, err);
+        }
+        if (st == BYOCL_OK)
+            st = byocl_regions_check_convex(*fn, r, err);
+    }
+    if (st != BYOCL_OK)
+        byocl_regions_release(r); /* safe after a failed analysis: it holds nothing */
+    return st;
+}
+
 byocl_status byocl_partition(byocl_module *m, const byocl_partition_options *opt,
                              byocl_error *err)
 {
@@ -382,19 +438,20 @@ byocl_status byocl_partition(byocl_module *m, const byocl_partition_options *opt
     if (st != BYOCL_OK)
         return st;
     byocl_regions r;
-    if ((st = byocl_regions_analyze(fn, &r, err)) != BYOCL_OK)
+    if ((st = find_regions(m, &fn, &r, err)) != BYOCL_OK)
         return st;
-    st = byocl_regions_check_convex(fn, &r, err);
-    if (st == BYOCL_OK && r.n_regions > 0) {
+    if (r.n_regions > 0) {
         partitioner p = {.mod = m, .fn = fn, .r = &r,
                          .constants_as_args = opt && opt->constants_as_args, .err = err};
         p.regions = calloc((size_t)r.n_regions, sizeof *p.regions);
-        st = p.regions ? partition_regions(&p, fn, err) : nomem(err);
+        p.source = value_sources(fn, err);
+        st = !p.source ? err->status : p.regions ? partition_regions(&p, fn, err) : nomem(err);
         for (int R = 0; p.regions && R < r.n_regions; R++) {
             free(p.regions[R].args);
             free(p.regions[R].outs);
         }
         free(p.regions);
+        free(p.source);
     }
     byocl_regions_release(&r);
     if (st == BYOCL_OK)

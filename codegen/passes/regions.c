@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flatten_annotations.h"
 #include "ops/op_impl.h"
 #include "pass_util.h"
 #include "regions.h"
@@ -214,12 +215,18 @@ static byocl_status visit_end(analysis *a, int id)
     int r = find(a, a->value_of[arg]);
     const char *compiler = byocl_annotation_compiler(a->fn, id);
     if (strcmp(compiler, a->raw_target[r]) != 0) {
+        /* TVM's compiler="default" marks host code, which a region's value reaches only
+         * through the region's own compiler_end. */
+        bool host = strcmp(compiler, BYOCL_COMPILER_DEFAULT) == 0;
         byocl_error_set(a->err, BYOCL_ERR_INVALID,
                         "compiler=\"%s\" does not match the region of its argument (%s), "
                         "region %d (%s); hint: a region's compiler_begin and compiler_end "
-                        "name the same compiler",
+                        "name the same compiler%s%s%s",
                         compiler, byocl_region_describe(a->fn, arg, what, sizeof what),
-                        shown_number(a, r), a->raw_target[r]);
+                        shown_number(a, r), a->raw_target[r],
+                        host ? " (\"default\" marks what stays on the host: close the region "
+                               "with compiler=\"" : "",
+                        host ? a->raw_target[r] : "", host ? "\" first)" : "");
         return fail_at(a, id, BYOCL_ERR_INVALID);
     }
     a->member_of[id] = r;
