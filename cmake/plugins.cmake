@@ -43,7 +43,7 @@ if(BYOCL_BUILD_TESTS)
   target_include_directories(faulty_target PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/include)
   set_target_properties(faulty_target PROPERTIES PREFIX "lib"
                         LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/plugins)
-  foreach(user test_bisect test_capture)
+  foreach(user test_bisect test_capture test_cli_progress)
     if(TARGET ${user})
       add_dependencies(${user} faulty_target)
       target_compile_definitions(${user} PRIVATE

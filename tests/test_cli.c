@@ -444,13 +444,50 @@ static void test_run_summary_values(void **state)
     free(out);
 }
 
-static void test_run_missing_inputs(void **state)
+/* A built-in model given no values runs on its deterministic random inputs: exactly what
+ * --random-inputs gives (the same summaries, the same output files byte for byte), on
+ * either executor. A model from a file still needs its values (tests/bad/cli.cases:
+ * unbound_parameter). */
+static void test_run_builtin_default_inputs(void **state)
 {
     (void)state;
-    ts_cli_expect_failure("run builtin:seed",
-                   "byocl: error: @main of builtin:seed has 7 unbound parameters: " SEED_UNBOUND
-                   "; give each with --input NAME=FILE, bind them with --params "
-                   "FILE.npz, or pass --random-inputs\n");
+    const char *tmp = ts_tmpdir("cli-default-inputs");
+    char args[4400], dir[2][4200];
+    char *out[2];
+    const char *summary[2];
+    for (int k = 0; k < 2; k++) {
+        FMT(dir[k], "%s/out%d", tmp, k);
+        FMT(args, "run builtin:seed%s --output-dir '%s'", k ? " --random-inputs" : "", dir[k]);
+        out[k] = ts_cli_expect(args, 0, "");
+        assert_true(strncmp(out[k], "ran @main of builtin:seed on the ref executor in ", 49) ==
+                    0);
+        /* The outputs' summaries: after the time line, up to the files written. */
+        summary[k] = strstr(out[k], "output 0: ");
+        assert_non_null(summary[k]);
+        char *wrote = strstr(out[k], "wrote ");
+        assert_non_null(wrote);
+        *wrote = '\0';
+    }
+    assert_string_equal(summary[0], summary[1]);
+    for (int i = 0; i < 3; i++) {
+        size_t len[2];
+        char *bytes[2];
+        for (int k = 0; k < 2; k++) {
+            char path[4300];
+            FMT(path, "%s/output_%d.npy", dir[k], i);
+            bytes[k] = ts_read_file(path, &len[k]);
+        }
+        assert_int_equal(len[0], len[1]);
+        assert_true(memcmp(bytes[0], bytes[1], len[0]) == 0);
+        free(bytes[0]);
+        free(bytes[1]);
+    }
+    char *graph = ts_cli_expect("run builtin:seed --target ref --threads 1", 0, "");
+    ts_assert_contains(graph, summary[0]);
+    free(graph);
+    free(out[0]);
+    free(out[1]);
+    ts_remove_tree(tmp);
 }
 
 static void write_npy_f32(const char *path, int rank, const int64_t *dims)
@@ -641,7 +678,7 @@ int main(void)
         cmocka_unit_test(test_params_errors),
         cmocka_unit_test(test_run_writes_outputs),
         cmocka_unit_test(test_run_summary_values),
-        cmocka_unit_test(test_run_missing_inputs),
+        cmocka_unit_test(test_run_builtin_default_inputs),
         cmocka_unit_test(test_run_inputs),
         cmocka_unit_test(test_run_params_bind),
         cmocka_unit_test(test_info),

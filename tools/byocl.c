@@ -7,6 +7,7 @@
 #include "byocl/plugin.h"
 #include "byocl/target.h"
 #include "cli.h"
+#include "cli_progress.h"
 
 extern const cli_command cli_cmd_partition, cli_cmd_extract;
 extern const cli_command cli_cmd_split, cli_cmd_run_stages, cli_cmd_dot;
@@ -148,6 +149,9 @@ static int run_main(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* Every line of stdout is written when it is printed, also into a pipe or a file: a
+     * `built ...` line shows before the run that follows it, not when the process ends. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     /* The built-in targets are registered like a plugin's, before any plugin. */
     if (byocl_opencl_register() != BYOCL_OK)
         return cli_fail("out of memory registering the opencl target");
@@ -156,6 +160,8 @@ int main(int argc, char **argv)
     byocl_error err;
     if (byocl_limits_get(&limits, &err) != BYOCL_OK)
         return cli_fail_error(&err);
+    if (cli_progress_check_env() != CLI_EXIT_OK)
+        return CLI_EXIT_FAILURE;
     int rc = run_main(argc, argv);
     byocl_target_registry_reset(); /* before the plugins' code goes away */
     byocl_plugin_close_all();

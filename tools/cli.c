@@ -582,6 +582,10 @@ int cli_bind_function_inputs(const cli_command *cmd, const cli_args *args, const
                              const byocl_function *fn, bool random, uint64_t seed,
                              cli_inputs *in)
 {
+    /* A built-in model given no values runs on --random-inputs' (seed 0 since !random). */
+    if (!random && strncmp(spec, "builtin:", 8) == 0 && cli_count(cmd, args, "input") == 0 &&
+        cli_count(cmd, args, "params") == 0)
+        random = true;
     int rc = cli_inputs_of_function(in, fn);
     if (rc == CLI_EXIT_OK)
         rc = cli_bind_inputs(cmd, args, in, random, seed);

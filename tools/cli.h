@@ -157,7 +157,10 @@ int cli_bind_inputs(const cli_command *cmd, const cli_args *args, cli_inputs *in
 char *cli_inputs_list(const cli_inputs *in, bool all, int *count);
 
 /* cli_inputs_of_function, cli_bind_inputs, then a failure naming every parameter of fn (of
- * model `spec`) still unbound. Free `in` with cli_inputs_free in every case. */
+ * model `spec`) still unbound. A built-in model (`spec` builtin:NAME) given neither --input
+ * nor --params binds as with --random-inputs (seed 0): its deterministic random inputs.
+ * The command must have the options input and params. Free `in` with cli_inputs_free in
+ * every case. */
 int cli_bind_function_inputs(const cli_command *cmd, const cli_args *args, const char *spec,
                              const byocl_function *fn, bool random, uint64_t seed,
                              cli_inputs *in);

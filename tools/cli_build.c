@@ -6,6 +6,7 @@
 #include "byocl/pipeline.h"
 #include "byocl/target.h"
 #include "cli_build.h"
+#include "cli_progress.h"
 
 bool cli_is_region_target(const char *target)
 {
@@ -100,13 +101,18 @@ byocl_status cli_build_model(const cli_build_request *req, const byocl_module *m
     }
     if (req->adjust)
         req->adjust(req->adjust_user, &opt);
+    char label[300];
+    snprintf(label, sizeof label, "building @%s for target %s", opt.fn_name ? opt.fn_name : "main",
+             req->target);
+    cli_progress *progress = cli_progress_start(req->label ? req->label : label, 0, req->quiet);
     byocl_module *partitioned = NULL;
     double t0 = cli_seconds();
     byocl_status st = regions ? cli_partition_for_target(req, m, &partitioned, err) : BYOCL_OK;
     if (st == BYOCL_OK)
         st = byocl_build(partitioned ? partitioned : m, &opt, out, err);
-    byocl_module_free(partitioned);
     if (build_ms)
         *build_ms = (cli_seconds() - t0) * 1e3;
+    cli_progress_finish(progress);
+    byocl_module_free(partitioned);
     return st;
 }

@@ -18,6 +18,10 @@ typedef struct cli_build_request {
     int threads;          /* 0: all cores */
     bool profile;         /* time each region's parts (OpenCL events) */
     bool quiet_fallback;  /* no warning on stderr for a region that falls back */
+    /* Progress on stderr while building (cli_progress.h): `label` names the step (NULL:
+     * "building @FN for target T"); `quiet` shows none. */
+    const char *label;
+    bool quiet;
     /* Optional: changes the build options last (a capture installs its hook). */
     void (*adjust)(void *user, byocl_build_options *opt);
     void *adjust_user;
@@ -44,8 +48,9 @@ bool cli_has_regions(const byocl_module *m);
 byocl_status cli_partition_for_target(const cli_build_request *req, const byocl_module *m,
                                       byocl_module **out, byocl_error *err);
 
-/* Builds m for req (partitioning first for a region target). *build_ms (may be NULL)
- * receives the wall time of partitioning and building. Reports a library error. */
+/* Builds m for req (partitioning first for a region target), with progress on stderr when
+ * it takes over a second. *build_ms (may be NULL) receives the wall time of partitioning
+ * and building. Reports a library error. */
 byocl_status cli_build_model(const cli_build_request *req, const byocl_module *m,
                              byocl_compiled **out, double *build_ms, byocl_error *err);
 

@@ -27,15 +27,34 @@ struct cli_progress {
     pthread_t thread;
 };
 
-/* $BYOCL_PROGRESS_DELAY, or 1 s when unset or not a number >= 0. */
-static double progress_delay(void)
+/* $BYOCL_PROGRESS_DELAY read into *delay: seconds (1 when unset or empty), or -1 for
+ * "off". False when it is set to anything else. */
+static bool read_delay(double *delay)
 {
     const char *v = getenv("BYOCL_PROGRESS_DELAY");
+    *delay = 1.0;
     if (!v || !*v)
-        return 1.0;
+        return true;
+    if (strcmp(v, "off") == 0) {
+        *delay = -1;
+        return true;
+    }
     char *end;
     double d = strtod(v, &end);
-    return *end || !(d >= 0) ? 1.0 : d;
+    if (*end || !(d >= 0))
+        return false;
+    *delay = d;
+    return true;
+}
+
+int cli_progress_check_env(void)
+{
+    double delay;
+    if (read_delay(&delay))
+        return CLI_EXIT_OK;
+    return cli_fail("BYOCL_PROGRESS_DELAY='%s' is not a number of seconds (e.g. 0, 1 or 2.5; "
+                    "off for no progress)",
+                    getenv("BYOCL_PROGRESS_DELAY"));
 }
 
 /* "3/10" or "" when the total is unknown. */
@@ -101,7 +120,8 @@ static void *progress_thread(void *arg)
 
 cli_progress *cli_progress_start(const char *label, int total, bool quiet)
 {
-    if (quiet)
+    double delay;
+    if (quiet || !read_delay(&delay) || delay < 0)
         return NULL;
     cli_progress *p = calloc(1, sizeof *p);
     if (!p)
@@ -111,7 +131,7 @@ cli_progress *cli_progress_start(const char *label, int total, bool quiet)
     atomic_init(&p->done, 0);
     p->tty = isatty(fileno(stderr));
     p->start = cli_seconds();
-    p->delay = progress_delay();
+    p->delay = delay;
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->wake, NULL);
     if (p->delay == 0) { /* shown at once, before the step can end */

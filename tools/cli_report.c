@@ -1,10 +1,12 @@
-/* Run times and per-step profiles, shared by byocl run and byocl bench. */
+/* Run times and per-step profiles, shared by byocl run and byocl bench; timed runs with
+ * progress, shared by the commands that run models. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_progress.h"
 #include "cli_report.h"
 
 static int compare_doubles(const void *pa, const void *pb)
@@ -28,6 +30,64 @@ void cli_print_times(const char *what, double *ms, int n)
     double median = cli_sort_median(ms, n);
     printf("%s %d times: min %.2f ms, median %.2f ms, max %.2f ms\n", what, n, ms[0], median,
            ms[n - 1]);
+}
+
+void cli_print_first_run_times(const char *what, double *ms, int n)
+{
+    if (n == 1) {
+        printf("%s in %.2f ms (first run)\n", what, ms[0]);
+        return;
+    }
+    double median = cli_sort_median(ms + 1, n - 1);
+    if (n == 2)
+        printf("%s 2 times: first run %.2f ms; steady state (1 run): %.2f ms\n", what, ms[0],
+               median);
+    else
+        printf("%s %d times: first run %.2f ms; steady state (%d runs): min %.2f ms, median "
+               "%.2f ms, max %.2f ms\n",
+               what, n, ms[0], n - 1, ms[1], median, ms[n - 1]);
+}
+
+/* Runs [from, to) of cli_timed_runs as one progress step. */
+static byocl_status timed_step(const char *label, int from, int to, cli_run_fn run, void *user,
+                               double *ms, byocl_error *err)
+{
+    cli_progress *progress = cli_progress_start(label, to - from > 1 ? to - from : 0, false);
+    byocl_status st = BYOCL_OK;
+    for (int r = from; r < to && st == BYOCL_OK; r++) {
+        double t0 = cli_seconds();
+        st = run(user, err);
+        if (ms)
+            ms[r] = (cli_seconds() - t0) * 1e3;
+        cli_progress_set(progress, r - from + 1);
+    }
+    cli_progress_finish(progress);
+    return st;
+}
+
+byocl_status cli_timed_runs(int runs, const char *label, bool first_apart, cli_run_fn run,
+                            void *user, double *ms, byocl_error *err)
+{
+    if (!first_apart)
+        return timed_step(label, 0, runs, run, user, ms, err);
+    char step[400];
+    snprintf(step, sizeof step, "%s (first run)", label);
+    byocl_status st = timed_step(step, 0, 1, run, user, ms, err);
+    snprintf(step, sizeof step, "%s (steady state)", label);
+    if (st == BYOCL_OK && runs > 1)
+        st = timed_step(step, 1, runs, run, user, ms, err);
+    return st;
+}
+
+static byocl_status executor_run(void *ex, byocl_error *err)
+{
+    return byocl_executor_run(ex, err);
+}
+
+byocl_status cli_run_executor(byocl_executor *ex, int runs, const char *label, double *ms,
+                              byocl_error *err)
+{
+    return cli_timed_runs(runs, label, true, executor_run, ex, ms, err);
 }
 
 void cli_gflops_str(double flops, double ms, char *buf, size_t len)

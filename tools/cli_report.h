@@ -15,6 +15,27 @@ double cli_sort_median(double *ms, int n);
 /* "WHAT in 1.23 ms", or "WHAT 5 times: min 1.00 ms, median 1.10 ms, max 1.30 ms" (sorts ms). */
 void cli_print_times(const char *what, double *ms, int n);
 
+/* The times of a model's runs right after its build, the first apart: it pays what the
+ * driver does at a kernel's first launch (PoCL compiles kernels then: minutes for a large
+ * model when the caches are cold). "WHAT in 1.23 ms (first run)", or "WHAT 5 times: first
+ * run 9.87 ms; steady state (4 runs): min 1.00 ms, median 1.10 ms, max 1.30 ms" (sorts
+ * ms[1..n)). */
+void cli_print_first_run_times(const char *what, double *ms, int n);
+
+/* One run of what cli_timed_runs times. */
+typedef byocl_status (*cli_run_fn)(void *user, byocl_error *err);
+
+/* Calls run(user) `runs` times, each call's wall time in ms[r] (ms may be NULL), stopping at
+ * the first failure (err filled), with progress on stderr when it takes over a second
+ * (cli_progress.h): "LABEL: 3/10". With `first_apart` the first run is a step of its own,
+ * "LABEL (first run)", and the others "LABEL (steady state): 3/9". */
+byocl_status cli_timed_runs(int runs, const char *label, bool first_apart, cli_run_fn run,
+                            void *user, double *ms, byocl_error *err);
+
+/* cli_timed_runs of byocl_executor_run(ex), the first run apart: the runs of a fresh build. */
+byocl_status cli_run_executor(byocl_executor *ex, int runs, const char *label, double *ms,
+                              byocl_error *err);
+
 /* "12.34": GFLOP/s of `flops` done in `ms`, or "-" when either is unknown. */
 void cli_gflops_str(double flops, double ms, char *buf, size_t len);
 

@@ -200,10 +200,11 @@ static int build_once(const bench_request *req, bench_path *p, const char *kind,
 {
     char label[160];
     snprintf(label, sizeof label, "compiling the %s build (%s)", p->name, kind);
-    cli_progress *progress = cli_progress_start(label, 0, req->quiet);
+    cli_build_request build = p->build;
+    build.label = label;
+    build.quiet = req->quiet;
     byocl_error err;
-    byocl_status st = cli_build_model(&p->build, p->m, out, ms, &err);
-    cli_progress_finish(progress);
+    byocl_status st = cli_build_model(&build, p->m, out, ms, &err);
     if (st != BYOCL_OK) {
         byocl_error_prefix(&err, "the %s build of %s: ", p->name, req->spec);
         return cli_fail_error(&err);

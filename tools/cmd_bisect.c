@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "cli_build.h"
 #include "cli_capture.h"
+#include "cli_report.h"
 
 static const cli_option bisect_options[] = {
     {"target", 0, CLI_ARG_REQUIRED, false, "NAME",
@@ -84,7 +85,9 @@ static int end_to_end(const cli_build_request *req, const byocl_module *m, const
         rc = cli_fail_error(&err);
     if (rc == CLI_EXIT_OK)
         rc = cli_executor_with_inputs(c, in, &ex);
-    if (rc == CLI_EXIT_OK && byocl_executor_run(ex, &err) != BYOCL_OK)
+    char label[300];
+    snprintf(label, sizeof label, "running @main on target %s", req->target);
+    if (rc == CLI_EXIT_OK && cli_run_executor(ex, 1, label, NULL, &err) != BYOCL_OK)
         rc = cli_fail_error(&err);
     *ok = true;
     for (int i = 0; i < n && rc == CLI_EXIT_OK; i++) {
@@ -125,7 +128,10 @@ static int bisect(const cli_command *cmd, const cli_args *args, const char *spec
     byocl_module_free(part);
     if (rc == CLI_EXIT_OK)
         rc = cli_executor_with_inputs(compiled, in, &ex);
-    if (rc == CLI_EXIT_OK && byocl_executor_run(ex, &err) != BYOCL_OK)
+    char label[300];
+    snprintf(label, sizeof label, "running @main on the host path, each region also on %s",
+             target);
+    if (rc == CLI_EXIT_OK && cli_run_executor(ex, 1, label, NULL, &err) != BYOCL_OK)
         rc = cli_fail_error(&err);
     int first = -1, n = rc == CLI_EXIT_OK ? byocl_capture_num_regions(c.cap) : 0;
     if (rc == CLI_EXIT_OK) {
@@ -233,6 +239,9 @@ const cli_command cli_cmd_bisect = {
         "the host's outputs) to DIR/<symbol>/, which `byocl replay` runs alone. Exits 1\n"
         "when a region differs, or when the end-to-end outputs do though no region does\n"
         "(the regions' errors add up). See docs/debugging-regions.md.\n"
+        "\n"
+        "Inputs bind as for `byocl run`: a built-in model given none of --input, --params\n"
+        "and --random-inputs runs on the deterministic values --random-inputs gives.\n"
         "\n" CLI_MODEL_HELP "\n",
     .options = bisect_options,
     .examples = "  byocl bisect builtin:resnet18 --target opencl --random-inputs\n"

@@ -11,6 +11,7 @@
 #include "byocl/runtime.h"
 #include "cli.h"
 #include "cli_build.h"
+#include "cli_progress.h"
 
 #define RTOL 1e-3
 #define ATOL 1e-7
@@ -513,7 +514,9 @@ static void walk(suite *s, const char *dir, int depth)
         if (s->filter && !strstr(name, s->filter))
             return;
         verdict v;
+        cli_progress *progress = cli_progress_start(name, 0, false);
         run_test(dir, &s->run, &v);
+        cli_progress_finish(progress);
         static const char *const words[] = {"PASS", "FAIL", "SKIP"};
         printf("%s %s%s%s\n", words[v.result], name, v.result == OUTCOME_PASS ? "" : ": ",
                v.result == OUTCOME_PASS ? "" : v.why);
@@ -552,7 +555,9 @@ static int run_conformance(const cli_command *cmd, const cli_args *args)
     int rc = cli_check_target(cmd, target);
     if (rc != CLI_EXIT_OK)
         return rc;
-    cli_build_request build = {.target = target, .device = cli_value(cmd, args, "device", NULL)};
+    /* Progress is per test (walk), the build's included. */
+    cli_build_request build = {.target = target, .device = cli_value(cmd, args, "device", NULL),
+                               .quiet = true};
     rc = cli_check_device(cmd, target, build.device);
     if (rc != CLI_EXIT_OK)
         return rc;

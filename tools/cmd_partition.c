@@ -31,7 +31,10 @@ static const cli_option partition_options[] = {
     {"params", 0, CLI_ARG_REQUIRED, false, "FILE.npz",
      "tensors by name: @main's parameters to bind, the text's meta constants"},
     CLI_OPTION_SHAPE,
+    {"no-types", 0, CLI_ARG_NONE, false, NULL,
+     "leave out the /* ty=... */ comments of the partitioned module"},
     CLI_OPTION_OUTPUT_MODEL,
+    CLI_OPTION_METADATA,
     {"emit-cl", 0, CLI_ARG_REQUIRED, false, "DIR",
      "write each opencl region's OpenCL C program and launch plan to DIR (created)"},
     {NULL, 0, CLI_ARG_NONE, false, NULL, NULL},
@@ -128,7 +131,12 @@ static int run_partition(const cli_command *cmd, const cli_args *args)
         return cli_usage_error(cmd, "bad --target '%s': expected names separated by commas "
                                     "(at most %d)", target_list, MAX_TARGETS);
     }
-    int rc = CLI_EXIT_OK;
+    byocl_print_options print_opt;
+    int rc = cli_print_options(cmd, args, true, &print_opt);
+    if (rc != CLI_EXIT_OK) {
+        free(targets_buf);
+        return rc;
+    }
     char passes[256];
     if (opt.dump_after && !known_pass(opt.dump_after, passes, sizeof passes))
         rc = cli_usage_error(cmd, "unknown pass '%s' for --dump-after (passes: %sall)",
@@ -159,7 +167,7 @@ static int run_partition(const cli_command *cmd, const cli_args *args)
     if (rc == CLI_EXIT_OK && byocl_pipeline_partition(m, &opt, &err) != BYOCL_OK)
         rc = cli_fail_error(&err);
     if (rc == CLI_EXIT_OK)
-        rc = cli_output_module(m, cli_value(cmd, args, "output", NULL), NULL);
+        rc = cli_output_module(m, cli_value(cmd, args, "output", NULL), &print_opt);
     if (rc == CLI_EXIT_OK && cli_value(cmd, args, "emit-cl", NULL))
         rc = emit_cl(m, cli_value(cmd, args, "emit-cl", NULL));
     byocl_module_free(m);
@@ -170,7 +178,8 @@ static int run_partition(const cli_command *cmd, const cli_args *args)
 const cli_command cli_cmd_partition = {
     .name = "partition",
     .summary = "cut a model's accelerator regions out as functions",
-    .args_usage = "MODEL [--target T[,T2] | --range A:B --target T] [options] [-o OUT.relay]",
+    .args_usage = "MODEL [--target T[,T2] | --range A:B --target T] [options] [-o OUT.relay]\n"
+                  "                       [--metadata inline|npz]",
     .min_positional = 1,
     .max_positional = 1,
     .positional_names = {"MODEL"},
@@ -186,6 +195,7 @@ const cli_command cli_cmd_partition = {
     .options = partition_options,
     .examples = "  byocl partition builtin:seed\n"
                 "  byocl partition model.relay --range 75:82 --target ccompiler -o part.relay\n"
-                "  byocl partition vgg_block.relay --complete --dump-after check_annotations\n",
+                "  byocl partition vgg_block.relay --complete --dump-after check_annotations\n"
+                "  byocl partition builtin:seed --no-types\n",
     .run = run_partition,
 };

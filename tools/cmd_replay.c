@@ -42,12 +42,10 @@ static int replay_runs(const cli_build_request *br, const byocl_capture_folder *
     for (int k = 0; k < m->n_inputs && rc == CLI_EXIT_OK; k++)
         if (byocl_executor_set_input(ex, m->inputs[k].name, f->inputs[k], &err) != BYOCL_OK)
             rc = cli_fail_error(&err);
-    for (int r = 0; r < runs && rc == CLI_EXIT_OK; r++) {
-        double t0 = cli_seconds();
-        if (byocl_executor_run(ex, &err) != BYOCL_OK)
-            rc = cli_fail("%s: %s", m->symbol, err.msg);
-        ms[r] = (cli_seconds() - t0) * 1e3;
-    }
+    char label[300];
+    snprintf(label, sizeof label, "running %s on target %s", m->symbol, br->target);
+    if (rc == CLI_EXIT_OK && cli_run_executor(ex, runs, label, ms, &err) != BYOCL_OK)
+        rc = cli_fail("%s: %s", m->symbol, err.msg);
     if (rc == CLI_EXIT_OK)
         *median_ms = cli_sort_median(ms, runs);
     for (int i = 0; i < m->n_outputs && rc == CLI_EXIT_OK; i++)

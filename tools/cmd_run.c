@@ -64,6 +64,25 @@ static int report_outputs(const cli_command *cmd, const cli_args *args,
     return dir ? cli_write_outputs(dir, outputs, n_outputs) : CLI_EXIT_OK;
 }
 
+/* One run on the reference executor: the outputs of the previous one are dropped. */
+typedef struct reference_run {
+    const byocl_module *m;
+    const byocl_function *fn;
+    const cli_inputs *in;
+    byocl_tensor **outputs;
+    int n_outputs;
+} reference_run;
+
+static byocl_status run_reference_once(void *user, byocl_error *err)
+{
+    reference_run *r = user;
+    if (r->outputs)
+        byocl_tensors_free(r->outputs, r->n_outputs);
+    r->outputs = NULL;
+    return byocl_reference_run(r->m, byocl_function_name(r->fn), r->in->values, r->in->n,
+                               &r->outputs, &r->n_outputs, err);
+}
+
 /* The reference executor, --runs times; the last run's outputs are reported. */
 static int run_reference(const cli_command *cmd, const cli_args *args, const char *spec,
                          const byocl_module *m, const byocl_function *fn, const cli_inputs *in,
@@ -72,29 +91,21 @@ static int run_reference(const cli_command *cmd, const cli_args *args, const cha
     double *ms = calloc((size_t)req->runs, sizeof *ms);
     if (!ms)
         return cli_fail("out of memory");
-    byocl_tensor **outputs = NULL;
-    int n_outputs = 0, rc = CLI_EXIT_OK;
-    for (int r = 0; r < req->runs && rc == CLI_EXIT_OK; r++) {
-        if (outputs)
-            byocl_tensors_free(outputs, n_outputs);
-        outputs = NULL;
-        byocl_error err;
-        double t0 = cli_seconds();
-        byocl_status st = byocl_reference_run(m, byocl_function_name(fn), in->values, in->n,
-                                              &outputs, &n_outputs, &err);
-        ms[r] = (cli_seconds() - t0) * 1e3;
-        if (st != BYOCL_OK)
-            rc = cli_fail_error(&err);
-    }
+    reference_run r = {.m = m, .fn = fn, .in = in};
+    char what[600];
+    snprintf(what, sizeof what, "running @%s on the ref executor", byocl_function_name(fn));
+    byocl_error err;
+    int rc = CLI_EXIT_OK;
+    if (cli_timed_runs(req->runs, what, false, run_reference_once, &r, ms, &err) != BYOCL_OK)
+        rc = cli_fail_error(&err);
     if (rc == CLI_EXIT_OK) {
-        char what[600];
         snprintf(what, sizeof what, "ran @%s of %s on the ref executor", byocl_function_name(fn),
                  spec);
         cli_print_times(what, ms, req->runs);
-        rc = report_outputs(cmd, args, outputs, n_outputs);
+        rc = report_outputs(cmd, args, r.outputs, r.n_outputs);
     }
-    if (outputs)
-        byocl_tensors_free(outputs, n_outputs);
+    if (r.outputs)
+        byocl_tensors_free(r.outputs, r.n_outputs);
     free(ms);
     return rc;
 }
@@ -156,18 +167,16 @@ static int run_graph(const cli_command *cmd, const cli_args *args, const char *s
         rc = cli_fail("out of memory");
     if (rc == CLI_EXIT_OK)
         rc = cli_executor_with_inputs(c, in, &ex);
-    for (int r = 0; r < req->runs && rc == CLI_EXIT_OK; r++) {
-        double r0 = cli_seconds();
-        if (byocl_executor_run(ex, &err) != BYOCL_OK)
-            rc = cli_fail_error(&err);
-        ms[r] = (cli_seconds() - r0) * 1e3;
-    }
+    char what[600];
+    snprintf(what, sizeof what, "running @%s on target %s", byocl_function_name(fn),
+             req->target);
+    if (rc == CLI_EXIT_OK && cli_run_executor(ex, req->runs, what, ms, &err) != BYOCL_OK)
+        rc = cli_fail_error(&err);
     bool ran = rc == CLI_EXIT_OK;
     if (rc == CLI_EXIT_OK) {
-        char what[600];
         snprintf(what, sizeof what, "ran @%s of %s on target %s", byocl_function_name(fn), spec,
                  req->target);
-        cli_print_times(what, ms, req->runs);
+        cli_print_first_run_times(what, ms, req->runs);
         /* --capture-node's extra output is written by the capture, not reported */
         int n_out = byocl_executor_num_outputs(ex) - (capture.node_output >= 0);
         for (int i = 0; i < n_out; i++) {
@@ -314,6 +323,14 @@ const cli_command cli_cmd_run = {
         "run in their runtime modules. --threads sets the kernels' threads, --stats shows\n"
         "the storage plan, --profile each step's time and GFLOP/s. --runs N repeats the\n"
         "run (with either executor) and reports the minimum, median and maximum time.\n"
+        "With --target the first run after the build is reported apart, as the first\n"
+        "run, and the others as the steady state: the first pays what the driver does\n"
+        "at a kernel's first launch (PoCL compiles its kernels then, which takes minutes\n"
+        "for a large model when the caches are cold).\n"
+        "\n"
+        "While building or running takes over a second, progress goes to stderr: a bar\n"
+        "on a terminal, otherwise a line every 2 s and one when the step is done.\n"
+        "BYOCL_PROGRESS_DELAY=SECONDS changes the one-second delay (off: no progress).\n"
         "\n"
         "--target opencl (or a plugin's target, see --plugin in byocl --help) partitions\n"
         "@main first: the calls the target supports become regions that run in its runtime\n"
@@ -334,10 +351,12 @@ const cli_command cli_cmd_run = {
         "shape in an .npy, a one-array .npz or an ONNX TensorProto .pb), by name from\n"
         "--params, or by --random-inputs, which fills each parameter\n"
         "still unbound from seed SEED * 2^32 + its index (SEED defaults to 0): floats\n"
-        "uniform in [0, 1), integers in [0, 10).\n"
+        "uniform in [0, 1), integers in [0, 10). A built-in model given none of --input,\n"
+        "--params and --random-inputs runs on its deterministic random inputs: the values\n"
+        "--random-inputs gives, so its results are the same every time.\n"
         "\n" CLI_MODEL_HELP "\n",
     .options = run_options,
-    .examples = "  byocl run builtin:resnet18 --random-inputs\n"
+    .examples = "  byocl run builtin:resnet18\n"
                 "  byocl run builtin:seed --random-inputs=7 --output-dir out\n"
                 "  byocl run model.relay --params model.npz --input data=image.npy\n"
                 "  byocl run builtin:resnet18 --random-inputs --target ref --stats --profile\n"

@@ -4,6 +4,7 @@
 
 #include "byocl/split.h"
 #include "cli.h"
+#include "cli_progress.h"
 
 static const cli_option run_stages_options[] = {
     CLI_OPTION_INPUT,
@@ -12,31 +13,38 @@ static const cli_option run_stages_options[] = {
     {NULL, 0, CLI_ARG_NONE, false, NULL, NULL},
 };
 
-/* When each stage finished, for the per-stage times. */
+/* When each stage finished, for the per-stage times; the stages done, for the progress. */
 typedef struct stage_clock {
     double *done_at;
+    cli_progress *progress;
 } stage_clock;
 
 static void stage_done(void *user, int k)
 {
     stage_clock *clock = user;
     clock->done_at[k] = cli_seconds();
+    cli_progress_set(clock->progress, k + 1);
 }
 
 static int run_stages(const cli_command *cmd, const cli_args *args, const char *dir,
                       const byocl_stages *s, cli_inputs *in)
 {
     int n = byocl_stages_count(s);
-    stage_clock clock = {calloc((size_t)n, sizeof *clock.done_at)};
+    stage_clock clock = {.done_at = calloc((size_t)n, sizeof *clock.done_at)};
     if (!clock.done_at)
         return cli_fail("out of memory");
     byocl_tensor **outputs = NULL;
     int n_outputs = 0;
     byocl_error err;
+    char label[4200];
+    snprintf(label, sizeof label, "running the stages of %s", dir);
+    clock.progress = cli_progress_start(label, n, false);
     double t0 = cli_seconds();
+    byocl_status st = byocl_stages_run(s, in->values, in->n, stage_done, &clock, &outputs,
+                                       &n_outputs, &err);
+    cli_progress_finish(clock.progress);
     int rc = CLI_EXIT_OK;
-    if (byocl_stages_run(s, in->values, in->n, stage_done, &clock, &outputs, &n_outputs,
-                         &err) != BYOCL_OK) {
+    if (st != BYOCL_OK) {
         rc = cli_fail_error(&err);
     } else {
         printf("ran %d stage%s of %s on the ref executor in %.2f ms\n", n, n == 1 ? "" : "s",

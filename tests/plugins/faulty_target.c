@@ -6,8 +6,12 @@
  * (relu computed as the identity) and runs that with byocl's ref region module, so a region
  * holding a relu differs from the host wherever the relu's input is negative, and every
  * other region is right. With BYOCL_FAULTY_FAIL=<symbol>[@N] in the environment, calls of that
- * region fail (a region failing mid-run), from its N-th call on (default 1). Uses only
- * byocl's public headers. */
+ * region fail (a region failing mid-run), from its N-th call on (default 1). With
+ * BYOCL_FAULTY_WAIT=<fifo>, the first region call of the process reads that FIFO to its end
+ * before it runs: a test holds the run there, for as long as it wants, to see what the CLI
+ * printed before the run (tests/test_cli_progress.c). Uses only byocl's public headers. */
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,10 +57,26 @@ typedef struct faulty_module {
     long calls;
 } faulty_module;
 
+/* BYOCL_FAULTY_WAIT: blocks until the FIFO's writer has opened and closed it. */
+static void wait_once(void)
+{
+    static atomic_flag waited = ATOMIC_FLAG_INIT;
+    const char *fifo = getenv("BYOCL_FAULTY_WAIT");
+    if (!fifo || atomic_flag_test_and_set(&waited))
+        return;
+    FILE *f = fopen(fifo, "rb");
+    if (!f)
+        return;
+    while (fgetc(f) != EOF)
+        ;
+    fclose(f);
+}
+
 static byocl_status faulty_run(void *ctx, const char *symbol, DLTensor *const *args, int n_in,
                                int n_out, byocl_error *err)
 {
     faulty_module *f = ctx;
+    wait_once();
     if (f->fail_from > 0 && ++f->calls >= f->fail_from)
         return byocl_error_set(err, BYOCL_ERR_RUNTIME,
                                "faulty target: %s fails on purpose (BYOCL_FAULTY_FAIL)", symbol);

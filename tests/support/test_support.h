@@ -21,7 +21,9 @@ const char *ts_tmpdir(const char *tag);
 void ts_remove_tree(const char *dir);
 
 /* Runs the byocl CLI with `args` (a shell-quoted string) and captures both streams.
- * Returns the exit code; *out and *err are malloc'ed (may be NULL to discard). */
+ * Returns the exit code; *out and *err are malloc'ed (may be NULL to discard). Without
+ * BYOCL_PROGRESS_DELAY in the environment the CLI runs with it "off": no progress lines,
+ * so stderr does not depend on how long a command takes. */
 int ts_run_cli(const char *args, char **out, char **err);
 
 /* Runs the CLI and checks its exit code and (when want_err is not NULL) that stderr is
