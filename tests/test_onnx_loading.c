@@ -359,6 +359,24 @@ static pb wire_model(const char *raw, bool twice, size_t *raw_at)
     return m;
 }
 
+/* The model of wire_model, loaded from memory: its output is the sum of its two
+ * initializers, (4.5, 1.5). */
+static void expect_sum_of_initializers(const void *data, size_t size, const char *name)
+{
+    byocl_error err = {0};
+    byocl_module *m = NULL;
+    if (byocl_onnx_import_mem(data, size, name, NULL, &m, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(byocl_infer_types(m, &err), BYOCL_OK);
+    byocl_tensor **y = NULL;
+    int n = 0;
+    assert_int_equal(byocl_reference_run(m, "main", NULL, 0, &y, &n, &err), BYOCL_OK);
+    const float sum[2] = {4.5f, 1.5f};
+    ts_assert_f32_close(y[0], sum, 2, 0, 0);
+    byocl_tensors_free(y, n);
+    byocl_module_free(m);
+}
+
 static void test_wire_strip(void **state)
 {
     (void)state;
@@ -381,18 +399,7 @@ static void test_wire_strip(void **state)
         onnx_wire_skeleton_free(&s);
 
         /* Loaded from memory, the model adds the two initializers: raw and typed. */
-        byocl_error err = {0};
-        byocl_module *m = NULL;
-        if (byocl_onnx_import_mem(whole.d, whole.n, "wire.onnx", NULL, &m, &err) != BYOCL_OK)
-            fail_msg("%s", err.msg);
-        assert_int_equal(byocl_infer_types(m, &err), BYOCL_OK);
-        byocl_tensor **y = NULL;
-        int n = 0;
-        assert_int_equal(byocl_reference_run(m, "main", NULL, 0, &y, &n, &err), BYOCL_OK);
-        const float sum[2] = {4.5f, 1.5f};
-        ts_assert_f32_close(y[0], sum, 2, 0, 0);
-        byocl_tensors_free(y, n);
-        byocl_module_free(m);
+        expect_sum_of_initializers(whole.d, whole.n, "wire.onnx");
         free(whole.d);
         free(want.d);
     }
@@ -428,18 +435,7 @@ static void test_wire_not_handled(void **state)
     pb_msg(&extra, GRAPH_INITIALIZER, &t);
     pb_msg(&two, MODEL_GRAPH, &extra);
     assert_int_equal(onnx_wire_strip(two.d, two.n, &s), BYOCL_ERR_INVALID);
-    byocl_error err = {0};
-    byocl_module *m = NULL;
-    if (byocl_onnx_import_mem(two.d, two.n, "two.onnx", NULL, &m, &err) != BYOCL_OK)
-        fail_msg("%s", err.msg);
-    assert_int_equal(byocl_infer_types(m, &err), BYOCL_OK);
-    byocl_tensor **y = NULL;
-    int n = 0;
-    assert_int_equal(byocl_reference_run(m, "main", NULL, 0, &y, &n, &err), BYOCL_OK);
-    const float sum[2] = {4.5f, 1.5f};
-    ts_assert_f32_close(y[0], sum, 2, 0, 0);
-    byocl_tensors_free(y, n);
-    byocl_module_free(m);
+    expect_sum_of_initializers(two.d, two.n, "two.onnx");
     free(two.d);
     free(whole.d);
 }
