@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "strbuf.h"
+
 static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 char *byocl_base64_encode(const void *data, size_t len)
@@ -48,16 +50,6 @@ static int sextet(char c)
     return -1;
 }
 
-/* How a character reads in a message: 'x', or byte 0x07. */
-static void describe(char c, char *buf, size_t len)
-{
-    unsigned char u = (unsigned char)c;
-    if (u >= 0x20 && u < 0x7f)
-        snprintf(buf, len, "'%c'", c);
-    else
-        snprintf(buf, len, "byte 0x%02x", u);
-}
-
 byocl_status byocl_base64_decode(const char *text, size_t len, void **out, size_t *out_len,
                                  byocl_error *err)
 {
@@ -74,7 +66,7 @@ byocl_status byocl_base64_decode(const char *text, size_t len, void **out, size_
     for (size_t i = 0; i < len - pad; i++) {
         if (sextet(text[i]) < 0) {
             char what[24];
-            describe(text[i], what, sizeof what);
+            byocl_char_describe(text[i], what, sizeof what);
             return byocl_error_set(err, BYOCL_ERR_PARSE, "character %zu is %s, not base64%s", i,
                                    what, text[i] == '=' ? " (padding before the end)" : "");
         }

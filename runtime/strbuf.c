@@ -22,3 +22,12 @@ void byocl_strbuf_printf(byocl_strbuf *sb, const char *fmt, ...)
     if (n > 0)
         sb->at += (size_t)n;
 }
+
+void byocl_char_describe(char c, char *buf, size_t len)
+{
+    unsigned char u = (unsigned char)c;
+    if (u >= 0x20 && u < 0x7f)
+        snprintf(buf, len, "'%c'", c);
+    else
+        snprintf(buf, len, "byte 0x%02x", u);
+}

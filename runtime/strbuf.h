@@ -18,4 +18,7 @@ void byocl_strbuf_printf(byocl_strbuf *sb, const char *fmt, ...)
 #endif
     ;
 
+/* How character c reads in a message: 'x' when printable, else byte 0x07. */
+void byocl_char_describe(char c, char *buf, size_t len);
+
 #endif

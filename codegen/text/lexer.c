@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strbuf.h"
+
 static bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 static bool is_alnum(char c) { return is_alpha(c) || is_digit(c); }
@@ -114,15 +116,6 @@ static text_token lex_error_at(text_lexer *lx, int line, int col, const char *fm
     text_token tok = lex_error_v(lx, line, col, fmt, ap);
     va_end(ap);
     return tok;
-}
-
-static void describe_char(char c, char *buf, size_t len)
-{
-    unsigned char u = (unsigned char)c;
-    if (u >= 0x20 && u < 0x7f)
-        snprintf(buf, len, "'%c'", c);
-    else
-        snprintf(buf, len, "byte 0x%02x", u);
 }
 
 static void newline(text_lexer *lx, const char *after)
@@ -313,7 +306,7 @@ static text_token lex_string(text_lexer *lx, text_token tok)
             char e = p[1];
             if (e != '"' && e != '\\' && e != 'n' && e != 't' && e != 'r') {
                 char what[24];
-                describe_char(e, what, sizeof what);
+                byocl_char_describe(e, what, sizeof what);
                 return lex_error(lx, p, "unknown escape '\\' followed by %s in string", what);
             }
             p += 2;
@@ -413,7 +406,7 @@ static text_token lex_one(text_lexer *lx)
         return tok;
     }
     char what[24];
-    describe_char(c, what, sizeof what);
+    byocl_char_describe(c, what, sizeof what);
     return lex_error(lx, p, "unexpected character %s", what);
 }
 
