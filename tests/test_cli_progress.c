@@ -166,7 +166,8 @@ static char *normalized(const char *text)
         }
     }
     tmp[at] = '\0';
-    /* Drop a progress line whose "byocl: LABEL:" is the one of the line kept before it. */
+    /* Drop a progress line whose "byocl: LABEL:" is the one of the line kept before it (the
+     * periodic lines; the last, "done in" or "failed after", stays). */
     size_t prev_len = 0;
     const char *prev = NULL;
     at = 0;
@@ -178,7 +179,7 @@ static char *normalized(const char *text)
                 colon = p;
         size_t key = colon ? (size_t)(colon - line) : len;
         bool progress = strncmp(line, "byocl: ", 7) == 0 && !strstr(line, ": done in ") &&
-                        line[len - 1] == '\n';
+                        !strstr(line, ": failed after ") && line[len - 1] == '\n';
         bool repeat = progress && prev && prev_len == key && strncmp(prev, line, key) == 0;
         if (!repeat) {
             memcpy(out + at, line, len);
@@ -266,6 +267,26 @@ static void test_progress_lines_on_a_pipe(void **state)
 
 /* Under the delay (1 s by default) a short command prints no progress; "off" never does,
  * and a delay that is no number of seconds is refused before any work. */
+/* A step that fails ends its progress with "failed after", not "done in", before the error. */
+static void test_failed_step(void **state)
+{
+    (void)state;
+    const char *argv[] = {"--plugin", plugin, "run", model, "--random-inputs", "--target",
+                          "faulty", "--threads", "1", NULL};
+    const char *env[] = {"BYOCL_PROGRESS_DELAY=0", "BYOCL_FAULTY_FAIL=faulty_main_0", NULL};
+    child c;
+    child_start(&c, argv, env);
+    assert_int_equal(child_finish(&c), 1);
+    assert_normalized(c.text[1], "byocl: building @main for target faulty: T s\n"
+                                 "byocl: building @main for target faulty: done in T s\n"
+                                 "byocl: running @main on target faulty (first run): T s\n"
+                                 "byocl: running @main on target faulty (first run): failed "
+                                 "after T s\n"
+                                 "byocl: error: in @main, the result (@faulty_main_0): faulty "
+                                 "target: faulty_main_0 fails on purpose (BYOCL_FAULTY_FAIL)\n");
+    child_free(&c);
+}
+
 static void test_progress_delay(void **state)
 {
     (void)state;
@@ -355,6 +376,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_progress_lines_on_a_pipe),
+        cmocka_unit_test(test_failed_step),
         cmocka_unit_test(test_progress_delay),
         cmocka_unit_test(test_lines_written_when_they_happen),
     };

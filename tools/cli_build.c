@@ -112,7 +112,7 @@ byocl_status cli_build_model(const cli_build_request *req, const byocl_module *m
         st = byocl_build(partitioned ? partitioned : m, &opt, out, err);
     if (build_ms)
         *build_ms = (cli_seconds() - t0) * 1e3;
-    cli_progress_finish(progress);
+    cli_progress_finish(progress, st == BYOCL_OK);
     byocl_module_free(partitioned);
     return st;
 }

@@ -154,7 +154,7 @@ void cli_progress_set(cli_progress *p, int done)
         atomic_store(&p->done, done);
 }
 
-void cli_progress_finish(cli_progress *p)
+void cli_progress_finish(cli_progress *p, bool ok)
 {
     if (!p)
         return;
@@ -167,7 +167,8 @@ void cli_progress_finish(cli_progress *p)
         if (p->tty)
             fprintf(stderr, "\r\033[K");
         else
-            fprintf(stderr, "byocl: %s: done in %.1f s\n", p->label, cli_seconds() - p->start);
+            fprintf(stderr, "byocl: %s: %s %.1f s\n", p->label, ok ? "done in" : "failed after",
+                    cli_seconds() - p->start);
         fflush(stderr);
     }
     pthread_cond_destroy(&p->wake);

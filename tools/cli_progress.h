@@ -22,8 +22,8 @@ int cli_progress_check_env(void);
 cli_progress *cli_progress_start(const char *label, int total, bool quiet);
 /* `done` units of `total` are finished. */
 void cli_progress_set(cli_progress *p, int done);
-/* Ends the step: erases the bar (terminal) or prints a last line (when any was printed),
- * then frees p. */
-void cli_progress_finish(cli_progress *p);
+/* Ends the step: erases the bar (terminal) or prints a last line, "done in 3.2 s" or
+ * "failed after 3.2 s" as `ok` says (when any line was printed), then frees p. */
+void cli_progress_finish(cli_progress *p, bool ok);
 
 #endif

@@ -61,7 +61,7 @@ static byocl_status timed_step(const char *label, int from, int to, cli_run_fn r
             ms[r] = (cli_seconds() - t0) * 1e3;
         cli_progress_set(progress, r - from + 1);
     }
-    cli_progress_finish(progress);
+    cli_progress_finish(progress, st == BYOCL_OK);
     return st;
 }
 

@@ -242,7 +242,7 @@ static int build_path(const bench_request *req, bench_path *p, const cli_inputs 
     if (rc == CLI_EXIT_OK) {
         cli_progress *progress = cli_progress_start("first run", 0, req->quiet);
         rc = run_once(p, &p->first_run_ms);
-        cli_progress_finish(progress);
+        cli_progress_finish(progress, rc == CLI_EXIT_OK);
     }
     byocl_executor_free(p->ex);
     byocl_compiled_free(p->c);
@@ -267,7 +267,7 @@ static int run_alternating(const bench_request *req, bench_path *paths)
                 rc = run_once(&paths[k], NULL);
                 cli_progress_set(progress, 2 * r + k + 1);
             }
-        cli_progress_finish(progress);
+        cli_progress_finish(progress, rc == CLI_EXIT_OK);
     }
     for (int k = 0; k < 2; k++) {
         byocl_executor_reset_profile(paths[k].ex);
@@ -279,7 +279,7 @@ static int run_alternating(const bench_request *req, bench_path *paths)
             rc = run_once(&paths[k], &paths[k].ms[r]);
             cli_progress_set(progress, 2 * r + k + 1);
         }
-    cli_progress_finish(progress);
+    cli_progress_finish(progress, rc == CLI_EXIT_OK);
     for (int k = 0; k < 2 && rc == CLI_EXIT_OK; k++) {
         bench_path *p = &paths[k];
         p->median_ms = cli_sort_median(p->ms, req->runs);

@@ -516,7 +516,7 @@ static void walk(suite *s, const char *dir, int depth)
         verdict v;
         cli_progress *progress = cli_progress_start(name, 0, false);
         run_test(dir, &s->run, &v);
-        cli_progress_finish(progress);
+        cli_progress_finish(progress, true); /* a verdict, whatever it is */
         static const char *const words[] = {"PASS", "FAIL", "SKIP"};
         printf("%s %s%s%s\n", words[v.result], name, v.result == OUTCOME_PASS ? "" : ": ",
                v.result == OUTCOME_PASS ? "" : v.why);

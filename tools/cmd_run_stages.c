@@ -42,7 +42,7 @@ static int run_stages(const cli_command *cmd, const cli_args *args, const char *
     double t0 = cli_seconds();
     byocl_status st = byocl_stages_run(s, in->values, in->n, stage_done, &clock, &outputs,
                                        &n_outputs, &err);
-    cli_progress_finish(clock.progress);
+    cli_progress_finish(clock.progress, st == BYOCL_OK);
     int rc = CLI_EXIT_OK;
     if (st != BYOCL_OK) {
         rc = cli_fail_error(&err);
