@@ -83,8 +83,9 @@ byocl_status byocl_pipeline_partition(byocl_module *m, const byocl_pipeline_opti
                    byocl_annotate_target(m, opt->targets, opt->n_targets, err), err);
     if (st == BYOCL_OK && opt->range_target)
         st = after(m, opt, "annotate_range",
-                   byocl_annotate_range(m, opt->range_first, opt->range_last, opt->range_target,
-                                        err),
+                   opt->range ? byocl_annotate_range_spec(m, opt->range, opt->range_target, err)
+                              : byocl_annotate_range(m, opt->range_first, opt->range_last,
+                                                     opt->range_target, err),
                    err);
     if (st == BYOCL_OK)
         st = after(m, opt, "check_annotations", byocl_check_annotations(m, opt->complete, err),

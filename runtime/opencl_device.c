@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "opencl_impl.h"
+#include "strbuf.h"
 
 #ifndef CL_PLATFORM_NOT_FOUND_KHR
 #define CL_PLATFORM_NOT_FOUND_KHR -1001
@@ -205,16 +206,6 @@ static bool contains_nocase(const char *haystack, const char *needle)
     return n == 0;
 }
 
-static bool all_digits(const char *s)
-{
-    if (!*s)
-        return false;
-    for (; *s; s++)
-        if (*s < '0' || *s > '9')
-            return false;
-    return true;
-}
-
 /* "0: NAME (PLATFORM), 1: ..." truncated to fit. */
 static void list_text(const ocl_device_desc *all, int n, char *buf, size_t len)
 {
@@ -247,7 +238,7 @@ byocl_status ocl_choose_device(const char *spec, ocl_device_desc *out, byocl_err
                 pick = i;
         if (pick < 0)
             pick = 0;
-    } else if (all_digits(spec)) {
+    } else if (byocl_str_all_digits(spec)) {
         long index = strlen(spec) < 9 ? strtol(spec, NULL, 10) : -1;
         pick = index >= 0 && index < n ? (int)index : -1;
     } else {

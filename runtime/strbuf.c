@@ -31,3 +31,13 @@ void byocl_char_describe(char c, char *buf, size_t len)
     else
         snprintf(buf, len, "byte 0x%02x", u);
 }
+
+bool byocl_str_all_digits(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return false;
+    return true;
+}

@@ -2,6 +2,7 @@
 #ifndef BYOCL_STRBUF_H
 #define BYOCL_STRBUF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct byocl_strbuf {
@@ -20,5 +21,8 @@ void byocl_strbuf_printf(byocl_strbuf *sb, const char *fmt, ...)
 
 /* How character c reads in a message: 'x' when printable, else byte 0x07. */
 void byocl_char_describe(char c, char *buf, size_t len);
+
+/* Whether s is one or more decimal digits and nothing else. */
+bool byocl_str_all_digits(const char *s);
 
 #endif

@@ -164,16 +164,26 @@ static void expect_annotated(const byocl_module *m, const char *const *targets, 
     byocl_module_free(a);
 }
 
-static void expect_range(const byocl_module *m, int first, int last, const char *target,
-                         const char *want)
+/* annotate_range of `range` ("%76:%81", "#0:#5", "a:b") on a copy of m prints as want and
+ * computes what m does. */
+static void expect_range_spec(const byocl_module *m, const char *range, const char *target,
+                              const char *want)
 {
     byocl_module *a = clone(m);
     byocl_error err = {0};
-    if (byocl_annotate_range(a, first, last, target, &err) != BYOCL_OK)
-        fail_msg("%s", err.msg);
+    if (byocl_annotate_range_spec(a, range, target, &err) != BYOCL_OK)
+        fail_msg("%s: %s", range, err.msg);
     assert_printed(a, want);
     assert_same_outputs(m, a);
     byocl_module_free(a);
+}
+
+static void expect_range(const byocl_module *m, int first, int last, const char *target,
+                         const char *want)
+{
+    char range[48];
+    snprintf(range, sizeof range, "%d:%d", first, last);
+    expect_range_spec(m, range, target, want);
 }
 
 static const char *const TEST_TARGET[] = {"test_target"};
@@ -706,8 +716,8 @@ static void test_explain_untyped_and_global_calls(void **state)
 
 /* ----------------------------------------------------------- annotate_range */
 
-/* The thread's VGG block: relu .. relu (%0..%5 as byocl prints it; %75..%82 in the
- * thread) as one "ccompiler" region. Both free variables, used by the casts inside the
+/* The thread's VGG block: relu .. relu (%76..%81, the file's names; #0..#5 in byocl's own
+ * numbering) as one "ccompiler" region. Both free variables, used by the casts inside the
  * range, get their compiler_begin (comaniac's answer); the relu's value leaves for the
  * pooling on the host. */
 static void test_range_vgg_block(void **state)
@@ -716,8 +726,9 @@ static void test_range_vgg_block(void **state)
     byocl_module *m = ts_parse_typed_file(ts_fixture("annotate/vgg_block_plain.relay"));
     byocl_module *a = clone(m);
     byocl_error err = {0};
-    if (byocl_annotate_range(a, 0, 5, "ccompiler", &err) != BYOCL_OK)
+    if (byocl_annotate_range(a, 76, 81, "ccompiler", &err) != BYOCL_OK)
         fail_msg("%s", err.msg);
+    /* The compiler_begins are new bindings, so @main is numbered from %0 again. */
     assert_printed(
         a, "#[version = \"0.0.5\"]\n"
            "def @main(%74: Tensor[(1, 512, 14, 14), float16], "
@@ -747,13 +758,13 @@ static void test_range_vgg_block(void **state)
 
     /* The thread's own attempt already carries annotations: a range over them is refused. */
     byocl_module *thread = ts_parse_typed_file(ts_fixture("text/vgg_block.relay"));
-    assert_int_equal(byocl_annotate_range(thread, 0, 3, "ccompiler", &err), BYOCL_ERR_INVALID);
-    assert_string_equal(err.msg, "range %0..%3 contains %0 (annotation.compiler_begin); "
+    assert_int_equal(byocl_annotate_range(thread, 75, 78, "ccompiler", &err), BYOCL_ERR_INVALID);
+    assert_string_equal(err.msg, "range %75..%78 contains %75 (annotation.compiler_begin); "
                                  "annotate_range works on nodes that are not annotated yet");
     /* ... and a range that uses one of its compiler_begins from outside it too. */
-    assert_int_equal(byocl_annotate_range(thread, 1, 3, "ccompiler", &err), BYOCL_ERR_INVALID);
+    assert_int_equal(byocl_annotate_range(thread, 76, 78, "ccompiler", &err), BYOCL_ERR_INVALID);
     assert_string_equal(err.msg,
-                        "range %1..%3: %1 uses %0, a compiler_begin of another region");
+                        "range %76..%78: %76 uses %75, a compiler_begin of another region");
     byocl_module_free(thread);
     byocl_module_free(m);
 }
@@ -901,8 +912,9 @@ static void test_range_twice(void **state)
     byocl_error err = {0};
     if (byocl_annotate_range(a, 0, 0, "first", &err) != BYOCL_OK)
         fail_msg("%s", err.msg);
-    /* Now %0 begin, %1 relu, %2 end, %3 abs, %4 multiply. */
-    if (byocl_annotate_range(a, 3, 4, "second", &err) != BYOCL_OK)
+    /* Now #0 begin, #1 relu, #2 end, #3 abs, #4 multiply in byocl's own numbering, as the
+     * annotated module prints; the file's %1 and %2 name abs and multiply still. */
+    if (byocl_annotate_range_spec(a, "#3:#4", "second", &err) != BYOCL_OK)
         fail_msg("%s", err.msg);
     assert_printed(a, "#[version = \"0.0.5\"]\n"
                       "def @main(%x: Tensor[(3), float32]) -> Tensor[(3), float32] {\n"
@@ -983,13 +995,31 @@ static void test_range_endpoint_errors(void **state)
 {
     (void)state;
     char *vgg = ts_read_file(ts_fixture("annotate/vgg_block_plain.relay"), NULL);
-    expect_range_error(vgg, 0, 9, "ccompiler", BYOCL_ERR_NOT_FOUND,
-                       "range %0..%9: @main has no node %9 (its nodes are numbered %0..%5)");
+    /* Bare numbers are the file's %N: its bindings are %76..%81. */
+    expect_range_error(vgg, 76, 90, "ccompiler", BYOCL_ERR_NOT_FOUND,
+                       "range %76..%90: @main has no node %90 (its bindings run from %76 to "
+                       "%81; byocl's own numbers are #0..#5)");
     expect_range_error(vgg, 75, 82, "ccompiler", BYOCL_ERR_NOT_FOUND,
-                       "range %75..%82: @main has no node %75 (its nodes are numbered %0..%5)");
+                       "range %75..%82: @main has no node %75 (its bindings run from %76 to "
+                       "%81; byocl's own numbers are #0..#5)");
+    expect_range_error(vgg, 0, 5, "ccompiler", BYOCL_ERR_NOT_FOUND,
+                       "range %0..%5: @main has no node %0 (its bindings run from %76 to %81; "
+                       "byocl's own numbers are #0..#5)");
     expect_range_error(vgg, -1, 2, "ccompiler", BYOCL_ERR_NOT_FOUND,
-                       "range %-1..%2: @main has no node %-1 (its nodes are numbered %0..%5)");
-    expect_range_error(vgg, 4, 2, "ccompiler", BYOCL_ERR_INVALID,
+                       "range %-1..%2: @main has no node %-1 (its bindings run from %76 to "
+                       "%81; byocl's own numbers are #0..#5)");
+    expect_range_error(vgg, 79, 77, "ccompiler", BYOCL_ERR_INVALID,
+                       "range %79..%77 is empty: %79 comes after %77");
+    expect_range_error("#[version = \"0.0.5\"]\n"
+                       "def @main(%x: Tensor[(3), float32]) {\n"
+                       "  %0 = nn.relu(%x);\n"
+                       "  %1 = abs(%0);\n"
+                       "  %2 = tanh(%1);\n"
+                       "  %3 = exp(%2);\n"
+                       "  %4 = nn.relu(%3);\n"
+                       "  abs(%4)\n"
+                       "}\n",
+                       4, 2, "ccompiler", BYOCL_ERR_INVALID,
                        "range %4..%2 is empty: %4 comes after %2");
     expect_range_error(vgg, 0, 5, "c-compiler", BYOCL_ERR_INVALID,
                        "bad target name \"c-compiler\": '-' at position 1; a target name has "
@@ -1001,6 +1031,104 @@ static void test_range_endpoint_errors(void **state)
     byocl_error err = {0};
     assert_int_equal(byocl_annotate_range(NULL, 0, 0, "t", &err), BYOCL_ERR_INVALID);
     assert_string_equal(err.msg, "annotate_range: no module given");
+}
+
+/* A range in the file's names (%76:%81), in byocl's own numbering (#0:#5) and bare (76:81:
+ * the file's, since its bindings are numbered) covers the same nodes of the VGG block. */
+static void test_range_spellings(void **state)
+{
+    (void)state;
+    byocl_module *m = ts_parse_typed_file(ts_fixture("annotate/vgg_block_plain.relay"));
+    static const char *const same[] = {"%76:%81", "#0:#5", "76:81", "%76:81"};
+    byocl_error err = {0};
+    byocl_module *want = clone(m);
+    if (byocl_annotate_range(want, 76, 81, "ccompiler", &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    char *want_text = byocl_text_print(want, NULL, NULL, NULL);
+    for (int i = 0; i < 4; i++)
+        expect_range_spec(m, same[i], "ccompiler", want_text);
+    free(want_text);
+    byocl_module_free(want);
+    byocl_module_free(m);
+
+    /* A call written inline has no name of the file's: #0 is the add, the file's %0 the
+     * relu. The bare 0:1 reads both ways, differently: an error that shows both. */
+    static const char inline_call[] = "#[version = \"0.0.5\"]\n"
+                                      "def @main(%x: Tensor[(3), float32]) {\n"
+                                      "  %0 = nn.relu(add(%x, 1f));\n"
+                                      "  %1 = multiply(%0, %x);\n"
+                                      "  %2 = nn.relu(%1);\n"
+                                      "  tanh(%2)\n"
+                                      "}\n";
+    expect_range_error(inline_call, 0, 1, "ccompiler", BYOCL_ERR_INVALID,
+                       "range 0:1 is ambiguous in @main: it reads as the file's %0..%1 (nn.relu "
+                       "at 3:8 .. multiply at 4:8) or as byocl's own #0..#1 (add at 3:16 .. "
+                       "nn.relu at 3:8); write %0:%1 or #0:#1");
+    m = ts_parse_typed(inline_call);
+    expect_range_spec(m, "%0:%1", "ccompiler",
+                      "#[version = \"0.0.5\"]\n"
+                      "def @main(%x: Tensor[(3), float32]) -> Tensor[(3), float32] {\n"
+                      "  %0 = add(%x, 1f);\n"
+                      "  %1 = annotation.compiler_begin(%0, compiler=\"ccompiler\");\n"
+                      "  %2 = nn.relu(%1);\n"
+                      "  %3 = annotation.compiler_begin(%x, compiler=\"ccompiler\");\n"
+                      "  %4 = multiply(%2, %3);\n"
+                      "  %5 = annotation.compiler_end(%4, compiler=\"ccompiler\");\n"
+                      "  %6 = nn.relu(%5);\n"
+                      "  tanh(%6)\n"
+                      "}\n");
+    expect_range_spec(m, "#0:#1", "ccompiler",
+                      "#[version = \"0.0.5\"]\n"
+                      "def @main(%x: Tensor[(3), float32]) -> Tensor[(3), float32] {\n"
+                      "  %0 = annotation.compiler_begin(%x, compiler=\"ccompiler\");\n"
+                      "  %1 = annotation.compiler_begin(1f, compiler=\"ccompiler\");\n"
+                      "  %2 = add(%0, %1);\n"
+                      "  %3 = nn.relu(%2);\n"
+                      "  %4 = annotation.compiler_end(%3, compiler=\"ccompiler\");\n"
+                      "  %5 = multiply(%4, %x);\n"
+                      "  %6 = nn.relu(%5);\n"
+                      "  tanh(%6)\n"
+                      "}\n");
+    byocl_module_free(m);
+
+    /* Names that are not numbers: every node from one end to the other. */
+    m = ts_parse_typed("#[version = \"0.0.5\"]\n"
+                       "def @main(%x: Tensor[(3), float32]) {\n"
+                       "  %a = nn.relu(%x);\n"
+                       "  %b = abs(%a);\n"
+                       "  %c = tanh(%b);\n"
+                       "  exp(%c)\n"
+                       "}\n");
+    expect_range_spec(m, "a:%b", "ccompiler",
+                      "#[version = \"0.0.5\"]\n"
+                      "def @main(%x: Tensor[(3), float32]) -> Tensor[(3), float32] {\n"
+                      "  %0 = annotation.compiler_begin(%x, compiler=\"ccompiler\");\n"
+                      "  %a = nn.relu(%0);\n"
+                      "  %b = abs(%a);\n"
+                      "  %1 = annotation.compiler_end(%b, compiler=\"ccompiler\");\n"
+                      "  %c = tanh(%1);\n"
+                      "  exp(%c)\n"
+                      "}\n");
+    byocl_module_free(m);
+    m = ts_parse_typed(RELU_TEXT);
+    err = (byocl_error){0};
+    assert_int_equal(byocl_annotate_range_spec(m, "%x:", "ccompiler", &err), BYOCL_ERR_INVALID);
+    assert_string_equal(err.msg, "bad range '%x:': expected A:B, e.g. 75:82, %75:%82, #0:#5 or "
+                                 "conv1:relu2");
+    assert_int_equal(byocl_annotate_range_spec(m, "#1:#a", "ccompiler", &err), BYOCL_ERR_INVALID);
+    assert_string_equal(err.msg, "bad range '#1:#a': expected A:B, e.g. 75:82, %75:%82, #0:#5 "
+                                 "or conv1:relu2");
+    byocl_module_free(m);
+    assert_true(byocl_annotate_range_spelled("%75:%82"));
+    assert_true(byocl_annotate_range_spelled("#0:#5"));
+    assert_true(byocl_annotate_range_spelled("conv1:relu2"));
+    assert_true(byocl_annotate_range_spelled("x:0:y:0"));
+    assert_false(byocl_annotate_range_spelled("5:3"));
+    assert_false(byocl_annotate_range_spelled("#5:#3"));
+    assert_true(byocl_annotate_range_spelled("#5:3")); /* two numberings: the nodes decide */
+    assert_false(byocl_annotate_range_spelled("5-9"));
+    assert_false(byocl_annotate_range_spelled(":5"));
+    assert_false(byocl_annotate_range_spelled("#a:#b"));
 }
 
 /* The range's members are not asked about support, and the target need not exist. */
@@ -1051,6 +1179,7 @@ int main(void)
         cmocka_unit_test(test_range_twice),
         cmocka_unit_test(test_range_not_convex),
         cmocka_unit_test(test_range_endpoint_errors),
+        cmocka_unit_test(test_range_spellings),
         cmocka_unit_test(test_range_ignores_support),
     };
     return cmocka_run_group_tests(tests, register_targets, unregister_targets);

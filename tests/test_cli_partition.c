@@ -120,26 +120,49 @@ static void test_partition_seed(void **state)
     free(out);
 }
 
-/* An ONNX model with a symbolic batch: --shape fixes it before the range is annotated. */
+/* An ONNX model with a symbolic batch: --shape fixes it before the range, given in the
+ * ONNX file's node names, is annotated; the region keeps those names. */
 static void test_partition_onnx_shape(void **state)
 {
     (void)state;
     char args[1024];
-    FMT(args, "partition '%s' --shape input.1=2x3x8x8 --range 4:6 --target acc",
+    FMT(args, "partition '%s' --shape input.1=2x3x8x8 --range relu:clip --target acc",
         ts_fixture("onnx/small_cnn.onnx"));
     char *out = ts_cli_expect(args, 0, "");
     ts_assert_contains(out, "def @main(%input_1: Tensor[(2, 3, 8, 8), float32]) -> "
                             "Tensor[(2, 5), float32] {\n");
-    ts_assert_contains(out, "  %4 = @acc_main_0(%3) /* ty=Tensor[(2, 4, 4, 4), float32] */;\n");
+    ts_assert_contains(out, "  %2 = @acc_main_0(%bn) /* ty=Tensor[(2, 4, 4, 4), float32] */;\n");
     ts_assert_contains(out, "def @acc_main_0(%acc_0_i0: Tensor[(2, 4, 8, 8), float32], "
                             "Compiler=\"acc\", Primitive=1, Inline=1, "
                             "global_symbol=\"acc_main_0\") -> Tensor[(2, 4, 4, 4), float32] {\n"
-                            "  %0 = nn.relu(%acc_0_i0) /* ty=Tensor[(2, 4, 8, 8), float32] */;\n"
-                            "  %1 = nn.max_pool2d(%0, pool_size=[2, 2], strides=[2, 2]) "
+                            "  %relu = nn.relu(%acc_0_i0) /* ty=Tensor[(2, 4, 8, 8), float32] */;\n"
+                            "  %pool = nn.max_pool2d(%relu, pool_size=[2, 2], strides=[2, 2]) "
                             "/* ty=Tensor[(2, 4, 4, 4), float32] */;\n"
-                            "  clip(%1, a_min=0f, a_max=6f) "
+                            "  clip(%pool, a_min=0f, a_max=6f) "
                             "/* ty=Tensor[(2, 4, 4, 4), float32] */\n}\n");
     free(out);
+    /* Bare numbers are byocl's own numbering here (the file names no node by a number):
+     * relu, max_pool2d and clip have names, so the numbers stop at #2. */
+    FMT(args, "partition '%s' --shape input.1=2x3x8x8 --range 4:6 --target acc",
+        ts_fixture("onnx/small_cnn.onnx"));
+    ts_cli_expect_error(args, 1,
+                        "byocl: error: annotate_range: range %4..%6: @main has no node %4 (its "
+                        "bindings run from %0 to %fc; byocl's own numbers are #0..#2)\n");
+    /* --explain names the calls it leaves on the host by their ONNX names. */
+    FMT(args, "partition '%s' --target opencl --explain -o '%s/x.relay'",
+        ts_fixture("onnx/legacy7.onnx"), ts_tmpdir("cli-partition-onnx-explain"));
+    char *err = NULL;
+    assert_int_equal(ts_run_cli(args, &out, &err), 0);
+    ts_assert_contains(err, "\n%unsq (expand_dims) stays on the host: opencl: op expand_dims is "
+                            "not supported by the opencl target\n"
+                            "%sq (squeeze) stays on the host: opencl: op squeeze is not supported "
+                            "by the opencl target\n"
+                            "%rmean (mean) stays on the host: opencl: op mean is not supported by "
+                            "the opencl target\n"
+                            "%cast (cast) stays on the host: opencl: dtype int32 is not supported "
+                            "(the opencl target computes float32 and float16)\n");
+    free(out);
+    free(err);
 }
 
 /* The thread's VGG block: the error names the node, its op, the argument and a hint;
@@ -150,8 +173,8 @@ static void test_partition_thread_block(void **state)
     char args[1024];
     FMT(args, "partition '%s'", ts_fixture("text/vgg_block.relay"));
     ts_cli_expect_error(args, 1,
-                 "byocl: error: check_annotations: in @main, %3 (nn.conv2d) at 9:9: argument 1 "
-                 "(%2, cast at 8:9) comes from outside region 0 (ccompiler) without "
+                 "byocl: error: check_annotations: in @main, %78 (nn.conv2d) at 9:9: argument 1 "
+                 "(%77, cast at 8:9) comes from outside region 0 (ccompiler) without "
                  "annotation.compiler_begin; hint: annotate every value that flows into a "
                  "region (or run `byocl partition --complete`)\n");
     FMT(args, "partition '%s' --complete", ts_fixture("text/vgg_block.relay"));
@@ -159,7 +182,8 @@ static void test_partition_thread_block(void **state)
     byocl_pipeline_options opt = {.complete = true};
     char *want = api_partition(ts_fixture("text/vgg_block.relay"), &opt);
     assert_string_equal(out, want);
-    ts_assert_contains(out, "@ccompiler_main_0(%74, %0, %1)");
+    ts_assert_contains(out, "  @ccompiler_main_0(%74, %77, %79) /* ty=Tensor[(1, 512, 14, 14), "
+                            "float16] */\n");
     free(want);
     free(out);
 }
@@ -281,6 +305,87 @@ static void test_partition_range_and_dump(void **state)
     free(err);
 }
 
+/* The thread's block as the user's file names it: --range in the file's names (bare, with
+ * '%' or in byocl's own #N), the region keeping them; an end the file lacks, and a bare
+ * range that reads two ways, are errors that say so; print keeps the names, --renumber
+ * numbers them from %0. */
+static void test_partition_file_names(void **state)
+{
+    (void)state;
+    const char *vgg = ts_fixture("annotate/vgg_block_plain.relay");
+    char args[1024];
+    FMT(args, "partition '%s' --range 75:82 --target opencl", vgg);
+    ts_cli_expect_error(args, 1,
+                        "byocl: error: annotate_range: range %75..%82: @main has no node %75 "
+                        "(its bindings run from %76 to %81; byocl's own numbers are #0..#5)\n");
+    FMT(args, "partition '%s' --range 76:81 --target opencl --no-types", vgg);
+    char *want = ts_cli_expect(args, 0, "");
+    assert_string_equal(
+        want,
+        "#[version = \"0.0.5\"]\n"
+        "def @main(%74: Tensor[(1, 512, 14, 14), float16], "
+        "%block5_conv3/convolution/ReadVariableOp:0: Tensor[(512, 512, 3, 3), float32], "
+        "%block5_conv3/BiasAdd/ReadVariableOp:0: Tensor[(512), float32]) -> "
+        "Tensor[(1, 512, 7, 7), float16] {\n"
+        "  %0 = @opencl_main_0(%74, %block5_conv3/convolution/ReadVariableOp:0, "
+        "%block5_conv3/BiasAdd/ReadVariableOp:0);\n"
+        "  nn.max_pool2d(%0, pool_size=[2, 2], strides=[2, 2])\n"
+        "}\n"
+        "\n"
+        "def @opencl_main_0(%opencl_0_i0: Tensor[(1, 512, 14, 14), float16], %opencl_0_i1: "
+        "Tensor[(512, 512, 3, 3), float32], %opencl_0_i2: Tensor[(512), float32], "
+        "Compiler=\"opencl\", Primitive=1, Inline=1, global_symbol=\"opencl_main_0\") -> "
+        "Tensor[(1, 512, 14, 14), float16] {\n"
+        "  %76 = nn.relu(%opencl_0_i0);\n"
+        "  %77 = cast(%opencl_0_i1, dtype=\"float16\");\n"
+        "  %78 = nn.conv2d(%76, %77, padding=[1, 1, 1, 1], channels=512, kernel_size=[3, 3], "
+        "out_dtype=\"float16\");\n"
+        "  %79 = cast(%opencl_0_i2, dtype=\"float16\");\n"
+        "  %80 = nn.bias_add(%78, %79);\n"
+        "  nn.relu(%80)\n"
+        "}\n");
+    static const char *const same[] = {"%76:%81", "'#0:#5'", "76:%81"};
+    for (int i = 0; i < 3; i++) {
+        FMT(args, "partition '%s' --range %s --target opencl --no-types", vgg, same[i]);
+        char *out = ts_cli_expect(args, 0, "");
+        assert_string_equal(out, want);
+        free(out);
+    }
+    free(want);
+
+    const char *dir = ts_tmpdir("cli-partition-file-names");
+    char path[512];
+    FMT(path, "%s/inline.relay", dir);
+    ts_write_text(path, "#[version = \"0.0.5\"]\n"
+                        "def @main(%x: Tensor[(1, 4), float32]) {\n"
+                        "  %0 = nn.relu(add(%x, 1f));\n"
+                        "  %1 = multiply(%0, %x);\n"
+                        "  %2 = nn.relu(%1);\n"
+                        "  tanh(%2)\n"
+                        "}\n");
+    FMT(args, "partition '%s' --range 0:1 --target acc", path);
+    ts_cli_expect_error(args, 1,
+                        "byocl: error: annotate_range: range 0:1 is ambiguous in @main: it reads "
+                        "as the file's %0..%1 (nn.relu at 3:8 .. multiply at 4:8) or as byocl's "
+                        "own #0..#1 (add at 3:16 .. nn.relu at 3:8); write %0:%1 or #0:#1\n");
+
+    /* print keeps the file's names; --renumber gives byocl's own numbers. */
+    FMT(args, "print '%s' --no-types", vgg);
+    char *out = ts_cli_expect(args, 0, "");
+    ts_assert_contains(out, "  %76 = nn.relu(%74);\n"
+                            "  %77 = cast(%block5_conv3/convolution/ReadVariableOp:0, "
+                            "dtype=\"float16\");\n"
+                            "  %78 = nn.conv2d(%76, %77, ");
+    free(out);
+    FMT(args, "print '%s' --no-types --renumber", vgg);
+    out = ts_cli_expect(args, 0, "");
+    ts_assert_contains(out, "  %0 = nn.relu(%74);\n"
+                            "  %1 = cast(%block5_conv3/convolution/ReadVariableOp:0, "
+                            "dtype=\"float16\");\n"
+                            "  %2 = nn.conv2d(%0, %1, ");
+    free(out);
+}
+
 static void test_partition_usage_and_errors(void **state)
 {
     (void)state;
@@ -294,10 +399,12 @@ static void test_partition_usage_and_errors(void **state)
                  "byocl: error: --range needs one --target: the region's compiler; see 'byocl "
                  "partition --help'\n");
     ts_cli_expect_error("partition builtin:seed --range 3:1 --target acc", 2,
-                 "byocl: error: bad --range '3:1': expected A:B with A <= B, e.g. 3:10; see "
+                 "byocl: error: bad --range '3:1': expected A:B with A <= B, e.g. 75:82, "
+                 "%75:%82, #0:#5 or conv1:relu2; see "
                  "'byocl partition --help'\n");
     ts_cli_expect_error("partition builtin:seed --range 1-3 --target acc", 2,
-                 "byocl: error: bad --range '1-3': expected A:B with A <= B, e.g. 3:10; see "
+                 "byocl: error: bad --range '1-3': expected A:B with A <= B, e.g. 75:82, "
+                 "%75:%82, #0:#5 or conv1:relu2; see "
                  "'byocl partition --help'\n");
     ts_cli_expect_error("partition builtin:seed --explain", 2,
                  "byocl: error: --explain goes with --target (annotation by op support); see "
@@ -445,6 +552,7 @@ int main(void)
         cmocka_unit_test(test_partition_no_types),
         cmocka_unit_test(test_partition_tvm_forms),
         cmocka_unit_test(test_partition_range_and_dump),
+        cmocka_unit_test(test_partition_file_names),
         cmocka_unit_test(test_partition_usage_and_errors),
         cmocka_unit_test(test_partition_output_files),
         cmocka_unit_test(test_extract_seed),

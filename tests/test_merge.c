@@ -44,8 +44,8 @@ static void test_adjacent_regions_merge(void **state)
                   HEADER SIG
                   "  %0 = annotation.compiler_begin(%x, compiler=\"acc\");\n"
                   "  %1 = nn.relu(%0);\n"
-                  "  %2 = abs(%1);\n"
-                  "  annotation.compiler_end(%2, compiler=\"acc\")\n"
+                  "  %4 = abs(%1);\n"
+                  "  annotation.compiler_end(%4, compiler=\"acc\")\n"
                   "}\n");
 }
 
@@ -125,13 +125,13 @@ static void test_chain_merges_until_a_cycle(void **state)
                   "  %0 = annotation.compiler_begin(%x, compiler=\"acc\");\n"
                   "  %1 = nn.relu(%0);\n"
                   "  %2 = annotation.compiler_end(%1, compiler=\"acc\");\n"
-                  "  %3 = abs(%1);\n"
-                  "  %4 = annotation.compiler_end(%3, compiler=\"acc\");\n"
-                  "  %5 = exp(%2);\n"
-                  "  %6 = annotation.compiler_begin(%4, compiler=\"acc\");\n"
+                  "  %4 = abs(%1);\n"
+                  "  %5 = annotation.compiler_end(%4, compiler=\"acc\");\n"
+                  "  %6 = exp(%2);\n"
                   "  %7 = annotation.compiler_begin(%5, compiler=\"acc\");\n"
-                  "  %8 = add(%6, %7);\n"
-                  "  annotation.compiler_end(%8, compiler=\"acc\")\n"
+                  "  %8 = annotation.compiler_begin(%6, compiler=\"acc\");\n"
+                  "  %9 = add(%7, %8);\n"
+                  "  annotation.compiler_end(%9, compiler=\"acc\")\n"
                   "}\n");
 }
 
@@ -155,9 +155,9 @@ static void test_fan_out_merges_whole(void **state)
                   HEADER SIG
                   "  %0 = annotation.compiler_begin(%x, compiler=\"acc\");\n"
                   "  %1 = nn.relu(%0);\n"
-                  "  %2 = abs(%1);\n"
-                  "  %3 = multiply(%1, %2);\n"
-                  "  annotation.compiler_end(%3, compiler=\"acc\")\n"
+                  "  %4 = abs(%1);\n"
+                  "  %8 = multiply(%1, %4);\n"
+                  "  annotation.compiler_end(%8, compiler=\"acc\")\n"
                   "}\n");
 }
 

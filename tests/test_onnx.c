@@ -72,22 +72,23 @@ static const char small_cnn_text[] =
     "def @main(%input_1: Tensor[(1, 3, 8, 8), float32]) -> Tensor[(1, 5), float32] {\n"
     "  %0 = nn.conv2d(%input_1, meta[relay.Constant][0], padding=[1, 1, 1, 1], channels=4, "
     "kernel_size=[3, 3]);\n"
-    "  %1 = nn.bias_add(%0, meta[relay.Constant][1]);\n"
-    "  %2 = nn.batch_norm(%1, meta[relay.Constant][2], meta[relay.Constant][3], "
+    "  %conv = nn.bias_add(%0, meta[relay.Constant][1]);\n"
+    "  %1 = nn.batch_norm(%conv, meta[relay.Constant][2], meta[relay.Constant][3], "
     "meta[relay.Constant][4], meta[relay.Constant][5], epsilon=0.001f);\n"
-    "  %3 = %2.0;\n"
-    "  %4 = nn.relu(%3);\n"
-    "  %5 = nn.max_pool2d(%4, pool_size=[2, 2], strides=[2, 2]);\n"
-    "  %6 = clip(%5, a_min=0f, a_max=6f);\n"
-    "  %7 = nn.global_avg_pool2d(%6);\n"
-    "  %8 = nn.batch_flatten(%7);\n"
-    "  %9 = nn.dense(%8, meta[relay.Constant][6]);\n"
-    "  %10 = add(%9, meta[relay.Constant][7]);\n"
-    "  nn.softmax(%10, axis=1)\n"
+    "  %bn = %1.0;\n"
+    "  %relu = nn.relu(%bn);\n"
+    "  %pool = nn.max_pool2d(%relu, pool_size=[2, 2], strides=[2, 2]);\n"
+    "  %clip = clip(%pool, a_min=0f, a_max=6f);\n"
+    "  %gap = nn.global_avg_pool2d(%clip);\n"
+    "  %flat = nn.batch_flatten(%gap);\n"
+    "  %2 = nn.dense(%flat, meta[relay.Constant][6]);\n"
+    "  %fc = add(%2, meta[relay.Constant][7]);\n"
+    "  nn.softmax(%fc, axis=1)\n"
     "}\n";
 
 /* The zero Pad is absorbed by the Conv; initializers (listed as inputs too, as old
- * exporters did) are constants; "input.1" prints as %input_1; Clip's initializer bounds
+ * exporters did) are constants; "input.1" prints as %input_1; each node's value keeps the
+ * ONNX node's name (%conv is the Conv's bias_add, %fc the Gemm's add); Clip's initializer bounds
  * are clip's attributes; Flatten(axis=1) is batch_flatten; Gemm is dense + add. */
 static void test_small_cnn_text(void **state)
 {

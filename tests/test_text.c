@@ -175,24 +175,96 @@ static void test_vgg_block_float16(void **state)
     assert_true(weight >= 0);
     assert_true(bias >= 0);
     assert_int_equal(byocl_function_find_param(fn, "74"), byocl_function_param(fn, 0));
-    /* Renumbered from 0: %75 of the thread is %0 here. */
-    assert_string_equal(type_of(fn, 0), "Tensor[(1, 512, 14, 14), float16]");
-    assert_string_equal(type_of(fn, 1), "Tensor[(1, 512, 14, 14), float16]");
-    assert_string_equal(type_of(fn, 2), "Tensor[(512, 512, 3, 3), float16]");
-    assert_string_equal(type_of(fn, 3), "Tensor[(1, 512, 14, 14), float16]");
-    assert_string_equal(type_of(fn, 4), "Tensor[(512), float16]");
-    assert_string_equal(type_of(fn, 5), "Tensor[(1, 512, 14, 14), float16]");
-    assert_string_equal(type_of(fn, 6), "Tensor[(1, 512, 14, 14), float16]");
+    /* The thread's names are kept: %75 is the thread's %75. */
+    assert_string_equal(type_of(fn, 75), "Tensor[(1, 512, 14, 14), float16]");
+    assert_string_equal(type_of(fn, 76), "Tensor[(1, 512, 14, 14), float16]");
+    assert_string_equal(type_of(fn, 77), "Tensor[(512, 512, 3, 3), float16]");
+    assert_string_equal(type_of(fn, 78), "Tensor[(1, 512, 14, 14), float16]");
+    assert_string_equal(type_of(fn, 79), "Tensor[(512), float16]");
+    assert_string_equal(type_of(fn, 80), "Tensor[(1, 512, 14, 14), float16]");
+    assert_string_equal(type_of(fn, 81), "Tensor[(1, 512, 14, 14), float16]");
     assert_string_equal(type_str(byocl_node_type(fn, byocl_function_body(fn))),
                         "Tensor[(1, 512, 14, 14), float16]");
-    assert_int_equal(byocl_node_arg(fn, byocl_text_node_by_number(fn, 2), 0), weight);
-    assert_string_equal(byocl_attrs_get_str(byocl_node_attrs(fn, byocl_text_node_by_number(fn, 3)),
+    assert_int_equal(byocl_node_arg(fn, byocl_text_node_by_number(fn, 77), 0), weight);
+    assert_string_equal(byocl_attrs_get_str(byocl_node_attrs(fn, byocl_text_node_by_number(fn, 78)),
                                             "out_dtype", ""),
                         "float16");
+    /* byocl's own numbering (`byocl print --renumber`) counts from 0: #3 is the conv2d. */
+    int *own = byocl_text_node_own_numbers(fn);
+    assert_non_null(own);
+    assert_int_equal(own[byocl_text_node_by_number(fn, 78)], 3);
+    free(own);
+    char label[64];
+    assert_string_equal(byocl_node_label(fn, byocl_text_node_by_number(fn, 78), label,
+                                         sizeof label), "%78");
     /* `%82` as the final expression: the body, which nothing else uses, prints inline. */
     assert_string_equal(byocl_node_op(fn, byocl_function_body(fn)), "annotation.compiler_end");
     assert_int_equal(byocl_text_node_number(fn, byocl_function_body(fn)), -1);
     assert_int_equal(byocl_text_node_by_number(fn, 7), -1);
+    byocl_module_free(m);
+}
+
+/* The source's binding names are kept where every binding has one (gaps and order as
+ * the file has them); a binding without one (a call written inline) makes byocl number
+ * the function from %0, as messages then do too. */
+static void test_source_names_kept_or_renumbered(void **state)
+{
+    (void)state;
+    static const char kept[] = "#[version = \"0.0.5\"]\n"
+                               "def @main(%x: Tensor[(3), float32]) -> Tensor[(3), float32] {\n"
+                               "  %9 = nn.relu(%x);\n"
+                               "  %h = abs(%9);\n"
+                               "  %5 = multiply(%h, %9);\n"
+                               "  tanh(%5)\n"
+                               "}\n";
+    char *printed = assert_round_trip(kept, NULL, false);
+    assert_string_equal(printed, kept);
+    free(printed);
+    byocl_module *m = NULL;
+    byocl_error err;
+    assert_int_equal(byocl_text_parse(kept, strlen(kept), "kept.relay", NULL, &m, &err), BYOCL_OK);
+    byocl_print_options renumber = {.renumber = true};
+    printed = byocl_text_print(m, &renumber, NULL, NULL);
+    assert_string_equal(printed, "#[version = \"0.0.5\"]\n"
+                                 "def @main(%x: Tensor[(3), float32]) -> Tensor[(3), float32] {\n"
+                                 "  %0 = nn.relu(%x);\n"
+                                 "  %h = abs(%0);\n"
+                                 "  %1 = multiply(%h, %0);\n"
+                                 "  tanh(%1)\n"
+                                 "}\n");
+    free(printed);
+    byocl_module_free(m);
+
+    static const char inline_call[] = "#[version = \"0.0.5\"]\n"
+                                      "def @main(%x: Tensor[(3), float32]) {\n"
+                                      "  %0 = nn.relu(add(%x, 1f));\n"
+                                      "  %1 = multiply(%0, %x);\n"
+                                      "  tanh(%1)\n"
+                                      "}\n";
+    printed = assert_round_trip(inline_call, NULL, false);
+    assert_string_equal(printed, "#[version = \"0.0.5\"]\n"
+                                 "def @main(%x: Tensor[(3), float32]) {\n"
+                                 "  %0 = add(%x, 1f);\n"
+                                 "  %1 = nn.relu(%0);\n"
+                                 "  %2 = multiply(%1, %x);\n"
+                                 "  tanh(%2)\n"
+                                 "}\n");
+    free(printed);
+    assert_int_equal(byocl_text_parse(inline_call, strlen(inline_call), "inline.relay", NULL, &m,
+                                      &err), BYOCL_OK);
+    byocl_function *fn = byocl_module_find(m, "main");
+    static const char *const ops[3] = {"add", "nn.relu", "multiply"};
+    /* Messages name nodes as the print does: the relu, the file's %0, is %1 there. */
+    static const char *const labels[3] = {"%0", "%1", "%2"};
+    int found = 0;
+    for (int id = 0; id < byocl_function_num_nodes(fn); id++)
+        for (int k = 0; k < 3; k++)
+            if (byocl_node_op(fn, id) && strcmp(byocl_node_op(fn, id), ops[k]) == 0) {
+                char label[64];
+                assert_string_equal(byocl_node_label(fn, id, label, sizeof label), labels[k]);
+                found++;
+            }
+    assert_int_equal(found, 3);
     byocl_module_free(m);
 }
 
@@ -215,10 +287,38 @@ static void test_vgg_block_corrected_named_bindings(void **state)
     assert_string_equal(type_str(byocl_node_type(fn, x0)), "Tensor[(512, 512, 3, 3), float32]");
     assert_string_equal(type_str(byocl_node_type(fn, x1)), "Tensor[(512), float32]");
     assert_int_equal(byocl_text_node_number(fn, x0), -1);
-    assert_string_equal(type_of(fn, 2), "Tensor[(512, 512, 3, 3), float16]");
+    assert_string_equal(type_of(fn, 77), "Tensor[(512, 512, 3, 3), float16]");
     assert_string_equal(type_str(byocl_function_ret_type(fn)), "Tensor[(1, 512, 14, 14), float16]");
 
+    /* Printed again, the file keeps its names (only the `%82` binding of the result, which
+     * is printed inline, goes). */
     char *printed = print_module(m, false);
+    assert_string_equal(
+        printed,
+        "#[version = \"0.0.5\"]\n"
+        "def @main(%74: Tensor[(1, 512, 14, 14), float16], "
+        "%block5_conv3/convolution/ReadVariableOp:0: Tensor[(512, 512, 3, 3), float32], "
+        "%block5_conv3/BiasAdd/ReadVariableOp:0: Tensor[(512), float32]) -> "
+        "Tensor[(1, 512, 14, 14), float16] {\n"
+        "  %75 = annotation.compiler_begin(%74, compiler=\"ccompiler\");\n"
+        "  %x0 = annotation.compiler_begin(%block5_conv3/convolution/ReadVariableOp:0, "
+        "compiler=\"ccompiler\");\n"
+        "  %76 = nn.relu(%75);\n"
+        "  %77 = cast(%x0, dtype=\"float16\");\n"
+        "  %78 = nn.conv2d(%76, %77, padding=[1, 1, 1, 1], channels=512, kernel_size=[3, 3], "
+        "out_dtype=\"float16\");\n"
+        "  %x1 = annotation.compiler_begin(%block5_conv3/BiasAdd/ReadVariableOp:0, "
+        "compiler=\"ccompiler\");\n"
+        "  %79 = cast(%x1, dtype=\"float16\");\n"
+        "  %80 = nn.bias_add(%78, %79);\n"
+        "  %81 = nn.relu(%80);\n"
+        "  annotation.compiler_end(%81, compiler=\"ccompiler\")\n"
+        "}\n");
+    free(printed);
+    /* renumber: numbered from %0 as TVM prints after its passes; %x0 and %x1 stay. */
+    byocl_print_options renumber = {.renumber = true};
+    printed = byocl_text_print(m, &renumber, NULL, NULL);
+    assert_non_null(printed);
     assert_string_equal(
         printed,
         "#[version = \"0.0.5\"]\n"
@@ -913,6 +1013,7 @@ int main(void)
         cmocka_unit_test(test_positional_attributes),
         cmocka_unit_test(test_names_and_comments),
         cmocka_unit_test(test_node_numbering),
+        cmocka_unit_test(test_source_names_kept_or_renumbered),
         cmocka_unit_test(test_parse_attrs),
         cmocka_unit_test(test_syntax_errors),
         cmocka_unit_test(test_semantic_errors),

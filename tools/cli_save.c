@@ -54,7 +54,8 @@ int cli_save_module(const byocl_module *m, const char *text_path, const byocl_pr
 int cli_print_options(const cli_command *cmd, const cli_args *args, bool types_flag,
                       byocl_print_options *out)
 {
-    *out = (byocl_print_options){.show_types = !types_flag || cli_count(cmd, args, "no-types") == 0};
+    *out = (byocl_print_options){.show_types = !types_flag || cli_count(cmd, args, "no-types") == 0,
+                                 .renumber = cli_count(cmd, args, "renumber") > 0};
     const char *mode = cli_value(cmd, args, "metadata", "npz");
     if (strcmp(mode, "inline") == 0)
         out->metadata = BYOCL_METADATA_INLINE;

@@ -14,6 +14,11 @@
 
 /* `--metadata inline|npz`: where the values of tensor constants go when the module is
  * written or printed. */
+/* --renumber: byocl_print_options.renumber. */
+#define CLI_OPTION_RENUMBER                                                                  \
+    {"renumber", 0, CLI_ARG_NONE, false, NULL,                                             \
+     "number the bindings %0, %1, ... instead of keeping the source's numbers (%78)"}
+
 #define CLI_OPTION_METADATA                                                                  \
     {"metadata", 0, CLI_ARG_REQUIRED, false, "inline|npz",                                 \
      "constants' values: npz (OUT.npz, the default) or inline (a TVM #[metadata] section)"}

@@ -15,6 +15,7 @@ static const cli_option extract_options[] = {
     CLI_OPTION_SHAPE,
     CLI_OPTION_OUTPUT_MODEL,
     CLI_OPTION_METADATA,
+    CLI_OPTION_RENUMBER,
     {NULL, 0, CLI_ARG_NONE, false, NULL, NULL},
 };
 

@@ -1,11 +1,10 @@
 /* byocl partition: annotate (by op support, by node range, or the model's own
  * annotations), check, merge and partition a model through byocl_pipeline_partition. */
-#include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "byocl/opencl.h"
+#include "byocl/passes.h"
 #include "byocl/pipeline.h"
 #include "byocl/target.h"
 #include "cli.h"
@@ -17,7 +16,8 @@ static const cli_option partition_options[] = {
     {"target", 0, CLI_ARG_REQUIRED, false, "T[,T2...]",
      "annotate by op support for these registered targets, in priority order"},
     {"range", 0, CLI_ARG_REQUIRED, false, "A:B",
-     "annotate nodes %A..%B (as byocl print numbers them) as one region of --target"},
+     "annotate nodes %A..%B (the file's names, as byocl print shows them; #A:#B in "
+     "byocl's own numbering) as one region of --target"},
     {"complete", 0, CLI_ARG_NONE, false, NULL,
      "insert the compiler_begins that hand annotations lack instead of failing"},
     {"no-merge", 0, CLI_ARG_NONE, false, NULL, "keep adjacent regions of one target apart"},
@@ -35,30 +35,11 @@ static const cli_option partition_options[] = {
      "leave out the /* ty=... */ comments of the partitioned module"},
     CLI_OPTION_OUTPUT_MODEL,
     CLI_OPTION_METADATA,
+    CLI_OPTION_RENUMBER,
     {"emit-cl", 0, CLI_ARG_REQUIRED, false, "DIR",
      "write each opencl region's OpenCL C program and launch plan to DIR (created)"},
     {NULL, 0, CLI_ARG_NONE, false, NULL, NULL},
 };
-
-/* "3:10" or "%3:%10" -> 3, 10. */
-static bool parse_range(const char *s, int *first, int *last)
-{
-    int *ends[2] = {first, last};
-    for (int i = 0; i < 2; i++) {
-        if (*s == '%')
-            s++;
-        if (*s < '0' || *s > '9')
-            return false;
-        char *end;
-        errno = 0;
-        long v = strtol(s, &end, 10);
-        if (errno || v > INT_MAX || *end != (i == 0 ? ':' : '\0'))
-            return false;
-        *ends[i] = (int)v;
-        s = end + 1;
-    }
-    return *first <= *last;
-}
 
 /* Splits "a,b" in place into names (pointers into buf). Returns the count or -1. */
 static int split_targets(char *buf, const char **names)
@@ -141,8 +122,9 @@ static int run_partition(const cli_command *cmd, const cli_args *args)
     if (opt.dump_after && !known_pass(opt.dump_after, passes, sizeof passes))
         rc = cli_usage_error(cmd, "unknown pass '%s' for --dump-after (passes: %sall)",
                              opt.dump_after, passes);
-    else if (range && !parse_range(range, &opt.range_first, &opt.range_last))
-        rc = cli_usage_error(cmd, "bad --range '%s': expected A:B with A <= B, e.g. 3:10", range);
+    else if (range && !byocl_annotate_range_spelled(range))
+        rc = cli_usage_error(cmd, "bad --range '%s': expected A:B with A <= B, e.g. 75:82, "
+                                  "%%75:%%82, #0:#5 or conv1:relu2", range);
     else if (range && n_targets != 1)
         rc = cli_usage_error(cmd, "--range needs one --target: the region's compiler");
     else if (explain && (n_targets == 0 || range))
@@ -151,8 +133,10 @@ static int run_partition(const cli_command *cmd, const cli_args *args)
         free(targets_buf);
         return rc;
     }
-    if (range)
+    if (range) {
         opt.range_target = targets[0];
+        opt.range = range;
+    }
     else {
         opt.targets = targets;
         opt.n_targets = n_targets;
@@ -188,8 +172,11 @@ const cli_command cli_cmd_partition = {
         "and partitions: each region becomes a function @<T>_main_<n> with\n"
         "Compiler=\"<T>\" that @main calls (TVM's AnnotateTarget, MergeCompilerRegions,\n"
         "PartitionGraph). The regions come from --target (the calls each registered\n"
-        "target supports), from --range (nodes %A..%B, as `byocl print` numbers them,\n"
-        "for the one --target), or else from MODEL's own compiler_begin/compiler_end.\n"
+        "target supports), from --range (nodes %A..%B in the file's own names, as\n"
+        "`byocl print` shows them, or #A..#B in byocl's own numbering, the %N of\n"
+        "`byocl print --renumber`; a bare A:B means the file's %A..%B when its bindings\n"
+        "are numbered, for the one --target), or else from MODEL's own\n"
+        "compiler_begin/compiler_end.\n"
         "Prints the partitioned module, or writes it with -o. See docs/partitioning.md.\n"
         "\n" CLI_MODEL_HELP "\n",
     .options = partition_options,

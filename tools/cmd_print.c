@@ -9,6 +9,7 @@ static const cli_option print_options[] = {
     {"no-types", 0, CLI_ARG_NONE, false, NULL, "leave out the /* ty=... */ comments"},
     CLI_OPTION_OUTPUT_MODEL,
     CLI_OPTION_METADATA,
+    CLI_OPTION_RENUMBER,
     {NULL, 0, CLI_ARG_NONE, false, NULL, NULL},
 };
 
@@ -30,7 +31,7 @@ static int run_print(const cli_command *cmd, const cli_args *args)
 const cli_command cli_cmd_print = {
     .name = "print",
     .summary = "print a model as typed Relay text",
-    .args_usage = "MODEL [--params FILE.npz] [--no-types] [-o OUT.relay]\n"
+    .args_usage = "MODEL [--params FILE.npz] [--no-types] [--renumber] [-o OUT.relay]\n"
                   "                   [--metadata inline|npz]",
     .min_positional = 1,
     .max_positional = 1,
@@ -43,6 +44,9 @@ const cli_command cli_cmd_print = {
         "section after the text, as TVM's mod.astext() writes them. A text file's own\n"
         "#[metadata] section is read; a constant that --params also gives comes from\n"
         "--params.\n"
+        "Bindings keep the names the source gave them (%78, %x0, an ONNX node's name)\n"
+        "where they read back as the same module; --renumber numbers them %0, %1, ...\n"
+        "(names that are not numbers stay).\n"
         "\n" CLI_MODEL_HELP "\n",
     .options = print_options,
     .examples = "  byocl print builtin:seed\n"

@@ -275,19 +275,7 @@ byocl_status byocl_node_set_name(byocl_function *fn, int id, const char *name, b
 
 char *byocl_node_label(const byocl_function *fn, int id, char *buf, size_t len)
 {
-    const byocl_node *n = node_at(fn, id);
-    int number = byocl_text_node_number(fn, id);
-    if (number >= 0)
-        snprintf(buf, len, "%%%d", number);
-    else if (n->name)
-        snprintf(buf, len, "%%%s", n->name);
-    else if (n->kind == BYOCL_NODE_CONSTANT)
-        snprintf(buf, len, "a constant");
-    else if (id == fn->body)
-        snprintf(buf, len, "the result");
-    else
-        snprintf(buf, len, "node #%d", id);
-    return buf;
+    return byocl_text_node_label(fn, id, buf, len);
 }
 
 int byocl_fn_append(byocl_function *fn, const byocl_node *proto, byocl_error *err)

@@ -1,8 +1,7 @@
-/* annotate_range: nodes %first..%last of @main, as `byocl print` numbers them, become one
- * region of `target` (the forum thread's hand annotation, done right).
+/* annotate_range: the nodes of a range of @main (node_range.h: "%75:%82" in the file's
+ * names, "#0:#5" in byocl's own numbering, or bare) become one region of `target` (the
+ * forum thread's hand annotation, done right).
  *
- * The members are exactly the nodes whose printed numbers lie in [first, last]: bindings
- * printed with a name (%x0) and the result printed inline have no number and stay outside.
  * Every value that flows into a member from outside (a parameter, a constant, a node that
  * is not a member), whichever member uses it, gets one compiler_begin; every member value
  * used outside or returned gets a compiler_end (annotate_rebuild does both). Members are
@@ -14,75 +13,32 @@
 #include "annotate_rebuild.h"
 #include "byocl/passes.h"
 #include "byocl/text.h"
+#include "node_range.h"
 #include "ops/op_impl.h"
 #include "regions.h"
 #include "target/target_impl.h"
 
-/* "its nodes are numbered %0..%K" for the error about a missing endpoint. */
-static void describe_numbers(const byocl_function *fn, char *buf, size_t len)
-{
-    int highest = -1;
-    for (int id = fn->n_nodes - 1; id >= 0 && highest < 0; id--)
-        highest = byocl_text_node_number(fn, id);
-    if (highest < 0)
-        snprintf(buf, len, "it has no numbered nodes");
-    else
-        snprintf(buf, len, "its nodes are numbered %%0..%%%d", highest);
-}
-
-static byocl_status find_endpoints(const byocl_function *fn, int first, int last, int *id_first,
-                                   int *id_last, byocl_error *err)
-{
-    const int number[2] = {first, last};
-    int *ids[2] = {id_first, id_last};
-    for (int k = 0; k < 2; k++)
-        if ((*ids[k] = byocl_text_node_by_number(fn, number[k])) < 0) {
-            char known[96];
-            describe_numbers(fn, known, sizeof known);
-            return byocl_error_set(err, BYOCL_ERR_NOT_FOUND,
-                                   "range %%%d..%%%d: @%s has no node %%%d (%s)", first, last,
-                                   fn->name, number[k], known);
-        }
-    if (first > last)
-        return byocl_error_set(err, BYOCL_ERR_INVALID,
-                               "range %%%d..%%%d is empty: %%%d comes after %%%d", first, last,
-                               first, last);
-    return BYOCL_OK;
-}
-
 /* Marks the members (region 0) and rejects annotations inside or feeding the range. */
-static byocl_status mark_members(const byocl_function *fn, int first, int last, int id_first,
-                                 int id_last, int *region_of, byocl_error *err)
+static byocl_status mark_members(const byocl_function *fn, const byocl_node_range *range,
+                                 const bool *member, int *region_of, byocl_error *err)
 {
-    char label[64], arg_label[64];
-    int *numbers = byocl_text_node_numbers(fn);
-    if (!numbers)
-        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
-    for (int id = 0; id < fn->n_nodes; id++)
-        region_of[id] = -1;
-    for (int id = id_first; id <= id_last; id++) {
-        int number = numbers[id];
-        if (number < first || number > last)
-            continue;
-        if (byocl_is_annotation(fn, id)) {
-            free(numbers);
+    char label[160], arg_label[160];
+    for (int id = 0; id < fn->n_nodes; id++) {
+        region_of[id] = member[id] ? 0 : -1;
+        if (member[id] && byocl_is_annotation(fn, id))
             return byocl_error_set(err, BYOCL_ERR_INVALID,
-                                   "range %%%d..%%%d contains %s (%s); annotate_range works on "
+                                   "%s contains %s (%s); annotate_range works on "
                                    "nodes that are not annotated yet",
-                                   first, last, byocl_node_label(fn, id, label, sizeof label),
+                                   range->what, byocl_node_label(fn, id, label, sizeof label),
                                    fn->nodes[id].op->name);
-        }
-        region_of[id] = 0;
     }
-    free(numbers);
-    for (int id = id_first; id <= id_last; id++)
+    for (int id = range->id_first; id <= range->id_last; id++)
         for (int k = 0; region_of[id] == 0 && k < fn->nodes[id].n_args; k++) {
             int p = fn->nodes[id].args[k];
             if (byocl_is_compiler_begin(fn, p))
                 return byocl_error_set(
-                    err, BYOCL_ERR_INVALID,
-                    "range %%%d..%%%d: %s uses %s, a compiler_begin of another region", first,
-                    last, byocl_node_label(fn, id, label, sizeof label),
+                    err, BYOCL_ERR_INVALID, "%s: %s uses %s, a compiler_begin of another region",
+                    range->what, byocl_node_label(fn, id, label, sizeof label),
                     byocl_node_label(fn, p, arg_label, sizeof arg_label));
         }
     return BYOCL_OK;
@@ -90,7 +46,7 @@ static byocl_status mark_members(const byocl_function *fn, int first, int last, 
 
 /* The error for a path member -> outside ... -> member, found at `back` (a member) coming
  * from outside node `last_out`; from[] leads back to the member the path left. */
-static byocl_status not_convex(const byocl_function *fn, int first, int last, const int *from,
+static byocl_status not_convex(const byocl_function *fn, const char *what, const int *from,
                                const int *region_of, int last_out, int back, byocl_error *err)
 {
     int n_out = 0;
@@ -102,7 +58,7 @@ static byocl_status not_convex(const byocl_function *fn, int first, int last, co
     int leaves = last_out;
     for (int k = n_out - 1; k >= 0; k--, leaves = from[leaves])
         outside[k] = leaves;
-    char path[1024] = "", label[64], left_label[64], back_label[64];
+    char path[1024] = "", label[160], left_label[160], back_label[160];
     size_t at = 0;
     for (int k = 0; k < n_out && at < sizeof path; k++) {
         int w = snprintf(path + at, sizeof path - at, "%s%s", k ? " -> " : "",
@@ -111,16 +67,15 @@ static byocl_status not_convex(const byocl_function *fn, int first, int last, co
     }
     free(outside);
     return byocl_error_set(err, BYOCL_ERR_INVALID,
-                           "range %%%d..%%%d is not convex: %s leaves the range and %s comes "
-                           "back through %s",
-                           first, last, byocl_node_label(fn, leaves, left_label, sizeof left_label),
+                           "%s is not convex: %s leaves the range and %s comes back through %s",
+                           what, byocl_node_label(fn, leaves, left_label, sizeof left_label),
                            byocl_node_label(fn, back, back_label, sizeof back_label), path);
 }
 
 /* A region must not depend on itself through outside nodes (partitioning would make a
  * function that needs its own output). Breadth-first from the members' outside users,
  * so the path reported is a shortest one. */
-static byocl_status check_convex(const byocl_function *fn, int first, int last,
+static byocl_status check_convex(const byocl_function *fn, const char *what,
                                  const int *region_of, byocl_error *err)
 {
     byocl_users users;
@@ -150,7 +105,7 @@ static byocl_status check_convex(const byocl_function *fn, int first, int last,
         for (int j = users.start[z]; j < users.start[z + 1] && st == BYOCL_OK; j++) {
             int y = users.list[j];
             if (region_of[y] == 0)
-                st = not_convex(fn, first, last, from, region_of, z, y, err);
+                st = not_convex(fn, what, from, region_of, z, y, err);
             else if (from[y] < 0) {
                 from[y] = z;
                 queue[tail++] = y;
@@ -164,8 +119,8 @@ done:
     return st;
 }
 
-byocl_status byocl_annotate_range(byocl_module *m, int first, int last, const char *target,
-                                  byocl_error *err)
+byocl_status byocl_annotate_range_spec(byocl_module *m, const char *range, const char *target,
+                                       byocl_error *err)
 {
     if (!m)
         return byocl_error_set(err, BYOCL_ERR_INVALID, "annotate_range: no module given");
@@ -175,17 +130,19 @@ byocl_status byocl_annotate_range(byocl_module *m, int first, int last, const ch
         st = byocl_pass_find_main(m, "annotate_range", &fn, err);
     if (st != BYOCL_OK)
         return st;
-    int id_first = -1, id_last = -1;
-    st = find_endpoints(fn, first, last, &id_first, &id_last, err);
-    if (st == BYOCL_OK)
-        st = byocl_infer_types(m, err); /* annotations of tuples need the field types */
     int *region_of = malloc((size_t)(fn->n_nodes + 1) * sizeof *region_of);
-    if (st == BYOCL_OK && !region_of)
+    bool *member = malloc((size_t)(fn->n_nodes + 1) * sizeof *member);
+    byocl_node_range r;
+    if (!region_of || !member)
         st = byocl_annotate_nomem(err);
     if (st == BYOCL_OK)
-        st = mark_members(fn, first, last, id_first, id_last, region_of, err);
+        st = byocl_node_range_resolve(fn, range, &r, member, err);
     if (st == BYOCL_OK)
-        st = check_convex(fn, first, last, region_of, err);
+        st = byocl_infer_types(m, err); /* annotations of tuples need the field types */
+    if (st == BYOCL_OK)
+        st = mark_members(fn, &r, member, region_of, err);
+    if (st == BYOCL_OK)
+        st = check_convex(fn, r.what, region_of, err);
     if (st == BYOCL_OK) {
         const int region_target[1] = {0};
         const char *const names[1] = {target};
@@ -194,5 +151,16 @@ byocl_status byocl_annotate_range(byocl_module *m, int first, int last, const ch
         st = byocl_annotate_rebuild(m, fn, &plan, err);
     }
     free(region_of);
+    free(member);
     return st;
 }
+
+byocl_status byocl_annotate_range(byocl_module *m, int first, int last, const char *target,
+                                  byocl_error *err)
+{
+    char range[48];
+    snprintf(range, sizeof range, "%d:%d", first, last);
+    return byocl_annotate_range_spec(m, range, target, err);
+}
+
+bool byocl_annotate_range_spelled(const char *range) { return byocl_node_range_spelled(range); }

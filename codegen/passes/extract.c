@@ -117,6 +117,8 @@ static void name_input(const byocl_function *main_fn, int a, int k, char *name, 
     default:
         break;
     }
+    if (number < 0 && n->name && n->name[strspn(n->name, "0123456789")] == '\0')
+        number = atoi(n->name); /* the source's %78: n78_conv2d, as byocl's %78 would be */
     if (number < 0 && n->name) {
         snprintf(name, name_len, "%s", n->name);
     } else if (n->kind == BYOCL_NODE_GETITEM) {

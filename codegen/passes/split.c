@@ -169,13 +169,20 @@ static byocl_status plan_units(split_plan *p, byocl_error *err)
 }
 
 /* The largest %N of fn, for "numbered %0 to %88"; -1 when none. */
+/* The highest %N `byocl print` shows in fn: byocl's numbers and the source's kept. */
 static int max_number(const byocl_function *fn)
 {
     int max = -1;
-    for (int id = 0; id < fn->n_nodes; id++) {
-        int number = byocl_text_node_number(fn, id);
+    int *numbers = byocl_text_node_numbers(fn);
+    for (int id = 0; numbers && id < fn->n_nodes; id++) {
+        const char *name = fn->nodes[id].name;
+        int number = numbers[id];
+        if (number < 0 && name && *name && name[strspn(name, "0123456789")] == '\0' &&
+            fn->nodes[id].kind != BYOCL_NODE_VAR && id != fn->body)
+            number = atoi(name); /* the source's %78, kept */
         max = number > max ? number : max;
     }
+    free(numbers);
     return max;
 }
 

@@ -55,8 +55,8 @@
  * Meaning:
  * - Names are local to their function; a name must be defined before its use, and defining
  *   one twice (parameter or binding) is an error.
- * - A binding whose name is a number (%3) names nothing: the printer numbers bindings
- *   itself. Another name (%x0) stays on the node the binding creates (byocl_node_name).
+ * - A binding's name, a number (%78) or not (%x0), stays on the node the binding creates
+ *   (byocl_node_name): messages name the node so, and the printer keeps it.
  *   A binding of an existing node (%1 = %0;) is only a second name for it.
  * - Op calls are built with byocl_build_call: unknown ops, wrong argument counts and
  *   attributes that the op's schema refuses are errors at the op's name.
@@ -1013,19 +1013,18 @@ static bool parse_binding(parser *P)
         return false;
     if (!define_name(P, &name_tok, id))
         return false;
-    /* A name like x0 stays on the node it created (numbers are the printer's to assign);
-     * a binding that only renames an existing node (`%1 = %0;`) leaves it alone. */
+    /* The name (x0, or 78 for `%78 = ...`) stays on the node it created, so that messages
+     * and the printer use the source's names; a binding that only renames an existing
+     * node (`%1 = %0;`) leaves it alone. */
     byocl_node_kind kind = byocl_node_kind_of(P->fn, id);
     if (id >= first_new && kind != BYOCL_NODE_VAR && kind != BYOCL_NODE_CONSTANT) {
         const char *name = tok_str(P, &name_tok);
         if (!name)
             return false;
-        if (!text_is_numeric_name(name)) {
-            byocl_error e;
-            if (byocl_node_set_name(P->fn, id, name, &e) != BYOCL_OK) {
-                fail_from(P, &name_tok, &e);
-                return false;
-            }
+        byocl_error e;
+        if (byocl_node_set_name(P->fn, id, name, &e) != BYOCL_OK) {
+            fail_from(P, &name_tok, &e);
+            return false;
         }
     }
     return true;

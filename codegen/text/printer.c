@@ -10,8 +10,10 @@
  *   }
  *
  * With show_types, <ty comment> is a block comment `ty=Tensor[(1, 3), float32]` as TVM
- * writes it (omitted otherwise). Every node but Vars and Constants gets a binding, numbered from 0 per function in node
- * order, or named after its binding name when it has a usable one; the body is printed
+ * writes it (omitted otherwise). Every node but Vars and Constants gets a binding: its
+ * binding name from the source (%78, %x0) when it has a usable one, else a number from 0
+ * per function in node order that no kept name uses; numbers the source gave are kept
+ * only in a function whose every binding keeps its name (plan_function); the body is printed
  * inline as the last line (unless another node uses it). Scalar constants print as
  * literals, other constants as meta[relay.Constant][K]; with BYOCL_METADATA_INLINE their
  * values follow the functions in a #[metadata] section (metadata.c). */
@@ -166,6 +168,7 @@ typedef struct print_plan {
     int *number;
     bool *named;
     int body_inline; /* the body's id when it is printed inline, else -1 */
+    bool renumbered; /* numbers the source gave bindings (%78) were not kept */
 } print_plan;
 
 static void plan_free(print_plan *plan)
@@ -179,7 +182,46 @@ static bool is_bound_kind(byocl_node_kind kind)
     return kind != BYOCL_NODE_VAR && kind != BYOCL_NODE_CONSTANT;
 }
 
-static bool plan_function(const byocl_function *fn, print_plan *plan)
+/* The parameters' names into `used`, then each binding's own name where it reads back as
+ * itself (not taken by a parameter or an earlier binding, no odd characters; names that
+ * are numbers only with `keep_numbers`). False when out of memory; *all_named says
+ * whether every binding got its name. */
+static bool name_bindings(const byocl_function *fn, print_plan *plan, text_names *used,
+                          bool keep_numbers, bool *all_named)
+{
+    int n = byocl_function_num_nodes(fn);
+    bool ok = true;
+    *all_named = true;
+    text_names_clear(used);
+    for (int k = 0; ok && k < byocl_function_num_params(fn); k++) {
+        const char *name = byocl_node_name(fn, byocl_function_param(fn, k));
+        if (name && !text_names_find(used, name, strlen(name)))
+            ok = text_names_add(used, name, strlen(name), k, 0, 0);
+    }
+    for (int id = 0; ok && id < n; id++) {
+        plan->number[id] = -1;
+        plan->named[id] = false;
+        if (!is_bound_kind(byocl_node_kind_of(fn, id)) || id == plan->body_inline)
+            continue;
+        const char *name = byocl_node_name(fn, id);
+        if (name && (keep_numbers || !text_is_numeric_name(name)) &&
+            text_is_plain_local_name(name) && !text_names_find(used, name, strlen(name))) {
+            plan->named[id] = true;
+            ok = text_names_add(used, name, strlen(name), id, 0, 0);
+        } else {
+            *all_named = false;
+        }
+    }
+    return ok;
+}
+
+/* The source's binding names are kept (%78, %x0). Where a binding has none to keep (a
+ * node a pass built, a call written inline), numbers the source gave (%78) could be
+ * mistaken for the numbers the printer assigns, so the function's bindings are numbered
+ * from %0 in node order, as TVM prints after its passes; names like %x0 stay. That is
+ * also what `renumber` asks for (byocl's own numbering, #N in a --range). Numbers skip
+ * every name kept. */
+static bool plan_function(const byocl_function *fn, bool renumber, print_plan *plan)
 {
     int n = byocl_function_num_nodes(fn);
     plan->number = malloc((size_t)(n ? n : 1) * sizeof *plan->number);
@@ -198,24 +240,15 @@ static bool plan_function(const byocl_function *fn, print_plan *plan)
                 if (byocl_node_arg(fn, id, k) == body)
                     plan->body_inline = -1;
     }
-    for (int k = 0; ok && k < byocl_function_num_params(fn); k++) {
-        const char *name = byocl_node_name(fn, byocl_function_param(fn, k));
-        if (name && !text_names_find(&used, name, strlen(name)))
-            ok = text_names_add(&used, name, strlen(name), k, 0, 0);
-    }
-    /* Binding names that would not read back as themselves (numbers, names taken by a
-     * parameter or an earlier binding, odd characters) give way to numbers. */
-    for (int id = 0; ok && id < n; id++) {
-        plan->number[id] = -1;
-        if (!is_bound_kind(byocl_node_kind_of(fn, id)) || id == plan->body_inline)
-            continue;
-        const char *name = byocl_node_name(fn, id);
-        if (name && !text_is_numeric_name(name) && text_is_plain_local_name(name) &&
-            !text_names_find(&used, name, strlen(name))) {
-            plan->named[id] = true;
-            ok = text_names_add(&used, name, strlen(name), id, 0, 0);
-        }
-    }
+    bool all_named = true;
+    plan->renumbered = false;
+    if (ok)
+        ok = name_bindings(fn, plan, &used, !renumber, &all_named);
+    if (ok && !renumber && !all_named)
+        ok = name_bindings(fn, plan, &used, false, &all_named);
+    for (int id = 0; ok && id < n; id++)
+        plan->renumbered |= is_bound_kind(byocl_node_kind_of(fn, id)) && !plan->named[id] &&
+                            text_is_numeric_name(byocl_node_name(fn, id));
     int counter = 0;
     for (int id = 0; ok && id < n; id++) {
         if (!is_bound_kind(byocl_node_kind_of(fn, id)) || id == plan->body_inline || plan->named[id])
@@ -237,17 +270,17 @@ int byocl_text_node_number(const byocl_function *fn, int id)
     if (!fn || id < 0 || id >= byocl_function_num_nodes(fn))
         return -1;
     print_plan plan;
-    if (!plan_function(fn, &plan))
+    if (!plan_function(fn, false, &plan))
         return -1;
     int number = plan.number[id];
     plan_free(&plan);
     return number;
 }
 
-int *byocl_text_node_numbers(const byocl_function *fn)
+static int *node_numbers(const byocl_function *fn, bool renumber)
 {
     print_plan plan;
-    if (!fn || !plan_function(fn, &plan))
+    if (!fn || !plan_function(fn, renumber, &plan))
         return NULL;
     int *numbers = plan.number;
     plan.number = NULL;
@@ -255,16 +288,51 @@ int *byocl_text_node_numbers(const byocl_function *fn)
     return numbers;
 }
 
+int *byocl_text_node_numbers(const byocl_function *fn) { return node_numbers(fn, false); }
+
+int *byocl_text_node_own_numbers(const byocl_function *fn) { return node_numbers(fn, true); }
+
+
+char *byocl_text_node_label(const byocl_function *fn, int id, char *buf, size_t len)
+{
+    print_plan plan;
+    if (!fn || id < 0 || id >= byocl_function_num_nodes(fn) || !plan_function(fn, false, &plan)) {
+        snprintf(buf, len, "node #%d", id);
+        return buf;
+    }
+    const char *name = byocl_node_name(fn, id);
+    bool numeric = text_is_numeric_name(name);
+    if (byocl_node_kind_of(fn, id) == BYOCL_NODE_VAR || plan.named[id])
+        snprintf(buf, len, "%%%s", name);
+    else if (plan.number[id] >= 0 && name && !numeric) /* odd characters: '/a.0/Conv' */
+        snprintf(buf, len, "'%s' (%%%d)", name, plan.number[id]);
+    else if (plan.number[id] >= 0)
+        snprintf(buf, len, "%%%d", plan.number[id]);
+    else if (name && !(numeric && plan.renumbered)) /* the result, printed inline */
+        snprintf(buf, len, text_is_plain_local_name(name) ? "%%%s" : "'%s'", name);
+    else if (byocl_node_kind_of(fn, id) == BYOCL_NODE_CONSTANT)
+        snprintf(buf, len, "a constant");
+    else if (id == byocl_function_body(fn))
+        snprintf(buf, len, "the result");
+    else
+        snprintf(buf, len, "node #%d", id);
+    plan_free(&plan);
+    return buf;
+}
+
 int byocl_text_node_by_number(const byocl_function *fn, int number)
 {
     if (!fn || number < 0)
         return -1;
     print_plan plan;
-    if (!plan_function(fn, &plan))
+    if (!plan_function(fn, false, &plan))
         return -1;
     int found = -1;
+    char digits[16];
+    snprintf(digits, sizeof digits, "%d", number);
     for (int id = 0; id < byocl_function_num_nodes(fn) && found < 0; id++)
-        if (plan.number[id] == number)
+        if (plan.number[id] == number ||
+            (plan.named[id] && strcmp(byocl_node_name(fn, id), digits) == 0))
             found = id;
     plan_free(&plan);
     return found;
@@ -274,7 +342,7 @@ int byocl_text_node_by_number(const byocl_function *fn, int number)
 
 typedef struct printer {
     text_buf out;
-    bool show_types;
+    bool show_types, renumber;
     byocl_params *meta_out;
     /* Non-scalar constants in order of first appearance; the index is K. */
     const byocl_tensor **consts;
@@ -430,7 +498,7 @@ static void print_function(printer *pr, const byocl_function *fn)
         return;
     }
     print_plan plan;
-    if (!plan_function(fn, &plan)) {
+    if (!plan_function(fn, pr->renumber, &plan)) {
         pr->out.oom = true;
         return;
     }
@@ -459,6 +527,7 @@ char *byocl_text_print(const byocl_module *m, const byocl_print_options *opt,
     printer pr;
     memset(&pr, 0, sizeof pr);
     pr.show_types = opt && opt->show_types;
+    pr.renumber = opt && opt->renumber;
     pr.meta_out = meta_out;
     buf_puts(&pr.out, "#[version = \"0.0.5\"]\n");
     for (int f = 0; f < byocl_module_num_functions(m) && !pr.failed; f++) {

@@ -134,8 +134,8 @@ int byocl_function_find_param(const byocl_function *fn, const char *name);
 /* --------------------------------------------------------- node accessors */
 
 byocl_node_kind byocl_node_kind_of(const byocl_function *fn, int id);
-/* Var: its name without '%'. Others: the binding name given by the text ("x0" for
- * `%x0 = ...`) or NULL. */
+/* Var: its name without '%'. Others: the name the source gave the node (the text's
+ * binding name, "x0" for `%x0 = ...`, "78" for `%78 = ...`; an ONNX node's name) or NULL. */
 const char *byocl_node_name(const byocl_function *fn, int id);
 /* Inferred (or, for a Var, declared) type; kind NONE until byocl_infer_types. */
 const byocl_type *byocl_node_type(const byocl_function *fn, int id);
@@ -151,8 +151,10 @@ int byocl_node_index(const byocl_function *fn, int id);
 const byocl_attrs *byocl_node_attrs(const byocl_function *fn, int id);
 /* Constant: its tensor (borrowed). */
 const byocl_tensor *byocl_node_value(const byocl_function *fn, int id);
-/* How errors name a node: "%12" (the number `byocl print` shows), "%x0" (a named binding
- * or parameter), "a constant", or "the result" (the body, printed inline). Returns buf. */
+/* How errors name a node, as `byocl print` shows it: by the name the source gave it
+ * ("%78", "%x0", a parameter "%data", an ONNX node "%conv1") where the printer keeps it,
+ * else by byocl's number ("%12"), "a constant" or "the result" (the body, printed
+ * inline); see byocl_text_node_label. Returns buf. */
 char *byocl_node_label(const byocl_function *fn, int id, char *buf, size_t len);
 /* Where the text parser found the node (1-based), or 0/0 for built nodes. */
 void byocl_node_pos(const byocl_function *fn, int id, int *line, int *col);

@@ -46,13 +46,23 @@ byocl_status byocl_annotate_explain(const byocl_module *m, const char *const *ta
                                     int n_targets, byocl_explain_fn report, void *user,
                                     byocl_error *err);
 
-/* Nodes %first..%last of @main (the numbers `byocl print` shows) become one region of
- * `target`: every value that flows in from outside (parameters, constants, outputs of other
- * nodes), whichever node of the range uses it, gets a compiler_begin; every value used
- * outside the range or returned gets a compiler_end. A range that is not convex (a path
- * leaves it and comes back) is an error naming the nodes on that path. */
+/* The nodes of `range` in @main become one region of `target`: every value that flows in
+ * from outside (parameters, constants, outputs of other nodes), whichever node of the
+ * range uses it, gets a compiler_begin; every value used outside the range or returned
+ * gets a compiler_end. A range that is not convex (a path leaves it and comes back) is an
+ * error naming the nodes on that path. `range` is "A:B" with each end written as
+ * `byocl print` names the node (%78, %x0, an ONNX node's name; the '%' may be left out),
+ * or #N in byocl's own numbering (the %N of `byocl print --renumber`); a bare number
+ * means the file's %N when @main has bindings named by numbers, else byocl's #N, and is
+ * an error that shows both readings when both exist and differ (docs/partitioning.md). */
+byocl_status byocl_annotate_range_spec(byocl_module *m, const char *range, const char *target,
+                                       byocl_error *err);
+/* The same with bare numbers: the range "first:last". */
 byocl_status byocl_annotate_range(byocl_module *m, int first, int last, const char *target,
                                   byocl_error *err);
+/* Whether `range` is spelled as annotate_range reads it (A:B, both ends present, A <= B
+ * where both are numbers of one kind); says nothing about the nodes. */
+bool byocl_annotate_range_spelled(const char *range);
 
 /* Checks hand-written annotations of @main: a call whose arguments mix region values and
  * unannotated outside values is an error naming the node, its op and the argument that

@@ -24,9 +24,12 @@ typedef struct byocl_pipeline_options {
     const char *const *targets;
     int n_targets;
     /* Annotate nodes %range_first..%range_last of @main as one region of range_target
-     * (byocl_annotate_range) when range_target is not NULL. Exclusive with targets. */
+     * (byocl_annotate_range) when range_target is not NULL. Exclusive with targets.
+     * When `range` is set ("%75:%82", see byocl_annotate_range_spec), it is used instead
+     * of range_first and range_last. */
     const char *range_target;
     int range_first, range_last;
+    const char *range;
     /* check_annotations inserts missing compiler_begins instead of failing. */
     bool complete;
     /* Skip merge_regions. */

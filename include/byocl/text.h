@@ -36,6 +36,9 @@ typedef enum byocl_metadata_mode {
 typedef struct byocl_print_options {
     bool show_types; /* end each binding with a "ty=TYPE" comment, as TVM does */
     byocl_metadata_mode metadata;
+    /* Number the bindings from %0 (byocl's own numbering, #N) instead of keeping the
+     * source's binding names that are numbers (%78); names like %x0 stay either way. */
+    bool renumber;
 } byocl_print_options;
 
 /* Prints the module. Non-scalar constants are numbered in order of appearance; when
@@ -46,13 +49,22 @@ char *byocl_text_print(const byocl_module *m, const byocl_print_options *opt,
                        byocl_params *meta_out, byocl_error *err);
 
 /* The number `byocl print` shows for node `id` of `fn` (%N), or -1 when the node has no
- * number (vars, constants, named bindings, the body printed inline). */
+ * number (vars, constants, bindings printed with the source's name such as %78 or %x0,
+ * the body printed inline). Numbers skip the names kept. */
 int byocl_text_node_number(const byocl_function *fn, int id);
 /* The numbers of all nodes of fn at once (-1 where none), indexed by node id: what a
  * caller that numbers every node uses, since each byocl_text_node_number call walks the
  * whole function. A malloc'ed array (caller frees); NULL when out of memory. */
 int *byocl_text_node_numbers(const byocl_function *fn);
-/* The inverse: the node id printed as %N, or -1. */
+/* How messages name node `id` (byocl_node_label): as `byocl print` shows it, by the
+ * source's name where the printer keeps it ("%78", "%x0", "%data"), else by its number
+ * ("%12"); a source name the printer cannot keep for its characters is quoted before
+ * that number ("'/a.0/Conv' (%12)"); else "a constant" or "the result". Returns buf. */
+char *byocl_text_node_label(const byocl_function *fn, int id, char *buf, size_t len);
+/* byocl's own numbering (#N): the numbers `byocl print` shows with renumber, where the
+ * source's numeric binding names (%78) are not kept. Same layout as above. */
+int *byocl_text_node_own_numbers(const byocl_function *fn);
+/* The node id `byocl print` shows as %N (by byocl's number or the source's), or -1. */
 int byocl_text_node_by_number(const byocl_function *fn, int number);
 
 /* Parses an attribute list in the text syntax ("strides=[2, 2], channels=64") into `out`

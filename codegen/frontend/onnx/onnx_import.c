@@ -526,12 +526,28 @@ static byocl_status output_value(onnx_ctx *cx, int k, int *v)
     return *v < 0 ? cx->err->status : BYOCL_OK;
 }
 
+/* Names node `id`, when the current ONNX node built it, as the ONNX file does: output 0
+ * by the node's name (its output's when it has none), output k > 0 by its output's name.
+ * Messages and `byocl print` then call it so. */
+static byocl_status name_output(onnx_ctx *cx, int k, int id)
+{
+    if (id < cx->first_new || byocl_node_name(cx->fn, id))
+        return BYOCL_OK; /* an input passed through (Identity), or named already */
+    const char *name = k == 0 && cx->node->name && *cx->node->name ? cx->node->name
+                                                                    : cx->node->output[k];
+    if (byocl_node_set_name(cx->fn, id, name, cx->err) != BYOCL_OK)
+        return onnx_fail(cx, BYOCL_ERR_NOMEM, "out of memory");
+    return BYOCL_OK;
+}
+
 byocl_status onnx_output(onnx_ctx *cx, int k, int id)
 {
     int v;
     byocl_status st = output_value(cx, k, &v);
-    if (st == BYOCL_OK && v >= 0)
+    if (st == BYOCL_OK && v >= 0) {
         cx->values[v].node = id;
+        st = name_output(cx, k, id);
+    }
     return st;
 }
 
@@ -1134,6 +1150,7 @@ static byocl_status import_graph(onnx_ctx *cx, const Onnx__GraphProto *g,
     for (size_t i = 0; i < g->n_node && st == BYOCL_OK; i++) {
         cx->node = g->node[i];
         cx->node_index = (int)i;
+        cx->first_new = byocl_function_num_nodes(cx->fn);
         st = convert_node(cx, g, i);
     }
     cx->node = NULL;

@@ -41,6 +41,7 @@ typedef struct onnx_ctx {
     text_names by_name;     /* ONNX name -> index into values           */
     const Onnx__NodeProto *node; /* the node being converted            */
     int node_index;
+    int first_new;          /* @main's node count when this node began  */
     byocl_error *err;
 } onnx_ctx;
 
