@@ -500,6 +500,31 @@ static void test_unary(void **state)
     check_region_f16(text);
 }
 
+/* The float functions (inputs of sqrt, rsqrt, log and power's base kept positive through
+ * exp), power with the chain value on either side, and HardSwish as the ONNX importer
+ * writes it: one kernel. */
+static void test_float_functions(void **state)
+{
+    (void)state;
+    static const char text[] = MAIN("%x: Tensor[(3, 7, 5), float32], %y: Tensor[(7, 1), float32]")
+        "  %0 = exp(%x);\n"
+        "  %1 = sqrt(%0);\n"
+        "  %2 = rsqrt(%0);\n"
+        "  %3 = log(%0);\n"
+        "  %4 = erf(%x);\n"
+        "  %5 = negative(%x);\n"
+        "  %6 = power(%0, %y);\n"
+        "  %7 = power(%1, %6);\n"
+        "  (%2, %3, %4, %5, %7)\n}\n";
+    check_region(text);
+    check_region_f16(text);
+    static const char hard_swish[] = MAIN("%x: Tensor[(2, 8, 5, 5), float32]")
+        "  %0 = multiply(%x, 0.166667f);\n  %1 = add(%0, 0.5f);\n"
+        "  %2 = clip(%1, a_min=0f, a_max=1f);\n  multiply(%x, %2)\n}\n";
+    run_opts o = {.seed = 4, .lo = -4, .hi = 4, .expect_launches = 1};
+    check_region_opts(hard_swish, &o);
+}
+
 /* Every binary op with a channel vector, with both sides broadcast, and with a scalar. */
 static void test_binary_broadcast(void **state)
 {
@@ -831,6 +856,11 @@ static void test_supports(void **state)
     assert_refused(MAIN("%x: Tensor[(4, 6), float32]") "  cast(%x, dtype=\"int64\")\n}\n", -1,
                    "dtype int64 is not supported (the opencl target computes float32 and "
                    "float16)");
+    /* comparisons, logical ops and where (bool tensors) run on the host */
+    assert_refused(MAIN("%x: Tensor[(4, 6), float32]") "  less(%x, %x)\n}\n", -1,
+                   "op less is not supported by the opencl target");
+    assert_refused(MAIN("%x: Tensor[(4, 6), float32], %c: Tensor[(6), bool]")
+                   "  where(%c, %x, %x)\n}\n", -1, "op where is not supported by the opencl target");
     assert_refused(MAIN("%x: Tensor[(0, 6), float32]") "  nn.relu(%x)\n}\n", -1,
                    "empty tensors are not supported");
     assert_refused(MAIN("%x: Tensor[(1, 1, 20, 20), float32], %w: Tensor[(1, 1, 17, 17), float32]")
@@ -966,6 +996,7 @@ int main(void)
         cmocka_unit_test(test_unary),
         cmocka_unit_test(test_binary_broadcast),
         cmocka_unit_test(test_bias_add_batch_norm),
+        cmocka_unit_test(test_float_functions),
         cmocka_unit_test(test_elemwise_chain),
         cmocka_unit_test(test_softmax),
         cmocka_unit_test(test_transpose_concat),

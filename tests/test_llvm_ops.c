@@ -492,6 +492,47 @@ static void test_fusion_elemwise(void **state)
     mb_free(&b);
 }
 
+/* Comparisons, logical ops and where in one tree with the float functions: bool values
+ * inside a kernel, a broadcast condition; and HardSwish as the ONNX importer writes it
+ * (x * clip(x * 1/6 + 0.5, 0, 1)), one kernel with the conv2d-free chain. */
+static void test_fusion_compare_where(void **state)
+{
+    (void)state;
+    mb b;
+    mb_begin(&b);
+    int64_t d3[3] = {4, 6, 33}, dc[3] = {4, 1, 33};
+    int x = mb_param(&b, BYOCL_FLOAT32, 3, d3), y = mb_param(&b, BYOCL_FLOAT32, 3, d3);
+    int c = mb_param(&b, BYOCL_BOOL, 3, dc);
+    int lt = mb_call2(&b, "less", x, y, NULL);
+    int both = mb_call2(&b, "logical_and", lt, c, NULL);
+    int ge = mb_call2(&b, "greater_equal", y, mb_const(&b, BYOCL_FLOAT32, 0, NULL, 0.1, 0.2), NULL);
+    int odd = mb_call2(&b, "logical_xor", both, mb_call1(&b, "logical_not", ge, NULL), NULL);
+    int r = mb_call1(&b, "rsqrt", mb_call1(&b, "abs", x, NULL), NULL);
+    int e = mb_call1(&b, "erf", y, NULL);
+    int p = mb_call2(&b, "power", e, mb_const(&b, BYOCL_FLOAT32, 1, d3 + 2, 1, 3), NULL);
+    int args[3] = {odd, r, mb_call1(&b, "negative", p, NULL)};
+    int w = mb_call(&b, "where", args, 3, NULL);
+    int root = mb_call1(&b, "sqrt", mb_call1(&b, "exp", x, NULL), NULL);
+    int fields[2] = {w, mb_call1(&b, "log", root, NULL)};
+    mb_finish(&b, byocl_build_tuple(b.fn, fields, 2, &b.err));
+    const char *names[] = {/* the eleven ops of the tree; a long name is cut, keeping its index */
+                           "fused_less_logical_and_greater_equal_logical_not_logical_xor__0",
+                           "fused_exp_sqrt_log_1"};
+    expect_groups(b.m, names, 2);
+    mb_check(&b, 0, "compare and where");
+    mb_free(&b);
+
+    mb_begin(&b); /* HardSwish, float16 */
+    int64_t d4[4] = {1, 8, 7, 9};
+    int h = mb_param(&b, BYOCL_FLOAT16, 4, d4);
+    int t = mb_call2(&b, "multiply", h, mb_const(&b, BYOCL_FLOAT16, 0, NULL, 0.166, 0.167), NULL);
+    t = mb_call2(&b, "add", t, mb_const(&b, BYOCL_FLOAT16, 0, NULL, 0.5, 0.5), NULL);
+    t = mb_call1(&b, "clip", t, "a_min=0f, a_max=1f");
+    mb_finish(&b, mb_call2(&b, "multiply", h, t, NULL));
+    mb_check(&b, 0, "hardswish");
+    mb_free(&b);
+}
+
 /* Integer and bool chains wrap and normalize after every op, as the reference stores
  * each op's result; a rank-0 result. */
 static void test_integer_chains(void **state)
@@ -652,6 +693,7 @@ int main(void)
         cmocka_unit_test(test_fusion_bn_params),
         cmocka_unit_test(test_fusion_dense),
         cmocka_unit_test(test_fusion_elemwise),
+        cmocka_unit_test(test_fusion_compare_where),
         cmocka_unit_test(test_integer_chains),
         cmocka_unit_test(test_vgg_block_float16),
         cmocka_unit_test(test_builtin_models),

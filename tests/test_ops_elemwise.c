@@ -1,4 +1,5 @@
-/* Op group "elemwise": type relations and reference kernels of add ... cast, checked
+/* Op group "elemwise": type relations and reference kernels of add ... cast, power,
+ * the comparisons, the logical ops, where, negative, log, sqrt, rsqrt and erf, checked
  * against numpy (tests/gen/gen_ops_elemwise.py), and their error messages. */
 #include "ops_case.h"
 
@@ -33,11 +34,53 @@ static void test_dtype_errors(void **state)
     expect_binary_error("add", OP_TYPE(BYOCL_FLOAT16, 2), byocl_type_tensor(BYOCL_FLOAT32, 0, NULL),
                         "argument dtypes differ: float16 and float32");
 
-    const char *float_only[] = {"exp", "sigmoid", "tanh"};
+    const char *float_only[] = {"exp", "sigmoid", "tanh", "log", "sqrt", "rsqrt", "erf"};
     byocl_type ints = OP_TYPE(BYOCL_INT32, 2);
     for (int i = 0; i < N_ITEMS(float_only); i++)
         op_expect_type_error(float_only[i], &ints, 1, "", BYOCL_ERR_TYPE,
                              "needs a float dtype (float32 or float16), got int32");
+    expect_binary_error("power", OP_TYPE(BYOCL_INT64, 2), OP_TYPE(BYOCL_INT64, 1),
+                        "needs a float dtype (float32 or float16), got int64");
+    expect_binary_error("power", OP_TYPE(BYOCL_FLOAT32, 2), OP_TYPE(BYOCL_INT32, 1),
+                        "argument dtypes differ: float32 and int32");
+
+    /* comparisons: like dtypes; their result is bool */
+    const char *compare[] = {"equal", "not_equal", "less", "greater", "less_equal",
+                             "greater_equal"};
+    for (int i = 0; i < N_ITEMS(compare); i++)
+        expect_binary_error(compare[i], OP_TYPE(BYOCL_FLOAT32, 2), OP_TYPE(BYOCL_FLOAT16, 2),
+                            "argument dtypes differ: float32 and float16");
+    const char *logical[] = {"logical_and", "logical_or", "logical_xor"};
+    for (int i = 0; i < N_ITEMS(logical); i++)
+        expect_binary_error(logical[i], OP_TYPE(BYOCL_INT8, 2), OP_TYPE(BYOCL_INT8, 2),
+                            "the arguments must be bool, got int8");
+    byocl_type f = OP_TYPE(BYOCL_FLOAT32, 2);
+    op_expect_type_error("logical_not", &f, 1, "", BYOCL_ERR_TYPE,
+                         "the argument must be bool, got float32");
+}
+
+/* where(condition, x, y): a bool condition, x and y alike, all three broadcast. */
+static void test_where_errors(void **state)
+{
+    (void)state;
+    byocl_type t[3] = {OP_TYPE(BYOCL_INT8, 2), OP_TYPE(BYOCL_FLOAT32, 2),
+                       OP_TYPE(BYOCL_FLOAT32, 2)};
+    op_expect_type_error("where", t, 3, "", BYOCL_ERR_TYPE,
+                         "the condition (argument 0) must be bool, got int8");
+    t[0] = OP_TYPE(BYOCL_BOOL, 2);
+    t[2] = OP_TYPE(BYOCL_INT32, 2);
+    op_expect_type_error("where", t, 3, "", BYOCL_ERR_TYPE,
+                         "x and y dtypes differ: float32 and int32");
+    t[1] = OP_TYPE(BYOCL_INT32, 3, 1);
+    t[2] = OP_TYPE(BYOCL_INT32, 4);
+    op_expect_type_error("where", t, 3, "", BYOCL_ERR_TYPE,
+                         "cannot broadcast shapes (2) and (3, 4): dimension 1 is 2 vs 4");
+    t[0] = OP_TYPE(BYOCL_BOOL, 1, 5);
+    op_expect_type_error("where", t, 3, "", BYOCL_ERR_TYPE,
+                         "cannot broadcast shapes (1, 5) and (3, 4): dimension 1 is 5 vs 4");
+    byocl_type one = OP_TYPE(BYOCL_BOOL, 2);
+    op_expect_build_error("where", &one, 1, "", BYOCL_ERR_INVALID,
+                          "where takes 3 arguments but was given 1");
 }
 
 /* add(%a, (%a, %b)): the second argument is a tuple. */
@@ -171,7 +214,10 @@ static void test_ops_documented(void **state)
 {
     (void)state;
     const char *names[] = {"add", "subtract", "multiply", "divide", "maximum", "minimum", "abs",
-                           "exp", "sigmoid", "tanh", "clip", "copy", "cast"};
+                           "exp", "sigmoid", "tanh", "clip", "copy", "cast", "power", "equal",
+                           "not_equal", "less", "greater", "less_equal", "greater_equal",
+                           "logical_and", "logical_or", "logical_xor", "logical_not", "where",
+                           "negative", "log", "sqrt", "rsqrt", "erf"};
     assert_ops_documented(names, N_ITEMS(names));
     static const op_attr_spec cast_attrs[] = {{"dtype", NULL}};
     static const op_attr_spec clip_attrs[] = {{"a_min", NULL}, {"a_max", NULL}};
@@ -190,6 +236,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_broadcast_errors),
         cmocka_unit_test(test_dtype_errors),
+        cmocka_unit_test(test_where_errors),
         cmocka_unit_test(test_tuple_argument_error),
         cmocka_unit_test(test_attribute_errors),
         cmocka_unit_test(test_clip_accepts_int_literals),

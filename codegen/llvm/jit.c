@@ -159,7 +159,9 @@ static byocl_status define_runtime_symbols(jit *j, byocl_error *err)
     } syms[] = {
         {"memcpy", (void *)memcpy},   {"memmove", (void *)memmove},
         {"memset", (void *)memset},   {"exp", (void *)exp},
-        {"tanh", (void *)tanh},       {"byocl_llvm_rt_f64_to_int", (void *)rt_f64_to_int},
+        {"tanh", (void *)tanh},       {"log", (void *)log},
+        {"erf", (void *)erf},         {"pow", (void *)pow},
+        {"byocl_llvm_rt_f64_to_int", (void *)rt_f64_to_int},
         {"byocl_llvm_rt_alloc", (void *)rt_alloc}, {"byocl_llvm_rt_free", (void *)rt_free},
         {"byocl_llvm_rt_pack_conv", (void *)rt_pack_conv},
         {"byocl_llvm_rt_pack_dense", (void *)rt_pack_dense},

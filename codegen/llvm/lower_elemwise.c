@@ -5,8 +5,10 @@
  *
  * Each op computes in its dtype's compute type and rounds as the reference does, so that
  * a fused chain gives the reference's result: +, -, *, / in float are exact for float32
- * and float16 (float carries more than twice half's precision); exp, sigmoid and tanh
- * call the same double libm functions as the reference; clip and leaky_relu compare and
+ * and float16 (float carries more than twice half's precision); exp, log, erf, power,
+ * sigmoid and tanh call the same double libm functions as the reference, sqrt and rsqrt
+ * the correctly rounded double sqrt; comparisons compare the compute-type values (exact)
+ * and give bool (0 or 1), as do the logical ops; where selects; clip and leaky_relu compare and
  * multiply in double when their attributes are not exact in the compute type;
  * batch_norm computes (x - mean) * (gamma / sqrt(var + eps)) + beta in double (exactly
  * the reference's arithmetic) except in conv/dense epilogues, which fold it into a float
@@ -205,19 +207,99 @@ static LLVMValueRef op_abs(lw *w, byocl_dtype d, LLVMValueRef x)
     return LLVMBuildSelect(w->B, neg, LLVMBuildSub(w->B, LLVMConstNull(t), x, ""), x, "");
 }
 
-/* exp, sigmoid, tanh: in double with libm, rounded once, as the reference does. */
+static bool is_transcendental(const char *op)
+{
+    static const char *const names[] = {"exp", "log", "erf", "tanh", "sqrt", "rsqrt", "sigmoid"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(op, names[i]) == 0)
+            return true;
+    return false;
+}
+
+/* exp, log, erf, tanh, sqrt, rsqrt, sigmoid: in double (libm, or the correctly rounded
+ * sqrt instruction), rounded once, as the reference does. */
 static LLVMValueRef op_transcendental(lw *w, const char *op, byocl_dtype d, LLVMValueRef x)
 {
     LLVMValueRef xd = lw_to_double(w, x, d), r;
-    if (strcmp(op, "exp") == 0) {
-        r = call_libm(w, "exp", xd);
-    } else if (strcmp(op, "tanh") == 0) {
-        r = call_libm(w, "tanh", xd);
-    } else { /* sigmoid: 1 / (1 + exp(-x)) */
+    LLVMTypeRef f64 = w->t_f64;
+    if (strcmp(op, "sqrt") == 0 || strcmp(op, "rsqrt") == 0) {
+        r = lw_intrinsic(w, "llvm.sqrt", &f64, 1, &xd, 1);
+        if (op[0] == 'r')
+            r = LLVMBuildFDiv(w->B, dconst(w, 1.0), r, "");
+    } else if (strcmp(op, "sigmoid") == 0) { /* 1 / (1 + exp(-x)) */
         LLVMValueRef ex = call_libm(w, "exp", LLVMBuildFNeg(w->B, xd, ""));
         r = LLVMBuildFDiv(w->B, dconst(w, 1.0), LLVMBuildFAdd(w->B, dconst(w, 1.0), ex, ""), "");
+    } else { /* exp, log, erf, tanh: the libm function of that name */
+        r = call_libm(w, op, xd);
     }
     return lw_from_double(w, r, d);
+}
+
+/* power: pow(a, b) in double, rounded once (float dtypes only). */
+static LLVMValueRef op_power(lw *w, byocl_dtype d, LLVMValueRef a, LLVMValueRef b)
+{
+    LLVMTypeRef f64[2] = {w->t_f64, w->t_f64};
+    LLVMValueRef args[2] = {lw_to_double(w, a, d), lw_to_double(w, b, d)};
+    return lw_from_double(w, lw_call_rt(w, "pow", w->t_f64, f64, 2, args), d);
+}
+
+/* negative: exact in float; integers wrap; bool stays as it is (-1 is true). */
+static LLVMValueRef op_negative(lw *w, byocl_dtype d, LLVMValueRef x)
+{
+    if (lw_is_float(d))
+        return LLVMBuildFNeg(w->B, x, "");
+    if (d == BYOCL_BOOL)
+        return x;
+    return LLVMBuildSub(w->B, LLVMConstNull(LLVMTypeOf(x)), x, "");
+}
+
+/* A bool (i1) as the compute type of bool: i8 0 or 1. */
+static LLVMValueRef to_bool(lw *w, LLVMValueRef c)
+{
+    return LLVMBuildZExt(w->B, c, w->t_i8, "");
+}
+
+/* Comparisons of two values of dtype d (their compute type holds them exactly): ordered
+ * predicates, so NaN compares false, except not_equal (true). */
+static LLVMValueRef op_compare(lw *w, const char *op, byocl_dtype d, LLVMValueRef a,
+                               LLVMValueRef b)
+{
+    static const struct {
+        const char *name;
+        LLVMRealPredicate real;
+        LLVMIntPredicate sint, uint;
+    } preds[] = {
+        {"equal", LLVMRealOEQ, LLVMIntEQ, LLVMIntEQ},
+        {"not_equal", LLVMRealUNE, LLVMIntNE, LLVMIntNE},
+        {"less", LLVMRealOLT, LLVMIntSLT, LLVMIntULT},
+        {"greater", LLVMRealOGT, LLVMIntSGT, LLVMIntUGT},
+        {"less_equal", LLVMRealOLE, LLVMIntSLE, LLVMIntULE},
+        {"greater_equal", LLVMRealOGE, LLVMIntSGE, LLVMIntUGE},
+    };
+    size_t i = 0;
+    while (strcmp(op, preds[i].name) != 0)
+        i++;
+    if (lw_is_float(d))
+        return to_bool(w, LLVMBuildFCmp(w->B, preds[i].real, a, b, ""));
+    return to_bool(w, LLVMBuildICmp(w->B, lw_is_unsigned(d) ? preds[i].uint : preds[i].sint, a,
+                                    b, ""));
+}
+
+static bool is_compare(const char *op)
+{
+    return strcmp(op, "equal") == 0 || strcmp(op, "not_equal") == 0 || strcmp(op, "less") == 0 ||
+           strcmp(op, "greater") == 0 || strcmp(op, "less_equal") == 0 ||
+           strcmp(op, "greater_equal") == 0;
+}
+
+/* logical_and/or/xor of bools (0 or 1 in i8): the bitwise op keeps 0 or 1. */
+static LLVMValueRef op_logical(lw *w, const char *op, LLVMValueRef a, LLVMValueRef b)
+{
+    if (strcmp(op, "logical_and") == 0)
+        return LLVMBuildAnd(w->B, a, b, "");
+    if (strcmp(op, "logical_or") == 0)
+        return LLVMBuildOr(w->B, a, b, "");
+    return LLVMBuildXor(w->B, a, b, "");
 }
 
 static int64_t saturate_int64(double v)
@@ -426,9 +508,30 @@ byocl_status ew_eval(ew_env *e, byocl_value_ref v, LLVMValueRef *out)
         *out = binary(e, binaries[i].op, d, a, b);
         return w->status;
     }
+    bool logical_binary = strncmp(op, "logical_", 8) == 0 && strcmp(op, "logical_not") != 0;
+    if (strcmp(op, "power") == 0 || is_compare(op) || logical_binary || strcmp(op, "where") == 0) {
+        LLVMValueRef c = NULL;
+        if ((st = eval_arg(e, n, 1, &b)) != BYOCL_OK ||
+            (strcmp(op, "where") == 0 && (st = eval_arg(e, n, 2, &c)) != BYOCL_OK))
+            return st;
+        if (strcmp(op, "power") == 0)
+            *out = op_power(w, d, a, b);
+        else if (is_compare(op))
+            *out = op_compare(w, op, lw_value_type(w, lv_resolve(w->fn, n->args[0], -1))->dtype,
+                              a, b);
+        else if (strcmp(op, "where") == 0) /* a is the condition (bool: 0 or 1) */
+            *out = LLVMBuildSelect(w->B, LLVMBuildTrunc(w->B, a, w->t_i1, ""), b, c, "");
+        else
+            *out = op_logical(w, op, a, b);
+        return w->status;
+    }
     if (strcmp(op, "abs") == 0)
         *out = op_abs(w, d, a);
-    else if (strcmp(op, "exp") == 0 || strcmp(op, "sigmoid") == 0 || strcmp(op, "tanh") == 0)
+    else if (strcmp(op, "negative") == 0)
+        *out = op_negative(w, d, a);
+    else if (strcmp(op, "logical_not") == 0) /* a bool: 0 or 1 */
+        *out = LLVMBuildXor(w->B, a, LLVMConstInt(w->t_i8, 1, 0), "");
+    else if (is_transcendental(op))
         *out = op_transcendental(w, op, d, a);
     else if (strcmp(op, "clip") == 0)
         *out = op_clip(w, n, d, a);

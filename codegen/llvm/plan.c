@@ -18,10 +18,14 @@
 /* ------------------------------------------------------------ op classes */
 
 static const char *const elemwise_ops[] = {
-    "add",      "subtract",  "multiply",     "divide",        "maximum",
-    "minimum",  "abs",       "exp",          "sigmoid",       "tanh",
-    "clip",     "copy",      "cast",         "nn.relu",       "nn.leaky_relu",
-    "nn.bias_add", "nn.batch_norm", "annotation.compiler_begin", "annotation.compiler_end",
+    "add",         "subtract",      "multiply",      "divide",      "maximum",
+    "minimum",     "power",         "equal",         "not_equal",   "less",
+    "greater",     "less_equal",    "greater_equal", "logical_and", "logical_or",
+    "logical_xor", "logical_not",   "where",         "abs",         "negative",
+    "exp",         "log",           "sqrt",          "rsqrt",       "erf",
+    "sigmoid",     "tanh",          "clip",          "copy",        "cast",
+    "nn.relu",     "nn.leaky_relu", "nn.bias_add",   "nn.batch_norm",
+    "annotation.compiler_begin",    "annotation.compiler_end",
 };
 
 lop_class lop_classify(const char *op)

@@ -1,7 +1,8 @@
 /* Elementwise steps as OpenCL C: EPILOGUE(v, fi) applies a group's chain of elementwise
  * ops to the value v of the element at flat index fi, in float, with the semantics of
  * the reference kernels (codegen/ops/elemwise.c, nn.c): NaN stays NaN through relu and
- * clip and wins in maximum/minimum; a step whose op yields float16 rounds there, as the
+ * clip and wins in maximum/minimum; the float functions (exp, log, sqrt, rsqrt, erf, pow,
+ * tanh) are OpenCL's, in float; a step whose op yields float16 rounds there, as the
  * unfused op would store it. Operands (a residual, a bias, batch_norm's statistics) are
  * kernel parameters read at their broadcast offset. */
 #include <math.h>
@@ -203,23 +204,55 @@ static byocl_status batch_norm_step(epi_ctx *e, int node, byocl_error *err)
     return BYOCL_OK;
 }
 
+/* The elementwise steps: binary ops (the chain value either argument, the other read at
+ * its broadcast offset), unary ops as an expression of v, and the steps written out in
+ * step() below. This table is the one list: clg_is_elemwise_op, clg_is_binary_op and the
+ * target's supports read it. */
 static const struct {
-    const char *op, *infix, *function;
-} binary_ops[] = {
-    {"add", "+", NULL},      {"subtract", "-", NULL},       {"multiply", "*", NULL},
-    {"divide", "/", NULL},   {"maximum", NULL, "byocl_max"}, {"minimum", NULL, "byocl_min"},
+    const char *op;
+    const char *infix, *function; /* binary: "a infix b" or "function(a, b)" */
+    const char *expr;             /* unary: expression of v */
+} elemwise_steps[] = {
+    {"add", "+", NULL, NULL},
+    {"subtract", "-", NULL, NULL},
+    {"multiply", "*", NULL, NULL},
+    {"divide", "/", NULL, NULL},
+    {"maximum", NULL, "byocl_max", NULL},
+    {"minimum", NULL, "byocl_min", NULL},
+    {"power", NULL, "pow", NULL},
+    {"nn.relu", NULL, NULL, "v < 0.0f ? 0.0f : v"},
+    {"sigmoid", NULL, NULL, "byocl_sigmoid(v)"},
+    {"tanh", NULL, NULL, "tanh(v)"},
+    {"abs", NULL, NULL, "fabs(v)"},
+    {"negative", NULL, NULL, "-v"},
+    {"exp", NULL, NULL, "exp(v)"},
+    {"log", NULL, NULL, "log(v)"},
+    {"sqrt", NULL, NULL, "sqrt(v)"},
+    {"rsqrt", NULL, NULL, "rsqrt(v)"},
+    {"erf", NULL, NULL, "erf(v)"},
+    {"cast", NULL, NULL, "v"},
+    {"nn.leaky_relu", NULL, NULL, NULL},
+    {"clip", NULL, NULL, NULL},
+    {"nn.bias_add", NULL, NULL, NULL},
+    {"nn.batch_norm", NULL, NULL, NULL},
 };
+enum { N_STEPS = sizeof elemwise_steps / sizeof elemwise_steps[0] };
 
-static const struct {
-    const char *op, *expr; /* expr: of v */
-} unary_ops[] = {
-    {"nn.relu", "v < 0.0f ? 0.0f : v"},
-    {"sigmoid", "byocl_sigmoid(v)"},
-    {"tanh", "tanh(v)"},
-    {"abs", "fabs(v)"},
-    {"exp", "exp(v)"},
-    {"cast", "v"},
-};
+static int step_index(const char *op)
+{
+    for (int i = 0; i < N_STEPS; i++)
+        if (strcmp(op, elemwise_steps[i].op) == 0)
+            return i;
+    return -1;
+}
+
+bool clg_is_elemwise_op(const char *op) { return step_index(op) >= 0; }
+
+bool clg_is_binary_op(const char *op)
+{
+    int i = step_index(op);
+    return i >= 0 && (elemwise_steps[i].infix || elemwise_steps[i].function);
+}
 
 /* One step: `node` applied to the chain value v, which is its argument `chain_arg`. */
 static byocl_status step(epi_ctx *e, int node, int chain_arg, byocl_error *err)
@@ -230,12 +263,11 @@ static byocl_status step(epi_ctx *e, int node, int chain_arg, byocl_error *err)
     char label[64];
     clg_node_desc(fn, node, label, sizeof label);
     clg_text_printf(&e->body, "    /* %s */ \\\n", label);
-    for (size_t i = 0; i < sizeof unary_ops / sizeof unary_ops[0]; i++) {
-        if (strcmp(op, unary_ops[i].op) == 0) {
-            if (strcmp(unary_ops[i].expr, "v") != 0)
-                clg_text_printf(&e->body, "    v = %s; \\\n", unary_ops[i].expr);
-            return BYOCL_OK;
-        }
+    int si = step_index(op);
+    if (si >= 0 && elemwise_steps[si].expr) {
+        if (strcmp(elemwise_steps[si].expr, "v") != 0)
+            clg_text_printf(&e->body, "    v = %s; \\\n", elemwise_steps[si].expr);
+        return BYOCL_OK;
     }
     char a[600], b[48];
     if (strcmp(op, "nn.leaky_relu") == 0) {
@@ -260,18 +292,17 @@ static byocl_status step(epi_ctx *e, int node, int chain_arg, byocl_error *err)
     }
     if (strcmp(op, "nn.batch_norm") == 0)
         return batch_norm_step(e, node, err);
-    for (size_t i = 0; i < sizeof binary_ops / sizeof binary_ops[0]; i++) {
-        if (strcmp(op, binary_ops[i].op) != 0)
-            continue;
+    if (clg_is_binary_op(op)) {
         byocl_status st = operand_load(e, node, 1 - chain_arg, -1, a, sizeof a, err);
         if (st != BYOCL_OK)
             return st;
         const char *lhs = chain_arg == 0 ? "v" : a, *rhs = chain_arg == 0 ? a : "v";
-        if (binary_ops[i].infix)
-            clg_text_printf(&e->body, "    v = %s %s %s; \\\n", lhs, binary_ops[i].infix, rhs);
-        else
-            clg_text_printf(&e->body, "    v = %s(%s, %s); \\\n", binary_ops[i].function, lhs,
+        if (elemwise_steps[si].infix)
+            clg_text_printf(&e->body, "    v = %s %s %s; \\\n", lhs, elemwise_steps[si].infix,
                            rhs);
+        else
+            clg_text_printf(&e->body, "    v = %s(%s, %s); \\\n", elemwise_steps[si].function,
+                           lhs, rhs);
         return BYOCL_OK;
     }
     return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED, "in @%s, %s: no epilogue for op %s",

@@ -21,27 +21,6 @@ static const char *op_name(const byocl_function *fn, int node)
     return n->kind == BYOCL_NODE_CALL && n->op ? n->op->name : NULL;
 }
 
-static bool is_binary_op(const char *op)
-{
-    static const char *const names[] = {"add", "subtract", "multiply", "divide", "maximum",
-                                        "minimum"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(op, names[i]) == 0)
-            return true;
-    return false;
-}
-
-bool clg_is_elemwise_op(const char *op)
-{
-    static const char *const names[] = {"nn.relu", "nn.leaky_relu", "clip",        "sigmoid",
-                                        "tanh",    "abs",           "exp",         "cast",
-                                        "nn.bias_add", "nn.batch_norm"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(op, names[i]) == 0)
-            return true;
-    return is_binary_op(op);
-}
-
 static bool is_view_op(const char *op)
 {
     return strcmp(op, "reshape") == 0 || strcmp(op, "nn.batch_flatten") == 0;
@@ -211,7 +190,7 @@ static int fusable_arg(const clg_graph *g, int id)
 {
     const byocl_function *fn = g->fn;
     const byocl_node *n = &fn->nodes[id];
-    int candidates = is_binary_op(n->op->name) ? 2 : 1;
+    int candidates = clg_is_binary_op(n->op->name) ? 2 : 1;
     const byocl_type *out = clg_tensor_type(fn, id);
     for (int k = 0; k < candidates; k++) {
         int a = n->args[k];

@@ -102,8 +102,6 @@ const byocl_type *clg_tensor_type(const byocl_function *fn, int node);
 /* Roots of the tensors a node stands for (a tuple: its fields flattened); returns the
  * count, at most `max`. */
 int clg_flatten(const clg_graph *g, int node, int *roots, int max);
-/* True for the ops that can be chained as elementwise steps. */
-bool clg_is_elemwise_op(const char *op);
 
 /* ------------------------------------------------------------- generation state */
 
@@ -187,6 +185,10 @@ void clg_kernel_abandon(clg_kernel *k);
  * the element at flat index fi of the anchor's result), adding operands as kernel
  * parameters. For an elemwise anchor (first == 0) it also defines LD_FIRST(fi). */
 byocl_status clg_epilogue_define(clg_kernel *k, const clg_group *grp, byocl_error *err);
+/* True for the ops that can be chained as elementwise steps (cl_epilogue.c's table). */
+bool clg_is_elemwise_op(const char *op);
+/* True for the elementwise steps with two data arguments (either can be the chain). */
+bool clg_is_binary_op(const char *op);
 /* The C expression for the offset, in a tensor of shape `operand` broadcast to `out`
  * (numpy rules, or along `axis` of `out` when axis >= 0 and operand is a vector), of
  * the element at flat index `fi` of `out`. */

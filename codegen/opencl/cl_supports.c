@@ -14,13 +14,11 @@
 /* Stride phases of a conv2d input are listed in the generated code. */
 #define CLG_MAX_CONV_STRIDE 8
 
+/* Besides the elementwise ops (clg_is_elemwise_op: cl_epilogue.c's table). */
 static const char *const supported_ops[] = {
-    "nn.conv2d",    "nn.dense",      "nn.batch_norm", "nn.bias_add",         "nn.relu",
-    "nn.leaky_relu", "clip",         "sigmoid",       "tanh",                "abs",
-    "exp",          "add",           "subtract",      "multiply",            "divide",
-    "maximum",      "minimum",       "nn.max_pool2d", "nn.avg_pool2d",       "nn.global_avg_pool2d",
-    "nn.softmax",   "nn.batch_flatten", "reshape",    "transpose",           "concatenate",
-    "cast",
+    "nn.conv2d",     "nn.dense",      "nn.max_pool2d",    "nn.avg_pool2d",
+    "nn.global_avg_pool2d", "nn.softmax", "nn.batch_flatten", "reshape",
+    "transpose",     "concatenate",
 };
 
 static bool refuse(char *why, size_t why_len, const char *fmt, ...)
@@ -104,7 +102,7 @@ bool byocl_cl_supports(const byocl_function *fn, int node, char *why, size_t why
                       "calls of global functions (@%s) are not supported by the opencl target",
                       n->callee);
     const char *op = n->op->name;
-    bool known = false;
+    bool known = clg_is_elemwise_op(op);
     for (size_t i = 0; i < sizeof supported_ops / sizeof supported_ops[0]; i++)
         known = known || strcmp(op, supported_ops[i]) == 0;
     if (!known)

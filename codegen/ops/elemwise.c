@@ -1,8 +1,12 @@
-/* Op group "elemwise": binary arithmetic with numpy broadcasting, and elementwise unary ops
- * (abs, exp, sigmoid, tanh, clip, copy, cast).
+/* Op group "elemwise": binary arithmetic, power, comparisons and logical ops with numpy
+ * broadcasting, where (three-way broadcasting), and elementwise unary ops (abs, negative,
+ * exp, log, sqrt, rsqrt, erf, sigmoid, tanh, clip, logical_not, copy, cast).
  *
  * Floating-point kernels compute in double and round once to the output dtype (float16
  * to nearest even), which for +, -, *, / gives exactly numpy's float32/float16 results.
+ * The other float functions (exp, log, sqrt, rsqrt as 1 / sqrt, erf, power as pow,
+ * sigmoid, tanh) call double libm and round once. Comparisons compare in double (floats)
+ * or 64 bits (integers) and give bool; logical ops take and give bool.
  * Integer kernels compute in 64 bits and wrap to the dtype's width, as TVM's do; integer
  * division truncates toward zero. */
 #include <math.h>
@@ -32,16 +36,84 @@ static byocl_status infer_binary(const byocl_infer_ctx *ctx, byocl_type *out, by
     return BYOCL_OK;
 }
 
-/* exp, sigmoid, tanh: defined on float dtypes only (as in TVM). */
+static byocl_status require_float(byocl_dtype dtype, byocl_error *err)
+{
+    if (byocl_dtype_is_float(dtype))
+        return BYOCL_OK;
+    return byocl_error_set(err, BYOCL_ERR_TYPE, "needs a float dtype (float32 or float16), got %s",
+                           byocl_dtype_name(dtype));
+}
+
+static byocl_status require_bool(byocl_dtype dtype, const char *what, byocl_error *err)
+{
+    if (dtype == BYOCL_BOOL)
+        return BYOCL_OK;
+    return byocl_error_set(err, BYOCL_ERR_TYPE, "%s must be bool, got %s", what,
+                           byocl_dtype_name(dtype));
+}
+
+/* exp, log, sqrt, rsqrt, erf, sigmoid, tanh: defined on float dtypes only (as in TVM). */
 static byocl_status infer_float_unary(const byocl_infer_ctx *ctx, byocl_type *out,
                                       byocl_error *err)
 {
     byocl_status st = elemwise_infer_identity(ctx, out, err);
-    if (st == BYOCL_OK && !byocl_dtype_is_float(out->dtype))
-        return byocl_error_set(err, BYOCL_ERR_TYPE,
-                               "needs a float dtype (float32 or float16), got %s",
-                               byocl_dtype_name(out->dtype));
+    return st == BYOCL_OK ? require_float(out->dtype, err) : st;
+}
+
+/* power: float dtypes only (TVM's ONNX frontend casts integer bases to float32). */
+static byocl_status infer_float_binary(const byocl_infer_ctx *ctx, byocl_type *out,
+                                       byocl_error *err)
+{
+    byocl_status st = infer_binary(ctx, out, err);
+    return st == BYOCL_OK ? require_float(out->dtype, err) : st;
+}
+
+/* equal ... greater_equal: any dtype (both alike), a bool result. */
+static byocl_status infer_compare(const byocl_infer_ctx *ctx, byocl_type *out, byocl_error *err)
+{
+    byocl_status st = infer_binary(ctx, out, err);
+    if (st == BYOCL_OK)
+        out->dtype = BYOCL_BOOL;
     return st;
+}
+
+/* logical_and, logical_or, logical_xor: bool arguments. */
+static byocl_status infer_logical(const byocl_infer_ctx *ctx, byocl_type *out, byocl_error *err)
+{
+    byocl_status st = infer_binary(ctx, out, err);
+    return st == BYOCL_OK ? require_bool(out->dtype, "the arguments", err) : st;
+}
+
+static byocl_status infer_logical_not(const byocl_infer_ctx *ctx, byocl_type *out,
+                                      byocl_error *err)
+{
+    byocl_status st = elemwise_infer_identity(ctx, out, err);
+    return st == BYOCL_OK ? require_bool(out->dtype, "the argument", err) : st;
+}
+
+/* where(condition, x, y): condition bool, x and y one dtype, all three broadcast. */
+static byocl_status infer_where(const byocl_infer_ctx *ctx, byocl_type *out, byocl_error *err)
+{
+    const byocl_type *t[3];
+    for (int k = 0; k < 3; k++) {
+        byocl_status st = elemwise_tensor_arg(ctx, k, &t[k], err);
+        if (st != BYOCL_OK)
+            return st;
+    }
+    byocl_status st = require_bool(t[0]->dtype, "the condition (argument 0)", err);
+    if (st != BYOCL_OK)
+        return st;
+    if (t[1]->dtype != t[2]->dtype)
+        return byocl_error_set(err, BYOCL_ERR_TYPE, "x and y dtypes differ: %s and %s",
+                               byocl_dtype_name(t[1]->dtype), byocl_dtype_name(t[2]->dtype));
+    byocl_shape xy, shape;
+    st = byocl_broadcast_shapes(&t[1]->shape, &t[2]->shape, &xy, err);
+    if (st == BYOCL_OK)
+        st = byocl_broadcast_shapes(&t[0]->shape, &xy, &shape, err);
+    if (st != BYOCL_OK)
+        return st;
+    *out = byocl_type_tensor(t[1]->dtype, shape.rank, shape.dims);
+    return BYOCL_OK;
 }
 
 static byocl_status infer_cast(const byocl_infer_ctx *ctx, byocl_type *out, byocl_error *err)
@@ -89,40 +161,16 @@ static byocl_status check_clip_attrs(byocl_module *m, byocl_attrs *attrs, byocl_
     return BYOCL_OK;
 }
 
-/* ------------------------------------------------------------- binary kernels */
+/* ------------------------------------------------------------- broadcast walks */
 
-typedef enum binary_op { BIN_ADD, BIN_SUB, BIN_MUL, BIN_DIV, BIN_MAX, BIN_MIN } binary_op;
-
-static const char *const binary_names[] = {"add", "subtract", "multiply",
-                                           "divide", "maximum", "minimum"};
-
-/* maximum/minimum propagate NaN, as numpy's do. */
-static double binary_float(binary_op op, double a, double b)
-{
-    switch (op) {
-    case BIN_ADD: return a + b;
-    case BIN_SUB: return a - b;
-    case BIN_MUL: return a * b;
-    case BIN_DIV: return a / b;
-    case BIN_MAX: return isnan(a) || isnan(b) ? NAN : a > b ? a : b;
-    case BIN_MIN: return isnan(a) || isnan(b) ? NAN : a < b ? a : b;
-    }
-    return 0.0;
-}
-
-/* Wrapping 64-bit arithmetic (unsigned so that overflow is defined); b != 0 for BIN_DIV. */
-static int64_t binary_int(binary_op op, int64_t a, int64_t b)
-{
-    switch (op) {
-    case BIN_ADD: return (int64_t)((uint64_t)a + (uint64_t)b);
-    case BIN_SUB: return (int64_t)((uint64_t)a - (uint64_t)b);
-    case BIN_MUL: return (int64_t)((uint64_t)a * (uint64_t)b);
-    case BIN_DIV: return b == -1 ? (int64_t)(0 - (uint64_t)a) : a / b; /* INT64_MIN / -1 wraps */
-    case BIN_MAX: return a > b ? a : b;
-    case BIN_MIN: return a < b ? a : b;
-    }
-    return 0;
-}
+/* Walks the elements of an output shape in C order with the offsets of up to three
+ * broadcast operands. */
+typedef struct bcast_walk {
+    int rank, n;
+    int64_t dims[BYOCL_MAX_RANK], idx[BYOCL_MAX_RANK];
+    int64_t strides[3][BYOCL_MAX_RANK];
+    int64_t off[3];
+} bcast_walk;
 
 /* Strides (in elements) that walk `in` while an index walks `out`: 0 along dimensions
  * that `in` lacks (leading) or has as 1 (broadcast). */
@@ -140,52 +188,144 @@ static void broadcast_strides(const byocl_shape *in, const byocl_shape *out, int
     }
 }
 
+static void bcast_walk_init(bcast_walk *w, const byocl_shape *out,
+                            const byocl_tensor *const *in, int n)
+{
+    memset(w, 0, sizeof *w);
+    w->rank = out->rank;
+    w->n = n;
+    memcpy(w->dims, out->dims, sizeof w->dims);
+    for (int k = 0; k < n; k++)
+        broadcast_strides(byocl_tensor_shape(in[k]), out, w->strides[k]);
+}
+
+static void bcast_walk_next(bcast_walk *w)
+{
+    for (int d = w->rank - 1; d >= 0; d--) {
+        for (int k = 0; k < w->n; k++)
+            w->off[k] += w->strides[k][d];
+        if (++w->idx[d] < w->dims[d])
+            return;
+        for (int k = 0; k < w->n; k++)
+            w->off[k] -= w->strides[k][d] * w->dims[d];
+        w->idx[d] = 0;
+    }
+}
+
+/* Checks a kernel's tensors against its op's type: the inputs broadcast to the output's
+ * shape, inputs[first..] share a dtype, and the output has `out_dtype` (-1: that dtype). */
+static byocl_status check_broadcast_tensors(const char *name, const byocl_tensor *const *in,
+                                            int n_in, int first, const byocl_tensor *out,
+                                            int out_dtype, byocl_error *err)
+{
+    byocl_shape shape = *byocl_tensor_shape(in[0]);
+    for (int k = 1; k < n_in; k++) {
+        byocl_shape next;
+        byocl_status st = byocl_broadcast_shapes(&shape, byocl_tensor_shape(in[k]), &next, err);
+        if (st != BYOCL_OK)
+            return st;
+        shape = next;
+    }
+    byocl_dtype dtype = byocl_tensor_dtype(in[first]);
+    bool ok = byocl_shape_equal(&shape, byocl_tensor_shape(out)) &&
+              byocl_tensor_dtype(out) == (out_dtype < 0 ? dtype : (byocl_dtype)out_dtype);
+    for (int k = first + 1; k < n_in; k++)
+        ok = ok && byocl_tensor_dtype(in[k]) == dtype;
+    if (!ok)
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "%s kernel: tensors do not match the op's type", name);
+    return BYOCL_OK;
+}
+
+/* ------------------------------------------------------------- binary kernels */
+
+typedef enum binary_op {
+    BIN_ADD, BIN_SUB, BIN_MUL, BIN_DIV, BIN_MAX, BIN_MIN, BIN_POW,
+    BIN_EQ, BIN_NE, BIN_LT, BIN_GT, BIN_LE, BIN_GE, /* comparisons: bool results */
+    BIN_AND, BIN_OR, BIN_XOR                        /* bool arguments and results */
+} binary_op;
+
+static const char *const binary_names[] = {
+    "add",       "subtract", "multiply", "divide",     "maximum",       "minimum",
+    "power",     "equal",    "not_equal", "less",      "greater",       "less_equal",
+    "greater_equal", "logical_and", "logical_or", "logical_xor"};
+
+static bool binary_compares(binary_op op) { return op >= BIN_EQ && op <= BIN_GE; }
+
+/* a OP b for a comparison; NaN compares unequal to everything. */
+#define COMPARE(op, a, b)                                                                  \
+    ((op) == BIN_EQ   ? (a) == (b)                                                         \
+     : (op) == BIN_NE ? (a) != (b)                                                         \
+     : (op) == BIN_LT ? (a) < (b)                                                          \
+     : (op) == BIN_GT ? (a) > (b)                                                          \
+     : (op) == BIN_LE ? (a) <= (b)                                                         \
+                      : (a) >= (b))
+
+/* maximum/minimum propagate NaN, as numpy's do. Comparisons give 0 or 1. */
+static double binary_float(binary_op op, double a, double b)
+{
+    switch (op) {
+    case BIN_ADD: return a + b;
+    case BIN_SUB: return a - b;
+    case BIN_MUL: return a * b;
+    case BIN_DIV: return a / b;
+    case BIN_MAX: return isnan(a) || isnan(b) ? NAN : a > b ? a : b;
+    case BIN_MIN: return isnan(a) || isnan(b) ? NAN : a < b ? a : b;
+    case BIN_POW: return pow(a, b);
+    default: return COMPARE(op, a, b);
+    }
+}
+
+/* Wrapping 64-bit arithmetic (unsigned so that overflow is defined); b != 0 for BIN_DIV.
+ * BIN_POW never reaches here (float dtypes only). */
+static int64_t binary_int(binary_op op, int64_t a, int64_t b)
+{
+    switch (op) {
+    case BIN_ADD: return (int64_t)((uint64_t)a + (uint64_t)b);
+    case BIN_SUB: return (int64_t)((uint64_t)a - (uint64_t)b);
+    case BIN_MUL: return (int64_t)((uint64_t)a * (uint64_t)b);
+    case BIN_DIV: return b == -1 ? (int64_t)(0 - (uint64_t)a) : a / b; /* INT64_MIN / -1 wraps */
+    case BIN_MAX: return a > b ? a : b;
+    case BIN_MIN: return a < b ? a : b;
+    case BIN_AND: return a && b;
+    case BIN_OR: return a || b;
+    case BIN_XOR: return !a != !b;
+    default: return COMPARE(op, a, b);
+    }
+}
+
 static byocl_status binary_ref(binary_op op, const byocl_tensor *const *in, int n_in,
                                byocl_tensor *const *out, int n_out, byocl_error *err)
 {
     const char *name = binary_names[op];
     byocl_status st = elemwise_check_arity(name, n_in, 2, n_out, 1, err);
+    if (st == BYOCL_OK)
+        st = check_broadcast_tensors(name, in, 2, 0, out[0],
+                                     binary_compares(op) ? (int)BYOCL_BOOL : -1, err);
     if (st != BYOCL_OK)
         return st;
     const byocl_tensor *a = in[0], *b = in[1];
     byocl_tensor *c = out[0];
-    byocl_shape shape;
-    st = byocl_broadcast_shapes(byocl_tensor_shape(a), byocl_tensor_shape(b), &shape, err);
-    if (st != BYOCL_OK)
-        return st;
-    byocl_dtype dtype = byocl_tensor_dtype(a);
-    if (!byocl_shape_equal(&shape, byocl_tensor_shape(c)) || byocl_tensor_dtype(b) != dtype ||
-        byocl_tensor_dtype(c) != dtype)
-        return byocl_error_set(err, BYOCL_ERR_INVALID,
-                               "%s kernel: tensors do not match the op's type", name);
-
-    int rank = shape.rank;
-    int64_t sa[BYOCL_MAX_RANK], sb[BYOCL_MAX_RANK], idx[BYOCL_MAX_RANK] = {0};
-    broadcast_strides(byocl_tensor_shape(a), &shape, sa);
-    broadcast_strides(byocl_tensor_shape(b), &shape, sb);
-    bool is_float = byocl_dtype_is_float(dtype);
-    int64_t n = byocl_tensor_numel(c), ia = 0, ib = 0;
-    for (int64_t i = 0; i < n; i++) {
+    bool is_float = byocl_dtype_is_float(byocl_tensor_dtype(a));
+    bcast_walk w;
+    bcast_walk_init(&w, byocl_tensor_shape(c), in, 2);
+    int64_t n = byocl_tensor_numel(c);
+    for (int64_t i = 0; i < n; i++, bcast_walk_next(&w)) {
         if (is_float) {
-            byocl_tensor_set(c, i, binary_float(op, byocl_tensor_get(a, ia),
-                                                byocl_tensor_get(b, ib)));
-        } else {
-            int64_t x = elemwise_load_int(a, ia), y = elemwise_load_int(b, ib);
-            if (op == BIN_DIV && y == 0)
-                return byocl_error_set(err, BYOCL_ERR_RUNTIME,
-                                       "divide: integer division by zero at output element %lld",
-                                       (long long)i);
-            elemwise_store_int(c, i, binary_int(op, x, y));
+            double r = binary_float(op, byocl_tensor_get(a, w.off[0]),
+                                    byocl_tensor_get(b, w.off[1]));
+            if (binary_compares(op))
+                elemwise_store_int(c, i, r != 0.0);
+            else
+                byocl_tensor_set(c, i, r);
+            continue;
         }
-        for (int d = rank - 1; d >= 0; d--) { /* next index, C order */
-            ia += sa[d];
-            ib += sb[d];
-            if (++idx[d] < shape.dims[d])
-                break;
-            ia -= sa[d] * shape.dims[d];
-            ib -= sb[d] * shape.dims[d];
-            idx[d] = 0;
-        }
+        int64_t x = elemwise_load_int(a, w.off[0]), y = elemwise_load_int(b, w.off[1]);
+        if (op == BIN_DIV && y == 0)
+            return byocl_error_set(err, BYOCL_ERR_RUNTIME,
+                                   "divide: integer division by zero at output element %lld",
+                                   (long long)i);
+        elemwise_store_int(c, i, binary_int(op, x, y));
     }
     return BYOCL_OK;
 }
@@ -203,12 +343,55 @@ DEFINE_BINARY_REF(multiply_ref, BIN_MUL)
 DEFINE_BINARY_REF(divide_ref, BIN_DIV)
 DEFINE_BINARY_REF(maximum_ref, BIN_MAX)
 DEFINE_BINARY_REF(minimum_ref, BIN_MIN)
+DEFINE_BINARY_REF(power_ref, BIN_POW)
+DEFINE_BINARY_REF(equal_ref, BIN_EQ)
+DEFINE_BINARY_REF(not_equal_ref, BIN_NE)
+DEFINE_BINARY_REF(less_ref, BIN_LT)
+DEFINE_BINARY_REF(greater_ref, BIN_GT)
+DEFINE_BINARY_REF(less_equal_ref, BIN_LE)
+DEFINE_BINARY_REF(greater_equal_ref, BIN_GE)
+DEFINE_BINARY_REF(logical_and_ref, BIN_AND)
+DEFINE_BINARY_REF(logical_or_ref, BIN_OR)
+DEFINE_BINARY_REF(logical_xor_ref, BIN_XOR)
+
+/* where(condition, x, y): x where the condition holds, else y; elements are copied as
+ * they are (bytes), whatever the dtype. */
+static byocl_status where_ref(const byocl_attrs *attrs, const byocl_tensor *const *in, int n_in,
+                              byocl_tensor *const *out, int n_out, byocl_error *err)
+{
+    (void)attrs;
+    byocl_status st = elemwise_check_arity("where", n_in, 3, n_out, 1, err);
+    if (st == BYOCL_OK)
+        st = check_broadcast_tensors("where", in, 3, 1, out[0], -1, err);
+    if (st == BYOCL_OK && byocl_tensor_dtype(in[0]) != BYOCL_BOOL)
+        st = byocl_error_set(err, BYOCL_ERR_INVALID,
+                             "where kernel: tensors do not match the op's type");
+    if (st != BYOCL_OK)
+        return st;
+    byocl_tensor *y = out[0];
+    size_t size = byocl_dtype_size(byocl_tensor_dtype(y));
+    const uint8_t *cond = byocl_tensor_cdata(in[0]);
+    const char *src[2] = {byocl_tensor_cdata(in[1]), byocl_tensor_cdata(in[2])};
+    char *dst = byocl_tensor_data(y);
+    bcast_walk w;
+    bcast_walk_init(&w, byocl_tensor_shape(y), in, 3);
+    int64_t n = byocl_tensor_numel(y);
+    for (int64_t i = 0; i < n; i++, bcast_walk_next(&w)) {
+        int pick = cond[w.off[0]] ? 1 : 2;
+        memcpy(dst + (size_t)i * size, src[pick - 1] + (size_t)w.off[pick] * size, size);
+    }
+    return BYOCL_OK;
+}
 
 /* ------------------------------------------------------------- unary kernels */
 
-typedef enum unary_op { UN_ABS, UN_EXP, UN_SIGMOID, UN_TANH, UN_CLIP } unary_op;
+typedef enum unary_op {
+    UN_ABS, UN_NEG, UN_CLIP, UN_NOT, /* these take integer dtypes too (logical_not: bool) */
+    UN_EXP, UN_LOG, UN_SQRT, UN_RSQRT, UN_ERF, UN_SIGMOID, UN_TANH
+} unary_op;
 
-static const char *const unary_names[] = {"abs", "exp", "sigmoid", "tanh", "clip"};
+static const char *const unary_names[] = {"abs", "negative", "clip", "logical_not", "exp",
+                                          "log", "sqrt", "rsqrt", "erf", "sigmoid", "tanh"};
 
 typedef struct clip_bounds {
     double lo, hi;         /* float dtypes */
@@ -228,20 +411,30 @@ static double unary_float(unary_op op, double x, const clip_bounds *clip)
 {
     switch (op) {
     case UN_ABS: return fabs(x);
+    case UN_NEG: return -x;
     case UN_EXP: return exp(x);
+    case UN_LOG: return log(x);
+    case UN_SQRT: return sqrt(x);
+    case UN_RSQRT: return 1.0 / sqrt(x);
+    case UN_ERF: return erf(x);
     case UN_SIGMOID: return 1.0 / (1.0 + exp(-x));
     case UN_TANH: return tanh(x);
     case UN_CLIP: return isnan(x) ? x : x < clip->lo ? clip->lo : x > clip->hi ? clip->hi : x;
+    case UN_NOT: return x == 0.0; /* not reached: bool only */
     }
     return 0.0;
 }
 
-/* Only abs and clip reach here: the type relation keeps the others to float dtypes. */
+/* Only abs, negative, clip and logical_not reach here: the type relations keep the others
+ * to float dtypes. */
 static int64_t unary_int(unary_op op, int64_t x, const clip_bounds *clip)
 {
-    if (op == UN_ABS)
-        return x < 0 ? (int64_t)(0 - (uint64_t)x) : x; /* INT_MIN stays INT_MIN, as in numpy */
-    return x < clip->lo_i ? clip->lo_i : x > clip->hi_i ? clip->hi_i : x;
+    switch (op) {
+    case UN_ABS: return x < 0 ? (int64_t)(0 - (uint64_t)x) : x; /* INT_MIN stays INT_MIN */
+    case UN_NEG: return (int64_t)(0 - (uint64_t)x);                /* wraps, as in numpy */
+    case UN_NOT: return !x;
+    default: return x < clip->lo_i ? clip->lo_i : x > clip->hi_i ? clip->hi_i : x;
+    }
 }
 
 static byocl_status unary_ref(unary_op op, const byocl_attrs *attrs,
@@ -260,7 +453,7 @@ static byocl_status unary_ref(unary_op op, const byocl_attrs *attrs,
         return byocl_error_set(err, BYOCL_ERR_INVALID,
                                "%s kernel: tensors do not match the op's type", name);
     bool is_float = byocl_dtype_is_float(dtype);
-    if (!is_float && op != UN_ABS && op != UN_CLIP)
+    if (!is_float && op > UN_NOT)
         return byocl_error_set(err, BYOCL_ERR_INVALID, "%s kernel: needs a float dtype, got %s",
                                name, byocl_dtype_name(dtype));
     clip_bounds clip = {0};
@@ -287,7 +480,13 @@ static byocl_status unary_ref(unary_op op, const byocl_attrs *attrs,
         return unary_ref(op, attrs, in, n_in, out, n_out, err);                            \
     }
 DEFINE_UNARY_REF(abs_ref, UN_ABS)
+DEFINE_UNARY_REF(negative_ref, UN_NEG)
+DEFINE_UNARY_REF(logical_not_ref, UN_NOT)
 DEFINE_UNARY_REF(exp_ref, UN_EXP)
+DEFINE_UNARY_REF(log_ref, UN_LOG)
+DEFINE_UNARY_REF(sqrt_ref, UN_SQRT)
+DEFINE_UNARY_REF(rsqrt_ref, UN_RSQRT)
+DEFINE_UNARY_REF(erf_ref, UN_ERF)
 DEFINE_UNARY_REF(sigmoid_ref, UN_SIGMOID)
 DEFINE_UNARY_REF(tanh_ref, UN_TANH)
 DEFINE_UNARY_REF(clip_ref, UN_CLIP)
@@ -332,9 +531,10 @@ static const byocl_attr_schema cast_attrs[] = {
      .doc = "output dtype: float32, float16, int32, int64, int8, uint8 or bool"},
 };
 
-#define BINARY_OP(op_name, fn, what)                                                      \
+#define BINARY_REL(op_name, relation, fn, what)                                          \
     {.name = op_name, .min_args = 2, .max_args = 2, .doc = what " (numpy broadcasting)", \
-     .infer = infer_binary, .ref = fn}
+     .infer = relation, .ref = fn}
+#define BINARY_OP(op_name, fn, what) BINARY_REL(op_name, infer_binary, fn, what)
 #define UNARY_OP(op_name, relation, fn, what)                                            \
     {.name = op_name, .min_args = 1, .max_args = 1, .doc = what, .infer = relation, .ref = fn}
 
@@ -346,8 +546,35 @@ const byocl_op byocl_ops_elemwise[] = {
               "elementwise a / b; integers truncate toward zero, and dividing by 0 fails"),
     BINARY_OP("maximum", maximum_ref, "elementwise larger of a and b (NaN propagates)"),
     BINARY_OP("minimum", minimum_ref, "elementwise smaller of a and b (NaN propagates)"),
+    BINARY_REL("power", infer_float_binary, power_ref,
+               "elementwise a to the power b, on float dtypes"),
+    BINARY_REL("equal", infer_compare, equal_ref, "a == b elementwise, as a bool tensor"),
+    BINARY_REL("not_equal", infer_compare, not_equal_ref,
+               "a != b elementwise (true where either is NaN), as a bool tensor"),
+    BINARY_REL("less", infer_compare, less_ref, "a < b elementwise, as a bool tensor"),
+    BINARY_REL("greater", infer_compare, greater_ref, "a > b elementwise, as a bool tensor"),
+    BINARY_REL("less_equal", infer_compare, less_equal_ref, "a <= b elementwise, as a bool tensor"),
+    BINARY_REL("greater_equal", infer_compare, greater_equal_ref,
+               "a >= b elementwise, as a bool tensor"),
+    BINARY_REL("logical_and", infer_logical, logical_and_ref,
+               "a and b elementwise, on bool tensors"),
+    BINARY_REL("logical_or", infer_logical, logical_or_ref, "a or b elementwise, on bool tensors"),
+    BINARY_REL("logical_xor", infer_logical, logical_xor_ref,
+               "a xor b elementwise, on bool tensors"),
+    UNARY_OP("logical_not", infer_logical_not, logical_not_ref,
+             "not x elementwise, on a bool tensor"),
+    {.name = "where", .min_args = 3, .max_args = 3,
+     .doc = "where(condition, x, y): x where the bool condition holds, else y (numpy "
+            "broadcasting of all three; x and y of one dtype)",
+     .infer = infer_where, .ref = where_ref},
     UNARY_OP("abs", elemwise_infer_identity, abs_ref, "elementwise absolute value"),
+    UNARY_OP("negative", elemwise_infer_identity, negative_ref,
+             "elementwise -x (integers wrap)"),
     UNARY_OP("exp", infer_float_unary, exp_ref, "elementwise e^x (float dtypes)"),
+    UNARY_OP("log", infer_float_unary, log_ref, "elementwise natural logarithm (float dtypes)"),
+    UNARY_OP("sqrt", infer_float_unary, sqrt_ref, "elementwise square root (float dtypes)"),
+    UNARY_OP("rsqrt", infer_float_unary, rsqrt_ref, "elementwise 1 / sqrt(x) (float dtypes)"),
+    UNARY_OP("erf", infer_float_unary, erf_ref, "elementwise error function (float dtypes)"),
     UNARY_OP("sigmoid", infer_float_unary, sigmoid_ref,
              "elementwise 1 / (1 + e^-x) (float dtypes)"),
     UNARY_OP("tanh", infer_float_unary, tanh_ref, "elementwise hyperbolic tangent (float dtypes)"),

@@ -1,10 +1,14 @@
 #!/usr/bin/python3
-"""Expected results of byocl's elementwise ops (add ... cast), computed with numpy, for
+"""Expected results of byocl's elementwise ops (add ... cast, power, comparisons, logical
+ops, where, negative, log, sqrt, rsqrt, erf), computed with numpy (erf with Python's
+math.erf, in double), for
 tests/test_ops_elemwise.c. Writes tests/fixtures/ops/elemwise_cases.h.
 
 Semantics that differ from plain numpy are spelled out here with Python integers: TVM's
 integer divide truncates toward zero (numpy's // floors), clip on integers uses the
 bounds truncated to integers, and cast from float to a narrow integer wraps."""
+
+import math
 
 import numpy as np
 
@@ -125,6 +129,87 @@ with np.errstate(all="ignore"):
     fx.case("copy_i64", "copy", "", [a], [a.copy()])
     h = randn((3,), f16)
     fx.case("copy_f16", "copy", "", [h], [h.copy()])
+
+    # ---- float functions: computed in double, rounded once
+    def in_double(fn, a):
+        return fn(a.astype(np.float64)).astype(a.dtype)
+
+    a = np.concatenate([np.abs(randn((6,))) * 4, np.array([0, -0.0, -1, np.inf, np.nan, 1e-30],
+                                                         f32)]).astype(f32)
+    fx.case("sqrt_f32", "sqrt", "", [a], [in_double(np.sqrt, a)])
+    fx.case("rsqrt_f32", "rsqrt", "", [a], [in_double(lambda v: 1 / np.sqrt(v), a)])
+    fx.case("log_f32", "log", "", [a], [in_double(np.log, a)], rtol=1e-6)
+    h = (np.abs(randn((2, 3))) * 3).astype(f16)
+    fx.case("sqrt_f16", "sqrt", "", [h], [in_double(np.sqrt, h)])
+    fx.case("rsqrt_f16", "rsqrt", "", [h], [in_double(lambda v: 1 / np.sqrt(v), h)])
+    fx.case("log_f16", "log", "", [h], [in_double(np.log, h)], rtol=1e-3)
+    verf = np.vectorize(math.erf)
+    a = np.concatenate([randn((6,)) * 2, np.array([0, -0.0, 6, -6, np.inf, -np.inf, np.nan],
+                                                 f32)]).astype(f32)
+    fx.case("erf_f32", "erf", "", [a], [in_double(verf, a)], rtol=1e-6)
+    fx.case("erf_f16", "erf", "", [h], [in_double(verf, h)], rtol=1e-3)
+    a = np.array([1.5, -0.0, 0.0, -np.inf, np.nan, -3.25], f32)
+    fx.case("negative_f32", "negative", "", [a], [-a])
+    fx.case("negative_f16", "negative", "", [h], [-h])
+    a = np.array([-128, -5, 0, 127], np.int8)
+    fx.case("negative_i8_wraps", "negative", "", [a], [wrap([-int(v) for v in a], np.int8)])
+    a = np.array([0, 1, 200], np.uint8)
+    fx.case("negative_u8_wraps", "negative", "", [a], [wrap([-int(v) for v in a], np.uint8)])
+    a = np.array([-(2**63), 2**53 + 1, -7], np.int64)
+    fx.case("negative_i64", "negative", "", [a], [wrap([-int(v) for v in a], np.int64)])
+
+    # ---- power (broadcasting, float dtypes)
+    a = (np.abs(randn((2, 3, 4))) * 2).astype(f32)
+    b = np.array([2, 0.5, -1.5, 3], f32)
+    fx.case("power_bcast", "power", "", [a, b], [in_double(lambda v: v ** b.astype(np.float64), a)],
+            rtol=1e-6)
+    a = np.array([-2, -2, 0, 0, np.nan, 1, np.inf, -8], f32)
+    b = np.array([3, 0.5, -1, 0, 0, np.nan, -2, 1 / 3], f32)
+    fx.case("power_specials", "power", "", [a, b],
+            [np.power(a.astype(np.float64), b.astype(np.float64)).astype(f32)], rtol=1e-6)
+    a, b = (np.abs(randn((2, 3))) + 0.5).astype(f16), np.array(1.7, f16).reshape(())
+    fx.case("power_f16_scalar", "power", "", [a, b],
+            [np.power(a.astype(np.float64), np.float64(b)).astype(f16)], rtol=1e-3)
+
+    # ---- comparisons: bool results, broadcasting, NaN unequal to everything
+    compare = {"equal": np.equal, "not_equal": np.not_equal, "less": np.less,
+               "greater": np.greater, "less_equal": np.less_equal,
+               "greater_equal": np.greater_equal}
+    a = np.array([[1, 2, np.nan, -0.0], [3, np.inf, 2, 5]], f32)
+    b = np.array([2, 2, np.nan, 0.0], f32)
+    for name, fn in compare.items():
+        fx.case(name + "_f32_bcast", name, "", [a, b], [fn(a, b)])
+    a, b = randint((2, 1, 3), -3, 3, np.int32), randint((4, 1), -3, 3, np.int32)
+    fx.case("less_i32_bcast", "less", "", [a, b], [np.less(a, b)])
+    fx.case("equal_i32_bcast", "equal", "", [a, b], [np.equal(a, b)])
+    a = np.array([0, 127, 128, 255], np.uint8)
+    b = np.array([128], np.uint8)
+    fx.case("greater_u8", "greater", "", [a, b], [np.greater(a, b)])
+    a = np.array([-(2**63), 2**53 + 1, 5], np.int64)
+    b = np.array([-(2**63) + 1, 2**53, 5], np.int64)
+    fx.case("greater_equal_i64_exact", "greater_equal", "", [a, b], [np.greater_equal(a, b)])
+    h, g = randn((3, 2), f16), randn((2,), f16)
+    fx.case("less_equal_f16", "less_equal", "", [h, g], [np.less_equal(h, g)])
+    t, u = np.array([True, False, True]), np.array([[True], [False]])
+    fx.case("not_equal_bool", "not_equal", "", [t, u], [np.not_equal(t, u)])
+
+    # ---- logical ops on bool
+    fx.case("logical_and_bcast", "logical_and", "", [t, u], [np.logical_and(t, u)])
+    fx.case("logical_or_bcast", "logical_or", "", [t, u], [np.logical_or(t, u)])
+    fx.case("logical_xor_bcast", "logical_xor", "", [t, u], [np.logical_xor(t, u)])
+    fx.case("logical_not", "logical_not", "", [u], [np.logical_not(u)])
+
+    # ---- where: three-way broadcasting, any dtype
+    c = rng.integers(0, 2, (2, 1, 4)).astype(bool)
+    x, y = randn((3, 1)), f32(-1.0).reshape(())
+    fx.case("where_bcast_f32", "where", "", [c, x, y], [np.where(c, x, y)])
+    x, y = np.array([2**62 + 1, -5], np.int64), np.array([[7], [-(2**63)]], np.int64)
+    c = np.array([True, False])
+    fx.case("where_i64", "where", "", [c, x, y], [np.where(c, x, y)])
+    h, g = randn((2, 3), f16), randn((3,), f16)
+    c = np.array([[True, False, True], [False, False, True]])
+    fx.case("where_f16", "where", "", [c, h, g], [np.where(c, h, g)])
+    fx.case("where_bool", "where", "", [c, t, u], [np.where(c, t, u)])
 
     # ---- cast
     # ties and limits of float16: 2049 -> 2048 and 2051 -> 2052 (to even), 65520 -> inf,

@@ -81,6 +81,11 @@ UNARY(convert_sigmoid, "sigmoid")
 UNARY(convert_tanh, "tanh")
 UNARY(convert_abs, "abs")
 UNARY(convert_exp, "exp")
+UNARY(convert_log, "log")
+UNARY(convert_sqrt, "sqrt")
+UNARY(convert_erf, "erf")
+UNARY(convert_neg, "negative")
+UNARY(convert_not, "logical_not")
 
 static byocl_status binary(onnx_ctx *cx, const char *op)
 {
@@ -101,6 +106,100 @@ BINARY(convert_add, "add")
 BINARY(convert_sub, "subtract")
 BINARY(convert_mul, "multiply")
 BINARY(convert_div, "divide")
+BINARY(convert_equal, "equal")
+BINARY(convert_less, "less")
+BINARY(convert_greater, "greater")
+BINARY(convert_less_equal, "less_equal")
+BINARY(convert_greater_equal, "greater_equal")
+BINARY(convert_and, "logical_and")
+BINARY(convert_or, "logical_or")
+BINARY(convert_xor, "logical_xor")
+
+static byocl_status convert_where(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    int args[3];
+    for (int k = 0; k < 3; k++)
+        TRY(onnx_input(cx, k, &args[k]));
+    TRY_ID(y, onnx_call(cx, "where", args, 3, NULL));
+    return onnx_output(cx, 0, y);
+}
+
+/* op(a, scalar v) or op(scalar v, a) in a's dtype: the constants of the compositions
+ * below, as TVM's ONNX frontend builds them. */
+static int with_scalar(onnx_ctx *cx, const char *op, int a, double v, bool scalar_first)
+{
+    int c = onnx_scalar(cx, onnx_type(cx, a)->dtype, v);
+    if (c < 0)
+        return -1;
+    int args[2] = {scalar_first ? c : a, scalar_first ? a : c};
+    return onnx_call(cx, op, args, 2, NULL);
+}
+
+/* Reciprocal: divide(1, x) (Relay has no reciprocal op). */
+static byocl_status convert_reciprocal(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    int x;
+    TRY(onnx_input(cx, 0, &x));
+    TRY_ID(y, with_scalar(cx, "divide", x, 1.0, true));
+    return onnx_output(cx, 0, y);
+}
+
+/* clip(x * alpha + beta, 0, 1): HardSigmoid, and HardSwish's factor. */
+static int hard_sigmoid(onnx_ctx *cx, int x, double alpha, double beta)
+{
+    int t = with_scalar(cx, "multiply", x, alpha, false);
+    if (t >= 0)
+        t = with_scalar(cx, "add", t, beta, false);
+    byocl_attrs *a = t >= 0 ? onnx_attrs(cx) : NULL;
+    if (!a || set_float(cx, a, "a_min", 0.0) != BYOCL_OK ||
+        set_float(cx, a, "a_max", 1.0) != BYOCL_OK)
+        return -1;
+    return onnx_call1(cx, "clip", t, a);
+}
+
+static byocl_status convert_hard_sigmoid(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    double alpha, beta;
+    TRY(onnx_attr_float(cx, "alpha", 0.2, &alpha));
+    TRY(onnx_attr_float(cx, "beta", 0.5, &beta));
+    int x;
+    TRY(onnx_input(cx, 0, &x));
+    TRY_ID(y, hard_sigmoid(cx, x, alpha, beta));
+    return onnx_output(cx, 0, y);
+}
+
+/* HardSwish: x * HardSigmoid(x) with alpha 1/6, beta 0.5. */
+static byocl_status convert_hard_swish(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    int x;
+    TRY(onnx_input(cx, 0, &x));
+    TRY_ID(h, hard_sigmoid(cx, x, 1.0 / 6.0, 0.5));
+    int args[2] = {x, h};
+    TRY_ID(y, onnx_call(cx, "multiply", args, 2, NULL));
+    return onnx_output(cx, 0, y);
+}
+
+/* Elu: -alpha * relu(1 - exp(x)) + relu(x), as TVM's ONNX frontend writes it. */
+static byocl_status convert_elu(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    double alpha;
+    TRY(onnx_attr_float(cx, "alpha", 1.0, &alpha));
+    int x;
+    TRY(onnx_input(cx, 0, &x));
+    TRY_ID(e, onnx_call1(cx, "exp", x, NULL));
+    TRY_ID(one_minus, with_scalar(cx, "subtract", e, 1.0, true));
+    TRY_ID(neg, onnx_call1(cx, "nn.relu", one_minus, NULL));
+    TRY_ID(scaled, with_scalar(cx, "multiply", neg, -alpha, true));
+    TRY_ID(pos, onnx_call1(cx, "nn.relu", x, NULL));
+    int args[2] = {scaled, pos};
+    TRY_ID(y, onnx_call(cx, "add", args, 2, NULL));
+    return onnx_output(cx, 0, y);
+}
 
 /* Identity, and ops that are identities at inference: the output is the input's value
  * (an import-time constant stays one). */
@@ -218,6 +317,37 @@ static byocl_status convert_clip(onnx_ctx *cx, const Onnx__NodeProto *n)
     return onnx_output(cx, 0, acc);
 }
 
+/* cast(x, dtype) as a node; -1 when it failed (recorded). */
+static int cast_to(onnx_ctx *cx, int x, byocl_dtype dtype)
+{
+    byocl_attrs *a = onnx_attrs(cx);
+    if (!a ||
+        onnx_attrs_ok(cx, byocl_attrs_set_str(cx->mod, a, "dtype", byocl_dtype_name(dtype))) !=
+            BYOCL_OK)
+        return -1;
+    return onnx_call1(cx, "cast", x, a);
+}
+
+/* Pow: power on float dtypes. As TVM's frontend does, an integer base computes in
+ * float32 and the result is cast back; an exponent of another dtype is cast to the
+ * base's compute dtype. */
+static byocl_status convert_pow(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    int ab[2];
+    TRY(onnx_input(cx, 0, &ab[0]));
+    TRY(onnx_input(cx, 1, &ab[1]));
+    byocl_dtype out = onnx_type(cx, ab[0])->dtype;
+    byocl_dtype calc = byocl_dtype_is_float(out) ? out : BYOCL_FLOAT32;
+    for (int k = 0; k < 2; k++)
+        if (onnx_type(cx, ab[k])->dtype != calc && (ab[k] = cast_to(cx, ab[k], calc)) < 0)
+            return cx->err->status;
+    TRY_ID(y, onnx_call(cx, "power", ab, 2, NULL));
+    if (calc != out && (y = cast_to(cx, y, out)) < 0)
+        return cx->err->status;
+    return onnx_output(cx, 0, y);
+}
+
 static byocl_status convert_cast(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
     (void)n;
@@ -232,11 +362,8 @@ static byocl_status convert_cast(onnx_ctx *cx, const Onnx__NodeProto *n)
                          byocl_onnx_dtype_name((int32_t)to, buf, sizeof buf),
                          byocl_onnx_supported_dtypes);
     int x;
-    byocl_attrs *a;
     TRY(onnx_input(cx, 0, &x));
-    TRY(new_attrs(cx, &a));
-    TRY(onnx_attrs_ok(cx, byocl_attrs_set_str(cx->mod, a, "dtype", byocl_dtype_name(dtype))));
-    TRY_ID(y, onnx_call1(cx, "cast", x, a));
+    TRY_ID(y, cast_to(cx, x, dtype));
     return onnx_output(cx, 0, y);
 }
 
@@ -1223,7 +1350,8 @@ static const char *const batch_norm_attrs[] = {"epsilon", "momentum", "spatial",
                                                "training_mode", NULL};
 static const char *const gemm_attrs[] = {"alpha", "beta", "transA", "transB", NULL};
 static const char *const clip_attrs[] = {"min", "max", NULL};
-static const char *const leaky_relu_attrs[] = {"alpha", NULL};
+static const char *const alpha_attrs[] = {"alpha", NULL};
+static const char *const alpha_beta_attrs[] = {"alpha", "beta", NULL};
 static const char *const axis_attrs[] = {"axis", NULL};
 static const char *const reshape_attrs[] = {"allowzero", NULL};
 static const char *const split_attrs[] = {"axis", "split", "num_outputs", NULL};
@@ -1240,6 +1368,7 @@ static const char *const pad_attrs[] = {"mode", "pads", "value", NULL};
 static const onnx_op onnx_ops[] = {
     {"Abs", convert_abs, no_attrs},
     {"Add", convert_add, no_attrs},
+    {"And", convert_and, no_attrs},
     {"AveragePool", convert_average_pool, avg_pool_attrs},
     {"BatchNormalization", convert_batch_norm, batch_norm_attrs},
     {"Cast", convert_cast, cast_attrs},
@@ -1249,29 +1378,47 @@ static const onnx_op onnx_ops[] = {
     {"Conv", convert_conv, conv_attrs},
     {"Div", convert_div, no_attrs},
     {"Dropout", convert_dropout, dropout_attrs},
+    {"Elu", convert_elu, alpha_attrs},
+    {"Equal", convert_equal, no_attrs},
+    {"Erf", convert_erf, no_attrs},
     {"Exp", convert_exp, no_attrs},
     {"Flatten", convert_flatten, axis_attrs},
     {"Gemm", convert_gemm, gemm_attrs},
     {"GlobalAveragePool", convert_global_average_pool, no_attrs},
+    {"Greater", convert_greater, no_attrs},
+    {"GreaterOrEqual", convert_greater_equal, no_attrs},
+    {"HardSigmoid", convert_hard_sigmoid, alpha_beta_attrs},
+    {"HardSwish", convert_hard_swish, no_attrs},
     {"Identity", convert_identity, no_attrs},
-    {"LeakyRelu", convert_leaky_relu, leaky_relu_attrs},
+    {"LeakyRelu", convert_leaky_relu, alpha_attrs},
+    {"Less", convert_less, no_attrs},
+    {"LessOrEqual", convert_less_equal, no_attrs},
+    {"Log", convert_log, no_attrs},
     {"MatMul", convert_matmul, no_attrs},
     {"Max", convert_max, no_attrs},
     {"MaxPool", convert_max_pool, max_pool_attrs},
     {"Min", convert_min, no_attrs},
     {"Mul", convert_mul, no_attrs},
+    {"Neg", convert_neg, no_attrs},
+    {"Not", convert_not, no_attrs},
+    {"Or", convert_or, no_attrs},
     {"Pad", convert_pad, pad_attrs},
+    {"Pow", convert_pow, no_attrs},
+    {"Reciprocal", convert_reciprocal, no_attrs},
     {"ReduceMean", convert_reduce_mean, reduce_attrs},
     {"Relu", convert_relu, no_attrs},
     {"Reshape", convert_reshape, reshape_attrs},
     {"Sigmoid", convert_sigmoid, no_attrs},
     {"Softmax", convert_softmax, axis_attrs},
     {"Split", convert_split, split_attrs},
+    {"Sqrt", convert_sqrt, no_attrs},
     {"Squeeze", convert_squeeze, axes_attrs},
     {"Sub", convert_sub, no_attrs},
     {"Tanh", convert_tanh, no_attrs},
     {"Transpose", convert_transpose, transpose_attrs},
     {"Unsqueeze", convert_unsqueeze, axes_attrs},
+    {"Where", convert_where, no_attrs},
+    {"Xor", convert_xor, no_attrs},
 };
 
 const onnx_op *onnx_find_op(const char *op_type)
