@@ -61,8 +61,8 @@ FUZZ_TARGETS ?=
 fuzz:
 	cmake/install-deps.sh
 	cmake/install-deps.sh cmake/debian-packages-hardening.txt
-	CC=clang-14 cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DBYOCL_FUZZ=ON -DBYOCL_WERROR=$(WERROR) \
-	    -DBYOCL_BUILD_TESTS=OFF
+	CC=clang-14 cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DBYOCL_FUZZ=ON \
+	    -DBYOCL_WERROR=$(WERROR) -DBYOCL_BUILD_TESTS=OFF
 	cmake --build $(FUZZ_DIR) -j $(JOBS) --target fuzz_all byocl_cli
 	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh $(FUZZ_DIR) $(FUZZ_TARGETS)
 
