@@ -63,7 +63,6 @@ int main(int argc, char **argv)
         return 2;
     }
     void **tls = slot(); /* glibc allocates this thread's block of the module here */
-    tls[0] = kept[0];
     printf("dynamic TLS block at page offset %lu, %s the freed block (%#lx, %#lx, %d)\n",
            (unsigned long)((uintptr_t)tls % 4096), (uintptr_t)tls == freed ? "reusing" : "not",
            (unsigned long)(uintptr_t)tls, (unsigned long)freed, n);
