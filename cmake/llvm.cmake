@@ -50,7 +50,8 @@ set(BYOCL_LLVM_CORE_SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/runtime/limits.c
   ${CMAKE_CURRENT_SOURCE_DIR}/runtime/sha256.c
   ${CMAKE_CURRENT_SOURCE_DIR}/runtime/strbuf.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/runtime/tensor.c)
+  ${CMAKE_CURRENT_SOURCE_DIR}/runtime/tensor.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/runtime/textbuf.c)
 add_library(byocl_llvm SHARED ${BYOCL_LLVM_SOURCES} ${BYOCL_LLVM_CORE_SOURCES})
 target_include_directories(byocl_llvm
   PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR}/codegen

@@ -25,8 +25,9 @@ endfunction()
 
 if(BYOCL_BUILD_TESTS)
   byocl_example_plugin(example_target)
-  # Two broken builds for the loader's errors: made for another target API version, and
-  # without the init function.
+  # Broken builds for the loader's errors: made for the previous target API (1) or another
+  # version, and without the init function.
+  byocl_example_plugin(example_target_v1 EXAMPLE_API_VERSION=1u)
   byocl_example_plugin(example_target_v99 EXAMPLE_API_VERSION=99u)
   byocl_example_plugin(example_target_noinit EXAMPLE_NO_INIT)
   foreach(user test_plugin test_cli_opencl test_bad_inputs)
@@ -48,6 +49,20 @@ if(BYOCL_BUILD_TESTS)
       add_dependencies(${user} faulty_target)
       target_compile_definitions(${user} PRIVATE
         BYOCL_PLUGIN_DIR="${CMAKE_CURRENT_BINARY_DIR}/plugins")
+    endif()
+  endforeach()
+  # A target whose regions run in a simulated device memory, for the tests of the
+  # executor's copies between host and device (test_device_memory loads it in-process).
+  add_library(devmem_target MODULE ${CMAKE_CURRENT_SOURCE_DIR}/tests/plugins/devmem_target.c)
+  target_include_directories(devmem_target PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/include)
+  set_target_properties(devmem_target PROPERTIES PREFIX "lib"
+                        LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/plugins)
+  foreach(user test_device_memory)
+    if(TARGET ${user})
+      add_dependencies(${user} devmem_target)
+      target_compile_definitions(${user} PRIVATE
+        BYOCL_PLUGIN_DIR="${CMAKE_CURRENT_BINARY_DIR}/plugins")
+      set_target_properties(${user} PROPERTIES ENABLE_EXPORTS ON)
     endif()
   endforeach()
   # A measuring tool for the OpenCL runtime (not a test): bench_opencl [RUNS [call|resnet18|...]].

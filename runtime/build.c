@@ -8,8 +8,11 @@
  *      region (a function with a Compiler attribute) is a step of its runtime module;
  *   4. the steps in topological order;
  *   5. the host backend compiles every group at once;
- *   6. the storage plan: inputs, constants and outputs keep their own memory; every
- *      other tensor a step writes gets a buffer shared by liveness (storage_plan.c). */
+ *   6. device memory, when a region's module has its own: where each value lives and the
+ *      copies between memories (plan_memories);
+ *   7. the storage plan: inputs, constants and outputs keep their own memory; every
+ *      other tensor a step writes gets a buffer shared by liveness (storage_plan.c), except
+ *      tensors that live in device memory only. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +138,7 @@ static int add_value(builder *b, int node, int field, int root, byocl_error *err
     v->root = root < 0 ? id : c->values[root].root;
     v->producer = -1;
     v->last_use = -1;
+    v->memory = HOST_MEMORY;
     return id;
 }
 
@@ -548,6 +552,244 @@ static byocl_status check_readable(const byocl_compiled *c, int v, int s, byocl_
     return BYOCL_ERR_INVALID;
 }
 
+/* ------------------------------------------------------------ device memory */
+
+/* Planning the copies between host and device memory, by walking the steps once in run
+ * order and tracking, for each root value, the memories that hold its current data. A
+ * value is written where its producer runs: a region step whose module has device memory
+ * writes it there, every other step (and set_input, and the module's constants) in host
+ * memory. A step that reads a value where it is not yet gets it copied there just before
+ * it: host -> device (upload) for a region step, device -> host (download) for a host
+ * step, device -> host -> device between two devices. Each value is written once per run,
+ * so one copy per value and memory serves every later reader; model outputs in device
+ * memory are downloaded after the last step. Constants are uploaded once per executor. */
+
+typedef struct memory_planner {
+    builder *b;
+    int n_slots;         /* memories + 1 (slot 0: the host) */
+    bool *valid;         /* [value * n_slots + memory + 1]: the memory holds the value */
+    int *devbuf_of;      /* [value * n_slots + memory + 1]: its device buffer there, or -1 */
+    int cap_devbufs, cap_transfers;
+} memory_planner;
+
+static bool same_device(DLDevice a, DLDevice b)
+{
+    return a.device_type == b.device_type && a.device_id == b.device_id;
+}
+
+/* The memory of region step `s` (HOST_MEMORY without one), registering it in c->memories. */
+static byocl_status step_memory(builder *b, int s, int *out, byocl_error *err)
+{
+    byocl_compiled *c = b->c;
+    const byocl_xstep *step = &c->steps[s];
+    byocl_device_memory mem;
+    *out = HOST_MEMORY;
+    if (step->kind != BYOCL_STEP_REGION || !byocl_rtmod_memory(step->rtmod, &mem))
+        return BYOCL_OK;
+    const byocl_device_memory_i *i = mem.iface;
+    if (!i || !i->alloc || !i->free || !i->upload || !i->download ||
+        mem.device.device_type == kDLCPU) {
+        byocl_error_set(err, BYOCL_ERR_INVALID,
+                        "runtime module '%s' describes its device memory without alloc, free, "
+                        "upload and download, or as host memory (kDLCPU)",
+                        byocl_rtmod_name(step->rtmod));
+        byocl_pass_error_at(err, c->fn, step->node);
+        return BYOCL_ERR_INVALID;
+    }
+    for (int k = 0; k < c->n_memories; k++)
+        if (same_device(c->memories[k].device, mem.device)) {
+            *out = k;
+            return BYOCL_OK;
+        }
+    byocl_device_memory *grown =
+        realloc(c->memories, (size_t)(c->n_memories + 1) * sizeof *grown);
+    if (!grown)
+        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+    c->memories = grown;
+    c->memories[c->n_memories] = mem;
+    *out = c->n_memories++;
+    return BYOCL_OK;
+}
+
+static size_t slot_of(const memory_planner *p, int value, int memory)
+{
+    return (size_t)value * (size_t)p->n_slots + (size_t)(memory + 1);
+}
+
+/* The device buffer of root `value` in `memory`, made on first use by step `s`. */
+static int devbuf_in(memory_planner *p, int value, int memory, int s, byocl_error *err)
+{
+    byocl_compiled *c = p->b->c;
+    int *at = &p->devbuf_of[slot_of(p, value, memory)];
+    if (*at >= 0)
+        return *at;
+    if (c->n_devbufs == p->cap_devbufs) {
+        int cap = p->cap_devbufs ? 2 * p->cap_devbufs : 16;
+        byocl_xdevbuf *grown = realloc(c->devbufs, (size_t)cap * sizeof *grown);
+        if (!grown) {
+            byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+            return -1;
+        }
+        c->devbufs = grown;
+        p->cap_devbufs = cap;
+    }
+    c->devbufs[c->n_devbufs] = (byocl_xdevbuf){value, memory, s};
+    return *at = c->n_devbufs++;
+}
+
+static byocl_status add_transfer(memory_planner *p, int devbuf, bool upload, int step,
+                                 byocl_error *err)
+{
+    byocl_compiled *c = p->b->c;
+    if (c->n_transfers == p->cap_transfers) {
+        int cap = p->cap_transfers ? 2 * p->cap_transfers : 16;
+        byocl_xtransfer *grown = realloc(c->transfers, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+        c->transfers = grown;
+        p->cap_transfers = cap;
+    }
+    c->transfers[c->n_transfers++] = (byocl_xtransfer){devbuf, upload, step};
+    return BYOCL_OK;
+}
+
+/* Makes root `value` present in `memory` for step `s` (n_steps: after the run). */
+static byocl_status make_present(memory_planner *p, int value, int memory, int s,
+                                 byocl_error *err)
+{
+    byocl_compiled *c = p->b->c;
+    byocl_xvalue *r = &c->values[value];
+    if (p->valid[slot_of(p, value, memory)])
+        return BYOCL_OK;
+    byocl_status st = BYOCL_OK;
+    if (memory == HOST_MEMORY) { /* it lives in device memory: download it */
+        r->host_copy = true;
+        st = add_transfer(p, p->devbuf_of[slot_of(p, value, r->memory)], false, s, err);
+    } else {
+        if (!p->valid[slot_of(p, value, HOST_MEMORY)]) /* on another device: via the host */
+            st = make_present(p, value, HOST_MEMORY, s, err);
+        int d = st == BYOCL_OK ? devbuf_in(p, value, memory, s, err) : -1;
+        if (d < 0)
+            return st == BYOCL_OK ? BYOCL_ERR_NOMEM : st;
+        /* A constant never changes: one upload when the executor is made. */
+        st = add_transfer(p, d, true, r->home == HOME_CONSTANT ? -1 : s, err);
+    }
+    if (st == BYOCL_OK)
+        p->valid[slot_of(p, value, memory)] = true;
+    return st;
+}
+
+/* The steps' memories, the values' homes, the device buffers and the copies, in
+ * transfers ordered by step. */
+static byocl_status walk_memories(memory_planner *p, byocl_error *err)
+{
+    byocl_compiled *c = p->b->c;
+    for (int v = 0; v < c->n_values; v++) {
+        byocl_xvalue *r = &c->values[v];
+        if (r->root != v)
+            continue;
+        if (r->producer >= 0)
+            r->memory = c->steps[r->producer].memory;
+        p->valid[slot_of(p, v, r->memory)] = true; /* from its producer on */
+    }
+    byocl_status st = BYOCL_OK;
+    for (int s = 0; s < c->n_steps && st == BYOCL_OK; s++) {
+        byocl_xstep *step = &c->steps[s];
+        int n = step->n_in + step->n_out;
+        if (step->memory != HOST_MEMORY && !(step->devbufs = malloc((size_t)n * sizeof(int))))
+            return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+        for (int i = 0; i < n && st == BYOCL_OK; i++) {
+            int root = c->values[step->args[i]].root;
+            if (i < step->n_in)
+                st = make_present(p, root, step->memory, s, err);
+            if (st == BYOCL_OK && step->memory != HOST_MEMORY) {
+                int d = devbuf_in(p, root, step->memory, s, err);
+                if (d < 0)
+                    return BYOCL_ERR_NOMEM;
+                step->devbufs[i] = d;
+            }
+        }
+    }
+    for (int i = 0; i < c->n_outputs && st == BYOCL_OK; i++)
+        st = make_present(p, c->values[c->outputs[i].value].root, HOST_MEMORY, c->n_steps, err);
+    return st;
+}
+
+/* Orders c->transfers by step (stable: a download that feeds an upload stays before it)
+ * and sets each step's range, counting the copies of a run. */
+static byocl_status order_transfers(byocl_compiled *c, byocl_error *err)
+{
+    int n = c->n_transfers, n_keys = c->n_steps + 2; /* key: step + 1 */
+    byocl_xtransfer *sorted = malloc((size_t)(n + 1) * sizeof *sorted);
+    int *first = calloc((size_t)n_keys + 1, sizeof *first);
+    if (!sorted || !first) {
+        free(sorted);
+        free(first);
+        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+    }
+    for (int t = 0; t < n; t++)
+        first[c->transfers[t].step + 2]++;
+    for (int k = 1; k <= n_keys; k++)
+        first[k] += first[k - 1];
+    for (int s = 0; s < c->n_steps; s++) {
+        c->steps[s].first_transfer = first[s + 1];
+        c->steps[s].n_transfers = first[s + 2] - first[s + 1];
+    }
+    c->n_setup_transfers = first[1];
+    c->first_final_transfer = first[c->n_steps + 1];
+    for (int t = 0; t < n; t++)
+        sorted[first[c->transfers[t].step + 1]++] = c->transfers[t];
+    free(first);
+    free(c->transfers);
+    c->transfers = sorted;
+    for (int t = c->n_setup_transfers; t < n; t++) {
+        size_t bytes = c->values[c->devbufs[sorted[t].devbuf].value].nbytes;
+        if (sorted[t].upload) {
+            c->stats.n_uploads++;
+            c->stats.upload_bytes += bytes;
+        } else {
+            c->stats.n_downloads++;
+            c->stats.download_bytes += bytes;
+        }
+    }
+    return BYOCL_OK;
+}
+
+/* Plans device memory when some region module has its own (byocl_rtmod_memory); with
+ * none, every step keeps host memory and nothing else is planned. */
+static byocl_status plan_memories(builder *b, byocl_error *err)
+{
+    byocl_compiled *c = b->c;
+    byocl_status st = BYOCL_OK;
+    for (int s = 0; s < c->n_steps && st == BYOCL_OK; s++)
+        st = step_memory(b, s, &c->steps[s].memory, err);
+    if (st != BYOCL_OK || c->n_memories == 0)
+        return st;
+    memory_planner p = {.b = b, .n_slots = c->n_memories + 1};
+    size_t n_slots = (size_t)c->n_values * (size_t)p.n_slots + 1;
+    p.valid = calloc(n_slots, sizeof *p.valid);
+    p.devbuf_of = malloc(n_slots * sizeof *p.devbuf_of);
+    if (!p.valid || !p.devbuf_of)
+        st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; st == BYOCL_OK && i < n_slots; i++)
+        p.devbuf_of[i] = -1;
+    if (st == BYOCL_OK) /* every value a device region writes has its buffer there */
+        for (int v = 0; v < c->n_values && st == BYOCL_OK; v++) {
+            const byocl_xvalue *r = &c->values[v];
+            int m = r->root == v && r->producer >= 0 ? c->steps[r->producer].memory
+                                                      : HOST_MEMORY;
+            if (m != HOST_MEMORY && devbuf_in(&p, v, m, r->producer, err) < 0)
+                st = BYOCL_ERR_NOMEM;
+        }
+    if (st == BYOCL_OK)
+        st = walk_memories(&p, err);
+    if (st == BYOCL_OK)
+        st = order_transfers(c, err);
+    free(p.valid);
+    free(p.devbuf_of);
+    return st;
+}
+
 static byocl_status plan_storage(builder *b, byocl_error *err)
 {
     byocl_compiled *c = b->c;
@@ -564,6 +806,8 @@ static byocl_status plan_storage(builder *b, byocl_error *err)
     }
     for (int i = 0; i < c->n_outputs && st == BYOCL_OK; i++)
         st = check_readable(c, c->outputs[i].value, c->n_steps, err);
+    if (st == BYOCL_OK)
+        st = plan_memories(b, err);
     if (st != BYOCL_OK)
         return st;
 
@@ -577,7 +821,8 @@ static byocl_status plan_storage(builder *b, byocl_error *err)
     } else {
         for (int v = 0; v < c->n_values; v++) {
             const byocl_xvalue *x = &c->values[v];
-            if (x->root != v || x->home != HOME_POOL || x->producer < 0)
+            if (x->root != v || x->home != HOME_POOL || x->producer < 0 ||
+                (x->memory != HOST_MEMORY && !x->host_copy)) /* device memory only */
                 continue;
             ranges[n] = (byocl_live_range){x->nbytes, x->producer, x->last_use};
             value_of[n++] = v;
@@ -627,7 +872,12 @@ static byocl_status check_options(const byocl_build_options *o, byocl_error *err
     if (o->opt_level < 0 || o->opt_level > 3)
         return byocl_error_set(err, BYOCL_ERR_INVALID, "opt_level must be 0..3, got %d",
                                o->opt_level);
-    return byocl_region_check_fallback(o->fallback, err);
+    byocl_status st = byocl_region_check_fallback(o->fallback, err);
+    if (st == BYOCL_OK) /* a module may call regions of a built-in target */
+        st = byocl_target_register_builtins(err);
+    if (st == BYOCL_OK)
+        st = byocl_target_options_check(o->target_options, err);
+    return st;
 }
 
 /* Plans, compiles and orders the steps of c->fn. */
@@ -733,9 +983,14 @@ void byocl_compiled_free(byocl_compiled *c)
 {
     if (!c || atomic_fetch_sub(&c->refs, 1) != 1)
         return;
-    for (int s = 0; c->steps && s < c->n_steps; s++)
+    for (int s = 0; c->steps && s < c->n_steps; s++) {
         free(c->steps[s].args);
+        free(c->steps[s].devbufs);
+    }
     free(c->steps);
+    free(c->memories);
+    free(c->devbufs);
+    free(c->transfers);
     for (int i = 0; i < c->n_rtmods; i++)
         byocl_rtmod_free(c->rtmods[i]);
     free(c->rtmods);

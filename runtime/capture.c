@@ -204,11 +204,15 @@ byocl_status byocl_capture_new(const byocl_module *original, byocl_module *parti
 
 /* ------------------------------------------------------- the wrapping module */
 
+/* The wrapper has the device memory of the module it wraps (byocl_rtmod_i.memory), so the
+ * executor hands it the same tensors; what it records it downloads to the host first. */
 typedef struct cap_module {
     byocl_capture *cap;
     cap_region *region;
     byocl_rtmod *target; /* the region's own runtime module */
     byocl_rtmod *host;   /* check: the host's module, whose outputs go on */
+    bool on_device;      /* the target's tensors are in its device memory */
+    byocl_device_memory memory;
 } cap_module;
 
 static void cap_module_destroy(void *ctx)
@@ -219,6 +223,14 @@ static void cap_module_destroy(void *ctx)
     free(m);
 }
 
+static bool cap_module_memory(void *ctx, byocl_device_memory *out)
+{
+    cap_module *m = ctx;
+    if (m->on_device)
+        *out = m->memory;
+    return m->on_device;
+}
+
 static double now_ms(void)
 {
     struct timespec ts;
@@ -226,84 +238,165 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-/* Copies of n DLTensors (NULL on failure, err set). */
-static byocl_tensor **copy_tensors(DLTensor *const *args, int n, byocl_error *err)
+/* A DLTensor over host tensor `t`. */
+static DLTensor host_view(byocl_tensor *t)
 {
-    byocl_tensor **ts = calloc((size_t)n + 1, sizeof *ts);
-    if (!ts) {
-        byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory capturing a region");
-        return NULL;
-    }
-    for (int i = 0; i < n; i++) {
-        byocl_dtype dtype;
-        if (!byocl_dtype_from_dlpack(args[i]->dtype, &dtype)) {
-            byocl_error_set(err, BYOCL_ERR_UNSUPPORTED, "a region tensor of an unknown dtype");
-            free_tensors(ts, i);
-            return NULL;
-        }
-        byocl_shape shape = byocl_shape_make(args[i]->ndim, args[i]->shape);
-        if (!(ts[i] = byocl_tensor_from_data(dtype, &shape, args[i]->data, err))) {
-            free_tensors(ts, i);
-            return NULL;
-        }
-    }
-    return ts;
+    return (DLTensor){.data = byocl_tensor_data(t),
+                      .device = {kDLCPU, 0},
+                      .ndim = byocl_tensor_shape(t)->rank,
+                      .dtype = byocl_dtype_to_dlpack(byocl_tensor_dtype(t)),
+                      .shape = (int64_t *)byocl_tensor_shape(t)->dims};
 }
 
-/* check: runs the target on the inputs into fresh tensors, *got receives them. */
+/* Host copies of n DLTensors of the module's memory (downloaded from device memory), in
+ * *out. */
+static byocl_status host_copies(const cap_module *m, DLTensor *const *args, int n,
+                                byocl_tensor ***out, byocl_error *err)
+{
+    byocl_tensor **ts = calloc((size_t)n + 1, sizeof *ts);
+    *out = NULL;
+    if (!ts)
+        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory capturing a region");
+    byocl_status st = BYOCL_OK;
+    for (int i = 0; i < n && st == BYOCL_OK; i++) {
+        byocl_dtype dtype;
+        if (!byocl_dtype_from_dlpack(args[i]->dtype, &dtype)) {
+            st = byocl_error_set(err, BYOCL_ERR_UNSUPPORTED, "a region tensor of an unknown dtype");
+            break;
+        }
+        byocl_shape shape = byocl_shape_make(args[i]->ndim, args[i]->shape);
+        if (!m->on_device) {
+            if (!(ts[i] = byocl_tensor_from_data(dtype, &shape, args[i]->data, err)))
+                st = err ? err->status : BYOCL_ERR_NOMEM;
+            continue;
+        }
+        if (!(ts[i] = byocl_tensor_new(dtype, &shape, err)))
+            st = err ? err->status : BYOCL_ERR_NOMEM;
+        else if (byocl_tensor_nbytes(ts[i]) &&
+                 (st = m->memory.iface->download(m->memory.ctx, byocl_tensor_data(ts[i]),
+                                                 args[i]->data, byocl_tensor_nbytes(ts[i]),
+                                                 err)) != BYOCL_OK)
+            byocl_error_prefix(err, "capture of %s: downloading tensor %d: ", m->region->symbol, i);
+    }
+    if (st != BYOCL_OK) {
+        free_tensors(ts, n);
+        return st;
+    }
+    *out = ts;
+    return BYOCL_OK;
+}
+
+/* Fresh host tensors of the region's output types. */
+static byocl_tensor **new_outputs(const cap_region *r, byocl_error *err)
+{
+    byocl_tensor **outs = calloc((size_t)r->n_out + 1, sizeof *outs);
+    if (!outs) {
+        byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < r->n_out; i++)
+        if (!(outs[i] = byocl_tensor_new(r->out_types[i]->dtype, &r->out_types[i]->shape, err))) {
+            free_tensors(outs, i);
+            return NULL;
+        }
+    return outs;
+}
+
+/* check: runs the target on the inputs into fresh outputs (device buffers of its own
+ * when it has device memory), *got receives them on the host. */
 static byocl_status run_target_aside(cap_module *m, const char *symbol, DLTensor *const *args,
                                      int n_in, int n_out, byocl_tensor ***got, byocl_error *err)
 {
-    cap_region *r = m->region;
-    byocl_tensor **outs = calloc((size_t)n_out + 1, sizeof *outs);
+    byocl_tensor **outs = new_outputs(m->region, err);
     DLTensor *views = calloc((size_t)n_out + 1, sizeof *views);
     DLTensor **all = calloc((size_t)(n_in + n_out) + 1, sizeof *all);
-    byocl_status st = outs && views && all
-                          ? BYOCL_OK
-                          : byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+    void **device = calloc((size_t)n_out + 1, sizeof *device);
+    byocl_status st = BYOCL_OK;
+    if (!outs)
+        st = err ? err->status : BYOCL_ERR_NOMEM;
+    else if (!views || !all || !device)
+        st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     for (int i = 0; i < n_in && st == BYOCL_OK; i++)
         all[i] = args[i];
+    int n_device = 0;
     for (int i = 0; i < n_out && st == BYOCL_OK; i++) {
-        const byocl_type *type = r->out_types[i];
-        if (!(outs[i] = byocl_tensor_new(type->dtype, &type->shape, err))) {
-            st = err->status;
-            break;
+        views[i] = host_view(outs[i]);
+        if (m->on_device) {
+            size_t bytes = byocl_tensor_nbytes(outs[i]);
+            st = m->memory.iface->alloc(m->memory.ctx, bytes ? bytes : 1, &device[i], err);
+            if (st != BYOCL_OK)
+                break;
+            n_device++;
+            views[i].data = device[i];
+            views[i].device = m->memory.device;
         }
-        views[i] = (DLTensor){.data = byocl_tensor_data(outs[i]),
-                              .device = {kDLCPU, 0},
-                              .ndim = type->shape.rank,
-                              .dtype = byocl_dtype_to_dlpack(type->dtype),
-                              .shape = (int64_t *)byocl_tensor_shape(outs[i])->dims};
         all[n_in + i] = &views[i];
     }
     if (st == BYOCL_OK)
         st = byocl_rtmod_run(m->target, symbol, all, n_in, n_out, err);
+    for (int i = 0; i < n_device; i++) {
+        size_t bytes = byocl_tensor_nbytes(outs[i]);
+        if (st == BYOCL_OK && bytes)
+            st = m->memory.iface->download(m->memory.ctx, byocl_tensor_data(outs[i]), device[i],
+                                           bytes, err);
+        m->memory.iface->free(m->memory.ctx, device[i]);
+    }
+    free(device);
     free(views);
     free(all);
     if (st != BYOCL_OK) {
-        free_tensors(outs, n_out);
+        free_tensors(outs, outs ? n_out : 0);
         return st;
     }
     *got = outs;
     return BYOCL_OK;
 }
 
-/* Keeps this call's tensors and time as the region's last call. */
-static byocl_status record(cap_module *m, DLTensor *const *args, byocl_tensor **got, double ms,
-                           byocl_error *err)
+/* check: runs the host's module, whose outputs go on to the rest of the model: into the
+ * executor's tensors, or through the host and then up into the target's device memory. */
+static byocl_status run_host(cap_module *m, const char *symbol, DLTensor *const *args, int n_in,
+                             int n_out, byocl_error *err)
+{
+    if (!m->on_device)
+        return byocl_rtmod_run(m->host, symbol, args, n_in, n_out, err);
+    byocl_tensor **ins = NULL, **outs = NULL;
+    DLTensor *views = calloc((size_t)(n_in + n_out) + 1, sizeof *views);
+    DLTensor **all = calloc((size_t)(n_in + n_out) + 1, sizeof *all);
+    byocl_status st = views && all ? host_copies(m, args, n_in, &ins, err)
+                                   : byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+    if (st == BYOCL_OK && !(outs = new_outputs(m->region, err)))
+        st = err ? err->status : BYOCL_ERR_NOMEM;
+    for (int i = 0; i < n_in + n_out && st == BYOCL_OK; i++) {
+        views[i] = host_view(i < n_in ? ins[i] : outs[i - n_in]);
+        all[i] = &views[i];
+    }
+    if (st == BYOCL_OK)
+        st = byocl_rtmod_run(m->host, symbol, all, n_in, n_out, err);
+    for (int i = 0; i < n_out && st == BYOCL_OK; i++)
+        if (byocl_tensor_nbytes(outs[i]))
+            st = m->memory.iface->upload(m->memory.ctx, args[n_in + i]->data,
+                                         byocl_tensor_data(outs[i]),
+                                         byocl_tensor_nbytes(outs[i]), err);
+    free_tensors(ins, ins ? n_in : 0);
+    free_tensors(outs, outs ? n_out : 0);
+    free(views);
+    free(all);
+    return st;
+}
+
+/* Keeps this call's tensors (host copies, taken over) and time as the region's last
+ * call. */
+static byocl_status record(cap_module *m, byocl_tensor **inputs, byocl_tensor **outputs,
+                           byocl_tensor **got, double ms, byocl_error *err)
 {
     cap_region *r = m->region;
     byocl_capture *cap = m->cap;
-    byocl_tensor **inputs = copy_tensors(args, r->n_in, err);
-    byocl_tensor **outputs = inputs ? copy_tensors(args + r->n_in, r->n_out, err) : NULL;
     byocl_capture_diff *diffs = got ? calloc((size_t)r->n_out + 1, sizeof *diffs) : NULL;
-    if (!inputs || !outputs || (got && !diffs)) {
-        bool copied = inputs && outputs; /* else copy_tensors set err */
+    if (got && !diffs) {
         free_tensors(inputs, r->n_in);
         free_tensors(outputs, r->n_out);
         free_tensors(got, r->n_out);
-        free(diffs);
-        return copied ? byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory") : err->status;
+        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     }
     bool ok = true;
     for (int i = 0; got && i < r->n_out; i++) {
@@ -373,22 +466,28 @@ static byocl_status cap_module_run(void *ctx, const char *symbol, DLTensor *cons
                                "%d and %d",
                                m->region->symbol, n_in, n_out, m->region->n_in,
                                m->region->n_out);
-    byocl_tensor **got = NULL;
+    byocl_tensor **got = NULL, **inputs = NULL, **outputs = NULL;
     double t0 = now_ms(), ms;
     byocl_status st;
     if (m->host) {
         st = run_target_aside(m, symbol, args, n_in, n_out, &got, err);
         ms = now_ms() - t0;
         if (st == BYOCL_OK)
-            st = byocl_rtmod_run(m->host, symbol, args, n_in, n_out, err);
+            st = run_host(m, symbol, args, n_in, n_out, err);
     } else {
         st = byocl_rtmod_run(m->target, symbol, args, n_in, n_out, err);
         ms = now_ms() - t0;
     }
     if (st == BYOCL_OK)
-        st = record(m, args, got, ms, err);
-    else
-        free_tensors(got, n_out);
+        st = host_copies(m, args, n_in, &inputs, err);
+    if (st == BYOCL_OK)
+        st = host_copies(m, args + n_in, n_out, &outputs, err);
+    if (st == BYOCL_OK) {
+        st = record(m, inputs, outputs, got, ms, err); /* takes the tensors */
+    } else {
+        free_tensors(inputs, inputs ? n_in : 0);
+        free_tensors(got, got ? n_out : 0);
+    }
     if (st != BYOCL_OK)
         forget(m);
     return st;
@@ -429,6 +528,7 @@ static byocl_status capture_compile(void *user, const byocl_function *region, by
     m->cap = cap;
     m->region = r;
     m->target = target;
+    m->on_device = byocl_rtmod_memory(target, &m->memory);
     if (cap->check && strcmp(cap->check, "ref") == 0)
         st = byocl_rtmod_ref_new(region, &m->host, err);
     else if (cap->check)
@@ -437,7 +537,8 @@ static byocl_status capture_compile(void *user, const byocl_function *region, by
         cap_module_destroy(m);
         return st;
     }
-    static const byocl_rtmod_i iface = {cap_module_run, cap_module_destroy};
+    static const byocl_rtmod_i iface = {
+        .run = cap_module_run, .destroy = cap_module_destroy, .memory = cap_module_memory};
     return byocl_rtmod_new(byocl_rtmod_name(target), &iface, m, out, err);
 }
 

@@ -9,6 +9,7 @@
 
 #include "byocl/capture.h"
 #include "file_util.h"
+#include "textbuf.h"
 
 /* What one region's inputs and outputs are in the original @main. */
 typedef struct value_origin {
@@ -75,7 +76,7 @@ int capture_call_of(const byocl_function *main_fn, const char *name);
 
 /* ---------------------------------------------------- the other files */
 
-/* Writes `m` as manifest.json text (the format byocl_capture_manifest_parse reads). */
-void capture_manifest_print(const byocl_capture_manifest *m, FILE *f);
+/* Appends `m` as manifest.json text (the format byocl_capture_manifest_parse reads). */
+void capture_manifest_print(const byocl_capture_manifest *m, byocl_textbuf *out);
 
 #endif

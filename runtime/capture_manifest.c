@@ -10,35 +10,36 @@
 
 /* ------------------------------------------------------------------ writing */
 
-static void print_key_string(FILE *f, const char *indent, const char *key, const char *value,
-                             const char *end)
+static void print_key_string(byocl_textbuf *f, const char *indent, const char *key,
+                             const char *value, const char *end)
 {
-    fprintf(f, "%s\"%s\": ", indent, key);
+    byocl_textbuf_printf(f, "%s\"%s\": ", indent, key);
     if (value)
         byocl_json_write_string(f, value);
     else
-        fputs("null", f);
-    fputs(end, f);
+        byocl_textbuf_puts(f, "null");
+    byocl_textbuf_puts(f, end);
 }
 
-static void print_tensor(FILE *f, const byocl_capture_tensor *t, bool last)
+static void print_tensor(byocl_textbuf *f, const byocl_capture_tensor *t, bool last)
 {
-    fputs("    {", f);
+    byocl_textbuf_puts(f, "    {");
     print_key_string(f, "", "name", t->name, ", ");
     print_key_string(f, "", "file", t->file, ", ");
     print_key_string(f, "", "dtype", byocl_dtype_name(t->dtype), ", ");
-    fputs("\"shape\": [", f);
+    byocl_textbuf_puts(f, "\"shape\": [");
     for (int d = 0; d < t->shape.rank; d++)
-        fprintf(f, "%s%lld", d ? ", " : "", (long long)t->shape.dims[d]);
-    fputs("], ", f);
+        byocl_textbuf_printf(f, "%s%lld", d ? ", " : "", (long long)t->shape.dims[d]);
+    byocl_textbuf_puts(f, "], ");
     print_key_string(f, "", "node", t->node, ", ");
     print_key_string(f, "", "op", t->op, "");
-    fprintf(f, "}%s\n", last ? "" : ",");
+    byocl_textbuf_printf(f, "}%s\n", last ? "" : ",");
 }
 
-void capture_manifest_print(const byocl_capture_manifest *m, FILE *f)
+void capture_manifest_print(const byocl_capture_manifest *m, byocl_textbuf *f)
 {
-    fprintf(f, "{\n  \"format\": \"byocl-capture\",\n  \"version\": %d,\n", m->version);
+    byocl_textbuf_printf(f, "{\n  \"format\": \"byocl-capture\",\n  \"version\": %d,\n",
+                         m->version);
     print_key_string(f, "  ", "symbol", m->symbol, ",\n");
     print_key_string(f, "  ", "target", m->target, ",\n");
     print_key_string(f, "  ", "runner", m->runner, ",\n");
@@ -47,17 +48,17 @@ void capture_manifest_print(const byocl_capture_manifest *m, FILE *f)
     print_key_string(f, "  ", "call_node", m->call_node, ",\n");
     print_key_string(f, "  ", "module", m->module, ",\n");
     print_key_string(f, "  ", "params", m->params, ",\n");
-    fprintf(f,
-            "  \"timing\": {\"calls\": %d, \"last_ms\": %.6f, \"min_ms\": %.6f, "
-            "\"median_ms\": %.6f},\n",
-            m->calls, m->last_ms, m->min_ms, m->median_ms);
-    fputs("  \"inputs\": [\n", f);
+    byocl_textbuf_printf(f,
+                         "  \"timing\": {\"calls\": %d, \"last_ms\": %.6f, \"min_ms\": %.6f, "
+                         "\"median_ms\": %.6f},\n",
+                         m->calls, m->last_ms, m->min_ms, m->median_ms);
+    byocl_textbuf_puts(f, "  \"inputs\": [\n");
     for (int k = 0; k < m->n_inputs; k++)
         print_tensor(f, &m->inputs[k], k == m->n_inputs - 1);
-    fputs("  ],\n  \"outputs\": [\n", f);
+    byocl_textbuf_puts(f, "  ],\n  \"outputs\": [\n");
     for (int i = 0; i < m->n_outputs; i++)
         print_tensor(f, &m->outputs[i], i == m->n_outputs - 1);
-    fputs("  ]\n}\n", f);
+    byocl_textbuf_puts(f, "  ]\n}\n");
 }
 
 /* ------------------------------------------------------------------ reading */

@@ -105,12 +105,19 @@ static byocl_status write_files(const byocl_capture *cap, const cap_region *r,
                           files[r->n_in + i], sizeof files[r->n_in + i], err);
     }
     if (st == BYOCL_OK) {
-        FILE *f = fopen(manifest_path, "w");
-        if (f)
-            capture_manifest_print(&m, f);
-        if (!f || ferror(f) || fclose(f) != 0)
+        byocl_textbuf manifest = {0};
+        capture_manifest_print(&m, &manifest);
+        char *json = byocl_textbuf_take(&manifest);
+        FILE *f = json ? fopen(manifest_path, "w") : NULL;
+        bool written = f && fputs(json, f) != EOF;
+        if (f && fclose(f) != 0)
+            written = false;
+        if (!json)
+            st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+        else if (!written)
             st = byocl_error_set(err, BYOCL_ERR_IO, "cannot write %s: %s", manifest_path,
                                  strerror(errno));
+        free(json);
     }
     free(m.inputs);
     free(m.outputs);

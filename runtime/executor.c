@@ -5,7 +5,12 @@
  * buffers; every kernel step has its argument pointers and every region step its
  * DLTensors, pointing straight into that block (or at a constant's data). A run only
  * walks the steps. The compiled model is read-only here, so executors of one model may
- * run in parallel threads. */
+ * run in parallel threads.
+ *
+ * When region modules have device memory of their own, the executor also allocates every
+ * device buffer the plan names (one per value and memory: no reuse by liveness there),
+ * and a run makes the planned copies just before the step that needs them (build.c,
+ * plan_memories); without device memory there are none to make. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +47,8 @@ struct byocl_executor {
     size_t *step_first_arg; /* per step: index into kernel_args or dl_args */
     byocl_tensor **views;   /* per output */
     step_time *times;       /* per step */
+    void **devbuf_data;     /* per device buffer of the plan: the memory's handle */
+    int n_devbufs_made;     /* devbuf_data[0, n) are allocated */
     run_state state;
 };
 
@@ -102,8 +109,11 @@ static byocl_status place_buffers(byocl_executor *ex, byocl_error *err)
         case HOME_INPUT: ex->value_data[v] = ex->block + in_at[r->slot]; break;
         case HOME_CONSTANT: ex->value_data[v] = (void *)r->constant; break;
         case HOME_POOL:
-            /* A root no step writes (inside a fused group) has no buffer. */
-            ex->value_data[v] = r->producer >= 0 ? ex->block + pool_at[r->slot] : NULL;
+            /* A root no step writes (inside a fused group) has no buffer, nor one that
+             * lives in device memory only. */
+            ex->value_data[v] = r->producer >= 0 && (r->memory == HOST_MEMORY || r->host_copy)
+                                    ? ex->block + pool_at[r->slot]
+                                    : NULL;
             break;
         case HOME_OUTPUT: ex->value_data[v] = ex->block + out_at[r->slot]; break;
         }
@@ -118,6 +128,101 @@ done:
     free(out_at);
     free(in_at);
     return st;
+}
+
+/* ----------------------------------------------------------- device memory */
+
+/* "%3.1 (Tensor[(2, 3), float32])": value v as errors name it. */
+static void value_label(const byocl_compiled *c, int v, char *buf, size_t len)
+{
+    const byocl_xvalue *x = &c->values[v];
+    char node[128], type[256];
+    byocl_node_label(c->fn, x->node, node, sizeof node);
+    byocl_type_str(x->type, type, sizeof type);
+    if (x->field >= 0)
+        snprintf(buf, len, "%s.%d (%s)", node, x->field, type);
+    else
+        snprintf(buf, len, "%s (%s)", node, type);
+}
+
+/* The error of a device memory call (`why`, which the memory filled or not) into `err`:
+ * "<doing> <value><to>: <why>", after where: the region step `s`. */
+static byocl_status memory_error(const byocl_compiled *c, byocl_status st, const byocl_error *why,
+                                 int s, const char *doing, int value, const char *to,
+                                 byocl_error *err)
+{
+    char label[512];
+    value_label(c, value, label, sizeof label);
+    byocl_error_set(err, st == BYOCL_OK ? BYOCL_ERR_RUNTIME : st, "%s %s%s: %s", doing, label, to,
+                    why->msg[0] ? why->msg : "the device memory gave no reason");
+    byocl_pass_error_at(err, c->fn, c->steps[s].node);
+    return err ? err->status : (st == BYOCL_OK ? BYOCL_ERR_RUNTIME : st);
+}
+
+/* Allocates every device buffer of the plan. Each is at least one byte: some devices
+ * refuse empty buffers. */
+static byocl_status alloc_device_buffers(byocl_executor *ex, byocl_error *err)
+{
+    const byocl_compiled *c = ex->c;
+    ex->devbuf_data = calloc((size_t)c->n_devbufs + 1, sizeof *ex->devbuf_data);
+    if (!ex->devbuf_data)
+        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+    for (int d = 0; d < c->n_devbufs; d++) {
+        const byocl_xdevbuf *b = &c->devbufs[d];
+        const byocl_device_memory *mem = &c->memories[b->memory];
+        size_t bytes = c->values[b->value].nbytes;
+        byocl_error why;
+        why.msg[0] = '\0';
+        byocl_status st = mem->iface->alloc(mem->ctx, bytes ? bytes : 1, &ex->devbuf_data[d], &why);
+        if (st != BYOCL_OK) {
+            char what[96];
+            snprintf(what, sizeof what, "allocating %zu bytes of device memory for", bytes);
+            return memory_error(c, st, &why, b->step, what, b->value, "", err);
+        }
+        ex->n_devbufs_made = d + 1;
+    }
+    return BYOCL_OK;
+}
+
+static void free_device_buffers(byocl_executor *ex)
+{
+    const byocl_compiled *c = ex->c;
+    for (int d = ex->n_devbufs_made - 1; d >= 0; d--) {
+        const byocl_device_memory *mem = &c->memories[c->devbufs[d].memory];
+        mem->iface->free(mem->ctx, ex->devbuf_data[d]);
+    }
+    ex->n_devbufs_made = 0;
+    free(ex->devbuf_data);
+    ex->devbuf_data = NULL;
+}
+
+/* Makes the planned copies transfers[first, first + n). */
+static byocl_status make_transfers(byocl_executor *ex, int first, int n, byocl_error *err)
+{
+    const byocl_compiled *c = ex->c;
+    for (int t = first; t < first + n; t++) {
+        const byocl_xtransfer *x = &c->transfers[t];
+        const byocl_xdevbuf *b = &c->devbufs[x->devbuf];
+        const byocl_device_memory *mem = &c->memories[b->memory];
+        size_t bytes = c->values[b->value].nbytes;
+        if (bytes == 0)
+            continue;
+        void *host = ex->value_data[b->value], *device = ex->devbuf_data[x->devbuf];
+        byocl_error why;
+        why.msg[0] = '\0';
+        byocl_status st = x->upload ? mem->iface->upload(mem->ctx, device, host, bytes, &why)
+                                    : mem->iface->download(mem->ctx, host, device, bytes, &why);
+        if (st == BYOCL_OK)
+            continue;
+        /* An upload is named after the region that reads the value, a download after the
+         * region that wrote it. */
+        if (x->upload)
+            return memory_error(c, st, &why, x->step >= 0 ? x->step : b->step, "uploading",
+                                b->value, " to device memory", err);
+        return memory_error(c, st, &why, c->values[b->value].producer, "downloading", b->value,
+                            " from device memory", err);
+    }
+    return BYOCL_OK;
 }
 
 /* Kernel argument pointers and region DLTensors for every step. */
@@ -156,8 +261,13 @@ static byocl_status place_step_args(byocl_executor *ex, byocl_error *err)
         for (int i = 0; i < n; i++) {
             const byocl_type *t = c->values[step->args[i]].type;
             DLTensor *d = &ex->dl[dl_at];
-            d->data = ex->value_data[step->args[i]];
-            d->device = (DLDevice){kDLCPU, 0};
+            if (step->memory == HOST_MEMORY) {
+                d->data = ex->value_data[step->args[i]];
+                d->device = (DLDevice){kDLCPU, 0};
+            } else { /* a view shares its root's device buffer from its start */
+                d->data = ex->devbuf_data[step->devbufs[i]];
+                d->device = c->memories[step->memory].device;
+            }
             d->ndim = t->shape.rank;
             d->dtype = byocl_dtype_to_dlpack(t->dtype);
             d->shape = ex->dl_shapes + dim_at;
@@ -209,6 +319,11 @@ byocl_status byocl_executor_new(byocl_compiled *c, byocl_executor **out, byocl_e
         st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     if (st == BYOCL_OK)
         st = place_buffers(ex, err);
+    if (st == BYOCL_OK && c->n_memories > 0) {
+        st = alloc_device_buffers(ex, err);
+        if (st == BYOCL_OK) /* the constants regions read */
+            st = make_transfers(ex, 0, c->n_setup_transfers, err);
+    }
     if (st == BYOCL_OK)
         st = place_step_args(ex, err);
     if (st == BYOCL_OK)
@@ -228,6 +343,7 @@ void byocl_executor_free(byocl_executor *ex)
     if (!ex)
         return;
     byocl_thread_pool_free(ex->pool);
+    free_device_buffers(ex);
     for (int i = 0; ex->views && i < ex->c->n_outputs; i++)
         byocl_tensor_wrap_free(ex->views[i]);
     free(ex->views);
@@ -372,6 +488,10 @@ byocl_status byocl_executor_run(byocl_executor *ex, byocl_error *err)
         const byocl_xstep *step = &c->steps[s];
         size_t first = ex->step_first_arg[s];
         double t0 = now_ms();
+        /* The copies into the step's memory count as its time. */
+        if (step->n_transfers &&
+            (st = make_transfers(ex, step->first_transfer, step->n_transfers, err)) != BYOCL_OK)
+            return st;
         if (step->kind == BYOCL_STEP_KERNEL) {
             st = run_kernel(ex, step, first, err);
         } else {
@@ -389,6 +509,10 @@ byocl_status byocl_executor_run(byocl_executor *ex, byocl_error *err)
         t->total_ms += ms;
         t->runs++;
     }
+    if (c->first_final_transfer < c->n_transfers &&
+        (st = make_transfers(ex, c->first_final_transfer,
+                             c->n_transfers - c->first_final_transfer, err)) != BYOCL_OK)
+        return st;
     for (int i = 0; i < c->n_outputs; i++)
         if (c->outputs[i].copy && c->values[c->outputs[i].value].nbytes)
             memcpy(ex->output_data[i], ex->value_data[c->outputs[i].value],

@@ -68,9 +68,12 @@ typedef enum value_home {
     HOME_OUTPUT    /* a step's result that is an output: its own buffer `slot` */
 } value_home;
 
+/* The memory of the host, as opposed to device memory `k` (c->memories[k]). */
+#define HOST_MEMORY (-1)
+
 /* A tensor value: one tensor-typed node, or one field of a tuple-typed node. A value that
  * aliases another (a field of a Tuple or TupleGetItem, an annotation, a reshape) shares
- * its root's buffer and has its own type. */
+ * its root's buffer (from its first byte) and has its own type. */
 typedef struct byocl_xvalue {
     int node, field;     /* field -1: the node is a tensor */
     const byocl_type *type;
@@ -83,6 +86,11 @@ typedef struct byocl_xvalue {
     const void *constant; /* HOME_CONSTANT */
     int producer;        /* the step that writes it, -1 for inputs and constants */
     int last_use;        /* the last step that reads it (directly or through an alias) */
+    int memory;          /* where its producer writes it: the device memory of a region
+                            step that has one, else HOST_MEMORY */
+    bool host_copy;      /* in device memory and downloaded during or after a run, so it
+                            has a host buffer too; in device memory without it: no host
+                            buffer at all */
 } byocl_xvalue;
 
 typedef struct byocl_xstep {
@@ -98,7 +106,27 @@ typedef struct byocl_xstep {
     /* region */
     byocl_rtmod *rtmod;  /* owned by the compiled model's rtmod list */
     const char *symbol;
+    int memory;          /* a region whose module has device memory: its index in
+                            c->memories; every other step: HOST_MEMORY */
+    int *devbufs;        /* memory >= 0: per argument, the device buffer passed for it */
+    int first_transfer, n_transfers; /* the copies made just before the step */
 } byocl_xstep;
+
+/* A buffer in device memory, allocated by each executor (one per value and memory, no
+ * reuse by liveness): a root value's home, or the copy of a value that lives elsewhere. */
+typedef struct byocl_xdevbuf {
+    int value;           /* the root value it holds */
+    int memory;          /* index in c->memories */
+    int step;            /* the first step that uses it (errors name it) */
+} byocl_xdevbuf;
+
+/* One copy between a value's host buffer and one of its device buffers. */
+typedef struct byocl_xtransfer {
+    int devbuf;
+    bool upload;         /* host -> device; else device -> host */
+    int step;            /* made just before this step; -1: once, when an executor is made
+                            (constants); n_steps: after the last step (outputs) */
+} byocl_xtransfer;
 
 typedef struct byocl_xoutput {
     int value;
@@ -134,6 +162,21 @@ struct byocl_compiled {
     size_t *buffer_bytes;
     int n_output_buffers;
     size_t *output_buffer_bytes;
+
+    /* Device memory (none unless a region module has some, byocl_rtmod_memory): one entry
+     * per distinct DLDevice, described by the first region module in step order that
+     * names it. */
+    int n_memories;
+    byocl_device_memory *memories;
+    int n_devbufs;
+    byocl_xdevbuf *devbufs;
+    /* Every copy, ordered by step: those made once per executor ([0, n_setup_transfers)),
+     * each step's (byocl_xstep.first_transfer), those after the run (from
+     * first_final_transfer). */
+    int n_transfers;
+    byocl_xtransfer *transfers;
+    int n_setup_transfers;
+    int first_final_transfer;
     byocl_plan_stats stats;
 };
 
@@ -142,7 +185,8 @@ int byocl_compiled_value_of(const byocl_compiled *c, int node, int field);
 
 /* ---------------------------------------------------------------- executor.c */
 
-/* The data pointer the executor uses for value `value` (tests check buffer overlaps). */
+/* The data pointer the executor uses for value `value` (tests check buffer overlaps):
+ * its host buffer, NULL for a value that lives in device memory only. */
 void *byocl_executor_value_data(const byocl_executor *ex, int value);
 
 #endif

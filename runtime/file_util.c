@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "textbuf.h"
+
 byocl_status byocl_file_read_all(const char *path, void **out, size_t *len, byocl_error *err)
 {
     *out = NULL;
@@ -22,36 +24,34 @@ byocl_status byocl_file_read_all(const char *path, void **out, size_t *len, byoc
     FILE *f = fopen(path, "rb");
     if (!f)
         return byocl_error_set(err, BYOCL_ERR_IO, "cannot open %s: %s", path, strerror(errno));
-    /* Sized from fstat when it can be (one read, no regrowth); pipes grow as needed. */
+    /* Sized from fstat when it can be (one read, no regrowth: the size and one byte more,
+     * to see the end); pipes grow as needed. */
     struct stat sb;
-    size_t cap = 1 << 16, n = 0;
+    size_t want = 1 << 16;
     if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size < SIZE_MAX - 2)
-        cap = (size_t)sb.st_size + 2;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (!buf) {
-            fclose(f);
-            return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory reading %s", path);
-        }
-        n += fread(buf + n, 1, cap - n - 1, f);
-        if (n < cap - 1)
+        want = (size_t)sb.st_size + 1;
+    byocl_textbuf b = {0};
+    while (byocl_textbuf_reserve(&b, want)) {
+        size_t room = b.cap - b.len - 1, got = fread(b.data + b.len, 1, room, f);
+        b.len += got;
+        b.data[b.len] = '\0';
+        if (got < room)
             break;
-        char *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-        if (!bigger)
-            free(buf);
-        buf = bigger;
-        cap *= 2;
+        want = b.cap; /* full: at least double */
     }
     bool failed = ferror(f);
     int saved = errno;
     fclose(f);
+    if (b.oom) {
+        byocl_textbuf_free(&b);
+        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory reading %s", path);
+    }
     if (failed) {
-        free(buf);
+        byocl_textbuf_free(&b);
         return byocl_error_set(err, BYOCL_ERR_IO, "cannot read %s: %s", path, strerror(saved));
     }
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
+    *len = b.len;
+    *out = byocl_textbuf_take(&b);
     return BYOCL_OK;
 }
 

@@ -402,21 +402,21 @@ const char *byocl_json_kind_name(byocl_json_kind kind)
     return "?";
 }
 
-void byocl_json_write_string(FILE *f, const char *s)
+void byocl_json_write_string(byocl_textbuf *b, const char *s)
 {
-    fputc('"', f);
+    byocl_textbuf_putc(b, '"');
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
         if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
+            byocl_textbuf_printf(b, "\\%c", c);
         else if (c == '\n')
-            fputs("\\n", f);
+            byocl_textbuf_puts(b, "\\n");
         else if (c == '\t')
-            fputs("\\t", f);
+            byocl_textbuf_puts(b, "\\t");
         else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
+            byocl_textbuf_printf(b, "\\u%04x", c);
         else
-            fputc(c, f);
+            byocl_textbuf_putc(b, c);
     }
-    fputc('"', f);
+    byocl_textbuf_putc(b, '"');
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "byocl/error.h"
+#include "textbuf.h"
 
 typedef enum byocl_json_kind {
     BYOCL_JSON_NULL,
@@ -48,7 +49,7 @@ const byocl_json *byocl_json_get(const byocl_json *obj, const char *key);
 /* "object", "array", "string", "number", "true/false", "null": for errors. */
 const char *byocl_json_kind_name(byocl_json_kind kind);
 
-/* Writes `s` as a JSON string literal, quotes included. */
-void byocl_json_write_string(FILE *f, const char *s);
+/* Appends `s` as a JSON string literal, quotes included. */
+void byocl_json_write_string(byocl_textbuf *b, const char *s);
 
 #endif

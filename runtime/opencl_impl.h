@@ -5,7 +5,7 @@
  *                    and driver; atomic writes; checksums)
  *   opencl_rtmod.c   the runtime module of one region: its program, kernels, buffers and
  *                    launches (codegen/opencl/cl_plan.h), run on every region call
- *   opencl_target.c  the "opencl" target: its options, supports and compile
+ *   opencl_target.c  the OpenCL target: its options, devices, supports and compile
  * docs/opencl-runtime.md is the user's view. Tests include this header. */
 #ifndef BYOCL_OPENCL_IMPL_H
 #define BYOCL_OPENCL_IMPL_H
@@ -109,17 +109,5 @@ typedef struct ocl_rtmod_options {
  * allocated and the constants uploaded. */
 byocl_status ocl_rtmod_new(ocl_device *dev, const byocl_function *region, byocl_cl_plan *plan,
                            const ocl_rtmod_options *opt, byocl_rtmod **out, byocl_error *err);
-
-/* ----------------------------------------------------------- opencl_target.c */
-
-/* The options in force (byocl_opencl_configure), as a copy the caller frees with
- * byocl_opencl_options_free_copy. */
-byocl_status ocl_options_snapshot(byocl_opencl_options *out, byocl_error *err);
-void ocl_options_free_copy(byocl_opencl_options *opt);
-
-/* Compiles `region` for OpenCL with options `opt`: device choice, code generation, the
- * runtime module. The target's compile member is this with the configured options. */
-byocl_status ocl_compile_region(const byocl_opencl_options *opt, const byocl_function *region,
-                                byocl_rtmod **out, byocl_error *err);
 
 #endif

@@ -527,7 +527,7 @@ byocl_status ocl_rtmod_new(ocl_device *dev, const byocl_function *region, byocl_
         region_destroy(r);
         return st;
     }
-    static const byocl_rtmod_i iface = {region_run, region_destroy};
+    static const byocl_rtmod_i iface = {.run = region_run, .destroy = region_destroy};
     static const byocl_rtmod_parts_i parts = {parts_count, parts_get, parts_reset};
     return byocl_rtmod_new_timed("opencl", &iface, &parts, r, out, err);
 }

@@ -1,8 +1,9 @@
-/* The built-in "opencl" target, registered through the public target API like any
- * vendor's: supports is the code generator's byocl_cl_supports; compile chooses the
- * device, generates the region's program and plans (codegen/opencl/) and makes the
- * runtime module (opencl_rtmod.c). Its options are process-wide (byocl_opencl_configure)
- * because a target's compile has no options argument. */
+/* The built-in OpenCL target, registered through the public target API like any
+ * vendor's: supports is the code generator's byocl_cl_supports; compile reads the
+ * target's options, chooses the device, generates the region's program and plans
+ * (codegen/opencl/) and makes the runtime module (opencl_rtmod.c); devices lists every
+ * OpenCL device. Nothing is process-wide: each compile gets its own options. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,8 +12,7 @@
 #include "opencl/cl_codegen.h"
 #include "opencl_impl.h"
 
-/* The configured options; the strings are owned copies. */
-static byocl_opencl_options config;
+#define OCL_TARGET_NAME "opencl"
 
 byocl_opencl_options byocl_opencl_options_default(void)
 {
@@ -20,33 +20,17 @@ byocl_opencl_options byocl_opencl_options_default(void)
                                   .buffers = BYOCL_OPENCL_BUFFERS_AUTO};
 }
 
-void ocl_options_free_copy(byocl_opencl_options *opt)
-{
-    free((char *)opt->device);
-    free((char *)opt->cache_dir);
-    *opt = byocl_opencl_options_default();
-}
-
-/* A copy of `src` whose strings are the copy's own. */
-static byocl_status options_copy(const byocl_opencl_options *src, byocl_opencl_options *out,
-                                 byocl_error *err)
-{
-    *out = *src;
-    out->device = src->device ? strdup(src->device) : NULL;
-    out->cache_dir = src->cache_dir ? strdup(src->cache_dir) : NULL;
-    if ((src->device && !out->device) || (src->cache_dir && !out->cache_dir)) {
-        ocl_options_free_copy(out);
-        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
-    }
-    return BYOCL_OK;
-}
-
-byocl_status ocl_options_snapshot(byocl_opencl_options *out, byocl_error *err)
-{
-    return options_copy(&config, out, err);
-}
-
 /* ------------------------------------------------------------------ target */
+
+static const byocl_target_option target_options[] = {
+    {"profile", BYOCL_OPTION_BOOL, NULL, "off",
+     "time transfers and each kernel with OpenCL events (byocl run --profile sets it)"},
+    {"cache_dir", BYOCL_OPTION_STRING, NULL, NULL,
+     "the program cache folder (\"\": none; default: $BYOCL_CACHE_DIR, else ~/.cache/byocl)"},
+    {"buffers", BYOCL_OPTION_CHOICE, "auto|zero_copy|copy", "auto",
+     "how region tensors reach the device: wrapped (zero_copy) or copied"},
+    {NULL, 0, NULL, NULL, NULL},
+};
 
 static bool target_supports(void *ctx, const byocl_function *fn, int node, char *why,
                             size_t why_len)
@@ -55,53 +39,79 @@ static bool target_supports(void *ctx, const byocl_function *fn, int node, char 
     return byocl_cl_supports(fn, node, why, why_len);
 }
 
-static byocl_status target_compile(void *ctx, const byocl_function *region, byocl_rtmod **out,
+/* The byocl_opencl_options that `config` asks for; `device` holds the device's index. */
+static byocl_opencl_options options_of(const byocl_target_config *config, char *device,
+                                       size_t device_len)
+{
+    byocl_opencl_options o = byocl_opencl_options_default();
+    if (byocl_target_config_device(config) >= 0) {
+        snprintf(device, device_len, "%d", byocl_target_config_device(config));
+        o.device = device;
+    }
+    o.profile = byocl_target_config_bool(config, "profile", false);
+    o.cache_dir = byocl_target_config_get(config, "cache_dir");
+    const char *buffers = byocl_target_config_get(config, "buffers");
+    if (buffers && strcmp(buffers, "zero_copy") == 0)
+        o.buffers = BYOCL_OPENCL_BUFFERS_ZERO_COPY;
+    else if (buffers && strcmp(buffers, "copy") == 0)
+        o.buffers = BYOCL_OPENCL_BUFFERS_COPY;
+    return o;
+}
+
+static byocl_status target_compile(void *ctx, const byocl_function *region,
+                                   const byocl_target_config *config, byocl_rtmod **out,
                                    byocl_error *err)
 {
     (void)ctx;
-    return byocl_opencl_compile(region, NULL, out, err);
+    char device[32];
+    byocl_opencl_options o = options_of(config, device, sizeof device);
+    return byocl_opencl_compile(region, &o, out, err);
 }
 
-static void target_release(void *ctx)
+static byocl_device_kind kind_of(const char *type)
+{
+    if (strcmp(type, "CPU") == 0)
+        return BYOCL_DEVICE_CPU;
+    if (strcmp(type, "GPU") == 0)
+        return BYOCL_DEVICE_GPU;
+    return strcmp(type, "accelerator") == 0 ? BYOCL_DEVICE_ACCELERATOR : BYOCL_DEVICE_OTHER;
+}
+
+static byocl_status target_devices(void *ctx, byocl_device_info *out, int cap, int *n,
+                                   byocl_error *err)
 {
     (void)ctx;
-    ocl_options_free_copy(&config);
+    byocl_opencl_device_info *devs = NULL;
+    byocl_status st = byocl_opencl_devices(&devs, n, err);
+    for (int i = 0; st == BYOCL_OK && i < *n && i < cap; i++) {
+        byocl_device_info *d = &out[i];
+        memset(d, 0, sizeof *d);
+        snprintf(d->name, sizeof d->name, "%s", devs[i].name);
+        snprintf(d->description, sizeof d->description, "%.100s; %d compute unit%s, driver %.100s",
+                 devs[i].platform, devs[i].compute_units, devs[i].compute_units == 1 ? "" : "s",
+                 devs[i].driver);
+        d->kind = kind_of(devs[i].type);
+        d->memory_bytes = devs[i].global_mem_bytes;
+        d->host_memory = devs[i].unified_memory;
+    }
+    free(devs);
+    return st;
 }
 
 byocl_status byocl_opencl_register(void)
 {
-    if (byocl_target_find("opencl"))
+    if (byocl_target_find(OCL_TARGET_NAME))
         return BYOCL_OK;
     const byocl_target_i target = {
-        .name = "opencl",
+        .name = OCL_TARGET_NAME,
         .api_version = BYOCL_TARGET_API_VERSION,
         .ctx = NULL,
         .supports = target_supports,
-        .release = target_release,
         .compile = target_compile,
+        .options = target_options,
+        .devices = target_devices,
     };
     return byocl_target_register(&target, NULL);
-}
-
-byocl_status byocl_opencl_configure(const byocl_opencl_options *opt, byocl_error *err)
-{
-    if (!opt)
-        return byocl_error_set(err, BYOCL_ERR_INVALID, "byocl_opencl_configure: no options");
-    if ((unsigned)opt->buffers > BYOCL_OPENCL_BUFFERS_COPY)
-        return byocl_error_set(err, BYOCL_ERR_INVALID,
-                               "byocl_opencl_configure: buffers must be AUTO, ZERO_COPY or COPY, "
-                               "got %d",
-                               (int)opt->buffers);
-    if (byocl_opencl_register() != BYOCL_OK)
-        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory registering the opencl "
-                                                     "target");
-    byocl_opencl_options copy;
-    byocl_status st = options_copy(opt, &copy, err);
-    if (st != BYOCL_OK)
-        return st;
-    ocl_options_free_copy(&config);
-    config = copy;
-    return BYOCL_OK;
 }
 
 /* ----------------------------------------------------------------- compile */
@@ -113,8 +123,14 @@ byocl_status byocl_opencl_compile(const byocl_function *region, const byocl_open
         return byocl_error_set(err, BYOCL_ERR_INVALID, "byocl_opencl_compile: %s",
                                out ? "no region given" : "no place for the result");
     *out = NULL;
+    byocl_opencl_options defaults = byocl_opencl_options_default();
     if (!opt)
-        opt = &config;
+        opt = &defaults;
+    if ((unsigned)opt->buffers > BYOCL_OPENCL_BUFFERS_COPY)
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "byocl_opencl_compile: buffers must be AUTO, ZERO_COPY or COPY, "
+                               "got %d",
+                               (int)opt->buffers);
     ocl_device_desc desc;
     ocl_device *dev = NULL;
     byocl_cl_plan *plan = NULL;
@@ -140,8 +156,8 @@ byocl_status byocl_opencl_compile(const byocl_function *region, const byocl_open
 
 /* -------------------------------------------------------------------- emit */
 
-byocl_status byocl_opencl_emit(const byocl_module *m, const char *dir, int *n_regions,
-                               byocl_error *err)
+byocl_status byocl_opencl_emit(const byocl_module *m, const char *dir,
+                               const byocl_opencl_options *opt, int *n_regions, byocl_error *err)
 {
     if (n_regions)
         *n_regions = 0;
@@ -151,7 +167,7 @@ byocl_status byocl_opencl_emit(const byocl_module *m, const char *dir, int *n_re
     /* What a run would generate: the launches follow the device's compute units. */
     byocl_cl_codegen_options copt = {.compute_units = 0};
     ocl_device_desc desc;
-    if (ocl_choose_device(config.device, &desc, NULL) == BYOCL_OK)
+    if (ocl_choose_device(opt ? opt->device : NULL, &desc, NULL) == BYOCL_OK)
         copt.compute_units = desc.info.compute_units;
     byocl_module *typed = byocl_module_clone(m, err);
     if (!typed)
@@ -161,7 +177,7 @@ byocl_status byocl_opencl_emit(const byocl_module *m, const char *dir, int *n_re
     for (int f = 0; st == BYOCL_OK && f < byocl_module_num_functions(typed); f++) {
         const byocl_function *fn = byocl_module_function_at(typed, f);
         const char *compiler = byocl_attrs_get_str(byocl_function_attrs(fn), "Compiler", NULL);
-        if (!compiler || strcmp(compiler, "opencl") != 0)
+        if (!compiler || strcmp(compiler, OCL_TARGET_NAME) != 0)
             continue;
         byocl_cl_plan *plan = NULL;
         const char *symbol = byocl_attrs_get_str(byocl_function_attrs(fn), "global_symbol",

@@ -3,9 +3,9 @@
  * failure either fails the build or, with a fallback, leaves the region to the host. */
 #include <string.h>
 
-#include "byocl/opencl.h"
 #include "byocl/target.h"
 #include "region_targets.h"
+#include "target/target_impl.h"
 
 /* The LLVM host backend serves fallback "host" when the build has it (as in build.c). */
 #if __has_include("llvm/llvm_backend.h")
@@ -39,12 +39,14 @@ byocl_status byocl_region_rtmod(const byocl_function *region, const byocl_build_
     *out = NULL;
     const char *name = byocl_attrs_get_str(byocl_function_attrs(region), "Compiler", NULL);
     const byocl_target_i *target = name ? byocl_target_find(name) : NULL;
-    if (!target && name && strcmp(name, "opencl") == 0 && byocl_opencl_register() == BYOCL_OK)
-        target = byocl_target_find(name);
     if (!target || !target->compile)
         return byocl_rtmod_ref_new(region, out, err);
     byocl_error why;
-    byocl_status st = target->compile(target->ctx, region, out, &why);
+    byocl_target_config config;
+    byocl_status st = byocl_target_config_init(&config, name, opt->target_options, err);
+    if (st != BYOCL_OK) /* the user's options are wrong: no fallback hides that */
+        return st;
+    st = target->compile(target->ctx, region, &config, out, &why);
     if (st == BYOCL_OK) /* no module: the target leaves the region to the default */
         return *out ? BYOCL_OK : byocl_rtmod_ref_new(region, out, err);
     byocl_rtmod_free(*out);

@@ -8,8 +8,8 @@
 byocl_status byocl_region_check_fallback(const char *fallback, byocl_error *err);
 
 /* The runtime module of `region` when the build's hook made none: the compile member of
- * the registered target its Compiler attribute names ("opencl" is registered here on
- * first use); when that fails and opt->fallback is set, the host region module
+ * the registered target its Compiler attribute names, with its options from
+ * opt->target_options; when that fails and opt->fallback is set, the host region module
  * (`threads` for its executor) or the ref region module, after telling
  * opt->on_fallback; for a target that is not registered or has no compile (or whose
  * compile makes no module), the ref region module. */

@@ -150,6 +150,19 @@ const char *byocl_rtmod_name(const byocl_rtmod *mod)
     return mod->name;
 }
 
+bool byocl_rtmod_memory(const byocl_rtmod *mod, byocl_device_memory *out)
+{
+    byocl_device_memory none = {.device = {kDLCPU, 0}};
+    if (out)
+        *out = none;
+    if (!mod || !out || !mod->iface.memory || !mod->iface.memory(mod->ctx, out)) {
+        if (out)
+            *out = none; /* a module that said no may have written half of it */
+        return false;
+    }
+    return true;
+}
+
 byocl_status byocl_rtmod_run(byocl_rtmod *mod, const char *symbol, DLTensor *const *args,
                              int n_in, int n_out, byocl_error *err)
 {
@@ -318,6 +331,6 @@ byocl_status byocl_rtmod_ref_new(const byocl_function *region, byocl_rtmod **out
     int at = 0;
     ret = r->fn->nodes[r->fn->body].type; /* the copy's, alive as long as r->mod */
     flatten_type(ret, r->out_types, &at);
-    static const byocl_rtmod_i iface = {ref_region_run, ref_region_destroy};
+    static const byocl_rtmod_i iface = {.run = ref_region_run, .destroy = ref_region_destroy};
     return byocl_rtmod_new("ref", &iface, r, out, err);
 }

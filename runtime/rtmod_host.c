@@ -100,6 +100,6 @@ byocl_status byocl_rtmod_host_new(const byocl_function *region, const char *targ
         host_region_destroy(r);
         return st;
     }
-    static const byocl_rtmod_i iface = {host_region_run, host_region_destroy};
+    static const byocl_rtmod_i iface = {.run = host_region_run, .destroy = host_region_destroy};
     return byocl_rtmod_new(byocl_compiled_target(r->compiled), &iface, r, out, err);
 }

@@ -2,8 +2,9 @@
  *
  * byocl_rtmod_new_timed wraps the module's own vtable: the wrapper runs the module and,
  * while it lives, is listed here with the parts vtable, so that profiles find a module's
- * parts from the byocl_rtmod the compiled model holds. (byocl_rtmod_i keeps its two
- * members: modules written with positional initializers stay valid.) */
+ * parts from the byocl_rtmod the compiled model holds. The wrapper forwards the module's
+ * device memory (byocl_rtmod_i.memory) too. (New members of byocl_rtmod_i come last:
+ * modules written with positional initializers stay valid.) */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,12 @@ static byocl_status timed_run(void *ctx, const char *symbol, DLTensor *const *ar
 {
     timed_module *t = ctx;
     return t->iface.run(t->ctx, symbol, args, n_in, n_out, err);
+}
+
+static bool timed_memory(void *ctx, byocl_device_memory *out)
+{
+    timed_module *t = ctx;
+    return t->iface.memory && t->iface.memory(t->ctx, out);
 }
 
 static void timed_destroy(void *ctx)
@@ -67,7 +74,8 @@ byocl_status byocl_rtmod_new_timed(const char *name, const byocl_rtmod_i *iface,
     t->iface = *iface;
     t->parts = *parts;
     t->ctx = ctx;
-    static const byocl_rtmod_i wrapper = {timed_run, timed_destroy};
+    static const byocl_rtmod_i wrapper = {
+        .run = timed_run, .destroy = timed_destroy, .memory = timed_memory};
     byocl_status st = byocl_rtmod_new(name, &wrapper, t, out, err); /* frees t on failure */
     if (st != BYOCL_OK)
         return st;

@@ -204,14 +204,11 @@ int main(int argc, char **argv)
         die("reference", &err);
     const byocl_node *body = &fn->nodes[fn->body];
     if (n_want == 1 && body->kind == BYOCL_NODE_CALL) {
-        byocl_tensor *got = vals[base[fn->body]];
-        double num = 0, den = 0;
-        for (int64_t i = 0; i < byocl_tensor_numel(want[0]); i++) {
-            double a = byocl_tensor_get(got, i), b = byocl_tensor_get(want[0], i);
-            num += (a - b) * (a - b);
-            den += b * b;
-        }
-        printf("relative L2 error vs the reference executor: %.3g\n", sqrt(num / den));
+        byocl_compare_result r;
+        if (byocl_tensor_compare(vals[base[fn->body]], want[0], NULL, &r, &err) != BYOCL_OK)
+            die("compare", &err);
+        printf("relative L2 error vs the reference executor: %.3g\n",
+               sqrt(r.sum_sq_error / r.sum_sq_expected));
     }
     byocl_tensors_free(want, n_want);
     for (int i = 0; i < n_vals; i++)

@@ -103,18 +103,21 @@ static void model(const char *name, int runs, bool profile)
     if (byocl_builtin_build(name, &m, &err) != BYOCL_OK)
         die(&err);
     const char *targets[1] = {"opencl"};
-    byocl_pipeline_options po = {.targets = targets, .n_targets = 1};
-    if (byocl_pipeline_partition(m, &po, &err) != BYOCL_OK)
+    byocl_target_options *topts = NULL;
+    if (byocl_target_options_new(&topts, &err) != BYOCL_OK ||
+        byocl_target_options_set(topts, "opencl", "profile", profile ? "on" : "off", &err) !=
+            BYOCL_OK)
         die(&err);
-    byocl_opencl_options o = byocl_opencl_options_default();
-    o.profile = profile;
-    if (byocl_opencl_configure(&o, &err) != BYOCL_OK)
-        die(&err);
+    byocl_compile_options co = byocl_compile_options_default();
+    co.partition.targets = targets;
+    co.partition.n_targets = 1;
+    co.build.target_options = topts;
     byocl_compiled *c = NULL;
     byocl_executor *ex = NULL;
     double t0 = now_ms();
-    if (byocl_build(m, NULL, &c, &err) != BYOCL_OK || byocl_executor_new(c, &ex, &err) != BYOCL_OK)
+    if (byocl_compile(m, &co, &c, &err) != BYOCL_OK || byocl_executor_new(c, &ex, &err) != BYOCL_OK)
         die(&err);
+    byocl_target_options_free(topts);
     double build = now_ms() - t0;
     for (int i = 0; i < byocl_compiled_num_inputs(c); i++) {
         const byocl_type *t = byocl_compiled_input_type(c, i);

@@ -1,5 +1,5 @@
 /* Helpers of the OpenCL runtime's suites (test_opencl_runtime, test_cli_opencl,
- * test_opencl_models): fresh cache folders and the relative L2 error. */
+ * test_opencl_models): the float32 bound and fresh cache folders. */
 #ifndef BYOCL_OPENCL_TEST_UTIL_H
 #define BYOCL_OPENCL_TEST_UTIL_H
 
@@ -11,20 +11,6 @@
 
 /* The float32 bound of the issue: relative L2 error against the reference. */
 #define OCL_TOL_F32 1e-5
-
-/* sqrt(sum (got - want)^2 / sum want^2), after checking dtype and shape. */
-static inline double ocl_relative_l2(const byocl_tensor *got, const byocl_tensor *want)
-{
-    assert_int_equal(byocl_tensor_dtype(got), byocl_tensor_dtype(want));
-    assert_true(byocl_shape_equal(byocl_tensor_shape(got), byocl_tensor_shape(want)));
-    double num = 0, den = 0;
-    for (int64_t i = 0; i < byocl_tensor_numel(want); i++) {
-        double g = byocl_tensor_get(got, i), w = byocl_tensor_get(want, i);
-        num += (g - w) * (g - w);
-        den += w * w;
-    }
-    return den > 0 ? sqrt(num / den) : sqrt(num);
-}
 
 /* Fresh PoCL and byocl program caches for this process (a warm cache would hide build
  * problems), set in the environment before any OpenCL call; children inherit them. The

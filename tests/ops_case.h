@@ -87,16 +87,16 @@ static inline void op_case_build(op_case *c, const char *op, const byocl_type *t
     for (int k = 0; k < n; k++) {
         char name[16];
         snprintf(name, sizeof name, "p%d", k);
-        args[k] = byocl_build_param(c->fn, name, &types[k], &c->err);
+        args[k] = byocl_function_add_param(c->fn, name, &types[k], &c->err);
         assert_true(args[k] >= 0);
     }
     int n_args = n;
     if (tuple_arg) {
-        args[0] = byocl_build_tuple(c->fn, args, n, &c->err);
+        args[0] = byocl_function_add_tuple(c->fn, args, n, &c->err);
         assert_true(args[0] >= 0);
         n_args = 1;
     }
-    c->call = byocl_build_call_str(c->fn, op, args, n_args, attrs, &c->err);
+    c->call = byocl_function_add_call_str(c->fn, op, args, n_args, attrs, &c->err);
     if (c->call < 0) {
         c->status = c->err.status;
         return;

@@ -4,6 +4,7 @@
  * appears under tests/bad. Format: tests/bad/README.md. */
 #define _DEFAULT_SOURCE /* realpath, setenv */
 #include "test_support.h"
+#include "textbuf.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -22,7 +23,7 @@ typedef struct bad_case {
     char *env[MAX_ENV];
     int n_env;
     int exit_code;
-    char *want_err;  /* lines joined with '\n', each ending in one */
+    byocl_textbuf want_err; /* lines, each ending in '\n' */
 } bad_case;
 
 static bad_case cases[MAX_CASES];
@@ -68,18 +69,6 @@ static char *expand(const char *text, const char *out_dir)
     return res;
 }
 
-static void append_line(char **joined, const char *line)
-{
-    size_t old = *joined ? strlen(*joined) : 0;
-    char *grown = realloc(*joined, old + strlen(line) + 2);
-    if (!grown) {
-        fprintf(stderr, "out of memory\n");
-        exit(1);
-    }
-    sprintf(grown + old, "%s\n", line);
-    *joined = grown;
-}
-
 /* Parses one .cases file; false (with a message) on a malformed one. */
 static bool load_cases(const char *file)
 {
@@ -116,7 +105,7 @@ static bool load_cases(const char *file)
         } else if (strcmp(line, "exit") == 0 && (strcmp(rest, "1") == 0 || strcmp(rest, "2") == 0)) {
             c->exit_code = atoi(rest);
         } else if (strcmp(line, "stderr") == 0) {
-            append_line(&c->want_err, rest);
+            byocl_textbuf_printf(&c->want_err, "%s\n", rest);
         } else {
             ok = false;
         }
@@ -125,7 +114,10 @@ static bool load_cases(const char *file)
     }
     fclose(f);
     for (int i = 0; ok && i < n_cases; i++)
-        if (!cases[i].args || !cases[i].exit_code || !cases[i].want_err) {
+        if (cases[i].want_err.oom) {
+            fprintf(stderr, "out of memory\n");
+            exit(1);
+        } else if (!cases[i].args || !cases[i].exit_code || cases[i].want_err.len == 0) {
             fprintf(stderr, "%s: case %s needs args, exit (1 or 2) and stderr\n", cases[i].where,
                     cases[i].name);
             ok = false;
@@ -210,7 +202,7 @@ static void run_case(void **state)
             *p = '_';
     snprintf(out_dir, sizeof out_dir, "%s", ts_tmpdir(tag));
     char *args = expand(c->args, out_dir);
-    char *want_err = expand(c->want_err, out_dir);
+    char *want_err = expand(c->want_err.data, out_dir);
     assert_non_null(args);
     assert_non_null(want_err);
     for (int i = 0; i < c->n_env; i++)
@@ -269,7 +261,7 @@ int main(void)
     int failed = _cmocka_run_group_tests("bad_inputs", tests, (size_t)n_cases + 1, NULL, NULL);
     for (int i = 0; i < n_cases; i++) {
         free(cases[i].args);
-        free(cases[i].want_err);
+        byocl_textbuf_free(&cases[i].want_err);
         for (int k = 0; k < cases[i].n_env; k++)
             free(cases[i].env[k]);
     }

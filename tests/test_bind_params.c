@@ -9,7 +9,7 @@ static const int64_t d3[] = {3};
 static int param(byocl_function *fn, const char *name, byocl_dtype dtype)
 {
     byocl_type t = byocl_type_tensor(dtype, 1, d3);
-    int id = byocl_build_param(fn, name, &t, NULL);
+    int id = byocl_function_add_param(fn, name, &t, NULL);
     assert_true(id >= 0);
     return id;
 }
@@ -17,7 +17,7 @@ static int param(byocl_function *fn, const char *name, byocl_dtype dtype)
 static int call2(byocl_function *fn, const char *op, int a, int b)
 {
     int args[] = {a, b};
-    int id = byocl_build_call(fn, op, args, 2, NULL, NULL);
+    int id = byocl_function_add_call(fn, op, args, 2, NULL, NULL);
     assert_true(id >= 0);
     return id;
 }
@@ -41,13 +41,13 @@ static byocl_module *build_module(void)
     int w = param(fn, "w", BYOCL_FLOAT32);
     int b = param(fn, "b", BYOCL_FLOAT32);
     int xw = call2(fn, "multiply", x, w);
-    int sq = byocl_build_call_global(fn, "helper", &xw, 1, &err);
+    int sq = byocl_function_add_call_global(fn, "helper", &xw, 1, &err);
     assert_int_equal(byocl_function_set_body(fn, call2(fn, "add", sq, b), &err), BYOCL_OK);
     byocl_attr primitive = {.key = "Primitive", .kind = BYOCL_ATTR_INT, .i = 1};
     assert_int_equal(byocl_function_set_attr(fn, &primitive, &err), BYOCL_OK);
 
     int o = param(other, "o", BYOCL_FLOAT32);
-    int r = byocl_build_call(other, "nn.relu", &o, 1, NULL, &err);
+    int r = byocl_function_add_call(other, "nn.relu", &o, 1, NULL, &err);
     assert_int_equal(byocl_function_set_body(other, r, &err), BYOCL_OK);
     if (byocl_infer_types(m, &err) != BYOCL_OK)
         fail_msg("%s", err.msg);

@@ -188,25 +188,6 @@ static void bind_constants(byocl_module *m, uint64_t seed)
         fail_msg("%s", err.msg);
 }
 
-/* sqrt(sum (got - want)^2 / sum want^2); NaN and infinity must sit at the same places. */
-static double relative_l2(const byocl_tensor *got, const byocl_tensor *want)
-{
-    assert_int_equal(byocl_tensor_dtype(got), byocl_tensor_dtype(want));
-    assert_true(byocl_shape_equal(byocl_tensor_shape(got), byocl_tensor_shape(want)));
-    double num = 0, den = 0;
-    for (int64_t i = 0; i < byocl_tensor_numel(want); i++) {
-        double g = byocl_tensor_get(got, i), w = byocl_tensor_get(want, i);
-        if (isnan(w) || isinf(w)) {
-            if (isnan(w) ? !isnan(g) : g != w)
-                fail_msg("element %lld: got %g, want %g", (long long)i, g, w);
-            continue;
-        }
-        num += (g - w) * (g - w);
-        den += w * w;
-    }
-    return den > 0 ? sqrt(num / den) : sqrt(num);
-}
-
 /* Bounds of the relative L2 error against the reference (docs/opencl-codegen.md):
  * float32 computes in float instead of double; float16 results also round where the
  * reference rounds, and a result within a rounding of a half-way point may go the other
@@ -265,7 +246,7 @@ static double check_region_opts(const char *text, const run_opts *o)
     run_plan(plan, in, got);
     double worst = 0;
     for (int i = 0; i < n_want; i++) {
-        double e = relative_l2(got[i], want[i]);
+        double e = ts_relative_l2(got[i], want[i]);
         double tol = byocl_tensor_dtype(want[i]) == BYOCL_FLOAT16 ? TOL_F16 : TOL_F32;
         if (!(e <= tol))
             fail_msg("output %d: relative L2 error %g > %g\n%s", i, e, tol, text);

@@ -44,7 +44,7 @@ static void expect_agrees(const char *model, const char *flags, int n, char **er
     ts_assert_contains(out, " for target opencl in ");
     for (int i = 0; i < n; i++) {
         byocl_tensor *want = read_output(ref_dir, i), *got = read_output(got_dir, i);
-        double e = ocl_relative_l2(got, want);
+        double e = ts_relative_l2(got, want);
         if (e > OCL_TOL_F32)
             fail_msg("%s output %d: relative L2 error %g", model, i, e);
         byocl_tensor_unref(want);
@@ -67,6 +67,21 @@ static void test_run_seed_on_opencl(void **state)
     assert_string_equal(err, "");
     free(err);
     expect_agrees("builtin:seed", "--target opencl --device 0", 3, NULL);
+    /* The target's options: copied buffers give the same results. */
+    expect_agrees("builtin:seed", "--target opencl --target-opt opencl.buffers=copy "
+                  "--target-opt opencl.device=0", 3, NULL);
+}
+
+/* run --dump-after shows the module after a pass of the partitioning, as partition does. */
+static void test_run_dump_after(void **state)
+{
+    (void)state;
+    char *err = NULL;
+    expect_agrees("builtin:seed", "--target opencl --dump-after partition", 3, &err);
+    ts_assert_contains(err, "// byocl: the module after partition\n");
+    ts_assert_contains(err, "def @opencl_main_0(");
+    assert_null(strstr(err, "the module after merge_regions"));
+    free(err);
 }
 
 static void test_device_errors(void **state)
@@ -78,13 +93,13 @@ static void test_device_errors(void **state)
                      1);
     /* --device is checked before the model is loaded; the environment's choice when the
      * first region is built. */
-    ts_assert_contains(err, "byocl: error: device 'nvidia' names no OpenCL device: give an "
-                            "index from 0 to 0 or a part of a device's or platform's name "
+    ts_assert_contains(err, "byocl: error: device 'nvidia' names no device of target opencl: "
+                            "give an index from 0 to 0 or a part of a device's name "
                             "(devices: 0: ");
     free(err);
     assert_int_equal(ts_run_cli("run nosuch.relay --target opencl --device nvidia", NULL, &err),
                      1);
-    ts_assert_contains(err, "byocl: error: device 'nvidia' names no OpenCL device");
+    ts_assert_contains(err, "byocl: error: device 'nvidia' names no device of target opencl");
     free(err);
     setenv("BYOCL_OPENCL_DEVICE", "radeon", 1);
     assert_int_equal(ts_run_cli("run builtin:seed --random-inputs --target opencl", NULL, &err),
@@ -132,7 +147,7 @@ static void test_no_platform_and_fallback(void **state)
     free(out);
     free(err);
     assert_int_equal(ts_run_cli("info", &out, NULL), 0);
-    FMT(want, "opencl devices: none (%s)\n", fix);
+    FMT(want, "  devices: none (%s)\n", fix);
     ts_assert_contains(out, want);
     free(out);
     /* --fallback host: the region runs on the host, with a warning */
@@ -188,10 +203,13 @@ static void test_info_lists_devices(void **state)
     (void)state;
     char *out = NULL;
     assert_int_equal(ts_run_cli("info", &out, NULL), 0);
-    ts_assert_contains(out, "targets: opencl\n");
-    ts_assert_contains(out, "opencl devices (--device INDEX or a part of the name):\n  0: ");
-    ts_assert_contains(out, " (Portable Computing Language; CPU, ");
-    ts_assert_contains(out, ", zero-copy)\n");
+    ts_assert_contains(out, "targets: opencl\ntarget opencl\n  options (--target-opt "
+                            "opencl.KEY=VALUE):\n    device     INDEX|NAME           the device ");
+    ts_assert_contains(out, "\n    buffers    auto|zero_copy|copy  how region tensors reach the "
+                            "device: wrapped (zero_copy) or copied (default: auto)\n");
+    ts_assert_contains(out, "  devices (--device INDEX or a part of the name):\n    0: ");
+    ts_assert_contains(out, " (CPU, Portable Computing Language; ");
+    ts_assert_contains(out, ", shares host memory)\n");
     free(out);
 }
 
@@ -208,11 +226,12 @@ static void expect_usage(const char *args, const char *msg)
 static void test_usage_errors(void **state)
 {
     (void)state;
-    expect_usage("run builtin:seed --random-inputs --device 0", "--device goes with --target opencl");
+    expect_usage("run builtin:seed --random-inputs --device 0",
+                 "--device goes with a region target (--target T)");
     expect_usage("run builtin:seed --random-inputs --target host --device 0",
-                 "--device goes with --target opencl");
+                 "--device goes with a region target (--target T)");
     expect_usage("run builtin:seed --random-inputs --target host --fallback host",
-                 "--fallback goes with a region target such as --target opencl");
+                 "--fallback goes with a region target (--target T)");
     expect_usage("run builtin:seed --random-inputs --target opencl --fallback gpu",
                  "unknown --fallback 'gpu' (known: host, ref)");
     expect_usage("run builtin:seed --random-inputs --target opencl --fn other",
@@ -226,6 +245,7 @@ int main(void)
     ocl_fresh_caches("cli_opencl", pocl_cache, byocl_cache, sizeof pocl_cache);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_seed_on_opencl),
+        cmocka_unit_test(test_run_dump_after),
         cmocka_unit_test(test_device_errors),
         cmocka_unit_test(test_profile_lines),
         cmocka_unit_test_teardown(test_no_platform_and_fallback, restore_icd),

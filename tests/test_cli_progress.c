@@ -10,6 +10,7 @@
  * writes it. */
 #define _DEFAULT_SOURCE /* setenv, mkfifo */
 #include "test_support.h"
+#include "textbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,8 +41,8 @@ static char work[600], model[700], plugin[700];
 typedef struct child {
     pid_t pid;
     int fd[2]; /* stdout, stderr; -1 once at EOF */
-    char *text[2];
-    size_t len[2];
+    byocl_textbuf out[2];
+    const char *text[2]; /* out[k].data: what came so far */
 } child;
 
 /* Starts the CLI with argv[] (NULL-terminated, after the program name) and `env`
@@ -76,9 +77,9 @@ static void child_start(child *c, const char *const *argv, const char *const *en
     c->fd[0] = out[0];
     c->fd[1] = err[0];
     for (int k = 0; k < 2; k++) {
-        c->text[k] = calloc(1, 1);
-        c->len[k] = 0;
-        assert_non_null(c->text[k]);
+        c->out[k] = (byocl_textbuf){0};
+        assert_true(byocl_textbuf_reserve(&c->out[k], 0));
+        c->text[k] = c->out[k].data;
     }
 }
 
@@ -109,11 +110,9 @@ static void child_read(child *c, bool (*until)(const child *c))
                 c->fd[k] = -1;
                 continue;
             }
-            c->text[k] = realloc(c->text[k], c->len[k] + (size_t)got + 1);
-            assert_non_null(c->text[k]);
-            memcpy(c->text[k] + c->len[k], buf, (size_t)got);
-            c->len[k] += (size_t)got;
-            c->text[k][c->len[k]] = '\0';
+            byocl_textbuf_putn(&c->out[k], buf, (size_t)got);
+            assert_false(c->out[k].oom);
+            c->text[k] = c->out[k].data;
         }
     }
 }
@@ -130,8 +129,8 @@ static int child_finish(child *c)
 
 static void child_free(child *c)
 {
-    free(c->text[0]);
-    free(c->text[1]);
+    byocl_textbuf_free(&c->out[0]);
+    byocl_textbuf_free(&c->out[1]);
 }
 
 /* Whether the child is still running (it has not exited, nor been reaped). */

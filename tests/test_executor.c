@@ -196,14 +196,14 @@ static byocl_module *stress_graph(int n_layers)
     int64_t dims[4] = {1, 4, 6, 6};
     byocl_type t = byocl_type_tensor(BYOCL_FLOAT32, 4, dims);
     int vals[256], n = 0;
-    vals[n++] = byocl_build_param(fn, "x", &t, &err);
-    vals[n++] = byocl_build_param(fn, "y", &t, &err);
+    vals[n++] = byocl_function_add_param(fn, "x", &t, &err);
+    vals[n++] = byocl_function_add_param(fn, "y", &t, &err);
     byocl_tensor *w = byocl_tensor_new(BYOCL_FLOAT32, &(byocl_shape){4, {4, 4, 3, 3}}, &err);
     byocl_tensor *vec = byocl_tensor_new(BYOCL_FLOAT32, &(byocl_shape){1, {4}}, &err);
     byocl_tensor_fill_random(w, 11, -0.3, 0.3);
     byocl_tensor_fill_random(vec, 12, 0.5, 1.5);
-    int weight = byocl_build_constant(fn, w, &err);
-    int gamma = byocl_build_constant(fn, vec, &err);
+    int weight = byocl_function_add_constant(fn, w, &err);
+    int gamma = byocl_function_add_constant(fn, vec, &err);
     byocl_tensor_unref(w);
     byocl_tensor_unref(vec);
     int outs[8], n_outs = 0;
@@ -214,33 +214,37 @@ static byocl_module *stress_graph(int n_layers)
         int old = vals[(int)((lcg >> 33) % (uint64_t)n)];
         int v = -1;
         switch (i % 7) {
-        case 0: v = byocl_build_call(fn, "add", (int[]){last, old}, 2, NULL, &err); break;
-        case 1: v = byocl_build_call(fn, "nn.relu", &last, 1, NULL, &err); break;
-        case 2: v = byocl_build_call(fn, "multiply", (int[]){last, old}, 2, NULL, &err); break;
+        case 0: v = byocl_function_add_call(fn, "add", (int[]){last, old}, 2, NULL, &err); break;
+        case 1: v = byocl_function_add_call(fn, "nn.relu", &last, 1, NULL, &err); break;
+        case 2:
+            v = byocl_function_add_call(fn, "multiply", (int[]){last, old}, 2, NULL, &err);
+            break;
         case 3: {
-            int tup = byocl_build_tuple(fn, (int[]){last, old}, 2, &err);
-            int cat = byocl_build_call_str(fn, "concatenate", &tup, 1, "axis=1", &err);
-            int sp = byocl_build_call_str(fn, "split", &cat, 1, "indices_or_sections=2, axis=1",
-                                          &err);
-            int a = byocl_build_getitem(fn, sp, 0, &err), b = byocl_build_getitem(fn, sp, 1, &err);
-            v = byocl_build_call(fn, "subtract", (int[]){b, a}, 2, NULL, &err);
+            int tup = byocl_function_add_tuple(fn, (int[]){last, old}, 2, &err);
+            int cat = byocl_function_add_call_str(fn, "concatenate", &tup, 1, "axis=1", &err);
+            int sp = byocl_function_add_call_str(fn, "split", &cat, 1,
+                                                 "indices_or_sections=2, axis=1", &err);
+            int a = byocl_function_add_getitem(fn, sp, 0, &err),
+                b = byocl_function_add_getitem(fn, sp, 1, &err);
+            v = byocl_function_add_call(fn, "subtract", (int[]){b, a}, 2, NULL, &err);
             break;
         }
         case 4: {
-            int bn = byocl_build_call(fn, "nn.batch_norm",
-                                      (int[]){last, gamma, gamma, gamma, gamma}, 5, NULL, &err);
-            v = byocl_build_getitem(fn, bn, 0, &err);
+            int bn = byocl_function_add_call(
+                fn, "nn.batch_norm", (int[]){last, gamma, gamma, gamma, gamma}, 5, NULL, &err);
+            v = byocl_function_add_getitem(fn, bn, 0, &err);
             break;
         }
         case 5: {
-            int r = byocl_build_call_str(fn, "reshape", &last, 1, "newshape=[1, 4, 36]", &err);
-            int s = byocl_build_call(fn, "sigmoid", &r, 1, NULL, &err);
-            v = byocl_build_call_str(fn, "reshape", &s, 1, "newshape=[1, 4, 6, 6]", &err);
+            int r =
+                byocl_function_add_call_str(fn, "reshape", &last, 1, "newshape=[1, 4, 36]", &err);
+            int s = byocl_function_add_call(fn, "sigmoid", &r, 1, NULL, &err);
+            v = byocl_function_add_call_str(fn, "reshape", &s, 1, "newshape=[1, 4, 6, 6]", &err);
             break;
         }
         case 6:
-            v = byocl_build_call_str(fn, "nn.conv2d", (int[]){last, weight}, 2, "padding=[1, 1]",
-                                     &err);
+            v = byocl_function_add_call_str(fn, "nn.conv2d", (int[]){last, weight}, 2,
+                                            "padding=[1, 1]", &err);
             break;
         }
         if (v < 0)
@@ -250,7 +254,7 @@ static byocl_module *stress_graph(int n_layers)
             outs[n_outs++] = v;
     }
     outs[n_outs++] = vals[n - 1];
-    int body = byocl_build_tuple(fn, outs, n_outs, &err);
+    int body = byocl_function_add_tuple(fn, outs, n_outs, &err);
     assert_int_equal(byocl_function_set_body(fn, body, &err), BYOCL_OK);
     if (byocl_infer_types(m, &err) != BYOCL_OK)
         fail_msg("%s", err.msg);
@@ -752,7 +756,7 @@ static byocl_status recorder_compile(void *user, const byocl_function *region, b
 {
     if (strcmp(byocl_attrs_get_str(byocl_function_attrs(region), "Compiler", ""), "test") != 0)
         return BYOCL_OK; /* not ours: the default */
-    static const byocl_rtmod_i iface = {recorder_run, NULL};
+    static const byocl_rtmod_i iface = {.run = recorder_run, .destroy = NULL};
     return byocl_rtmod_new("recorder", &iface, user, out, err);
 }
 
@@ -935,7 +939,7 @@ static void test_ref_region_module(void **state)
                                  "in host memory (kDLCPU), got device type 4");
     byocl_rtmod_free(mod);
 
-    static const byocl_rtmod_i no_run = {NULL, NULL};
+    static const byocl_rtmod_i no_run = {.run = NULL, .destroy = NULL};
     assert_int_equal(byocl_rtmod_new("x", &no_run, NULL, &mod, &err), BYOCL_ERR_INVALID);
     assert_string_equal(err.msg, "byocl_rtmod_new: a runtime module needs a run function");
     assert_null(mod);
@@ -991,18 +995,6 @@ static void test_builtin_resnet18_matches_reference(void **state)
 
 /* ------------------------------------------------------------ target host */
 
-/* sqrt(sum (got - want)^2) / sqrt(sum want^2), the measure for compiled code. */
-static double relative_l2(const byocl_tensor *got, const byocl_tensor *want)
-{
-    double diff = 0, norm = 0;
-    for (int64_t i = 0; i < byocl_tensor_numel(want); i++) {
-        double g = byocl_tensor_get(got, i), w = byocl_tensor_get(want, i);
-        diff += (g - w) * (g - w);
-        norm += w * w;
-    }
-    return norm > 0 ? sqrt(diff / norm) : sqrt(diff);
-}
-
 /* The same graphs through the LLVM host backend, with 2 threads: within 1e-5 relative L2
  * of the reference, and the same bytes on every run. Skipped in a tree without it. */
 static void test_host_target(void **state)
@@ -1036,7 +1028,7 @@ static void test_host_target(void **state)
         first = calloc((size_t)n_want, sizeof *first);
         for (int i = 0; i < n_want; i++) {
             assert_int_equal(byocl_executor_copy_output(ex, i, &first[i], &err), BYOCL_OK);
-            double e = relative_l2(first[i], want[i]);
+            double e = ts_relative_l2(first[i], want[i]);
             if (!(e <= 1e-5))
                 fail_msg("model %d, output %d: relative L2 %g", k, i, e);
         }

@@ -20,7 +20,7 @@ static byocl_module *main_with_param(byocl_type x_type, byocl_function **fn, int
     assert_non_null(m);
     *fn = byocl_module_add_function(m, "main", &err);
     assert_non_null(*fn);
-    *x = byocl_build_param(*fn, "x", &x_type, &err);
+    *x = byocl_function_add_param(*fn, "x", &x_type, &err);
     assert_true(*x >= 0);
     return m;
 }
@@ -34,14 +34,14 @@ static void test_builder_and_inference(void **state)
     byocl_function *fn;
     int x;
     byocl_module *m = main_with_param(t, &fn, &x);
-    int y = byocl_build_param(fn, "y", &t, &err);
+    int y = byocl_function_add_param(fn, "y", &t, &err);
     int args[] = {x, y};
-    int sum = byocl_build_call(fn, "add", args, 2, NULL, &err);
+    int sum = byocl_function_add_call(fn, "add", args, 2, NULL, &err);
     assert_true(sum >= 0);
-    int r = byocl_build_call(fn, "nn.relu", &sum, 1, NULL, &err);
+    int r = byocl_function_add_call(fn, "nn.relu", &sum, 1, NULL, &err);
     int fields[] = {r, sum};
-    int tup = byocl_build_tuple(fn, fields, 2, &err);
-    int item = byocl_build_getitem(fn, tup, 1, &err);
+    int tup = byocl_function_add_tuple(fn, fields, 2, &err);
+    int item = byocl_function_add_getitem(fn, tup, 1, &err);
     assert_int_equal(byocl_function_set_body(fn, item, &err), BYOCL_OK);
     assert_int_equal(byocl_infer_types(m, &err), BYOCL_OK);
     char s[128];
@@ -77,34 +77,34 @@ static void test_builder_errors(void **state)
     byocl_module *m = main_with_param(t, &fn, &x);
     assert_null(byocl_module_add_function(m, "main", &err));
     assert_string_equal(err.msg, "duplicate function name @main");
-    assert_int_equal(byocl_build_param(fn, "x", &t, &err), -1);
+    assert_int_equal(byocl_function_add_param(fn, "x", &t, &err), -1);
     assert_string_equal(err.msg, "duplicate parameter name %x in @main");
-    assert_int_equal(byocl_build_call(fn, "nn.nope", &x, 1, NULL, &err), -1);
+    assert_int_equal(byocl_function_add_call(fn, "nn.nope", &x, 1, NULL, &err), -1);
     assert_string_equal(err.msg, "unknown op 'nn.nope'");
     int two[] = {x, x};
-    assert_int_equal(byocl_build_call(fn, "nn.relu", two, 2, NULL, &err), -1);
+    assert_int_equal(byocl_function_add_call(fn, "nn.relu", two, 2, NULL, &err), -1);
     assert_string_equal(err.msg, "nn.relu takes 1 argument but was given 2");
     int bad = 7;
-    assert_int_equal(byocl_build_call(fn, "nn.relu", &bad, 1, NULL, &err), -1);
+    assert_int_equal(byocl_function_add_call(fn, "nn.relu", &bad, 1, NULL, &err), -1);
     assert_string_equal(err.msg, "argument 0 refers to node 7, which does not exist yet");
 
     byocl_attrs *a = byocl_attrs_new(m);
     byocl_attrs_set_str(m, a, "a_min", "zero");
     byocl_attrs_set_float(m, a, "a_max", 6);
-    assert_int_equal(byocl_build_call(fn, "clip", &x, 1, a, &err), -1);
+    assert_int_equal(byocl_function_add_call(fn, "clip", &x, 1, a, &err), -1);
     assert_string_equal(err.msg,
                         "bad value for attribute 'a_min' of clip: expected a number, got \"zero\"");
     a = byocl_attrs_new(m);
     byocl_attrs_set_float(m, a, "a_max", 6);
-    assert_int_equal(byocl_build_call(fn, "clip", &x, 1, a, &err), -1);
+    assert_int_equal(byocl_function_add_call(fn, "clip", &x, 1, a, &err), -1);
     assert_string_equal(err.msg, "clip requires attribute 'a_min'");
     a = byocl_attrs_new(m);
     byocl_attrs_set_int(m, a, "units", 3);
-    assert_int_equal(byocl_build_call(fn, "nn.relu", &x, 1, a, &err), -1);
+    assert_int_equal(byocl_function_add_call(fn, "nn.relu", &x, 1, a, &err), -1);
     assert_string_equal(err.msg, "nn.relu takes no attributes, but was given 'units'");
     a = byocl_attrs_new(m);
     byocl_attrs_set_int(m, a, "axes", 3);
-    assert_int_equal(byocl_build_call(fn, "nn.softmax", &x, 1, a, &err), -1);
+    assert_int_equal(byocl_function_add_call(fn, "nn.softmax", &x, 1, a, &err), -1);
     assert_string_equal(err.msg, "nn.softmax has no attribute 'axes' (it has: axis)");
     byocl_module_free(m);
 }
@@ -119,7 +119,7 @@ static void test_attrs_defaults_and_printing(void **state)
     byocl_attrs *a = byocl_attrs_new(m);
     byocl_attrs_set_int(m, a, "pool_size", 2); /* one int where a list is expected */
     byocl_attrs_set_int(m, a, "ceil_mode", 1); /* 0/1 where a bool is expected */
-    int p = byocl_build_call(fn, "nn.max_pool2d", &x, 1, a, &err);
+    int p = byocl_function_add_call(fn, "nn.max_pool2d", &x, 1, a, &err);
     assert_true(p >= 0);
     const byocl_attrs *got = byocl_node_attrs(fn, p);
     const int64_t *ints;
@@ -157,11 +157,11 @@ static void test_infer_errors_name_the_node(void **state)
     byocl_function *fn;
     int x;
     byocl_module *m = main_with_param(f32(2, a), &fn, &x);
-    int y = byocl_build_param(fn, "y", &tb, &err);
-    int r = byocl_build_call(fn, "nn.relu", &x, 1, NULL, &err);
+    int y = byocl_function_add_param(fn, "y", &tb, &err);
+    int r = byocl_function_add_call(fn, "nn.relu", &x, 1, NULL, &err);
     int args[] = {r, y};
-    int sum = byocl_build_call(fn, "add", args, 2, NULL, &err);
-    int out = byocl_build_call(fn, "nn.relu", &sum, 1, NULL, &err);
+    int sum = byocl_function_add_call(fn, "add", args, 2, NULL, &err);
+    int out = byocl_function_add_call(fn, "nn.relu", &sum, 1, NULL, &err);
     byocl_function_set_body(fn, out, &err);
     assert_int_equal(byocl_infer_types(m, &err), BYOCL_ERR_TYPE);
     assert_string_equal(err.msg, "in @main, %1 (add): cannot broadcast shapes (2, 3) and (4, 3): "
@@ -178,12 +178,12 @@ static void test_global_calls_and_recursion(void **state)
     byocl_function *main_fn;
     int x;
     byocl_module *m = main_with_param(t, &main_fn, &x);
-    int call = byocl_build_call_global(main_fn, "region", &x, 1, &err);
+    int call = byocl_function_add_call_global(main_fn, "region", &x, 1, &err);
     byocl_function_set_body(main_fn, call, &err);
     /* callee defined after its caller */
     byocl_function *region = byocl_module_add_function(m, "region", &err);
-    int i0 = byocl_build_param(region, "i0", &t, &err);
-    int r = byocl_build_call(region, "abs", &i0, 1, NULL, &err);
+    int i0 = byocl_function_add_param(region, "i0", &t, &err);
+    int r = byocl_function_add_call(region, "abs", &i0, 1, NULL, &err);
     byocl_function_set_body(region, r, &err);
     assert_int_equal(byocl_infer_types(m, &err), BYOCL_OK);
     char s[64];
@@ -194,8 +194,8 @@ static void test_global_calls_and_recursion(void **state)
     byocl_function *bad = byocl_module_add_function(m, "bad", &err);
     int64_t d2[] = {4};
     byocl_type t2 = f32(1, d2);
-    int z = byocl_build_param(bad, "z", &t2, &err);
-    int c2 = byocl_build_call_global(bad, "region", &z, 1, &err);
+    int z = byocl_function_add_param(bad, "z", &t2, &err);
+    int c2 = byocl_function_add_call_global(bad, "region", &z, 1, &err);
     byocl_function_set_body(bad, c2, &err);
     assert_int_equal(byocl_infer_types(m, &err), BYOCL_ERR_TYPE);
     assert_string_equal(err.msg, "in @bad, the result (@region): argument 0 of @region (%i0) "
@@ -205,11 +205,11 @@ static void test_global_calls_and_recursion(void **state)
     /* recursion through two functions */
     byocl_module *m2 = byocl_module_new();
     byocl_function *a = byocl_module_add_function(m2, "a", &err);
-    int p = byocl_build_param(a, "p", &t, &err);
-    byocl_function_set_body(a, byocl_build_call_global(a, "b", &p, 1, &err), &err);
+    int p = byocl_function_add_param(a, "p", &t, &err);
+    byocl_function_set_body(a, byocl_function_add_call_global(a, "b", &p, 1, &err), &err);
     byocl_function *b = byocl_module_add_function(m2, "b", &err);
-    int q = byocl_build_param(b, "q", &t, &err);
-    byocl_function_set_body(b, byocl_build_call_global(b, "a", &q, 1, &err), &err);
+    int q = byocl_function_add_param(b, "q", &t, &err);
+    byocl_function_set_body(b, byocl_function_add_call_global(b, "a", &q, 1, &err), &err);
     assert_int_equal(byocl_verify(m2, false, &err), BYOCL_ERR_INVALID);
     assert_string_equal(err.msg, "recursive call of global functions: @a -> @b -> @a");
     assert_int_equal(byocl_infer_types(m2, &err), BYOCL_ERR_INVALID);
@@ -218,8 +218,8 @@ static void test_global_calls_and_recursion(void **state)
     /* undefined callee */
     byocl_module *m3 = byocl_module_new();
     byocl_function *f3 = byocl_module_add_function(m3, "main", &err);
-    int v = byocl_build_param(f3, "v", &t, &err);
-    byocl_function_set_body(f3, byocl_build_call_global(f3, "nowhere", &v, 1, &err), &err);
+    int v = byocl_function_add_param(f3, "v", &t, &err);
+    byocl_function_set_body(f3, byocl_function_add_call_global(f3, "nowhere", &v, 1, &err), &err);
     assert_int_equal(byocl_verify(m3, false, &err), BYOCL_ERR_NOT_FOUND);
     assert_string_equal(err.msg, "in @main, the result (@nowhere): call of @nowhere, which is "
                                  "not defined");
@@ -234,8 +234,8 @@ static void test_getitem_errors(void **state)
     byocl_function *fn;
     int x;
     byocl_module *m = main_with_param(f32(1, (int64_t[]){3}), &fn, &x);
-    int tup = byocl_build_tuple(fn, &x, 1, &err);
-    int item = byocl_build_getitem(fn, tup, 1, &err);
+    int tup = byocl_function_add_tuple(fn, &x, 1, &err);
+    int item = byocl_function_add_getitem(fn, tup, 1, &err);
     byocl_function_set_body(fn, item, &err);
     assert_int_equal(byocl_infer_types(m, &err), BYOCL_ERR_TYPE);
     assert_string_equal(err.msg, "in @main, the result: item 1 taken from a tuple of 1 field");
@@ -251,7 +251,7 @@ static void test_verify_requires_types_and_body(void **state)
     byocl_module *m = main_with_param(f32(1, (int64_t[]){3}), &fn, &x);
     assert_int_equal(byocl_verify(m, false, &err), BYOCL_ERR_INVALID);
     assert_string_equal(err.msg, "@main has no body");
-    int r = byocl_build_call(fn, "abs", &x, 1, NULL, &err);
+    int r = byocl_function_add_call(fn, "abs", &x, 1, NULL, &err);
     byocl_function_set_body(fn, r, &err);
     assert_int_equal(byocl_verify(m, false, &err), BYOCL_OK);
     assert_int_equal(byocl_verify(m, true, &err), BYOCL_ERR_INVALID);

@@ -24,29 +24,6 @@
 
 /* ------------------------------------------------------------ comparisons */
 
-/* Relative L2 error of got against want: ||got - want|| / ||want|| (0/0 is 0); NaN in
- * the same places counts as equal, NaN elsewhere as infinite error. */
-static double rel_l2(const byocl_tensor *got, const byocl_tensor *want)
-{
-    double num = 0, den = 0;
-    for (int64_t i = 0; i < byocl_tensor_numel(want); i++) {
-        double g = byocl_tensor_get(got, i), w = byocl_tensor_get(want, i);
-        if (isnan(w) || isnan(g)) {
-            if (isnan(w) != isnan(g))
-                return INFINITY;
-            continue;
-        }
-        if (isinf(w) || isinf(g)) {
-            if (g != w)
-                return INFINITY;
-            continue;
-        }
-        num += (g - w) * (g - w);
-        den += w * w;
-    }
-    return den > 0 ? sqrt(num / den) : sqrt(num);
-}
-
 /* `bound` 0: bit for bit (NaN payloads aside); else the relative L2 bound. */
 static void assert_matches(const byocl_tensor *got, const byocl_tensor *want, double bound,
                            const char *what)
@@ -54,7 +31,7 @@ static void assert_matches(const byocl_tensor *got, const byocl_tensor *want, do
     assert_int_equal(byocl_tensor_dtype(got), byocl_tensor_dtype(want));
     assert_true(byocl_shape_equal(byocl_tensor_shape(got), byocl_tensor_shape(want)));
     if (bound > 0) {
-        double e = rel_l2(got, want);
+        double e = ts_relative_l2(got, want);
         if (!(e <= bound))
             fail_msg("%s: relative L2 error %.3g exceeds %.3g", what, e, bound);
         return;
@@ -184,7 +161,7 @@ static int mb_param(mb *b, byocl_dtype d, int rank, const int64_t *dims)
     char name[16];
     snprintf(name, sizeof name, "p%d", b->n_params);
     byocl_type t = byocl_type_tensor(d, rank, dims);
-    int id = byocl_build_param(b->fn, name, &t, &b->err);
+    int id = byocl_function_add_param(b->fn, name, &t, &b->err);
     assert_true(id >= 0);
     bool ints = !byocl_dtype_is_float(d);
     b->inputs[b->n_params++] = random_tensor(d, rank, dims, b->seed++, ints ? -9 : -1, ints ? 9 : 1);
@@ -194,7 +171,7 @@ static int mb_param(mb *b, byocl_dtype d, int rank, const int64_t *dims)
 static int mb_const(mb *b, byocl_dtype d, int rank, const int64_t *dims, double lo, double hi)
 {
     byocl_tensor *t = random_tensor(d, rank, dims, b->seed++, lo, hi);
-    int id = byocl_build_constant(b->fn, t, &b->err);
+    int id = byocl_function_add_constant(b->fn, t, &b->err);
     byocl_tensor_unref(t);
     assert_true(id >= 0);
     return id;
@@ -202,7 +179,7 @@ static int mb_const(mb *b, byocl_dtype d, int rank, const int64_t *dims, double 
 
 static int mb_call(mb *b, const char *op, const int *args, int n, const char *attrs)
 {
-    int id = byocl_build_call_str(b->fn, op, args, n, attrs ? attrs : "", &b->err);
+    int id = byocl_function_add_call_str(b->fn, op, args, n, attrs ? attrs : "", &b->err);
     if (id < 0)
         fail_msg("%s(%s): %s", op, attrs ? attrs : "", b->err.msg);
     return id;
@@ -221,7 +198,7 @@ static int mb_call2(mb *b, const char *op, int a, int c, const char *attrs)
 
 static int mb_getitem(mb *b, int tuple, int index)
 {
-    int id = byocl_build_getitem(b->fn, tuple, index, &b->err);
+    int id = byocl_function_add_getitem(b->fn, tuple, index, &b->err);
     assert_true(id >= 0);
     return id;
 }
@@ -431,7 +408,7 @@ static void test_fusion_bn_params(void **state)
     int bn = mb_call(&b, "nn.batch_norm", bn_args, 5, "epsilon=0.001f, center=False");
     int relu = mb_call1(&b, "clip", mb_getitem(&b, bn, 0), "a_min=0f, a_max=0.3f");
     int fields[3] = {relu, mb_getitem(&b, bn, 1), mb_getitem(&b, bn, 2)};
-    int tuple = byocl_build_tuple(b.fn, fields, 3, &b.err);
+    int tuple = byocl_function_add_tuple(b.fn, fields, 3, &b.err);
     mb_finish(&b, tuple);
     const char *names[] = {"fused_nn_conv2d_nn_batch_norm_clip_0"};
     expect_groups(b.m, names, 1);
@@ -447,7 +424,7 @@ static void test_fusion_bn_params(void **state)
                     mb_const(&b, BYOCL_FLOAT32, 1, cd, 0.5, 1.5)};
     bn = mb_call(&b, "nn.batch_norm", stats, 5, NULL);
     int both[2] = {mb_getitem(&b, bn, 2), mb_getitem(&b, bn, 1)};
-    mb_finish(&b, byocl_build_tuple(b.fn, both, 2, &b.err));
+    mb_finish(&b, byocl_function_add_tuple(b.fn, both, 2, &b.err));
     mb_check(&b, 0, "batch_norm statistics only");
     mb_free(&b);
 }
@@ -514,7 +491,7 @@ static void test_fusion_compare_where(void **state)
     int w = mb_call(&b, "where", args, 3, NULL);
     int root = mb_call1(&b, "sqrt", mb_call1(&b, "exp", x, NULL), NULL);
     int fields[2] = {w, mb_call1(&b, "log", root, NULL)};
-    mb_finish(&b, byocl_build_tuple(b.fn, fields, 2, &b.err));
+    mb_finish(&b, byocl_function_add_tuple(b.fn, fields, 2, &b.err));
     const char *names[] = {/* the eleven ops of the tree; a long name is cut, keeping its index */
                            "fused_less_logical_and_greater_equal_logical_not_logical_xor__0",
                            "fused_exp_sqrt_log_1"};
@@ -553,7 +530,7 @@ static void test_integer_chains(void **state)
     int wide = mb_call1(&b, "cast", flag, "dtype=\"int64\"");
     wide = mb_call1(&b, "clip", mb_call1(&b, "nn.leaky_relu", mb_call2(&b, "subtract", wide, mb_call1(&b, "cast", y, "dtype=\"int64\""), NULL), "alpha=0.3f"), "a_min=-20.5f, a_max=1e30f");
     int fields[2] = {wide, mb_call1(&b, "mean", mb_call1(&b, "cast", t, "dtype=\"float16\""), NULL)};
-    mb_finish(&b, byocl_build_tuple(b.fn, fields, 2, &b.err));
+    mb_finish(&b, byocl_function_add_tuple(b.fn, fields, 2, &b.err));
     mb_check(&b, 0, "integer chains");
     mb_free(&b);
 

@@ -610,8 +610,8 @@ static void test_conformance_runner(void **state)
     snprintf(args, sizeof args, "conformance '%s' --target host --device 0",
              fixture("conformance"));
     assert_int_equal(ts_run_cli(args, &out, &err), 2);
-    assert_string_equal(err, "byocl: error: --device goes with --target opencl; see 'byocl "
-                             "conformance --help'\n");
+    assert_string_equal(err, "byocl: error: --device goes with a region target (--target T); "
+                             "see 'byocl conformance --help'\n");
     free(out);
     free(err);
     /* A device that is not there stops the run once, before any test. */
@@ -619,8 +619,8 @@ static void test_conformance_runner(void **state)
              fixture("conformance"));
     assert_int_equal(ts_run_cli(args, &out, &err), 1);
     assert_string_equal(out, "");
-    ts_assert_contains(err, "byocl: error: device '7' names no OpenCL device: give an index "
-                            "from 0 to ");
+    ts_assert_contains(err, "byocl: error: device '7' names no device of target opencl: give an "
+                            "index from 0 to ");
     free(out);
     free(err);
     snprintf(args, sizeof args, "conformance '%s' --target ref --executor ref",

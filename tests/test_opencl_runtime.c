@@ -593,12 +593,15 @@ static void test_profile_through_build(void **state)
 {
     (void)state;
     byocl_module *m = relu_module();
-    byocl_opencl_options o = options();
-    o.profile = true;
     byocl_error err = {0};
-    assert_int_equal(byocl_opencl_configure(&o, &err), BYOCL_OK);
+    byocl_target_options *topts = NULL;
+    assert_int_equal(byocl_target_options_new(&topts, &err), BYOCL_OK);
+    assert_int_equal(byocl_target_options_parse(topts, "opencl.profile=on", &err), BYOCL_OK);
+    assert_int_equal(byocl_target_options_set(topts, "opencl", "cache_dir", byocl_cache, &err),
+                     BYOCL_OK);
     byocl_build_options bo = byocl_build_options_default();
     bo.threads = 1;
+    bo.target_options = topts;
     byocl_compiled *c = NULL;
     byocl_executor *ex = NULL;
     if (byocl_build(m, &bo, &c, &err) != BYOCL_OK)
@@ -632,6 +635,7 @@ static void test_profile_through_build(void **state)
     byocl_executor_free(ex);
     byocl_compiled_free(c);
     byocl_module_free(m);
+    byocl_target_options_free(topts);
     byocl_target_registry_reset();
 }
 
@@ -769,17 +773,18 @@ static void test_fallback_to_host(void **state)
 {
     (void)state;
     byocl_module *m = relu_module();
-    byocl_opencl_options o = options();
-    o.device = "no such device";
     byocl_error err = {0};
-    assert_int_equal(byocl_opencl_configure(&o, &err), BYOCL_OK);
+    /* The default device is chosen at compile time: a wrong one fails the region's compile
+     * (a wrong opencl.device option would fail the build's option check instead). */
+    setenv("BYOCL_OPENCL_DEVICE", "no such device", 1);
     byocl_build_options bo = byocl_build_options_default();
     bo.threads = 1;
     byocl_compiled *c = NULL;
     /* without a fallback the build fails where the region is called */
     assert_int_equal(byocl_build(m, &bo, &c, &err), BYOCL_ERR_NOT_FOUND);
-    ts_assert_contains(err.msg, "in @main, the result (@opencl_main_0) at 2:3: device 'no such "
-                                "device' names no OpenCL device");
+    ts_assert_contains(err.msg,
+                       "in @main, the result (@opencl_main_0) at 2:3: BYOCL_OPENCL_DEVICE 'no such "
+                       "device' names no OpenCL device");
     bo.fallback = "cpu";
     assert_int_equal(byocl_build(m, &bo, &c, &err), BYOCL_ERR_INVALID);
     assert_string_equal(err.msg, "unknown fallback 'cpu' for regions (known: host, ref)");
@@ -793,7 +798,8 @@ static void test_fallback_to_host(void **state)
             fail_msg("%s", err.msg);
         assert_int_equal(note.calls, 1);
         assert_string_equal(note.region, "opencl_main_0");
-        ts_assert_contains(note.reason, "device 'no such device' names no OpenCL device");
+        ts_assert_contains(note.reason,
+                           "BYOCL_OPENCL_DEVICE 'no such device' names no OpenCL device");
         byocl_executor *ex = NULL;
         assert_int_equal(byocl_executor_new(c, &ex, &err), BYOCL_OK);
         byocl_tensor *x = ts_tensor_f32(2, dims25, x_values);
@@ -809,6 +815,7 @@ static void test_fallback_to_host(void **state)
         byocl_executor_free(ex);
         byocl_compiled_free(c);
     }
+    unsetenv("BYOCL_OPENCL_DEVICE");
     byocl_module_free(m);
     byocl_target_registry_reset();
 }

@@ -91,12 +91,12 @@ static void test_tuple_argument_error(void **state)
     byocl_error err = {0};
     byocl_module *m = byocl_module_new();
     byocl_function *fn = byocl_module_add_function(m, "main", &err);
-    int a = byocl_build_param(fn, "a", &t, &err);
-    int b = byocl_build_param(fn, "b", &t, &err);
+    int a = byocl_function_add_param(fn, "a", &t, &err);
+    int b = byocl_function_add_param(fn, "b", &t, &err);
     int pair[] = {a, b};
-    int tuple = byocl_build_tuple(fn, pair, 2, &err);
+    int tuple = byocl_function_add_tuple(fn, pair, 2, &err);
     int args[] = {a, tuple};
-    int call = byocl_build_call(fn, "add", args, 2, NULL, &err);
+    int call = byocl_function_add_call(fn, "add", args, 2, NULL, &err);
     assert_true(call >= 0);
     assert_int_equal(byocl_function_set_body(fn, call, &err), BYOCL_OK);
     assert_int_equal(byocl_infer_types(m, &err), BYOCL_ERR_TYPE);

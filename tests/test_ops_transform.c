@@ -167,15 +167,15 @@ static void test_split_then_concatenate(void **state)
     byocl_error err = {0};
     byocl_module *m = byocl_module_new();
     byocl_function *fn = byocl_module_add_function(m, "main", &err);
-    int x = byocl_build_param(fn, "x", &t, &err);
-    int parts = byocl_build_call_str(fn, "split", &x, 1, "indices_or_sections=[1, 4], axis=1",
-                                     &err);
+    int x = byocl_function_add_param(fn, "x", &t, &err);
+    int parts = byocl_function_add_call_str(fn, "split", &x, 1, "indices_or_sections=[1, 4], axis=1",
+                                            &err);
     assert_true(parts >= 0);
     int fields[3];
     for (int k = 0; k < 3; k++)
-        fields[2 - k] = byocl_build_getitem(fn, parts, k, &err);
-    int tuple = byocl_build_tuple(fn, fields, 3, &err);
-    int cat = byocl_build_call_str(fn, "concatenate", &tuple, 1, "axis=-1", &err);
+        fields[2 - k] = byocl_function_add_getitem(fn, parts, k, &err);
+    int tuple = byocl_function_add_tuple(fn, fields, 3, &err);
+    int cat = byocl_function_add_call_str(fn, "concatenate", &tuple, 1, "axis=-1", &err);
     assert_true(cat >= 0);
     assert_int_equal(byocl_function_set_body(fn, cat, &err), BYOCL_OK);
     assert_int_equal(byocl_infer_types(m, &err), BYOCL_OK);

@@ -96,17 +96,18 @@ static void test_partition_build_run(void **state)
     (void)state;
     load_example();
     byocl_module *m = parse_model();
-    byocl_module *p = byocl_module_clone(m, NULL);
-    assert_non_null(p);
     const char *targets[1] = {"example"};
-    byocl_pipeline_options po = {.targets = targets, .n_targets = 1};
+    byocl_compile_options co = byocl_compile_options_default();
+    co.partition.targets = targets;
+    co.partition.n_targets = 1;
     byocl_error err = {0};
-    if (byocl_pipeline_partition(p, &po, &err) != BYOCL_OK)
+    byocl_module *p = NULL;
+    if (byocl_compile_partition(m, &co, &p, &err) != BYOCL_OK)
         fail_msg("%s", err.msg);
     assert_non_null(byocl_module_find(p, "example_main_0"));
     assert_non_null(byocl_module_find(p, "example_main_1"));
     byocl_compiled *c = NULL;
-    if (byocl_build(p, NULL, &c, &err) != BYOCL_OK)
+    if (byocl_compile(m, &co, &c, &err) != BYOCL_OK)
         fail_msg("%s", err.msg);
     byocl_executor *ex = NULL;
     assert_int_equal(byocl_executor_new(c, &ex, &err), BYOCL_OK);
@@ -158,7 +159,7 @@ static void test_load_errors(void **state)
     expect_load_error("", BYOCL_ERR_INVALID, "byocl_plugin_load: no path given");
     expect_load_error(PLUGIN("example_target_v99"), BYOCL_ERR_UNSUPPORTED,
                       "target plugin " PLUGIN("example_target_v99")
-                      " was built for target API version 99; this byocl has version 1 (rebuild "
+                      " was built for target API version 99; this byocl has version 2 (rebuild "
                       "the plugin with this byocl's headers)");
     expect_load_error(PLUGIN("example_target_noinit"), BYOCL_ERR_NOT_FOUND,
                       "target plugin " PLUGIN("example_target_noinit")
@@ -223,11 +224,38 @@ static void test_cli_plugin_run(void **state)
     assert_int_equal(ts_run_cli(args, &out, NULL), 0);
     ts_assert_contains(out, strstr(ref, "output 0:"));
     free(out);
+
+    /* The plugin's own option: regions over max_ops fail to compile, and fall back. */
+    snprintf(args, sizeof args,
+             "--plugin=" PLUGIN("example_target") " run '%s' --target example --random-inputs "
+             "--target-opt example.max_ops=1 --fallback ref --profile",
+             model);
+    assert_int_equal(ts_run_cli(args, &out, &err), 0);
+    ts_assert_contains(out, strstr(ref, "output 0:"));
+    ts_assert_contains(out, "example_main_0 (region, ref)\n"); /* 2 ops: fell back */
+    ts_assert_contains(out, "example_main_1 (region, example)\n");
+    assert_string_equal(err, "byocl: warning: region @example_main_0 runs on the host (--fallback "
+                             "ref): example target: region has 2 ops, more than max_ops=1\n");
+    free(out);
+    free(err);
     free(ref);
+    snprintf(args, sizeof args,
+             "--plugin=" PLUGIN("example_target") " run '%s' --target example --random-inputs "
+             "--target-opt example.max_ops=few",
+             model);
+    assert_int_equal(ts_run_cli(args, &out, &err), 1);
+    assert_string_equal(err, "byocl: error: target option example.max_ops: 'few' is not an "
+                             "integer\n");
+    free(out);
+    free(err);
 
     snprintf(args, sizeof args, "--plugin " PLUGIN("example_target") " info");
     assert_int_equal(ts_run_cli(args, &out, NULL), 0);
     ts_assert_contains(out, "targets: opencl, example\n");
+    ts_assert_contains(out, "target example\n  options (--target-opt example.KEY=VALUE):\n"
+                            "    max_ops    INTEGER              refuse regions of more ops "
+                            "(their compile fails; --fallback runs them on the host) (default: "
+                            "unlimited)\n");
     free(out);
 
     snprintf(args, sizeof args,
@@ -253,7 +281,7 @@ static void test_cli_plugin_errors(void **state)
     free(out);
     free(err);
     assert_int_equal(ts_run_cli("--plugin " PLUGIN("example_target_v99") " info", NULL, &err), 1);
-    ts_assert_contains(err, "was built for target API version 99; this byocl has version 1");
+    ts_assert_contains(err, "was built for target API version 99; this byocl has version 2");
     free(err);
     assert_int_equal(ts_run_cli("--plugin", NULL, &err), 2);
     assert_string_equal(err, "byocl: error: --plugin needs a shared library: --plugin LIB; see "

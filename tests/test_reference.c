@@ -22,7 +22,7 @@ static int param(byocl_function *fn, const char *name, byocl_dtype dtype, int ra
 {
     byocl_error err = {0};
     byocl_type t = byocl_type_tensor(dtype, rank, dims);
-    int id = byocl_build_param(fn, name, &t, &err);
+    int id = byocl_function_add_param(fn, name, &t, &err);
     if (id < 0)
         fail_msg("%s", err.msg);
     return id;
@@ -31,7 +31,7 @@ static int param(byocl_function *fn, const char *name, byocl_dtype dtype, int ra
 static int call(byocl_function *fn, const char *op, const int *args, int n, const char *attrs)
 {
     byocl_error err = {0};
-    int id = byocl_build_call_str(fn, op, args, n, attrs, &err);
+    int id = byocl_function_add_call_str(fn, op, args, n, attrs, &err);
     if (id < 0)
         fail_msg("%s: %s", op, err.msg);
     return id;
@@ -51,7 +51,7 @@ static int call1(byocl_function *fn, const char *op, int a, const char *attrs)
 static int constant_f32(byocl_function *fn, int rank, const int64_t *dims, const float *v)
 {
     byocl_tensor *t = ts_tensor_f32(rank, dims, v);
-    int id = byocl_build_constant(fn, t, NULL);
+    int id = byocl_function_add_constant(fn, t, NULL);
     byocl_tensor_unref(t);
     assert_true(id >= 0);
     return id;
@@ -59,14 +59,14 @@ static int constant_f32(byocl_function *fn, int rank, const int64_t *dims, const
 
 static int tuple(byocl_function *fn, const int *fields, int n)
 {
-    int id = byocl_build_tuple(fn, fields, n, NULL);
+    int id = byocl_function_add_tuple(fn, fields, n, NULL);
     assert_true(id >= 0);
     return id;
 }
 
 static int getitem(byocl_function *fn, int t, int index)
 {
-    int id = byocl_build_getitem(fn, t, index, NULL);
+    int id = byocl_function_add_getitem(fn, t, index, NULL);
     assert_true(id >= 0);
     return id;
 }
@@ -146,7 +146,7 @@ static void test_chain(void **state)
     int sum = call2(fn, "add", bx, y);
     int esum = call1(fn, "annotation.compiler_end", sum, "compiler=\"opencl\"");
     int prod = call2(fn, "multiply", esum, x);
-    int ten = byocl_build_scalar(fn, BYOCL_FLOAT32, 10.0, NULL);
+    int ten = byocl_function_add_scalar(fn, BYOCL_FLOAT32, 10.0, NULL);
     int diff = call2(fn, "subtract", prod, ten);
     finish(m, fn, call1(fn, "nn.relu", diff, NULL));
 
@@ -189,7 +189,7 @@ static void test_tuple_results(void **state)
     byocl_function *pick = new_fn(m, "pick");
     int px = param(pick, "x", BYOCL_FLOAT32, 1, d3);
     int py = param(pick, "y", BYOCL_FLOAT32, 1, d3);
-    int t = byocl_build_call_global(pick, "main", (int[]){px, py}, 2, NULL);
+    int t = byocl_function_add_call_global(pick, "main", (int[]){px, py}, 2, NULL);
     int relu_again = getitem(pick, getitem(pick, t, 2), 0);
     /* concatenate takes a tuple argument: its tensors reach the kernel flattened */
     int cat_fields[] = {relu_again, px};
@@ -237,17 +237,17 @@ static void test_call_global_function(void **state)
 
     /* @twice(%p) = @scale_shift(%p, %p).1 * 2 */
     int p = param(tw, "p", BYOCL_FLOAT32, 1, d3);
-    int r = byocl_build_call_global(tw, "scale_shift", (int[]){p, p}, 2, NULL);
-    int two = byocl_build_scalar(tw, BYOCL_FLOAT32, 2.0, NULL);
+    int r = byocl_function_add_call_global(tw, "scale_shift", (int[]){p, p}, 2, NULL);
+    int two = byocl_function_add_scalar(tw, BYOCL_FLOAT32, 2.0, NULL);
     finish(NULL, tw, call2(tw, "multiply", getitem(tw, r, 1), two));
 
     /* @main(%x) = (@scale_shift(%x, c).1 * @scale_shift(%x, c).0, @twice(%x)) */
     int x = param(fn, "x", BYOCL_FLOAT32, 1, d3);
     const float cv[] = {1, 2, 3};
     int c = constant_f32(fn, 1, d3, cv);
-    int s = byocl_build_call_global(fn, "scale_shift", (int[]){x, c}, 2, NULL);
+    int s = byocl_function_add_call_global(fn, "scale_shift", (int[]){x, c}, 2, NULL);
     int prod = call2(fn, "multiply", getitem(fn, s, 1), getitem(fn, s, 0));
-    int t = byocl_build_call_global(fn, "twice", &x, 1, NULL);
+    int t = byocl_function_add_call_global(fn, "twice", &x, 1, NULL);
     int outs[] = {prod, t};
     finish(m, fn, tuple(fn, outs, 2));
 
@@ -353,7 +353,7 @@ static void test_kernel_error_location(void **state)
     (void)dead;
     int sum = call2(fn, "add", x, y);
     int quot = call2(fn, "divide", sum, y);
-    int via_f = byocl_build_call_global(fn, "f", (int[]){quot, y}, 2, NULL);
+    int via_f = byocl_function_add_call_global(fn, "f", (int[]){quot, y}, 2, NULL);
     finish(m, fn, call2(fn, "multiply", via_f, x));
 
     byocl_tensor *xt = int32_pair(7, -9), *yt = int32_pair(2, 0);
@@ -388,7 +388,7 @@ static void test_error_inside_callee(void **state)
     byocl_function *fn;
     int x, y;
     byocl_module *m = module_with_divide_callee(&fn, &x, &y);
-    int r = byocl_build_call_global(fn, "f", (int[]){x, y}, 2, NULL);
+    int r = byocl_function_add_call_global(fn, "f", (int[]){x, y}, 2, NULL);
     finish(m, fn, call2(fn, "add", r, y));
 
     byocl_tensor *xt = int32_pair(0, 0), *yt = int32_pair(1, 0);
@@ -417,7 +417,7 @@ static void test_untyped_and_recursive_modules(void **state)
     m = byocl_module_new();
     byocl_function *f = new_fn(m, "f");
     int a = param(f, "a", BYOCL_FLOAT32, 1, d3);
-    int self = byocl_build_call_global(f, "f", &a, 1, NULL);
+    int self = byocl_function_add_call_global(f, "f", &a, 1, NULL);
     finish(NULL, f, self);
     f->nodes[self].type = f->nodes[a].type;
     run_fails(m, "f", in, 1, BYOCL_ERR_INVALID, "in @f, the result (@f): recursive call of @f");

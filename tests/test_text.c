@@ -628,20 +628,20 @@ static void test_node_numbering(void **state)
     int64_t d[] = {2};
     byocl_type t = byocl_type_tensor(BYOCL_FLOAT32, 1, d);
     /* A parameter named like a number: bindings skip that number. */
-    int p = byocl_build_param(fn, "1", &t, &err);
-    int q = byocl_build_param(fn, "x", &t, &err);
-    int r0 = byocl_build_call(fn, "nn.relu", &p, 1, NULL, &err);
-    int r1 = byocl_build_call(fn, "nn.relu", &r0, 1, NULL, &err);
-    int r2 = byocl_build_call(fn, "nn.relu", &r1, 1, NULL, &err);
-    int r3 = byocl_build_call(fn, "nn.relu", &r2, 1, NULL, &err);
+    int p = byocl_function_add_param(fn, "1", &t, &err);
+    int q = byocl_function_add_param(fn, "x", &t, &err);
+    int r0 = byocl_function_add_call(fn, "nn.relu", &p, 1, NULL, &err);
+    int r1 = byocl_function_add_call(fn, "nn.relu", &r0, 1, NULL, &err);
+    int r2 = byocl_function_add_call(fn, "nn.relu", &r1, 1, NULL, &err);
+    int r3 = byocl_function_add_call(fn, "nn.relu", &r2, 1, NULL, &err);
     /* Names that cannot be printed as themselves fall back to numbers. */
     assert_int_equal(byocl_node_set_name(fn, r1, "x", &err), BYOCL_OK);    /* a param's */
     assert_int_equal(byocl_node_set_name(fn, r2, "h i", &err), BYOCL_OK);  /* a space */
     assert_int_equal(byocl_node_set_name(fn, r3, "out", &err), BYOCL_OK);
     int args[] = {r3, q};
-    int sum = byocl_build_call(fn, "add", args, 2, NULL, &err);
+    int sum = byocl_function_add_call(fn, "add", args, 2, NULL, &err);
     /* The body is used by a later node: it is bound, not inline. */
-    int after = byocl_build_call(fn, "nn.relu", &sum, 1, NULL, &err);
+    int after = byocl_function_add_call(fn, "nn.relu", &sum, 1, NULL, &err);
     assert_true(after >= 0);
     assert_int_equal(byocl_function_set_body(fn, sum, &err), BYOCL_OK);
 
@@ -686,10 +686,10 @@ static void test_node_numbering(void **state)
     int64_t d3[] = {3};
     byocl_tensor *c = ts_tensor_f32(1, d3, (const float[]){1, 2, 3});
     byocl_function *h = byocl_module_add_function(m, "h", &err);
-    int c0 = byocl_build_constant(h, c, &err);
-    int c1 = byocl_build_constant(h, c, &err);
+    int c0 = byocl_function_add_constant(h, c, &err);
+    int c1 = byocl_function_add_constant(h, c, &err);
     int cc[] = {c0, c1};
-    assert_int_equal(byocl_function_set_body(h, byocl_build_call(h, "add", cc, 2, NULL, &err), &err),
+    assert_int_equal(byocl_function_set_body(h, byocl_function_add_call(h, "add", cc, 2, NULL, &err), &err),
                      BYOCL_OK);
     byocl_tensor_unref(c);
     byocl_module_remove(m, "main", &err);
@@ -771,13 +771,13 @@ static void test_parse_attrs(void **state)
     byocl_function *fn = byocl_module_add_function(m, "main", &err);
     int64_t d[] = {1, 3, 8, 8};
     byocl_type t = byocl_type_tensor(BYOCL_FLOAT32, 4, d);
-    int x = byocl_build_param(fn, "x", &t, &err);
-    int pool = byocl_build_call_str(fn, "nn.max_pool2d", &x, 1, "pool_size=[2, 2], strides=(2, 2)",
-                                    &err);
+    int x = byocl_function_add_param(fn, "x", &t, &err);
+    int pool = byocl_function_add_call_str(fn, "nn.max_pool2d", &x, 1, "pool_size=[2, 2], strides=(2, 2)",
+                                           &err);
     assert_true(pool >= 0);
     assert_int_equal(byocl_attrs_get_ints(byocl_node_attrs(fn, pool), "strides", &v), 2);
     assert_int_equal(v[0], 2);
-    assert_int_equal(byocl_build_call_str(fn, "nn.max_pool2d", &x, 1, "pool_size=[2, 2", &err), -1);
+    assert_int_equal(byocl_function_add_call_str(fn, "nn.max_pool2d", &x, 1, "pool_size=[2, 2", &err), -1);
     assert_string_equal(err.msg, "attributes:1:16: error: unexpected end of input, expected ']'");
     byocl_module_free(m);
 }

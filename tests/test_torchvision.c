@@ -60,19 +60,6 @@ static byocl_tensor *read_npy(const char *path)
     return t;
 }
 
-/* ||got - want|| / ||want|| over all elements. */
-static double relative_l2(const byocl_tensor *got, const byocl_tensor *want)
-{
-    assert_int_equal(byocl_tensor_numel(got), byocl_tensor_numel(want));
-    double diff = 0, norm = 0;
-    for (int64_t i = 0; i < byocl_tensor_numel(want); i++) {
-        double g = byocl_tensor_get(got, i), w = byocl_tensor_get(want, i);
-        diff += (g - w) * (g - w);
-        norm += w * w;
-    }
-    return sqrt(diff) / sqrt(norm);
-}
-
 /* Runs one model on one path and checks its output against PyTorch's. */
 static void check_model(const char *dir, const char *out_dir, const char *model, int path)
 {
@@ -89,7 +76,7 @@ static void check_model(const char *dir, const char *out_dir, const char *model,
     byocl_tensor *got = read_npy(file);
     snprintf(file, sizeof file, "%s/%s_output.npy", dir, model);
     byocl_tensor *want = read_npy(file);
-    double rel = relative_l2(got, want);
+    double rel = ts_relative_l2(got, want);
     print_message("%s on %s: relative L2 error %.3g against PyTorch\n", model, paths[path].name,
                   rel);
     assert_true(rel <= MAX_REL_L2);

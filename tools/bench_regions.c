@@ -20,59 +20,6 @@ static bool is_compute_call(const byocl_function *fn, int id)
     return byocl_node_op(fn, id) && !is_op(fn, id, BEGIN) && !is_op(fn, id, END);
 }
 
-static int find_root(int *parent, int x)
-{
-    while (parent[x] != x)
-        x = parent[x] = parent[parent[x]];
-    return x;
-}
-
-/* Per node of the annotated @main: its region's number, or -1. `set` holds, per node, the
- * node whose region it is in (union-find), -1 outside every region. False when out of
- * memory. */
-static bool number_regions(const byocl_function *fn, int *set, int *region_of, int *n_regions)
-{
-    int n = byocl_function_num_nodes(fn);
-    for (int id = 0; id < n; id++) {
-        set[id] = -1;
-        if (is_op(fn, id, BEGIN)) {
-            set[id] = id;
-            continue;
-        }
-        byocl_node_kind kind = byocl_node_kind_of(fn, id);
-        if (kind != BYOCL_NODE_CALL && kind != BYOCL_NODE_TUPLE && kind != BYOCL_NODE_GETITEM)
-            continue;
-        for (int k = 0; k < byocl_node_num_args(fn, id); k++) {
-            int a = byocl_node_arg(fn, id, k);
-            /* A compiler_end's value is outside its region. */
-            if (set[a] < 0 || is_op(fn, a, END))
-                continue;
-            int ra = find_root(set, set[a]);
-            if (set[id] < 0)
-                set[id] = ra;
-            else
-                set[find_root(set, set[id])] = ra;
-        }
-    }
-    /* Numbers in order of each region's first compiler_begin. */
-    for (int id = 0; id < n; id++)
-        region_of[id] = -1;
-    int *number = malloc(((size_t)n + 1) * sizeof *number);
-    if (!number)
-        return false;
-    for (int id = 0; id < n; id++)
-        number[id] = -1;
-    *n_regions = 0;
-    for (int id = 0; id < n; id++)
-        if (is_op(fn, id, BEGIN) && number[find_root(set, id)] < 0)
-            number[find_root(set, id)] = (*n_regions)++;
-    for (int id = 0; id < n; id++)
-        if (set[id] >= 0)
-            region_of[id] = number[find_root(set, id)];
-    free(number);
-    return true;
-}
-
 /* Annotates, checks and merges @main of a copy of m for `target`, as the pipeline does
  * before it partitions. */
 static byocl_status annotate_copy(const byocl_module *m, const char *target,
@@ -83,7 +30,7 @@ static byocl_status annotate_copy(const byocl_module *m, const char *target,
         return err->status;
     byocl_status st = byocl_infer_types(a, err);
     const char *targets[1] = {target};
-    if (st == BYOCL_OK && !cli_has_regions(a))
+    if (st == BYOCL_OK && !byocl_module_has_regions(a))
         st = byocl_annotate_target(a, targets, 1, err);
     if (st == BYOCL_OK)
         st = byocl_check_annotations(a, false, err);
@@ -148,19 +95,18 @@ byocl_status bench_regions_annotate(const byocl_module *m, const char *target,
     int n_ann = byocl_function_num_nodes(ann);
     out->n_nodes = byocl_function_num_nodes(orig);
     out->region_of = malloc(((size_t)out->n_nodes + 1) * sizeof *out->region_of);
-    int *set = malloc(((size_t)n_ann + 1) * sizeof *set);
     int *ann_region = malloc(((size_t)n_ann + 1) * sizeof *ann_region);
-    if (!out->region_of || !set || !ann_region)
+    if (!out->region_of || !ann_region)
         st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+    if (st == BYOCL_OK)
+        st = byocl_regions_of_nodes(ann, ann_region, &out->n_regions, err);
     if (st == BYOCL_OK) {
-        bool numbered = number_regions(ann, set, ann_region, &out->n_regions);
-        out->n_ops = numbered ? calloc((size_t)out->n_regions + 1, sizeof *out->n_ops) : NULL;
+        out->n_ops = calloc((size_t)out->n_regions + 1, sizeof *out->n_ops);
         if (!out->n_ops)
             st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     }
     if (st == BYOCL_OK)
         st = map_calls(orig, ann, ann_region, out, err);
-    free(set);
     free(ann_region);
     if (st != BYOCL_OK)
         bench_regions_free(out);

@@ -4,10 +4,10 @@
  *
  * bench_regions_annotate annotates a copy of @main the way the partitioning pipeline does
  * (annotate_target unless the model brings its own annotations, check_annotations,
- * merge_regions) and walks it with the rule of partitioning (docs/partitioning.md): a
- * compiler_begin starts a region, a node whose arguments come from regions joins them, a
- * compiler_end closes one; regions are numbered in order of their first compiler_begin,
- * which is the <n> of the @<target>_main_<n> functions partition makes. Annotating only
+ * merge_regions) and takes its regions from the analysis partition uses
+ * (byocl_regions_of_nodes, docs/partitioning.md): regions are numbered in order of their
+ * first compiler_begin, which is the <n> of the @<target>_main_<n> functions partition
+ * makes. Annotating only
  * inserts annotation nodes (and, for tuple values crossing a boundary, Tuple/TupleGetItem
  * nodes), so the k-th op call of the annotated @main is the k-th op call of the original:
  * the map is checked op by op. */

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "byocl/limits.h"
-#include "byocl/opencl.h"
+#include "byocl/target.h"
 #include "byocl/plugin.h"
 #include "byocl/target.h"
 #include "cli.h"
@@ -153,11 +153,11 @@ int main(int argc, char **argv)
      * `built ...` line shows before the run that follows it, not when the process ends. */
     setvbuf(stdout, NULL, _IOLBF, 0);
     /* The built-in targets are registered like a plugin's, before any plugin. */
-    if (byocl_opencl_register() != BYOCL_OK)
-        return cli_fail("out of memory registering the opencl target");
+    byocl_error err;
+    if (byocl_target_register_builtins(&err) != BYOCL_OK)
+        return cli_fail_error(&err);
     /* A malformed BYOCL_MAX_*_BYTES is refused up front, not at the first tensor. */
     byocl_limits limits;
-    byocl_error err;
     if (byocl_limits_get(&limits, &err) != BYOCL_OK)
         return cli_fail_error(&err);
     if (cli_progress_check_env() != CLI_EXIT_OK)

@@ -157,6 +157,12 @@ const char *cli_value_at(const cli_command *cmd, const cli_args *args, const cha
     return k >= 0 && k < args->count[i] ? args->values[i][k] : NULL;
 }
 
+const char *const *cli_values(const cli_command *cmd, const cli_args *args, const char *name)
+{
+    int i = option_index(cmd, name);
+    return args->count[i] > 0 ? args->values[i] : NULL;
+}
+
 const char *cli_value(const cli_command *cmd, const cli_args *args, const char *name,
                       const char *fallback)
 {

@@ -72,6 +72,8 @@ int cli_count(const cli_command *cmd, const cli_args *args, const char *name);
 /* Value k of the option (0 = first), or NULL. */
 const char *cli_value_at(const cli_command *cmd, const cli_args *args, const char *name,
                          int k);
+/* Every value given (cli_count of them), or NULL when none. */
+const char *const *cli_values(const cli_command *cmd, const cli_args *args, const char *name);
 /* The last value given, or `fallback` when the option is absent or has no value. */
 const char *cli_value(const cli_command *cmd, const cli_args *args, const char *name,
                       const char *fallback);

@@ -1,8 +1,9 @@
-/* Partition-then-build for a target, shared by the commands that run models. */
+/* Compiling a model for a target the way every command that runs one does, through
+ * byocl_compile, with the target flags and progress. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "byocl/opencl.h"
 #include "byocl/pipeline.h"
 #include "byocl/target.h"
 #include "cli_build.h"
@@ -24,59 +25,84 @@ int cli_check_target(const cli_command *cmd, const char *target)
     return cli_usage_error(cmd, "unknown target '%s' (known: host, ref%s)", target, known);
 }
 
-int cli_check_device(const cli_command *cmd, const char *target, const char *device)
+int cli_check_dump_after(const cli_command *cmd, const char *pass)
 {
-    if (!device)
+    if (!pass || strcmp(pass, "all") == 0)
         return CLI_EXIT_OK;
-    if (!target || strcmp(target, "opencl") != 0)
-        return cli_usage_error(cmd, "--device goes with --target opencl");
-    byocl_error err;
-    if (byocl_opencl_device_find(device, NULL, &err) != BYOCL_OK)
-        return cli_fail_error(&err);
-    return CLI_EXIT_OK;
+    char list[256];
+    size_t at = 0;
+    list[0] = '\0';
+    for (int i = 0; byocl_pipeline_pass_name(i) && at < sizeof list; i++) {
+        if (strcmp(pass, byocl_pipeline_pass_name(i)) == 0)
+            return CLI_EXIT_OK;
+        at += (size_t)snprintf(list + at, sizeof list - at, "%s, ", byocl_pipeline_pass_name(i));
+    }
+    return cli_usage_error(cmd, "unknown pass '%s' for --dump-after (passes: %sall)", pass, list);
 }
 
-bool cli_has_regions(const byocl_module *m)
+/* The option set of req: --target-opt, then --device and --profile for the region target
+ * (profile only when the target has such an option). */
+static byocl_status make_options(const cli_build_request *req, byocl_target_options **out,
+                                 byocl_error *err)
 {
-    for (int f = 0; f < byocl_module_num_functions(m); f++) {
-        const byocl_function *fn = byocl_module_function_at(m, f);
-        if (byocl_attrs_get_str(byocl_function_attrs(fn), "Compiler", NULL))
-            return true;
+    byocl_status st = byocl_target_options_new(out, err);
+    for (int i = 0; st == BYOCL_OK && i < req->n_target_opts; i++)
+        st = byocl_target_options_parse(*out, req->target_opts[i], err);
+    const byocl_target_i *t = cli_is_region_target(req->target) ? byocl_target_find(req->target)
+                                                                : NULL;
+    if (st == BYOCL_OK && req->device && t)
+        st = byocl_target_options_set(*out, t->name, "device", req->device, err);
+    for (const byocl_target_option *o = t ? t->options : NULL;
+         st == BYOCL_OK && req->profile && o && o->key; o++)
+        if (strcmp(o->key, "profile") == 0 && o->kind == BYOCL_OPTION_BOOL)
+            st = byocl_target_options_set(*out, t->name, "profile", "on", err);
+    if (st != BYOCL_OK) {
+        byocl_target_options_free(*out);
+        *out = NULL;
     }
-    const byocl_function *main_fn = byocl_module_find(m, "main");
-    for (int id = 0; main_fn && id < byocl_function_num_nodes(main_fn); id++) {
-        const char *op = byocl_node_op(main_fn, id);
-        if (op && strcmp(op, "annotation.compiler_begin") == 0)
-            return true;
+    return st;
+}
+
+int cli_target_flags(const cli_command *cmd, const cli_args *args, cli_build_request *req)
+{
+    req->device = cli_value(cmd, args, "device", NULL);
+    req->n_target_opts = cli_count(cmd, args, "target-opt");
+    req->target_opts = cli_values(cmd, args, "target-opt");
+    if (req->device && !cli_is_region_target(req->target))
+        return cli_usage_error(cmd, "--device goes with a region target (--target T)");
+    byocl_target_options *opts;
+    byocl_error err;
+    /* Malformed text is a usage error; a key or device the target does not have is not. */
+    for (int i = 0; i < req->n_target_opts; i++) {
+        if (byocl_target_options_new(&opts, &err) != BYOCL_OK)
+            return cli_fail_error(&err);
+        byocl_status st = byocl_target_options_parse(opts, req->target_opts[i], &err);
+        byocl_target_options_free(opts);
+        if (st != BYOCL_OK)
+            return cli_usage_error(cmd, "--target-opt: %s", err.msg);
     }
-    return false;
+    byocl_status st = make_options(req, &opts, &err);
+    if (st == BYOCL_OK)
+        st = byocl_target_options_check(opts, &err);
+    byocl_target_options_free(opts);
+    if (st == BYOCL_OK)
+        return CLI_EXIT_OK;
+    /* --device D reads better without the "target option T.device: " that --target-opt
+     * T.device=D gets. */
+    const char *device_msg = req->device ? strstr(err.msg, ".device: ") : NULL;
+    if (device_msg)
+        return cli_fail("%s", device_msg + strlen(".device: "));
+    return cli_fail_error(&err);
 }
 
 byocl_status cli_partition_for_target(const cli_build_request *req, const byocl_module *m,
                                       byocl_module **out, byocl_error *err)
 {
-    *out = NULL;
-    if (strcmp(req->target, "opencl") == 0) {
-        byocl_opencl_options o = byocl_opencl_options_default();
-        o.device = req->device;
-        o.profile = req->profile;
-        byocl_status st = byocl_opencl_configure(&o, err);
-        if (st != BYOCL_OK)
-            return st;
-    }
-    byocl_module *p = byocl_module_clone(m, err);
-    if (!p)
-        return err->status;
-    /* A model annotated by hand (or partitioned already) keeps its own regions. */
     const char *targets[1] = {req->target};
-    byocl_pipeline_options po = {.targets = targets, .n_targets = cli_has_regions(p) ? 0 : 1};
-    byocl_status st = byocl_pipeline_partition(p, &po, err);
-    if (st != BYOCL_OK) {
-        byocl_module_free(p);
-        return st;
-    }
-    *out = p;
-    return BYOCL_OK;
+    byocl_compile_options co = byocl_compile_options_default();
+    co.partition.targets = targets;
+    co.partition.n_targets = 1;
+    return byocl_compile_partition(m, &co, out, err);
 }
 
 static void warn_fallback(void *user, const char *region, const char *reason)
@@ -90,29 +116,73 @@ byocl_status cli_build_model(const cli_build_request *req, const byocl_module *m
                              byocl_compiled **out, double *build_ms, byocl_error *err)
 {
     bool regions = cli_is_region_target(req->target);
-    byocl_build_options opt = byocl_build_options_default();
-    opt.target = regions ? "host" : req->target;
-    opt.fn_name = regions ? "main" : req->fn_name;
-    opt.threads = req->threads;
-    opt.fallback = req->fallback;
+    const char *targets[1] = {req->target};
+    byocl_compile_options co = byocl_compile_options_default();
+    co.partition.targets = targets;
+    co.partition.n_targets = regions ? 1 : 0;
+    co.partition.dump_after = req->dump_after;
+    co.build.target = regions ? "host" : req->target;
+    co.build.fn_name = req->fn_name;
+    co.build.threads = req->threads;
+    co.build.fallback = req->fallback;
     if (!req->quiet_fallback) {
-        opt.on_fallback = warn_fallback;
-        opt.fallback_user = (void *)req;
+        co.build.on_fallback = warn_fallback;
+        co.build.fallback_user = (void *)req;
     }
     if (req->adjust)
-        req->adjust(req->adjust_user, &opt);
+        req->adjust(req->adjust_user, &co.build);
     char label[300];
-    snprintf(label, sizeof label, "building @%s for target %s", opt.fn_name ? opt.fn_name : "main",
-             req->target);
+    snprintf(label, sizeof label, "building @%s for target %s",
+             !regions && req->fn_name ? req->fn_name : "main", req->target);
+    byocl_target_options *opts = NULL;
+    byocl_status st = make_options(req, &opts, err);
+    co.build.target_options = opts;
+    if (st != BYOCL_OK)
+        return st;
     cli_progress *progress = cli_progress_start(req->label ? req->label : label, 0, req->quiet);
-    byocl_module *partitioned = NULL;
     double t0 = cli_seconds();
-    byocl_status st = regions ? cli_partition_for_target(req, m, &partitioned, err) : BYOCL_OK;
-    if (st == BYOCL_OK)
-        st = byocl_build(partitioned ? partitioned : m, &opt, out, err);
+    st = byocl_compile(m, &co, out, err);
     if (build_ms)
         *build_ms = (cli_seconds() - t0) * 1e3;
     cli_progress_finish(progress, st == BYOCL_OK);
-    byocl_module_free(partitioned);
+    byocl_target_options_free(opts);
     return st;
+}
+
+void cli_print_target(const byocl_target_i *t)
+{
+    printf("target %s\n", t->name);
+    if (!t->options && !t->devices)
+        printf("  options: none\n");
+    else
+        printf("  options (--target-opt %s.KEY=VALUE):\n", t->name);
+    if (t->devices)
+        printf("    %-10s %-20s %s\n", "device", "INDEX|NAME",
+               "the device (--device D says the same; default: the target's choice)");
+    for (const byocl_target_option *o = t->options; o && o->key; o++) {
+        static const char *const kinds[] = {"TEXT", "on|off", "INTEGER", NULL};
+        const char *values = o->kind == BYOCL_OPTION_CHOICE ? o->choices
+                             : (unsigned)o->kind < 3       ? kinds[o->kind]
+                                                           : "?";
+        printf("    %-10s %-20s %s", o->key, values ? values : "", o->help ? o->help : "");
+        if (o->default_value)
+            printf(" (default: %s)", o->default_value);
+        printf("\n");
+    }
+    if (!t->devices)
+        return;
+    byocl_device_info *devs = NULL;
+    int n = 0;
+    byocl_error err;
+    if (byocl_target_devices(t->name, &devs, &n, &err) != BYOCL_OK) {
+        printf("  devices: none (%s)\n", err.msg);
+        return;
+    }
+    printf("  devices (--device INDEX or a part of the name):\n");
+    for (int i = 0; i < n; i++)
+        printf("    %d: %s (%s, %s; %.1f GiB%s)\n", i, devs[i].name,
+               byocl_device_kind_name(devs[i].kind), devs[i].description,
+               (double)devs[i].memory_bytes / (1024.0 * 1024.0 * 1024.0),
+               devs[i].host_memory ? ", shares host memory" : "");
+    free(devs);
 }

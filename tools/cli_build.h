@@ -1,7 +1,8 @@
-/* Building a model for a target the way every command that runs one does (run,
- * conformance, bench, replay, bisect): "host" and "ref" build @main as it is; a region
- * target (opencl, a plugin's) partitions @main for it first, unless the model carries its
- * own annotations or regions, then builds the rest for the host. */
+/* Compiling a model for a target the way every command that runs one does (run,
+ * conformance, bench, replay, bisect), through byocl_compile: "host" and "ref" build the
+ * function as it is; a region target (opencl, a plugin's) partitions @main for it first,
+ * unless the model carries its own annotations or regions, then builds the rest for the
+ * host. */
 #ifndef BYOCL_CLI_BUILD_H
 #define BYOCL_CLI_BUILD_H
 
@@ -13,10 +14,14 @@
 typedef struct cli_build_request {
     const char *target;   /* "host", "ref", or a registered region target */
     const char *fn_name;  /* NULL: "main" (a region target always builds @main) */
-    const char *device;   /* --device, with target "opencl"; NULL: the default device */
+    const char *device;   /* --device: the region target's device; NULL: its default */
+    /* --target-opt T.KEY=VALUE, each (pointing into argv) */
+    const char *const *target_opts;
+    int n_target_opts;
+    const char *dump_after; /* --dump-after PASS: print the module after that pass */
     const char *fallback; /* --fallback: "host", "ref" or NULL */
     int threads;          /* 0: all cores */
-    bool profile;         /* time each region's parts (OpenCL events) */
+    bool profile;         /* time each region's parts (the target's profile option) */
     bool quiet_fallback;  /* no warning on stderr for a region that falls back */
     /* Progress on stderr while building (cli_progress.h): `label` names the step (NULL:
      * "building @FN for target T"); `quiet` shows none. */
@@ -34,23 +39,38 @@ bool cli_is_region_target(const char *target);
  * error listing the known targets. */
 int cli_check_target(const cli_command *cmd, const char *target);
 
-/* Checks --device D against --target: it goes with opencl only (a usage error), and must
- * name an OpenCL device (a failure listing them), before any model is loaded or built.
- * CLI_EXIT_OK when device is NULL. */
-int cli_check_device(const cli_command *cmd, const char *target, const char *device);
+/* The flags for the region target: reads --device and --target-opt into req and checks
+ * them against req->target (already checked): --device needs a region target and must
+ * name one of its devices; each --target-opt must be T.KEY=VALUE (else a usage error), of
+ * a registered target that has that key, with a value of its kind (else a failure naming
+ * the target and the key). Commands without one of the flags simply do not read it. */
+int cli_target_flags(const cli_command *cmd, const cli_args *args, cli_build_request *req);
 
-/* Whether m brings its own regions: compiler_begin annotations in @main, or functions
- * with a Compiler attribute. */
-bool cli_has_regions(const byocl_module *m);
+/* Prints target t's options and devices (or why it lists none), indented, on stdout. */
+void cli_print_target(const byocl_target_i *t);
+
+#define CLI_OPTION_DUMP_AFTER                                                                \
+    {"dump-after", 0, CLI_ARG_REQUIRED, false, "PASS",                                     \
+     "print the module on stderr after PASS (annotate_target, annotate_range, "            \
+     "check_annotations, merge_regions, partition) or after every pass (all)"}
+/* Checks --dump-after PASS (NULL is fine): a usage error naming the passes. */
+int cli_check_dump_after(const cli_command *cmd, const char *pass);
+
+#define CLI_OPTION_DEVICE                                                                    \
+    {"device", 0, CLI_ARG_REQUIRED, false, "D",                                            \
+     "the region target's device: its index or part of its name (byocl info lists them)"}
+#define CLI_OPTION_TARGET_OPT                                                                \
+    {"target-opt", 0, CLI_ARG_REQUIRED, true, "T.KEY=VALUE",                               \
+     "an option of region target T, e.g. opencl.buffers=copy (repeatable; byocl ops --target T)"}
 
 /* A copy of m with @main partitioned for region target req->target (or by the model's own
- * annotations), the target's options set. */
+ * annotations), as cli_build_model would (byocl_compile_partition). */
 byocl_status cli_partition_for_target(const cli_build_request *req, const byocl_module *m,
                                       byocl_module **out, byocl_error *err);
 
-/* Builds m for req (partitioning first for a region target), with progress on stderr when
- * it takes over a second. *build_ms (may be NULL) receives the wall time of partitioning
- * and building. Reports a library error. */
+/* Compiles m for req (byocl_compile: partitioning first for a region target), with
+ * progress on stderr when it takes over a second. *build_ms (may be NULL) receives the wall
+ * time of partitioning and building. Reports a library error. */
 byocl_status cli_build_model(const cli_build_request *req, const byocl_module *m,
                              byocl_compiled **out, double *build_ms, byocl_error *err);
 

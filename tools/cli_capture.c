@@ -111,7 +111,7 @@ static byocl_status add_node_output(byocl_module *m, int id, int *index, byocl_e
         byocl_attrs *attrs = byocl_attrs_new(m);
         if (!attrs || byocl_attrs_set_str(m, attrs, "compiler", target) != BYOCL_OK)
             return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
-        id = byocl_build_call(fn, "annotation.compiler_end", &id, 1, attrs, err);
+        id = byocl_function_add_call(fn, "annotation.compiler_end", &id, 1, attrs, err);
         if (id < 0)
             return err->status;
     }
@@ -125,7 +125,7 @@ static byocl_status add_node_output(byocl_module *m, int id, int *index, byocl_e
         fields[k] = tuple ? byocl_node_arg(fn, body, k) : body;
     fields[n] = id;
     *index = byocl_type_num_tensors(byocl_node_type(fn, body));
-    int fresh = byocl_build_tuple(fn, fields, n + 1, err);
+    int fresh = byocl_function_add_tuple(fn, fields, n + 1, err);
     free(fields);
     byocl_status st = fresh < 0 ? err->status : byocl_function_set_body(fn, fresh, err);
     if (st == BYOCL_OK)

@@ -27,9 +27,9 @@
 
 static const cli_option bench_options[] = {
     {"target", 0, CLI_ARG_REQUIRED, false, "T",
-     "the region target to offload to (default: opencl)"},
-    {"device", 0, CLI_ARG_REQUIRED, false, "D",
-     "with --target opencl: the device's index or part of its name"},
+     "the region target to offload to (default: the first registered: opencl)"},
+    CLI_OPTION_DEVICE,
+    CLI_OPTION_TARGET_OPT,
     {"threads", 0, CLI_ARG_REQUIRED, false, "N", "threads of both builds (default: all cores)"},
     {"runs", 0, CLI_ARG_REQUIRED, false, "N", "timed runs of each build (default: 10)"},
     {"warmup", 0, CLI_ARG_REQUIRED, false, "N",
@@ -53,7 +53,8 @@ static const cli_option bench_options[] = {
 #define DEFAULT_MODEL "builtin:resnet18"
 
 typedef struct bench_request {
-    const char *spec, *target, *device, *json, *svg;
+    const char *spec, *target, *json, *svg;
+    cli_build_request target_flags; /* --device, --target-opt */
     const char *cache_dir; /* --cache-dir; NULL: fresh caches, removed at the end */
     int threads, runs, warmup;
     bool per_op, quiet;
@@ -93,11 +94,16 @@ typedef struct bench_result {
 
 /* ------------------------------------------------------------------ request */
 
+/* The default --target: the first registered (the built-in targets come before plugins'). */
+static const char *first_region_target(void)
+{
+    return byocl_target_count() > 0 ? byocl_target_at(0)->name : "(none registered)";
+}
+
 static int parse_request(const cli_command *cmd, const cli_args *args, bench_request *req)
 {
     *req = (bench_request){.spec = args->n_positional > 0 ? args->positional[0] : DEFAULT_MODEL,
-                           .target = cli_value(cmd, args, "target", "opencl"),
-                           .device = cli_value(cmd, args, "device", NULL),
+                           .target = cli_value(cmd, args, "target", first_region_target()),
                            .json = cli_value(cmd, args, "json", NULL),
                            .svg = cli_value(cmd, args, "svg", NULL),
                            .cache_dir = cli_value(cmd, args, "cache-dir", NULL),
@@ -107,12 +113,13 @@ static int parse_request(const cli_command *cmd, const cli_args *args, bench_req
                            .quiet = cli_count(cmd, args, "quiet") > 0};
     if (!cli_is_region_target(req->target))
         return cli_usage_error(cmd, "--target %s: bench compares the host with a region target "
-                                    "such as opencl",
-                               req->target);
+                                    "such as %s",
+                               req->target, first_region_target());
     int rc = cli_check_target(cmd, req->target);
     if (rc != CLI_EXIT_OK)
         return rc;
-    rc = cli_check_device(cmd, req->target, req->device);
+    req->target_flags.target = req->target;
+    rc = cli_target_flags(cmd, args, &req->target_flags);
     if (rc != CLI_EXIT_OK)
         return rc;
     const char *v = cli_value(cmd, args, "threads", NULL);
@@ -350,13 +357,13 @@ static int compare_outputs(const bench_path *host, const bench_path *off, bench_
         if (numel != byocl_tensor_numel(b))
             return cli_fail("output %d has %lld values on the host and %lld offloaded", i,
                             (long long)numel, (long long)byocl_tensor_numel(b));
-        for (int64_t j = 0; j < numel; j++) {
-            double x = byocl_tensor_get(a, j), d = byocl_tensor_get(b, j) - x;
-            if (fabs(d) > res->max_abs_err || isnan(d))
-                res->max_abs_err = isnan(d) ? NAN : fabs(d);
-            diff2 += d * d;
-            ref2 += x * x;
-        }
+        byocl_compare_result r;
+        if (byocl_tensor_compare(b, a, NULL, &r, &err) != BYOCL_OK)
+            return cli_fail_error(&err);
+        if (isnan(r.max_abs_error) || r.max_abs_error > res->max_abs_err)
+            res->max_abs_err = r.max_abs_error; /* a NaN stays */
+        diff2 += r.sum_sq_error;
+        ref2 += r.sum_sq_expected;
         res->n_values += numel;
     }
     res->n_compared = n;
@@ -615,12 +622,12 @@ static int bench_model(const bench_request *req, const byocl_module *m, const cl
         byocl_error_prefix(&err, "%s: ", req->spec);
         return cli_fail_error(&err);
     }
+    cli_build_request offloaded = req->target_flags;
+    offloaded.threads = req->threads;
+    offloaded.profile = true;
     bench_path paths[2] = {
-        {.name = "host", .m = m,
-         .build = {.target = "host", .threads = req->threads}},
-        {.name = "offloaded", .m = regions.annotated,
-         .build = {.target = req->target, .device = req->device, .threads = req->threads,
-                   .profile = true}},
+        {.name = "host", .m = m, .build = {.target = "host", .threads = req->threads}},
+        {.name = "offloaded", .m = regions.annotated, .build = offloaded},
     };
     bench_result res = {0};
     char *caches = NULL;

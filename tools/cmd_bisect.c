@@ -15,8 +15,8 @@ static const cli_option bisect_options[] = {
      "the region target to check (opencl, a plugin's)"},
     {"against", 0, CLI_ARG_REQUIRED, false, "host|ref",
      "the host path: host (LLVM, the default) or ref (reference kernels)"},
-    {"device", 0, CLI_ARG_REQUIRED, false, "D",
-     "with --target opencl: the device's index or part of its name"},
+    CLI_OPTION_DEVICE,
+    CLI_OPTION_TARGET_OPT,
     {"threads", 0, CLI_ARG_REQUIRED, false, "N", "threads for the host (default: all cores)"},
     CLI_OPTION_INPUT,
     {"params", 0, CLI_ARG_REQUIRED, false, "FILE.npz",
@@ -172,8 +172,7 @@ static int bisect(const cli_command *cmd, const cli_args *args, const char *spec
 static int run_bisect(const cli_command *cmd, const cli_args *args)
 {
     const char *spec = args->positional[0];
-    cli_build_request br = {.target = cli_value(cmd, args, "target", NULL),
-                            .device = cli_value(cmd, args, "device", NULL)};
+    cli_build_request br = {.target = cli_value(cmd, args, "target", NULL)};
     byocl_capture_options opt = {.check = cli_value(cmd, args, "against", "host")};
     if (!br.target)
         return cli_usage_error(cmd, "missing --target T (the region target to check)");
@@ -184,7 +183,7 @@ static int run_bisect(const cli_command *cmd, const cli_args *args)
     if (rc == CLI_EXIT_OK && strcmp(opt.check, "host") != 0 && strcmp(opt.check, "ref") != 0)
         rc = cli_usage_error(cmd, "unknown --against '%s' (known: host, ref)", opt.check);
     if (rc == CLI_EXIT_OK)
-        rc = cli_check_device(cmd, br.target, br.device);
+        rc = cli_target_flags(cmd, args, &br);
     const char *v = cli_value(cmd, args, "threads", NULL);
     if (rc == CLI_EXIT_OK && v && !cli_parse_count(v, 1, 4096, &br.threads))
         rc = cli_usage_error(cmd, "--threads %s: expected a count from 1 to 4096", v);

@@ -2,7 +2,6 @@
  * test_data_set_N/input_K.pb and output_K.pb) and compares byocl's outputs with the
  * expected ones, as onnx's backend test runner does (rtol 1e-3, atol 1e-7). */
 #include <dirent.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -72,8 +71,8 @@ static const cli_option conformance_options[] = {
     {"target", 0, CLI_ARG_REQUIRED, false, "NAME",
      "build for the graph executor instead: host (LLVM), ref (reference kernels), or a "
      "region target (opencl, a plugin's) for the regions it supports and host for the rest"},
-    {"device", 0, CLI_ARG_REQUIRED, false, "D",
-     "with --target opencl: the device's index or part of its name (byocl info lists them)"},
+    CLI_OPTION_DEVICE,
+    CLI_OPTION_TARGET_OPT,
     {NULL, 0, CLI_ARG_NONE, false, NULL, NULL},
 };
 
@@ -290,42 +289,23 @@ static int param_for_input(const byocl_function *fn, const data_set *ds, int i, 
 static bool compare_output(const byocl_tensor *got, const byocl_tensor *want, char *why,
                            size_t len)
 {
-    byocl_type tg = byocl_type_tensor(byocl_tensor_dtype(got), byocl_tensor_shape(got)->rank,
-                                      byocl_tensor_shape(got)->dims);
-    byocl_type tw = byocl_type_tensor(byocl_tensor_dtype(want), byocl_tensor_shape(want)->rank,
-                                      byocl_tensor_shape(want)->dims);
-    if (!byocl_type_equal(&tg, &tw)) {
+    byocl_compare_result r;
+    byocl_compare_options tolerance = {.rtol = RTOL, .atol = ATOL};
+    byocl_tensor_compare(got, want, &tolerance, &r, NULL); /* cannot fail: none is NULL */
+    if (!r.same_dtype || !r.same_shape) {
+        byocl_type tg = byocl_type_tensor(byocl_tensor_dtype(got), byocl_tensor_shape(got)->rank,
+                                          byocl_tensor_shape(got)->dims);
+        byocl_type tw = byocl_type_tensor(byocl_tensor_dtype(want),
+                                          byocl_tensor_shape(want)->rank,
+                                          byocl_tensor_shape(want)->dims);
         char a[256], b[256];
         snprintf(why, len, "expected %s, got %s", byocl_type_str(&tw, a, sizeof a),
                  byocl_type_str(&tg, b, sizeof b));
-        return false;
+    } else if (!r.ok) {
+        snprintf(why, len, "max abs err %g at index %lld", r.max_abs_error,
+                 (long long)r.worst_index);
     }
-    bool ok = true;
-    double worst = 0;
-    int64_t worst_at = 0;
-    for (int64_t i = 0; i < byocl_tensor_numel(got); i++) {
-        double g = byocl_tensor_get(got, i), w = byocl_tensor_get(want, i);
-        double diff;
-        bool close;
-        if (isnan(g) || isnan(w)) {
-            close = isnan(g) && isnan(w);
-            diff = close ? 0 : NAN;
-        } else if (isinf(g) || isinf(w)) {
-            close = g == w;
-            diff = close ? 0 : INFINITY;
-        } else {
-            diff = fabs(g - w);
-            close = diff <= ATOL + RTOL * fabs(w);
-        }
-        ok = ok && close;
-        if (isnan(diff) ? !isnan(worst) : diff > worst) {
-            worst = diff;
-            worst_at = i;
-        }
-    }
-    if (!ok)
-        snprintf(why, len, "max abs err %g at index %lld", worst, (long long)worst_at);
-    return ok;
+    return r.ok;
 }
 
 /* Loads the model with the data set's int64 inputs bound as constants; NULL with the
@@ -556,9 +536,8 @@ static int run_conformance(const cli_command *cmd, const cli_args *args)
     if (rc != CLI_EXIT_OK)
         return rc;
     /* Progress is per test (walk), the build's included. */
-    cli_build_request build = {.target = target, .device = cli_value(cmd, args, "device", NULL),
-                               .quiet = true};
-    rc = cli_check_device(cmd, target, build.device);
+    cli_build_request build = {.target = target, .quiet = true};
+    rc = cli_target_flags(cmd, args, &build);
     if (rc != CLI_EXIT_OK)
         return rc;
     const char *root = args->positional[0];

@@ -3,9 +3,9 @@
 
 #include <zip.h>
 
-#include "byocl/opencl.h"
 #include "byocl/target.h"
 #include "cli.h"
+#include "cli_build.h"
 
 #ifndef BYOCL_BUILD_TYPE
 #define BYOCL_BUILD_TYPE "unknown"
@@ -18,28 +18,15 @@ static const cli_option info_options[] = {
     {NULL, 0, CLI_ARG_NONE, false, NULL, NULL},
 };
 
-/* The registered targets and the OpenCL devices (or why there are none). */
+/* Each registered target with its options and devices (or why it has none). */
 static void print_targets(void)
 {
     printf("targets:");
     for (int i = 0; i < byocl_target_count(); i++)
         printf("%s %s", i ? "," : "", byocl_target_at(i)->name);
     printf("%s\n", byocl_target_count() ? "" : " none");
-    byocl_opencl_device_info *devs = NULL;
-    int n = 0;
-    byocl_error err;
-    if (byocl_opencl_devices(&devs, &n, &err) != BYOCL_OK) {
-        printf("opencl devices: none (%s)\n", err.msg);
-        return;
-    }
-    printf("opencl devices (--device INDEX or a part of the name):\n");
-    for (int i = 0; i < n; i++)
-        printf("  %d: %s (%s; %s, %d compute unit%s, %.1f GiB, driver %s%s)\n", devs[i].index,
-               devs[i].name, devs[i].platform, devs[i].type, devs[i].compute_units,
-               devs[i].compute_units == 1 ? "" : "s",
-               (double)devs[i].global_mem_bytes / (1024.0 * 1024.0 * 1024.0), devs[i].driver,
-               devs[i].unified_memory ? ", zero-copy" : "");
-    free(devs);
+    for (int i = 0; i < byocl_target_count(); i++)
+        cli_print_target(byocl_target_at(i));
 }
 
 static int run_info(const cli_command *cmd, const cli_args *args)

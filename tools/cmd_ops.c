@@ -1,11 +1,15 @@
 /* byocl ops: the op registry, as text for people or as the Markdown of docs/text-ir.md. */
 #include <string.h>
 
+#include "byocl/target.h"
 #include "cli.h"
+#include "cli_build.h"
 
 static const cli_option ops_options[] = {
     {"markdown", 0, CLI_ARG_NONE, false, NULL,
      "print Markdown (the op reference of docs/text-ir.md is this output)"},
+    {"target", 0, CLI_ARG_REQUIRED, false, "T",
+     "show region target T instead: its options (--target-opt) and devices (--device)"},
     {NULL, 0, CLI_ARG_NONE, false, NULL, NULL},
 };
 
@@ -101,6 +105,19 @@ static int run_ops(const cli_command *cmd, const cli_args *args)
 {
     void (*print_op)(const byocl_op *) =
         cli_count(cmd, args, "markdown") ? print_op_markdown : print_op_text;
+    const char *target = cli_value(cmd, args, "target", NULL);
+    if (target) {
+        if (args->n_positional > 0)
+            return cli_usage_error(cmd, "give an OP or --target T, not both");
+        int rc = cli_check_target(cmd, target);
+        if (rc == CLI_EXIT_OK && !cli_is_region_target(target))
+            rc = cli_usage_error(cmd, "--target %s: host and ref run every op; give a region "
+                                      "target",
+                                 target);
+        if (rc == CLI_EXIT_OK)
+            cli_print_target(byocl_target_find(target));
+        return rc;
+    }
     if (args->n_positional == 1) {
         const byocl_op *op = byocl_op_find(args->positional[0]);
         if (!op)
@@ -120,14 +137,17 @@ static int run_ops(const cli_command *cmd, const cli_args *args)
 const cli_command cli_cmd_ops = {
     .name = "ops",
     .summary = "list the ops with their arguments and attributes",
-    .args_usage = "[OP] [--markdown]",
+    .args_usage = "[OP] [--markdown] | --target T",
     .min_positional = 0,
     .max_positional = 1,
     .positional_names = {"OP"},
     .description = "Prints every op (or only OP) by its Relay name: what it computes, how many\n"
-                   "arguments it takes, and each attribute with its kind, default and meaning.\n",
+                   "arguments it takes, and each attribute with its kind, default and meaning.\n"
+                   "With --target T it shows region target T: the options it takes\n"
+                   "(--target-opt T.KEY=VALUE) and its devices (--device).\n",
     .options = ops_options,
     .examples = "  byocl ops\n"
-                "  byocl ops nn.conv2d\n",
+                "  byocl ops nn.conv2d\n"
+                "  byocl ops --target opencl\n",
     .run = run_ops,
 };

@@ -8,6 +8,7 @@
 #include "byocl/pipeline.h"
 #include "byocl/target.h"
 #include "cli.h"
+#include "cli_build.h"
 #include "cli_save.h"
 
 #define MAX_TARGETS 16
@@ -25,9 +26,7 @@ static const cli_option partition_options[] = {
      "list on stderr every call left on the host and each target's reason"},
     {"constants-as-args", 0, CLI_ARG_NONE, false, NULL,
      "pass constants to regions as arguments instead of binding them inside"},
-    {"dump-after", 0, CLI_ARG_REQUIRED, false, "PASS",
-     "print the module on stderr after PASS (annotate_target, annotate_range, "
-     "check_annotations, merge_regions, partition) or after every pass (all)"},
+    CLI_OPTION_DUMP_AFTER,
     {"params", 0, CLI_ARG_REQUIRED, false, "FILE.npz",
      "tensors by name: @main's parameters to bind, the text's meta constants"},
     CLI_OPTION_SHAPE,
@@ -53,19 +52,6 @@ static int split_targets(char *buf, const char **names)
     return n;
 }
 
-/* Whether --dump-after names a pass of the pipeline (or "all"); `list` gets their names. */
-static bool known_pass(const char *name, char *list, size_t len)
-{
-    bool known = strcmp(name, "all") == 0;
-    size_t at = 0;
-    list[0] = '\0';
-    for (int i = 0; byocl_pipeline_pass_name(i) && at < len; i++) {
-        known |= strcmp(name, byocl_pipeline_pass_name(i)) == 0;
-        at += (size_t)snprintf(list + at, len - at, "%s, ", byocl_pipeline_pass_name(i));
-    }
-    return known;
-}
-
 static void explain_one(void *user, const byocl_function *fn, int node, const char *reason)
 {
     (void)user;
@@ -83,7 +69,7 @@ static int emit_cl(const byocl_module *m, const char *dir)
     int n = 0;
     if (cli_make_dirs(dir) != CLI_EXIT_OK)
         return CLI_EXIT_FAILURE;
-    if (byocl_opencl_emit(m, dir, &n, &err) != BYOCL_OK)
+    if (byocl_opencl_emit(m, dir, NULL, &n, &err) != BYOCL_OK)
         return cli_fail_error(&err);
     fprintf(stderr, "wrote %d OpenCL region%s to %s (<symbol>.cl and <symbol>.launch.txt)\n", n,
             n == 1 ? "" : "s", dir);
@@ -118,10 +104,8 @@ static int run_partition(const cli_command *cmd, const cli_args *args)
         free(targets_buf);
         return rc;
     }
-    char passes[256];
-    if (opt.dump_after && !known_pass(opt.dump_after, passes, sizeof passes))
-        rc = cli_usage_error(cmd, "unknown pass '%s' for --dump-after (passes: %sall)",
-                             opt.dump_after, passes);
+    if ((rc = cli_check_dump_after(cmd, opt.dump_after)) != CLI_EXIT_OK)
+        ;
     else if (range && !byocl_annotate_range_spelled(range))
         rc = cli_usage_error(cmd, "bad --range '%s': expected A:B with A <= B, e.g. 75:82, "
                                   "%%75:%%82, #0:#5 or conv1:relu2", range);

@@ -14,8 +14,8 @@ static const cli_option replay_options[] = {
     {"target", 0, CLI_ARG_REQUIRED, false, "NAME",
      "where to run the region: opencl, host, ref, a plugin's target (default: the "
      "captured target)"},
-    {"device", 0, CLI_ARG_REQUIRED, false, "D",
-     "with --target opencl: the device's index or part of its name"},
+    CLI_OPTION_DEVICE,
+    CLI_OPTION_TARGET_OPT,
     {"threads", 0, CLI_ARG_REQUIRED, false, "N", "threads for the host part (default: all cores)"},
     {"runs", 0, CLI_ARG_REQUIRED, false, "N", "run N times; the time shown is the median"},
     CLI_OPTIONS_TOLERANCE,
@@ -80,8 +80,7 @@ static int run_replay(const cli_command *cmd, const cli_args *args)
     const char *v = cli_value(cmd, args, "runs", NULL);
     if (v && !cli_parse_count(v, 1, 1000000, &runs))
         return cli_usage_error(cmd, "--runs %s: expected a count from 1 to 1000000", v);
-    cli_build_request br = {.target = cli_value(cmd, args, "target", NULL),
-                            .device = cli_value(cmd, args, "device", NULL)};
+    cli_build_request br = {.target = cli_value(cmd, args, "target", NULL)};
     v = cli_value(cmd, args, "threads", NULL);
     if (v && !cli_parse_count(v, 1, 4096, &br.threads))
         return cli_usage_error(cmd, "--threads %s: expected a count from 1 to 4096", v);
@@ -104,7 +103,7 @@ static int run_replay(const cli_command *cmd, const cli_args *args)
                           dir, br.target);
     }
     if (rc == CLI_EXIT_OK)
-        rc = cli_check_device(cmd, br.target, br.device);
+        rc = cli_target_flags(cmd, args, &br);
     byocl_tensor **outputs = calloc((size_t)m->n_outputs + 1, sizeof *outputs);
     byocl_capture_diff *diffs = calloc((size_t)m->n_outputs + 1, sizeof *diffs);
     if (rc == CLI_EXIT_OK && (!outputs || !diffs))

@@ -21,8 +21,8 @@ static const cli_option run_options[] = {
     {"target", 0, CLI_ARG_REQUIRED, false, "NAME",
      "build for the graph executor: host (LLVM), ref (reference kernels), or a region "
      "target (opencl, a plugin's) for the regions it supports and host for the rest"},
-    {"device", 0, CLI_ARG_REQUIRED, false, "D",
-     "with --target opencl: the device's index or part of its name (byocl info lists them)"},
+    CLI_OPTION_DEVICE,
+    CLI_OPTION_TARGET_OPT,
     {"fallback", 0, CLI_ARG_REQUIRED, false, "host|ref",
      "with a region target: run the regions it cannot compile on the host instead"},
     {"threads", 0, CLI_ARG_REQUIRED, false, "N", "threads for --target (default: all cores)"},
@@ -38,6 +38,7 @@ static const cli_option run_options[] = {
     CLI_OPTION_RANDOM_INPUTS,
     CLI_OPTION_OUTPUT_DIR,
     {"fn", 0, CLI_ARG_REQUIRED, false, "NAME", "run function @NAME instead of @main"},
+    CLI_OPTION_DUMP_AFTER,
     CLI_OPTION_CAPTURE,
     CLI_OPTIONS_CAPTURE_NARROW,
     {NULL, 0, CLI_ARG_NONE, false, NULL, NULL},
@@ -47,7 +48,9 @@ static const cli_option run_options[] = {
 typedef struct run_request {
     const char *target; /* --target; NULL: the reference executor */
     bool regions;       /* --target names a region target: partition, then build host */
-    const char *device, *fallback;
+    const char *fallback;
+    cli_build_request target_flags; /* --device, --target-opt */
+    const char *dump_after;
     int threads;        /* --threads; 0: all cores */
     int runs;           /* --runs */
     bool profile, stats;
@@ -127,6 +130,10 @@ static void print_stats(const byocl_compiled *c)
         printf("\n");
     printf("  inputs %zu bytes, outputs %zu bytes, constants %zu bytes\n", st.input_bytes,
            st.output_bytes, st.constant_bytes);
+    if (st.n_uploads || st.n_downloads) /* regions in device memory of their own */
+        printf("  device copies per run: %d upload%s (%zu bytes), %d download%s (%zu bytes)\n",
+               st.n_uploads, st.n_uploads == 1 ? "" : "s", st.upload_bytes, st.n_downloads,
+               st.n_downloads == 1 ? "" : "s", st.download_bytes);
 }
 
 /* Builds fn for --target, runs it --runs times on one executor and reports. */
@@ -134,9 +141,12 @@ static int run_graph(const cli_command *cmd, const cli_args *args, const char *s
                      const byocl_module *m, const byocl_function *fn, const cli_inputs *in,
                      const run_request *req)
 {
-    cli_build_request br = {.target = req->target, .fn_name = byocl_function_name(fn),
-                            .device = req->device, .fallback = req->fallback,
-                            .threads = req->threads, .profile = req->profile};
+    cli_build_request br = req->target_flags;
+    br.fn_name = byocl_function_name(fn);
+    br.fallback = req->fallback;
+    br.threads = req->threads;
+    br.profile = req->profile;
+    br.dump_after = req->dump_after;
     byocl_compiled *c = NULL;
     byocl_executor *ex = NULL;
     byocl_error err;
@@ -238,14 +248,19 @@ static int parse_request(const cli_command *cmd, const cli_args *args, run_reque
     if (rc != CLI_EXIT_OK)
         return rc;
     req->regions = cli_is_region_target(req->target);
-    req->device = cli_value(cmd, args, "device", NULL);
     req->fallback = cli_value(cmd, args, "fallback", NULL);
-    rc = cli_check_device(cmd, req->target, req->device);
+    req->target_flags.target = req->target;
+    rc = cli_target_flags(cmd, args, &req->target_flags);
     if (rc != CLI_EXIT_OK)
         return rc;
     if (req->fallback && !req->regions)
-        return cli_usage_error(cmd, "--fallback goes with a region target such as --target "
-                                    "opencl");
+        return cli_usage_error(cmd, "--fallback goes with a region target (--target T)");
+    req->dump_after = cli_value(cmd, args, "dump-after", NULL);
+    if (req->dump_after && !req->regions)
+        return cli_usage_error(cmd, "--dump-after goes with a region target (--target T): "
+                                    "it shows the partitioning");
+    if ((rc = cli_check_dump_after(cmd, req->dump_after)) != CLI_EXIT_OK)
+        return rc;
     if (req->fallback && strcmp(req->fallback, "host") != 0 && strcmp(req->fallback, "ref") != 0)
         return cli_usage_error(cmd, "unknown --fallback '%s' (known: host, ref)", req->fallback);
     if (req->regions && strcmp(cli_value(cmd, args, "fn", "main"), "main") != 0)
@@ -334,9 +349,11 @@ const cli_command cli_cmd_run = {
         "\n"
         "--target opencl (or a plugin's target, see --plugin in byocl --help) partitions\n"
         "@main first: the calls the target supports become regions that run in its runtime\n"
-        "module, and LLVM compiles the rest for the host. --device picks the OpenCL device\n"
-        "(default: $BYOCL_OPENCL_DEVICE, else the first GPU, else the first device);\n"
-        "--fallback host runs the regions the target cannot compile (no OpenCL driver, a\n"
+        "module, and LLVM compiles the rest for the host. --device picks the target's\n"
+        "device (byocl info lists them; OpenCL's default: $BYOCL_OPENCL_DEVICE, else the\n"
+        "first GPU, else the first device); --target-opt T.KEY=VALUE sets one of its options\n"
+        "(byocl ops --target T lists them); --dump-after PASS prints the module after a\n"
+        "pass of the partitioning, as byocl partition does; --fallback host runs the regions the target cannot compile (no OpenCL driver, a\n"
         "program that does not build) on the host, with a warning, instead of failing.\n"
         "With --profile, regions on OpenCL also show each kernel's time (OpenCL events),\n"
         "their transfers, and the host side of the calls. See docs/opencl-runtime.md.\n"

@@ -25,7 +25,7 @@ byocl_status builtin_finish(builtin_ctx *ctx, const int *outputs, int n)
 {
     if (failed(ctx))
         return ctx->err->status;
-    int body = n == 1 ? outputs[0] : byocl_build_tuple(ctx->fn, outputs, n, ctx->err);
+    int body = n == 1 ? outputs[0] : byocl_function_add_tuple(ctx->fn, outputs, n, ctx->err);
     if (body < 0)
         return ctx->err->status;
     return byocl_function_set_body(ctx->fn, body, ctx->err);
@@ -56,7 +56,7 @@ int builtin_param(builtin_ctx *ctx, const char *name, int rank, const int64_t *d
     if (failed(ctx))
         return -1;
     byocl_type type = byocl_type_tensor(BYOCL_FLOAT32, rank, dims);
-    return byocl_build_param(ctx->fn, name, &type, ctx->err);
+    return byocl_function_add_param(ctx->fn, name, &type, ctx->err);
 }
 
 int builtin_weight(builtin_ctx *ctx, int rank, const int64_t *dims, double lo, double hi)
@@ -68,7 +68,7 @@ int builtin_weight(builtin_ctx *ctx, int rank, const int64_t *dims, double lo, d
     if (!t)
         return -1;
     byocl_tensor_fill_random(t, builtin_weight_seed(ctx->model_seed, ctx->n_weights++), lo, hi);
-    int id = byocl_build_constant(ctx->fn, t, ctx->err);
+    int id = byocl_function_add_constant(ctx->fn, t, ctx->err);
     byocl_tensor_unref(t); /* the node holds its own reference */
     return id;
 }
@@ -82,8 +82,8 @@ int builtin_call(builtin_ctx *ctx, const char *op, const int *args, int n_args,
         if (args[k] < 0)
             return -1;
     if (!attrs_text)
-        return byocl_build_call(ctx->fn, op, args, n_args, NULL, ctx->err);
-    return byocl_build_call_str(ctx->fn, op, args, n_args, attrs_text, ctx->err);
+        return byocl_function_add_call(ctx->fn, op, args, n_args, NULL, ctx->err);
+    return byocl_function_add_call_str(ctx->fn, op, args, n_args, attrs_text, ctx->err);
 }
 
 int builtin_unary(builtin_ctx *ctx, const char *op, int x)
@@ -95,7 +95,7 @@ int builtin_getitem(builtin_ctx *ctx, int tuple, int index)
 {
     if (failed(ctx) || tuple < 0)
         return -1;
-    return byocl_build_getitem(ctx->fn, tuple, index, ctx->err);
+    return byocl_function_add_getitem(ctx->fn, tuple, index, ctx->err);
 }
 
 int builtin_add(builtin_ctx *ctx, int a, int b)

@@ -320,8 +320,8 @@ nomem:
 
 /* ------------------------------------------------------------- builder */
 
-int byocl_build_param(byocl_function *fn, const char *name, const byocl_type *type,
-                      byocl_error *err)
+int byocl_function_add_param(byocl_function *fn, const char *name, const byocl_type *type,
+                             byocl_error *err)
 {
     if (!name || !*name) {
         byocl_error_set(err, BYOCL_ERR_INVALID, "a parameter of @%s needs a name", fn->name);
@@ -354,7 +354,7 @@ int byocl_build_param(byocl_function *fn, const char *name, const byocl_type *ty
     return id;
 }
 
-int byocl_build_constant(byocl_function *fn, byocl_tensor *value, byocl_error *err)
+int byocl_function_add_constant(byocl_function *fn, byocl_tensor *value, byocl_error *err)
 {
     if (!value) {
         byocl_error_set(err, BYOCL_ERR_INVALID, "a constant needs a tensor");
@@ -366,20 +366,20 @@ int byocl_build_constant(byocl_function *fn, byocl_tensor *value, byocl_error *e
     return byocl_fn_append(fn, &proto, err);
 }
 
-int byocl_build_scalar(byocl_function *fn, byocl_dtype dtype, double value, byocl_error *err)
+int byocl_function_add_scalar(byocl_function *fn, byocl_dtype dtype, double value, byocl_error *err)
 {
     byocl_shape s = byocl_shape_make(0, NULL);
     byocl_tensor *t = byocl_tensor_new(dtype, &s, err);
     if (!t)
         return -1;
     byocl_tensor_set(t, 0, value);
-    int id = byocl_build_constant(fn, t, err);
+    int id = byocl_function_add_constant(fn, t, err);
     byocl_tensor_unref(t);
     return id;
 }
 
-int byocl_build_call(byocl_function *fn, const char *op_name, const int *args, int n_args,
-                     const byocl_attrs *attrs, byocl_error *err)
+int byocl_function_add_call(byocl_function *fn, const char *op_name, const int *args, int n_args,
+                            const byocl_attrs *attrs, byocl_error *err)
 {
     const byocl_op *op = byocl_op_find(op_name);
     if (!op) {
@@ -406,18 +406,18 @@ int byocl_build_call(byocl_function *fn, const char *op_name, const int *args, i
     return byocl_fn_append(fn, &proto, err);
 }
 
-int byocl_build_call_str(byocl_function *fn, const char *op, const int *args, int n_args,
-                         const char *attrs_text, byocl_error *err)
+int byocl_function_add_call_str(byocl_function *fn, const char *op, const int *args, int n_args,
+                                const char *attrs_text, byocl_error *err)
 {
     byocl_attrs attrs = {0, NULL};
     if (attrs_text && *attrs_text &&
         byocl_text_parse_attrs(fn->mod, attrs_text, &attrs, err) != BYOCL_OK)
         return -1;
-    return byocl_build_call(fn, op, args, n_args, &attrs, err);
+    return byocl_function_add_call(fn, op, args, n_args, &attrs, err);
 }
 
-int byocl_build_call_global(byocl_function *fn, const char *callee, const int *args,
-                            int n_args, byocl_error *err)
+int byocl_function_add_call_global(byocl_function *fn, const char *callee, const int *args,
+                                   int n_args, byocl_error *err)
 {
     if (!callee || !*callee) {
         byocl_error_set(err, BYOCL_ERR_INVALID, "a call of a global function needs its name");
@@ -428,13 +428,13 @@ int byocl_build_call_global(byocl_function *fn, const char *callee, const int *a
     return byocl_fn_append(fn, &proto, err);
 }
 
-int byocl_build_tuple(byocl_function *fn, const int *fields, int n_fields, byocl_error *err)
+int byocl_function_add_tuple(byocl_function *fn, const int *fields, int n_fields, byocl_error *err)
 {
     byocl_node proto = {.kind = BYOCL_NODE_TUPLE, .n_args = n_fields, .args = (int *)fields};
     return byocl_fn_append(fn, &proto, err);
 }
 
-int byocl_build_getitem(byocl_function *fn, int tuple, int index, byocl_error *err)
+int byocl_function_add_getitem(byocl_function *fn, int tuple, int index, byocl_error *err)
 {
     if (index < 0) {
         byocl_error_set(err, BYOCL_ERR_INVALID, "tuple index %d is negative", index);

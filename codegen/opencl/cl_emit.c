@@ -62,12 +62,12 @@ static byocl_status end_kernel(clg_kernel *k, byocl_status st, const char *tmpl,
 }
 
 /* A `move` launch of n elements from buffer src to buffer dst; `index` is MOVE_INDEX's
- * body (clg_text, consumed). */
+ * body (byocl_textbuf, consumed). */
 static byocl_status emit_move(clg_gen *gen, const char *what, const char *label, int src,
                               byocl_dtype src_dtype, int dst, byocl_dtype dst_dtype, int64_t n,
-                              clg_text *index)
+                              byocl_textbuf *index)
 {
-    char *body = clg_text_take(index);
+    char *body = byocl_textbuf_take(index);
     if (!body)
         return byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory writing %s", label);
     clg_kernel k;
@@ -85,7 +85,7 @@ static byocl_status emit_move(clg_gen *gen, const char *what, const char *label,
  * scratch buffer that a `move` launch packs on every run. */
 static int packed_weight(clg_gen *gen, int node, int64_t elems,
                          int64_t (*source)(const void *sched, int64_t i), const void *sched,
-                         void (*index_text)(const void *sched, clg_text *t))
+                         void (*index_text)(const void *sched, byocl_textbuf *t))
 {
     const byocl_function *fn = gen->fn;
     int root = gen->graph.info[fn->nodes[node].args[1]].root;
@@ -100,16 +100,16 @@ static int packed_weight(clg_gen *gen, int node, int64_t elems,
     int dst = src >= 0 ? clg_gen_buf(gen, BYOCL_CL_BUF_SCRATCH, -1, (size_t)elems * 4, what) : -1;
     if (dst < 0)
         return -1;
-    clg_text index = {0};
+    byocl_textbuf index = {0};
     index_text(sched, &index);
     return emit_move(gen, "pack", what, src, dtype_of(gen, root), dst, BYOCL_FLOAT32, elems,
                      &index) == BYOCL_OK ? dst : -1;
 }
 
 static int64_t conv_source(const void *s, int64_t i) { return clg_conv_pack_source(s, i); }
-static void conv_index(const void *s, clg_text *t) { clg_conv_pack_index_text(s, t); }
+static void conv_index(const void *s, byocl_textbuf *t) { clg_conv_pack_index_text(s, t); }
 static int64_t dense_source(const void *s, int64_t i) { return clg_dense_pack_source(s, i); }
-static void dense_index(const void *s, clg_text *t) { clg_dense_pack_index_text(s, t); }
+static void dense_index(const void *s, byocl_textbuf *t) { clg_dense_pack_index_text(s, t); }
 
 static const char *vload_text(byocl_dtype dtype, int width, char *buf, size_t len)
 {
@@ -199,10 +199,10 @@ static byocl_status emit_conv(clg_gen *gen, const clg_group *grp)
     clg_kernel_define(&k, "XC_STRIDE", "%lld", (long long)s.xc_stride);
     clg_kernel_define(&k, "XN_STRIDE", "%lld", (long long)(s.c * s.xc_stride));
     clg_kernel_define(&k, "NTAPS", "%d", s.ntaps);
-    clg_text taps = {0};
+    byocl_textbuf taps = {0};
     for (int t = 0; t < s.ntaps; t++)
-        clg_text_printf(&taps, "%sT(%lld)", t ? " " : "", (long long)s.tap_offset[t]);
-    char *tap_list = clg_text_take(&taps);
+        byocl_textbuf_printf(&taps, "%sT(%lld)", t ? " " : "", (long long)s.tap_offset[t]);
+    char *tap_list = byocl_textbuf_take(&taps);
     if (tap_list)
         clg_kernel_define(&k, "CONV_TAPS(T)", "%s", tap_list);
     free(tap_list);
@@ -361,23 +361,23 @@ static byocl_status emit_transpose(clg_gen *gen, const clg_group *grp)
         in_stride[d] = s;
         s *= in->dims[d];
     }
-    clg_text index = {0};
-    clg_text_puts(&index, "{ \\\n    int r_ = (i); \\\n    src = 0; \\\n");
+    byocl_textbuf index = {0};
+    byocl_textbuf_puts(&index, "{ \\\n    int r_ = (i); \\\n    src = 0; \\\n");
     for (int d = rank - 1; d >= 0; d--) {
         if (out->dims[d] == 1)
             continue;
-        clg_text_printf(&index, "    src += r_ %% %lld * %lld; \\\n    r_ /= %lld; \\\n",
-                       (long long)out->dims[d], (long long)in_stride[perm[d]],
-                       (long long)out->dims[d]);
+        byocl_textbuf_printf(&index, "    src += r_ %% %lld * %lld; \\\n    r_ /= %lld; \\\n",
+                             (long long)out->dims[d], (long long)in_stride[perm[d]],
+                             (long long)out->dims[d]);
     }
-    clg_text_puts(&index, "    dst = (i); \\\n}");
+    byocl_textbuf_puts(&index, "    dst = (i); \\\n}");
     char label[96];
     group_label(gen, grp, label, sizeof label);
     int x_root = gen->graph.info[n->args[0]].root;
     int x = clg_gen_root_buf(gen, x_root);
     int y = x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
     if (y < 0) {
-        clg_text_free(&index);
+        byocl_textbuf_free(&index);
         return gen->err->status;
     }
     return emit_move(gen, "transpose", label, x, dtype_of(gen, x_root), y,
@@ -419,13 +419,14 @@ static byocl_status emit_concat(clg_gen *gen, const clg_group *grp)
             st = gen->err->status;
             break;
         }
-        clg_text index = {0};
+        byocl_textbuf index = {0};
         if (outer == 1)
-            clg_text_printf(&index, "{ src = (i); dst = %lld + (i); }", (long long)offset);
+            byocl_textbuf_printf(&index, "{ src = (i); dst = %lld + (i); }", (long long)offset);
         else
-            clg_text_printf(&index, "{ src = (i); dst = (i) / %lld * %lld + %lld + (i) %% %lld; }",
-                           (long long)run, (long long)(out->dims[axis] * inner),
-                           (long long)offset, (long long)run);
+            byocl_textbuf_printf(&index,
+                                 "{ src = (i); dst = (i) / %lld * %lld + %lld + (i) %% %lld; }",
+                                 (long long)run, (long long)(out->dims[axis] * inner),
+                                 (long long)offset, (long long)run);
         char label[128];
         snprintf(label, sizeof label, "%s (input %d)", group, f);
         st = emit_move(gen, "concatenate", label, x, dtype_of(gen, roots[f]), y,
@@ -459,8 +460,8 @@ byocl_status clg_emit_output_copy(clg_gen *gen, int k)
     char desc[64], label[96];
     clg_node_desc(gen->fn, root, desc, sizeof desc);
     snprintf(label, sizeof label, "output %d: copy of %s", k, desc);
-    clg_text index = {0};
-    clg_text_puts(&index, "{ src = (i); dst = (i); }");
+    byocl_textbuf index = {0};
+    byocl_textbuf_puts(&index, "{ src = (i); dst = (i); }");
     byocl_dtype dtype = dtype_of(gen, root);
     return emit_move(gen, "copy", label, src, dtype, gen->output_bufs[k], dtype,
                      byocl_shape_numel(&clg_tensor_type(gen->fn, root)->shape), &index);

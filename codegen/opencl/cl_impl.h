@@ -7,7 +7,8 @@
  *   cl_schedule.c  conv2d and dense schedules: tiles, input layout, weight packing
  *   cl_plan.c      plan free, buffer plan, launch plan text, --emit-cl files
  *   cl_supports.c  which calls the target accepts
- *   cl_text.c      growing text buffer, float literals, embedded templates */
+ *   cl_text.c      float literals, embedded templates
+ * Program text grows in byocl_textbufs (runtime/textbuf.h). */
 #ifndef BYOCL_CL_IMPL_H
 #define BYOCL_CL_IMPL_H
 
@@ -16,21 +17,9 @@
 
 #include "ir/ir_impl.h"
 #include "opencl/cl_codegen.h"
+#include "textbuf.h"
 
 /* ------------------------------------------------------------- cl_text.c */
-
-/* Text that grows; after an allocation failure it stays failed and appends nothing. */
-typedef struct clg_text {
-    char *s;
-    size_t len, cap;
-    bool failed;
-} clg_text;
-
-void clg_text_puts(clg_text *t, const char *s);
-void clg_text_printf(clg_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The text (malloc'ed, "" when empty) and the buffer reset; NULL when an append failed. */
-char *clg_text_take(clg_text *t);
-void clg_text_free(clg_text *t);
 
 /* `v` as an OpenCL C float literal that reads back as (float)v: "0.25f", "(-1e-05f)",
  * "INFINITY", "NAN". */
@@ -126,7 +115,7 @@ typedef struct clg_gen {
     int n_consts, cap_consts;
     byocl_cl_launch *launches; /* buffer args hold clg_buf ids until the buffer plan */
     int n_launches, cap_launches;
-    clg_text src;
+    byocl_textbuf src;
     const char *templates_used[16]; /* names of templates already in src */
     int n_templates_used;
     byocl_error *err;
@@ -148,8 +137,8 @@ void clg_node_desc(const byocl_function *fn, int node, char *buf, size_t len);
 typedef struct clg_kernel {
     clg_gen *gen;
     char name[64];
-    clg_text params;         /* KPARAMS */
-    clg_text defines;        /* #define lines */
+    byocl_textbuf params;   /* KPARAMS */
+    byocl_textbuf defines;  /* #define lines */
     char **macros;          /* names to #undef after the template */
     int n_macros, cap_macros;
     int n_args, n_operands;
@@ -223,7 +212,7 @@ void clg_conv_sched_free(clg_conv_sched *s);
 /* Element of the (OIHW) weight that packed element i holds, or -1 for a zero. */
 int64_t clg_conv_pack_source(const clg_conv_sched *s, int64_t i);
 /* MOVE_INDEX body for the device version of clg_conv_pack_source. */
-void clg_conv_pack_index_text(const clg_conv_sched *s, clg_text *t);
+void clg_conv_pack_index_text(const clg_conv_sched *s, byocl_textbuf *t);
 /* PHASE_Y(s) and PHASE_X(s) of kernels_cl/conv2d_input.cl: the row and column phase of
  * slot s. */
 void clg_conv_phase_exprs(const clg_conv_sched *s, char *py, char *px, size_t len);
@@ -238,7 +227,7 @@ typedef struct clg_dense_sched {
 byocl_status clg_dense_schedule(const byocl_function *fn, int node, clg_dense_sched *s,
                                byocl_error *err);
 int64_t clg_dense_pack_source(const clg_dense_sched *s, int64_t i);
-void clg_dense_pack_index_text(const clg_dense_sched *s, clg_text *t);
+void clg_dense_pack_index_text(const clg_dense_sched *s, byocl_textbuf *t);
 
 /* A float32 tensor of `n` elements whose element i is src's element source(i) (as a
  * float), or 0 where source gives -1: host-side weight packing. NULL on no memory. */

@@ -18,7 +18,7 @@ static void record_macro(clg_kernel *k, const char *name)
         int cap = k->cap_macros ? 2 * k->cap_macros : 32;
         char **m = realloc(k->macros, (size_t)cap * sizeof *m);
         if (!m) {
-            k->defines.failed = true;
+            k->defines.oom = true;
             return;
         }
         k->macros = m;
@@ -26,7 +26,7 @@ static void record_macro(clg_kernel *k, const char *name)
     }
     char *copy = strdup(name);
     if (!copy) {
-        k->defines.failed = true;
+        k->defines.oom = true;
         return;
     }
     k->macros[k->n_macros++] = copy;
@@ -41,20 +41,12 @@ void clg_kernel_begin(clg_kernel *k, clg_gen *gen, const char *what)
 
 void clg_kernel_define(clg_kernel *k, const char *name, const char *fmt, ...)
 {
+    byocl_textbuf_printf(&k->defines, "#define %s ", name);
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    byocl_textbuf_vprintf(&k->defines, fmt, ap);
     va_end(ap);
-    char *value = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (!value) {
-        k->defines.failed = true;
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(value, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    clg_text_printf(&k->defines, "#define %s %s\n", name, value);
-    free(value);
+    byocl_textbuf_putc(&k->defines, '\n');
     /* The macro's name is what precedes a '(' (function-like macros). */
     char bare[64];
     snprintf(bare, sizeof bare, "%s", name);
@@ -65,13 +57,13 @@ void clg_kernel_define(clg_kernel *k, const char *name, const char *fmt, ...)
 void clg_kernel_buffer(clg_kernel *k, const char *name, int buf, byocl_dtype dtype, bool output)
 {
     if (k->n_args >= KERNEL_MAX_ARGS) {
-        k->defines.failed = true;
+        k->defines.oom = true;
         return;
     }
     const char *elem = dtype == BYOCL_FLOAT16 ? "ushort" : "float";
     const char *suffix = dtype == BYOCL_FLOAT16 ? "F16" : "F32";
-    clg_text_printf(&k->params, "%s__global %s%s *restrict %s", k->n_args ? ", " : "",
-                   output ? "" : "const ", elem, name);
+    byocl_textbuf_printf(&k->params, "%s__global %s%s *restrict %s", k->n_args ? ", " : "",
+                         output ? "" : "const ", elem, name);
     if (output) {
         char value[64];
         snprintf(value, sizeof value, "BYOCL_ST_%s(%s, i, v)", suffix, name);
@@ -221,8 +213,8 @@ static void free_macros(clg_kernel *k)
 void clg_kernel_abandon(clg_kernel *k)
 {
     free_macros(k);
-    clg_text_free(&k->params);
-    clg_text_free(&k->defines);
+    byocl_textbuf_free(&k->params);
+    byocl_textbuf_free(&k->defines);
 }
 
 int clg_kernel_end(clg_kernel *k, const char *template_name, const char *label, int work_dim,
@@ -230,8 +222,8 @@ int clg_kernel_end(clg_kernel *k, const char *template_name, const char *label, 
 {
     clg_gen *gen = k->gen;
     const char *tmpl = byocl_cl_template_text(template_name);
-    char *params = clg_text_take(&k->params);
-    char *defines = clg_text_take(&k->defines);
+    char *params = byocl_textbuf_take(&k->params);
+    char *defines = byocl_textbuf_take(&k->defines);
     int index = -1;
     if (!tmpl) {
         byocl_error_set(gen->err, BYOCL_ERR_INVALID, "kernel template %s.cl is not embedded",
@@ -276,9 +268,10 @@ int clg_kernel_end(clg_kernel *k, const char *template_name, const char *label, 
     launch->flops = flops;
     index = gen->n_launches++;
 
-    clg_text *src = &gen->src;
-    clg_text_printf(src, "\n/* ---- %s: %s ---- */\n", k->name, label);
-    clg_text_printf(src, "#define KNAME %s\n#define KPARAMS %s\n%s", k->name, params, defines);
+    byocl_textbuf *src = &gen->src;
+    byocl_textbuf_printf(src, "\n/* ---- %s: %s ---- */\n", k->name, label);
+    byocl_textbuf_printf(src, "#define KNAME %s\n#define KPARAMS %s\n%s", k->name, params,
+                         defines);
     /* A template's leading comment explains it once per program. */
     const char *body = tmpl;
     if (strncmp(tmpl, "/*", 2) == 0 && strstr(tmpl, "*/\n")) {
@@ -287,11 +280,11 @@ int clg_kernel_end(clg_kernel *k, const char *template_name, const char *label, 
             body = end;
     }
     if (body != tmpl)
-        clg_text_printf(src, "/* %s.cl, explained above */\n", template_name);
-    clg_text_puts(src, body);
-    clg_text_puts(src, "#undef KNAME\n#undef KPARAMS\n");
+        byocl_textbuf_printf(src, "/* %s.cl, explained above */\n", template_name);
+    byocl_textbuf_puts(src, body);
+    byocl_textbuf_puts(src, "#undef KNAME\n#undef KPARAMS\n");
     for (int i = 0; i < k->n_macros; i++)
-        clg_text_printf(src, "#undef %s\n", k->macros[i]);
+        byocl_textbuf_printf(src, "#undef %s\n", k->macros[i]);
 done:
     free(params);
     free(defines);

@@ -72,7 +72,8 @@ static byocl_status plan_scratch(clg_gen *gen, size_t **sizes, int *n_scratch)
     return st;
 }
 
-static void buffers_text(const clg_gen *gen, const size_t *scratch, int n_scratch, clg_text *t)
+static void buffers_text(const clg_gen *gen, const size_t *scratch, int n_scratch,
+                         byocl_textbuf *t)
 {
     const byocl_function *fn = gen->fn;
     for (int kind = 0; kind < 4; kind++) {
@@ -95,17 +96,17 @@ static void buffers_text(const clg_gen *gen, const size_t *scratch, int n_scratc
                                                   byocl_tensor_shape(c)->dims);
                 byocl_type_str(&ct, type, sizeof type);
             }
-            clg_text_printf(t, "  %s%d  %zu bytes  %s  %s\n", kind_names[kind], b->index, b->bytes,
-                           type, b->what);
+            byocl_textbuf_printf(t, "  %s%d  %zu bytes  %s  %s\n", kind_names[kind], b->index,
+                                 b->bytes, type, b->what);
         }
     }
     for (int s = 0; s < n_scratch; s++) {
-        clg_text_printf(t, "  scratch%d  %zu bytes\n", s, scratch[s]);
+        byocl_textbuf_printf(t, "  scratch%d  %zu bytes\n", s, scratch[s]);
         for (int i = 0; i < gen->n_bufs; i++) {
             const clg_buf *b = &gen->bufs[i];
             if (b->kind == BYOCL_CL_BUF_SCRATCH && b->first >= 0 && b->index == s)
-                clg_text_printf(t, "    launches %d..%d: %s (%zu bytes)\n", b->first, b->last,
-                               b->what, b->bytes);
+                byocl_textbuf_printf(t, "    launches %d..%d: %s (%zu bytes)\n", b->first, b->last,
+                                     b->what, b->bytes);
         }
     }
 }
@@ -117,12 +118,12 @@ byocl_status clg_plan_finish(clg_gen *gen, byocl_cl_plan **out)
     byocl_status st = plan_scratch(gen, &scratch, &n_scratch);
     if (st != BYOCL_OK)
         return st;
-    clg_text text = {0};
+    byocl_textbuf text = {0};
     buffers_text(gen, scratch, n_scratch, &text);
     byocl_cl_plan *plan = calloc(1, sizeof *plan);
     if (plan) {
-        plan->buffers_text = clg_text_take(&text);
-        plan->source = clg_text_take(&gen->src);
+        plan->buffers_text = byocl_textbuf_take(&text);
+        plan->source = byocl_textbuf_take(&gen->src);
         /* -w: the kernels are byocl's, not the user's; without it PoCL's clang prints
          * "N warnings generated." on the user's stderr when float16 vectors meet a
          * device without AVX-512 (a -Wpsabi note that changes nothing here). */
@@ -130,7 +131,7 @@ byocl_status clg_plan_finish(clg_gen *gen, byocl_cl_plan **out)
         plan->region = strdup(gen->fn->name);
     }
     if (!plan || !plan->buffers_text || !plan->source || !plan->build_options || !plan->region) {
-        clg_text_free(&text);
+        byocl_textbuf_free(&text);
         free(scratch);
         byocl_cl_plan_free(plan);
         return byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory finishing the plan of @%s",
@@ -164,50 +165,50 @@ byocl_status clg_plan_finish(clg_gen *gen, byocl_cl_plan **out)
 
 char *byocl_cl_plan_text(const byocl_cl_plan *plan, const char *symbol)
 {
-    clg_text t = {0};
-    clg_text_printf(&t, "# byocl OpenCL launch plan of region @%s (symbol %s)\n",
-                   plan->region ? plan->region : "?", symbol ? symbol : "?");
-    clg_text_printf(&t, "program: %s.cl, build options: %s\n", symbol ? symbol : "?",
-                   plan->build_options ? plan->build_options : "");
-    clg_text_printf(&t, "\nbuffers: %d input%s, %d output%s, %d constant%s, %d scratch\n",
-                   plan->n_inputs, plan->n_inputs == 1 ? "" : "s", plan->n_outputs,
-                   plan->n_outputs == 1 ? "" : "s", plan->n_constants,
-                   plan->n_constants == 1 ? "" : "s", plan->n_scratch);
-    clg_text_puts(&t, plan->buffers_text ? plan->buffers_text : "");
+    byocl_textbuf t = {0};
+    byocl_textbuf_printf(&t, "# byocl OpenCL launch plan of region @%s (symbol %s)\n",
+                         plan->region ? plan->region : "?", symbol ? symbol : "?");
+    byocl_textbuf_printf(&t, "program: %s.cl, build options: %s\n", symbol ? symbol : "?",
+                         plan->build_options ? plan->build_options : "");
+    byocl_textbuf_printf(&t, "\nbuffers: %d input%s, %d output%s, %d constant%s, %d scratch\n",
+                         plan->n_inputs, plan->n_inputs == 1 ? "" : "s", plan->n_outputs,
+                         plan->n_outputs == 1 ? "" : "s", plan->n_constants,
+                         plan->n_constants == 1 ? "" : "s", plan->n_scratch);
+    byocl_textbuf_puts(&t, plan->buffers_text ? plan->buffers_text : "");
     double total = 0;
     for (int l = 0; l < plan->n_launches; l++)
         total += plan->launches[l].flops;
-    clg_text_printf(&t, "\nlaunches, in order: %d (%.6g GFLOP in all)\n", plan->n_launches,
-                   total * 1e-9);
+    byocl_textbuf_printf(&t, "\nlaunches, in order: %d (%.6g GFLOP in all)\n", plan->n_launches,
+                         total * 1e-9);
     for (int l = 0; l < plan->n_launches; l++) {
         const byocl_cl_launch *launch = &plan->launches[l];
-        clg_text_printf(&t, "  %d  %s  global [", l, launch->kernel);
+        byocl_textbuf_printf(&t, "  %d  %s  global [", l, launch->kernel);
         for (int d = 0; d < launch->work_dim; d++)
-            clg_text_printf(&t, "%s%zu", d ? ", " : "", launch->global[d]);
+            byocl_textbuf_printf(&t, "%s%zu", d ? ", " : "", launch->global[d]);
         if (launch->local[0] == 0) {
-            clg_text_puts(&t, "]  local NULL\n");
+            byocl_textbuf_puts(&t, "]  local NULL\n");
         } else {
-            clg_text_puts(&t, "]  local [");
+            byocl_textbuf_puts(&t, "]  local [");
             for (int d = 0; d < launch->work_dim; d++)
-                clg_text_printf(&t, "%s%zu", d ? ", " : "", launch->local[d]);
-            clg_text_puts(&t, "]\n");
+                byocl_textbuf_printf(&t, "%s%zu", d ? ", " : "", launch->local[d]);
+            byocl_textbuf_puts(&t, "]\n");
         }
-        clg_text_printf(&t, "     computes: %s", launch->label);
+        byocl_textbuf_printf(&t, "     computes: %s", launch->label);
         if (launch->flops > 0)
-            clg_text_printf(&t, " (%.6g GFLOP)", launch->flops * 1e-9);
-        clg_text_puts(&t, "\n     args:");
+            byocl_textbuf_printf(&t, " (%.6g GFLOP)", launch->flops * 1e-9);
+        byocl_textbuf_puts(&t, "\n     args:");
         for (int a = 0; a < launch->n_args; a++) {
             const byocl_cl_arg *arg = &launch->args[a];
             if (arg->kind == BYOCL_CL_ARG_BUFFER)
-                clg_text_printf(&t, " %s%d", kind_names[arg->buffer.kind], arg->buffer.index);
+                byocl_textbuf_printf(&t, " %s%d", kind_names[arg->buffer.kind], arg->buffer.index);
             else if (arg->kind == BYOCL_CL_ARG_INT)
-                clg_text_printf(&t, " int %d", (int)arg->i);
+                byocl_textbuf_printf(&t, " int %d", (int)arg->i);
             else
-                clg_text_printf(&t, " float %.9g", (double)arg->f);
+                byocl_textbuf_printf(&t, " float %.9g", (double)arg->f);
         }
-        clg_text_puts(&t, "\n");
+        byocl_textbuf_puts(&t, "\n");
     }
-    return clg_text_take(&t);
+    return byocl_textbuf_take(&t);
 }
 
 byocl_status byocl_cl_plan_write(const byocl_cl_plan *plan, const char *dir, const char *symbol,

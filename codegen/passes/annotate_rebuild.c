@@ -82,12 +82,12 @@ static int emit_annotation(annotator *an, int src, const byocl_type *type, const
         return fail_nomem(an);
     int id = 0;
     for (int k = 0; k < n && id >= 0; k++) {
-        id = byocl_build_getitem(fresh, src, k, an->err);
+        id = byocl_function_add_getitem(fresh, src, k, an->err);
         if (id >= 0)
             id = fields[k] = emit_annotation(an, id, type->fields[k], op, target);
     }
     if (id >= 0)
-        id = byocl_build_tuple(fresh, fields, n, an->err);
+        id = byocl_function_add_tuple(fresh, fields, n, an->err);
     free(fields);
     return id;
 }

@@ -16,6 +16,7 @@
 #include "ir/ir_impl.h"
 #include "ops/op_impl.h"
 #include "regions.h"
+#include "textbuf.h"
 
 /* Dot ids of nested nodes grow by "n<id>_" per level; calls nested so deep that their
  * ids would not fit are drawn as plain nodes. */
@@ -36,7 +37,7 @@ const char *byocl_dot_target_color(const char *name)
 }
 
 typedef struct dot_writer {
-    FILE *f;
+    byocl_textbuf out;
     const byocl_module *m;
     /* The %N of each drawn function's nodes, numbered once per function: numbering one
      * node walks the whole function. */
@@ -61,12 +62,12 @@ static int node_number(dot_writer *w, const byocl_function *fn, int id)
 }
 
 /* Writes `s` escaped for a dot string: quotes and backslashes. */
-static void put_escaped(FILE *f, const char *s)
+static void put_escaped(byocl_textbuf *f, const char *s)
 {
     for (; *s; s++) {
         if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        fputc(*s == '\n' ? ' ' : *s, f);
+            byocl_textbuf_putc(f, '\\');
+        byocl_textbuf_putc(f, *s == '\n' ? ' ' : *s);
     }
 }
 
@@ -127,10 +128,10 @@ static bool value_ref(const dot_writer *w, const byocl_function *fn, const char 
     return true;
 }
 
-static void indent(FILE *f, int level)
+static void indent(byocl_textbuf *f, int level)
 {
     for (int i = 0; i < level; i++)
-        fputs("  ", f);
+        byocl_textbuf_puts(f, "  ");
 }
 
 static void emit_nodes(dot_writer *w, const byocl_function *fn, const char *prefix, int depth,
@@ -140,7 +141,7 @@ static void emit_node(dot_writer *w, const byocl_function *fn, const char *prefi
                       int depth, int level)
 {
     const byocl_node *n = &fn->nodes[id];
-    FILE *f = w->f;
+    byocl_textbuf *f = &w->out;
     char name[256], type[1024];
     if (n->kind == BYOCL_NODE_CONSTANT)
         return;
@@ -151,54 +152,54 @@ static void emit_node(dot_writer *w, const byocl_function *fn, const char *prefi
         char inner[REF_MAX];
         dot_id(inner, prefix, id, "_");
         indent(f, level);
-        fprintf(f, "subgraph \"cluster_%sn%d\" {\n", prefix, id);
+        byocl_textbuf_printf(f, "subgraph \"cluster_%sn%d\" {\n", prefix, id);
         indent(f, level + 1);
-        fputs("label=\"", f);
+        byocl_textbuf_puts(f, "label=\"");
         put_escaped(f, name);
-        fputs(" = @", f);
+        byocl_textbuf_puts(f, " = @");
         put_escaped(f, callee->name);
         if (target) {
-            fputs(" (", f);
+            byocl_textbuf_puts(f, " (");
             put_escaped(f, target);
-            fprintf(f, ")\";\n");
+            byocl_textbuf_puts(f, ")\";\n");
             indent(f, level + 1);
-            fprintf(f, "style=filled;\n");
+            byocl_textbuf_puts(f, "style=filled;\n");
             indent(f, level + 1);
-            fprintf(f, "fillcolor=\"%s\";\n", byocl_dot_target_color(target));
+            byocl_textbuf_printf(f, "fillcolor=\"%s\";\n", byocl_dot_target_color(target));
         } else {
-            fprintf(f, "\";\n");
+            byocl_textbuf_puts(f, "\";\n");
             indent(f, level + 1);
-            fprintf(f, "style=dashed;\n");
+            byocl_textbuf_puts(f, "style=dashed;\n");
         }
         emit_nodes(w, callee, inner, depth + 1, level + 1, NULL, -1);
         indent(f, level);
-        fputs("}\n", f);
+        byocl_textbuf_puts(f, "}\n");
         return;
     }
     indent(f, level);
-    fprintf(f, "%sn%d [label=\"", prefix, id);
+    byocl_textbuf_printf(f, "%sn%d [label=\"", prefix, id);
     put_escaped(f, name);
     if (n->kind == BYOCL_NODE_CALL) {
-        fputs(" = ", f);
+        byocl_textbuf_puts(f, " = ");
         if (n->op) {
             put_escaped(f, n->op->name);
         } else {
-            fputc('@', f);
+            byocl_textbuf_putc(f, '@');
             put_escaped(f, n->callee);
         }
     } else if (n->kind == BYOCL_NODE_TUPLE) {
-        fputs(" = Tuple", f);
+        byocl_textbuf_puts(f, " = Tuple");
     } else if (n->kind == BYOCL_NODE_GETITEM) {
         char tuple[256];
-        fputs(" = ", f);
+        byocl_textbuf_puts(f, " = ");
         put_escaped(f, value_name(w, fn, n->args[0], tuple, sizeof tuple));
-        fprintf(f, ".%d", n->index);
+        byocl_textbuf_printf(f, ".%d", n->index);
     }
     if (n->type->kind != BYOCL_TYPE_NONE) {
-        fputs("\\n", f);
+        byocl_textbuf_puts(f, "\\n");
         put_escaped(f, byocl_type_str(n->type, type, sizeof type));
     }
-    fprintf(f, "\"%s];\n", n->kind == BYOCL_NODE_VAR ? ", shape=ellipse" : "");
+    byocl_textbuf_printf(f, "\"%s];\n", n->kind == BYOCL_NODE_VAR ? ", shape=ellipse" : "");
 }
 
 /* The nodes of fn; with region_of, only those of `region` (-1: outside every region). */
@@ -229,7 +230,7 @@ static void emit_edges(dot_writer *w, const byocl_function *fn, const char *pref
                 dot_id(to, inner, callee->params[k], "");
             else
                 dot_id(to, prefix, id, "");
-            fprintf(w->f, "  %s -> %s;\n", from, to);
+            byocl_textbuf_printf(&w->out, "  %s -> %s;\n", from, to);
         }
         if (callee)
             emit_edges(w, callee, inner, depth + 1);
@@ -256,56 +257,45 @@ char *byocl_dot(const byocl_module *m, byocl_error *err)
     byocl_error region_err = {0};
     if (has_annotations(fn))
         with_regions = byocl_regions_analyze_lenient(fn, &regions, &region_err) == BYOCL_OK;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f) {
-        if (with_regions)
-            byocl_regions_release(&regions);
-        byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory drawing @main");
-        return NULL;
-    }
-    dot_writer w = {f, m, calloc((size_t)m->n_fns, sizeof *w.numbered),
+    dot_writer w = {{0}, m, calloc((size_t)m->n_fns, sizeof *w.numbered),
                     calloc((size_t)m->n_fns, sizeof *w.numbers), 0};
+    byocl_textbuf *f = &w.out;
     if (!w.numbered || !w.numbers) { /* no room: each node is numbered alone */
         free(w.numbered);
         free(w.numbers);
         w.numbered = NULL;
         w.numbers = NULL;
     }
-    fputs("digraph \"main\" {\n", f);
+    byocl_textbuf_puts(f, "digraph \"main\" {\n");
     if (region_err.status != BYOCL_OK) {
-        fputs("  // regions not drawn: ", f);
+        byocl_textbuf_puts(f, "  // regions not drawn: ");
         for (const char *p = region_err.msg; *p; p++)
-            fputc(*p == '\n' ? ' ' : *p, f);
-        fputc('\n', f);
+            byocl_textbuf_putc(f, *p == '\n' ? ' ' : *p);
+        byocl_textbuf_putc(f, '\n');
     }
-    fputs("  node [shape=box, style=filled, fillcolor=white, fontname=\"monospace\", "
-          "fontsize=10];\n",
-          f);
-    fputs("  graph [fontname=\"monospace\", fontsize=10];\n", f);
+    byocl_textbuf_puts(f, "  node [shape=box, style=filled, fillcolor=white, "
+                          "fontname=\"monospace\", fontsize=10];\n");
+    byocl_textbuf_puts(f, "  graph [fontname=\"monospace\", fontsize=10];\n");
     emit_nodes(&w, fn, "", 0, 1, with_regions ? regions.region_of : NULL, -1);
     for (int r = 0; with_regions && r < regions.n_regions; r++) {
-        fprintf(f, "  subgraph \"cluster_region%d\" {\n    label=\"region %d: ", r, r);
+        byocl_textbuf_printf(f, "  subgraph \"cluster_region%d\" {\n    label=\"region %d: ", r, r);
         put_escaped(f, regions.target[r]);
-        fprintf(f, "\";\n    style=filled;\n    fillcolor=\"%s\";\n",
-                byocl_dot_target_color(regions.target[r]));
+        byocl_textbuf_printf(f, "\";\n    style=filled;\n    fillcolor=\"%s\";\n",
+                             byocl_dot_target_color(regions.target[r]));
         emit_nodes(&w, fn, "", 0, 2, regions.region_of, r);
-        fputs("  }\n", f);
+        byocl_textbuf_puts(f, "  }\n");
     }
     emit_edges(&w, fn, "", 0);
-    fputs("}\n", f);
+    byocl_textbuf_puts(f, "}\n");
     for (int k = 0; k < w.n_numbered; k++)
         free(w.numbers[k]);
     free(w.numbers);
     free(w.numbered);
     if (with_regions)
         byocl_regions_release(&regions);
-    if (fclose(f) != 0) {
-        free(text);
+    char *text = byocl_textbuf_take(&w.out);
+    if (!text)
         byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory drawing @main");
-        return NULL;
-    }
     return text;
 }
 

@@ -61,7 +61,7 @@ static int item_of(flattener *fl, int tuple, int k)
         if (n->kind == BYOCL_NODE_GETITEM && n->args[0] == tuple && n->index == k)
             return id;
     }
-    return byocl_build_getitem(fl->rb.fresh, tuple, k, fl->err);
+    return byocl_function_add_getitem(fl->rb.fresh, tuple, k, fl->err);
 }
 
 /* Annotation `op` (for `compiler`) of fresh value `v` of type `type`, field by field. A
@@ -90,7 +90,7 @@ static int flatten(flattener *fl, int v, const byocl_type *type, const char *op,
             id = fields[k] = flatten(fl, id, type->fields[k], op, compiler);
     }
     if (id >= 0)
-        id = byocl_build_tuple(fresh, fields, n, fl->err);
+        id = byocl_function_add_tuple(fresh, fields, n, fl->err);
     free(fields);
     return id;
 }

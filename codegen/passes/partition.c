@@ -83,7 +83,7 @@ static int bring_in(region_build *b, int src)
     } else {
         char name[192];
         snprintf(name, sizeof name, "%s_%d_i%d", b->target, b->number, b->rf->n_args);
-        id = byocl_build_param(b->out, name, fn->nodes[src].type, b->p->err);
+        id = byocl_function_add_param(b->out, name, fn->nodes[src].type, b->p->err);
         if (id >= 0)
             b->rf->args[b->rf->n_args++] = src;
     }
@@ -184,7 +184,7 @@ static byocl_status build_region(partitioner *p, int R, int number, byocl_error 
             st = nomem(err);
         for (int k = 0; fields && k < rf->n_outs; k++)
             fields[k] = b.map[rf->outs[k]];
-        if (fields && (body = byocl_build_tuple(b.out, fields, rf->n_outs, err)) < 0)
+        if (fields && (body = byocl_function_add_tuple(b.out, fields, rf->n_outs, err)) < 0)
             st = err->status;
         free(fields);
     }
@@ -233,13 +233,13 @@ static byocl_status emit_region(main_build *mb, int R, byocl_error *err)
         return nomem(err);
     for (int k = 0; k < rf->n_args; k++)
         args[k] = mb->rb.map[rf->args[k]];
-    int call = byocl_build_call_global(mb->rb.fresh, rf->name, args, rf->n_args, err);
+    int call = byocl_function_add_call_global(mb->rb.fresh, rf->name, args, rf->n_args, err);
     free(args);
     if (call < 0)
         return err->status;
     for (int k = 0; k < rf->n_outs; k++) {
         int item = call;
-        if (rf->n_outs > 1 && (item = byocl_build_getitem(mb->rb.fresh, call, k, err)) < 0)
+        if (rf->n_outs > 1 && (item = byocl_function_add_getitem(mb->rb.fresh, call, k, err)) < 0)
             return err->status;
         const int *ends = p->r->outputs[R];
         for (int e = 0; e < p->r->n_outputs[R]; e++)

@@ -84,7 +84,7 @@ int byocl_build_annotation(byocl_function *fn, const char *op, int arg, const ch
         byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory adding %s", op);
         return -1;
     }
-    return byocl_build_call(fn, op, &arg, 1, attrs, err);
+    return byocl_function_add_call(fn, op, &arg, 1, attrs, err);
 }
 
 void byocl_rebuild_abort(byocl_rebuild *rb)

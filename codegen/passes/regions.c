@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "byocl/passes.h"
 #include "flatten_annotations.h"
 #include "ops/op_impl.h"
 #include "pass_util.h"
@@ -457,6 +458,19 @@ void byocl_regions_release(byocl_regions *r)
     free(r->outputs);
     free(r->gaps);
     memset(r, 0, sizeof *r);
+}
+
+byocl_status byocl_regions_of_nodes(const byocl_function *fn, int *region_of, int *n_regions,
+                                    byocl_error *err)
+{
+    byocl_regions r;
+    byocl_status st = byocl_regions_analyze(fn, &r, err);
+    if (st != BYOCL_OK)
+        return st;
+    memcpy(region_of, r.region_of, sizeof *region_of * (size_t)r.n_nodes);
+    *n_regions = r.n_regions;
+    byocl_regions_release(&r);
+    return BYOCL_OK;
 }
 
 /* ------------------------------------------------------------- convexity */

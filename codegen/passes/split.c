@@ -396,7 +396,7 @@ static byocl_status add_input(stage_builder *b, const char *base, const byocl_ty
     if (!copy)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory splitting @main");
     st->inputs[st->n_inputs++] = (byocl_stage_input){copy, from_stage, index};
-    *id_out = byocl_build_param(b->out, name, type, err);
+    *id_out = byocl_function_add_param(b->out, name, type, err);
     return *id_out >= 0 ? BYOCL_OK : err->status;
 }
 
@@ -466,7 +466,7 @@ static int rebuild_tuple(byocl_function *out, const byocl_type *t, const int *le
     for (int i = 0; i < t->n_fields && id >= 0; i++)
         id = fields[i] = rebuild_tuple(out, t->fields[i], leaves, at, err);
     if (id >= 0)
-        id = byocl_build_tuple(out, fields, t->n_fields, err);
+        id = byocl_function_add_tuple(out, fields, t->n_fields, err);
     free(fields);
     return id;
 }
@@ -480,7 +480,7 @@ static byocl_status take_leaves(byocl_function *out, int id, const byocl_type *t
         return BYOCL_OK;
     }
     for (int i = 0; i < t->n_fields; i++) {
-        int item = byocl_build_getitem(out, id, i, err);
+        int item = byocl_function_add_getitem(out, id, i, err);
         if (item < 0)
             return err->status;
         byocl_status st = take_leaves(out, item, t->fields[i], leaves, at, err);
@@ -625,7 +625,7 @@ static byocl_status build_body(stage_builder *b, byocl_error *err)
             if (st == BYOCL_OK)
                 st = describe_outputs(b, id, t, "", false, err);
         }
-        body = st == BYOCL_OK ? byocl_build_tuple(b->out, fields, n_fields, err) : -1;
+        body = st == BYOCL_OK ? byocl_function_add_tuple(b->out, fields, n_fields, err) : -1;
         free(fields);
         if (body < 0)
             return err->status;
@@ -774,10 +774,10 @@ static byocl_status build_signature(const byocl_function *fn, byocl_module *sig,
         return err->status;
     for (int k = 0; k < fn->n_params; k++) {
         const byocl_node *p = &fn->nodes[fn->params[k]];
-        if (byocl_build_param(out, p->name, p->type, err) < 0)
+        if (byocl_function_add_param(out, p->name, p->type, err) < 0)
             return err->status;
     }
-    int body = byocl_build_tuple(out, NULL, 0, err);
+    int body = byocl_function_add_tuple(out, NULL, 0, err);
     if (body < 0 || byocl_function_set_body(out, body, err) != BYOCL_OK)
         return err->status;
     return byocl_infer_types(sig, err);

@@ -36,6 +36,7 @@
 #include "ir/ir_impl.h"
 #include "json.h"
 #include "split_impl.h"
+#include "textbuf.h"
 
 #define MANIFEST_NAME "manifest.json"
 #define MANIFEST_FORMAT "byocl-stages"
@@ -44,76 +45,70 @@
 
 /* ------------------------------------------------------------------ writing */
 
-static void write_type(FILE *f, const byocl_type *t)
+static void write_type(byocl_textbuf *f, const byocl_type *t)
 {
     char buf[4096];
     byocl_json_write_string(f, byocl_type_str(t, buf, sizeof buf));
 }
 
-static void write_stage(FILE *f, const split_stage *st, int k, bool has_params)
+static void write_stage(byocl_textbuf *f, const split_stage *st, int k, bool has_params)
 {
-    fprintf(f, "    {\n      \"file\": \"stage_%d.relay\",\n      \"params\": ", k);
+    byocl_textbuf_printf(f, "    {\n      \"file\": \"stage_%d.relay\",\n      \"params\": ", k);
     if (has_params)
-        fprintf(f, "\"stage_%d.npz\"", k);
+        byocl_textbuf_printf(f, "\"stage_%d.npz\"", k);
     else
-        fputs("null", f);
-    fputs(",\n      \"first\": ", f);
+        byocl_textbuf_puts(f, "null");
+    byocl_textbuf_puts(f, ",\n      \"first\": ");
     byocl_json_write_string(f, st->first);
-    fputs(",\n      \"last\": ", f);
+    byocl_textbuf_puts(f, ",\n      \"last\": ");
     byocl_json_write_string(f, st->last);
-    fprintf(f, ",\n      \"nodes\": %d,\n      \"flops\": %lld,\n      \"inputs\": [", st->n_nodes,
-            (long long)st->flops);
+    byocl_textbuf_printf(f, ",\n      \"nodes\": %d,\n      \"flops\": %lld,\n      \"inputs\": [",
+                         st->n_nodes, (long long)st->flops);
     for (int i = 0; i < st->n_inputs; i++) {
         const byocl_stage_input *in = &st->inputs[i];
-        fprintf(f, "%s\n        {\"name\": ", i ? "," : "");
+        byocl_textbuf_printf(f, "%s\n        {\"name\": ", i ? "," : "");
         byocl_json_write_string(f, in->name);
         if (in->stage < 0)
-            fprintf(f, ", \"input\": %d}", in->index);
+            byocl_textbuf_printf(f, ", \"input\": %d}", in->index);
         else
-            fprintf(f, ", \"stage\": %d, \"output\": %d}", in->stage, in->index);
+            byocl_textbuf_printf(f, ", \"stage\": %d, \"output\": %d}", in->stage, in->index);
     }
-    fprintf(f, "%s],\n      \"outputs\": [", st->n_inputs ? "\n      " : "");
+    byocl_textbuf_printf(f, "%s],\n      \"outputs\": [", st->n_inputs ? "\n      " : "");
     for (int i = 0; i < st->n_outputs; i++) {
         const byocl_stage_output *o = &st->outputs[i];
-        fprintf(f, "%s\n        {\"node\": ", i ? "," : "");
+        byocl_textbuf_printf(f, "%s\n        {\"node\": ", i ? "," : "");
         byocl_json_write_string(f, o->node);
-        fputs(", \"op\": ", f);
+        byocl_textbuf_puts(f, ", \"op\": ");
         byocl_json_write_string(f, o->op);
-        fputs(", \"type\": ", f);
+        byocl_textbuf_puts(f, ", \"type\": ");
         write_type(f, o->type);
-        fputc('}', f);
+        byocl_textbuf_putc(f, '}');
     }
-    fprintf(f, "%s]\n    }", st->n_outputs ? "\n      " : "");
+    byocl_textbuf_printf(f, "%s]\n    }", st->n_outputs ? "\n      " : "");
 }
 
 /* The manifest's text (malloc'ed) or NULL when out of memory. */
 static char *manifest_text(const byocl_stages *s, const bool *has_params, size_t *len)
 {
-    char *text = NULL;
-    FILE *f = open_memstream(&text, len);
-    if (!f)
-        return NULL;
-    fprintf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"inputs\": [", MANIFEST_FORMAT,
-            MANIFEST_VERSION);
+    byocl_textbuf text = {0}, *f = &text;
+    byocl_textbuf_printf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"inputs\": [",
+                         MANIFEST_FORMAT, MANIFEST_VERSION);
     int n_inputs = byocl_stages_num_inputs(s);
     for (int i = 0; i < n_inputs; i++) {
-        fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
+        byocl_textbuf_printf(f, "%s\n    {\"name\": ", i ? "," : "");
         byocl_json_write_string(f, byocl_stages_input_name(s, i));
-        fputs(", \"type\": ", f);
+        byocl_textbuf_puts(f, ", \"type\": ");
         write_type(f, byocl_stages_input_type(s, i));
-        fputc('}', f);
+        byocl_textbuf_putc(f, '}');
     }
-    fprintf(f, "%s],\n  \"stages\": [\n", n_inputs ? "\n  " : "");
+    byocl_textbuf_printf(f, "%s],\n  \"stages\": [\n", n_inputs ? "\n  " : "");
     for (int k = 0; k < s->n_stages; k++) {
         write_stage(f, &s->stages[k], k, has_params[k]);
-        fputs(k + 1 < s->n_stages ? ",\n" : "\n", f);
+        byocl_textbuf_puts(f, k + 1 < s->n_stages ? ",\n" : "\n");
     }
-    fputs("  ]\n}\n", f);
-    if (fclose(f) != 0) {
-        free(text);
-        return NULL;
-    }
-    return text;
+    byocl_textbuf_puts(f, "  ]\n}\n");
+    *len = text.len;
+    return byocl_textbuf_take(&text);
 }
 
 /* DIR must not exist, or be an empty directory (which the rename then replaces). */
@@ -355,8 +350,8 @@ static byocl_status parse_type(const manifest_reader *r, const byocl_json *at,
         byocl_type_str(byocl_node_type(fn, byocl_function_param(fn, 0)), back, sizeof back);
     if (!fn || strcmp(back, text) != 0)
         st = bad(r, at, where, "\"%s\" is not a type", text);
-    else if (byocl_build_param(sig, name, byocl_node_type(fn, byocl_function_param(fn, 0)),
-                               err) < 0)
+    else if (byocl_function_add_param(sig, name, byocl_node_type(fn, byocl_function_param(fn, 0)),
+                                      err) < 0)
         st = err->status;
     byocl_module_free(m);
     free(src);
@@ -389,7 +384,7 @@ static byocl_status read_inputs(const manifest_reader *r, const byocl_json *root
         if (st == BYOCL_OK)
             st = parse_type(r, type, where, sig, name->string, r->err);
     }
-    int body = st == BYOCL_OK ? byocl_build_tuple(sig, NULL, 0, r->err) : -1;
+    int body = st == BYOCL_OK ? byocl_function_add_tuple(sig, NULL, 0, r->err) : -1;
     if (st == BYOCL_OK && (body < 0 || byocl_function_set_body(sig, body, r->err) != BYOCL_OK ||
                            byocl_infer_types(s->signature, r->err) != BYOCL_OK))
         st = r->err->status;

@@ -488,76 +488,59 @@ byocl_status text_metadata_read(const char *json, size_t len, const char *filena
 
 /* ---------------------------------------------------------- writing the JSON */
 
-char *text_metadata_print(const byocl_tensor *const *consts, int n)
+void text_metadata_print(byocl_textbuf *out, const byocl_tensor *const *consts, int n)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f)
-        return NULL;
-    bool ok = true;
-    fputs("\n"
-          "#[metadata]\n"
-          "{\n"
-          "  \"root\": 1, \n"
-          "  \"nodes\": [\n"
-          "    {\n"
-          "      \"type_key\": \"\"\n"
-          "    }, \n"
-          "    {\n"
-          "      \"type_key\": \"Map\", \n"
-          "      \"keys\": [\n"
-          "        \"" CONSTANT_KIND "\"\n"
-          "      ], \n"
-          "      \"data\": [2]\n"
-          "    }, \n"
-          "    {\n"
-          "      \"type_key\": \"Array\", \n"
-          "      \"data\": [",
-          f);
+    byocl_textbuf_puts(out, "\n"
+                            "#[metadata]\n"
+                            "{\n"
+                            "  \"root\": 1, \n"
+                            "  \"nodes\": [\n"
+                            "    {\n"
+                            "      \"type_key\": \"\"\n"
+                            "    }, \n"
+                            "    {\n"
+                            "      \"type_key\": \"Map\", \n"
+                            "      \"keys\": [\n"
+                            "        \"" CONSTANT_KIND "\"\n"
+                            "      ], \n"
+                            "      \"data\": [2]\n"
+                            "    }, \n"
+                            "    {\n"
+                            "      \"type_key\": \"Array\", \n"
+                            "      \"data\": [");
     for (int k = 0; k < n; k++)
-        fprintf(f, "%s%d", k ? ", " : "", 3 + k);
-    fputs("]\n"
-          "    }",
-          f);
+        byocl_textbuf_printf(out, "%s%d", k ? ", " : "", 3 + k);
+    byocl_textbuf_puts(out, "]\n"
+                            "    }");
     for (int k = 0; k < n; k++)
-        fprintf(f,
-                ", \n"
-                "    {\n"
-                "      \"type_key\": \"" CONSTANT_KIND "\", \n"
-                "      \"attrs\": {\n"
-                "        \"_checked_type_\": \"0\", \n"
-                "        \"data\": \"%d\", \n"
-                "        \"span\": \"0\", \n"
-                "        \"virtual_device_\": \"0\"\n"
-                "      }\n"
-                "    }",
-                k);
-    fputs("\n"
-          "  ], \n"
-          "  \"b64ndarrays\": [",
-          f);
-    for (int k = 0; k < n && ok; k++) {
+        byocl_textbuf_printf(out,
+                             ", \n"
+                             "    {\n"
+                             "      \"type_key\": \"" CONSTANT_KIND "\", \n"
+                             "      \"attrs\": {\n"
+                             "        \"_checked_type_\": \"0\", \n"
+                             "        \"data\": \"%d\", \n"
+                             "        \"span\": \"0\", \n"
+                             "        \"virtual_device_\": \"0\"\n"
+                             "      }\n"
+                             "    }",
+                             k);
+    byocl_textbuf_puts(out, "\n"
+                            "  ], \n"
+                            "  \"b64ndarrays\": [");
+    for (int k = 0; k < n && !out->oom; k++) {
         size_t blob_len;
         void *blob = text_metadata_encode_ndarray(consts[k], &blob_len);
         char *b64 = blob ? byocl_base64_encode(blob, blob_len) : NULL;
-        ok = b64 != NULL;
-        if (ok)
-            fprintf(f, "%s\n    \"%s\"", k ? ", " : "", b64);
+        if (b64)
+            byocl_textbuf_printf(out, "%s\n    \"%s\"", k ? ", " : "", b64);
+        else
+            out->oom = true;
         free(b64);
         free(blob);
     }
-    fputs("\n"
-          "  ], \n"
-          "  \"attrs\": {\"tvm_version\": \"0.8.0\"}\n"
-          "}\n",
-          f);
-    ok = !ferror(f) && ok;
-    if (fclose(f) != 0)
-        ok = false;
-    if (!ok) {
-        free(text);
-        return NULL;
-    }
-    return text;
+    byocl_textbuf_puts(out, "\n"
+                            "  ], \n"
+                            "  \"attrs\": {\"tvm_version\": \"0.8.0\"}\n"
+                            "}\n");
 }

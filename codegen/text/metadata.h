@@ -24,6 +24,7 @@
 
 #include "byocl/tensor.h"
 #include "byocl/tensor_io.h"
+#include "textbuf.h"
 
 /* Reads the section's JSON, json[0..len), which starts at line:col of `filename` (the
  * character after `#[metadata]`). On success *out holds each relay.Constant as
@@ -33,10 +34,9 @@
 byocl_status text_metadata_read(const char *json, size_t len, const char *filename, int line,
                                 int col, byocl_params **out, byocl_error *err);
 
-/* The section for constants[0..n) (constant K is consts[K]): a blank line, "#[metadata]\n"
- * and the JSON, laid out as TVM writes them. A malloc'ed string, or NULL when out of
- * memory. */
-char *text_metadata_print(const byocl_tensor *const *consts, int n);
+/* Appends the section for constants[0..n) (constant K is consts[K]): a blank line,
+ * "#[metadata]\n" and the JSON, laid out as TVM writes them. Out of memory: out->oom. */
+void text_metadata_print(byocl_textbuf *out, const byocl_tensor *const *consts, int n);
 
 /* A tensor from an NDArray blob. Errors say what is wrong (the magic, a size, the dtype);
  * the caller adds where the blob came from. */

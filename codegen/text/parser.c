@@ -58,7 +58,7 @@
  * - A binding's name, a number (%78) or not (%x0), stays on the node the binding creates
  *   (byocl_node_name): messages name the node so, and the printer keeps it.
  *   A binding of an existing node (%1 = %0;) is only a second name for it.
- * - Op calls are built with byocl_build_call: unknown ops, wrong argument counts and
+ * - Op calls are built with byocl_function_add_call: unknown ops, wrong argument counts and
  *   attributes that the op's schema refuses are errors at the op's name.
  * - Positional attributes: once an op has its largest number of tensor arguments, further
  *   values (and a string, list or None anywhere) bind to its attributes in schema order:
@@ -544,11 +544,11 @@ static int parse_scalar(parser *P)
     }
     byocl_error e;
     if (tok.dtype != BYOCL_INT64)
-        return built(P, byocl_build_scalar(P->fn, tok.dtype, tok.f, &e), &e, &tok);
+        return built(P, byocl_function_add_scalar(P->fn, tok.dtype, tok.f, &e), &e, &tok);
     /* int64 beyond 2^53 does not survive a double: store the integer itself. */
     byocl_shape scalar = byocl_shape_make(0, NULL);
     byocl_tensor *t = byocl_tensor_from_data(BYOCL_INT64, &scalar, &tok.i, &e);
-    int id = t ? byocl_build_constant(P->fn, t, &e) : -1;
+    int id = t ? byocl_function_add_constant(P->fn, t, &e) : -1;
     byocl_tensor_unref(t);
     return built(P, id, &e, &tok);
 }
@@ -557,8 +557,8 @@ static int parse_bool(parser *P)
 {
     text_token tok = next(P);
     byocl_error e;
-    return built(P, byocl_build_scalar(P->fn, BYOCL_BOOL, tok.text[0] == 'T' ? 1.0 : 0.0, &e), &e,
-                 &tok);
+    int id = byocl_function_add_scalar(P->fn, BYOCL_BOOL, tok.text[0] == 'T' ? 1.0 : 0.0, &e);
+    return built(P, id, &e, &tok);
 }
 
 /* Finds TVM's #[metadata] section further on (a copy of the lexer reads the tokens ahead,
@@ -721,7 +721,7 @@ static int parse_meta(parser *P)
     if (!check_meta_annotation(P, &at, &close, k, value, source))
         return -1;
     byocl_error e;
-    return built(P, byocl_build_constant(P->fn, value, &e), &e, &at);
+    return built(P, byocl_function_add_constant(P->fn, value, &e), &e, &at);
 }
 
 /* Arguments of an op call or a function call, up to ')'. Ops (op != NULL) accept
@@ -816,7 +816,8 @@ static int parse_op_call(parser *P)
     if (!expect(P, TOK_LPAREN, "'('", NULL) || !parse_call_args(P, op, &args))
         return -1;
     byocl_error e;
-    return built(P, byocl_build_call(P->fn, name, args.ids, args.n, args.attrs, &e), &e, &name_tok);
+    int id = byocl_function_add_call(P->fn, name, args.ids, args.n, args.attrs, &e);
+    return built(P, id, &e, &name_tok);
 }
 
 static int parse_global_call(parser *P)
@@ -827,7 +828,8 @@ static int parse_global_call(parser *P)
     if (!callee || !expect(P, TOK_LPAREN, "'('", NULL) || !parse_call_args(P, NULL, &args))
         return -1;
     byocl_error e;
-    return built(P, byocl_build_call_global(P->fn, callee, args.ids, args.n, &e), &e, &name_tok);
+    int id = byocl_function_add_call_global(P->fn, callee, args.ids, args.n, &e);
+    return built(P, id, &e, &name_tok);
 }
 
 /* After '(': `()`, `(e)`, `(e,)`, `(e1, e2, ...)`. */
@@ -853,7 +855,7 @@ static int parse_paren(parser *P)
     if (n == 1 && !trailing_comma)
         return fields[0];
     byocl_error e;
-    return built(P, byocl_build_tuple(P->fn, fields, n, &e), &e, &open);
+    return built(P, byocl_function_add_tuple(P->fn, fields, n, &e), &e, &open);
 }
 
 static int parse_local_ref(parser *P)
@@ -916,7 +918,7 @@ static int parse_expr(parser *P)
             break;
         }
         byocl_error e;
-        id = built(P, byocl_build_getitem(P->fn, id, (int)index, &e), &e, &start);
+        id = built(P, byocl_function_add_getitem(P->fn, id, (int)index, &e), &e, &start);
     }
     leave(P);
     return id;
@@ -957,7 +959,7 @@ static bool parse_param(parser *P)
     if (!type)
         return false;
     byocl_error e;
-    int id = built(P, byocl_build_param(P->fn, name, type, &e), &e, &name_tok);
+    int id = built(P, byocl_function_add_param(P->fn, name, type, &e), &e, &name_tok);
     return id >= 0 && define_name(P, &name_tok, id);
 }
 

@@ -18,7 +18,6 @@
  * literals, other constants as meta[relay.Constant][K]; with BYOCL_METADATA_INLINE their
  * values follow the functions in a #[metadata] section (metadata.c). */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,75 +30,18 @@
 #include "metadata.h"
 #include "names.h"
 #include "ops/op_impl.h"
+#include "textbuf.h"
 
-/* ------------------------------------------------------------ text buffer */
-
-typedef struct text_buf {
-    char *data;
-    size_t len, cap;
-    bool oom;
-} text_buf;
-
-static bool buf_reserve(text_buf *b, size_t extra)
-{
-    if (b->oom)
-        return false;
-    if (b->len + extra + 1 <= b->cap)
-        return true;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + extra + 1)
-        cap *= 2;
-    char *grown = realloc(b->data, cap);
-    if (!grown) {
-        b->oom = true;
-        return false;
-    }
-    b->data = grown;
-    b->cap = cap;
-    return true;
-}
-
-static void buf_putn(text_buf *b, const char *s, size_t n)
-{
-    if (!buf_reserve(b, n))
-        return;
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
-static void buf_puts(text_buf *b, const char *s) { buf_putn(b, s, strlen(s)); }
-
-static void buf_printf(text_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void buf_printf(text_buf *b, const char *fmt, ...)
-{
-    char small[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof small) {
-        buf_putn(b, small, (size_t)n);
-        return;
-    }
-    if (!buf_reserve(b, (size_t)n))
-        return;
-    va_start(ap, fmt);
-    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
+/* ------------------------------------------------------------ formatters */
 
 /* Appends what a `char *f(x, buf, len)` formatter writes, growing the buffer until the
  * text fits (the formatters truncate silently). */
 typedef char *(*format_fn)(const void *x, char *buf, size_t len);
 
-static void buf_format(text_buf *b, format_fn fmt, const void *x)
+static void buf_format(byocl_textbuf *b, format_fn fmt, const void *x)
 {
     for (size_t len = 256; len <= ((size_t)1 << 26); len *= 4) {
-        if (!buf_reserve(b, len))
+        if (!byocl_textbuf_reserve(b, len))
             return;
         char *at = b->data + b->len;
         fmt(x, at, len);
@@ -341,7 +283,7 @@ int byocl_text_node_by_number(const byocl_function *fn, int number)
 /* ---------------------------------------------------------------- printer */
 
 typedef struct printer {
-    text_buf out;
+    byocl_textbuf out;
     bool show_types, renumber;
     byocl_params *meta_out;
     /* Non-scalar constants in order of first appearance; the index is K. */
@@ -383,24 +325,24 @@ static void print_ref(printer *pr, const byocl_function *fn, const print_plan *p
 {
     switch (byocl_node_kind_of(fn, id)) {
     case BYOCL_NODE_VAR:
-        buf_printf(&pr->out, "%%%s", byocl_node_name(fn, id));
+        byocl_textbuf_printf(&pr->out, "%%%s", byocl_node_name(fn, id));
         return;
     case BYOCL_NODE_CONSTANT: {
         byocl_tensor *t = fn->nodes[id].value; /* meta_out takes its own reference */
         if (byocl_tensor_shape(t)->rank == 0) {
             char lit[96];
             format_scalar(t, lit, sizeof lit);
-            buf_puts(&pr->out, lit);
+            byocl_textbuf_puts(&pr->out, lit);
         } else {
-            buf_printf(&pr->out, "meta[relay.Constant][%d]", meta_index(pr, t));
+            byocl_textbuf_printf(&pr->out, "meta[relay.Constant][%d]", meta_index(pr, t));
         }
         return;
     }
     default:
         if (plan->named[id])
-            buf_printf(&pr->out, "%%%s", byocl_node_name(fn, id));
+            byocl_textbuf_printf(&pr->out, "%%%s", byocl_node_name(fn, id));
         else
-            buf_printf(&pr->out, "%%%d", plan->number[id]);
+            byocl_textbuf_printf(&pr->out, "%%%d", plan->number[id]);
         return;
     }
 }
@@ -409,7 +351,7 @@ static void print_args(printer *pr, const byocl_function *fn, const print_plan *
 {
     for (int k = 0; k < byocl_node_num_args(fn, id); k++) {
         if (k)
-            buf_puts(&pr->out, ", ");
+            byocl_textbuf_puts(&pr->out, ", ");
         print_ref(pr, fn, plan, byocl_node_arg(fn, id, k));
     }
 }
@@ -423,7 +365,7 @@ static void print_op_attrs(printer *pr, const byocl_function *fn, int id, bool a
         const byocl_attr *value = byocl_attrs_find(attrs, byocl_op_attr_name(op, k));
         if (!value || byocl_op_attr_is_default(op, k, value))
             continue;
-        buf_printf(&pr->out, "%s%s=", after_args ? ", " : "", value->key);
+        byocl_textbuf_printf(&pr->out, "%s%s=", after_args ? ", " : "", value->key);
         buf_format(&pr->out, format_attr, value);
         after_args = true;
     }
@@ -436,22 +378,22 @@ static void print_expr(printer *pr, const byocl_function *fn, const print_plan *
     switch (byocl_node_kind_of(fn, id)) {
     case BYOCL_NODE_CALL:
         if (byocl_node_op(fn, id))
-            buf_printf(&pr->out, "%s(", byocl_node_op(fn, id));
+            byocl_textbuf_printf(&pr->out, "%s(", byocl_node_op(fn, id));
         else
-            buf_printf(&pr->out, "@%s(", byocl_node_callee(fn, id));
+            byocl_textbuf_printf(&pr->out, "@%s(", byocl_node_callee(fn, id));
         print_args(pr, fn, plan, id);
         if (byocl_node_op(fn, id))
             print_op_attrs(pr, fn, id, n_args > 0);
-        buf_puts(&pr->out, ")");
+        byocl_textbuf_puts(&pr->out, ")");
         break;
     case BYOCL_NODE_TUPLE:
-        buf_puts(&pr->out, "(");
+        byocl_textbuf_puts(&pr->out, "(");
         print_args(pr, fn, plan, id);
-        buf_puts(&pr->out, n_args == 1 ? ",)" : ")");
+        byocl_textbuf_puts(&pr->out, n_args == 1 ? ",)" : ")");
         break;
     case BYOCL_NODE_GETITEM:
         print_ref(pr, fn, plan, byocl_node_arg(fn, id, 0));
-        buf_printf(&pr->out, ".%d", byocl_node_index(fn, id));
+        byocl_textbuf_printf(&pr->out, ".%d", byocl_node_index(fn, id));
         break;
     default:
         print_ref(pr, fn, plan, id);
@@ -459,33 +401,33 @@ static void print_expr(printer *pr, const byocl_function *fn, const print_plan *
     }
     const byocl_type *type = byocl_node_type(fn, id);
     if (pr->show_types && type && type->kind != BYOCL_TYPE_NONE) {
-        buf_puts(&pr->out, " /* ty=");
+        byocl_textbuf_puts(&pr->out, " /* ty=");
         buf_format(&pr->out, format_type, type);
-        buf_puts(&pr->out, " */");
+        byocl_textbuf_puts(&pr->out, " */");
     }
 }
 
 static void print_signature(printer *pr, const byocl_function *fn)
 {
-    buf_printf(&pr->out, "def @%s(", byocl_function_name(fn));
+    byocl_textbuf_printf(&pr->out, "def @%s(", byocl_function_name(fn));
     int n_params = byocl_function_num_params(fn);
     for (int k = 0; k < n_params; k++) {
         int id = byocl_function_param(fn, k);
-        buf_printf(&pr->out, "%s%%%s: ", k ? ", " : "", byocl_node_name(fn, id));
+        byocl_textbuf_printf(&pr->out, "%s%%%s: ", k ? ", " : "", byocl_node_name(fn, id));
         buf_format(&pr->out, format_type, byocl_node_type(fn, id));
     }
     const byocl_attrs *attrs = byocl_function_attrs(fn);
     for (int k = 0; attrs && k < attrs->n; k++) {
-        buf_printf(&pr->out, "%s%s=", k + n_params ? ", " : "", attrs->items[k].key);
+        byocl_textbuf_printf(&pr->out, "%s%s=", k + n_params ? ", " : "", attrs->items[k].key);
         buf_format(&pr->out, format_attr, &attrs->items[k]);
     }
-    buf_puts(&pr->out, ")");
+    byocl_textbuf_puts(&pr->out, ")");
     const byocl_type *ret = byocl_function_ret_type(fn);
     if (ret && ret->kind != BYOCL_TYPE_NONE) {
-        buf_puts(&pr->out, " -> ");
+        byocl_textbuf_puts(&pr->out, " -> ");
         buf_format(&pr->out, format_type, ret);
     }
-    buf_puts(&pr->out, " {\n");
+    byocl_textbuf_puts(&pr->out, " {\n");
 }
 
 static void print_function(printer *pr, const byocl_function *fn)
@@ -506,18 +448,18 @@ static void print_function(printer *pr, const byocl_function *fn)
     for (int id = 0; id < byocl_function_num_nodes(fn); id++) {
         if (!is_bound_kind(byocl_node_kind_of(fn, id)) || id == plan.body_inline)
             continue;
-        buf_puts(&pr->out, "  ");
+        byocl_textbuf_puts(&pr->out, "  ");
         print_ref(pr, fn, &plan, id);
-        buf_puts(&pr->out, " = ");
+        byocl_textbuf_puts(&pr->out, " = ");
         print_expr(pr, fn, &plan, id);
-        buf_puts(&pr->out, ";\n");
+        byocl_textbuf_puts(&pr->out, ";\n");
     }
-    buf_puts(&pr->out, "  ");
+    byocl_textbuf_puts(&pr->out, "  ");
     if (body == plan.body_inline)
         print_expr(pr, fn, &plan, body);
     else
         print_ref(pr, fn, &plan, body);
-    buf_puts(&pr->out, "\n}\n");
+    byocl_textbuf_puts(&pr->out, "\n}\n");
     plan_free(&plan);
 }
 
@@ -529,30 +471,24 @@ char *byocl_text_print(const byocl_module *m, const byocl_print_options *opt,
     pr.show_types = opt && opt->show_types;
     pr.renumber = opt && opt->renumber;
     pr.meta_out = meta_out;
-    buf_puts(&pr.out, "#[version = \"0.0.5\"]\n");
+    byocl_textbuf_puts(&pr.out, "#[version = \"0.0.5\"]\n");
     for (int f = 0; f < byocl_module_num_functions(m) && !pr.failed; f++) {
         if (f)
-            buf_puts(&pr.out, "\n");
+            byocl_textbuf_puts(&pr.out, "\n");
         print_function(&pr, byocl_module_function_at(m, f));
     }
-    if (!pr.failed && opt && opt->metadata == BYOCL_METADATA_INLINE && pr.n_consts > 0) {
-        char *section = text_metadata_print(pr.consts, pr.n_consts);
-        if (section)
-            buf_puts(&pr.out, section);
-        else
-            pr.out.oom = true;
-        free(section);
-    }
+    if (!pr.failed && opt && opt->metadata == BYOCL_METADATA_INLINE && pr.n_consts > 0)
+        text_metadata_print(&pr.out, pr.consts, pr.n_consts);
     free(pr.consts);
     if (pr.out.oom && !pr.failed) {
         byocl_error_set(&pr.err, BYOCL_ERR_NOMEM, "out of memory while printing the module");
         pr.failed = true;
     }
     if (pr.failed) {
-        free(pr.out.data);
+        byocl_textbuf_free(&pr.out);
         if (err)
             *err = pr.err;
         return NULL;
     }
-    return pr.out.data;
+    return byocl_textbuf_take(&pr.out);
 }

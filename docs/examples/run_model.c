@@ -1,16 +1,21 @@
-/* run_model: build a model for byocl's graph executor and run it, with the C API of
- * <byocl/runtime.h>. See docs/executor.md.
+/* run_model: compile a model for byocl's graph executor and run it, with the C API of
+ * <byocl/pipeline.h> and <byocl/runtime.h>. See docs/executor.md.
  *
- *   run_model [MODEL [TARGET]]     MODEL: builtin:NAME or a Relay text file (default
- *                                  builtin:seed); TARGET: host or ref (default ref)
+ *   run_model [MODEL [TARGET [T.KEY=VALUE...]]]
+ *       MODEL: builtin:NAME or a Relay text file (default builtin:seed); TARGET: host or
+ *       ref (default ref), or a region target such as opencl: its regions are offloaded
+ *       and the rest runs on the host; then the region target's options, e.g.
+ *       opencl.buffers=copy (`byocl ops --target opencl` lists them).
  *
  * Input k gets deterministic random values in [0, 1) from seed k (a real program would
  * read its data). Prints each output's type and first values, and the storage plan. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <byocl/byocl.h>
 #include <byocl/frontend.h>
+#include <byocl/pipeline.h>
 #include <byocl/runtime.h>
 
 static int fail(const char *what, const byocl_error *err)
@@ -30,14 +35,25 @@ int main(int argc, char **argv)
     if (byocl_load_model(model, NULL, &m, &err) != BYOCL_OK)
         return fail("load", &err);
 
-    /* 2. Build once: the execution plan, the host kernels, the storage plan. */
-    byocl_build_options opt = byocl_build_options_default();
-    opt.target = target;
+    /* 2. Compile once: partition for a region target, then the execution plan, the host
+     *    kernels, each region's code, the storage plan. */
+    bool offload = strcmp(target, "host") != 0 && strcmp(target, "ref") != 0;
+    byocl_compile_options opt = byocl_compile_options_default();
+    opt.partition.targets = &target;
+    opt.partition.n_targets = offload ? 1 : 0;
+    opt.build.target = offload ? "host" : target;
+    byocl_target_options *target_options = NULL;
+    byocl_status st = byocl_target_options_new(&target_options, &err);
+    for (int k = 3; k < argc && st == BYOCL_OK; k++)
+        st = byocl_target_options_parse(target_options, argv[k], &err);
+    opt.build.target_options = target_options;
     byocl_compiled *compiled = NULL;
-    byocl_status st = byocl_build(m, &opt, &compiled, &err);
+    if (st == BYOCL_OK)
+        st = byocl_compile(m, &opt, &compiled, &err);
+    byocl_target_options_free(target_options);
     byocl_module_free(m); /* the compiled model keeps what it needs */
     if (st != BYOCL_OK)
-        return fail("build", &err);
+        return fail("compile", &err);
 
     /* 3. An executor owns the buffers; several may run one compiled model in parallel. */
     byocl_executor *ex = NULL;

@@ -47,8 +47,9 @@ typedef struct byocl_capture_diff {
     bool ok;          /* same dtype and shape, and no element beyond the tolerance */
 } byocl_capture_diff;
 
-/* Compares two tensors element by element (as doubles). A dtype or shape mismatch is
- * not ok, with first_bad 0. */
+/* Compares two tensors element by element with byocl_tensor_compare (tensor.h). A dtype
+ * or shape mismatch is not ok, with first_bad 0; so is every element under a tolerance that
+ * is negative or NaN. */
 void byocl_capture_compare(const byocl_tensor *got, const byocl_tensor *want, double rtol,
                            double atol, byocl_capture_diff *out);
 

@@ -175,22 +175,23 @@ byocl_status byocl_attrs_set_null(byocl_module *m, byocl_attrs *a, const char *k
 /* Sets (replacing an existing key) a copy of `attr` with all its storage in `m`. */
 byocl_status byocl_attrs_set(byocl_module *m, byocl_attrs *a, const byocl_attr *attr);
 
-int byocl_build_param(byocl_function *fn, const char *name, const byocl_type *type,
-                      byocl_error *err);
+int byocl_function_add_param(byocl_function *fn, const char *name, const byocl_type *type,
+                             byocl_error *err);
 /* The tensor is referenced, not copied. */
-int byocl_build_constant(byocl_function *fn, byocl_tensor *value, byocl_error *err);
+int byocl_function_add_constant(byocl_function *fn, byocl_tensor *value, byocl_error *err);
 /* Scalar constant of any dtype (for `2f`, `0i64`). */
-int byocl_build_scalar(byocl_function *fn, byocl_dtype dtype, double value, byocl_error *err);
+int byocl_function_add_scalar(byocl_function *fn, byocl_dtype dtype, double value,
+                              byocl_error *err);
 /* `attrs` may be NULL (all defaults). */
-int byocl_build_call(byocl_function *fn, const char *op, const int *args, int n_args,
-                     const byocl_attrs *attrs, byocl_error *err);
+int byocl_function_add_call(byocl_function *fn, const char *op, const int *args, int n_args,
+                            const byocl_attrs *attrs, byocl_error *err);
 /* Same, with attributes in the text format's syntax: "strides=[2, 2], channels=64". */
-int byocl_build_call_str(byocl_function *fn, const char *op, const int *args, int n_args,
-                         const char *attrs_text, byocl_error *err);
-int byocl_build_call_global(byocl_function *fn, const char *callee, const int *args,
-                            int n_args, byocl_error *err);
-int byocl_build_tuple(byocl_function *fn, const int *fields, int n_fields, byocl_error *err);
-int byocl_build_getitem(byocl_function *fn, int tuple, int index, byocl_error *err);
+int byocl_function_add_call_str(byocl_function *fn, const char *op, const int *args, int n_args,
+                                const char *attrs_text, byocl_error *err);
+int byocl_function_add_call_global(byocl_function *fn, const char *callee, const int *args,
+                                   int n_args, byocl_error *err);
+int byocl_function_add_tuple(byocl_function *fn, const int *fields, int n_fields, byocl_error *err);
+int byocl_function_add_getitem(byocl_function *fn, int tuple, int index, byocl_error *err);
 
 byocl_status byocl_function_set_body(byocl_function *fn, int id, byocl_error *err);
 /* Function attributes, e.g. Compiler="opencl", Primitive=1. */

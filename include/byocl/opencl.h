@@ -41,18 +41,17 @@ typedef struct byocl_opencl_options {
 /* device NULL, profile false, cache_dir NULL, buffers AUTO. */
 byocl_opencl_options byocl_opencl_options_default(void);
 
-/* Registers the "opencl" target (include/byocl/target.h) with the default options, once:
- * BYOCL_OK when it is registered already. Makes no OpenCL call. byocl_build calls it when
- * it meets an "opencl" region and no such target is registered; a program that partitions
- * for "opencl" calls it first. byocl_target_registry_reset unregisters it. */
+/* Registers the OpenCL target (include/byocl/target.h; its name is "opencl"), once:
+ * BYOCL_OK when it is registered already. Makes no OpenCL call. byocl_compile and
+ * byocl_build register it through byocl_target_register_builtins. Its options (target
+ * options "opencl.KEY=VALUE"): device (index or part of a name, byocl_opencl_devices),
+ * profile (on|off), cache_dir (a folder; "" for none), buffers (auto|zero_copy|copy);
+ * each is the field of byocl_opencl_options of that name. byocl_target_registry_reset
+ * unregisters it. */
 byocl_status byocl_opencl_register(void);
 
-/* Registers the target if needed and sets the options that regions compiled from now on
- * use (strings are copied). Not thread-safe, like the target registry. */
-byocl_status byocl_opencl_configure(const byocl_opencl_options *opt, byocl_error *err);
-
 /* Compiles one partitioned region (a typed function of a module, tensor parameters) into
- * an OpenCL runtime module with `opt` (NULL: the configured options). This is what the
+ * an OpenCL runtime module with `opt` (NULL: the defaults). This is what the
  * target's compile does. Errors: no OpenCL platform or device (naming the fix), a device
  * `opt->device` does not match, a call the code generator does not support, a program
  * that does not build (naming the kernel and showing the build log), buffers the device
@@ -63,9 +62,11 @@ byocl_status byocl_opencl_compile(const byocl_function *region, const byocl_open
 /* Writes DIR/<symbol>.cl (the generated OpenCL C program) and DIR/<symbol>.launch.txt
  * (its buffer plan and launches) for every region of `m` with Compiler="opencl", each file
  * atomically; DIR must exist. The launches are planned for the compute units of the device
- * the configured options pick, or for 2 when there is no OpenCL device. *n_regions (may be
- * NULL) receives how many regions were written. `m` need not be type-checked. */
-byocl_status byocl_opencl_emit(const byocl_module *m, const char *dir, int *n_regions,
+ * opt->device picks (opt NULL: the default device), or for 2 when there is no OpenCL
+ * device. *n_regions (may be NULL) receives how many regions were written. `m` need not
+ * be type-checked. */
+byocl_status byocl_opencl_emit(const byocl_module *m, const char *dir,
+                               const byocl_opencl_options *opt, int *n_regions,
                                byocl_error *err);
 
 typedef struct byocl_opencl_device_info {

@@ -75,6 +75,15 @@ byocl_status byocl_check_annotations(byocl_module *m, bool complete, byocl_error
  * the same compiler) unless the merge would create a cycle through host nodes. */
 byocl_status byocl_merge_regions(byocl_module *m, byocl_error *err);
 
+/* The region of each node of `fn`, an annotated function, as check_annotations,
+ * merge_regions and partition see it: region_of[id] is its region's number (0, 1, ... in
+ * order of each region's first compiler_begin; compiler_begin and compiler_end nodes
+ * belong to their region), or -1 outside every region (host nodes, parameters,
+ * constants). region_of has room for byocl_function_num_nodes(fn) ints. The errors are
+ * byocl_check_annotations's (without `complete`). */
+byocl_status byocl_regions_of_nodes(const byocl_function *fn, int *region_of, int *n_regions,
+                                    byocl_error *err);
+
 typedef struct byocl_partition_options {
     /* Pass constants used by a region as arguments instead of binding them inside it. */
     bool constants_as_args;

@@ -1,9 +1,12 @@
-/* byocl: the partitioning pipeline, written once for the CLI and the C API.
+/* byocl: compiling a model, written once for the CLI and the C API.
  *
- *   annotate (by op support | by node range | the module's own annotations)
- *     -> check_annotations (--complete inserts the missing compiler_begins)
- *     -> merge_regions (unless no_merge)
- *     -> partition
+ *   byocl_compile: a loaded module -> a compiled model (runtime.h), in one call:
+ *     the partitioning pipeline, when targets or a node range are given:
+ *       annotate (by op support | by node range | the module's own annotations)
+ *         -> check_annotations (--complete inserts the missing compiler_begins)
+ *         -> merge_regions (unless no_merge)
+ *         -> partition
+ *     then byocl_build: every other op for the host backend, each region by its target.
  *
  * Each pass can dump the module it produced. */
 #ifndef BYOCL_PIPELINE_H
@@ -13,6 +16,7 @@
 #include <stdio.h>
 
 #include "byocl/ir.h"
+#include "byocl/runtime.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,6 +56,43 @@ byocl_status byocl_pipeline_partition(byocl_module *m, const byocl_pipeline_opti
 /* The pass names --dump-after accepts, by index (NULL past the end): "annotate_target",
  * "annotate_range", "check_annotations", "merge_regions", "partition". */
 const char *byocl_pipeline_pass_name(int index);
+
+/* ------------------------------------------------------------------ compile */
+
+typedef struct byocl_compile_options {
+    /* How @main is partitioned: region targets in priority order (annotation by op
+     * support) or a node range, the checks, merging and dumps. A module that brings its
+     * own regions (compiler_begin annotations in @main, or functions with a Compiler
+     * attribute) keeps them: the targets then annotate nothing. With neither targets nor
+     * a range, the module is built as it is (regions it has run in their targets'
+     * modules). */
+    byocl_pipeline_options partition;
+    /* How the rest is built and the regions compiled: the host backend ("host" or "ref"),
+     * threads, optimization level, fallback, the targets' own options. build.fn_name is
+     * ignored (NULL means @main) when the module is partitioned: a region target always
+     * builds @main. */
+    byocl_build_options build;
+} byocl_compile_options;
+
+/* No targets, no range; byocl_build_options_default for the build. */
+byocl_compile_options byocl_compile_options_default(void);
+
+/* Whether `m` brings its own regions: compiler_begin annotations in @main, or functions
+ * with a Compiler attribute. */
+bool byocl_module_has_regions(const byocl_module *m);
+
+/* Compiles `m` (typed or not; not changed, may be freed afterwards) for `opt` (NULL: the
+ * defaults): registers the built-in targets, checks the target options, partitions a copy
+ * when targets or a range are given, and builds it. An error names the step
+ * ("merge_regions: ...", "target option opencl.device: ..."). */
+byocl_status byocl_compile(const byocl_module *m, const byocl_compile_options *opt,
+                           byocl_compiled **out, byocl_error *err);
+
+/* The first half of byocl_compile: a copy of `m` partitioned as byocl_compile would
+ * (*out: the caller frees it). For programs that look at the regions before building:
+ * byocl_compile of the result builds it without partitioning again. */
+byocl_status byocl_compile_partition(const byocl_module *m, const byocl_compile_options *opt,
+                                     byocl_module **out, byocl_error *err);
 
 #ifdef __cplusplus
 }

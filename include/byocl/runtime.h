@@ -22,6 +22,7 @@
 #include <dlpack/dlpack.h>
 
 #include "byocl/ir.h"
+#include "byocl/target.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,18 +39,59 @@ bool byocl_dtype_from_dlpack(DLDataType type, byocl_dtype *out);
 
 /* ---------------------------------------------------------- runtime modules */
 
+/* Memory of a device that does not share the host's (ggml's buffer types). A runtime
+ * module whose device keeps its own memory describes it with one of these; the executor
+ * then keeps the region's tensors there and copies a tensor only where it crosses from
+ * one memory to another: a model input is uploaded once, a tensor passed from one region
+ * to the next on the same device is not copied at all, a model output is downloaded once.
+ * Pointers into device memory are the handles `alloc` returns, never dereferenced by
+ * byocl. Calls come from the thread that runs the executor.
+ *
+ * What the graph executor does (docs/executor.md, "Device memory"): each value a region
+ * with device memory writes lives there; inputs, constants and what host kernels write
+ * live in host memory. byocl_executor_new allocates one buffer per value and memory that
+ * the plan needs (at least one byte each; no reuse by liveness) and uploads the constants
+ * regions read; byocl_executor_free frees them. Each run uploads a value before the first
+ * region of a memory that reads it, downloads it before the first host step that reads it
+ * (a value on another device goes down, then up), and downloads model outputs after the
+ * last step; byocl_plan_stats counts these copies. A failed call fails the executor's
+ * call with the region and the value named. */
+typedef struct byocl_device_memory_i {
+    byocl_status (*alloc)(void *ctx, size_t bytes, void **out, byocl_error *err);
+    void (*free)(void *ctx, void *buffer);
+    /* Host -> device and device -> host, `bytes` from the start of `buffer`. */
+    byocl_status (*upload)(void *ctx, void *buffer, const void *host, size_t bytes,
+                           byocl_error *err);
+    byocl_status (*download)(void *ctx, void *host, const void *buffer, size_t bytes,
+                             byocl_error *err);
+} byocl_device_memory_i;
+
+typedef struct byocl_device_memory {
+    /* Which memory (DLPack's device: kDLOpenCL, kDLCUDA, kDLExtDev...; never kDLCPU). Two
+     * modules with equal `device` share tensors without a copy; the executor allocates,
+     * frees and copies that memory's buffers through the first such module (in step
+     * order). */
+    DLDevice device;
+    const byocl_device_memory_i *iface;
+    void *ctx; /* passed to iface; lives as long as the module */
+} byocl_device_memory;
+
 /* What a target's compiled region is at run time. `run` executes region `symbol` (the
  * function's global_symbol attribute) on `args`: n_in inputs, then n_out outputs, in the
  * order of the region's parameters and of its (flattened) result. Every DLTensor is in
- * host memory (kDLCPU), C order (strides NULL), byte_offset 0, with the dtype and shape
- * of the region's types. Inputs are read-only; every element of every output must be
- * written. `run` may be called concurrently by several executors of one compiled model:
- * a module that cannot allow that serializes its calls itself. */
+ * host memory (kDLCPU), or in the module's device memory when it has one (`memory`), in
+ * C order (strides NULL), byte_offset 0, with the dtype and shape of the region's types.
+ * Inputs are read-only; every element of every output must be written. `run` may be
+ * called concurrently by several executors of one compiled model: a module that cannot
+ * allow that serializes its calls itself. */
 typedef struct byocl_rtmod_i {
     byocl_status (*run)(void *ctx, const char *symbol, DLTensor *const *args, int n_in,
                         int n_out, byocl_error *err);
     /* Optional: frees ctx when the module is freed. */
     void (*destroy)(void *ctx);
+    /* Optional: true (and *out filled) when run takes its tensors in device memory of its
+     * own; absent or false: host memory. */
+    bool (*memory)(void *ctx, byocl_device_memory *out);
 } byocl_rtmod_i;
 
 typedef struct byocl_rtmod byocl_rtmod;
@@ -60,6 +102,8 @@ byocl_status byocl_rtmod_new(const char *name, const byocl_rtmod_i *iface, void 
                              byocl_rtmod **out, byocl_error *err);
 void byocl_rtmod_free(byocl_rtmod *mod); /* NULL is fine */
 const char *byocl_rtmod_name(const byocl_rtmod *mod);
+/* The module's device memory (byocl_rtmod_i.memory); false for host memory. */
+bool byocl_rtmod_memory(const byocl_rtmod *mod, byocl_device_memory *out);
 byocl_status byocl_rtmod_run(byocl_rtmod *mod, const char *symbol, DLTensor *const *args,
                              int n_in, int n_out, byocl_error *err);
 
@@ -118,8 +162,8 @@ typedef struct byocl_compiled byocl_compiled;
 /* Makes the runtime module of one region (a function with a Compiler attribute that the
  * built function calls). Return BYOCL_OK with *out NULL to leave the region to the
  * default: the compile member of the registered target its Compiler attribute names
- * (include/byocl/target.h; "opencl" is registered on first use), else the ref region
- * module. */
+ * (include/byocl/target.h; the built-in targets are registered first), else the ref
+ * region module. */
 typedef byocl_status (*byocl_region_compile_fn)(void *user, const byocl_function *region,
                                                 byocl_rtmod **out, byocl_error *err);
 
@@ -145,6 +189,9 @@ typedef struct byocl_build_options {
      * error message), before the build goes on. */
     void (*on_fallback)(void *user, const char *region, const char *reason);
     void *fallback_user;
+    /* Options of the region targets (include/byocl/target.h), checked at the start of the
+     * build; each target's compile receives its own. NULL: none. */
+    const byocl_target_options *target_options;
 } byocl_build_options;
 
 /* target "host", fn_name "main", threads 0 (all cores), opt_level 3, no hook. */
@@ -179,6 +226,11 @@ typedef struct byocl_plan_stats {
     int n_buffers;             /* the storage plan's shared buffers */
     size_t planned_bytes;      /* their sizes summed (each rounded up to 64 bytes) */
     size_t input_bytes, output_bytes, constant_bytes;
+    /* Copies between host and device memory that each run makes (see byocl_device_memory;
+     * all 0 when no region module has device memory of its own). Constants a region reads
+     * are uploaded once, when an executor is made, and are not counted here. */
+    int n_uploads, n_downloads;
+    size_t upload_bytes, download_bytes;
 } byocl_plan_stats;
 
 void byocl_compiled_stats(const byocl_compiled *c, byocl_plan_stats *out);

@@ -80,6 +80,42 @@ void byocl_tensor_fill_random(byocl_tensor *t, uint64_t seed, double lo, double 
 /* True when both have the same dtype, shape and bytes. */
 bool byocl_tensor_equal(const byocl_tensor *a, const byocl_tensor *b);
 
+/* ------------------------------------------------------------ comparing */
+
+/* The tolerance of byocl_tensor_compare: an element is close when
+ * |actual - expected| <= atol + rtol * |expected|. Both 0: equal values only. */
+typedef struct byocl_compare_options {
+    double rtol, atol;
+} byocl_compare_options;
+
+/* How far `actual` is from `expected`. The error of one element is 0 where the two are
+ * equal (also the same infinity) or both NaN; NaN where just one is NaN (never close);
+ * else |actual - expected| (infinite where an infinity meets another value, never close). */
+typedef struct byocl_compare_result {
+    bool same_dtype, same_shape; /* when either is false, nothing was compared, and every
+                                    element of `expected` counts as a mismatch */
+    int64_t n_mismatches;   /* elements beyond the tolerance */
+    int64_t first_mismatch; /* flat index of the first; -1: none (0 on a dtype/shape mismatch) */
+    double max_abs_error;   /* the largest error; NaN when any is NaN; infinite on a
+                               dtype/shape mismatch */
+    int64_t worst_index;    /* the element of max_abs_error (the first NaN error, else the
+                               first largest); -1 when every error is 0 */
+    double max_rel_error;   /* the largest error / |expected| (infinite where expected is 0
+                               and the error is not); NaN when any error is NaN */
+    double sum_sq_error;    /* the sum of the squared errors (NaN when an error is NaN), and */
+    double sum_sq_expected; /* of the squares of expected's finite elements: for L2 norms,
+                               also over several tensors */
+    bool ok;                /* same dtype and shape, and no mismatch */
+} byocl_compare_result;
+
+/* Compares the two tensors element by element, as doubles (byocl_tensor_get: float16
+ * decoded, integers and bool as their values), with `opt` (NULL: both tolerances 0).
+ * A dtype or shape mismatch is a result (not ok), not an error; errors: a NULL tensor or
+ * result, a tolerance that is negative or NaN. */
+byocl_status byocl_tensor_compare(const byocl_tensor *actual, const byocl_tensor *expected,
+                                  const byocl_compare_options *opt, byocl_compare_result *out,
+                                  byocl_error *err);
+
 /* IEEE binary16 <-> binary32. float -> half rounds to nearest even; NaN stays NaN,
  * overflow goes to infinity. */
 uint16_t byocl_f32_to_f16(float f);

@@ -68,7 +68,7 @@ int *byocl_text_node_own_numbers(const byocl_function *fn);
 int byocl_text_node_by_number(const byocl_function *fn, int number);
 
 /* Parses an attribute list in the text syntax ("strides=[2, 2], channels=64") into `out`
- * (storage in m). Used by byocl_build_call_str. */
+ * (storage in m). Used by byocl_function_add_call_str. */
 byocl_status byocl_text_parse_attrs(byocl_module *m, const char *text, byocl_attrs *out,
                                     byocl_error *err);
 

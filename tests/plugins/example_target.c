@@ -139,10 +139,19 @@ static int value_of(const int *node_value, int id)
     return id >= 0 ? node_value[id] : -1;
 }
 
-static byocl_status example_compile(void *ctx, const byocl_function *region, byocl_rtmod **out,
+/* The options compile accepts (byocl checks their values before compile sees them). */
+static const byocl_target_option example_options[] = {
+    {"max_ops", BYOCL_OPTION_INT, NULL, "unlimited",
+     "refuse regions of more ops (their compile fails; --fallback runs them on the host)"},
+    {NULL, 0, NULL, NULL, NULL},
+};
+
+static byocl_status example_compile(void *ctx, const byocl_function *region,
+                                    const byocl_target_config *config, byocl_rtmod **out,
                                     byocl_error *err)
 {
     (void)ctx;
+    const char *max_ops = byocl_target_config_get(config, "max_ops");
     int n_nodes = byocl_function_num_nodes(region);
     ex_program *p = calloc(1, sizeof *p);
     int *node_value = malloc(((size_t)n_nodes + 1) * sizeof *node_value);
@@ -191,6 +200,10 @@ static byocl_status example_compile(void *ctx, const byocl_function *region, byo
         p->instr[p->n_instr] = in;
         node_value[id] = p->n_in + p->n_instr++;
     }
+    if (st == BYOCL_OK && max_ops && p->n_instr > atoi(max_ops))
+        st = byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
+                             "example target: region has %d ops, more than max_ops=%s",
+                             p->n_instr, max_ops);
     /* The outputs: the body, or the fields of the tuple it is. */
     int body = byocl_function_body(region);
     bool tuple = byocl_node_kind_of(region, body) == BYOCL_NODE_TUPLE;
@@ -207,7 +220,7 @@ static byocl_status example_compile(void *ctx, const byocl_function *region, byo
         program_free(p);
         return st;
     }
-    static const byocl_rtmod_i iface = {example_run, program_free};
+    static const byocl_rtmod_i iface = {.run = example_run, .destroy = program_free};
     return byocl_rtmod_new("example", &iface, p, out, err);
 }
 
@@ -232,6 +245,7 @@ byocl_status byocl_target_plugin_setup(uint32_t api_version, byocl_error *err)
         .api_version = BYOCL_TARGET_API_VERSION,
         .supports = example_supports,
         .compile = example_compile,
+        .options = example_options,
     };
     return byocl_target_register(&target, err);
 }

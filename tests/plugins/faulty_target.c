@@ -102,23 +102,24 @@ static byocl_status copy_node(const byocl_function *region, int id, byocl_functi
     const char *op = byocl_node_op(region, id);
     switch (byocl_node_kind_of(region, id)) {
     case BYOCL_NODE_VAR:
-        *out = byocl_build_param(fn, byocl_node_name(region, id), byocl_node_type(region, id),
-                                 err);
+        *out = byocl_function_add_param(fn, byocl_node_name(region, id),
+                                        byocl_node_type(region, id), err);
         break;
     case BYOCL_NODE_CONSTANT:
-        *out = byocl_build_constant(fn, (byocl_tensor *)byocl_node_value(region, id), err);
+        *out = byocl_function_add_constant(fn, (byocl_tensor *)byocl_node_value(region, id), err);
         break;
     case BYOCL_NODE_CALL:
-        *out = op && strcmp(op, "nn.relu") == 0 ? args[0] /* the fault */
-               : op ? byocl_build_call(fn, op, args, n_args, byocl_node_attrs(region, id), err)
-                    : byocl_build_call_global(fn, byocl_node_callee(region, id), args, n_args,
-                                              err);
+        *out =
+            op && strcmp(op, "nn.relu") == 0 ? args[0] /* the fault */
+            : op ? byocl_function_add_call(fn, op, args, n_args, byocl_node_attrs(region, id), err)
+                 : byocl_function_add_call_global(fn, byocl_node_callee(region, id), args, n_args,
+                                                  err);
         break;
     case BYOCL_NODE_TUPLE:
-        *out = byocl_build_tuple(fn, args, n_args, err);
+        *out = byocl_function_add_tuple(fn, args, n_args, err);
         break;
     case BYOCL_NODE_GETITEM:
-        *out = byocl_build_getitem(fn, args[0], byocl_node_index(region, id), err);
+        *out = byocl_function_add_getitem(fn, args[0], byocl_node_index(region, id), err);
         break;
     }
     return *out < 0 ? err->status : BYOCL_OK;
@@ -150,10 +151,12 @@ static byocl_status rebuild_wrong(const byocl_function *region, const char *symb
     return st;
 }
 
-static byocl_status faulty_compile(void *ctx, const byocl_function *region, byocl_rtmod **out,
+static byocl_status faulty_compile(void *ctx, const byocl_function *region,
+                                   const byocl_target_config *config, byocl_rtmod **out,
                                    byocl_error *err)
 {
     (void)ctx;
+    (void)config;
     *out = NULL;
     const char *symbol = byocl_attrs_get_str(byocl_function_attrs(region), "global_symbol",
                                              byocl_function_name(region));
@@ -177,7 +180,7 @@ static byocl_status faulty_compile(void *ctx, const byocl_function *region, byoc
         faulty_destroy(f);
         return st;
     }
-    static const byocl_rtmod_i iface = {faulty_run, faulty_destroy};
+    static const byocl_rtmod_i iface = {.run = faulty_run, .destroy = faulty_destroy};
     return byocl_rtmod_new("faulty", &iface, f, out, err);
 }
 

@@ -144,17 +144,6 @@ byocl_tensor *ts_tensor_f32(int rank, const int64_t *dims, const float *values)
     return t;
 }
 
-static void assert_close_at(double g, double w, int64_t i, double rtol, double atol)
-{
-    if (isnan(w) && isnan(g))
-        return;
-    if (isinf(w) && g == w)
-        return;
-    if (!(fabs(g - w) <= atol + rtol * fabs(w)))
-        fail_msg("element %lld: got %.9g, want %.9g (rtol %g, atol %g)", (long long)i, g, w,
-                 rtol, atol);
-}
-
 void ts_assert_tensor_close(const byocl_tensor *got, const byocl_tensor *want, double rtol,
                             double atol)
 {
@@ -165,18 +154,37 @@ void ts_assert_tensor_close(const byocl_tensor *got, const byocl_tensor *want, d
     if (!byocl_shape_equal(byocl_tensor_shape(got), byocl_tensor_shape(want)))
         fail_msg("shape %s, want %s", byocl_shape_str(byocl_tensor_shape(got), a, sizeof a),
                  byocl_shape_str(byocl_tensor_shape(want), b, sizeof b));
-    int64_t n = byocl_tensor_numel(want);
-    for (int64_t i = 0; i < n; i++)
-        assert_close_at(byocl_tensor_get(got, i), byocl_tensor_get(want, i), i, rtol, atol);
+    byocl_compare_options tolerance = {.rtol = rtol, .atol = atol};
+    byocl_compare_result r;
+    byocl_error err = {0};
+    if (byocl_tensor_compare(got, want, &tolerance, &r, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    int64_t i = r.first_mismatch;
+    if (!r.ok)
+        fail_msg("element %lld: got %.9g, want %.9g (rtol %g, atol %g)", (long long)i,
+                 byocl_tensor_get(got, i), byocl_tensor_get(want, i), rtol, atol);
 }
 
 void ts_assert_f32_close(const byocl_tensor *got, const float *want, int64_t n, double rtol,
                          double atol)
 {
     assert_non_null(got);
+    assert_int_equal(byocl_tensor_dtype(got), BYOCL_FLOAT32);
     assert_int_equal(byocl_tensor_numel(got), n);
-    for (int64_t i = 0; i < n; i++)
-        assert_close_at(byocl_tensor_get(got, i), want[i], i, rtol, atol);
+    byocl_tensor *w = byocl_tensor_from_data(BYOCL_FLOAT32, byocl_tensor_shape(got), want, NULL);
+    assert_non_null(w);
+    ts_assert_tensor_close(got, w, rtol, atol);
+    byocl_tensor_unref(w);
+}
+
+double ts_relative_l2(const byocl_tensor *got, const byocl_tensor *want)
+{
+    assert_int_equal(byocl_tensor_dtype(got), byocl_tensor_dtype(want));
+    assert_true(byocl_shape_equal(byocl_tensor_shape(got), byocl_tensor_shape(want)));
+    byocl_compare_result r;
+    assert_int_equal(byocl_tensor_compare(got, want, NULL, &r, NULL), BYOCL_OK);
+    return r.sum_sq_expected > 0 ? sqrt(r.sum_sq_error / r.sum_sq_expected)
+                                 : sqrt(r.sum_sq_error);
 }
 
 void ts_assert_contains(const char *haystack, const char *needle)

@@ -49,6 +49,10 @@ void ts_assert_tensor_close(const byocl_tensor *got, const byocl_tensor *want, d
                             double atol);
 void ts_assert_f32_close(const byocl_tensor *got, const float *want, int64_t n, double rtol,
                          double atol);
+/* ||got - want|| / ||want|| (||got - want|| when want is all 0), after asserting equal
+ * dtype and shape: the measure for compiled code. NaN against NaN and an infinity against
+ * the same one count as equal; any other NaN or infinity makes it NaN or infinite. */
+double ts_relative_l2(const byocl_tensor *got, const byocl_tensor *want);
 /* Asserts that `haystack` contains `needle` (with a readable failure message). */
 void ts_assert_contains(const char *haystack, const char *needle);
 

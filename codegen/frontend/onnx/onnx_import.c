@@ -135,7 +135,7 @@ static int typed(onnx_ctx *cx, int id, const char *what)
 int onnx_call(onnx_ctx *cx, const char *op, const int *args, int n_args,
               const byocl_attrs *attrs)
 {
-    return typed(cx, byocl_build_call(cx->fn, op, args, n_args, attrs, cx->err), op);
+    return typed(cx, byocl_function_add_call(cx->fn, op, args, n_args, attrs, cx->err), op);
 }
 
 int onnx_call1(onnx_ctx *cx, const char *op, int arg, const byocl_attrs *attrs)
@@ -156,22 +156,22 @@ int onnx_reshape(onnx_ctx *cx, int id, int rank, const int64_t *dims)
 
 int onnx_scalar(onnx_ctx *cx, byocl_dtype dtype, double v)
 {
-    return typed(cx, byocl_build_scalar(cx->fn, dtype, v, cx->err), "a scalar constant");
+    return typed(cx, byocl_function_add_scalar(cx->fn, dtype, v, cx->err), "a scalar constant");
 }
 
 int onnx_constant(onnx_ctx *cx, byocl_tensor *t)
 {
-    return typed(cx, byocl_build_constant(cx->fn, t, cx->err), "a constant");
+    return typed(cx, byocl_function_add_constant(cx->fn, t, cx->err), "a constant");
 }
 
 int onnx_tuple(onnx_ctx *cx, const int *fields, int n)
 {
-    return typed(cx, byocl_build_tuple(cx->fn, fields, n, cx->err), "a tuple");
+    return typed(cx, byocl_function_add_tuple(cx->fn, fields, n, cx->err), "a tuple");
 }
 
 int onnx_getitem(onnx_ctx *cx, int tuple, int index)
 {
-    return typed(cx, byocl_build_getitem(cx->fn, tuple, index, cx->err), "a tuple item");
+    return typed(cx, byocl_function_add_getitem(cx->fn, tuple, index, cx->err), "a tuple item");
 }
 
 byocl_attrs *onnx_attrs(onnx_ctx *cx)
@@ -996,7 +996,7 @@ static byocl_status add_params(onnx_ctx *cx, const Onnx__GraphProto *g,
         int v = add_value(cx, name);
         if (v < 0)
             return cx->err->status;
-        int id = byocl_build_param(cx->fn, unique, &ty, cx->err);
+        int id = byocl_function_add_param(cx->fn, unique, &ty, cx->err);
         if (id < 0) {
             builder_failed(cx, "a parameter");
             return cx->err->status;
