@@ -6,10 +6,10 @@
 # kernel build no longer crashes (../shared/PLATFORM_NOTES.md). byocl_core links this
 # library, so programs stay small and LLVM is linked once.
 #
-# The backend reads the IR through codegen/ir's structs and a few core functions; the
-# sources of those are compiled into the library a second time (private, hidden copies),
-# because byocl_core itself links this library and CMake allows no cycle through a
-# shared library.
+# The backend reads the IR through codegen/ir's structs and a few functions of the layers
+# below it (cmake/layers.txt); it links their objects as a static archive, of which the
+# linker takes only what the backend calls (hidden copies, --exclude-libs), because
+# byocl_core itself links this library and CMake allows no cycle through a shared library.
 find_program(BYOCL_LLVM_CONFIG NAMES llvm-config-19 llvm-config
              PATHS /usr/lib/llvm-19/bin NO_DEFAULT_PATH)
 if(NOT BYOCL_LLVM_CONFIG)
@@ -38,24 +38,13 @@ byocl_llvm_config(BYOCL_LLVM_LIBS --link-static --libs core orcjit native passes
 byocl_llvm_config(BYOCL_LLVM_SYSLIBS --link-static --system-libs)
 
 file(GLOB BYOCL_LLVM_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/codegen/llvm/*.c)
-# The core sources the backend calls into (see above).
-set(BYOCL_LLVM_CORE_SOURCES
-  ${CMAKE_CURRENT_SOURCE_DIR}/codegen/host_backend.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/codegen/ir/arena.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/codegen/ir/attrs.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/codegen/ir/types.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/runtime/cache.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/runtime/error.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/runtime/file_util.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/runtime/limits.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/runtime/sha256.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/runtime/strbuf.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/runtime/tensor.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/runtime/textbuf.c)
-add_library(byocl_llvm SHARED ${BYOCL_LLVM_SOURCES} ${BYOCL_LLVM_CORE_SOURCES})
+# The layers below the backends that it calls into (see above), compiled once.
+add_library(byocl_llvm_below STATIC $<TARGET_OBJECTS:byocl_layer_base>
+            $<TARGET_OBJECTS:byocl_layer_ir> $<TARGET_OBJECTS:byocl_layer_interfaces>)
+add_library(byocl_llvm SHARED ${BYOCL_LLVM_SOURCES})
 target_include_directories(byocl_llvm
-  PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR}/codegen
-          ${CMAKE_CURRENT_SOURCE_DIR}/runtime)
+  PRIVATE ${BYOCL_LAYER_backends_VIEW} ${CMAKE_CURRENT_SOURCE_DIR}/include)
+target_link_libraries(byocl_llvm PRIVATE byocl_llvm_below)
 # LLVM's headers as system headers: our -Werror flags are not for them.
 target_include_directories(byocl_llvm SYSTEM PRIVATE ${BYOCL_LLVM_INCLUDE})
 target_link_directories(byocl_llvm PRIVATE ${BYOCL_LLVM_LIBDIR})
@@ -71,7 +60,6 @@ target_link_libraries(byocl_core PUBLIC byocl_llvm)
 if(BYOCL_BUILD_TESTS)
   # A tuning tool for the kernels (not a test): bench_llvm MODEL [THREADS [RUNS]].
   add_executable(bench_llvm ${CMAKE_CURRENT_SOURCE_DIR}/tests/bench_llvm.c)
-  target_include_directories(bench_llvm PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/codegen
-                                                ${CMAKE_CURRENT_SOURCE_DIR}/runtime)
+  target_include_directories(bench_llvm PRIVATE ${BYOCL_ALL_LAYERS_VIEW})
   target_link_libraries(bench_llvm PRIVATE byocl_core pthread m)
 endif()

@@ -1,13 +1,13 @@
 # ONNX import: protoc-c turns the repository's copy of onnx.proto into C at build time
 # (codegen/frontend/onnx/onnx.proto -> <build>/generated/onnx/onnx.pb-c.{c,h}), compiled into
-# byocl_core and linked against libprotobuf-c. CMake has no FindProtobufC, hence
-# find_program + pkg-config (Debian: protobuf-c-compiler, libprotobuf-c-dev).
+# byocl_core and linked against libprotobuf-c (found in CMakeLists.txt). CMake has no
+# FindProtobufC, hence find_program + pkg-config (Debian: protobuf-c-compiler,
+# libprotobuf-c-dev).
 find_program(BYOCL_PROTOC_C protoc-c)
 if(NOT BYOCL_PROTOC_C)
   message(FATAL_ERROR "protoc-c not found: install Debian's protobuf-c-compiler "
                       "(cmake/install-deps.sh installs every package byocl needs)")
 endif()
-pkg_check_modules(PROTOBUF_C REQUIRED IMPORTED_TARGET libprotobuf-c)
 
 set(BYOCL_ONNX_PROTO_DIR ${CMAKE_CURRENT_SOURCE_DIR}/codegen/frontend/onnx)
 set(BYOCL_ONNX_GEN_DIR ${CMAKE_CURRENT_BINARY_DIR}/generated/onnx)
@@ -20,7 +20,10 @@ add_custom_command(
   COMMENT "Generating C for onnx.proto with protoc-c"
   VERBATIM)
 
-target_sources(byocl_core PRIVATE ${BYOCL_ONNX_GEN_DIR}/onnx.pb-c.c)
-target_include_directories(byocl_core PRIVATE ${BYOCL_ONNX_GEN_DIR})
-target_link_libraries(byocl_core PUBLIC PkgConfig::PROTOBUF_C)
+# The generated code belongs to the tensor-file layer (runtime/tensorio/tensor_pb.c reads
+# TensorProto); the ONNX frontend above it includes the header too.
+target_sources(byocl_layer_tensorio PRIVATE ${BYOCL_ONNX_GEN_DIR}/onnx.pb-c.c)
+foreach(layer IN LISTS BYOCL_LAYERS)
+  target_include_directories(byocl_layer_${layer} PRIVATE ${BYOCL_ONNX_GEN_DIR})
+endforeach()
 target_link_libraries(byocl PRIVATE PkgConfig::PROTOBUF_C)

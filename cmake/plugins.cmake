@@ -1,4 +1,4 @@
-# Targets at run time: target plugins (include/byocl/plugin.h, runtime/plugin.c), the
+# Targets at run time: target plugins (include/byocl/plugin.h, codegen/target/plugin.c), the
 # example plugin, and the OpenCL runtime's measuring tool (bench_opencl).
 #
 # The plugin loader uses dlopen. A plugin calls byocl's public API from the program that loads

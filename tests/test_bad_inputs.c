@@ -4,7 +4,7 @@
  * appears under tests/bad. Format: tests/bad/README.md. */
 #define _DEFAULT_SOURCE /* realpath, setenv */
 #include "test_support.h"
-#include "textbuf.h"
+#include "base/textbuf.h"
 
 #include <dirent.h>
 #include <limits.h>

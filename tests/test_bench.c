@@ -12,7 +12,7 @@
 
 #include "test_support.h"
 #include "byocl/tensor_io.h"
-#include "json.h"
+#include "base/json.h"
 
 #define FMT(buf, ...) snprintf(buf, sizeof buf, __VA_ARGS__)
 

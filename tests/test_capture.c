@@ -14,7 +14,7 @@
 #include "opencl_test_util.h"
 #include "byocl/capture.h"
 #include "byocl/tensor_io.h"
-#include "capture_impl.h"
+#include "capture/capture_impl.h"
 
 static char pocl_cache[512], byocl_cache[512];
 

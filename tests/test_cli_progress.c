@@ -10,7 +10,7 @@
  * writes it. */
 #define _DEFAULT_SOURCE /* setenv, mkfifo */
 #include "test_support.h"
-#include "textbuf.h"
+#include "base/textbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>

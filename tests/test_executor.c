@@ -12,7 +12,10 @@
 #include <string.h>
 
 #include "byocl/runtime.h"
-#include "executor_impl.h"
+#include "executor/executor_impl.h"
+#include "backend/storage_plan.h"
+#include "base/thread_pool.h"
+#include "module/dlpack.h"
 #include "ir/ir_impl.h"
 
 /* ----------------------------------------------------------------- helpers */

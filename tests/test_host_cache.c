@@ -1,4 +1,4 @@
-/* The host code cache (codegen/llvm/jit.c over runtime/cache.c): a model built again
+/* The host code cache (codegen/llvm/jit.c over runtime/base/cache.c): a model built again
  * loads its object code from the cache folder; corrupt, truncated, foreign and unusable
  * entries are detected, ignored and rebuilt; every build runs correctly against the
  * reference executor. Each test uses a fresh folder through $BYOCL_CACHE_DIR. */
@@ -17,9 +17,9 @@
 
 #include "byocl/reference.h"
 #include "byocl/runtime.h"
-#include "cache.h"
+#include "base/cache.h"
 #include "llvm/llvm_backend.h"
-#include "sha256.h"
+#include "base/sha256.h"
 #include "test_support.h"
 
 static char cache_dir[512];

@@ -1,8 +1,8 @@
-/* The small JSON reader behind the stage manifest (runtime/json.c): values, escapes,
+/* The small JSON reader behind the stage manifest (runtime/base/json.c): values, escapes,
  * numbers, the located syntax errors, and the writer's string escaping read back. */
 #include "test_support.h"
 
-#include "json.h"
+#include "base/json.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tensor_impl.h"
+#include "base/tensor_impl.h"
 
 static const byocl_limits no_limits = {0, 0};
 

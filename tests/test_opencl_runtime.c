@@ -1,4 +1,4 @@
-/* The OpenCL runtime module (runtime/opencl_*.c) on PoCL: device listing and choice, one
+/* The OpenCL runtime module (runtime/opencl/) on PoCL: device listing and choice, one
  * shared context per device, regions run on the executor's tensors (zero-copy and with
  * copies), the program cache (miss, hit, corrupted entries), profiling parts, fallback to
  * the host, and the faults: no platform, a program that does not build, a buffer the
@@ -20,7 +20,7 @@
 #include "byocl/pipeline.h"
 #include "byocl/target.h"
 #include "opencl/cl_codegen.h"
-#include "opencl_impl.h"
+#include "opencl/opencl_impl.h"
 
 static char pocl_cache[512], byocl_cache[512];
 static char no_platform_msg[2048]; /* what the child saw with no ICD */

@@ -1,4 +1,4 @@
-/* byocl_tensor_compare (runtime/tensor_compare.c), the one tolerance check of replay,
+/* byocl_tensor_compare (runtime/base/tensor_compare.c), the one tolerance check of replay,
  * bisect, conformance, bench and the tests: results against values worked out by hand. */
 #include "test_support.h"
 

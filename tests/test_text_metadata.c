@@ -1,4 +1,4 @@
-/* TVM's #[metadata] section (codegen/text/metadata.c, runtime/base64.c): base64, NDArray
+/* TVM's #[metadata] section (codegen/text/metadata.c, runtime/base/base64.c): base64, NDArray
  * blobs of every dtype, sections as TVM writes them (nested containers, both Map forms),
  * the parameter file winning over the section, round trips through --metadata inline, and
  * every error naming what and where. The fixtures are built here, by an encoder of the
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base64.h"
+#include "base/base64.h"
 #include "test_support.h"
 #include "text/metadata.h"
 

@@ -1,8 +1,8 @@
-/* byocl_textbuf (runtime/textbuf.h), the one growable text buffer: appends of every kind,
+/* byocl_textbuf (runtime/base/textbuf.h), the one growable text buffer: appends of every kind,
  * growth past the first allocation, take and free, and the out-of-memory flag. */
 #include "test_support.h"
 
-#include "textbuf.h"
+#include "base/textbuf.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -17,7 +17,7 @@
 
 /* How the tests' models run: on the reference executor (`build` NULL), or built by
  * cli_build_model for build->target ("host": LLVM-compiled kernels, "ref": the ops'
- * reference kernels, a region target such as "opencl": the regions it takes on its
+ * reference kernels, a region target such as opencl: the regions it takes on its
  * device, the rest on the host), then run on the graph executor. */
 typedef struct runner {
     const cli_build_request *build;

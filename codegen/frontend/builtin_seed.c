@@ -2,7 +2,7 @@
  * graph", create_graph): conv2d + batch_norm + relu annotated by hand for one accelerator
  * region with three outputs (relu, bn mean, bn var), an `add(weight, w0)` computed on the
  * host before the region and two host `abs` after it. The thread's "test_target" becomes
- * byocl's built-in target "opencl". Weights are parameters, as in the thread. */
+ * byocl's built-in OpenCL target. Weights are parameters, as in the thread. */
 #include "builtin_util.h"
 
 #define SEED_COMPILER "compiler=\"opencl\""

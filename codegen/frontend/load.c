@@ -8,8 +8,8 @@
 
 #include "byocl/models.h"
 #include "byocl/passes.h"
-#include "file_util.h"
-#include "onnx/onnx_frontend.h"
+#include "base/file_util.h"
+#include "frontend/onnx/onnx_frontend.h"
 
 #define BUILTIN_PREFIX "builtin:"
 #define META_PREFIX "relay.Constant."

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "ir_impl.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 const byocl_type byocl_type_none = {.kind = BYOCL_TYPE_NONE};
 

@@ -8,7 +8,7 @@
  * TargetMachine built the same way, so the modules' data layout matches the JIT's, and
  * links the objects. A model's kernels are spread over a few modules, each in a context
  * of its own, which compile on threads of their own (one TargetMachine each). Each object
- * is a cache entry (runtime/cache.h) keyed by its module's bitcode before optimization and
+ * is a cache entry (runtime/base/cache.h) keyed by its module's bitcode before optimization and
  * everything else that shapes the machine code, so a model built again skips optimization
  * and code generation. */
 #include "jit.h"
@@ -33,8 +33,8 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "byocl/version.h"
-#include "cache.h"
-#include "file_util.h"
+#include "base/cache.h"
+#include "base/file_util.h"
 #include "llvm_backend.h"
 #include "runtime.h"
 

@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cache.h"
-#include "host_backend.h"
+#include "base/cache.h"
+#include "backend/host_backend.h"
 
 extern const byocl_host_backend_i byocl_host_backend_llvm;
 
@@ -19,7 +19,7 @@ extern const byocl_host_backend_i byocl_host_backend_llvm;
  * writes a message instead when LLVM cannot target this host. Returns buf. */
 char *byocl_llvm_host_info(char *buf, size_t len);
 
-/* What the host code cache (runtime/cache.h, entries DIR/<key>.o) did in this process,
+/* What the host code cache (runtime/base/cache.h, entries DIR/<key>.o) did in this process,
  * counted since the last reset; `reset` zeroes the counts after reading them. */
 byocl_cache_stats byocl_llvm_cache_stats(bool reset);
 

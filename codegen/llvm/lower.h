@@ -20,7 +20,7 @@
 
 #include <llvm-c/Core.h>
 
-#include "host_backend.h"
+#include "backend/host_backend.h"
 #include "ir/ir_impl.h"
 #include "jit.h"
 #include "ops/op_impl.h"

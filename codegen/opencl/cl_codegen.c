@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opencl/cl_impl.h"
-#include "opencl/cl_templates.h"
+#include "cl_impl.h"
+#include "cl_templates.h"
 #include "ops/op_impl.h"
 
 void clg_node_desc(const byocl_function *fn, int node, char *buf, size_t len)

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "opencl/cl_plan.h"
+#include "cl_plan.h"
 
 typedef struct byocl_cl_codegen_options {
     /* The device's compute units (CL_DEVICE_MAX_COMPUTE_UNITS); 0 means 2. Launches are

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_backend.h"
-#include "opencl/cl_impl.h"
+#include "backend/host_backend.h"
+#include "cl_impl.h"
 #include "ops/nn_util.h"
 #include "ops/op_impl.h"
 

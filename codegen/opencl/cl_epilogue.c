@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opencl/cl_impl.h"
+#include "cl_impl.h"
 #include "ops/op_impl.h"
 
 /* --------------------------------------------------------------- offsets */

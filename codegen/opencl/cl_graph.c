@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opencl/cl_impl.h"
+#include "cl_impl.h"
 #include "ops/op_impl.h"
-#include "passes/pass_util.h"
+#include "ops/node_util.h"
 
 /* More steps and operands than any model chains; they bound a kernel's parameters
  * (clg_kernel holds 48: the anchor's own buffers and the operands). */
@@ -86,7 +86,7 @@ static byocl_status unsupported_at(const byocl_function *fn, int id, byocl_error
                                    const char *what)
 {
     byocl_error_set(err, BYOCL_ERR_UNSUPPORTED, "%s", what);
-    byocl_pass_error_at(err, fn, id);
+    byocl_node_error_at(err, fn, id);
     return BYOCL_ERR_UNSUPPORTED;
 }
 

@@ -8,7 +8,7 @@
  *   cl_plan.c      plan free, buffer plan, launch plan text, --emit-cl files
  *   cl_supports.c  which calls the target accepts
  *   cl_text.c      float literals, embedded templates
- * Program text grows in byocl_textbufs (runtime/textbuf.h). */
+ * Program text grows in byocl_textbufs (runtime/base/textbuf.h). */
 #ifndef BYOCL_CL_IMPL_H
 #define BYOCL_CL_IMPL_H
 
@@ -16,8 +16,8 @@
 #include <stdint.h>
 
 #include "ir/ir_impl.h"
-#include "opencl/cl_codegen.h"
-#include "textbuf.h"
+#include "cl_codegen.h"
+#include "base/textbuf.h"
 
 /* ------------------------------------------------------------- cl_text.c */
 

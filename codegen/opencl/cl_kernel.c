@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opencl/cl_impl.h"
-#include "opencl/cl_templates.h"
+#include "cl_impl.h"
+#include "cl_templates.h"
 
 #define KERNEL_MAX_ARGS ((int)(sizeof ((clg_kernel *)0)->args / sizeof ((clg_kernel *)0)->args[0]))
 

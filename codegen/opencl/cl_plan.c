@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "executor_impl.h" /* byocl_storage_plan: the executor's liveness planner */
-#include "file_util.h"
-#include "opencl/cl_impl.h"
+#include "backend/storage_plan.h"
+#include "base/file_util.h"
+#include "cl_impl.h"
 
 /* Scratch buffers start at multiples of this (a cache line). */
 #define CLG_SCRATCH_ALIGN 64

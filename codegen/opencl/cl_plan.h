@@ -1,5 +1,5 @@
 /* The contract between the OpenCL code generator (codegen/opencl/) and the OpenCL runtime
- * module (runtime/opencl_*.c): what one compiled region is.
+ * module (runtime/opencl/): what one compiled region is.
  *
  * The generator turns a partitioned region function into one OpenCL C 1.2 program
  * (built from the kernels_cl/ templates, specialized with compile-time constants, with

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opencl/cl_impl.h"
+#include "cl_impl.h"
 #include "ops/nn_util.h"
 
 #define CLG_MAX_INDEX ((int64_t)1 << 31)

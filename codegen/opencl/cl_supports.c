@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "opencl/cl_impl.h"
+#include "cl_impl.h"
 #include "ops/op_impl.h"
 
 /* Kernels index with 32-bit ints. */

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opencl/cl_impl.h"
-#include "opencl/cl_templates.h"
+#include "cl_impl.h"
+#include "cl_templates.h"
 
 void clg_float_literal(double v, char *buf, size_t len)
 {

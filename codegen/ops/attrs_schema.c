@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "op_impl.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 static const char *kind_expectation(const byocl_attr_schema *s)
 {

@@ -7,7 +7,7 @@
 #define BYOCL_OP_IMPL_H
 
 #include "byocl/ops.h"
-#include "../ir/ir_impl.h"
+#include "ir/ir_impl.h"
 
 #define BYOCL_OP_MAX_ATTRS 16
 

@@ -9,7 +9,7 @@
 
 #include "byocl/text.h"
 #include "ops/op_impl.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 /* One end as written: its prefix ('%', '#' or 0 for a bare end) and its text. */
 typedef struct range_end {

@@ -7,7 +7,7 @@
 #include "byocl/passes.h"
 #include "flatten_annotations.h"
 #include "ops/op_impl.h"
-#include "pass_util.h"
+#include "ops/node_util.h"
 #include "regions.h"
 #include "target/target_impl.h"
 
@@ -125,7 +125,7 @@ static bool is_constant(const analysis *a, int id)
 
 static byocl_status fail_at(analysis *a, int id, byocl_status st)
 {
-    byocl_pass_error_at(a->err, a->fn, id);
+    byocl_node_error_at(a->err, a->fn, id);
     return st;
 }
 

@@ -35,7 +35,7 @@ typedef struct byocl_regions {
     /* Per node id: its region, or -1 for the host. Annotation nodes belong to their
      * region; constants are -1 even when a region uses them. */
     int *region_of;
-    /* Per region: its compiler ("opencl"), owned by the function's module. */
+    /* Per region: its compiler (the target's name), owned by the function's module. */
     const char **target;
     /* Per region: its compiler_begin nodes and its compiler_end nodes, in node order. */
     int *n_inputs;

@@ -18,7 +18,7 @@
 #include "byocl/passes.h"
 #include "byocl/text.h"
 #include "ops/op_impl.h"
-#include "pass_util.h"
+#include "ops/node_util.h"
 #include "split_impl.h"
 
 #define MAX_LEAVES 4096 /* tensor fields of one value that may cross a cut */
@@ -574,7 +574,7 @@ static byocl_status build_nodes(stage_builder *b, byocl_error *err)
         if (args != args_small)
             free(args);
         if (copy < 0) {
-            byocl_pass_error_at(err, fn, id);
+            byocl_node_error_at(err, fn, id);
             return err->status;
         }
         b->map[id] = copy;

@@ -1,6 +1,6 @@
 /* The struct behind byocl_stages (include/byocl/split.h), shared by the split pass
- * (split.c), the manifest's writer and reader (split_manifest.c) and the runner
- * (runtime/stages_run.c). */
+ * (split.c), the manifest's writer and reader (codegen/export/split_manifest.c) and the
+ * runner (runtime/executor/stages_run.c). */
 #ifndef BYOCL_SPLIT_IMPL_H
 #define BYOCL_SPLIT_IMPL_H
 

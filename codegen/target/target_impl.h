@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "byocl/target.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 /* A target name is 1 to BYOCL_TARGET_NAME_MAX - 1 letters, digits and '_' (it is the
  * Compiler attribute and part of symbols such as "<name>_main_0"). Registered or not:

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base64.h"
+#include "base/base64.h"
 #include "byocl/runtime.h"
-#include "json.h"
+#include "base/json.h"
 
 #define NDARRAY_MAGIC 0xDD5E40F096B4A13FULL
 #define DL_BOOL_CODE 6 /* kDLBool of newer DLPack headers */

@@ -24,7 +24,7 @@
 
 #include "byocl/tensor.h"
 #include "byocl/tensor_io.h"
-#include "textbuf.h"
+#include "base/textbuf.h"
 
 /* Reads the section's JSON, json[0..len), which starts at line:col of `filename` (the
  * character after `#[metadata]`). On success *out holds each relay.Constant as

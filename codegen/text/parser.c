@@ -9,7 +9,7 @@
  *   metadata   := '#' '[' 'metadata' ']' JSON                TVM's meta table (metadata.h)
  *   function   := 'def' GLOBAL '(' (item (',' item)*)? ','? ')' ('->' type)? '{' body '}'
  *   item       := LOCAL ':' type                             a parameter: %x: Tensor[(1, 3), float32]
- *               | IDENT '=' value                            a function attribute: Compiler="opencl"
+ *               | IDENT '=' value                            a function attribute: Compiler="my_npu"
  *   body       := binding* expr                              the last expr is the result
  *   binding    := LOCAL '=' expr ';'                         %0 = nn.relu(%x);   %x0 = ...;
  *   expr       := primary ('.' INDEX)*                       tuple items: %8.0, %b.1.0, (%a, %b).1

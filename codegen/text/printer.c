@@ -3,7 +3,7 @@
  *
  * Layout, as TVM prints: the version header, then each function in module order:
  *
- *   def @main(%x: Tensor[(1, 3), float32], Compiler="opencl") -> Tensor[(1, 3), float32] {
+ *   def @main(%x: Tensor[(1, 3), float32], Compiler="my_npu") -> Tensor[(1, 3), float32] {
  *     %0 = nn.relu(%x) <ty comment>;
  *     %x0 = add(%0, 1f);
  *     nn.softmax(%x0)
@@ -30,7 +30,7 @@
 #include "metadata.h"
 #include "names.h"
 #include "ops/op_impl.h"
-#include "textbuf.h"
+#include "base/textbuf.h"
 
 /* ------------------------------------------------------------ formatters */
 

@@ -68,8 +68,8 @@ typedef struct byocl_capture_tensor {
 typedef struct byocl_capture_manifest {
     int version;         /* 1 */
     char *symbol;        /* "opencl_main_0" */
-    char *target;        /* the region's target (its Compiler attribute): "opencl" */
-    char *runner;        /* the runtime module that ran the captured call: "opencl" */
+    char *target;        /* the region's target (its Compiler attribute) */
+    char *runner;        /* the runtime module that ran the captured call */
     char *outputs_from;  /* who computed the captured outputs: the runner, or in a bisect
                             the host path ("host", "ref") */
     char *model;         /* the model as given on the command line; may be "" */

@@ -194,7 +194,7 @@ int byocl_function_add_tuple(byocl_function *fn, const int *fields, int n_fields
 int byocl_function_add_getitem(byocl_function *fn, int tuple, int index, byocl_error *err);
 
 byocl_status byocl_function_set_body(byocl_function *fn, int id, byocl_error *err);
-/* Function attributes, e.g. Compiler="opencl", Primitive=1. */
+/* Function attributes, e.g. Compiler="my_npu", Primitive=1. */
 byocl_status byocl_function_set_attr(byocl_function *fn, const byocl_attr *attr, byocl_error *err);
 byocl_status byocl_function_set_ret_type(byocl_function *fn, const byocl_type *type,
                                          byocl_error *err);

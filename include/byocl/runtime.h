@@ -96,7 +96,7 @@ typedef struct byocl_rtmod_i {
 
 typedef struct byocl_rtmod byocl_rtmod;
 
-/* A runtime module named `name` ("opencl", shown by profiles) around `iface` (copied)
+/* A runtime module named `name` (its target's, shown by profiles) around `iface` (copied)
  * and `ctx`. It owns ctx from then on, also when creating it fails. */
 byocl_status byocl_rtmod_new(const char *name, const byocl_rtmod_i *iface, void *ctx,
                              byocl_rtmod **out, byocl_error *err);
@@ -129,7 +129,7 @@ typedef struct byocl_rtmod_parts_i {
 } byocl_rtmod_parts_i;
 
 /* byocl_rtmod_new for a module that also reports timed parts through `parts` (copied;
- * it receives the same ctx). Runs cost one more indirect call. (runtime/rtmod_parts.c) */
+ * it receives the same ctx). Runs cost one more indirect call. (runtime/module/rtmod_parts.c) */
 byocl_status byocl_rtmod_new_timed(const char *name, const byocl_rtmod_i *iface,
                                    const byocl_rtmod_parts_i *parts, void *ctx,
                                    byocl_rtmod **out, byocl_error *err);
@@ -137,6 +137,8 @@ byocl_status byocl_rtmod_new_timed(const char *name, const byocl_rtmod_i *iface,
 int byocl_rtmod_num_parts(const byocl_rtmod *mod, const char *symbol);
 bool byocl_rtmod_part(const byocl_rtmod *mod, const char *symbol, int index,
                       byocl_region_part *out);
+/* Forgets the parts' times of `mod` (a module made without parts: nothing). */
+void byocl_rtmod_reset_parts(byocl_rtmod *mod);
 
 /* The ref region module (named "ref"): runs the partitioned function `region` (of any
  * module; it and the functions it calls are copied) with the reference executor. It

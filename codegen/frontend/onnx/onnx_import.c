@@ -13,12 +13,11 @@
 
 #include "byocl/passes.h"
 #include "onnx_frontend.h"
-#include "passes/pass_util.h"
 #include "onnx_import.h"
-#include "passes/pass_util.h"
 #include "ops/elemwise_util.h"
+#include "ops/node_util.h"
 #include "ops/op_impl.h"
-#include "tensor_pb.h"
+#include "tensorio/tensor_pb.h"
 
 /* ------------------------------------------------------------------ names */
 

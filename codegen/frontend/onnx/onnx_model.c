@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "file_util.h"
-#include "tensor_pb.h"
+#include "base/file_util.h"
+#include "tensorio/tensor_pb.h"
 
 /* Unpacks m->data: the skeleton when the walk handles the bytes, else the whole. */
 static byocl_status unpack(onnx_model *m, byocl_error *err)

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "onnx_import.h"
-#include "tensor_pb.h"
+#include "tensorio/tensor_pb.h"
 
 #define TRY(expr)                                                                          \
     do {                                                                                   \

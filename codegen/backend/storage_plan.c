@@ -1,0 +1,128 @@
+/* Buffer reuse by liveness: tensors whose live ranges (first..last step) do not overlap
+ * may share a buffer. Greedy best fit, as TVM's graph memory planner does: walk the steps
+ * in order, give each tensor a step defines the smallest free buffer that fits (growing
+ * the largest free one when none fits), and free a buffer after its tensor's last use.
+ * Freeing after the defining step's allocations keeps a step's outputs apart from its own
+ * inputs, so kernels never read and write one buffer. */
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "storage_plan.h"
+
+typedef struct plan_state {
+    size_t *sizes;
+    bool *free_now;
+    int n, cap;
+} plan_state;
+
+/* The buffer for `bytes`: best fit among the free ones, else the largest free one grown,
+ * else a new one. -1 when out of memory. */
+static int take_buffer(plan_state *ps, size_t bytes)
+{
+    int best = -1, largest = -1;
+    for (int b = 0; b < ps->n; b++) {
+        if (!ps->free_now[b])
+            continue;
+        if (ps->sizes[b] >= bytes && (best < 0 || ps->sizes[b] < ps->sizes[best]))
+            best = b;
+        if (largest < 0 || ps->sizes[b] > ps->sizes[largest])
+            largest = b;
+    }
+    int b = best >= 0 ? best : largest;
+    if (b < 0) {
+        if (ps->n == ps->cap) {
+            int cap = ps->cap ? 2 * ps->cap : 16;
+            size_t *sizes = realloc(ps->sizes, (size_t)cap * sizeof *sizes);
+            if (sizes)
+                ps->sizes = sizes;
+            bool *fr = realloc(ps->free_now, (size_t)cap * sizeof *fr);
+            if (fr)
+                ps->free_now = fr;
+            if (!sizes || !fr)
+                return -1;
+            ps->cap = cap;
+        }
+        b = ps->n++;
+        ps->sizes[b] = 0;
+    }
+    if (ps->sizes[b] < bytes)
+        ps->sizes[b] = bytes;
+    ps->free_now[b] = false;
+    return b;
+}
+
+/* A range with its index, sorted without global state (builds may run in parallel). */
+typedef struct keyed_range {
+    byocl_live_range r;
+    int index;
+} keyed_range;
+
+/* By first step, larger tensors first within a step. */
+static int by_first_then_size(const void *pa, const void *pb)
+{
+    const keyed_range *a = pa, *b = pb;
+    if (a->r.first != b->r.first)
+        return a->r.first < b->r.first ? -1 : 1;
+    if (a->r.bytes != b->r.bytes)
+        return a->r.bytes > b->r.bytes ? -1 : 1;
+    return a->index - b->index;
+}
+
+static int by_last(const void *pa, const void *pb)
+{
+    const keyed_range *a = pa, *b = pb;
+    if (a->r.last != b->r.last)
+        return a->r.last < b->r.last ? -1 : 1;
+    return a->index - b->index;
+}
+
+byocl_status byocl_storage_plan(const byocl_live_range *ranges, int n, size_t align,
+                                int *buffer_of, size_t **sizes, int *n_buffers,
+                                byocl_error *err)
+{
+    *sizes = NULL;
+    *n_buffers = 0;
+    if (align == 0)
+        align = 1;
+    keyed_range *by_def = malloc((n > 0 ? (size_t)n : 1) * sizeof *by_def);
+    keyed_range *by_end = malloc((n > 0 ? (size_t)n : 1) * sizeof *by_end);
+    plan_state ps = {0};
+    byocl_status st = BYOCL_OK;
+    if (!by_def || !by_end) {
+        st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory planning storage");
+        goto done;
+    }
+    for (int i = 0; i < n; i++)
+        by_def[i] = by_end[i] = (keyed_range){ranges[i], i};
+    qsort(by_def, (size_t)n, sizeof *by_def, by_first_then_size);
+    qsort(by_end, (size_t)n, sizeof *by_end, by_last);
+
+    int next_end = 0;
+    for (int d = 0; d < n;) {
+        int step = by_def[d].r.first;
+        /* Buffers of tensors last read before this step are free again. */
+        while (next_end < n && by_end[next_end].r.last < step) {
+            ps.free_now[buffer_of[by_end[next_end].index]] = true;
+            next_end++;
+        }
+        for (; d < n && by_def[d].r.first == step; d++) {
+            size_t bytes = by_def[d].r.bytes;
+            bytes = bytes == 0 ? align : (bytes + align - 1) / align * align;
+            int b = take_buffer(&ps, bytes);
+            if (b < 0) {
+                st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory planning storage");
+                goto done;
+            }
+            buffer_of[by_def[d].index] = b;
+        }
+    }
+    *sizes = ps.sizes;
+    *n_buffers = ps.n;
+    ps.sizes = NULL;
+done:
+    free(ps.sizes);
+    free(ps.free_now);
+    free(by_def);
+    free(by_end);
+    return st;
+}

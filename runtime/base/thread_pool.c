@@ -1,0 +1,177 @@
+/* The executor's thread pool: `threads - 1` workers plus the thread that runs the model.
+ * A kernel's tasks are handed out through one atomic counter, so fast threads take more of
+ * them; the caller works too and then waits for the rest. Between kernels a worker spins
+ * a little (a model's kernels follow each other within microseconds, and waking a
+ * sleeping thread costs tens of them), then sleeps on a condition variable. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "thread_pool.h"
+
+struct byocl_thread_pool {
+    int threads;
+    int n_workers;
+    pthread_t *workers;
+    pthread_mutex_t mu;
+    pthread_cond_t wake;  /* a new job (or stop) */
+    pthread_cond_t done;  /* the last worker left the job */
+    /* The current job; written under mu before `generation` moves. */
+    byocl_task_fn fn;
+    void *const *args;
+    void *ctx;
+    int64_t n_tasks;
+    atomic_ulong generation; /* moves (under mu) when a job is published */
+    atomic_int busy;         /* workers still on the current job */
+    bool stop;
+    atomic_int_fast64_t next_task;
+    atomic_int_fast32_t result;
+};
+
+/* Spin iterations before sleeping: some tens of microseconds. */
+#define SPIN_LIMIT 20000
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+int byocl_cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n >= 1 ? (int)n : 1;
+}
+
+/* Runs tasks of the current job until none are left. */
+static void work(byocl_thread_pool *pool, byocl_task_fn fn, void *const *args, void *ctx,
+                 int64_t n_tasks)
+{
+    for (;;) {
+        int64_t task = atomic_fetch_add(&pool->next_task, 1);
+        if (task >= n_tasks)
+            return;
+        int32_t r = fn(args, task, ctx);
+        if (r != 0) {
+            int_fast32_t zero = 0;
+            atomic_compare_exchange_strong(&pool->result, &zero, r);
+        }
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    byocl_thread_pool *pool = arg;
+    unsigned long seen = 0;
+    for (;;) {
+        for (int spin = 0; spin < SPIN_LIMIT && atomic_load(&pool->generation) == seen; spin++)
+            cpu_relax();
+        pthread_mutex_lock(&pool->mu);
+        while (!pool->stop && atomic_load(&pool->generation) == seen)
+            pthread_cond_wait(&pool->wake, &pool->mu);
+        if (pool->stop) {
+            pthread_mutex_unlock(&pool->mu);
+            return NULL;
+        }
+        seen = atomic_load(&pool->generation);
+        byocl_task_fn fn = pool->fn;
+        void *const *args = pool->args;
+        void *ctx = pool->ctx;
+        int64_t n_tasks = pool->n_tasks;
+        pthread_mutex_unlock(&pool->mu);
+        work(pool, fn, args, ctx, n_tasks);
+        if (atomic_fetch_sub(&pool->busy, 1) == 1) {
+            /* Under mu, so a caller that saw busy > 0 and is about to wait cannot miss it. */
+            pthread_mutex_lock(&pool->mu);
+            pthread_cond_signal(&pool->done);
+            pthread_mutex_unlock(&pool->mu);
+        }
+    }
+}
+
+byocl_status byocl_thread_pool_new(int threads, byocl_thread_pool **out, byocl_error *err)
+{
+    *out = NULL;
+    if (threads < 1)
+        return byocl_error_set(err, BYOCL_ERR_INVALID, "a thread pool needs at least 1 thread, "
+                               "got %d", threads);
+    byocl_thread_pool *pool = calloc(1, sizeof *pool);
+    if (!pool)
+        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+    pool->threads = threads;
+    pool->workers = calloc((size_t)threads, sizeof *pool->workers);
+    if (!pool->workers) {
+        free(pool);
+        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+    }
+    pthread_mutex_init(&pool->mu, NULL);
+    pthread_cond_init(&pool->wake, NULL);
+    pthread_cond_init(&pool->done, NULL);
+    atomic_init(&pool->next_task, 0);
+    atomic_init(&pool->result, 0);
+    atomic_init(&pool->generation, 0);
+    atomic_init(&pool->busy, 0);
+    for (int i = 0; i < threads - 1; i++) {
+        if (pthread_create(&pool->workers[i], NULL, worker_main, pool) != 0) {
+            byocl_thread_pool_free(pool);
+            return byocl_error_set(err, BYOCL_ERR_RUNTIME,
+                                   "cannot start worker thread %d of %d", i + 1, threads - 1);
+        }
+        pool->n_workers++;
+    }
+    *out = pool;
+    return BYOCL_OK;
+}
+
+void byocl_thread_pool_free(byocl_thread_pool *pool)
+{
+    if (!pool)
+        return;
+    pthread_mutex_lock(&pool->mu);
+    pool->stop = true;
+    pthread_cond_broadcast(&pool->wake);
+    pthread_mutex_unlock(&pool->mu);
+    for (int i = 0; i < pool->n_workers; i++)
+        pthread_join(pool->workers[i], NULL);
+    pthread_cond_destroy(&pool->done);
+    pthread_cond_destroy(&pool->wake);
+    pthread_mutex_destroy(&pool->mu);
+    free(pool->workers);
+    free(pool);
+}
+
+int byocl_thread_pool_threads(const byocl_thread_pool *pool)
+{
+    return pool->threads;
+}
+
+int32_t byocl_thread_pool_run(byocl_thread_pool *pool, byocl_task_fn fn,
+                              void *const *args, void *ctx, int64_t n_tasks)
+{
+    atomic_store(&pool->result, 0);
+    atomic_store(&pool->next_task, 0);
+    if (pool->n_workers == 0 || n_tasks <= 1) {
+        work(pool, fn, args, ctx, n_tasks);
+        return (int32_t)atomic_load(&pool->result);
+    }
+    pthread_mutex_lock(&pool->mu);
+    pool->fn = fn;
+    pool->args = args;
+    pool->ctx = ctx;
+    pool->n_tasks = n_tasks;
+    atomic_store(&pool->busy, pool->n_workers);
+    atomic_fetch_add(&pool->generation, 1);
+    pthread_cond_broadcast(&pool->wake);
+    pthread_mutex_unlock(&pool->mu);
+    work(pool, fn, args, ctx, n_tasks);
+    for (int spin = 0; spin < SPIN_LIMIT && atomic_load(&pool->busy) > 0; spin++)
+        cpu_relax();
+    pthread_mutex_lock(&pool->mu);
+    while (atomic_load(&pool->busy) > 0)
+        pthread_cond_wait(&pool->done, &pool->mu);
+    pthread_mutex_unlock(&pool->mu);
+    return (int32_t)atomic_load(&pool->result);
+}

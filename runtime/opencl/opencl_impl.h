@@ -1,0 +1,113 @@
+/* The OpenCL runtime's internals, by file:
+ *   opencl_device.c  devices: listing, choice (index or name), and the context and queue
+ *                    that every region on one device shares (refcounted)
+ *   opencl_cache.c   the on-disk program cache (binaries keyed by source, options, device
+ *                    and driver; atomic writes; checksums)
+ *   opencl_rtmod.c   the runtime module of one region: its program, kernels, buffers and
+ *                    launches (codegen/opencl/cl_plan.h), run on every region call
+ *   opencl_target.c  the OpenCL target: its options, devices, supports and compile
+ * docs/opencl-runtime.md is the user's view. Tests include this header. */
+#ifndef BYOCL_OPENCL_IMPL_H
+#define BYOCL_OPENCL_IMPL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <CL/cl.h>
+
+#include "byocl/opencl.h"
+#include "byocl/runtime.h"
+#include "base/cache.h"
+#include "opencl/cl_plan.h"
+
+/* ----------------------------------------------------------- opencl_device.c */
+
+/* The fix every "no OpenCL" error names. */
+#define OCL_INSTALL_HINT                                                                     \
+    "install an OpenCL driver (ICD) such as pocl-opencl-icd (Debian/Ubuntu: apt-get install "  \
+    "pocl-opencl-icd), or check OCL_ICD_VENDORS and /etc/OpenCL/vendors"
+
+/* One device as the platforms list it (index: its place over all platforms). */
+typedef struct ocl_device_desc {
+    cl_platform_id platform;
+    cl_device_id id;
+    byocl_opencl_device_info info;
+} ocl_device_desc;
+
+/* Every device of every platform, in platform order. An error when there is no platform
+ * or no device (naming the fix). *out is malloc'ed. */
+byocl_status ocl_list_devices(ocl_device_desc **out, int *n, byocl_error *err);
+
+/* The device `spec` picks: a decimal index into ocl_list_devices, or a case-insensitive
+ * substring of the device's name (or its platform's); NULL or "" picks the first GPU or
+ * accelerator, else the first device. */
+byocl_status ocl_choose_device(const char *spec, ocl_device_desc *out, byocl_error *err);
+
+/* A device in use: one context and one in-order queue, shared by every region compiled
+ * for it (with the same profiling setting) while any holds a reference. */
+typedef struct ocl_device {
+    int refs;                    /* guarded by the list's lock (opencl_device.c) */
+    bool kept;                   /* one of refs is byocl_opencl_keep_devices' (same lock) */
+    struct ocl_device *next;
+    cl_platform_id platform;
+    cl_device_id id;
+    cl_context context;
+    cl_command_queue queue;
+    bool profiling;              /* the queue records event times */
+    bool zero_copy;              /* region tensors are wrapped (CL_MEM_USE_HOST_PTR) */
+    byocl_opencl_device_info info;
+    char platform_version[128], device_version[128];
+    cl_ulong max_alloc;          /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+    pthread_mutex_t lock;        /* one region call at a time on the queue */
+} ocl_device;
+
+/* The shared device for `desc` (made on first use), with a reference the caller drops
+ * with ocl_device_release. `buffers` decides zero_copy (AUTO: CPU devices and devices
+ * with CL_DEVICE_HOST_UNIFIED_MEMORY). */
+byocl_status ocl_device_acquire(const ocl_device_desc *desc, bool profiling,
+                                byocl_opencl_buffers buffers, ocl_device **out,
+                                byocl_error *err);
+/* Another reference to a device the caller holds; returns dev. */
+ocl_device *ocl_device_retain(ocl_device *dev);
+void ocl_device_release(ocl_device *dev); /* NULL is fine */
+/* Live shared devices (tests check that regions share one and that none leak). */
+int ocl_device_live_count(void);
+
+/* "CL_OUT_OF_RESOURCES (-5)": an OpenCL error code by name. */
+const char *ocl_error_name(cl_int code, char *buf, size_t len);
+
+/* ------------------------------------------------------------ opencl_cache.c */
+
+/* What the program cache did, counted over the process (tests read it). */
+typedef byocl_cache_stats ocl_cache_stats;
+
+ocl_cache_stats ocl_cache_stats_get(void);
+void ocl_cache_stats_reset(void);
+
+/* The path of the entry for this program: DIR/<64 hex digits>.clbin. */
+byocl_status ocl_cache_entry_path(const char *dir, const ocl_device *dev, const char *source,
+                                  const char *options, char **out, byocl_error *err);
+
+/* A built program for `source` on dev: from the cache folder `dir` when it holds a valid
+ * entry, else compiled from source and stored there (dir NULL: no cache). A failed build
+ * says which kernel the first error is in, on which line, and shows the build log;
+ * `region` prefixes the message. */
+byocl_status ocl_program_get(ocl_device *dev, const char *dir, const char *region,
+                             const char *source, const char *options, cl_program *out,
+                             byocl_error *err);
+
+/* ------------------------------------------------------------ opencl_rtmod.c */
+
+typedef struct ocl_rtmod_options {
+    const char *cache_dir;       /* NULL: no program cache */
+} ocl_rtmod_options;
+
+/* A runtime module named "opencl" that runs `plan` (which it takes, also on failure) for
+ * `region` (a typed function; its global_symbol names it) on `dev` (the module takes a
+ * reference of its own). The program is built now, the kernels made, the scratch buffers
+ * allocated and the constants uploaded. */
+byocl_status ocl_rtmod_new(ocl_device *dev, const byocl_function *region, byocl_cl_plan *plan,
+                           const ocl_rtmod_options *opt, byocl_rtmod **out, byocl_error *err);
+
+#endif
