@@ -1,8 +1,8 @@
 # Embeds the OpenCL C kernel templates (kernels_cl/*.cl) into the library.
 #
 # byocl_embed_cl(TARGET DIR) generates ${CMAKE_CURRENT_BINARY_DIR}/cl_templates.c, which
-# defines `byocl_cl_templates[]` (name without ".cl", NUL-terminated text) and
-# `byocl_cl_templates_count` (declared in codegen/opencl/cl_templates.h), and adds it to
+# defines `clg_templates[]` (name without ".cl", NUL-terminated text) and
+# `clg_templates_count` (declared in codegen/opencl/cl_templates.h), and adds it to
 # TARGET. Editing a template regenerates the file; adding one re-globs at configure time.
 #
 # The same file runs in script mode (cmake -P) to write the C source, so that the
@@ -27,8 +27,8 @@ if(CMAKE_SCRIPT_MODE_FILE)
     string(APPEND table "    {\"${name}\", text_${name}},\n")
     math(EXPR count "${count} + 1")
   endforeach()
-  string(APPEND body "const byocl_cl_template byocl_cl_templates[] = {\n${table}};\n")
-  string(APPEND body "const int byocl_cl_templates_count = ${count};\n")
+  string(APPEND body "const byocl_cl_template clg_templates[] = {\n${table}};\n")
+  string(APPEND body "const int clg_templates_count = ${count};\n")
   file(WRITE ${OUT}.tmp "${body}")
   file(RENAME ${OUT}.tmp ${OUT})
   return()

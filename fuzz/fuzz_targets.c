@@ -53,7 +53,7 @@ static byocl_status run_text(const uint8_t *data, size_t len, byocl_error *err)
 static byocl_status run_onnx(const uint8_t *data, size_t len, byocl_error *err)
 {
     byocl_module *m = NULL;
-    byocl_status st = byocl_onnx_import_mem(data, len, FUZZ_INPUT, NULL, &m, err);
+    byocl_status st = onnx_import_mem(data, len, FUZZ_INPUT, NULL, &m, err);
     if (st == BYOCL_OK)
         st = check_and_print(m, BYOCL_METADATA_NPZ, err);
     byocl_module_free(m);

@@ -145,7 +145,7 @@ int main(int argc, char **argv)
         const byocl_host_group *grp = &groups[g];
         args[g] = calloc((size_t)(grp->n_inputs + grp->n_outputs + 1), sizeof **args);
         for (int i = 0; i < grp->n_outputs; i++) {
-            const byocl_type *t = byocl_value_ref_type(fn, grp->outputs[i]);
+            const byocl_type *t = host_value_ref_type(fn, grp->outputs[i]);
             byocl_tensor *o = byocl_tensor_new(t->dtype, &t->shape, &err);
             vals[base[grp->outputs[i].node] + (grp->outputs[i].field < 0 ? 0 : grp->outputs[i].field)] = o;
             args[g][grp->n_inputs + i] = byocl_tensor_data(o);
@@ -224,7 +224,7 @@ int main(int argc, char **argv)
     free(times);
     be->release(state);
     free(kernels);
-    byocl_host_groups_free(groups, n_groups);
+    host_groups_free(groups, n_groups);
     free(compute);
     byocl_module_free(m);
     return 0;

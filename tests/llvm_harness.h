@@ -86,7 +86,7 @@ static inline byocl_status lh_run(const byocl_module *m, byocl_tensor *const *in
     st = be->compile(fn, groups, n_groups, &o, kernels, &state, err);
     if (st != BYOCL_OK) {
         free(kernels);
-        byocl_host_groups_free(groups, n_groups);
+        host_groups_free(groups, n_groups);
         return st;
     }
     /* Every tensor value of fn, by (node, field). */
@@ -116,7 +116,7 @@ static inline byocl_status lh_run(const byocl_module *m, byocl_tensor *const *in
             args[i] = byocl_tensor_data(t);
         }
         for (int i = 0; i < grp->n_outputs; i++) {
-            const byocl_type *t = byocl_value_ref_type(fn, grp->outputs[i]);
+            const byocl_type *t = host_value_ref_type(fn, grp->outputs[i]);
             assert_non_null(t);
             byocl_tensor *out = byocl_tensor_new(t->dtype, &t->shape, err);
             assert_non_null(out);
@@ -181,7 +181,7 @@ static inline byocl_status lh_run(const byocl_module *m, byocl_tensor *const *in
     free(base);
     be->release(state);
     free(kernels);
-    byocl_host_groups_free(groups, n_groups);
+    host_groups_free(groups, n_groups);
     return st;
 }
 

@@ -250,7 +250,7 @@ static inline void op_expect_ref_error(const char *op_name, const byocl_type *in
     assert_non_null(m);
     byocl_error err = {0};
     byocl_attrs attrs;
-    assert_int_equal(byocl_op_normalize_attrs(m, op, NULL, &attrs, &err), BYOCL_OK);
+    assert_int_equal(ops_normalize_attrs(m, op, NULL, &attrs, &err), BYOCL_OK);
     byocl_tensor *in[8], *out[8];
     assert_true(n_in <= 8 && n_out <= 8);
     for (int k = 0; k < n_in; k++)

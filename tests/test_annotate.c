@@ -493,12 +493,12 @@ static int check_regions(const byocl_function *fn)
     for (int id = 0; id < n; id++)
         for (int k = 0; k < byocl_node_num_args(fn, id); k++) {
             int a = byocl_node_arg(fn, id, k);
-            if (!byocl_is_compiler_begin(fn, id) && !byocl_is_compiler_end(fn, a))
+            if (!pass_is_compiler_begin(fn, id) && !pass_is_compiler_end(fn, a))
                 parent[find_root(parent, a)] = find_root(parent, id);
         }
     int n_regions = 0;
     for (int id = 0; id < n; id++) {
-        if (!byocl_is_annotation(fn, id))
+        if (!pass_is_annotation(fn, id))
             continue;
         const char *c = byocl_attrs_get_str(byocl_node_attrs(fn, id), "compiler", "");
         int r = find_root(parent, id);

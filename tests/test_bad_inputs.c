@@ -105,7 +105,7 @@ static bool load_cases(const char *file)
         } else if (strcmp(line, "exit") == 0 && (strcmp(rest, "1") == 0 || strcmp(rest, "2") == 0)) {
             c->exit_code = atoi(rest);
         } else if (strcmp(line, "stderr") == 0) {
-            byocl_textbuf_printf(&c->want_err, "%s\n", rest);
+            base_textbuf_printf(&c->want_err, "%s\n", rest);
         } else {
             ok = false;
         }
@@ -261,7 +261,7 @@ int main(void)
     int failed = _cmocka_run_group_tests("bad_inputs", tests, (size_t)n_cases + 1, NULL, NULL);
     for (int i = 0; i < n_cases; i++) {
         free(cases[i].args);
-        byocl_textbuf_free(&cases[i].want_err);
+        base_textbuf_free(&cases[i].want_err);
         for (int k = 0; k < cases[i].n_env; k++)
             free(cases[i].env[k]);
     }

@@ -123,7 +123,7 @@ static void table_row(const char *out, const char *name, int *ops, double *v)
 
 static double json_number(const byocl_json *obj, const char *key)
 {
-    const byocl_json *v = byocl_json_get(obj, key);
+    const byocl_json *v = base_json_get(obj, key);
     if (!v || v->kind != BYOCL_JSON_NUMBER)
         fail_msg("the JSON has no number %s", key);
     return v->number;
@@ -210,11 +210,11 @@ static void test_table_json_and_progress(void **state)
     char *text = ts_read_file(json_path, &len);
     byocl_json *j = NULL;
     byocl_error jerr = {0};
-    if (byocl_json_parse(text, len, json_path, &j, &jerr) != BYOCL_OK)
+    if (base_json_parse(text, len, json_path, &j, &jerr) != BYOCL_OK)
         fail_msg("%s", jerr.msg);
     const char *paths[2] = {"host", "offloaded"};
     for (int k = 0; k < 2; k++) {
-        const byocl_json *p = byocl_json_get(j, paths[k]);
+        const byocl_json *p = base_json_get(j, paths[k]);
         assert_non_null(p);
         double min, median, max;
         char key[64];
@@ -231,14 +231,14 @@ static void test_table_json_and_progress(void **state)
     }
     assert_int_equal((int)json_number(j, "runs"), 3);
     assert_int_equal((int)json_number(j, "threads"), 2);
-    const byocl_json *regions = byocl_json_get(j, "regions");
+    const byocl_json *regions = base_json_get(j, "regions");
     assert_non_null(regions);
     assert_int_equal(regions->n, 2);
     for (int r = 0; r < 2; r++) {
         const byocl_json *reg = &regions->items[r];
         char name[32];
         FMT(name, "opencl_main_%d", r);
-        assert_string_equal(byocl_json_get(reg, "name")->string, name);
+        assert_string_equal(base_json_get(reg, "name")->string, name);
         assert_int_equal((int)json_number(reg, "ops"), ops[r]);
         expect_printed(json_number(reg, "gflop"), row[r][0]);
         expect_printed(json_number(reg, "host_ms"), row[r][1]);
@@ -249,12 +249,12 @@ static void test_table_json_and_progress(void **state)
     /* dense 4x256 by 64x256: 2 * 4 * 64 * 256 flops, and a relu. */
     double flops1 = json_number(&regions->items[1], "gflop") * 1e9;
     assert_true(flops1 >= 2.0 * 4 * 64 * 256 && flops1 <= 2.0 * 4 * 64 * 256 + 4 * 64);
-    assert_int_equal((int)json_number(byocl_json_get(j, "host_ops"), "ops"), 1);
+    assert_int_equal((int)json_number(base_json_get(j, "host_ops"), "ops"), 1);
     assert_true(json_number(j, "peak_rss_bytes") > 0);
-    assert_non_null(byocl_json_get(byocl_json_get(j, "per_op"), "offloaded"));
+    assert_non_null(base_json_get(base_json_get(j, "per_op"), "offloaded"));
 
     /* The agreement figure, against the same outputs compared here. */
-    const byocl_json *agree = byocl_json_get(j, "agreement");
+    const byocl_json *agree = base_json_get(j, "agreement");
     assert_non_null(agree);
     assert_int_equal((int)json_number(agree, "values"), 4 * 64);
     double max_abs, rel_l2;
@@ -275,7 +275,7 @@ static void test_table_json_and_progress(void **state)
     ts_assert_contains(svg, ">end to end</text>");
     ts_assert_contains(svg, "</svg>\n");
     free(svg);
-    byocl_json_free(j);
+    base_json_free(j);
     free(text);
     free(out);
     free(err);

@@ -459,7 +459,7 @@ static void test_manifest_parse(void **state)
     /* What the writer prints reads back the same. */
     byocl_textbuf out = {0};
     capture_manifest_print(m, &out);
-    char *text = byocl_textbuf_take(&out);
+    char *text = base_textbuf_take(&out);
     assert_non_null(text);
     byocl_capture_manifest *again = parse_ok(text);
     assert_string_equal(again->call_node, "%1");

@@ -213,17 +213,17 @@ static double check_region_opts(const char *text, const run_opts *o)
     byocl_cl_codegen_options opt = {.compute_units = 2, .max_work_group_size = 4096,
                                     .no_fusion = o->no_fusion};
     byocl_cl_plan *plan = NULL;
-    if (byocl_cl_codegen(fn, &opt, &plan, &err) != BYOCL_OK)
+    if (clg_codegen(fn, &opt, &plan, &err) != BYOCL_OK)
         fail_msg("%s", err.msg);
     if (o->expect_launches > 0 && plan->n_launches != o->expect_launches)
         fail_msg("%d launches, expected %d:\n%s", plan->n_launches, o->expect_launches,
-                 byocl_cl_plan_text(plan, "main"));
+                 clg_plan_text(plan, "main"));
     if (getenv("BYOCL_TEST_CL_GENERATE_ONLY")) {
         /* Under valgrind: every generator path, without PoCL's compiler (hours there). */
-        char *launches = byocl_cl_plan_text(plan, "main");
+        char *launches = clg_plan_text(plan, "main");
         assert_non_null(launches);
         free(launches);
-        byocl_cl_plan_free(plan);
+        clg_plan_free(plan);
         byocl_module_free(m);
         return 0;
     }
@@ -257,7 +257,7 @@ static double check_region_opts(const char *text, const run_opts *o)
     byocl_tensors_free(got, n_want);
     byocl_tensors_free(want, n_want);
     byocl_tensors_free(in, n_in);
-    byocl_cl_plan_free(plan);
+    clg_plan_free(plan);
     byocl_module_free(m);
     return worst;
 }
@@ -273,12 +273,12 @@ static bool fusion_matters(const char *text)
         byocl_cl_codegen_options opt = {.compute_units = 2, .max_work_group_size = 4096,
                                         .no_fusion = k == 1};
         byocl_error err = {0};
-        if (byocl_cl_codegen(fn, &opt, &plans[k], &err) != BYOCL_OK)
+        if (clg_codegen(fn, &opt, &plans[k], &err) != BYOCL_OK)
             fail_msg("%s", err.msg);
     }
     bool differ = strcmp(plans[0]->source, plans[1]->source) != 0;
-    byocl_cl_plan_free(plans[0]);
-    byocl_cl_plan_free(plans[1]);
+    clg_plan_free(plans[0]);
+    clg_plan_free(plans[1]);
     byocl_module_free(m);
     return differ;
 }
@@ -640,7 +640,7 @@ static byocl_cl_plan *generate(byocl_module *m, const byocl_cl_codegen_options *
 {
     byocl_error err = {0};
     byocl_cl_plan *plan = NULL;
-    if (byocl_cl_codegen(byocl_module_find(m, "main"), opt, &plan, &err) != BYOCL_OK)
+    if (clg_codegen(byocl_module_find(m, "main"), opt, &plan, &err) != BYOCL_OK)
         fail_msg("%s", err.msg);
     return plan;
 }
@@ -653,7 +653,7 @@ static void test_launch_plan_text(void **state)
     (void)state;
     byocl_module *m = parse(small_region);
     byocl_cl_plan *plan = generate(m, &pocl_options);
-    char *text = byocl_cl_plan_text(plan, "opencl_main_0");
+    char *text = clg_plan_text(plan, "opencl_main_0");
     /* Sizes: the packed weight is [1][1][2][9][4] floats (4 output channels, one of them
      * zeros); the laid-out input is 3 planes of 7 x 7 (the padded 5 x 5 input, then a
      * plane of zeros that the last 16-wide tile of the second channel reaches into). */
@@ -683,7 +683,7 @@ static void test_launch_plan_text(void **state)
         "     computes: nn.conv2d+nn.bias_add+nn.relu (%0 to the result) (2.85e-06 GFLOP)\n"
         "     args: scratch1 scratch0 output0 input2\n");
     free(text);
-    byocl_cl_plan_free(plan);
+    clg_plan_free(plan);
     byocl_module_free(m);
 }
 
@@ -734,7 +734,7 @@ static void test_kernel_text(void **state)
     free(got);
     /* Every #define of the instance is undone after it. */
     assert_non_null(strstr(end, "#undef CONV_TAPS\n#undef LD_e0\n#undef EPILOGUE\n"));
-    byocl_cl_plan_free(plan);
+    clg_plan_free(plan);
     byocl_module_free(m);
 }
 
@@ -764,7 +764,7 @@ static void test_float16_text(void **state)
                        "    v = byocl_round_f16(v); \\\n"
                        "    /* the result (cast) */ \\\n"
                        "} while (0)\n");
-    byocl_cl_plan_free(plan);
+    clg_plan_free(plan);
     byocl_module_free(m);
 }
 
@@ -777,25 +777,25 @@ static void test_plan_write(void **state)
     byocl_cl_plan *plan = generate(m, &pocl_options);
     const char *dir = ts_tmpdir("cl_codegen_emit");
     byocl_error err = {0};
-    assert_int_equal(byocl_cl_plan_write(plan, dir, "opencl_main_0", &err), BYOCL_OK);
+    assert_int_equal(clg_plan_write(plan, dir, "opencl_main_0", &err), BYOCL_OK);
     char path[1024];
     snprintf(path, sizeof path, "%s/opencl_main_0.cl", dir);
     char *source = ts_read_file(path, NULL);
     assert_string_equal(source, plan->source);
     snprintf(path, sizeof path, "%s/opencl_main_0.launch.txt", dir);
     char *launch = ts_read_file(path, NULL);
-    char *want = byocl_cl_plan_text(plan, "opencl_main_0");
+    char *want = clg_plan_text(plan, "opencl_main_0");
     assert_string_equal(launch, want);
     free(source);
     free(launch);
     free(want);
     /* A folder that does not exist is an I/O error naming the file. */
     snprintf(path, sizeof path, "%s/missing", dir);
-    assert_int_equal(byocl_cl_plan_write(plan, path, "opencl_main_0", &err), BYOCL_ERR_IO);
+    assert_int_equal(clg_plan_write(plan, path, "opencl_main_0", &err), BYOCL_ERR_IO);
     ts_assert_contains(err.msg, "missing/opencl_main_0.cl");
-    assert_int_equal(byocl_cl_plan_write(plan, dir, "a/b", &err), BYOCL_ERR_INVALID);
+    assert_int_equal(clg_plan_write(plan, dir, "a/b", &err), BYOCL_ERR_INVALID);
     ts_remove_tree(dir);
-    byocl_cl_plan_free(plan);
+    clg_plan_free(plan);
     byocl_module_free(m);
 }
 
@@ -807,7 +807,7 @@ static void assert_refused(const char *text, int number, const char *why)
     byocl_function *fn = byocl_module_find(m, "main");
     int node = number >= 0 ? byocl_text_node_by_number(fn, number) : byocl_function_body(fn);
     char got[256] = "unchanged";
-    assert_false(byocl_cl_supports(fn, node, got, sizeof got));
+    assert_false(clg_supports(fn, node, got, sizeof got));
     assert_string_equal(got, why);
     byocl_module_free(m);
 }
@@ -819,12 +819,12 @@ static void test_supports(void **state)
     byocl_function *fn = byocl_module_find(m, "main");
     char why[128] = "unchanged";
     for (int n = 0; n <= 1; n++)
-        assert_true(byocl_cl_supports(fn, byocl_text_node_by_number(fn, n), why, sizeof why));
-    assert_true(byocl_cl_supports(fn, byocl_function_body(fn), why, sizeof why));
+        assert_true(clg_supports(fn, byocl_text_node_by_number(fn, n), why, sizeof why));
+    assert_true(clg_supports(fn, byocl_function_body(fn), why, sizeof why));
     assert_string_equal(why, "");
-    assert_false(byocl_cl_supports(fn, byocl_function_param(fn, 0), why, sizeof why));
+    assert_false(clg_supports(fn, byocl_function_param(fn, 0), why, sizeof why));
     assert_string_equal(why, "only op calls run on the opencl target");
-    assert_false(byocl_cl_supports(fn, 999, why, sizeof why));
+    assert_false(clg_supports(fn, 999, why, sizeof why));
     assert_string_equal(why, "no such node");
     byocl_module_free(m);
 
@@ -864,7 +864,7 @@ static void test_codegen_errors(void **state)
     byocl_module *m = parse(MAIN("%x: Tensor[(4, 6), float32]")
                             "  %0 = nn.relu(%x);\n  %1 = split(%0, indices_or_sections=2);\n"
                             "  %1.1\n}\n");
-    assert_int_equal(byocl_cl_codegen(byocl_module_find(m, "main"), NULL, &plan, &err),
+    assert_int_equal(clg_codegen(byocl_module_find(m, "main"), NULL, &plan, &err),
                      BYOCL_ERR_UNSUPPORTED);
     assert_null(plan);
     assert_string_equal(err.msg, "in @main, %1 (split) at 4:8: op split is not supported by the "
@@ -875,14 +875,14 @@ static void test_codegen_errors(void **state)
     m = NULL;
     static const char relu[] = MAIN("%x: Tensor[(4, 6), float32]") "  nn.relu(%x)\n}\n";
     assert_int_equal(byocl_text_parse(relu, strlen(relu), "r.relay", NULL, &m, &err), BYOCL_OK);
-    assert_int_equal(byocl_cl_codegen(byocl_module_find(m, "main"), NULL, &plan, &err),
+    assert_int_equal(clg_codegen(byocl_module_find(m, "main"), NULL, &plan, &err),
                      BYOCL_ERR_INVALID);
     assert_string_equal(err.msg, "@main is not type-checked (run byocl_infer_types first)");
-    assert_int_equal(byocl_cl_codegen(NULL, NULL, &plan, &err), BYOCL_ERR_INVALID);
-    assert_string_equal(err.msg, "byocl_cl_codegen: missing region");
-    assert_int_equal(byocl_cl_codegen(byocl_module_find(m, "main"), NULL, NULL, NULL),
+    assert_int_equal(clg_codegen(NULL, NULL, &plan, &err), BYOCL_ERR_INVALID);
+    assert_string_equal(err.msg, "clg_codegen: missing region");
+    assert_int_equal(clg_codegen(byocl_module_find(m, "main"), NULL, NULL, NULL),
                      BYOCL_ERR_INVALID);
-    byocl_cl_plan_free(NULL);
+    clg_plan_free(NULL);
     byocl_module_free(m);
 }
 
@@ -954,7 +954,7 @@ static void test_buffer_reuse(void **state)
                        "  scratch1  128 bytes\n"
                        "    launches 1..2: %1 (transpose) (96 bytes)\n"
                        "    launches 3..4: %3 (transpose) (96 bytes)\n");
-    byocl_cl_plan_free(plan);
+    clg_plan_free(plan);
     byocl_module_free(m);
     check_region(text);
 }

@@ -78,7 +78,7 @@ static void child_start(child *c, const char *const *argv, const char *const *en
     c->fd[1] = err[0];
     for (int k = 0; k < 2; k++) {
         c->out[k] = (byocl_textbuf){0};
-        assert_true(byocl_textbuf_reserve(&c->out[k], 0));
+        assert_true(base_textbuf_reserve(&c->out[k], 0));
         c->text[k] = c->out[k].data;
     }
 }
@@ -110,7 +110,7 @@ static void child_read(child *c, bool (*until)(const child *c))
                 c->fd[k] = -1;
                 continue;
             }
-            byocl_textbuf_putn(&c->out[k], buf, (size_t)got);
+            base_textbuf_putn(&c->out[k], buf, (size_t)got);
             assert_false(c->out[k].oom);
             c->text[k] = c->out[k].data;
         }
@@ -129,8 +129,8 @@ static int child_finish(child *c)
 
 static void child_free(child *c)
 {
-    byocl_textbuf_free(&c->out[0]);
-    byocl_textbuf_free(&c->out[1]);
+    base_textbuf_free(&c->out[0]);
+    base_textbuf_free(&c->out[1]);
 }
 
 /* Whether the child is still running (it has not exited, nor been reaped). */

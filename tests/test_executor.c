@@ -161,7 +161,7 @@ static int check_no_live_overlap(const byocl_compiled *c, const byocl_executor *
             int fb, lb;
             if (!live_interval(c, b, &fb, &lb) || c->values[b].nbytes == 0 || lb < fa || la < fb)
                 continue;
-            const char *pa = byocl_executor_value_data(ex, a), *pb = byocl_executor_value_data(ex, b);
+            const char *pa = exec_value_data(ex, a), *pb = exec_value_data(ex, b);
             assert_non_null(pa);
             assert_non_null(pb);
             if (pa < pb + c->values[b].nbytes && pb < pa + c->values[a].nbytes)
@@ -275,7 +275,7 @@ static void test_storage_plan_reuse(void **state)
     int n_buf;
     /* A chain: each tensor is read by the next step only; two buffers take turns. */
     byocl_live_range chain[4] = {{100, 0, 1}, {100, 1, 2}, {100, 2, 3}, {100, 3, 4}};
-    assert_int_equal(byocl_storage_plan(chain, 4, 64, buf, &sizes, &n_buf, &err), BYOCL_OK);
+    assert_int_equal(storage_plan(chain, 4, 64, buf, &sizes, &n_buf, &err), BYOCL_OK);
     assert_int_equal(n_buf, 2);
     assert_int_equal(sizes[0], 128);
     assert_int_equal(sizes[1], 128);
@@ -286,7 +286,7 @@ static void test_storage_plan_reuse(void **state)
 
     /* Best fit: with 64 and 256 free, 200 bytes take the 256 one and 50 the 64 one. */
     byocl_live_range fit[4] = {{64, 0, 0}, {256, 0, 0}, {200, 1, 1}, {50, 1, 1}};
-    assert_int_equal(byocl_storage_plan(fit, 4, 1, buf, &sizes, &n_buf, &err), BYOCL_OK);
+    assert_int_equal(storage_plan(fit, 4, 1, buf, &sizes, &n_buf, &err), BYOCL_OK);
     assert_int_equal(n_buf, 2);
     assert_int_equal(buf[2], buf[1]);
     assert_int_equal(buf[3], buf[0]);
@@ -295,14 +295,14 @@ static void test_storage_plan_reuse(void **state)
 
     /* Nothing fits: the largest free buffer grows instead of a new one appearing. */
     byocl_live_range grow[3] = {{100, 0, 0}, {40, 0, 0}, {300, 1, 1}};
-    assert_int_equal(byocl_storage_plan(grow, 3, 1, buf, &sizes, &n_buf, &err), BYOCL_OK);
+    assert_int_equal(storage_plan(grow, 3, 1, buf, &sizes, &n_buf, &err), BYOCL_OK);
     assert_int_equal(n_buf, 2);
     assert_int_equal(buf[2], buf[0]);
     assert_int_equal(sizes[buf[0]], 300);
     free(sizes);
 
     /* No ranges, no buffers. */
-    assert_int_equal(byocl_storage_plan(NULL, 0, 64, buf, &sizes, &n_buf, &err), BYOCL_OK);
+    assert_int_equal(storage_plan(NULL, 0, 64, buf, &sizes, &n_buf, &err), BYOCL_OK);
     assert_int_equal(n_buf, 0);
     free(sizes);
 }
@@ -324,7 +324,7 @@ static void test_storage_plan_random(void **state)
     size_t *sizes;
     int n_buf;
     byocl_error err;
-    assert_int_equal(byocl_storage_plan(r, N, 64, buf, &sizes, &n_buf, &err), BYOCL_OK);
+    assert_int_equal(storage_plan(r, N, 64, buf, &sizes, &n_buf, &err), BYOCL_OK);
     size_t total = 0, naive = 0;
     for (int b = 0; b < n_buf; b++) {
         assert_int_equal(sizes[b] % 64, 0);
@@ -401,14 +401,14 @@ static void test_stats_and_aliases(void **state)
     assert_int_equal(st.constant_bytes, 0);
     byocl_executor *ex = new_executor(c);
     const byocl_function *fn = c->fn;
-    int relu0 = byocl_compiled_value_of(c, byocl_text_node_by_number(fn, 0), -1);
-    int resh = byocl_compiled_value_of(c, byocl_text_node_by_number(fn, 1), -1);
-    int relu2 = byocl_compiled_value_of(c, byocl_text_node_by_number(fn, 2), -1);
-    int begin = byocl_compiled_value_of(c, byocl_text_node_by_number(fn, 3), -1);
-    assert_ptr_equal(byocl_executor_value_data(ex, relu0), byocl_executor_value_data(ex, resh));
-    assert_ptr_equal(byocl_executor_value_data(ex, relu2), byocl_executor_value_data(ex, begin));
-    assert_ptr_not_equal(byocl_executor_value_data(ex, relu0),
-                         byocl_executor_value_data(ex, relu2));
+    int relu0 = driver_compiled_value_of(c, byocl_text_node_by_number(fn, 0), -1);
+    int resh = driver_compiled_value_of(c, byocl_text_node_by_number(fn, 1), -1);
+    int relu2 = driver_compiled_value_of(c, byocl_text_node_by_number(fn, 2), -1);
+    int begin = driver_compiled_value_of(c, byocl_text_node_by_number(fn, 3), -1);
+    assert_ptr_equal(exec_value_data(ex, relu0), exec_value_data(ex, resh));
+    assert_ptr_equal(exec_value_data(ex, relu2), exec_value_data(ex, begin));
+    assert_ptr_not_equal(exec_value_data(ex, relu0),
+                         exec_value_data(ex, relu2));
     /* The reshape's value has its own type over the same bytes. */
     assert_int_equal(c->values[resh].type->shape.rank, 2);
     assert_int_equal(c->values[resh].root, relu0);
@@ -431,12 +431,12 @@ static void test_copy_copies(void **state)
     byocl_compiled *c = build_ref(m);
     byocl_executor *ex = new_executor(c);
     const byocl_function *fn = c->fn;
-    void *exp_data = byocl_executor_value_data(
-        ex, byocl_compiled_value_of(c, byocl_text_node_by_number(fn, 0), -1));
-    void *copy_data = byocl_executor_value_data(
-        ex, byocl_compiled_value_of(c, byocl_text_node_by_number(fn, 1), -1));
-    void *reshape_data = byocl_executor_value_data(
-        ex, byocl_compiled_value_of(c, byocl_text_node_by_number(fn, 2), -1));
+    void *exp_data = exec_value_data(
+        ex, driver_compiled_value_of(c, byocl_text_node_by_number(fn, 0), -1));
+    void *copy_data = exec_value_data(
+        ex, driver_compiled_value_of(c, byocl_text_node_by_number(fn, 1), -1));
+    void *reshape_data = exec_value_data(
+        ex, driver_compiled_value_of(c, byocl_text_node_by_number(fn, 2), -1));
     assert_ptr_not_equal(exp_data, copy_data);
     assert_ptr_equal(copy_data, reshape_data);
     assert_int_equal(byocl_executor_num_steps(ex), 2);
@@ -675,8 +675,8 @@ static void test_thread_pool(void **state)
     enum { TASKS = 1000 };
     for (int threads = 1; threads <= 4; threads++) {
         byocl_thread_pool *pool;
-        assert_int_equal(byocl_thread_pool_new(threads, &pool, NULL), BYOCL_OK);
-        assert_int_equal(byocl_thread_pool_threads(pool), threads);
+        assert_int_equal(base_thread_pool_new(threads, &pool, NULL), BYOCL_OK);
+        assert_int_equal(base_thread_pool_threads(pool), threads);
         atomic_int *hits = calloc(TASKS, sizeof *hits);
         pool_job job = {hits, -1};
         for (int round = 0; round < 20; round++) {
@@ -684,19 +684,19 @@ static void test_thread_pool(void **state)
             for (int i = 0; i < TASKS; i++)
                 atomic_store(&hits[i], 0);
             job.fail_at = round == 7 ? 3 : -1;
-            int32_t r = byocl_thread_pool_run(pool, count_task, NULL, &job, n);
+            int32_t r = base_thread_pool_run(pool, count_task, NULL, &job, n);
             assert_int_equal(r, round == 7 ? 7 : 0);
             for (int i = 0; i < TASKS; i++)
                 assert_int_equal(atomic_load(&hits[i]), i < n ? 1 : 0);
         }
         free(hits);
-        byocl_thread_pool_free(pool);
+        base_thread_pool_free(pool);
     }
     byocl_error err;
     byocl_thread_pool *pool;
-    assert_int_equal(byocl_thread_pool_new(0, &pool, &err), BYOCL_ERR_INVALID);
+    assert_int_equal(base_thread_pool_new(0, &pool, &err), BYOCL_ERR_INVALID);
     assert_string_equal(err.msg, "a thread pool needs at least 1 thread, got 0");
-    assert_true(byocl_cpu_count() >= 1);
+    assert_true(base_cpu_count() >= 1);
 }
 
 /* ----------------------------------------------------------- region calls */
@@ -793,10 +793,10 @@ static void test_region_call_receives_executor_buffers(void **state)
     const byocl_function *fn = c->fn;
     int add = byocl_text_node_by_number(fn, 0), call = byocl_text_node_by_number(fn, 1);
     void *want_data[4] = {
-        byocl_executor_value_data(ex, byocl_compiled_value_of(c, add, -1)),
-        byocl_executor_value_data(ex, byocl_compiled_value_of(c, byocl_function_param(fn, 1), -1)),
-        byocl_executor_value_data(ex, byocl_compiled_value_of(c, call, 0)),
-        byocl_executor_value_data(ex, byocl_compiled_value_of(c, call, 1)),
+        exec_value_data(ex, driver_compiled_value_of(c, add, -1)),
+        exec_value_data(ex, driver_compiled_value_of(c, byocl_function_param(fn, 1), -1)),
+        exec_value_data(ex, driver_compiled_value_of(c, call, 0)),
+        exec_value_data(ex, driver_compiled_value_of(c, call, 1)),
     };
     for (int i = 0; i < 4; i++) {
         assert_non_null(want_data[i]);
@@ -1234,7 +1234,7 @@ static void test_default_options(void **state)
     o.target = "ref";
     byocl_compiled *c;
     assert_int_equal(byocl_build(m, &o, &c, NULL), BYOCL_OK);
-    assert_int_equal(byocl_compiled_threads(c), byocl_cpu_count());
+    assert_int_equal(byocl_compiled_threads(c), base_cpu_count());
     assert_string_equal(byocl_compiled_target(c), "ref");
     byocl_compiled_free(c);
     byocl_module_free(m);

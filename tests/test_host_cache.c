@@ -184,11 +184,11 @@ static void test_sha256_vectors(void **state)
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         byocl_sha256 h;
-        byocl_sha256_init(&h);
+        base_sha256_init(&h);
         for (int r = 0; r < cases[c].repeat; r++)
-            byocl_sha256_update(&h, cases[c].text, strlen(cases[c].text));
+            base_sha256_update(&h, cases[c].text, strlen(cases[c].text));
         unsigned char digest[BYOCL_SHA256_BYTES];
-        byocl_sha256_final(&h, digest);
+        base_sha256_final(&h, digest);
         char hex[2 * BYOCL_SHA256_BYTES + 1];
         for (int i = 0; i < BYOCL_SHA256_BYTES; i++)
             snprintf(hex + 2 * i, 3, "%02x", digest[i]);
@@ -304,7 +304,7 @@ static void test_unusable_entries_rebuild(void **state)
     entry_path(NULL, path, sizeof path);
     byocl_cache_key key = key_of(path);
     static const char not_an_object[] = "not an ELF object, but a well-formed entry";
-    byocl_cache_store(&object_kind, path, &key, not_an_object, sizeof not_an_object);
+    base_cache_store(&object_kind, path, &key, not_an_object, sizeof not_an_object);
     build_and_check(conv_model, 3);
     expect_stats(0, 1, 0, 1, 2);
 
@@ -313,9 +313,9 @@ static void test_unusable_entries_rebuild(void **state)
     entry_path(path, other, sizeof other);
     byocl_cache_key other_key = key_of(other);
     size_t size = 0;
-    void *object = byocl_cache_load(&object_kind, other, &other_key, &size);
+    void *object = base_cache_load(&object_kind, other, &other_key, &size);
     assert_non_null(object);
-    byocl_cache_store(&object_kind, path, &key, object, size);
+    base_cache_store(&object_kind, path, &key, object, size);
     free(object);
     build_and_check(conv_model, 3);
     expect_stats(0, 2, 0, 2, 4);

@@ -12,7 +12,7 @@ static byocl_json *parse_ok(const char *text)
 {
     byocl_json *v = NULL;
     byocl_error err;
-    if (byocl_json_parse(text, strlen(text), "t.json", &v, &err) != BYOCL_OK)
+    if (base_json_parse(text, strlen(text), "t.json", &v, &err) != BYOCL_OK)
         fail_msg("%s", err.msg);
     return v;
 }
@@ -21,7 +21,7 @@ static void expect_error(const char *text, const char *msg)
 {
     byocl_json *v = (byocl_json *)1;
     byocl_error err;
-    assert_int_equal(byocl_json_parse(text, strlen(text), "t.json", &v, &err), BYOCL_ERR_PARSE);
+    assert_int_equal(base_json_parse(text, strlen(text), "t.json", &v, &err), BYOCL_ERR_PARSE);
     assert_null(v);
     assert_string_equal(err.msg, msg);
 }
@@ -49,23 +49,23 @@ static void test_values(void **state)
     assert_int_equal(a->items[1].line, 1);
     assert_int_equal(a->items[1].col, 12);
     /* A repeated key: the last one counts. */
-    const byocl_json *again = byocl_json_get(v, "a");
+    const byocl_json *again = base_json_get(v, "a");
     assert_int_equal(again->kind, BYOCL_JSON_STRING);
     assert_string_equal(again->string, "again");
-    const byocl_json *b = byocl_json_get(v, "b");
+    const byocl_json *b = base_json_get(v, "b");
     assert_int_equal(b->line, 2);
     assert_int_equal(b->col, 8);
-    assert_true(byocl_json_get(b, "t")->boolean);
-    assert_false(byocl_json_get(b, "f")->boolean);
-    assert_int_equal(byocl_json_get(b, "f")->kind, BYOCL_JSON_BOOL);
-    assert_int_equal(byocl_json_get(b, "n")->kind, BYOCL_JSON_NULL);
-    assert_int_equal(byocl_json_get(v, "e")->n, 0);
-    assert_int_equal(byocl_json_get(v, "o")->kind, BYOCL_JSON_OBJECT);
-    assert_null(byocl_json_get(v, "missing"));
-    assert_null(byocl_json_get(a, "a")); /* not an object */
-    assert_string_equal(byocl_json_kind_name(BYOCL_JSON_ARRAY), "array");
-    byocl_json_free(v);
-    byocl_json_free(NULL);
+    assert_true(base_json_get(b, "t")->boolean);
+    assert_false(base_json_get(b, "f")->boolean);
+    assert_int_equal(base_json_get(b, "f")->kind, BYOCL_JSON_BOOL);
+    assert_int_equal(base_json_get(b, "n")->kind, BYOCL_JSON_NULL);
+    assert_int_equal(base_json_get(v, "e")->n, 0);
+    assert_int_equal(base_json_get(v, "o")->kind, BYOCL_JSON_OBJECT);
+    assert_null(base_json_get(v, "missing"));
+    assert_null(base_json_get(a, "a")); /* not an object */
+    assert_string_equal(base_json_kind_name(BYOCL_JSON_ARRAY), "array");
+    base_json_free(v);
+    base_json_free(NULL);
 }
 
 static void test_strings(void **state)
@@ -77,18 +77,18 @@ static void test_strings(void **state)
     assert_string_equal(v->items[1].string, "\xc3\xa9\xe2\x82\xac"); /* é € */
     assert_string_equal(v->items[2].string, "\xf0\x9f\x98\x80");     /* U+1F600 */
     assert_string_equal(v->items[3].string, "plain \xc3\xa9");
-    byocl_json_free(v);
+    base_json_free(v);
 
     /* What the writer escapes reads back as it was. */
     const char *original = "a \"quoted\" \\path\\\n\ttab \x01 end";
     byocl_textbuf text = {0};
-    byocl_json_write_string(&text, original);
-    char *buf = byocl_textbuf_take(&text);
+    base_json_write_string(&text, original);
+    char *buf = base_textbuf_take(&text);
     assert_non_null(buf);
     assert_string_equal(buf, "\"a \\\"quoted\\\" \\\\path\\\\\\n\\ttab \\u0001 end\"");
     v = parse_ok(buf);
     assert_string_equal(v->string, original);
-    byocl_json_free(v);
+    base_json_free(v);
     free(buf);
 }
 

@@ -363,7 +363,7 @@ static void expect_groups(const byocl_module *m, const char *const *names, int n
     for (int i = 0; i < got && i < n; i++)
         assert_string_equal(groups[i].name, names[i]);
     assert_int_equal(got, n);
-    byocl_host_groups_free(groups, got);
+    host_groups_free(groups, got);
 }
 
 /* relu(batch_norm(conv(x)) + residual) with the residual from another conv: ResNet's

@@ -365,7 +365,7 @@ static void expect_sum_of_initializers(const void *data, size_t size, const char
 {
     byocl_error err = {0};
     byocl_module *m = NULL;
-    if (byocl_onnx_import_mem(data, size, name, NULL, &m, &err) != BYOCL_OK)
+    if (onnx_import_mem(data, size, name, NULL, &m, &err) != BYOCL_OK)
         fail_msg("%s", err.msg);
     assert_int_equal(byocl_infer_types(m, &err), BYOCL_OK);
     byocl_tensor **y = NULL;

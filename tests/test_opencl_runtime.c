@@ -402,12 +402,12 @@ static char *entry_of(const byocl_function *region, bool profile)
     assert_int_equal(ocl_device_acquire(&desc, profile, BYOCL_OPENCL_BUFFERS_AUTO, &dev, &err),
                      BYOCL_OK);
     byocl_cl_codegen_options copt = {.compute_units = dev->info.compute_units};
-    assert_int_equal(byocl_cl_codegen(region, &copt, &plan, &err), BYOCL_OK);
+    assert_int_equal(clg_codegen(region, &copt, &plan, &err), BYOCL_OK);
     char *path = NULL;
     assert_int_equal(ocl_cache_entry_path(byocl_cache, dev, plan->source, plan->build_options,
                                           &path, &err),
                      BYOCL_OK);
-    byocl_cl_plan_free(plan);
+    clg_plan_free(plan);
     ocl_device_release(dev);
     return path;
 }
@@ -646,7 +646,7 @@ static byocl_cl_plan *relu_plan(const byocl_function *region)
 {
     byocl_cl_plan *plan = NULL;
     byocl_error err = {0};
-    if (byocl_cl_codegen(region, NULL, &plan, &err) != BYOCL_OK)
+    if (clg_codegen(region, NULL, &plan, &err) != BYOCL_OK)
         fail_msg("%s", err.msg);
     return plan;
 }

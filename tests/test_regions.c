@@ -40,7 +40,7 @@ static void assert_analysis_fails(const char *text, const char *want)
     byocl_module *m = pu_parse(text);
     byocl_regions r;
     byocl_error err;
-    PU_ASSERT_ERROR(byocl_regions_analyze(byocl_module_find(m, "main"), &r, &err), err,
+    PU_ASSERT_ERROR(pass_regions_analyze(byocl_module_find(m, "main"), &r, &err), err,
                     BYOCL_ERR_INVALID, want);
     /* check_annotations reports the same. */
     PU_ASSERT_ERROR(byocl_check_annotations(m, false, &err), err, BYOCL_ERR_INVALID, want);
@@ -53,8 +53,8 @@ static void assert_check_fails(const char *text, const char *want)
     byocl_module *m = pu_parse(text);
     byocl_regions r;
     byocl_error err;
-    assert_int_equal(byocl_regions_analyze(byocl_module_find(m, "main"), &r, &err), BYOCL_OK);
-    byocl_regions_release(&r);
+    assert_int_equal(pass_regions_analyze(byocl_module_find(m, "main"), &r, &err), BYOCL_OK);
+    pass_regions_release(&r);
     PU_ASSERT_ERROR(byocl_check_annotations(m, false, &err), err, BYOCL_ERR_INVALID, want);
     PU_ASSERT_ERROR(byocl_check_annotations(m, true, &err), err, BYOCL_ERR_INVALID, want);
     byocl_module_free(m);
@@ -69,7 +69,7 @@ static void test_seed_regions(void **state)
     const byocl_function *fn = byocl_module_find(m, "main");
     byocl_regions r;
     byocl_error err;
-    assert_int_equal(byocl_regions_analyze(fn, &r, &err), BYOCL_OK);
+    assert_int_equal(pass_regions_analyze(fn, &r, &err), BYOCL_OK);
     assert_int_equal(r.n_regions, 1);
     assert_string_equal(r.target[0], "opencl");
     /* %1 add and the two abs are on the host; everything else, annotations included, in
@@ -86,8 +86,8 @@ static void test_seed_regions(void **state)
     for (int i = 0; i < 3; i++)
         assert_int_equal(r.outputs[0][i], pu_node(m, ends[i]));
     assert_int_equal(r.n_gaps, 0);
-    assert_int_equal(byocl_regions_check_convex(fn, &r, &err), BYOCL_OK);
-    byocl_regions_release(&r);
+    assert_int_equal(pass_regions_check_convex(fn, &r, &err), BYOCL_OK);
+    pass_regions_release(&r);
     assert_int_equal(byocl_check_annotations(m, false, &err), BYOCL_OK);
     byocl_module_free(m);
 }
@@ -114,7 +114,7 @@ static void test_regions_join_and_number(void **state)
         "}\n");
     byocl_regions r;
     byocl_error err;
-    assert_int_equal(byocl_regions_analyze(byocl_module_find(m, "main"), &r, &err), BYOCL_OK);
+    assert_int_equal(pass_regions_analyze(byocl_module_find(m, "main"), &r, &err), BYOCL_OK);
     assert_int_equal(r.n_regions, 2);
     assert_string_equal(r.target[0], "b");
     assert_string_equal(r.target[1], "a");
@@ -123,7 +123,7 @@ static void test_regions_join_and_number(void **state)
     assert_int_equal(r.region_of[byocl_function_body(byocl_module_find(m, "main"))], -1);
     assert_int_equal(r.n_inputs[1], 2);
     assert_int_equal(r.n_outputs[1], 1);
-    byocl_regions_release(&r);
+    pass_regions_release(&r);
     byocl_module_free(m);
 }
 
@@ -292,7 +292,7 @@ static void test_lenient_records_gaps(void **state)
     byocl_module *m = load_fixture("text/vgg_block.relay");
     byocl_regions r;
     byocl_error err;
-    assert_int_equal(byocl_regions_analyze_lenient(byocl_module_find(m, "main"), &r, &err),
+    assert_int_equal(pass_regions_analyze_lenient(byocl_module_find(m, "main"), &r, &err),
                      BYOCL_OK);
     assert_int_equal(r.n_regions, 1);
     assert_int_equal(r.n_gaps, 2);
@@ -302,7 +302,7 @@ static void test_lenient_records_gaps(void **state)
     assert_int_equal(r.gaps[1].node, pu_node(m, 80)); /* bias_add, argument 1: the cast %79 */
     assert_int_equal(r.gaps[1].arg, 1);
     assert_int_equal(r.gaps[1].region, 0);
-    byocl_regions_release(&r);
+    pass_regions_release(&r);
     byocl_module_free(m);
 }
 

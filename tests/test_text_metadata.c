@@ -265,14 +265,14 @@ static void test_base64(void **state)
         {"foo", "Zm9v"},  {"foob", "Zm9vYg=="}, {"foobar", "Zm9vYmFy"},
     };
     for (size_t i = 0; i < sizeof vectors / sizeof vectors[0]; i++) {
-        char *enc = byocl_base64_encode(vectors[i][0], strlen(vectors[i][0]));
+        char *enc = base_base64_encode(vectors[i][0], strlen(vectors[i][0]));
         assert_string_equal(enc, vectors[i][1]);
         char *mine = test_b64((const unsigned char *)vectors[i][0], strlen(vectors[i][0]));
         assert_string_equal(mine, vectors[i][1]);
         void *dec;
         size_t n;
         byocl_error err;
-        assert_int_equal(byocl_base64_decode(enc, strlen(enc), &dec, &n, &err), BYOCL_OK);
+        assert_int_equal(base_base64_decode(enc, strlen(enc), &dec, &n, &err), BYOCL_OK);
         assert_int_equal(n, strlen(vectors[i][0]));
         assert_memory_equal(dec, vectors[i][0], n);
         free(dec);
@@ -283,12 +283,12 @@ static void test_base64(void **state)
     unsigned char all[256];
     for (int i = 0; i < 256; i++)
         all[i] = (unsigned char)i;
-    char *enc = byocl_base64_encode(all, sizeof all);
+    char *enc = base_base64_encode(all, sizeof all);
     char *mine = test_b64(all, sizeof all);
     assert_string_equal(enc, mine);
     void *dec;
     size_t n;
-    assert_int_equal(byocl_base64_decode(enc, strlen(enc), &dec, &n, NULL), BYOCL_OK);
+    assert_int_equal(base_base64_decode(enc, strlen(enc), &dec, &n, NULL), BYOCL_OK);
     assert_int_equal(n, sizeof all);
     assert_memory_equal(dec, all, n);
     free(dec);
@@ -307,7 +307,7 @@ static void test_base64(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         byocl_error err;
         dec = (void *)0x1;
-        assert_int_equal(byocl_base64_decode(bad[i][0], strlen(bad[i][0]), &dec, &n, &err),
+        assert_int_equal(base_base64_decode(bad[i][0], strlen(bad[i][0]), &dec, &n, &err),
                          BYOCL_ERR_PARSE);
         assert_null(dec);
         assert_string_equal(err.msg, bad[i][1]);
@@ -326,7 +326,7 @@ static void test_ndarray_tvm_fact(void **state)
     size_t len;
     void *blob = text_metadata_encode_ndarray(t, &len);
     assert_non_null(blob);
-    char *theirs = byocl_base64_encode(blob, len);
+    char *theirs = base_base64_encode(blob, len);
     assert_string_equal(theirs, mine);
     free(theirs);
     free(blob);

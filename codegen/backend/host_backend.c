@@ -6,7 +6,7 @@
 #include "ir/ir_impl.h"
 #include "ops/op_impl.h"
 
-void byocl_host_groups_free(byocl_host_group *groups, int n_groups)
+void host_groups_free(byocl_host_group *groups, int n_groups)
 {
     if (!groups)
         return;
@@ -31,7 +31,7 @@ static const byocl_type *leaf(const byocl_type *t, int *k)
     return NULL;
 }
 
-const byocl_type *byocl_value_ref_type(const byocl_function *fn, byocl_value_ref v)
+const byocl_type *host_value_ref_type(const byocl_function *fn, byocl_value_ref v)
 {
     if (v.node < 0 || v.node >= fn->n_nodes)
         return NULL;
@@ -54,7 +54,7 @@ static double first_numel(const byocl_type *t)
     return n > 0 ? (double)n : 0;
 }
 
-double byocl_host_node_flops(const byocl_function *fn, int node)
+double host_node_flops(const byocl_function *fn, int node)
 {
     const byocl_node *n = &fn->nodes[node];
     if (n->kind != BYOCL_NODE_CALL || !n->op)

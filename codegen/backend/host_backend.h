@@ -79,18 +79,18 @@ typedef struct byocl_host_backend_i {
     const char *(*error)(void *state);
 } byocl_host_backend_i;
 
-void byocl_host_groups_free(byocl_host_group *groups, int n_groups);
+void host_groups_free(byocl_host_group *groups, int n_groups);
 
 /* (host_backend.c) The arithmetic of one op call of fn,
  * for group flops: 2 per multiply-add for nn.conv2d and nn.dense, one per window cell
  * for pooling and means, one per output element for elementwise ops (two for batch_norm,
  * three for softmax), 0 for ops that only move or convert data. */
-double byocl_host_node_flops(const byocl_function *fn, int node);
+double host_node_flops(const byocl_function *fn, int node);
 /* (Added by the executor.) The tensor type of a value: the node's type for field -1, else
  * the field's (depth-first over nested tuples); NULL when there is no such tensor. */
-const byocl_type *byocl_value_ref_type(const byocl_function *fn, byocl_value_ref v);
+const byocl_type *host_value_ref_type(const byocl_function *fn, byocl_value_ref v);
 
 /* The "ref" host backend (host_backend_ref.c): one kernel per op, the ops' C kernels. */
-extern const byocl_host_backend_i byocl_host_backend_ref;
+extern const byocl_host_backend_i host_backend_ref;
 
 #endif

@@ -86,7 +86,7 @@ static byocl_status ref_plan(const byocl_function *fn, const int *compute, int n
         grp->inputs = malloc((n_in > 0 ? (size_t)n_in : 1) * sizeof *grp->inputs);
         grp->outputs = malloc((n_out > 0 ? (size_t)n_out : 1) * sizeof *grp->outputs);
         if (!grp->nodes || !grp->inputs || !grp->outputs) {
-            byocl_host_groups_free(groups, n_compute);
+            host_groups_free(groups, n_compute);
             free(numbers);
             return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
         }
@@ -96,7 +96,7 @@ static byocl_status ref_plan(const byocl_function *fn, const int *compute, int n
             grp->n_inputs += node_value_refs(fn, n->args[k], grp->inputs + grp->n_inputs);
         grp->n_outputs = node_value_refs(fn, id, grp->outputs);
         group_name(fn, id, numbers[id], grp->name, sizeof grp->name);
-        grp->flops = byocl_host_node_flops(fn, id);
+        grp->flops = host_node_flops(fn, id);
     }
     free(numbers);
     *groups_out = groups;
@@ -113,13 +113,13 @@ static int32_t ref_kernel(void *const *args, int64_t task, void *vctx)
     byocl_tensor **ts = calloc(n > 0 ? (size_t)n : 1, sizeof *ts);
     byocl_status st = ts ? BYOCL_OK : byocl_error_set(&err, BYOCL_ERR_NOMEM, "out of memory");
     for (int i = 0; i < n && st == BYOCL_OK; i++)
-        if (!(ts[i] = byocl_tensor_wrap(k->types[i]->dtype, &k->types[i]->shape, args[i], &err)))
+        if (!(ts[i] = base_tensor_wrap(k->types[i]->dtype, &k->types[i]->shape, args[i], &err)))
             st = err.status;
     if (st == BYOCL_OK)
         st = k->op->ref(k->attrs, (const byocl_tensor *const *)ts, k->n_in, ts + k->n_in,
                         k->n_out, &err);
     for (int i = 0; ts && i < n; i++)
-        byocl_tensor_wrap_free(ts[i]);
+        base_tensor_wrap_free(ts[i]);
     free(ts);
     if (st == BYOCL_OK)
         return 0;
@@ -181,7 +181,7 @@ static byocl_status ref_compile(const byocl_function *fn, const byocl_host_group
         for (int i = 0; i < k->n_in + k->n_out; i++) {
             const byocl_value_ref *v =
                 i < k->n_in ? &grp->inputs[i] : &grp->outputs[i - k->n_in];
-            k->types[i] = byocl_value_ref_type(fn, *v);
+            k->types[i] = host_value_ref_type(fn, *v);
             if (!k->types[i] || k->types[i]->kind != BYOCL_TYPE_TENSOR) {
                 ref_release(s);
                 return byocl_error_set(err, BYOCL_ERR_INVALID,
@@ -207,7 +207,7 @@ static const char *ref_error(void *vstate)
     return copy;
 }
 
-const byocl_host_backend_i byocl_host_backend_ref = {
+const byocl_host_backend_i host_backend_ref = {
     .name = "ref",
     .plan = ref_plan,
     .compile = ref_compile,

@@ -76,9 +76,9 @@ static int by_last(const void *pa, const void *pb)
     return a->index - b->index;
 }
 
-byocl_status byocl_storage_plan(const byocl_live_range *ranges, int n, size_t align,
-                                int *buffer_of, size_t **sizes, int *n_buffers,
-                                byocl_error *err)
+byocl_status storage_plan(const byocl_live_range *ranges, int n, size_t align,
+                          int *buffer_of, size_t **sizes, int *n_buffers,
+                          byocl_error *err)
 {
     *sizes = NULL;
     *n_buffers = 0;

@@ -18,8 +18,8 @@ typedef struct byocl_live_range {
  * free buffer that fits, else the largest free buffer (grown), else a new one; buffers
  * free up after the last step that reads them. buffer_of[i] is range i's buffer;
  * *sizes (malloc'ed) the buffers' sizes, each a multiple of `align`. */
-byocl_status byocl_storage_plan(const byocl_live_range *ranges, int n, size_t align,
-                                int *buffer_of, size_t **sizes, int *n_buffers,
-                                byocl_error *err);
+byocl_status storage_plan(const byocl_live_range *ranges, int n, size_t align,
+                          int *buffer_of, size_t **sizes, int *n_buffers,
+                          byocl_error *err);
 
 #endif

@@ -53,7 +53,7 @@ static byocl_status find_backend(const char *target, const byocl_host_backend_i 
                                  byocl_error *err)
 {
     if (strcmp(target, "ref") == 0) {
-        *out = &byocl_host_backend_ref;
+        *out = &host_backend_ref;
         return BYOCL_OK;
     }
     if (strcmp(target, "host") == 0) {
@@ -136,7 +136,7 @@ static int add_value(builder *b, int node, int field, int root, byocl_error *err
     memset(v, 0, sizeof *v);
     v->node = node;
     v->field = field;
-    v->type = byocl_value_ref_type(c->fn, (byocl_value_ref){node, field});
+    v->type = host_value_ref_type(c->fn, (byocl_value_ref){node, field});
     v->nbytes = (size_t)byocl_shape_numel(&v->type->shape) * byocl_dtype_size(v->type->dtype);
     v->root = root < 0 ? id : c->values[root].root;
     v->producer = -1;
@@ -249,7 +249,7 @@ static byocl_status node_values(builder *b, int id, byocl_error *err)
         byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
                         "calls of non-region global functions are not supported by the graph "
                         "executor; inline them");
-        byocl_node_error_at(err, fn, id);
+        ops_node_error_at(err, fn, id);
         return BYOCL_ERR_UNSUPPORTED;
     }
     if (n->op)
@@ -286,7 +286,7 @@ static byocl_status make_values(builder *b, byocl_error *err)
     return BYOCL_OK;
 }
 
-int byocl_compiled_value_of(const byocl_compiled *c, int node, int field)
+int driver_compiled_value_of(const byocl_compiled *c, int node, int field)
 {
     if (node < 0 || node >= c->fn->n_nodes || c->node_first[node] < 0)
         return -1;
@@ -351,7 +351,7 @@ static byocl_status kernel_steps(builder *b, byocl_error *err)
         b->step_key[c->n_steps - 1] = grp->nodes[0];
         for (int i = 0; i < grp->n_inputs + grp->n_outputs && st == BYOCL_OK; i++) {
             byocl_value_ref r = i < grp->n_inputs ? grp->inputs[i] : grp->outputs[i - grp->n_inputs];
-            int v = byocl_compiled_value_of(c, r.node, r.field);
+            int v = driver_compiled_value_of(c, r.node, r.field);
             if (v < 0)
                 st = byocl_error_set(err, BYOCL_ERR_INVALID,
                                      "host backend '%s': group %s names value (%d, %d), which "
@@ -372,7 +372,7 @@ static byocl_status kernel_steps(builder *b, byocl_error *err)
         if (group_of[b->compute[i]] == -2) {
             st = byocl_error_set(err, BYOCL_ERR_INVALID,
                                  "host backend '%s' left this op call out of its groups", bname);
-            byocl_node_error_at(err, fn, b->compute[i]);
+            ops_node_error_at(err, fn, b->compute[i]);
         }
     free(group_of);
     return st;
@@ -392,7 +392,7 @@ static byocl_status region_module(builder *b, const byocl_function *callee, byoc
         }
     }
     if (!*out) { /* the registry's target, a fallback, or the ref region module */
-        byocl_status st = byocl_region_rtmod(callee, b->opt, c->threads, out, err);
+        byocl_status st = driver_region_rtmod(callee, b->opt, c->threads, out, err);
         if (st != BYOCL_OK)
             return st;
     }
@@ -420,7 +420,7 @@ static byocl_status region_steps(builder *b, byocl_error *err)
         while (c->mod->fns[f] != callee)
             f++;
         if (!by_fn[f] && (st = region_module(b, callee, &by_fn[f], err)) != BYOCL_OK) {
-            byocl_node_error_at(err, fn, id);
+            ops_node_error_at(err, fn, id);
             break;
         }
         int n_in = 0;
@@ -438,7 +438,7 @@ static byocl_status region_steps(builder *b, byocl_error *err)
         s->n_nodes = 1;
         s->rtmod = by_fn[f];
         for (int k = 0; k < callee->n_nodes; k++)
-            s->flops += byocl_host_node_flops(callee, k);
+            s->flops += host_node_flops(callee, k);
         b->step_key[c->n_steps - 1] = id;
         int at = 0;
         for (int k = 0; k < n->n_args; k++) {
@@ -551,7 +551,7 @@ static byocl_status check_readable(const byocl_compiled *c, int v, int s, byocl_
                     "no step computes this value before it is read (host backend '%s' does not "
                     "output it from its group)",
                     c->backend->name);
-    byocl_node_error_at(err, c->fn, r->node);
+    ops_node_error_at(err, c->fn, r->node);
     return BYOCL_ERR_INVALID;
 }
 
@@ -596,7 +596,7 @@ static byocl_status step_memory(builder *b, int s, int *out, byocl_error *err)
                         "runtime module '%s' describes its device memory without alloc, free, "
                         "upload and download, or as host memory (kDLCPU)",
                         byocl_rtmod_name(step->rtmod));
-        byocl_node_error_at(err, c->fn, step->node);
+        ops_node_error_at(err, c->fn, step->node);
         return BYOCL_ERR_INVALID;
     }
     for (int k = 0; k < c->n_memories; k++)
@@ -830,8 +830,8 @@ static byocl_status plan_storage(builder *b, byocl_error *err)
             ranges[n] = (byocl_live_range){x->nbytes, x->producer, x->last_use};
             value_of[n++] = v;
         }
-        st = byocl_storage_plan(ranges, n, BUFFER_ALIGN, buffer_of, &c->buffer_bytes,
-                                &c->n_buffers, err);
+        st = storage_plan(ranges, n, BUFFER_ALIGN, buffer_of, &c->buffer_bytes,
+                          &c->n_buffers, err);
     }
     byocl_plan_stats *stats = &c->stats;
     for (int i = 0; st == BYOCL_OK && i < n; i++) {
@@ -875,7 +875,7 @@ static byocl_status check_options(const byocl_build_options *o, byocl_error *err
     if (o->opt_level < 0 || o->opt_level > 3)
         return byocl_error_set(err, BYOCL_ERR_INVALID, "opt_level must be 0..3, got %d",
                                o->opt_level);
-    byocl_status st = byocl_region_check_fallback(o->fallback, err);
+    byocl_status st = driver_region_check_fallback(o->fallback, err);
     if (st == BYOCL_OK) /* a module may call regions of a built-in target */
         st = byocl_target_register_builtins(err);
     if (st == BYOCL_OK)
@@ -955,7 +955,7 @@ byocl_status byocl_build(const byocl_module *m, const byocl_build_options *opt,
     atomic_init(&c->refs, 1);
     c->backend = backend;
     c->target = strcmp(o.target, "ref") == 0 ? "ref" : "host";
-    c->threads = o.threads > 0 ? o.threads : byocl_cpu_count();
+    c->threads = o.threads > 0 ? o.threads : base_cpu_count();
     c->mod = byocl_module_clone(m, err);
     if (!c->mod)
         st = err ? err->status : BYOCL_ERR_NOMEM;
@@ -973,7 +973,7 @@ byocl_status byocl_build(const byocl_module *m, const byocl_build_options *opt,
     free(b.compute);
     free(b.kernels);
     free(b.step_key);
-    byocl_host_groups_free(b.groups, b.n_groups);
+    host_groups_free(b.groups, b.n_groups);
     if (st != BYOCL_OK) {
         byocl_compiled_free(c);
         return st;

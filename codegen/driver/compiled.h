@@ -131,6 +131,6 @@ struct byocl_compiled {
 };
 
 /* The value of field `field` (-1 for a tensor node) of node `node`, or -1. */
-int byocl_compiled_value_of(const byocl_compiled *c, int node, int field);
+int driver_compiled_value_of(const byocl_compiled *c, int node, int field);
 
 #endif

@@ -14,7 +14,7 @@
 #define HAVE_LLVM_BACKEND 0
 #endif
 
-byocl_status byocl_region_check_fallback(const char *fallback, byocl_error *err)
+byocl_status driver_region_check_fallback(const char *fallback, byocl_error *err)
 {
     if (!fallback || strcmp(fallback, "host") == 0 || strcmp(fallback, "ref") == 0)
         return BYOCL_OK;
@@ -33,8 +33,8 @@ static byocl_status fall_back(const byocl_function *region, const byocl_build_op
     return byocl_rtmod_ref_new(region, out, err);
 }
 
-byocl_status byocl_region_rtmod(const byocl_function *region, const byocl_build_options *opt,
-                                int threads, byocl_rtmod **out, byocl_error *err)
+byocl_status driver_region_rtmod(const byocl_function *region, const byocl_build_options *opt,
+                                 int threads, byocl_rtmod **out, byocl_error *err)
 {
     *out = NULL;
     const char *name = byocl_attrs_get_str(byocl_function_attrs(region), "Compiler", NULL);
@@ -43,7 +43,7 @@ byocl_status byocl_region_rtmod(const byocl_function *region, const byocl_build_
         return byocl_rtmod_ref_new(region, out, err);
     byocl_error why;
     byocl_target_config config;
-    byocl_status st = byocl_target_config_init(&config, name, opt->target_options, err);
+    byocl_status st = target_config_init(&config, name, opt->target_options, err);
     if (st != BYOCL_OK) /* the user's options are wrong: no fallback hides that */
         return st;
     st = target->compile(target->ctx, region, &config, out, &why);

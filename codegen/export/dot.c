@@ -66,8 +66,8 @@ static void put_escaped(byocl_textbuf *f, const char *s)
 {
     for (; *s; s++) {
         if (*s == '"' || *s == '\\')
-            byocl_textbuf_putc(f, '\\');
-        byocl_textbuf_putc(f, *s == '\n' ? ' ' : *s);
+            base_textbuf_putc(f, '\\');
+        base_textbuf_putc(f, *s == '\n' ? ' ' : *s);
     }
 }
 
@@ -131,7 +131,7 @@ static bool value_ref(const dot_writer *w, const byocl_function *fn, const char 
 static void indent(byocl_textbuf *f, int level)
 {
     for (int i = 0; i < level; i++)
-        byocl_textbuf_puts(f, "  ");
+        base_textbuf_puts(f, "  ");
 }
 
 static void emit_nodes(dot_writer *w, const byocl_function *fn, const char *prefix, int depth,
@@ -152,54 +152,54 @@ static void emit_node(dot_writer *w, const byocl_function *fn, const char *prefi
         char inner[REF_MAX];
         dot_id(inner, prefix, id, "_");
         indent(f, level);
-        byocl_textbuf_printf(f, "subgraph \"cluster_%sn%d\" {\n", prefix, id);
+        base_textbuf_printf(f, "subgraph \"cluster_%sn%d\" {\n", prefix, id);
         indent(f, level + 1);
-        byocl_textbuf_puts(f, "label=\"");
+        base_textbuf_puts(f, "label=\"");
         put_escaped(f, name);
-        byocl_textbuf_puts(f, " = @");
+        base_textbuf_puts(f, " = @");
         put_escaped(f, callee->name);
         if (target) {
-            byocl_textbuf_puts(f, " (");
+            base_textbuf_puts(f, " (");
             put_escaped(f, target);
-            byocl_textbuf_puts(f, ")\";\n");
+            base_textbuf_puts(f, ")\";\n");
             indent(f, level + 1);
-            byocl_textbuf_puts(f, "style=filled;\n");
+            base_textbuf_puts(f, "style=filled;\n");
             indent(f, level + 1);
-            byocl_textbuf_printf(f, "fillcolor=\"%s\";\n", byocl_dot_target_color(target));
+            base_textbuf_printf(f, "fillcolor=\"%s\";\n", byocl_dot_target_color(target));
         } else {
-            byocl_textbuf_puts(f, "\";\n");
+            base_textbuf_puts(f, "\";\n");
             indent(f, level + 1);
-            byocl_textbuf_puts(f, "style=dashed;\n");
+            base_textbuf_puts(f, "style=dashed;\n");
         }
         emit_nodes(w, callee, inner, depth + 1, level + 1, NULL, -1);
         indent(f, level);
-        byocl_textbuf_puts(f, "}\n");
+        base_textbuf_puts(f, "}\n");
         return;
     }
     indent(f, level);
-    byocl_textbuf_printf(f, "%sn%d [label=\"", prefix, id);
+    base_textbuf_printf(f, "%sn%d [label=\"", prefix, id);
     put_escaped(f, name);
     if (n->kind == BYOCL_NODE_CALL) {
-        byocl_textbuf_puts(f, " = ");
+        base_textbuf_puts(f, " = ");
         if (n->op) {
             put_escaped(f, n->op->name);
         } else {
-            byocl_textbuf_putc(f, '@');
+            base_textbuf_putc(f, '@');
             put_escaped(f, n->callee);
         }
     } else if (n->kind == BYOCL_NODE_TUPLE) {
-        byocl_textbuf_puts(f, " = Tuple");
+        base_textbuf_puts(f, " = Tuple");
     } else if (n->kind == BYOCL_NODE_GETITEM) {
         char tuple[256];
-        byocl_textbuf_puts(f, " = ");
+        base_textbuf_puts(f, " = ");
         put_escaped(f, value_name(w, fn, n->args[0], tuple, sizeof tuple));
-        byocl_textbuf_printf(f, ".%d", n->index);
+        base_textbuf_printf(f, ".%d", n->index);
     }
     if (n->type->kind != BYOCL_TYPE_NONE) {
-        byocl_textbuf_puts(f, "\\n");
+        base_textbuf_puts(f, "\\n");
         put_escaped(f, byocl_type_str(n->type, type, sizeof type));
     }
-    byocl_textbuf_printf(f, "\"%s];\n", n->kind == BYOCL_NODE_VAR ? ", shape=ellipse" : "");
+    base_textbuf_printf(f, "\"%s];\n", n->kind == BYOCL_NODE_VAR ? ", shape=ellipse" : "");
 }
 
 /* The nodes of fn; with region_of, only those of `region` (-1: outside every region). */
@@ -230,7 +230,7 @@ static void emit_edges(dot_writer *w, const byocl_function *fn, const char *pref
                 dot_id(to, inner, callee->params[k], "");
             else
                 dot_id(to, prefix, id, "");
-            byocl_textbuf_printf(&w->out, "  %s -> %s;\n", from, to);
+            base_textbuf_printf(&w->out, "  %s -> %s;\n", from, to);
         }
         if (callee)
             emit_edges(w, callee, inner, depth + 1);
@@ -240,7 +240,7 @@ static void emit_edges(dot_writer *w, const byocl_function *fn, const char *pref
 static bool has_annotations(const byocl_function *fn)
 {
     for (int id = 0; id < fn->n_nodes; id++)
-        if (byocl_is_annotation(fn, id))
+        if (pass_is_annotation(fn, id))
             return true;
     return false;
 }
@@ -256,7 +256,7 @@ char *byocl_dot(const byocl_module *m, byocl_error *err)
     bool with_regions = false;
     byocl_error region_err = {0};
     if (has_annotations(fn))
-        with_regions = byocl_regions_analyze_lenient(fn, &regions, &region_err) == BYOCL_OK;
+        with_regions = pass_regions_analyze_lenient(fn, &regions, &region_err) == BYOCL_OK;
     dot_writer w = {{0}, m, calloc((size_t)m->n_fns, sizeof *w.numbered),
                     calloc((size_t)m->n_fns, sizeof *w.numbers), 0};
     byocl_textbuf *f = &w.out;
@@ -266,34 +266,34 @@ char *byocl_dot(const byocl_module *m, byocl_error *err)
         w.numbered = NULL;
         w.numbers = NULL;
     }
-    byocl_textbuf_puts(f, "digraph \"main\" {\n");
+    base_textbuf_puts(f, "digraph \"main\" {\n");
     if (region_err.status != BYOCL_OK) {
-        byocl_textbuf_puts(f, "  // regions not drawn: ");
+        base_textbuf_puts(f, "  // regions not drawn: ");
         for (const char *p = region_err.msg; *p; p++)
-            byocl_textbuf_putc(f, *p == '\n' ? ' ' : *p);
-        byocl_textbuf_putc(f, '\n');
+            base_textbuf_putc(f, *p == '\n' ? ' ' : *p);
+        base_textbuf_putc(f, '\n');
     }
-    byocl_textbuf_puts(f, "  node [shape=box, style=filled, fillcolor=white, "
+    base_textbuf_puts(f, "  node [shape=box, style=filled, fillcolor=white, "
                           "fontname=\"monospace\", fontsize=10];\n");
-    byocl_textbuf_puts(f, "  graph [fontname=\"monospace\", fontsize=10];\n");
+    base_textbuf_puts(f, "  graph [fontname=\"monospace\", fontsize=10];\n");
     emit_nodes(&w, fn, "", 0, 1, with_regions ? regions.region_of : NULL, -1);
     for (int r = 0; with_regions && r < regions.n_regions; r++) {
-        byocl_textbuf_printf(f, "  subgraph \"cluster_region%d\" {\n    label=\"region %d: ", r, r);
+        base_textbuf_printf(f, "  subgraph \"cluster_region%d\" {\n    label=\"region %d: ", r, r);
         put_escaped(f, regions.target[r]);
-        byocl_textbuf_printf(f, "\";\n    style=filled;\n    fillcolor=\"%s\";\n",
-                             byocl_dot_target_color(regions.target[r]));
+        base_textbuf_printf(f, "\";\n    style=filled;\n    fillcolor=\"%s\";\n",
+                            byocl_dot_target_color(regions.target[r]));
         emit_nodes(&w, fn, "", 0, 2, regions.region_of, r);
-        byocl_textbuf_puts(f, "  }\n");
+        base_textbuf_puts(f, "  }\n");
     }
     emit_edges(&w, fn, "", 0);
-    byocl_textbuf_puts(f, "}\n");
+    base_textbuf_puts(f, "}\n");
     for (int k = 0; k < w.n_numbered; k++)
         free(w.numbers[k]);
     free(w.numbers);
     free(w.numbered);
     if (with_regions)
-        byocl_regions_release(&regions);
-    char *text = byocl_textbuf_take(&w.out);
+        pass_regions_release(&regions);
+    char *text = base_textbuf_take(&w.out);
     if (!text)
         byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory drawing @main");
     return text;
@@ -310,7 +310,7 @@ byocl_status byocl_dot_save(const byocl_module *m, const char *path, byocl_error
     if (!text)
         return err->status;
     byocl_file_part part = {text, strlen(text)};
-    byocl_status st = byocl_file_write_atomic(path, &part, 1, err);
+    byocl_status st = base_file_write_atomic(path, &part, 1, err);
     free(text);
     return st;
 }

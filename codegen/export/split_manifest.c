@@ -48,67 +48,67 @@
 static void write_type(byocl_textbuf *f, const byocl_type *t)
 {
     char buf[4096];
-    byocl_json_write_string(f, byocl_type_str(t, buf, sizeof buf));
+    base_json_write_string(f, byocl_type_str(t, buf, sizeof buf));
 }
 
 static void write_stage(byocl_textbuf *f, const split_stage *st, int k, bool has_params)
 {
-    byocl_textbuf_printf(f, "    {\n      \"file\": \"stage_%d.relay\",\n      \"params\": ", k);
+    base_textbuf_printf(f, "    {\n      \"file\": \"stage_%d.relay\",\n      \"params\": ", k);
     if (has_params)
-        byocl_textbuf_printf(f, "\"stage_%d.npz\"", k);
+        base_textbuf_printf(f, "\"stage_%d.npz\"", k);
     else
-        byocl_textbuf_puts(f, "null");
-    byocl_textbuf_puts(f, ",\n      \"first\": ");
-    byocl_json_write_string(f, st->first);
-    byocl_textbuf_puts(f, ",\n      \"last\": ");
-    byocl_json_write_string(f, st->last);
-    byocl_textbuf_printf(f, ",\n      \"nodes\": %d,\n      \"flops\": %lld,\n      \"inputs\": [",
-                         st->n_nodes, (long long)st->flops);
+        base_textbuf_puts(f, "null");
+    base_textbuf_puts(f, ",\n      \"first\": ");
+    base_json_write_string(f, st->first);
+    base_textbuf_puts(f, ",\n      \"last\": ");
+    base_json_write_string(f, st->last);
+    base_textbuf_printf(f, ",\n      \"nodes\": %d,\n      \"flops\": %lld,\n      \"inputs\": [",
+                        st->n_nodes, (long long)st->flops);
     for (int i = 0; i < st->n_inputs; i++) {
         const byocl_stage_input *in = &st->inputs[i];
-        byocl_textbuf_printf(f, "%s\n        {\"name\": ", i ? "," : "");
-        byocl_json_write_string(f, in->name);
+        base_textbuf_printf(f, "%s\n        {\"name\": ", i ? "," : "");
+        base_json_write_string(f, in->name);
         if (in->stage < 0)
-            byocl_textbuf_printf(f, ", \"input\": %d}", in->index);
+            base_textbuf_printf(f, ", \"input\": %d}", in->index);
         else
-            byocl_textbuf_printf(f, ", \"stage\": %d, \"output\": %d}", in->stage, in->index);
+            base_textbuf_printf(f, ", \"stage\": %d, \"output\": %d}", in->stage, in->index);
     }
-    byocl_textbuf_printf(f, "%s],\n      \"outputs\": [", st->n_inputs ? "\n      " : "");
+    base_textbuf_printf(f, "%s],\n      \"outputs\": [", st->n_inputs ? "\n      " : "");
     for (int i = 0; i < st->n_outputs; i++) {
         const byocl_stage_output *o = &st->outputs[i];
-        byocl_textbuf_printf(f, "%s\n        {\"node\": ", i ? "," : "");
-        byocl_json_write_string(f, o->node);
-        byocl_textbuf_puts(f, ", \"op\": ");
-        byocl_json_write_string(f, o->op);
-        byocl_textbuf_puts(f, ", \"type\": ");
+        base_textbuf_printf(f, "%s\n        {\"node\": ", i ? "," : "");
+        base_json_write_string(f, o->node);
+        base_textbuf_puts(f, ", \"op\": ");
+        base_json_write_string(f, o->op);
+        base_textbuf_puts(f, ", \"type\": ");
         write_type(f, o->type);
-        byocl_textbuf_putc(f, '}');
+        base_textbuf_putc(f, '}');
     }
-    byocl_textbuf_printf(f, "%s]\n    }", st->n_outputs ? "\n      " : "");
+    base_textbuf_printf(f, "%s]\n    }", st->n_outputs ? "\n      " : "");
 }
 
 /* The manifest's text (malloc'ed) or NULL when out of memory. */
 static char *manifest_text(const byocl_stages *s, const bool *has_params, size_t *len)
 {
     byocl_textbuf text = {0}, *f = &text;
-    byocl_textbuf_printf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"inputs\": [",
-                         MANIFEST_FORMAT, MANIFEST_VERSION);
+    base_textbuf_printf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"inputs\": [",
+                        MANIFEST_FORMAT, MANIFEST_VERSION);
     int n_inputs = byocl_stages_num_inputs(s);
     for (int i = 0; i < n_inputs; i++) {
-        byocl_textbuf_printf(f, "%s\n    {\"name\": ", i ? "," : "");
-        byocl_json_write_string(f, byocl_stages_input_name(s, i));
-        byocl_textbuf_puts(f, ", \"type\": ");
+        base_textbuf_printf(f, "%s\n    {\"name\": ", i ? "," : "");
+        base_json_write_string(f, byocl_stages_input_name(s, i));
+        base_textbuf_puts(f, ", \"type\": ");
         write_type(f, byocl_stages_input_type(s, i));
-        byocl_textbuf_putc(f, '}');
+        base_textbuf_putc(f, '}');
     }
-    byocl_textbuf_printf(f, "%s],\n  \"stages\": [\n", n_inputs ? "\n  " : "");
+    base_textbuf_printf(f, "%s],\n  \"stages\": [\n", n_inputs ? "\n  " : "");
     for (int k = 0; k < s->n_stages; k++) {
         write_stage(f, &s->stages[k], k, has_params[k]);
-        byocl_textbuf_puts(f, k + 1 < s->n_stages ? ",\n" : "\n");
+        base_textbuf_puts(f, k + 1 < s->n_stages ? ",\n" : "\n");
     }
-    byocl_textbuf_puts(f, "  ]\n}\n");
+    base_textbuf_puts(f, "  ]\n}\n");
     *len = text.len;
-    return byocl_textbuf_take(&text);
+    return base_textbuf_take(&text);
 }
 
 /* DIR must not exist, or be an empty directory (which the rename then replaces). */
@@ -148,9 +148,9 @@ static byocl_status write_files(const byocl_stages *s, const char *tmp, byocl_er
     for (int k = 0; k < s->n_stages && st == BYOCL_OK; k++) {
         char name[64];
         snprintf(name, sizeof name, "stage_%d.relay", k);
-        char *text_path = byocl_path_join(tmp, name);
+        char *text_path = base_path_join(tmp, name);
         snprintf(name, sizeof name, "stage_%d.npz", k);
-        char *params_path = byocl_path_join(tmp, name);
+        char *params_path = base_path_join(tmp, name);
         if (!text_path || !params_path)
             st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
         else
@@ -162,11 +162,11 @@ static byocl_status write_files(const byocl_stages *s, const char *tmp, byocl_er
     char *text = NULL, *path = NULL;
     size_t len = 0;
     if (st == BYOCL_OK && (!(text = manifest_text(s, has_params, &len)) ||
-                           !(path = byocl_path_join(tmp, MANIFEST_NAME))))
+                           !(path = base_path_join(tmp, MANIFEST_NAME))))
         st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     if (st == BYOCL_OK) {
         byocl_file_part part = {text, len};
-        st = byocl_file_write_atomic(path, &part, 1, err);
+        st = base_file_write_atomic(path, &part, 1, err);
     }
     free(text);
     free(path);
@@ -237,7 +237,7 @@ byocl_status byocl_stages_write(const byocl_stages *s, const char *dir, byocl_er
                                      ? "it was created meanwhile and is not empty"
                                      : strerror(errno));
         if (st != BYOCL_OK)
-            byocl_dir_remove_files(tmp);
+            base_dir_remove_files(tmp);
     }
     free(target);
     free(tmp);
@@ -271,13 +271,13 @@ static byocl_status member(const manifest_reader *r, const byocl_json *obj, cons
                            const char *key, byocl_json_kind kind, bool nullable,
                            const byocl_json **out)
 {
-    const byocl_json *v = byocl_json_get(obj, key);
+    const byocl_json *v = base_json_get(obj, key);
     if (!v)
         return bad(r, obj, where, "missing \"%s\"", key);
     if (v->kind != kind && !(nullable && v->kind == BYOCL_JSON_NULL))
         return bad(r, v, where, "\"%s\" must be a%s %s, not %s", key,
                    kind == BYOCL_JSON_ARRAY || kind == BYOCL_JSON_OBJECT ? "n" : "",
-                   byocl_json_kind_name(kind), byocl_json_kind_name(v->kind));
+                   base_json_kind_name(kind), base_json_kind_name(v->kind));
     *out = v;
     return BYOCL_OK;
 }
@@ -373,7 +373,7 @@ static byocl_status read_inputs(const manifest_reader *r, const byocl_json *root
         snprintf(where, sizeof where, "inputs[%d]", i);
         const byocl_json *name = NULL, *type = NULL;
         if (in->kind != BYOCL_JSON_OBJECT)
-            st = bad(r, in, where, "expected an object, not %s", byocl_json_kind_name(in->kind));
+            st = bad(r, in, where, "expected an object, not %s", base_json_kind_name(in->kind));
         if (st == BYOCL_OK)
             st = member(r, in, where, "name", BYOCL_JSON_STRING, false, &name);
         if (st == BYOCL_OK)
@@ -397,7 +397,7 @@ static byocl_status read_stage_input(const manifest_reader *r, const byocl_stage
                                      const byocl_function *fn, int i, byocl_stage_input *out)
 {
     if (in->kind != BYOCL_JSON_OBJECT)
-        return bad(r, in, where, "expected an object, not %s", byocl_json_kind_name(in->kind));
+        return bad(r, in, where, "expected an object, not %s", base_json_kind_name(in->kind));
     char *name = NULL;
     byocl_status st = member_str(r, in, where, "name", &name);
     if (st != BYOCL_OK)
@@ -405,13 +405,13 @@ static byocl_status read_stage_input(const manifest_reader *r, const byocl_stage
     out->name = name;
     int64_t a = 0, b = 0;
     const byocl_type *want = NULL;
-    if (byocl_json_get(in, "input")) {
+    if (base_json_get(in, "input")) {
         st = member_int(r, in, where, "input", 0, byocl_stages_num_inputs(s) - 1, &a);
         out->stage = -1;
         out->index = (int)a;
         want = st == BYOCL_OK ? byocl_stages_input_type(s, out->index) : NULL;
     } else {
-        if (!byocl_json_get(in, "stage"))
+        if (!base_json_get(in, "stage"))
             return bad(r, in, where, "needs \"input\" (a pipeline input) or \"stage\" and "
                                      "\"output\" (an earlier stage's output)");
         st = member_int(r, in, where, "stage", 0, k - 1, &a);
@@ -442,7 +442,7 @@ static byocl_status read_stage_output(const manifest_reader *r, const byocl_json
                                       const byocl_type *type, byocl_stage_output *out)
 {
     if (o->kind != BYOCL_JSON_OBJECT)
-        return bad(r, o, where, "expected an object, not %s", byocl_json_kind_name(o->kind));
+        return bad(r, o, where, "expected an object, not %s", base_json_kind_name(o->kind));
     char *node = NULL, *op = NULL;
     byocl_status st = member_str(r, o, where, "node", &node);
     out->node = node;
@@ -466,7 +466,7 @@ static byocl_status read_stage(const manifest_reader *r, const char *dir, const 
     char where[64];
     snprintf(where, sizeof where, "stages[%d]", k);
     if (js->kind != BYOCL_JSON_OBJECT)
-        return bad(r, js, where, "expected an object, not %s", byocl_json_kind_name(js->kind));
+        return bad(r, js, where, "expected an object, not %s", base_json_kind_name(js->kind));
     const char *file = NULL, *params_file = NULL;
     const byocl_json *inputs = NULL, *outputs = NULL;
     int64_t n_nodes = 0, flops = 0;
@@ -491,8 +491,8 @@ static byocl_status read_stage(const manifest_reader *r, const char *dir, const 
     st_k->flops = flops;
 
     /* The stage's module. */
-    char *path = byocl_path_join(dir, file);
-    char *params_path = params_file ? byocl_path_join(dir, params_file) : NULL;
+    char *path = base_path_join(dir, file);
+    char *params_path = params_file ? base_path_join(dir, params_file) : NULL;
     byocl_params *params = NULL;
     if (!path || (params_file && !params_path))
         st = byocl_error_set(r->err, BYOCL_ERR_NOMEM, "out of memory reading %s", dir);
@@ -548,7 +548,7 @@ static byocl_status read_manifest(const manifest_reader *r, const char *dir,
 {
     if (root->kind != BYOCL_JSON_OBJECT)
         return bad(r, root, "the top level", "expected an object, not %s",
-                   byocl_json_kind_name(root->kind));
+                   base_json_kind_name(root->kind));
     const byocl_json *format = NULL, *stages = NULL;
     int64_t version = 0;
     byocl_status st = member(r, root, "the top level", "format", BYOCL_JSON_STRING, false, &format);
@@ -589,7 +589,7 @@ byocl_status byocl_stages_read(const char *dir, byocl_stages **out, byocl_error 
     if (!err)
         err = &local; /* the readers below read the status back */
     char *trimmed = trim_dir(dir);
-    char *path = trimmed ? byocl_path_join(trimmed, MANIFEST_NAME) : NULL;
+    char *path = trimmed ? base_path_join(trimmed, MANIFEST_NAME) : NULL;
     if (!path) {
         free(trimmed);
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
@@ -607,14 +607,14 @@ byocl_status byocl_stages_read(const char *dir, byocl_stages **out, byocl_error 
                              "cannot read stages from %s: it is a file, not a directory",
                              trimmed);
     else
-        st = byocl_file_read_all(path, &text, &len, err);
+        st = base_file_read_all(path, &text, &len, err);
     if (st == BYOCL_OK)
-        st = byocl_json_parse(text, len, path, &root, err);
+        st = base_json_parse(text, len, path, &root, err);
     if (st == BYOCL_OK) {
         manifest_reader r = {path, err};
         st = read_manifest(&r, trimmed, root, out);
     }
-    byocl_json_free(root);
+    base_json_free(root);
     free(text);
     free(path);
     free(trimmed);

@@ -126,7 +126,7 @@ byocl_status byocl_load_model_opts(const char *spec, const byocl_load_options *o
     if (strncmp(spec, BUILTIN_PREFIX, strlen(BUILTIN_PREFIX)) == 0) {
         st = byocl_builtin_build(spec + strlen(BUILTIN_PREFIX), &m, err);
     } else if (is_onnx) {
-        st = byocl_onnx_import(spec, opt, &m, err); /* binds `params` itself, by ONNX name */
+        st = onnx_import(spec, opt, &m, err); /* binds `params` itself, by ONNX name */
     } else {
         is_text = true;
         st = byocl_text_parse_file(spec, params, &m, err);
@@ -184,7 +184,7 @@ byocl_status byocl_save_model_opts(const byocl_module *m, const char *text_path,
     }
     if (st == BYOCL_OK) {
         byocl_file_part part = {text, strlen(text)};
-        st = byocl_file_write_atomic(text_path, &part, 1, err);
+        st = base_file_write_atomic(text_path, &part, 1, err);
     }
     free(text);
     byocl_params_free(meta);

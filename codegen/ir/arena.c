@@ -13,9 +13,9 @@ struct byocl_arena_chunk {
 
 #define ARENA_CHUNK_MIN 16384
 
-void byocl_arena_init(byocl_arena *a) { a->head = NULL; }
+void ir_arena_init(byocl_arena *a) { a->head = NULL; }
 
-void byocl_arena_release(byocl_arena *a)
+void ir_arena_release(byocl_arena *a)
 {
     byocl_arena_chunk *c = a->head;
     while (c) {
@@ -26,7 +26,7 @@ void byocl_arena_release(byocl_arena *a)
     a->head = NULL;
 }
 
-void *byocl_arena_alloc(byocl_arena *a, size_t size)
+void *ir_arena_alloc(byocl_arena *a, size_t size)
 {
     if (size > SIZE_MAX - 64)
         return NULL;
@@ -48,17 +48,17 @@ void *byocl_arena_alloc(byocl_arena *a, size_t size)
     return p;
 }
 
-void *byocl_arena_memdup(byocl_arena *a, const void *p, size_t size)
+void *ir_arena_memdup(byocl_arena *a, const void *p, size_t size)
 {
-    void *q = byocl_arena_alloc(a, size ? size : 1);
+    void *q = ir_arena_alloc(a, size ? size : 1);
     if (q && size)
         memcpy(q, p, size);
     return q;
 }
 
-char *byocl_arena_strndup(byocl_arena *a, const char *s, size_t n)
+char *ir_arena_strndup(byocl_arena *a, const char *s, size_t n)
 {
-    char *q = byocl_arena_alloc(a, n + 1);
+    char *q = ir_arena_alloc(a, n + 1);
     if (q) {
         memcpy(q, s, n);
         q[n] = '\0';
@@ -66,7 +66,7 @@ char *byocl_arena_strndup(byocl_arena *a, const char *s, size_t n)
     return q;
 }
 
-char *byocl_arena_strdup(byocl_arena *a, const char *s)
+char *ir_arena_strdup(byocl_arena *a, const char *s)
 {
-    return s ? byocl_arena_strndup(a, s, strlen(s)) : NULL;
+    return s ? ir_arena_strndup(a, s, strlen(s)) : NULL;
 }

@@ -10,12 +10,12 @@ typedef struct byocl_arena {
     byocl_arena_chunk *head;
 } byocl_arena;
 
-void byocl_arena_init(byocl_arena *a);
-void byocl_arena_release(byocl_arena *a);
+void ir_arena_init(byocl_arena *a);
+void ir_arena_release(byocl_arena *a);
 /* Zeroed, 16-byte aligned; NULL when out of memory. */
-void *byocl_arena_alloc(byocl_arena *a, size_t size);
-char *byocl_arena_strdup(byocl_arena *a, const char *s);
-char *byocl_arena_strndup(byocl_arena *a, const char *s, size_t n);
-void *byocl_arena_memdup(byocl_arena *a, const void *p, size_t size);
+void *ir_arena_alloc(byocl_arena *a, size_t size);
+char *ir_arena_strdup(byocl_arena *a, const char *s);
+char *ir_arena_strndup(byocl_arena *a, const char *s, size_t n);
+void *ir_arena_memdup(byocl_arena *a, const void *p, size_t size);
 
 #endif

@@ -57,22 +57,22 @@ int byocl_attrs_get_ints(const byocl_attrs *attrs, const char *key, const int64_
 
 byocl_attrs *byocl_attrs_new(byocl_module *m)
 {
-    return byocl_arena_alloc(&m->arena, sizeof(byocl_attrs));
+    return ir_arena_alloc(&m->arena, sizeof(byocl_attrs));
 }
 
 /* Copies one attribute's storage into m. */
 static bool attr_copy(byocl_module *m, const byocl_attr *src, byocl_attr *dst)
 {
     *dst = *src;
-    dst->key = byocl_arena_strdup(&m->arena, src->key);
+    dst->key = ir_arena_strdup(&m->arena, src->key);
     if (!dst->key)
         return false;
     if (src->kind == BYOCL_ATTR_STR) {
-        dst->s = byocl_arena_strdup(&m->arena, src->s ? src->s : "");
+        dst->s = ir_arena_strdup(&m->arena, src->s ? src->s : "");
         if (!dst->s)
             return false;
     } else if (src->kind == BYOCL_ATTR_INTS) {
-        dst->ints = byocl_arena_memdup(&m->arena, src->ints, sizeof(int64_t) * (size_t)src->n);
+        dst->ints = ir_arena_memdup(&m->arena, src->ints, sizeof(int64_t) * (size_t)src->n);
         if (!dst->ints)
             return false;
     }
@@ -90,7 +90,7 @@ byocl_status byocl_attrs_set(byocl_module *m, byocl_attrs *a, const byocl_attr *
             return BYOCL_OK;
         }
     /* Arena storage: grow by copying into a new array (lists are short). */
-    byocl_attr *items = byocl_arena_alloc(&m->arena, sizeof *items * (size_t)(a->n + 1));
+    byocl_attr *items = ir_arena_alloc(&m->arena, sizeof *items * (size_t)(a->n + 1));
     if (!items)
         return BYOCL_ERR_NOMEM;
     if (a->n)
@@ -138,14 +138,14 @@ byocl_status byocl_attrs_set_null(byocl_module *m, byocl_attrs *a, const char *k
     return byocl_attrs_set(m, a, &at);
 }
 
-byocl_status byocl_attrs_copy(byocl_module *m, const byocl_attrs *src, byocl_attrs *dst,
-                              byocl_error *err)
+byocl_status ir_attrs_copy(byocl_module *m, const byocl_attrs *src, byocl_attrs *dst,
+                           byocl_error *err)
 {
     dst->n = 0;
     dst->items = NULL;
     if (!src || src->n == 0)
         return BYOCL_OK;
-    byocl_attr *items = byocl_arena_alloc(&m->arena, sizeof *items * (size_t)src->n);
+    byocl_attr *items = ir_arena_alloc(&m->arena, sizeof *items * (size_t)src->n);
     if (!items)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory copying attributes");
     for (int i = 0; i < src->n; i++)

@@ -41,20 +41,20 @@ struct byocl_module {
 };
 
 /* The shared "not inferred" type. */
-extern const byocl_type byocl_type_none;
+extern const byocl_type ir_type_none;
 
 /* Deep copy of an attribute list into m (used when copying nodes between modules). */
-byocl_status byocl_attrs_copy(byocl_module *m, const byocl_attrs *src, byocl_attrs *dst,
-                              byocl_error *err);
+byocl_status ir_attrs_copy(byocl_module *m, const byocl_attrs *src, byocl_attrs *dst,
+                           byocl_error *err);
 /* Deep copy of a type into m. */
-const byocl_type *byocl_type_copy(byocl_module *m, const byocl_type *t);
+const byocl_type *ir_type_copy(byocl_module *m, const byocl_type *t);
 
 /* The shortest spelling of `v` that reads back to the same value at `bits` precision
  * (16: float16, 32: float32, 64: double), in TVM's %g style ("1000", "2e-05", "0.1"). */
-void byocl_format_real(double v, int bits, char *buf, size_t len);
+void ir_format_real(double v, int bits, char *buf, size_t len);
 
 /* Appends a node (args copied into the arena); returns its id or -1. Checks only that
  * argument ids are in range; callers validate the rest. */
-int byocl_fn_append(byocl_function *fn, const byocl_node *proto, byocl_error *err);
+int ir_fn_append(byocl_function *fn, const byocl_node *proto, byocl_error *err);
 
 #endif

@@ -13,7 +13,7 @@ byocl_module *byocl_module_new(void)
 {
     byocl_module *m = calloc(1, sizeof *m);
     if (m)
-        byocl_arena_init(&m->arena);
+        ir_arena_init(&m->arena);
     return m;
 }
 
@@ -33,7 +33,7 @@ void byocl_module_free(byocl_module *m)
     for (int i = 0; i < m->n_fns; i++)
         function_free(m->fns[i]);
     free(m->fns);
-    byocl_arena_release(&m->arena);
+    ir_arena_release(&m->arena);
     free(m);
 }
 
@@ -125,7 +125,7 @@ byocl_function *byocl_module_add_function(byocl_module *m, const char *name, byo
         m->cap_fns = cap;
     }
     byocl_function *fn = calloc(1, sizeof *fn);
-    const char *copy = byocl_arena_strdup(&m->arena, name);
+    const char *copy = ir_arena_strdup(&m->arena, name);
     if (!fn || !copy) {
         free(fn);
         byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory adding @%s", name);
@@ -145,7 +145,7 @@ byocl_function *byocl_module_copy_function(byocl_module *m, const byocl_function
     if (!fn)
         return NULL;
     for (int i = 0; i < src->n_nodes; i++)
-        if (byocl_fn_append(fn, &src->nodes[i], err) < 0)
+        if (ir_fn_append(fn, &src->nodes[i], err) < 0)
             goto fail;
     for (int k = 0; k < src->n_params; k++) {
         if (fn->n_params == fn->cap_params) {
@@ -161,9 +161,9 @@ byocl_function *byocl_module_copy_function(byocl_module *m, const byocl_function
         fn->params[fn->n_params++] = src->params[k];
     }
     fn->body = src->body;
-    if (byocl_attrs_copy(m, &src->attrs, &fn->attrs, err) != BYOCL_OK)
+    if (ir_attrs_copy(m, &src->attrs, &fn->attrs, err) != BYOCL_OK)
         goto fail;
-    if (src->ret_type && !(fn->ret_type = byocl_type_copy(m, src->ret_type))) {
+    if (src->ret_type && !(fn->ret_type = ir_type_copy(m, src->ret_type))) {
         byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory copying @%s", src->name);
         goto fail;
     }
@@ -215,7 +215,7 @@ byocl_status byocl_function_set_attr(byocl_function *fn, const byocl_attr *attr,
 byocl_status byocl_function_set_ret_type(byocl_function *fn, const byocl_type *type,
                                          byocl_error *err)
 {
-    const byocl_type *t = type ? byocl_type_copy(fn->mod, type) : NULL;
+    const byocl_type *t = type ? ir_type_copy(fn->mod, type) : NULL;
     if (type && !t)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     fn->ret_type = t;
@@ -266,7 +266,7 @@ byocl_status byocl_node_set_name(byocl_function *fn, int id, const char *name, b
 {
     if (id < 0 || id >= fn->n_nodes)
         return byocl_error_set(err, BYOCL_ERR_INVALID, "node %d does not exist", id);
-    const char *copy = name ? byocl_arena_strdup(&fn->mod->arena, name) : NULL;
+    const char *copy = name ? ir_arena_strdup(&fn->mod->arena, name) : NULL;
     if (name && !copy)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     fn->nodes[id].name = copy;
@@ -278,7 +278,7 @@ char *byocl_node_label(const byocl_function *fn, int id, char *buf, size_t len)
     return byocl_text_node_label(fn, id, buf, len);
 }
 
-int byocl_fn_append(byocl_function *fn, const byocl_node *proto, byocl_error *err)
+int ir_fn_append(byocl_function *fn, const byocl_node *proto, byocl_error *err)
 {
     byocl_module *m = fn->mod;
     for (int k = 0; k < proto->n_args; k++)
@@ -299,16 +299,16 @@ int byocl_fn_append(byocl_function *fn, const byocl_node *proto, byocl_error *er
     byocl_node n = *proto;
     n.args = NULL;
     if (proto->n_args &&
-        !(n.args = byocl_arena_memdup(&m->arena, proto->args, sizeof(int) * (size_t)proto->n_args)))
+        !(n.args = ir_arena_memdup(&m->arena, proto->args, sizeof(int) * (size_t)proto->n_args)))
         goto nomem;
-    if (proto->name && !(n.name = byocl_arena_strdup(&m->arena, proto->name)))
+    if (proto->name && !(n.name = ir_arena_strdup(&m->arena, proto->name)))
         goto nomem;
-    if (proto->callee && !(n.callee = byocl_arena_strdup(&m->arena, proto->callee)))
+    if (proto->callee && !(n.callee = ir_arena_strdup(&m->arena, proto->callee)))
         goto nomem;
-    n.type = proto->type ? byocl_type_copy(m, proto->type) : &byocl_type_none;
+    n.type = proto->type ? ir_type_copy(m, proto->type) : &ir_type_none;
     if (!n.type)
         goto nomem;
-    if (byocl_attrs_copy(m, &proto->attrs, &n.attrs, err) != BYOCL_OK)
+    if (ir_attrs_copy(m, &proto->attrs, &n.attrs, err) != BYOCL_OK)
         return -1;
     n.value = byocl_tensor_ref(proto->value);
     fn->nodes[fn->n_nodes] = n;
@@ -348,7 +348,7 @@ int byocl_function_add_param(byocl_function *fn, const char *name, const byocl_t
         fn->cap_params = cap;
     }
     byocl_node proto = {.kind = BYOCL_NODE_VAR, .name = name, .type = type};
-    int id = byocl_fn_append(fn, &proto, err);
+    int id = ir_fn_append(fn, &proto, err);
     if (id >= 0)
         fn->params[fn->n_params++] = id;
     return id;
@@ -363,7 +363,7 @@ int byocl_function_add_constant(byocl_function *fn, byocl_tensor *value, byocl_e
     const byocl_shape *s = byocl_tensor_shape(value);
     byocl_type t = byocl_type_tensor(byocl_tensor_dtype(value), s->rank, s->dims);
     byocl_node proto = {.kind = BYOCL_NODE_CONSTANT, .type = &t, .value = value};
-    return byocl_fn_append(fn, &proto, err);
+    return ir_fn_append(fn, &proto, err);
 }
 
 int byocl_function_add_scalar(byocl_function *fn, byocl_dtype dtype, double value, byocl_error *err)
@@ -401,9 +401,9 @@ int byocl_function_add_call(byocl_function *fn, const char *op_name, const int *
         return -1;
     }
     byocl_node proto = {.kind = BYOCL_NODE_CALL, .op = op, .n_args = n_args, .args = (int *)args};
-    if (byocl_op_normalize_attrs(fn->mod, op, attrs, &proto.attrs, err) != BYOCL_OK)
+    if (ops_normalize_attrs(fn->mod, op, attrs, &proto.attrs, err) != BYOCL_OK)
         return -1;
-    return byocl_fn_append(fn, &proto, err);
+    return ir_fn_append(fn, &proto, err);
 }
 
 int byocl_function_add_call_str(byocl_function *fn, const char *op, const int *args, int n_args,
@@ -425,13 +425,13 @@ int byocl_function_add_call_global(byocl_function *fn, const char *callee, const
     }
     byocl_node proto = {.kind = BYOCL_NODE_CALL, .callee = callee, .n_args = n_args,
                         .args = (int *)args};
-    return byocl_fn_append(fn, &proto, err);
+    return ir_fn_append(fn, &proto, err);
 }
 
 int byocl_function_add_tuple(byocl_function *fn, const int *fields, int n_fields, byocl_error *err)
 {
     byocl_node proto = {.kind = BYOCL_NODE_TUPLE, .n_args = n_fields, .args = (int *)fields};
-    return byocl_fn_append(fn, &proto, err);
+    return ir_fn_append(fn, &proto, err);
 }
 
 int byocl_function_add_getitem(byocl_function *fn, int tuple, int index, byocl_error *err)
@@ -441,5 +441,5 @@ int byocl_function_add_getitem(byocl_function *fn, int tuple, int index, byocl_e
         return -1;
     }
     byocl_node proto = {.kind = BYOCL_NODE_GETITEM, .n_args = 1, .args = &tuple, .index = index};
-    return byocl_fn_append(fn, &proto, err);
+    return ir_fn_append(fn, &proto, err);
 }

@@ -16,7 +16,7 @@ static bool reads_back(const char *text, double v, int bits)
     return back == v;
 }
 
-void byocl_format_real(double v, int bits, char *buf, size_t len)
+void ir_format_real(double v, int bits, char *buf, size_t len)
 {
     if (isnan(v)) {
         snprintf(buf, len, "nan");

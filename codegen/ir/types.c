@@ -5,7 +5,7 @@
 #include "ir_impl.h"
 #include "base/strbuf.h"
 
-const byocl_type byocl_type_none = {.kind = BYOCL_TYPE_NONE};
+const byocl_type ir_type_none = {.kind = BYOCL_TYPE_NONE};
 
 byocl_type byocl_type_tensor(byocl_dtype dtype, int rank, const int64_t *dims)
 {
@@ -38,24 +38,24 @@ bool byocl_type_equal(const byocl_type *a, const byocl_type *b)
 static void type_str_at(const byocl_type *t, byocl_strbuf *sb)
 {
     switch (t->kind) {
-    case BYOCL_TYPE_NONE: byocl_strbuf_printf(sb, "?"); break;
+    case BYOCL_TYPE_NONE: base_strbuf_printf(sb, "?"); break;
     case BYOCL_TYPE_TENSOR:
         if (t->shape.rank == 0) {
-            byocl_strbuf_printf(sb, "%s", byocl_dtype_name(t->dtype));
+            base_strbuf_printf(sb, "%s", byocl_dtype_name(t->dtype));
         } else {
             char s[256];
-            byocl_strbuf_printf(sb, "Tensor[%s, %s]", byocl_shape_str(&t->shape, s, sizeof s),
-                                byocl_dtype_name(t->dtype));
+            base_strbuf_printf(sb, "Tensor[%s, %s]", byocl_shape_str(&t->shape, s, sizeof s),
+                               byocl_dtype_name(t->dtype));
         }
         break;
     case BYOCL_TYPE_TUPLE:
-        byocl_strbuf_printf(sb, "(");
+        base_strbuf_printf(sb, "(");
         for (int i = 0; i < t->n_fields; i++) {
             if (i)
-                byocl_strbuf_printf(sb, ", ");
+                base_strbuf_printf(sb, ", ");
             type_str_at(t->fields[i], sb);
         }
-        byocl_strbuf_printf(sb, t->n_fields == 1 ? ",)" : ")");
+        base_strbuf_printf(sb, t->n_fields == 1 ? ",)" : ")");
         break;
     }
 }
@@ -65,7 +65,7 @@ char *byocl_type_str(const byocl_type *type, char *buf, size_t len)
     if (len == 0)
         return buf;
     byocl_strbuf sb;
-    byocl_strbuf_init(&sb, buf, len);
+    base_strbuf_init(&sb, buf, len);
     type_str_at(type, &sb);
     if (sb.at >= len && len > 4)
         memcpy(buf + len - 4, "...", 4);
@@ -83,13 +83,13 @@ int byocl_type_num_tensors(const byocl_type *type)
     return n;
 }
 
-const byocl_type *byocl_type_copy(byocl_module *m, const byocl_type *t)
+const byocl_type *ir_type_copy(byocl_module *m, const byocl_type *t)
 {
     if (t->kind == BYOCL_TYPE_NONE)
-        return &byocl_type_none;
+        return &ir_type_none;
     if (t->kind == BYOCL_TYPE_TUPLE)
         return byocl_module_tuple_type(m, t->fields, t->n_fields);
-    byocl_type *c = byocl_arena_memdup(&m->arena, t, sizeof *t);
+    byocl_type *c = ir_arena_memdup(&m->arena, t, sizeof *t);
     if (c) {
         c->n_fields = 0;
         c->fields = NULL;
@@ -99,19 +99,19 @@ const byocl_type *byocl_type_copy(byocl_module *m, const byocl_type *t)
 
 const byocl_type *byocl_module_intern_type(byocl_module *m, const byocl_type *type)
 {
-    return byocl_type_copy(m, type);
+    return ir_type_copy(m, type);
 }
 
 const byocl_type *byocl_module_tuple_type(byocl_module *m, const byocl_type *const *fields,
                                           int n_fields)
 {
-    byocl_type *t = byocl_arena_alloc(&m->arena, sizeof *t);
+    byocl_type *t = ir_arena_alloc(&m->arena, sizeof *t);
     const byocl_type **f =
-        byocl_arena_alloc(&m->arena, sizeof *f * (size_t)(n_fields > 0 ? n_fields : 1));
+        ir_arena_alloc(&m->arena, sizeof *f * (size_t)(n_fields > 0 ? n_fields : 1));
     if (!t || !f)
         return NULL;
     for (int i = 0; i < n_fields; i++) {
-        f[i] = byocl_type_copy(m, fields[i]);
+        f[i] = ir_type_copy(m, fields[i]);
         if (!f[i])
             return NULL;
     }

@@ -144,7 +144,7 @@ static byocl_status llvm_compile(const byocl_function *fn, const byocl_host_grou
         goto done;
     /* A cache folder that cannot be made only costs build time: compile without one. */
     char *cache_dir = NULL;
-    if (byocl_cache_dir(opt ? opt->cache_dir : NULL, &cache_dir, NULL) != BYOCL_OK)
+    if (base_cache_dir(opt ? opt->cache_dir : NULL, &cache_dir, NULL) != BYOCL_OK)
         cache_dir = NULL;
     st = jit_finish(s->j, opt ? opt->opt_level : 3, cache_dir, symbols, n_groups, addrs, err);
     free(cache_dir);

@@ -315,7 +315,7 @@ static void dump_module(LLVMModuleRef m, const char *suffix)
     char *text = LLVMPrintModuleToString(m);
     byocl_file_part part = {text, strlen(text)};
     byocl_error err;
-    if (byocl_file_write_atomic(path, &part, 1, &err) != BYOCL_OK)
+    if (base_file_write_atomic(path, &part, 1, &err) != BYOCL_OK)
         fprintf(stderr, "byocl: %s\n", err.msg);
     LLVMDisposeMessage(text);
 }
@@ -325,9 +325,9 @@ static byocl_cache_kind object_cache = BYOCL_CACHE_KIND_INIT("BYOCLHO1", 1u, ".o
 
 byocl_cache_stats byocl_llvm_cache_stats(bool reset)
 {
-    byocl_cache_stats s = byocl_cache_stats_get(&object_cache);
+    byocl_cache_stats s = base_cache_stats_get(&object_cache);
     if (reset)
-        byocl_cache_stats_reset(&object_cache);
+        base_cache_stats_reset(&object_cache);
     return s;
 }
 
@@ -351,13 +351,13 @@ static byocl_status object_key(jit *j, jit_part *part, byocl_cache_key *key, byo
     snprintf(llvm_version, sizeof llvm_version, "%u.%u.%u", major, minor, patch);
     pipeline(part->opt_level, passes, sizeof passes);
     byocl_cache_hasher h;
-    byocl_cache_key_begin(&h);
+    base_cache_key_begin(&h);
     const char *fields[] = {"byocl host object 1", BYOCL_VERSION_STRING, llvm_version,
                             j->host->triple, j->host->cpu, j->host->features, passes};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-        byocl_cache_key_string(&h, fields[i]);
-    byocl_cache_key_field(&h, LLVMGetBufferStart(bitcode), LLVMGetBufferSize(bitcode));
-    byocl_cache_key_end(&h, key);
+        base_cache_key_string(&h, fields[i]);
+    base_cache_key_field(&h, LLVMGetBufferStart(bitcode), LLVMGetBufferSize(bitcode));
+    base_cache_key_end(&h, key);
     LLVMDisposeMemoryBuffer(bitcode);
     return BYOCL_OK;
 }
@@ -450,8 +450,8 @@ static byocl_status compile_parts(jit *j, byocl_error *err)
     for (int i = 0; i < j->n_parts; i++) {
         jit_part *part = &j->parts[i];
         if (to_compile[i] && part->path)
-            byocl_cache_store(&object_cache, part->path, &part->key, part->object,
-                              part->object_size);
+            base_cache_store(&object_cache, part->path, &part->key, part->object,
+                             part->object_size);
     }
     return BYOCL_OK;
 }
@@ -487,7 +487,7 @@ static byocl_status reject_cached(jit *j, byocl_error *err)
         jit_part *part = &j->parts[i];
         if (!part->cached)
             continue;
-        byocl_cache_reject(&object_cache, part->path);
+        base_cache_reject(&object_cache, part->path);
         free(part->object);
         part->object = NULL;
         part->cached = false;
@@ -520,10 +520,10 @@ byocl_status jit_finish(jit *j, int opt_level, const char *cache_dir, const char
             continue;
         byocl_status st = object_key(j, part, &part->key, err);
         if (st == BYOCL_OK)
-            st = byocl_cache_entry_path(&object_cache, cache_dir, &part->key, &part->path, err);
+            st = base_cache_entry_path(&object_cache, cache_dir, &part->key, &part->path, err);
         if (st != BYOCL_OK)
             return st;
-        part->object = byocl_cache_load(&object_cache, part->path, &part->key, &part->object_size);
+        part->object = base_cache_load(&object_cache, part->path, &part->key, &part->object_size);
         part->cached = part->object != NULL;
         n_cached += part->cached;
     }
@@ -538,7 +538,7 @@ byocl_status jit_finish(jit *j, int opt_level, const char *cache_dir, const char
     if (st != BYOCL_OK)
         return st;
     for (int i = 0; i < n_cached; i++)
-        byocl_cache_accept(&object_cache);
+        base_cache_accept(&object_cache);
     if (getenv("BYOCL_LLVM_VERBOSE")) {
         fprintf(stderr, "byocl llvm: %d of %d modules from the cache;", n_cached, j->n_parts);
         for (int i = 0; i < j->n_parts; i++)

@@ -75,7 +75,7 @@ bool lw_in_group(lw *w, int id)
 
 const byocl_type *lw_value_type(lw *w, byocl_value_ref v)
 {
-    return byocl_value_ref_type(w->fn, v);
+    return host_value_ref_type(w->fn, v);
 }
 
 static LLVMAttributeRef enum_attr(lw *w, const char *name, uint64_t value)

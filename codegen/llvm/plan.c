@@ -176,7 +176,7 @@ static byocl_status count_uses(planner *p, byocl_error *err)
 
 static const byocl_type *value_type(const byocl_function *fn, byocl_value_ref v)
 {
-    return byocl_value_ref_type(fn, v);
+    return host_value_ref_type(fn, v);
 }
 
 /* The value node `id` computes as its main result (field 0 of batch_norm). */
@@ -324,7 +324,7 @@ static byocl_status fill_group(const planner *p, int g, byocl_host_group *out,
             continue;
         const byocl_node *n = &fn->nodes[id];
         out->nodes[out->n_nodes++] = id;
-        out->flops += byocl_host_node_flops(fn, id);
+        out->flops += host_node_flops(fn, id);
         for (int k = 0; k < n->n_args; k++) {
             int cnt = lv_flatten(fn, n->args[k], vals, max_in);
             for (int f = 0; f < cnt; f++) {
@@ -440,7 +440,7 @@ byocl_status llvm_plan(const byocl_function *fn, const int *compute, int n_compu
         at++;
     }
     if (st != BYOCL_OK) {
-        byocl_host_groups_free(groups, at);
+        host_groups_free(groups, at);
         goto done;
     }
     /* Groups were created in the order of their first node; order by last node. */

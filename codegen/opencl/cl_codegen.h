@@ -25,26 +25,26 @@ typedef struct byocl_cl_codegen_options {
 } byocl_cl_codegen_options;
 
 /* Generates the program and plans for `region`. `opt` may be NULL (defaults). Errors:
- * BYOCL_ERR_UNSUPPORTED naming the node when a call is not one byocl_cl_supports accepts
+ * BYOCL_ERR_UNSUPPORTED naming the node when a call is not one clg_supports accepts
  * or the region's shape is outside what the kernels index (2^31 elements),
  * BYOCL_ERR_INVALID for an untyped or malformed region, BYOCL_ERR_NOMEM. */
-byocl_status byocl_cl_codegen(const byocl_function *region, const byocl_cl_codegen_options *opt,
-                              byocl_cl_plan **out, byocl_error *err);
+byocl_status clg_codegen(const byocl_function *region, const byocl_cl_codegen_options *opt,
+                         byocl_cl_plan **out, byocl_error *err);
 
 /* May call `node` of `fn` (a Call of an op, types inferred) run in an OpenCL region? When
  * not, `why` says why ("op split is not supported by the opencl target", "dtype int64 is
  * not supported", ...). */
-bool byocl_cl_supports(const byocl_function *fn, int node, char *why, size_t why_len);
+bool clg_supports(const byocl_function *fn, int node, char *why, size_t why_len);
 
 /* The launch plan as text (what --emit-cl writes to <symbol>.launch.txt): the region's
  * buffers (inputs, outputs, constants, the scratch buffer plan) and every launch with its
  * kernel, arguments, work sizes and the nodes it computes. Malloc'ed; NULL when out of
  * memory. */
-char *byocl_cl_plan_text(const byocl_cl_plan *plan, const char *symbol);
+char *clg_plan_text(const byocl_cl_plan *plan, const char *symbol);
 
-/* Writes DIR/<symbol>.cl (the program) and DIR/<symbol>.launch.txt (byocl_cl_plan_text),
+/* Writes DIR/<symbol>.cl (the program) and DIR/<symbol>.launch.txt (clg_plan_text),
  * each atomically (a temporary file renamed into place). DIR must exist. */
-byocl_status byocl_cl_plan_write(const byocl_cl_plan *plan, const char *dir, const char *symbol,
-                                 byocl_error *err);
+byocl_status clg_plan_write(const byocl_cl_plan *plan, const char *dir, const char *symbol,
+                            byocl_error *err);
 
 #endif

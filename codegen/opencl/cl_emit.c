@@ -42,9 +42,9 @@ static void group_label(const clg_gen *gen, const clg_group *grp, char *buf, siz
 
 static double group_flops(const clg_gen *gen, const clg_group *grp)
 {
-    double flops = grp->kind == CLG_ANCHOR_ELEMWISE ? 0 : byocl_host_node_flops(gen->fn, grp->anchor);
+    double flops = grp->kind == CLG_ANCHOR_ELEMWISE ? 0 : host_node_flops(gen->fn, grp->anchor);
     for (int i = 0; i < grp->n_steps; i++)
-        flops += byocl_host_node_flops(gen->fn, grp->steps[i]);
+        flops += host_node_flops(gen->fn, grp->steps[i]);
     return flops;
 }
 
@@ -67,7 +67,7 @@ static byocl_status emit_move(clg_gen *gen, const char *what, const char *label,
                               byocl_dtype src_dtype, int dst, byocl_dtype dst_dtype, int64_t n,
                               byocl_textbuf *index)
 {
-    char *body = byocl_textbuf_take(index);
+    char *body = base_textbuf_take(index);
     if (!body)
         return byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory writing %s", label);
     clg_kernel k;
@@ -201,8 +201,8 @@ static byocl_status emit_conv(clg_gen *gen, const clg_group *grp)
     clg_kernel_define(&k, "NTAPS", "%d", s.ntaps);
     byocl_textbuf taps = {0};
     for (int t = 0; t < s.ntaps; t++)
-        byocl_textbuf_printf(&taps, "%sT(%lld)", t ? " " : "", (long long)s.tap_offset[t]);
-    char *tap_list = byocl_textbuf_take(&taps);
+        base_textbuf_printf(&taps, "%sT(%lld)", t ? " " : "", (long long)s.tap_offset[t]);
+    char *tap_list = base_textbuf_take(&taps);
     if (tap_list)
         clg_kernel_define(&k, "CONV_TAPS(T)", "%s", tap_list);
     free(tap_list);
@@ -362,22 +362,22 @@ static byocl_status emit_transpose(clg_gen *gen, const clg_group *grp)
         s *= in->dims[d];
     }
     byocl_textbuf index = {0};
-    byocl_textbuf_puts(&index, "{ \\\n    int r_ = (i); \\\n    src = 0; \\\n");
+    base_textbuf_puts(&index, "{ \\\n    int r_ = (i); \\\n    src = 0; \\\n");
     for (int d = rank - 1; d >= 0; d--) {
         if (out->dims[d] == 1)
             continue;
-        byocl_textbuf_printf(&index, "    src += r_ %% %lld * %lld; \\\n    r_ /= %lld; \\\n",
-                             (long long)out->dims[d], (long long)in_stride[perm[d]],
-                             (long long)out->dims[d]);
+        base_textbuf_printf(&index, "    src += r_ %% %lld * %lld; \\\n    r_ /= %lld; \\\n",
+                            (long long)out->dims[d], (long long)in_stride[perm[d]],
+                            (long long)out->dims[d]);
     }
-    byocl_textbuf_puts(&index, "    dst = (i); \\\n}");
+    base_textbuf_puts(&index, "    dst = (i); \\\n}");
     char label[96];
     group_label(gen, grp, label, sizeof label);
     int x_root = gen->graph.info[n->args[0]].root;
     int x = clg_gen_root_buf(gen, x_root);
     int y = x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
     if (y < 0) {
-        byocl_textbuf_free(&index);
+        base_textbuf_free(&index);
         return gen->err->status;
     }
     return emit_move(gen, "transpose", label, x, dtype_of(gen, x_root), y,
@@ -421,12 +421,12 @@ static byocl_status emit_concat(clg_gen *gen, const clg_group *grp)
         }
         byocl_textbuf index = {0};
         if (outer == 1)
-            byocl_textbuf_printf(&index, "{ src = (i); dst = %lld + (i); }", (long long)offset);
+            base_textbuf_printf(&index, "{ src = (i); dst = %lld + (i); }", (long long)offset);
         else
-            byocl_textbuf_printf(&index,
-                                 "{ src = (i); dst = (i) / %lld * %lld + %lld + (i) %% %lld; }",
-                                 (long long)run, (long long)(out->dims[axis] * inner),
-                                 (long long)offset, (long long)run);
+            base_textbuf_printf(&index,
+                                "{ src = (i); dst = (i) / %lld * %lld + %lld + (i) %% %lld; }",
+                                (long long)run, (long long)(out->dims[axis] * inner),
+                                (long long)offset, (long long)run);
         char label[128];
         snprintf(label, sizeof label, "%s (input %d)", group, f);
         st = emit_move(gen, "concatenate", label, x, dtype_of(gen, roots[f]), y,
@@ -461,7 +461,7 @@ byocl_status clg_emit_output_copy(clg_gen *gen, int k)
     clg_node_desc(gen->fn, root, desc, sizeof desc);
     snprintf(label, sizeof label, "output %d: copy of %s", k, desc);
     byocl_textbuf index = {0};
-    byocl_textbuf_puts(&index, "{ src = (i); dst = (i); }");
+    base_textbuf_puts(&index, "{ src = (i); dst = (i); }");
     byocl_dtype dtype = dtype_of(gen, root);
     return emit_move(gen, "copy", label, src, dtype, gen->output_bufs[k], dtype,
                      byocl_shape_numel(&clg_tensor_type(gen->fn, root)->shape), &index);

@@ -181,7 +181,7 @@ static byocl_status batch_norm_step(epi_ctx *e, int node, byocl_error *err)
     if (all_constant(fn, n, 1, 5)) {
         byocl_status st = batch_norm_constants(e, node, axis, a, b, sizeof a, err);
         if (st == BYOCL_OK)
-            byocl_textbuf_printf(&e->body, "    v = fma(v, %s, %s); \\\n", a, b);
+            base_textbuf_printf(&e->body, "    v = fma(v, %s, %s); \\\n", a, b);
         return st;
     }
     bool center = byocl_attrs_get_bool(&n->attrs, "center", true);
@@ -198,9 +198,9 @@ static byocl_status batch_norm_step(epi_ctx *e, int node, byocl_error *err)
         st = operand_load(e, node, 2, axis, b, sizeof b, err);
     if (st != BYOCL_OK)
         return st;
-    byocl_textbuf_printf(&e->body, "    v = (v - %s) * (1.0f / sqrt(%s + %s)%s%s)%s%s; \\\n", mean,
-                         var, eps, scale ? " * " : "", scale ? a : "", center ? " + " : "",
-                         center ? b : "");
+    base_textbuf_printf(&e->body, "    v = (v - %s) * (1.0f / sqrt(%s + %s)%s%s)%s%s; \\\n", mean,
+                        var, eps, scale ? " * " : "", scale ? a : "", center ? " + " : "",
+                        center ? b : "");
     return BYOCL_OK;
 }
 
@@ -262,25 +262,25 @@ static byocl_status step(epi_ctx *e, int node, int chain_arg, byocl_error *err)
     const char *op = n->op->name;
     char label[64];
     clg_node_desc(fn, node, label, sizeof label);
-    byocl_textbuf_printf(&e->body, "    /* %s */ \\\n", label);
+    base_textbuf_printf(&e->body, "    /* %s */ \\\n", label);
     int si = step_index(op);
     if (si >= 0 && elemwise_steps[si].expr) {
         if (strcmp(elemwise_steps[si].expr, "v") != 0)
-            byocl_textbuf_printf(&e->body, "    v = %s; \\\n", elemwise_steps[si].expr);
+            base_textbuf_printf(&e->body, "    v = %s; \\\n", elemwise_steps[si].expr);
         return BYOCL_OK;
     }
     char a[600], b[48];
     if (strcmp(op, "nn.leaky_relu") == 0) {
         clg_float_literal(byocl_attrs_get_float(&n->attrs, "alpha", 0.25), b, sizeof b);
-        byocl_textbuf_printf(&e->body, "    v = v < 0.0f ? %s * v : v; \\\n", b);
+        base_textbuf_printf(&e->body, "    v = v < 0.0f ? %s * v : v; \\\n", b);
         return BYOCL_OK;
     }
     if (strcmp(op, "clip") == 0) {
         char hi[48];
         clg_float_literal(byocl_attrs_get_float(&n->attrs, "a_min", 0.0), b, sizeof b);
         clg_float_literal(byocl_attrs_get_float(&n->attrs, "a_max", 0.0), hi, sizeof hi);
-        byocl_textbuf_printf(&e->body, "    v = v < %s ? %s : (v > %s ? %s : v); \\\n", b, b, hi,
-                             hi);
+        base_textbuf_printf(&e->body, "    v = v < %s ? %s : (v > %s ? %s : v); \\\n", b, b, hi,
+                            hi);
         return BYOCL_OK;
     }
     if (strcmp(op, "nn.bias_add") == 0) {
@@ -288,7 +288,7 @@ static byocl_status step(epi_ctx *e, int node, int chain_arg, byocl_error *err)
                              clg_tensor_type(fn, node)->shape.rank);
         byocl_status st = operand_load(e, node, 1, axis, a, sizeof a, err);
         if (st == BYOCL_OK)
-            byocl_textbuf_printf(&e->body, "    v = v + %s; \\\n", a);
+            base_textbuf_printf(&e->body, "    v = v + %s; \\\n", a);
         return st;
     }
     if (strcmp(op, "nn.batch_norm") == 0)
@@ -299,11 +299,11 @@ static byocl_status step(epi_ctx *e, int node, int chain_arg, byocl_error *err)
             return st;
         const char *lhs = chain_arg == 0 ? "v" : a, *rhs = chain_arg == 0 ? a : "v";
         if (elemwise_steps[si].infix)
-            byocl_textbuf_printf(&e->body, "    v = %s %s %s; \\\n", lhs, elemwise_steps[si].infix,
-                                 rhs);
+            base_textbuf_printf(&e->body, "    v = %s %s %s; \\\n", lhs, elemwise_steps[si].infix,
+                                rhs);
         else
-            byocl_textbuf_printf(&e->body, "    v = %s(%s, %s); \\\n", elemwise_steps[si].function,
-                                 lhs, rhs);
+            base_textbuf_printf(&e->body, "    v = %s(%s, %s); \\\n", elemwise_steps[si].function,
+                                lhs, rhs);
         return BYOCL_OK;
     }
     return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED, "in @%s, %s: no epilogue for op %s",
@@ -327,10 +327,10 @@ byocl_status clg_epilogue_define(clg_kernel *k, const clg_group *grp, byocl_erro
         int in = fn->nodes[node].args[grp->chain_arg[i]];
         bool loaded = i == 0 && grp->kind == CLG_ANCHOR_ELEMWISE; /* exact already */
         if (!loaded && fn->nodes[in].type->dtype == BYOCL_FLOAT16)
-            byocl_textbuf_puts(&e.body, "    v = byocl_round_f16(v); \\\n");
+            base_textbuf_puts(&e.body, "    v = byocl_round_f16(v); \\\n");
         st = step(&e, node, grp->chain_arg[i], err);
     }
-    char *body = byocl_textbuf_take(&e.body);
+    char *body = base_textbuf_take(&e.body);
     if (st == BYOCL_OK && !body)
         st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory writing an epilogue");
     if (st == BYOCL_OK)

@@ -40,7 +40,7 @@ static clg_anchor anchor_of(const char *op)
         return CLG_ANCHOR_CONCAT;
     if (clg_is_elemwise_op(op))
         return CLG_ANCHOR_ELEMWISE;
-    return CLG_ANCHOR_POOL; /* the pools: byocl_cl_supports admitted nothing else */
+    return CLG_ANCHOR_POOL; /* the pools: clg_supports admitted nothing else */
 }
 
 /* Anchors whose kernels run an epilogue on each result element. */
@@ -86,7 +86,7 @@ static byocl_status unsupported_at(const byocl_function *fn, int id, byocl_error
                                    const char *what)
 {
     byocl_error_set(err, BYOCL_ERR_UNSUPPORTED, "%s", what);
-    byocl_node_error_at(err, fn, id);
+    ops_node_error_at(err, fn, id);
     return BYOCL_ERR_UNSUPPORTED;
 }
 
@@ -286,7 +286,7 @@ static byocl_status check_calls(const byocl_function *fn, const bool *live, byoc
         if (!live[id] || fn->nodes[id].kind != BYOCL_NODE_CALL)
             continue;
         char why[256];
-        if (!byocl_cl_supports(fn, id, why, sizeof why))
+        if (!clg_supports(fn, id, why, sizeof why))
             return unsupported_at(fn, id, err, why);
     }
     return BYOCL_OK;

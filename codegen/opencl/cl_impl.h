@@ -1,5 +1,5 @@
 /* Internal interface of the OpenCL code generator, by file:
- *   cl_codegen.c   byocl_cl_codegen: the steps in order; buffers and constants
+ *   cl_codegen.c   clg_codegen: the steps in order; buffers and constants
  *   cl_graph.c     region analysis: value roots, uses, fusion groups, region outputs
  *   cl_emit.c      the kernels of each group (and helper launches: layouts, packing)
  *   cl_kernel.c    a kernel instance: parameters, #defines, template, launch
@@ -81,7 +81,7 @@ typedef struct clg_graph {
     clg_flat_table flat;
 } clg_graph;
 
-/* Checks every call with byocl_cl_supports, resolves roots, counts uses, forms the
+/* Checks every call with clg_supports, resolves roots, counts uses, forms the
  * groups (fusing elementwise chains unless `no_fusion`) and flattens the outputs. */
 byocl_status clg_graph_build(const byocl_function *fn, bool no_fusion, clg_graph *g,
                             byocl_error *err);

@@ -41,12 +41,12 @@ void clg_kernel_begin(clg_kernel *k, clg_gen *gen, const char *what)
 
 void clg_kernel_define(clg_kernel *k, const char *name, const char *fmt, ...)
 {
-    byocl_textbuf_printf(&k->defines, "#define %s ", name);
+    base_textbuf_printf(&k->defines, "#define %s ", name);
     va_list ap;
     va_start(ap, fmt);
-    byocl_textbuf_vprintf(&k->defines, fmt, ap);
+    base_textbuf_vprintf(&k->defines, fmt, ap);
     va_end(ap);
-    byocl_textbuf_putc(&k->defines, '\n');
+    base_textbuf_putc(&k->defines, '\n');
     /* The macro's name is what precedes a '(' (function-like macros). */
     char bare[64];
     snprintf(bare, sizeof bare, "%s", name);
@@ -62,8 +62,8 @@ void clg_kernel_buffer(clg_kernel *k, const char *name, int buf, byocl_dtype dty
     }
     const char *elem = dtype == BYOCL_FLOAT16 ? "ushort" : "float";
     const char *suffix = dtype == BYOCL_FLOAT16 ? "F16" : "F32";
-    byocl_textbuf_printf(&k->params, "%s__global %s%s *restrict %s", k->n_args ? ", " : "",
-                         output ? "" : "const ", elem, name);
+    base_textbuf_printf(&k->params, "%s__global %s%s *restrict %s", k->n_args ? ", " : "",
+                        output ? "" : "const ", elem, name);
     if (output) {
         char value[64];
         snprintf(value, sizeof value, "BYOCL_ST_%s(%s, i, v)", suffix, name);
@@ -213,17 +213,17 @@ static void free_macros(clg_kernel *k)
 void clg_kernel_abandon(clg_kernel *k)
 {
     free_macros(k);
-    byocl_textbuf_free(&k->params);
-    byocl_textbuf_free(&k->defines);
+    base_textbuf_free(&k->params);
+    base_textbuf_free(&k->defines);
 }
 
 int clg_kernel_end(clg_kernel *k, const char *template_name, const char *label, int work_dim,
                   const size_t *global, double flops)
 {
     clg_gen *gen = k->gen;
-    const char *tmpl = byocl_cl_template_text(template_name);
-    char *params = byocl_textbuf_take(&k->params);
-    char *defines = byocl_textbuf_take(&k->defines);
+    const char *tmpl = clg_template_text(template_name);
+    char *params = base_textbuf_take(&k->params);
+    char *defines = base_textbuf_take(&k->defines);
     int index = -1;
     if (!tmpl) {
         byocl_error_set(gen->err, BYOCL_ERR_INVALID, "kernel template %s.cl is not embedded",
@@ -269,9 +269,9 @@ int clg_kernel_end(clg_kernel *k, const char *template_name, const char *label, 
     index = gen->n_launches++;
 
     byocl_textbuf *src = &gen->src;
-    byocl_textbuf_printf(src, "\n/* ---- %s: %s ---- */\n", k->name, label);
-    byocl_textbuf_printf(src, "#define KNAME %s\n#define KPARAMS %s\n%s", k->name, params,
-                         defines);
+    base_textbuf_printf(src, "\n/* ---- %s: %s ---- */\n", k->name, label);
+    base_textbuf_printf(src, "#define KNAME %s\n#define KPARAMS %s\n%s", k->name, params,
+                        defines);
     /* A template's leading comment explains it once per program. */
     const char *body = tmpl;
     if (strncmp(tmpl, "/*", 2) == 0 && strstr(tmpl, "*/\n")) {
@@ -280,11 +280,11 @@ int clg_kernel_end(clg_kernel *k, const char *template_name, const char *label, 
             body = end;
     }
     if (body != tmpl)
-        byocl_textbuf_printf(src, "/* %s.cl, explained above */\n", template_name);
-    byocl_textbuf_puts(src, body);
-    byocl_textbuf_puts(src, "#undef KNAME\n#undef KPARAMS\n");
+        base_textbuf_printf(src, "/* %s.cl, explained above */\n", template_name);
+    base_textbuf_puts(src, body);
+    base_textbuf_puts(src, "#undef KNAME\n#undef KPARAMS\n");
     for (int i = 0; i < k->n_macros; i++)
-        byocl_textbuf_printf(src, "#undef %s\n", k->macros[i]);
+        base_textbuf_printf(src, "#undef %s\n", k->macros[i]);
 done:
     free(params);
     free(defines);

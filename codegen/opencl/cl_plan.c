@@ -11,7 +11,7 @@
 /* Scratch buffers start at multiples of this (a cache line). */
 #define CLG_SCRATCH_ALIGN 64
 
-void byocl_cl_plan_free(byocl_cl_plan *plan)
+void clg_plan_free(byocl_cl_plan *plan)
 {
     if (!plan)
         return;
@@ -63,7 +63,7 @@ static byocl_status plan_scratch(clg_gen *gen, size_t **sizes, int *n_scratch)
         ids[n++] = i;
     }
     if (st == BYOCL_OK)
-        st = byocl_storage_plan(ranges, n, CLG_SCRATCH_ALIGN, place, sizes, n_scratch, gen->err);
+        st = storage_plan(ranges, n, CLG_SCRATCH_ALIGN, place, sizes, n_scratch, gen->err);
     for (int i = 0; st == BYOCL_OK && i < n; i++)
         gen->bufs[ids[i]].index = place[i];
     free(ranges);
@@ -96,17 +96,17 @@ static void buffers_text(const clg_gen *gen, const size_t *scratch, int n_scratc
                                                   byocl_tensor_shape(c)->dims);
                 byocl_type_str(&ct, type, sizeof type);
             }
-            byocl_textbuf_printf(t, "  %s%d  %zu bytes  %s  %s\n", kind_names[kind], b->index,
-                                 b->bytes, type, b->what);
+            base_textbuf_printf(t, "  %s%d  %zu bytes  %s  %s\n", kind_names[kind], b->index,
+                                b->bytes, type, b->what);
         }
     }
     for (int s = 0; s < n_scratch; s++) {
-        byocl_textbuf_printf(t, "  scratch%d  %zu bytes\n", s, scratch[s]);
+        base_textbuf_printf(t, "  scratch%d  %zu bytes\n", s, scratch[s]);
         for (int i = 0; i < gen->n_bufs; i++) {
             const clg_buf *b = &gen->bufs[i];
             if (b->kind == BYOCL_CL_BUF_SCRATCH && b->first >= 0 && b->index == s)
-                byocl_textbuf_printf(t, "    launches %d..%d: %s (%zu bytes)\n", b->first, b->last,
-                                     b->what, b->bytes);
+                base_textbuf_printf(t, "    launches %d..%d: %s (%zu bytes)\n", b->first, b->last,
+                                    b->what, b->bytes);
         }
     }
 }
@@ -122,8 +122,8 @@ byocl_status clg_plan_finish(clg_gen *gen, byocl_cl_plan **out)
     buffers_text(gen, scratch, n_scratch, &text);
     byocl_cl_plan *plan = calloc(1, sizeof *plan);
     if (plan) {
-        plan->buffers_text = byocl_textbuf_take(&text);
-        plan->source = byocl_textbuf_take(&gen->src);
+        plan->buffers_text = base_textbuf_take(&text);
+        plan->source = base_textbuf_take(&gen->src);
         /* -w: the kernels are byocl's, not the user's; without it PoCL's clang prints
          * "N warnings generated." on the user's stderr when float16 vectors meet a
          * device without AVX-512 (a -Wpsabi note that changes nothing here). */
@@ -131,9 +131,9 @@ byocl_status clg_plan_finish(clg_gen *gen, byocl_cl_plan **out)
         plan->region = strdup(gen->fn->name);
     }
     if (!plan || !plan->buffers_text || !plan->source || !plan->build_options || !plan->region) {
-        byocl_textbuf_free(&text);
+        base_textbuf_free(&text);
         free(scratch);
-        byocl_cl_plan_free(plan);
+        clg_plan_free(plan);
         return byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory finishing the plan of @%s",
                                gen->fn->name);
     }
@@ -163,62 +163,62 @@ byocl_status clg_plan_finish(clg_gen *gen, byocl_cl_plan **out)
     return BYOCL_OK;
 }
 
-char *byocl_cl_plan_text(const byocl_cl_plan *plan, const char *symbol)
+char *clg_plan_text(const byocl_cl_plan *plan, const char *symbol)
 {
     byocl_textbuf t = {0};
-    byocl_textbuf_printf(&t, "# byocl OpenCL launch plan of region @%s (symbol %s)\n",
-                         plan->region ? plan->region : "?", symbol ? symbol : "?");
-    byocl_textbuf_printf(&t, "program: %s.cl, build options: %s\n", symbol ? symbol : "?",
-                         plan->build_options ? plan->build_options : "");
-    byocl_textbuf_printf(&t, "\nbuffers: %d input%s, %d output%s, %d constant%s, %d scratch\n",
-                         plan->n_inputs, plan->n_inputs == 1 ? "" : "s", plan->n_outputs,
-                         plan->n_outputs == 1 ? "" : "s", plan->n_constants,
-                         plan->n_constants == 1 ? "" : "s", plan->n_scratch);
-    byocl_textbuf_puts(&t, plan->buffers_text ? plan->buffers_text : "");
+    base_textbuf_printf(&t, "# byocl OpenCL launch plan of region @%s (symbol %s)\n",
+                        plan->region ? plan->region : "?", symbol ? symbol : "?");
+    base_textbuf_printf(&t, "program: %s.cl, build options: %s\n", symbol ? symbol : "?",
+                        plan->build_options ? plan->build_options : "");
+    base_textbuf_printf(&t, "\nbuffers: %d input%s, %d output%s, %d constant%s, %d scratch\n",
+                        plan->n_inputs, plan->n_inputs == 1 ? "" : "s", plan->n_outputs,
+                        plan->n_outputs == 1 ? "" : "s", plan->n_constants,
+                        plan->n_constants == 1 ? "" : "s", plan->n_scratch);
+    base_textbuf_puts(&t, plan->buffers_text ? plan->buffers_text : "");
     double total = 0;
     for (int l = 0; l < plan->n_launches; l++)
         total += plan->launches[l].flops;
-    byocl_textbuf_printf(&t, "\nlaunches, in order: %d (%.6g GFLOP in all)\n", plan->n_launches,
-                         total * 1e-9);
+    base_textbuf_printf(&t, "\nlaunches, in order: %d (%.6g GFLOP in all)\n", plan->n_launches,
+                        total * 1e-9);
     for (int l = 0; l < plan->n_launches; l++) {
         const byocl_cl_launch *launch = &plan->launches[l];
-        byocl_textbuf_printf(&t, "  %d  %s  global [", l, launch->kernel);
+        base_textbuf_printf(&t, "  %d  %s  global [", l, launch->kernel);
         for (int d = 0; d < launch->work_dim; d++)
-            byocl_textbuf_printf(&t, "%s%zu", d ? ", " : "", launch->global[d]);
+            base_textbuf_printf(&t, "%s%zu", d ? ", " : "", launch->global[d]);
         if (launch->local[0] == 0) {
-            byocl_textbuf_puts(&t, "]  local NULL\n");
+            base_textbuf_puts(&t, "]  local NULL\n");
         } else {
-            byocl_textbuf_puts(&t, "]  local [");
+            base_textbuf_puts(&t, "]  local [");
             for (int d = 0; d < launch->work_dim; d++)
-                byocl_textbuf_printf(&t, "%s%zu", d ? ", " : "", launch->local[d]);
-            byocl_textbuf_puts(&t, "]\n");
+                base_textbuf_printf(&t, "%s%zu", d ? ", " : "", launch->local[d]);
+            base_textbuf_puts(&t, "]\n");
         }
-        byocl_textbuf_printf(&t, "     computes: %s", launch->label);
+        base_textbuf_printf(&t, "     computes: %s", launch->label);
         if (launch->flops > 0)
-            byocl_textbuf_printf(&t, " (%.6g GFLOP)", launch->flops * 1e-9);
-        byocl_textbuf_puts(&t, "\n     args:");
+            base_textbuf_printf(&t, " (%.6g GFLOP)", launch->flops * 1e-9);
+        base_textbuf_puts(&t, "\n     args:");
         for (int a = 0; a < launch->n_args; a++) {
             const byocl_cl_arg *arg = &launch->args[a];
             if (arg->kind == BYOCL_CL_ARG_BUFFER)
-                byocl_textbuf_printf(&t, " %s%d", kind_names[arg->buffer.kind], arg->buffer.index);
+                base_textbuf_printf(&t, " %s%d", kind_names[arg->buffer.kind], arg->buffer.index);
             else if (arg->kind == BYOCL_CL_ARG_INT)
-                byocl_textbuf_printf(&t, " int %d", (int)arg->i);
+                base_textbuf_printf(&t, " int %d", (int)arg->i);
             else
-                byocl_textbuf_printf(&t, " float %.9g", (double)arg->f);
+                base_textbuf_printf(&t, " float %.9g", (double)arg->f);
         }
-        byocl_textbuf_puts(&t, "\n");
+        base_textbuf_puts(&t, "\n");
     }
-    return byocl_textbuf_take(&t);
+    return base_textbuf_take(&t);
 }
 
-byocl_status byocl_cl_plan_write(const byocl_cl_plan *plan, const char *dir, const char *symbol,
-                                 byocl_error *err)
+byocl_status clg_plan_write(const byocl_cl_plan *plan, const char *dir, const char *symbol,
+                            byocl_error *err)
 {
     if (!plan || !dir || !symbol || !symbol[0] || strchr(symbol, '/'))
         return byocl_error_set(err, BYOCL_ERR_INVALID,
-                               "byocl_cl_plan_write: needs a plan, a folder and a symbol without "
+                               "clg_plan_write: needs a plan, a folder and a symbol without "
                                "'/'");
-    char *text = byocl_cl_plan_text(plan, symbol);
+    char *text = clg_plan_text(plan, symbol);
     if (!text)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory writing the plan of %s",
                                symbol);
@@ -230,12 +230,12 @@ byocl_status byocl_cl_plan_write(const byocl_cl_plan *plan, const char *dir, con
     if (st == BYOCL_OK) {
         snprintf(path, len, "%s/%s.cl", dir, symbol);
         byocl_file_part part = {plan->source, strlen(plan->source)};
-        st = byocl_file_write_atomic(path, &part, 1, err);
+        st = base_file_write_atomic(path, &part, 1, err);
     }
     if (st == BYOCL_OK) {
         snprintf(path, len, "%s/%s.launch.txt", dir, symbol);
         byocl_file_part part = {text, strlen(text)};
-        st = byocl_file_write_atomic(path, &part, 1, err);
+        st = base_file_write_atomic(path, &part, 1, err);
     }
     free(path);
     free(text);

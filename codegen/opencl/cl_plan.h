@@ -62,7 +62,7 @@ typedef struct byocl_cl_plan {
     byocl_tensor **constants; /* references; uploaded once per runtime module */
     int n_launches;
     byocl_cl_launch *launches;
-    /* Added by the code generator, for people reading the plan (byocl_cl_plan_text): */
+    /* Added by the code generator, for people reading the plan (clg_plan_text): */
     char *region;            /* the region function's name (malloc'ed) */
     char *buffers_text;      /* one line per input, output, constant and scratch buffer:
                               * its size and what it holds (malloc'ed) */
@@ -70,6 +70,6 @@ typedef struct byocl_cl_plan {
 
 /* Frees the plan and drops its references to the constants (codegen/opencl/cl_plan.c).
  * NULL is fine. */
-void byocl_cl_plan_free(byocl_cl_plan *plan);
+void clg_plan_free(byocl_cl_plan *plan);
 
 #endif

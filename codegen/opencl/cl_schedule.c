@@ -165,20 +165,20 @@ int64_t clg_conv_pack_source(const clg_conv_sched *s, int64_t i)
 
 void clg_conv_pack_index_text(const clg_conv_sched *s, byocl_textbuf *t)
 {
-    byocl_textbuf_printf(t,
-                         "{ \\\n"
-                         "    const int o_ = (i) %% %d, t_ = (i) / %d %% %d, "
-                         "c_ = (i) / %lld %% %lld; \\\n"
-                         "    const int ob_ = (i) / %lld %% %lld, g_ = (i) / %lld; \\\n"
-                         "    const int ocg_ = ob_ * %d + o_; \\\n"
-                         "    ok = ocg_ < %lld; \\\n"
-                         "    src = ((g_ * %lld + ocg_) * %lld + c_) * %d + t_; \\\n"
-                         "    dst = (i); \\\n"
-                         "}",
-                         s->oct, s->oct, s->ntaps, (long long)s->oct * s->ntaps,
-                         (long long)s->cin_g, (long long)s->oct * s->ntaps * s->cin_g,
-                         (long long)s->ob, (long long)s->oct * s->ntaps * s->cin_g * s->ob, s->oct,
-                         (long long)s->oc_g, (long long)s->oc_g, (long long)s->cin_g, s->ntaps);
+    base_textbuf_printf(t,
+                        "{ \\\n"
+                        "    const int o_ = (i) %% %d, t_ = (i) / %d %% %d, "
+                        "c_ = (i) / %lld %% %lld; \\\n"
+                        "    const int ob_ = (i) / %lld %% %lld, g_ = (i) / %lld; \\\n"
+                        "    const int ocg_ = ob_ * %d + o_; \\\n"
+                        "    ok = ocg_ < %lld; \\\n"
+                        "    src = ((g_ * %lld + ocg_) * %lld + c_) * %d + t_; \\\n"
+                        "    dst = (i); \\\n"
+                        "}",
+                        s->oct, s->oct, s->ntaps, (long long)s->oct * s->ntaps,
+                        (long long)s->cin_g, (long long)s->oct * s->ntaps * s->cin_g,
+                        (long long)s->ob, (long long)s->oct * s->ntaps * s->cin_g * s->ob, s->oct,
+                        (long long)s->oc_g, (long long)s->oc_g, (long long)s->cin_g, s->ntaps);
 }
 
 /* The phase of slot `slot_expr` among `phases` as an expression. */
@@ -242,17 +242,17 @@ int64_t clg_dense_pack_source(const clg_dense_sched *s, int64_t i)
 
 void clg_dense_pack_index_text(const clg_dense_sched *s, byocl_textbuf *t)
 {
-    byocl_textbuf_printf(t,
-                         "{ \\\n"
-                         "    const int t_ = (i) %% %d, k_ = (i) / %d %% %lld, "
-                         "ub_ = (i) / %lld; \\\n"
-                         "    const int u_ = ub_ * %d + t_; \\\n"
-                         "    ok = u_ < %lld; \\\n"
-                         "    src = u_ * %lld + k_; \\\n"
-                         "    dst = (i); \\\n"
-                         "}",
-                         s->ut, s->ut, (long long)s->k, (long long)s->k * s->ut, s->ut,
-                         (long long)s->u, (long long)s->k);
+    base_textbuf_printf(t,
+                        "{ \\\n"
+                        "    const int t_ = (i) %% %d, k_ = (i) / %d %% %lld, "
+                        "ub_ = (i) / %lld; \\\n"
+                        "    const int u_ = ub_ * %d + t_; \\\n"
+                        "    ok = u_ < %lld; \\\n"
+                        "    src = u_ * %lld + k_; \\\n"
+                        "    dst = (i); \\\n"
+                        "}",
+                        s->ut, s->ut, (long long)s->k, (long long)s->k * s->ut, s->ut,
+                        (long long)s->u, (long long)s->k);
 }
 
 byocl_tensor *clg_pack_host(const byocl_tensor *src, int64_t n,

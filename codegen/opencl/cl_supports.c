@@ -88,7 +88,7 @@ static bool conv2d_ok(const byocl_node *n, const byocl_function *fn, char *why, 
     return true;
 }
 
-bool byocl_cl_supports(const byocl_function *fn, int node, char *why, size_t why_len)
+bool clg_supports(const byocl_function *fn, int node, char *why, size_t why_len)
 {
     if (why && why_len)
         why[0] = '\0';

@@ -8,10 +8,10 @@ typedef struct byocl_cl_template {
     const char *text;
 } byocl_cl_template;
 
-extern const byocl_cl_template byocl_cl_templates[];
-extern const int byocl_cl_templates_count;
+extern const byocl_cl_template clg_templates[];
+extern const int clg_templates_count;
 
 /* The template called `name`; NULL when there is none. */
-const char *byocl_cl_template_text(const char *name);
+const char *clg_template_text(const char *name);
 
 #endif

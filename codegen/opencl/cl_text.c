@@ -31,10 +31,10 @@ void clg_float_literal(double v, char *buf, size_t len)
              negative ? ")" : "");
 }
 
-const char *byocl_cl_template_text(const char *name)
+const char *clg_template_text(const char *name)
 {
-    for (int i = 0; i < byocl_cl_templates_count; i++)
-        if (strcmp(byocl_cl_templates[i].name, name) == 0)
-            return byocl_cl_templates[i].text;
+    for (int i = 0; i < clg_templates_count; i++)
+        if (strcmp(clg_templates[i].name, name) == 0)
+            return clg_templates[i].text;
     return NULL;
 }

@@ -63,7 +63,7 @@ static const byocl_attr_schema compiler_attrs[] = {
      .doc = what, .check_attrs = check, .infer = infer_annotation,                         \
      .ref = annotation_ref}
 
-const byocl_op byocl_ops_annotation[] = {
+const byocl_op ops_annotation[] = {
     ANNOTATION_OP("annotation.compiler_begin", check_begin_attrs,
                   "marks a tensor (or each field of a tuple) entering a region for `compiler` "
                   "(identity)"),
@@ -71,5 +71,5 @@ const byocl_op byocl_ops_annotation[] = {
                   "marks a tensor (or each field of a tuple) leaving a region for `compiler` "
                   "(identity)"),
 };
-const int byocl_ops_annotation_count =
-    (int)(sizeof byocl_ops_annotation / sizeof byocl_ops_annotation[0]);
+const int ops_annotation_count =
+    (int)(sizeof ops_annotation / sizeof ops_annotation[0]);

@@ -81,9 +81,9 @@ static bool coerce(const byocl_attr_schema *s, const byocl_attr *given, byocl_at
     }
 }
 
-byocl_status byocl_op_normalize_attrs(byocl_module *m, const byocl_op *op,
-                                      const byocl_attrs *given, byocl_attrs *out,
-                                      byocl_error *err)
+byocl_status ops_normalize_attrs(byocl_module *m, const byocl_op *op,
+                                 const byocl_attrs *given, byocl_attrs *out,
+                                 byocl_error *err)
 {
     out->n = 0;
     out->items = NULL;
@@ -113,7 +113,7 @@ byocl_status byocl_op_normalize_attrs(byocl_module *m, const byocl_op *op,
     }
     if (op->n_attrs == 0)
         return BYOCL_OK;
-    out->items = byocl_arena_alloc(&m->arena, sizeof(byocl_attr) * (size_t)op->n_attrs);
+    out->items = ir_arena_alloc(&m->arena, sizeof(byocl_attr) * (size_t)op->n_attrs);
     if (!out->items)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     for (int k = 0; k < op->n_attrs; k++) {
@@ -136,7 +136,7 @@ byocl_status byocl_op_normalize_attrs(byocl_module *m, const byocl_op *op,
         /* Copy into the module (defaults point at static schema storage). */
         byocl_attrs one = {1, &value};
         byocl_attrs copied;
-        if (byocl_attrs_copy(m, &one, &copied, err) != BYOCL_OK)
+        if (ir_attrs_copy(m, &one, &copied, err) != BYOCL_OK)
             return BYOCL_ERR_NOMEM;
         out->items[k] = copied.items[0];
         out->n = k + 1;
@@ -162,7 +162,7 @@ static bool attr_values_equal(const byocl_attr *a, const byocl_attr *b)
     return false;
 }
 
-bool byocl_op_attr_is_default(const byocl_op *op, int k, const byocl_attr *value)
+bool ops_attr_is_default(const byocl_op *op, int k, const byocl_attr *value)
 {
     const byocl_attr_schema *s = &op->attrs[k];
     if (s->required)
@@ -184,15 +184,15 @@ char *byocl_op_attr_default_str(const byocl_op *op, int k, char *buf, size_t len
 char *byocl_attr_value_str(const byocl_attr *attr, char *buf, size_t len)
 {
     byocl_strbuf sb;
-    byocl_strbuf_init(&sb, buf, len);
-#define PUT(...) byocl_strbuf_printf(&sb, __VA_ARGS__)
+    base_strbuf_init(&sb, buf, len);
+#define PUT(...) base_strbuf_printf(&sb, __VA_ARGS__)
     switch (attr->kind) {
     case BYOCL_ATTR_NULL: PUT("None"); break;
     case BYOCL_ATTR_INT: PUT("%lld", (long long)attr->i); break;
     case BYOCL_ATTR_BOOL: PUT("%s", attr->i ? "True" : "False"); break;
     case BYOCL_ATTR_FLOAT: {
         char num[64];
-        byocl_format_real(attr->f, 64, num, sizeof num);
+        ir_format_real(attr->f, 64, num, sizeof num);
         PUT("%sf", num);
         break;
     }
@@ -223,8 +223,8 @@ char *byocl_attr_value_str(const byocl_attr *attr, char *buf, size_t len)
 
 /* ----------------------------------------------- type relation helpers */
 
-byocl_status byocl_broadcast_shapes(const byocl_shape *a, const byocl_shape *b,
-                                    byocl_shape *out, byocl_error *err)
+byocl_status ops_broadcast_shapes(const byocl_shape *a, const byocl_shape *b,
+                                  byocl_shape *out, byocl_error *err)
 {
     int rank = a->rank > b->rank ? a->rank : b->rank;
     byocl_shape r;
@@ -248,7 +248,7 @@ byocl_status byocl_broadcast_shapes(const byocl_shape *a, const byocl_shape *b,
     return BYOCL_OK;
 }
 
-const byocl_type *byocl_infer_tensor_arg(const byocl_infer_ctx *ctx, int k, byocl_error *err)
+const byocl_type *ops_infer_tensor_arg(const byocl_infer_ctx *ctx, int k, byocl_error *err)
 {
     if (k >= ctx->n_args) {
         byocl_error_set(err, BYOCL_ERR_TYPE, "argument %d is missing", k);

@@ -199,10 +199,10 @@ static const byocl_attr_schema conv2d_attrs[] = {
     NN_ATTR_OUT_DTYPE,
 };
 
-const byocl_op byocl_ops_conv[] = {
+const byocl_op ops_conv[] = {
     {.name = "nn.conv2d", .min_args = 2, .max_args = 2, .attrs = conv2d_attrs,
      .n_attrs = (int)(sizeof conv2d_attrs / sizeof conv2d_attrs[0]),
      .doc = "2-D convolution of NCHW data with an OIHW weight",
      .check_attrs = conv2d_check, .infer = conv2d_infer, .ref = conv2d_ref},
 };
-const int byocl_ops_conv_count = (int)(sizeof byocl_ops_conv / sizeof byocl_ops_conv[0]);
+const int ops_conv_count = (int)(sizeof ops_conv / sizeof ops_conv[0]);

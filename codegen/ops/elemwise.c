@@ -29,7 +29,7 @@ static byocl_status infer_binary(const byocl_infer_ctx *ctx, byocl_type *out, by
         return byocl_error_set(err, BYOCL_ERR_TYPE, "argument dtypes differ: %s and %s",
                                byocl_dtype_name(a->dtype), byocl_dtype_name(b->dtype));
     byocl_shape shape;
-    st = byocl_broadcast_shapes(&a->shape, &b->shape, &shape, err);
+    st = ops_broadcast_shapes(&a->shape, &b->shape, &shape, err);
     if (st != BYOCL_OK)
         return st;
     *out = byocl_type_tensor(a->dtype, shape.rank, shape.dims);
@@ -107,9 +107,9 @@ static byocl_status infer_where(const byocl_infer_ctx *ctx, byocl_type *out, byo
         return byocl_error_set(err, BYOCL_ERR_TYPE, "x and y dtypes differ: %s and %s",
                                byocl_dtype_name(t[1]->dtype), byocl_dtype_name(t[2]->dtype));
     byocl_shape xy, shape;
-    st = byocl_broadcast_shapes(&t[1]->shape, &t[2]->shape, &xy, err);
+    st = ops_broadcast_shapes(&t[1]->shape, &t[2]->shape, &xy, err);
     if (st == BYOCL_OK)
-        st = byocl_broadcast_shapes(&t[0]->shape, &xy, &shape, err);
+        st = ops_broadcast_shapes(&t[0]->shape, &xy, &shape, err);
     if (st != BYOCL_OK)
         return st;
     *out = byocl_type_tensor(t[1]->dtype, shape.rank, shape.dims);
@@ -221,7 +221,7 @@ static byocl_status check_broadcast_tensors(const char *name, const byocl_tensor
     byocl_shape shape = *byocl_tensor_shape(in[0]);
     for (int k = 1; k < n_in; k++) {
         byocl_shape next;
-        byocl_status st = byocl_broadcast_shapes(&shape, byocl_tensor_shape(in[k]), &next, err);
+        byocl_status st = ops_broadcast_shapes(&shape, byocl_tensor_shape(in[k]), &next, err);
         if (st != BYOCL_OK)
             return st;
         shape = next;
@@ -538,7 +538,7 @@ static const byocl_attr_schema cast_attrs[] = {
 #define UNARY_OP(op_name, relation, fn, what)                                            \
     {.name = op_name, .min_args = 1, .max_args = 1, .doc = what, .infer = relation, .ref = fn}
 
-const byocl_op byocl_ops_elemwise[] = {
+const byocl_op ops_elemwise[] = {
     BINARY_OP("add", add_ref, "elementwise a + b"),
     BINARY_OP("subtract", subtract_ref, "elementwise a - b"),
     BINARY_OP("multiply", multiply_ref, "elementwise a * b"),
@@ -587,5 +587,5 @@ const byocl_op byocl_ops_elemwise[] = {
             "truncates toward zero and wraps",
      .check_attrs = check_cast_attrs, .infer = infer_cast, .ref = cast_ref},
 };
-const int byocl_ops_elemwise_count =
-    (int)(sizeof byocl_ops_elemwise / sizeof byocl_ops_elemwise[0]);
+const int ops_elemwise_count =
+    (int)(sizeof ops_elemwise / sizeof ops_elemwise[0]);

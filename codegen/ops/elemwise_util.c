@@ -34,7 +34,7 @@ void elemwise_store_int(byocl_tensor *t, int64_t i, int64_t v)
 byocl_status elemwise_tensor_arg(const byocl_infer_ctx *ctx, int k, const byocl_type **out,
                                  byocl_error *err)
 {
-    *out = byocl_infer_tensor_arg(ctx, k, err);
+    *out = ops_infer_tensor_arg(ctx, k, err);
     if (*out)
         return BYOCL_OK;
     return err && err->status != BYOCL_OK ? err->status : BYOCL_ERR_TYPE;

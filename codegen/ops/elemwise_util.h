@@ -12,7 +12,7 @@ int64_t elemwise_load_int(const byocl_tensor *t, int64_t i);
  * v != 0. Integer and bool dtypes only. */
 void elemwise_store_int(byocl_tensor *t, int64_t i, int64_t v);
 
-/* Argument k as a tensor type, or the error of byocl_infer_tensor_arg. */
+/* Argument k as a tensor type, or the error of ops_infer_tensor_arg. */
 byocl_status elemwise_tensor_arg(const byocl_infer_ctx *ctx, int k, const byocl_type **out,
                                  byocl_error *err);
 /* Type relation of ops whose result has the type of their one tensor argument. */

@@ -67,13 +67,13 @@ static byocl_status node_type(byocl_module *m, const byocl_function *fn, const b
             return infer_call_global(m, fn, n, result, err);
         byocl_infer_ctx ctx = {.mod = m, .arg_types = arg_types, .n_args = n->n_args,
                                .attrs = &n->attrs};
-        byocl_type out = byocl_type_none;
+        byocl_type out = ir_type_none;
         byocl_status st = n->op->infer(&ctx, &out, err);
         if (st == BYOCL_OK)
             st = check_countable(&out, err);
         if (st != BYOCL_OK)
             return st;
-        *result = byocl_type_copy(m, &out);
+        *result = ir_type_copy(m, &out);
         return BYOCL_OK;
     }
     case BYOCL_NODE_TUPLE:
@@ -96,7 +96,7 @@ static byocl_status node_type(byocl_module *m, const byocl_function *fn, const b
     return byocl_error_set(err, BYOCL_ERR_INVALID, "unknown node kind %d", (int)n->kind);
 }
 
-byocl_status byocl_infer_node(byocl_module *m, byocl_function *fn, int id, byocl_error *err)
+byocl_status ops_infer_node(byocl_module *m, byocl_function *fn, int id, byocl_error *err)
 {
     byocl_node *n = &fn->nodes[id];
     const byocl_type *stack_types[16] = {NULL};

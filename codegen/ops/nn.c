@@ -450,7 +450,7 @@ static const byocl_attr_schema softmax_attrs[] = {
      .doc = "the axis to normalize over (negative counts from the end)"},
 };
 
-const byocl_op byocl_ops_nn[] = {
+const byocl_op ops_nn[] = {
     {.name = "nn.dense", .min_args = 2, .max_args = 2, .attrs = dense_attrs,
      .n_attrs = N_ITEMS(dense_attrs),
      .doc = "fully connected layer: data [..., K] times weight [units, K] transposed",
@@ -479,4 +479,4 @@ const byocl_op byocl_ops_nn[] = {
      .doc = "reshapes data to (N, product of the other dimensions)",
      .infer = batch_flatten_infer, .ref = batch_flatten_ref},
 };
-const int byocl_ops_nn_count = N_ITEMS(byocl_ops_nn);
+const int ops_nn_count = N_ITEMS(ops_nn);

@@ -98,7 +98,7 @@ byocl_status nn_attr_store_ints(byocl_module *m, byocl_attrs *attrs, const char 
         byocl_attr *a = &attrs->items[k];
         if (strcmp(a->key, key) != 0)
             continue;
-        int64_t *copy = byocl_arena_memdup(&m->arena, values, (size_t)n * sizeof *values);
+        int64_t *copy = ir_arena_memdup(&m->arena, values, (size_t)n * sizeof *values);
         if (!copy)
             return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory storing %s", key);
         a->kind = BYOCL_ATTR_INTS;
@@ -296,7 +296,7 @@ byocl_shape nn_slide_out_shape(const nn_slide *s, int64_t channels)
 byocl_status nn_tensor_arg(const byocl_infer_ctx *ctx, int k, const char *what, int rank,
                            const char *layout_hint, const byocl_type **out, byocl_error *err)
 {
-    const byocl_type *t = byocl_infer_tensor_arg(ctx, k, err);
+    const byocl_type *t = ops_infer_tensor_arg(ctx, k, err);
     if (!t)
         return err && err->status != BYOCL_OK ? err->status : BYOCL_ERR_TYPE;
     if (rank >= 0 && t->shape.rank != rank) {

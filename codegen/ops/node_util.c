@@ -7,7 +7,7 @@
 #include "node_util.h"
 #include "op_impl.h"
 
-void byocl_node_error_at(byocl_error *err, const byocl_function *fn, int id)
+void ops_node_error_at(byocl_error *err, const byocl_function *fn, int id)
 {
     char label[128], what[160] = "", where[64] = "";
     const byocl_node *n = &fn->nodes[id];
@@ -58,7 +58,7 @@ static byocl_status visit(const byocl_module *m, int f, int *state, int *order, 
         if (g < 0) {
             byocl_error_set(err, BYOCL_ERR_NOT_FOUND, "call of @%s, which is not defined",
                             n->callee);
-            byocl_node_error_at(err, fn, id);
+            ops_node_error_at(err, fn, id);
             return BYOCL_ERR_NOT_FOUND;
         }
         byocl_status st = visit(m, g, state, order, n_order, stack, depth + 1, err);
@@ -70,7 +70,7 @@ static byocl_status visit(const byocl_module *m, int f, int *state, int *order, 
     return BYOCL_OK;
 }
 
-byocl_status byocl_module_callee_order(const byocl_module *m, int *order, byocl_error *err)
+byocl_status ops_module_callee_order(const byocl_module *m, int *order, byocl_error *err)
 {
     int *state = calloc((size_t)m->n_fns + 1, sizeof *state);
     int *stack = calloc((size_t)m->n_fns + 2, sizeof *stack);

@@ -1,8 +1,8 @@
 /* Internal view of the op registry: what an op file defines.
  *
  * Each op group file (conv.c, pool.c, nn.c, elemwise.c, transform.c, annotation.c)
- * exports one table `const byocl_op byocl_ops_<group>[]` and its length
- * `const int byocl_ops_<group>_count`; registry.c concatenates them. */
+ * exports one table `const byocl_op ops_<group>[]` and its length
+ * `const int ops_<group>_count`; registry.c concatenates them. */
 #ifndef BYOCL_OP_IMPL_H
 #define BYOCL_OP_IMPL_H
 
@@ -60,17 +60,17 @@ struct byocl_op {
 /* Validates `given` against the op's schema: unknown keys, wrong kinds and missing
  * required attributes are errors naming the attribute; the result lists every schema
  * attribute in order with defaults filled, then runs op->check_attrs. */
-byocl_status byocl_op_normalize_attrs(byocl_module *m, const byocl_op *op,
-                                      const byocl_attrs *given, byocl_attrs *out,
-                                      byocl_error *err);
+byocl_status ops_normalize_attrs(byocl_module *m, const byocl_op *op,
+                                 const byocl_attrs *given, byocl_attrs *out,
+                                 byocl_error *err);
 /* True when attribute k of the call equals its schema default (the printer omits it). */
-bool byocl_op_attr_is_default(const byocl_op *op, int k, const byocl_attr *value);
+bool ops_attr_is_default(const byocl_op *op, int k, const byocl_attr *value);
 
 /* Shared helpers for type relations. */
 /* numpy broadcasting of two shapes; error says which dims clash. */
-byocl_status byocl_broadcast_shapes(const byocl_shape *a, const byocl_shape *b,
-                                    byocl_shape *out, byocl_error *err);
+byocl_status ops_broadcast_shapes(const byocl_shape *a, const byocl_shape *b,
+                                  byocl_shape *out, byocl_error *err);
 /* Checks arg k is a tensor (not a tuple, inferred) and returns it. */
-const byocl_type *byocl_infer_tensor_arg(const byocl_infer_ctx *ctx, int k, byocl_error *err);
+const byocl_type *ops_infer_tensor_arg(const byocl_infer_ctx *ctx, int k, byocl_error *err);
 
 #endif

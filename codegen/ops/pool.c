@@ -185,7 +185,7 @@ static const byocl_attr_schema global_pool_attrs[] = {
 
 #define N_ATTRS(a) ((int)(sizeof a / sizeof a[0]))
 
-const byocl_op byocl_ops_pool[] = {
+const byocl_op ops_pool[] = {
     {.name = "nn.max_pool2d", .min_args = 1, .max_args = 1, .attrs = max_pool2d_attrs,
      .n_attrs = N_ATTRS(max_pool2d_attrs),
      .doc = "maximum over sliding windows of NCHW data (padding cells never win)",
@@ -200,4 +200,4 @@ const byocl_op byocl_ops_pool[] = {
      .check_attrs = global_pool_check, .infer = global_pool_infer,
      .ref = global_avg_pool2d_ref},
 };
-const int byocl_ops_pool_count = N_ATTRS(byocl_ops_pool);
+const int ops_pool_count = N_ATTRS(ops_pool);

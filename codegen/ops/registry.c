@@ -6,8 +6,8 @@
 #define BYOCL_OP_GROUPS(X) X(conv) X(pool) X(nn) X(elemwise) X(transform) X(annotation)
 
 #define DECLARE_GROUP(g)                  \
-    extern const byocl_op byocl_ops_##g[]; \
-    extern const int byocl_ops_##g##_count;
+    extern const byocl_op ops_##g[]; \
+    extern const int ops_##g##_count;
 BYOCL_OP_GROUPS(DECLARE_GROUP)
 
 typedef struct op_group {
@@ -15,7 +15,7 @@ typedef struct op_group {
     const int *count;
 } op_group;
 
-#define GROUP_ENTRY(g) {byocl_ops_##g, &byocl_ops_##g##_count},
+#define GROUP_ENTRY(g) {ops_##g, &ops_##g##_count},
 static const op_group groups[] = {BYOCL_OP_GROUPS(GROUP_ENTRY)};
 #define N_GROUPS ((int)(sizeof groups / sizeof groups[0]))
 

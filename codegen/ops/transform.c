@@ -755,7 +755,7 @@ static const byocl_attr_schema mean_attrs[] = {
 
 #define ARRAY_LEN(a) ((int)(sizeof a / sizeof a[0]))
 
-const byocl_op byocl_ops_transform[] = {
+const byocl_op ops_transform[] = {
     {.name = "reshape", .min_args = 1, .max_args = 1, .attrs = reshape_attrs,
      .n_attrs = ARRAY_LEN(reshape_attrs), .doc = "the same elements in a new shape",
      .check_attrs = check_reshape_attrs, .infer = infer_reshape, .ref = elemwise_ref_copy},
@@ -781,4 +781,4 @@ const byocl_op byocl_ops_transform[] = {
      .doc = "average over axes (integer dtypes truncate toward zero)", .infer = infer_mean,
      .ref = mean_ref},
 };
-const int byocl_ops_transform_count = ARRAY_LEN(byocl_ops_transform);
+const int ops_transform_count = ARRAY_LEN(ops_transform);

@@ -25,7 +25,7 @@ static byocl_status mark_members(const byocl_function *fn, const byocl_node_rang
     char label[160], arg_label[160];
     for (int id = 0; id < fn->n_nodes; id++) {
         region_of[id] = member[id] ? 0 : -1;
-        if (member[id] && byocl_is_annotation(fn, id))
+        if (member[id] && pass_is_annotation(fn, id))
             return byocl_error_set(err, BYOCL_ERR_INVALID,
                                    "%s contains %s (%s); annotate_range works on "
                                    "nodes that are not annotated yet",
@@ -35,7 +35,7 @@ static byocl_status mark_members(const byocl_function *fn, const byocl_node_rang
     for (int id = range->id_first; id <= range->id_last; id++)
         for (int k = 0; region_of[id] == 0 && k < fn->nodes[id].n_args; k++) {
             int p = fn->nodes[id].args[k];
-            if (byocl_is_compiler_begin(fn, p))
+            if (pass_is_compiler_begin(fn, p))
                 return byocl_error_set(
                     err, BYOCL_ERR_INVALID, "%s: %s uses %s, a compiler_begin of another region",
                     range->what, byocl_node_label(fn, id, label, sizeof label),
@@ -79,7 +79,7 @@ static byocl_status check_convex(const byocl_function *fn, const char *what,
                                  const int *region_of, byocl_error *err)
 {
     byocl_users users;
-    byocl_status st = byocl_users_build(fn, &users, err);
+    byocl_status st = pass_users_build(fn, &users, err);
     if (st != BYOCL_OK)
         return st;
     int n = fn->n_nodes;
@@ -113,7 +113,7 @@ static byocl_status check_convex(const byocl_function *fn, const char *what,
         }
     }
 done:
-    byocl_users_free(&users);
+    pass_users_free(&users);
     free(from);
     free(queue);
     return st;
@@ -125,18 +125,18 @@ byocl_status byocl_annotate_range_spec(byocl_module *m, const char *range, const
     if (!m)
         return byocl_error_set(err, BYOCL_ERR_INVALID, "annotate_range: no module given");
     byocl_function *fn;
-    byocl_status st = byocl_target_check_name(target, err);
+    byocl_status st = target_check_name(target, err);
     if (st == BYOCL_OK)
-        st = byocl_pass_find_main(m, "annotate_range", &fn, err);
+        st = pass_find_main(m, "annotate_range", &fn, err);
     if (st != BYOCL_OK)
         return st;
     int *region_of = malloc((size_t)(fn->n_nodes + 1) * sizeof *region_of);
     bool *member = malloc((size_t)(fn->n_nodes + 1) * sizeof *member);
     byocl_node_range r;
     if (!region_of || !member)
-        st = byocl_annotate_nomem(err);
+        st = pass_annotate_nomem(err);
     if (st == BYOCL_OK)
-        st = byocl_node_range_resolve(fn, range, &r, member, err);
+        st = pass_node_range_resolve(fn, range, &r, member, err);
     if (st == BYOCL_OK)
         st = byocl_infer_types(m, err); /* annotations of tuples need the field types */
     if (st == BYOCL_OK)
@@ -148,7 +148,7 @@ byocl_status byocl_annotate_range_spec(byocl_module *m, const char *range, const
         const char *const names[1] = {target};
         byocl_region_plan plan = {.region_of = region_of, .region_target = region_target,
                                   .target_names = names, .n_targets = 1};
-        st = byocl_annotate_rebuild(m, fn, &plan, err);
+        st = pass_annotate_rebuild(m, fn, &plan, err);
     }
     free(region_of);
     free(member);
@@ -163,4 +163,4 @@ byocl_status byocl_annotate_range(byocl_module *m, int first, int last, const ch
     return byocl_annotate_range_spec(m, range, target, err);
 }
 
-bool byocl_annotate_range_spelled(const char *range) { return byocl_node_range_spelled(range); }
+bool byocl_annotate_range_spelled(const char *range) { return pass_node_range_spelled(range); }

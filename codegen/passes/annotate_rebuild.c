@@ -10,12 +10,12 @@
 #include "annotate_rebuild.h"
 #include "regions.h"
 
-byocl_status byocl_annotate_nomem(byocl_error *err)
+byocl_status pass_annotate_nomem(byocl_error *err)
 {
     return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory annotating @%s", BYOCL_PASS_MAIN);
 }
 
-byocl_status byocl_users_build(const byocl_function *fn, byocl_users *users, byocl_error *err)
+byocl_status pass_users_build(const byocl_function *fn, byocl_users *users, byocl_error *err)
 {
     int n = fn->n_nodes, n_edges = 0;
     for (int id = 0; id < n; id++)
@@ -23,7 +23,7 @@ byocl_status byocl_users_build(const byocl_function *fn, byocl_users *users, byo
     users->start = calloc((size_t)n + 2, sizeof *users->start);
     users->list = malloc((size_t)(n_edges ? n_edges : 1) * sizeof *users->list);
     if (!users->start || !users->list) {
-        byocl_users_free(users);
+        pass_users_free(users);
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory listing the users of nodes");
     }
     /* Counting sort by argument: start[a + 2] counts, then prefix sums, then fill. */
@@ -38,7 +38,7 @@ byocl_status byocl_users_build(const byocl_function *fn, byocl_users *users, byo
     return BYOCL_OK;
 }
 
-void byocl_users_free(byocl_users *users)
+void pass_users_free(byocl_users *users)
 {
     free(users->start);
     free(users->list);
@@ -64,7 +64,7 @@ typedef struct annotator {
 
 static int fail_nomem(annotator *an)
 {
-    byocl_annotate_nomem(an->err);
+    pass_annotate_nomem(an->err);
     return -1;
 }
 
@@ -75,7 +75,7 @@ static int emit_annotation(annotator *an, int src, const byocl_type *type, const
 {
     byocl_function *fresh = an->rb.fresh;
     if (type->kind != BYOCL_TYPE_TUPLE)
-        return byocl_build_annotation(fresh, op, src, an->plan->target_names[target], an->err);
+        return pass_add_annotation(fresh, op, src, an->plan->target_names[target], an->err);
     int n = type->n_fields;
     int *fields = malloc((size_t)(n ? n : 1) * sizeof *fields);
     if (!fields)
@@ -160,7 +160,7 @@ static int copy_node(annotator *an, int id)
             args[k] = an->rb.map[p];
     }
     if (ok >= 0)
-        ok = byocl_rebuild_copy(&an->rb, id, args, an->err);
+        ok = pass_rebuild_copy(&an->rb, id, args, an->err);
     free(args);
     if (ok < 0 || r < 0)
         return ok;
@@ -179,14 +179,14 @@ static int build_all(annotator *an)
 {
     const byocl_function *old = an->rb.old;
     for (int k = 0; k < old->n_params; k++)
-        if (byocl_rebuild_copy(&an->rb, old->params[k], NULL, an->err) < 0)
+        if (pass_rebuild_copy(&an->rb, old->params[k], NULL, an->err) < 0)
             return -1;
     for (int id = 0; id < old->n_nodes; id++) {
         const byocl_node *n = &old->nodes[id];
         if (an->rb.map[id] >= 0)
             continue; /* a parameter */
         int got = n->kind == BYOCL_NODE_VAR || n->kind == BYOCL_NODE_CONSTANT
-                      ? byocl_rebuild_copy(&an->rb, id, NULL, an->err)
+                      ? pass_rebuild_copy(&an->rb, id, NULL, an->err)
                       : copy_node(an, id);
         if (got < 0)
             return -1;
@@ -195,37 +195,37 @@ static int build_all(annotator *an)
                                                : an->rb.map[old->body];
 }
 
-byocl_status byocl_annotate_rebuild(byocl_module *m, const byocl_function *fn,
-                                    const byocl_region_plan *plan, byocl_error *err)
+byocl_status pass_annotate_rebuild(byocl_module *m, const byocl_function *fn,
+                                   const byocl_region_plan *plan, byocl_error *err)
 {
     annotator an = {.plan = plan, .err = err};
     size_t n = (size_t)(fn->n_nodes ? fn->n_nodes : 1);
     size_t n_keys = (size_t)plan->n_targets + 1;
-    byocl_status st = byocl_users_build(fn, &an.users, err);
+    byocl_status st = pass_users_build(fn, &an.users, err);
     if (st != BYOCL_OK)
         return st;
     an.ends = malloc(n * n_keys * sizeof *an.ends);
     an.begin_head = malloc(n * sizeof *an.begin_head);
     if (!an.ends || !an.begin_head) {
-        st = byocl_annotate_nomem(err);
+        st = pass_annotate_nomem(err);
         goto done;
     }
     for (size_t i = 0; i < n; i++)
         an.begin_head[i] = -1;
     for (size_t i = 0; i < n * n_keys; i++)
         an.ends[i] = -1;
-    st = byocl_rebuild_begin(&an.rb, m, fn, "annotate", err);
+    st = pass_rebuild_begin(&an.rb, m, fn, "annotate", err);
     if (st != BYOCL_OK)
         goto done;
     int body = build_all(&an);
     if (body >= 0) {
-        st = byocl_rebuild_finish(&an.rb, body, err);
+        st = pass_rebuild_finish(&an.rb, body, err);
     } else {
         st = err ? err->status : BYOCL_ERR_NOMEM;
-        byocl_rebuild_abort(&an.rb);
+        pass_rebuild_abort(&an.rb);
     }
 done:
-    byocl_users_free(&an.users);
+    pass_users_free(&an.users);
     free(an.ends);
     free(an.begin_head);
     free(an.begins);

@@ -7,7 +7,7 @@
 #include "rebuild.h"
 
 /* BYOCL_ERR_NOMEM, "out of memory annotating @main". */
-byocl_status byocl_annotate_nomem(byocl_error *err);
+byocl_status pass_annotate_nomem(byocl_error *err);
 
 /* The users of every node: node id's users are list[start[id] .. start[id + 1]), in
  * increasing id order (a node that uses a value twice is listed twice). */
@@ -16,8 +16,8 @@ typedef struct byocl_users {
     int *list;
 } byocl_users;
 
-byocl_status byocl_users_build(const byocl_function *fn, byocl_users *users, byocl_error *err);
-void byocl_users_free(byocl_users *users);
+byocl_status pass_users_build(const byocl_function *fn, byocl_users *users, byocl_error *err);
+void pass_users_free(byocl_users *users);
 
 /* Which region each node of @main belongs to. Regions are numbered 0..n_regions-1; each
  * has one target (an index into target_names). Every region must be convex (no path
@@ -42,7 +42,7 @@ typedef struct byocl_region_plan {
  *   its own annotation (annotations take tensors only) and a Tuple puts them back.
  * Binding names, parameter order and function attributes are kept; the new function is
  * type-checked before it takes @main's place. On an error the module is left as it was. */
-byocl_status byocl_annotate_rebuild(byocl_module *m, const byocl_function *fn,
-                                    const byocl_region_plan *plan, byocl_error *err);
+byocl_status pass_annotate_rebuild(byocl_module *m, const byocl_function *fn,
+                                   const byocl_region_plan *plan, byocl_error *err);
 
 #endif

@@ -39,7 +39,7 @@ static byocl_status resolve_targets(const char *const *names, int n,
             char known[512];
             return byocl_error_set(err, BYOCL_ERR_NOT_FOUND,
                                    "unknown target \"%s\" (registered targets: %s)", names[t],
-                                   byocl_target_list_names(known, sizeof known));
+                                   target_list_names(known, sizeof known));
         }
         for (int u = 0; u < t; u++)
             if (targets[u] == targets[t])
@@ -61,11 +61,11 @@ static byocl_status find_main(const byocl_module *m, const char *const *names, i
     byocl_function *fn;
     byocl_status st = resolve_targets(names, n, targets, err);
     if (st == BYOCL_OK)
-        st = byocl_pass_find_main(m, "annotate_target", &fn, err);
+        st = pass_find_main(m, "annotate_target", &fn, err);
     if (st != BYOCL_OK)
         return st;
     for (int id = 0; id < fn->n_nodes; id++)
-        if (byocl_is_annotation(fn, id)) {
+        if (pass_is_annotation(fn, id)) {
             char label[64];
             return byocl_error_set(err, BYOCL_ERR_INVALID,
                                    "@%s is already annotated (node %s); annotate_target works "
@@ -95,7 +95,7 @@ static byocl_status assign_calls(const byocl_function *fn, const byocl_target_i 
     size_t reason_len = (size_t)n_targets * (BYOCL_TARGET_NAME_MAX + WHY_MAX + 2) + 64;
     char *reason = malloc(reason_len);
     if (!reason)
-        return byocl_annotate_nomem(err);
+        return pass_annotate_nomem(err);
     for (int id = 0; id < fn->n_nodes; id++) {
         const byocl_node *n = &fn->nodes[id];
         target_of[id] = HOST;
@@ -166,7 +166,7 @@ static byocl_status split_regions(const byocl_function *fn, const int *target_of
     if (!depth || !parent) {
         free(depth);
         free(parent);
-        return byocl_annotate_nomem(err);
+        return pass_annotate_nomem(err);
     }
     for (int id = 0; id < n; id++) {
         const byocl_node *node = &fn->nodes[id];
@@ -182,7 +182,7 @@ static byocl_status split_regions(const byocl_function *fn, const int *target_of
         for (int k = 0; target_of[id] != HOST && k < fn->nodes[id].n_args; k++) {
             int p = fn->nodes[id].args[k];
             if (target_of[p] == target_of[id] && depth[p] == depth[id])
-                parent[byocl_uf_find(parent, p)] = byocl_uf_find(parent, id);
+                parent[pass_uf_find(parent, p)] = pass_uf_find(parent, id);
         }
     int n_regions = 0;
     for (int id = 0; id < n; id++)
@@ -190,7 +190,7 @@ static byocl_status split_regions(const byocl_function *fn, const int *target_of
     for (int id = 0; id < n; id++) {
         if (target_of[id] == HOST)
             continue;
-        int root = byocl_uf_find(parent, id);
+        int root = pass_uf_find(parent, id);
         if (region_of[root] < 0) {
             region_target[n_regions] = target_of[id];
             region_of[root] = n_regions++;
@@ -207,7 +207,7 @@ byocl_status byocl_annotate_target(byocl_module *m, const char *const *targets, 
 {
     const byocl_target_i **tg = calloc((size_t)(n_targets > 0 ? n_targets : 1), sizeof *tg);
     if (!tg)
-        return byocl_annotate_nomem(err);
+        return pass_annotate_nomem(err);
     const byocl_function *fn = NULL;
     byocl_status st = find_main(m, targets, n_targets, tg, &fn, err);
     if (st == BYOCL_OK)
@@ -217,10 +217,10 @@ byocl_status byocl_annotate_target(byocl_module *m, const char *const *targets, 
     int *region_of = malloc((size_t)(n ? n : 1) * sizeof *region_of);
     int *region_target = malloc((size_t)(n ? n : 1) * sizeof *region_target);
     if (st == BYOCL_OK && (!target_of || !region_of || !region_target))
-        st = byocl_annotate_nomem(err);
+        st = pass_annotate_nomem(err);
     byocl_users users = {NULL, NULL};
     if (st == BYOCL_OK)
-        st = byocl_users_build(fn, &users, err);
+        st = pass_users_build(fn, &users, err);
     if (st == BYOCL_OK)
         st = assign_calls(fn, tg, n_targets, target_of, NULL, NULL, fn, err);
     if (st == BYOCL_OK) {
@@ -230,9 +230,9 @@ byocl_status byocl_annotate_target(byocl_module *m, const char *const *targets, 
     if (st == BYOCL_OK) {
         byocl_region_plan plan = {.region_of = region_of, .region_target = region_target,
                                   .target_names = targets, .n_targets = n_targets};
-        st = byocl_annotate_rebuild(m, fn, &plan, err);
+        st = pass_annotate_rebuild(m, fn, &plan, err);
     }
-    byocl_users_free(&users);
+    pass_users_free(&users);
     free(target_of);
     free(region_of);
     free(region_target);
@@ -256,7 +256,7 @@ byocl_status byocl_annotate_explain(const byocl_module *m, const char *const *ta
         return byocl_error_set(err, BYOCL_ERR_INVALID, "annotate_explain needs a report function");
     const byocl_target_i **tg = calloc((size_t)(n_targets > 0 ? n_targets : 1), sizeof *tg);
     if (!tg)
-        return byocl_annotate_nomem(err);
+        return pass_annotate_nomem(err);
     const byocl_function *fn = NULL;
     byocl_module *typed = NULL;
     byocl_status st = find_main(m, targets, n_targets, tg, &fn, err);
@@ -271,7 +271,7 @@ byocl_status byocl_annotate_explain(const byocl_module *m, const char *const *ta
     }
     int *target_of = st == BYOCL_OK ? malloc((size_t)(fn->n_nodes + 1) * sizeof *target_of) : NULL;
     if (st == BYOCL_OK && !target_of)
-        st = byocl_annotate_nomem(err);
+        st = pass_annotate_nomem(err);
     if (st == BYOCL_OK)
         st = assign_calls(asked, tg, n_targets, target_of, report, user, fn, err);
     free(target_of);

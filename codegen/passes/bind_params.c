@@ -77,7 +77,7 @@ static byocl_status build_bound(const byocl_function *old, byocl_function *fresh
             proto.name = NULL;
             proto.value = values[bound_by[id]];
         }
-        if (byocl_fn_append(fresh, &proto, err) != id)
+        if (ir_fn_append(fresh, &proto, err) != id)
             return err ? err->status : BYOCL_ERR_NOMEM;
     }
     fresh->params = malloc((old->n_params > 0 ? (size_t)old->n_params : 1) * sizeof(int));
@@ -88,8 +88,8 @@ static byocl_status build_bound(const byocl_function *old, byocl_function *fresh
         if (bound_by[old->params[k]] < 0)
             fresh->params[fresh->n_params++] = old->params[k];
     fresh->body = old->body;
-    byocl_status st = byocl_attrs_copy(m, &old->attrs, &fresh->attrs, err);
-    if (st == BYOCL_OK && old->ret_type && !(fresh->ret_type = byocl_type_copy(m, old->ret_type)))
+    byocl_status st = ir_attrs_copy(m, &old->attrs, &fresh->attrs, err);
+    if (st == BYOCL_OK && old->ret_type && !(fresh->ret_type = ir_type_copy(m, old->ret_type)))
         st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory binding parameters");
     return st;
 }

@@ -52,9 +52,9 @@ static int annotation_for(byocl_rebuild *rb, inserted *done, const byocl_regions
     int id = inserted_find(done, value, key_region);
     if (id >= 0)
         return id;
-    id = byocl_build_annotation(rb->fresh,
-                                gap->end ? BYOCL_COMPILER_END : BYOCL_COMPILER_BEGIN,
-                                rb->map[value], r->target[gap->region], err);
+    id = pass_add_annotation(rb->fresh,
+                             gap->end ? BYOCL_COMPILER_END : BYOCL_COMPILER_BEGIN,
+                             rb->map[value], r->target[gap->region], err);
     if (id >= 0 && !inserted_add(done, value, key_region, id)) {
         byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory completing annotations");
         return -1;
@@ -67,7 +67,7 @@ static byocl_status complete_gaps(byocl_module *m, byocl_function *fn, const byo
                                   byocl_error *err)
 {
     byocl_rebuild rb;
-    byocl_status st = byocl_rebuild_begin(&rb, m, fn, "complete", err);
+    byocl_status st = pass_rebuild_begin(&rb, m, fn, "complete", err);
     if (st != BYOCL_OK)
         return st;
     inserted done = {0, 0, NULL};
@@ -94,7 +94,7 @@ static byocl_status complete_gaps(byocl_module *m, byocl_function *fn, const byo
             else
                 args[gap->arg] = a;
         }
-        if (st == BYOCL_OK && byocl_rebuild_copy(&rb, id, args, err) < 0)
+        if (st == BYOCL_OK && pass_rebuild_copy(&rb, id, args, err) < 0)
             st = err ? err->status : BYOCL_ERR_NOMEM;
         if (st == BYOCL_OK && id == fn->body) {
             body = rb.map[id];
@@ -105,32 +105,32 @@ static byocl_status complete_gaps(byocl_module *m, byocl_function *fn, const byo
     free(args);
     free(done.items);
     if (st == BYOCL_OK)
-        return byocl_rebuild_finish(&rb, body, err);
-    byocl_rebuild_abort(&rb);
+        return pass_rebuild_finish(&rb, body, err);
+    pass_rebuild_abort(&rb);
     return st;
 }
 
 byocl_status byocl_check_annotations(byocl_module *m, bool complete, byocl_error *err)
 {
     byocl_function *fn;
-    byocl_status st = byocl_pass_find_main(m, "byocl_check_annotations", &fn, err);
+    byocl_status st = pass_find_main(m, "byocl_check_annotations", &fn, err);
     if (st != BYOCL_OK)
         return st;
     byocl_regions r;
-    st = complete ? byocl_regions_analyze_lenient(fn, &r, err) : byocl_regions_analyze(fn, &r, err);
+    st = complete ? pass_regions_analyze_lenient(fn, &r, err) : pass_regions_analyze(fn, &r, err);
     if (st != BYOCL_OK)
         return st;
     if (r.n_gaps > 0) {
         st = complete_gaps(m, fn, &r, err);
-        byocl_regions_release(&r);
+        pass_regions_release(&r);
         if (st != BYOCL_OK)
             return st;
         fn = byocl_module_find(m, BYOCL_PASS_MAIN);
-        st = byocl_regions_analyze(fn, &r, err);
+        st = pass_regions_analyze(fn, &r, err);
         if (st != BYOCL_OK)
             return st;
     }
-    st = byocl_regions_check_convex(fn, &r, err);
-    byocl_regions_release(&r);
+    st = pass_regions_check_convex(fn, &r, err);
+    pass_regions_release(&r);
     return st;
 }

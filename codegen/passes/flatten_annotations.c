@@ -20,17 +20,17 @@
 
 static bool is_default(const byocl_function *fn, int id)
 {
-    return byocl_is_annotation(fn, id) &&
-           strcmp(byocl_annotation_compiler(fn, id), BYOCL_COMPILER_DEFAULT) == 0;
+    return pass_is_annotation(fn, id) &&
+           strcmp(pass_annotation_compiler(fn, id), BYOCL_COMPILER_DEFAULT) == 0;
 }
 
 static bool is_tuple_annotation(const byocl_function *fn, int id)
 {
-    return byocl_is_annotation(fn, id) && fn->nodes[id].type &&
+    return pass_is_annotation(fn, id) && fn->nodes[id].type &&
            fn->nodes[id].type->kind == BYOCL_TYPE_TUPLE;
 }
 
-bool byocl_annotations_need_flattening(const byocl_function *fn)
+bool pass_annotations_need_flattening(const byocl_function *fn)
 {
     for (int id = 0; id < fn->n_nodes; id++)
         if (is_default(fn, id) || is_tuple_annotation(fn, id))
@@ -74,7 +74,7 @@ static int flatten(flattener *fl, int v, const byocl_type *type, const char *op,
         if (strcmp(op, BYOCL_COMPILER_END) == 0 &&
             fresh->nodes[v].kind == BYOCL_NODE_CONSTANT)
             return v;
-        return byocl_build_annotation(fresh, op, v, compiler, fl->err);
+        return pass_add_annotation(fresh, op, v, compiler, fl->err);
     }
     int n = type->n_fields;
     int *fields = malloc(sizeof(int) * (size_t)(n + 1));
@@ -107,13 +107,13 @@ static byocl_status flatten_node(flattener *fl, int id)
     }
     if (is_tuple_annotation(old, id)) {
         map[id] = flatten(fl, map[n->args[0]], n->type, n->op->name,
-                          byocl_annotation_compiler(old, id));
+                          pass_annotation_compiler(old, id));
         fl->flat[id] = true;
     } else if (n->kind == BYOCL_NODE_GETITEM && fl->flat[n->args[0]]) {
         map[id] = fl->rb.fresh->nodes[map[n->args[0]]].args[n->index];
         fl->flat[id] = n->type->kind == BYOCL_TYPE_TUPLE;
     } else {
-        fl->copied[id] = byocl_rebuild_copy(&fl->rb, id, NULL, fl->err) >= 0;
+        fl->copied[id] = pass_rebuild_copy(&fl->rb, id, NULL, fl->err) >= 0;
         return fl->copied[id] ? BYOCL_OK : fl->err->status;
     }
     return map[id] >= 0 ? BYOCL_OK : fl->err->status;
@@ -146,7 +146,7 @@ static byocl_status flatten_main(byocl_module *m, const byocl_function *fn, bool
 {
     flattener fl = {.err = err};
     *droppable = NULL;
-    byocl_status st = byocl_rebuild_begin(&fl.rb, m, fn, "flatten", err);
+    byocl_status st = pass_rebuild_begin(&fl.rb, m, fn, "flatten", err);
     if (st != BYOCL_OK)
         return st;
     fl.flat = calloc((size_t)fn->n_nodes + 1, sizeof(bool));
@@ -163,8 +163,8 @@ static byocl_status flatten_main(byocl_module *m, const byocl_function *fn, bool
     free(fl.flat);
     free(fl.copied);
     if (st == BYOCL_OK)
-        return byocl_rebuild_finish(&fl.rb, fl.rb.map[fn->body], err);
-    byocl_rebuild_abort(&fl.rb);
+        return pass_rebuild_finish(&fl.rb, fl.rb.map[fn->body], err);
+    pass_rebuild_abort(&fl.rb);
     return st;
 }
 
@@ -190,21 +190,21 @@ static byocl_status drop_unused(byocl_module *m, const byocl_function *fn, const
     byocl_status st = BYOCL_OK;
     if (any_dropped) {
         byocl_rebuild rb;
-        st = byocl_rebuild_begin(&rb, m, fn, "flatten", err);
+        st = pass_rebuild_begin(&rb, m, fn, "flatten", err);
         for (int id = 0; id < fn->n_nodes && st == BYOCL_OK; id++)
-            if (keep[id] && byocl_rebuild_copy(&rb, id, NULL, err) < 0)
+            if (keep[id] && pass_rebuild_copy(&rb, id, NULL, err) < 0)
                 st = err->status;
         if (st == BYOCL_OK)
-            st = byocl_rebuild_finish(&rb, rb.map[fn->body], err);
+            st = pass_rebuild_finish(&rb, rb.map[fn->body], err);
         else
-            byocl_rebuild_abort(&rb);
+            pass_rebuild_abort(&rb);
     }
     free(keep);
     return st;
 }
 
-byocl_status byocl_flatten_annotations(byocl_module *m, const byocl_function *fn,
-                                       byocl_error *err)
+byocl_status pass_flatten_annotations(byocl_module *m, const byocl_function *fn,
+                                      byocl_error *err)
 {
     bool *droppable;
     int n_droppable;

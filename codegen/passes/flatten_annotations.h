@@ -21,10 +21,10 @@
 #define BYOCL_COMPILER_DEFAULT "default"
 
 /* Whether @main (`fn`, typed) has a compiler="default" or a tuple-typed annotation. */
-bool byocl_annotations_need_flattening(const byocl_function *fn);
+bool pass_annotations_need_flattening(const byocl_function *fn);
 /* Replaces @main (`fn`, typed) by its flattened copy. On an error in the first rebuild
  * the module is left as it was. */
-byocl_status byocl_flatten_annotations(byocl_module *m, const byocl_function *fn,
-                                       byocl_error *err);
+byocl_status pass_flatten_annotations(byocl_module *m, const byocl_function *fn,
+                                      byocl_error *err);
 
 #endif

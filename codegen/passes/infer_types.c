@@ -11,9 +11,9 @@ static byocl_status infer_function(byocl_module *m, byocl_function *fn, byocl_er
     if (fn->body < 0)
         return byocl_error_set(err, BYOCL_ERR_INVALID, "@%s has no body", fn->name);
     for (int id = 0; id < fn->n_nodes; id++) {
-        byocl_status st = byocl_infer_node(m, fn, id, err);
+        byocl_status st = ops_infer_node(m, fn, id, err);
         if (st != BYOCL_OK) {
-            byocl_node_error_at(err, fn, id);
+            ops_node_error_at(err, fn, id);
             return st;
         }
     }
@@ -35,7 +35,7 @@ byocl_status byocl_infer_types(byocl_module *m, byocl_error *err)
     int *order = malloc(sizeof *order * (size_t)(m->n_fns + 1));
     if (!order)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
-    byocl_status st = byocl_module_callee_order(m, order, err);
+    byocl_status st = ops_module_callee_order(m, order, err);
     for (int i = 0; i < m->n_fns && st == BYOCL_OK; i++)
         st = infer_function(m, m->fns[order[i]], err);
     free(order);

@@ -20,7 +20,7 @@
 /* The group of node `id`'s region, or -1 for the host. */
 static int group_of(const byocl_regions *r, int *parent, int id)
 {
-    return r->region_of[id] >= 0 ? byocl_uf_find(parent, r->region_of[id]) : -1;
+    return r->region_of[id] >= 0 ? pass_uf_find(parent, r->region_of[id]) : -1;
 }
 
 /* Whether some path goes from group `from` to group `to` through a node outside both.
@@ -59,10 +59,10 @@ static byocl_status choose_merges(const byocl_function *fn, const byocl_regions 
         parent[R] = R;
     for (int id = 0; id < fn->n_nodes; id++) {
         merge[id] = false;
-        if (!byocl_is_compiler_begin(fn, id))
+        if (!pass_is_compiler_begin(fn, id))
             continue;
         int e = fn->nodes[id].args[0];
-        if (!byocl_is_compiler_end(fn, e))
+        if (!pass_is_compiler_end(fn, e))
             continue;
         int from = group_of(r, parent, e), to = group_of(r, parent, id);
         if (strcmp(r->target[from], r->target[to]) != 0)
@@ -76,11 +76,11 @@ static byocl_status choose_merges(const byocl_function *fn, const byocl_regions 
      * still goes when later merges joined its regions some other way (the path that
      * forbade it then runs inside the group). */
     for (int id = 0; id < fn->n_nodes; id++) {
-        if (!byocl_is_compiler_begin(fn, id))
+        if (!pass_is_compiler_begin(fn, id))
             continue;
         int e = fn->nodes[id].args[0];
         merge[id] =
-            byocl_is_compiler_end(fn, e) && group_of(r, parent, e) == group_of(r, parent, id);
+            pass_is_compiler_end(fn, e) && group_of(r, parent, e) == group_of(r, parent, id);
     }
     free(parent);
     free(via);
@@ -102,35 +102,35 @@ static byocl_status rewrite(byocl_module *m, byocl_function *fn, const bool *mer
             if (!merge[id])
                 keep_end[fn->nodes[id].args[k]] = true;
     byocl_rebuild rb;
-    byocl_status st = byocl_rebuild_begin(&rb, m, fn, "merge_regions", err);
+    byocl_status st = pass_rebuild_begin(&rb, m, fn, "merge_regions", err);
     for (int id = 0; id < n && st == BYOCL_OK; id++) {
         if (merge[id]) {
             rb.map[id] = rb.map[fn->nodes[fn->nodes[id].args[0]].args[0]];
             continue;
         }
-        if (byocl_is_compiler_end(fn, id) && !keep_end[id])
+        if (pass_is_compiler_end(fn, id) && !keep_end[id])
             continue;
-        if (byocl_rebuild_copy(&rb, id, NULL, err) < 0)
+        if (pass_rebuild_copy(&rb, id, NULL, err) < 0)
             st = err ? err->status : BYOCL_ERR_NOMEM;
     }
     free(keep_end);
     if (st == BYOCL_OK)
-        return byocl_rebuild_finish(&rb, rb.map[fn->body], err);
-    byocl_rebuild_abort(&rb);
+        return pass_rebuild_finish(&rb, rb.map[fn->body], err);
+    pass_rebuild_abort(&rb);
     return st;
 }
 
 byocl_status byocl_merge_regions(byocl_module *m, byocl_error *err)
 {
     byocl_function *fn;
-    byocl_status st = byocl_pass_find_main(m, "byocl_merge_regions", &fn, err);
+    byocl_status st = pass_find_main(m, "byocl_merge_regions", &fn, err);
     if (st != BYOCL_OK)
         return st;
     byocl_regions r;
-    st = byocl_regions_analyze(fn, &r, err);
+    st = pass_regions_analyze(fn, &r, err);
     if (st != BYOCL_OK)
         return st;
-    st = byocl_regions_check_convex(fn, &r, err);
+    st = pass_regions_check_convex(fn, &r, err);
     bool *merge = st == BYOCL_OK ? malloc(sizeof(bool) * (size_t)(fn->n_nodes + 1)) : NULL;
     if (st == BYOCL_OK && !merge)
         st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory merging regions");
@@ -139,7 +139,7 @@ byocl_status byocl_merge_regions(byocl_module *m, byocl_error *err)
     bool any = false;
     for (int id = 0; st == BYOCL_OK && id < fn->n_nodes; id++)
         any |= merge[id];
-    byocl_regions_release(&r);
+    pass_regions_release(&r);
     if (st == BYOCL_OK && any)
         st = rewrite(m, fn, merge, err);
     free(merge);

@@ -47,7 +47,7 @@ static bool parse_end(const char *s, size_t len, range_end *e)
     if (len == 0 || len >= sizeof e->text)
         return false;
     memcpy(e->text, s, len);
-    e->numeric = byocl_str_all_digits(e->text);
+    e->numeric = base_str_all_digits(e->text);
     if (e->numeric) {
         errno = 0;
         e->number = strtol(e->text, NULL, 10);
@@ -64,7 +64,7 @@ static bool parse_split(const char *spec, const char *colon, range_end ends[2])
            parse_end(colon + 1, strlen(colon + 1), &ends[1]);
 }
 
-bool byocl_node_range_spelled(const char *spec)
+bool pass_node_range_spelled(const char *spec)
 {
     if (!spec)
         return false;
@@ -92,7 +92,7 @@ static int find_named(const node_names *v, const char *text)
     for (int id = 0; id < fn->n_nodes; id++)
         if (is_bound(fn, id) && fn->nodes[id].name && strcmp(fn->nodes[id].name, text) == 0)
             return id;
-    long number = byocl_str_all_digits(text) ? strtol(text, NULL, 10) : -1;
+    long number = base_str_all_digits(text) ? strtol(text, NULL, 10) : -1;
     for (int id = 0; id < fn->n_nodes && number >= 0 && !v->renumbered; id++)
         if (is_bound(fn, id) && !fn->nodes[id].name && v->printed[id] == number)
             return id;
@@ -246,13 +246,13 @@ static void mark_members(const node_names *v, const range_end ends[2], const int
         if (in && own)
             in = v->own[id] >= lo && v->own[id] <= hi;
         else if (in && numbered && name) /* the file's %N; other names stay outside */
-            in = byocl_str_all_digits(name) && strtol(name, NULL, 10) >= lo && strtol(name, NULL, 10) <= hi;
+            in = base_str_all_digits(name) && strtol(name, NULL, 10) >= lo && strtol(name, NULL, 10) <= hi;
         member[id] = in || id == ids[0] || id == ids[1];
     }
 }
 
-byocl_status byocl_node_range_resolve(const byocl_function *fn, const char *spec,
-                                      byocl_node_range *out, bool *member, byocl_error *err)
+byocl_status pass_node_range_resolve(const byocl_function *fn, const char *spec,
+                                     byocl_node_range *out, bool *member, byocl_error *err)
 {
     range_end ends[2];
     const char *colon = spec ? strchr(spec, ':') : NULL;
@@ -269,7 +269,7 @@ byocl_status byocl_node_range_resolve(const byocl_function *fn, const char *spec
     if (!v.printed || !v.own)
         st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory resolving a range");
     for (int id = 0; st == BYOCL_OK && id < fn->n_nodes; id++) {
-        bool numbered = is_bound(fn, id) && fn->nodes[id].name && byocl_str_all_digits(fn->nodes[id].name);
+        bool numbered = is_bound(fn, id) && fn->nodes[id].name && base_str_all_digits(fn->nodes[id].name);
         v.file_numbers |= numbered;
         v.renumbered |= numbered && v.printed[id] >= 0;
     }

@@ -27,12 +27,12 @@ typedef struct byocl_node_range {
 
 /* Whether `spec` is spelled as a range: "A:B" with both ends present and, where both are
  * numbers of the same kind, A <= B. Says nothing about the nodes. */
-bool byocl_node_range_spelled(const char *spec);
+bool pass_node_range_spelled(const char *spec);
 
 /* Resolves `spec` in `fn`: fills `out` and member[0..n_nodes) (true for members). Errors
  * say which end is missing and what the function's nodes are called, or show both
  * readings of an ambiguous bare range. */
-byocl_status byocl_node_range_resolve(const byocl_function *fn, const char *spec,
-                                      byocl_node_range *out, bool *member, byocl_error *err);
+byocl_status pass_node_range_resolve(const byocl_function *fn, const char *spec,
+                                     byocl_node_range *out, bool *member, byocl_error *err);
 
 #endif

@@ -79,7 +79,7 @@ static int bring_in(region_build *b, int src)
         return b->param_of[src];
     int id;
     if (fn->nodes[src].kind == BYOCL_NODE_CONSTANT && !b->p->constants_as_args) {
-        id = byocl_fn_append(b->out, &fn->nodes[src], b->p->err);
+        id = ir_fn_append(b->out, &fn->nodes[src], b->p->err);
     } else {
         char name[192];
         snprintf(name, sizeof name, "%s_%d_i%d", b->target, b->number, b->rf->n_args);
@@ -96,11 +96,11 @@ static byocl_status copy_member(region_build *b, int id)
 {
     const byocl_function *fn = b->p->fn;
     const byocl_node *n = &fn->nodes[id];
-    if (byocl_is_compiler_begin(fn, id)) {
+    if (pass_is_compiler_begin(fn, id)) {
         b->map[id] = bring_in(b, b->p->source[n->args[0]]);
         return b->map[id] >= 0 ? BYOCL_OK : b->p->err->status;
     }
-    if (byocl_is_compiler_end(fn, id)) {
+    if (pass_is_compiler_end(fn, id)) {
         int value = n->args[0];
         for (int k = 0; k < b->rf->n_outs; k++)
             if (b->rf->outs[k] == value)
@@ -120,7 +120,7 @@ static byocl_status copy_member(region_build *b, int id)
     }
     byocl_node proto = *n;
     proto.args = args;
-    if (st == BYOCL_OK && (b->map[id] = byocl_fn_append(b->out, &proto, b->p->err)) < 0)
+    if (st == BYOCL_OK && (b->map[id] = ir_fn_append(b->out, &proto, b->p->err)) < 0)
         st = b->p->err->status;
     if (args != small)
         free(args);
@@ -169,7 +169,7 @@ static byocl_status build_region(partitioner *p, int R, int number, byocl_error 
     for (int id = 0; id < fn->n_nodes && st == BYOCL_OK; id++) {
         if (p->r->region_of[id] != R)
             continue;
-        if (rf->key < 0 && !byocl_is_annotation(fn, id))
+        if (rf->key < 0 && !pass_is_annotation(fn, id))
             rf->key = id;
         st = copy_member(&b, id);
     }
@@ -209,7 +209,7 @@ typedef struct main_build {
 static int unit_of_value(const main_build *mb, int v)
 {
     const byocl_function *fn = mb->p->fn;
-    return byocl_is_compiler_end(fn, v) ? mb->n + mb->p->r->region_of[v] : v;
+    return pass_is_compiler_end(fn, v) ? mb->n + mb->p->r->region_of[v] : v;
 }
 
 static int num_deps(const main_build *mb, int u)
@@ -253,7 +253,7 @@ static byocl_status emit_unit(main_build *mb, int u, byocl_error *err)
 {
     if (u >= mb->n)
         return emit_region(mb, u - mb->n, err);
-    return byocl_rebuild_copy(&mb->rb, u, NULL, err) >= 0 ? BYOCL_OK : err->status;
+    return pass_rebuild_copy(&mb->rb, u, NULL, err) >= 0 ? BYOCL_OK : err->status;
 }
 
 enum { NOT_SEEN, ON_STACK, EMITTED };
@@ -295,7 +295,7 @@ static byocl_status emit_with_deps(main_build *mb, int root, char *state, int *s
 static byocl_status rebuild_main(partitioner *p, byocl_function *fn, byocl_error *err)
 {
     main_build mb = {.p = p, .n = fn->n_nodes};
-    byocl_status st = byocl_rebuild_begin(&mb.rb, p->mod, fn, "partition", err);
+    byocl_status st = pass_rebuild_begin(&mb.rb, p->mod, fn, "partition", err);
     if (st != BYOCL_OK)
         return st;
     size_t units = (size_t)(mb.n + p->r->n_regions + 1);
@@ -325,8 +325,8 @@ static byocl_status rebuild_main(partitioner *p, byocl_function *fn, byocl_error
     free(next);
     free(region_at);
     if (st == BYOCL_OK)
-        return byocl_rebuild_finish(&mb.rb, mb.rb.map[fn->body], err);
-    byocl_rebuild_abort(&mb.rb);
+        return pass_rebuild_finish(&mb.rb, mb.rb.map[fn->body], err);
+    pass_rebuild_abort(&mb.rb);
     return st;
 }
 
@@ -391,7 +391,7 @@ static int *value_sources(const byocl_function *fn, byocl_error *err)
         first_end[id] = -1;
     for (int id = 0; id < fn->n_nodes; id++) {
         source[id] = id;
-        if (!byocl_is_compiler_end(fn, id))
+        if (!pass_is_compiler_end(fn, id))
             continue;
         int *first = &first_end[fn->nodes[id].args[0]];
         if (*first < 0)
@@ -407,21 +407,21 @@ static int *value_sources(const byocl_function *fn, byocl_error *err)
 static byocl_status find_regions(byocl_module *m, byocl_function **fn, byocl_regions *r,
                                  byocl_error *err)
 {
-    byocl_status st = byocl_regions_analyze(*fn, r, err);
+    byocl_status st = pass_regions_analyze(*fn, r, err);
     if (st == BYOCL_OK)
-        st = byocl_regions_check_convex(*fn, r, err);
-    if (st == BYOCL_OK && byocl_annotations_need_flattening(*fn)) {
-        byocl_regions_release(r);
-        st = byocl_flatten_annotations(m, *fn, err);
+        st = pass_regions_check_convex(*fn, r, err);
+    if (st == BYOCL_OK && pass_annotations_need_flattening(*fn)) {
+        pass_regions_release(r);
+        st = pass_flatten_annotations(m, *fn, err);
         if (st == BYOCL_OK) {
             *fn = byocl_module_find(m, BYOCL_PASS_MAIN);
-            st = byocl_regions_analyze(*fn, r, err);
+            st = pass_regions_analyze(*fn, r, err);
         }
         if (st == BYOCL_OK)
-            st = byocl_regions_check_convex(*fn, r, err);
+            st = pass_regions_check_convex(*fn, r, err);
     }
     if (st != BYOCL_OK)
-        byocl_regions_release(r); /* safe after a failed analysis: it holds nothing */
+        pass_regions_release(r); /* safe after a failed analysis: it holds nothing */
     return st;
 }
 
@@ -432,7 +432,7 @@ byocl_status byocl_partition(byocl_module *m, const byocl_partition_options *opt
     if (!err)
         err = &local; /* the helpers read err->status */
     byocl_function *fn;
-    byocl_status st = byocl_pass_find_main(m, "byocl_partition", &fn, err);
+    byocl_status st = pass_find_main(m, "byocl_partition", &fn, err);
     if (st == BYOCL_OK)
         st = byocl_infer_types(m, err);
     if (st != BYOCL_OK)
@@ -453,7 +453,7 @@ byocl_status byocl_partition(byocl_module *m, const byocl_partition_options *opt
         free(p.regions);
         free(p.source);
     }
-    byocl_regions_release(&r);
+    pass_regions_release(&r);
     if (st == BYOCL_OK)
         st = byocl_verify(m, true, err);
     return st;

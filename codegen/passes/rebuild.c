@@ -6,8 +6,8 @@
 #include "byocl/passes.h"
 #include "rebuild.h"
 
-byocl_status byocl_pass_find_main(const byocl_module *m, const char *pass, byocl_function **out,
-                                  byocl_error *err)
+byocl_status pass_find_main(const byocl_module *m, const char *pass, byocl_function **out,
+                            byocl_error *err)
 {
     *out = NULL;
     if (!m)
@@ -30,8 +30,8 @@ static void unused_function_name(const byocl_module *m, const char *base, const 
     }
 }
 
-byocl_status byocl_rebuild_begin(byocl_rebuild *rb, byocl_module *m, const byocl_function *old,
-                                 const char *pass, byocl_error *err)
+byocl_status pass_rebuild_begin(byocl_rebuild *rb, byocl_module *m, const byocl_function *old,
+                                const char *pass, byocl_error *err)
 {
     memset(rb, 0, sizeof *rb);
     char name[256];
@@ -52,7 +52,7 @@ byocl_status byocl_rebuild_begin(byocl_rebuild *rb, byocl_module *m, const byocl
     return BYOCL_OK;
 }
 
-int byocl_rebuild_copy(byocl_rebuild *rb, int id, const int *args, byocl_error *err)
+int pass_rebuild_copy(byocl_rebuild *rb, int id, const int *args, byocl_error *err)
 {
     byocl_node proto = rb->old->nodes[id];
     int small[8];
@@ -68,7 +68,7 @@ int byocl_rebuild_copy(byocl_rebuild *rb, int id, const int *args, byocl_error *
         args = mapped;
     }
     proto.args = (int *)args;
-    int fresh_id = byocl_fn_append(rb->fresh, &proto, err);
+    int fresh_id = ir_fn_append(rb->fresh, &proto, err);
     if (mapped && mapped != small)
         free(mapped);
     if (fresh_id >= 0)
@@ -76,8 +76,8 @@ int byocl_rebuild_copy(byocl_rebuild *rb, int id, const int *args, byocl_error *
     return fresh_id;
 }
 
-int byocl_build_annotation(byocl_function *fn, const char *op, int arg, const char *compiler,
-                           byocl_error *err)
+int pass_add_annotation(byocl_function *fn, const char *op, int arg, const char *compiler,
+                        byocl_error *err)
 {
     byocl_attrs *attrs = byocl_attrs_new(fn->mod);
     if (!attrs || byocl_attrs_set_str(fn->mod, attrs, "compiler", compiler) != BYOCL_OK) {
@@ -87,7 +87,7 @@ int byocl_build_annotation(byocl_function *fn, const char *op, int arg, const ch
     return byocl_function_add_call(fn, op, &arg, 1, attrs, err);
 }
 
-void byocl_rebuild_abort(byocl_rebuild *rb)
+void pass_rebuild_abort(byocl_rebuild *rb)
 {
     if (rb->fresh)
         byocl_module_remove(rb->mod, rb->fresh->name, NULL);
@@ -105,14 +105,14 @@ static byocl_status set_params(byocl_rebuild *rb, byocl_error *err)
     fresh->cap_params = old->n_params + 1;
     for (int k = 0; k < old->n_params; k++) {
         int p = old->params[k];
-        if (rb->map[p] < 0 && byocl_rebuild_copy(rb, p, NULL, err) < 0)
+        if (rb->map[p] < 0 && pass_rebuild_copy(rb, p, NULL, err) < 0)
             return err ? err->status : BYOCL_ERR_NOMEM;
         fresh->params[fresh->n_params++] = rb->map[p];
     }
     return BYOCL_OK;
 }
 
-byocl_status byocl_rebuild_finish(byocl_rebuild *rb, int body, byocl_error *err)
+byocl_status pass_rebuild_finish(byocl_rebuild *rb, int body, byocl_error *err)
 {
     byocl_function *fresh = rb->fresh;
     const byocl_function *old = rb->old;
@@ -120,16 +120,16 @@ byocl_status byocl_rebuild_finish(byocl_rebuild *rb, int body, byocl_error *err)
     if (st == BYOCL_OK)
         st = byocl_function_set_body(fresh, body, err);
     if (st == BYOCL_OK)
-        st = byocl_attrs_copy(rb->mod, &old->attrs, &fresh->attrs, err);
+        st = ir_attrs_copy(rb->mod, &old->attrs, &fresh->attrs, err);
     if (st == BYOCL_OK && old->ret_type &&
-        !(fresh->ret_type = byocl_type_copy(rb->mod, old->ret_type)))
+        !(fresh->ret_type = ir_type_copy(rb->mod, old->ret_type)))
         st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory rewriting @%s", old->name);
     if (st == BYOCL_OK)
         st = byocl_infer_types(rb->mod, err);
     if (st == BYOCL_OK)
         st = byocl_module_replace(rb->mod, old->name, fresh, err);
     if (st != BYOCL_OK) {
-        byocl_rebuild_abort(rb);
+        pass_rebuild_abort(rb);
         return st;
     }
     free(rb->map);

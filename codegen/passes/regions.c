@@ -17,27 +17,27 @@ static bool is_op(const byocl_function *fn, int id, const char *name)
     return n->kind == BYOCL_NODE_CALL && n->op && strcmp(n->op->name, name) == 0;
 }
 
-bool byocl_is_compiler_begin(const byocl_function *fn, int id)
+bool pass_is_compiler_begin(const byocl_function *fn, int id)
 {
     return is_op(fn, id, BYOCL_COMPILER_BEGIN);
 }
 
-bool byocl_is_compiler_end(const byocl_function *fn, int id)
+bool pass_is_compiler_end(const byocl_function *fn, int id)
 {
     return is_op(fn, id, BYOCL_COMPILER_END);
 }
 
-bool byocl_is_annotation(const byocl_function *fn, int id)
+bool pass_is_annotation(const byocl_function *fn, int id)
 {
-    return byocl_is_compiler_begin(fn, id) || byocl_is_compiler_end(fn, id);
+    return pass_is_compiler_begin(fn, id) || pass_is_compiler_end(fn, id);
 }
 
-const char *byocl_annotation_compiler(const byocl_function *fn, int id)
+const char *pass_annotation_compiler(const byocl_function *fn, int id)
 {
     return byocl_attrs_get_str(&fn->nodes[id].attrs, "compiler", "");
 }
 
-char *byocl_region_describe(const byocl_function *fn, int id, char *buf, size_t len)
+char *pass_region_describe(const byocl_function *fn, int id, char *buf, size_t len)
 {
     const byocl_node *n = &fn->nodes[id];
     char label[128], where[48] = "";
@@ -82,14 +82,14 @@ typedef struct analysis {
     byocl_error *err;
 } analysis;
 
-int byocl_uf_find(int *parent, int x)
+int pass_uf_find(int *parent, int x)
 {
     while (parent[x] != x)
         x = parent[x] = parent[parent[x]];
     return x;
 }
 
-static int find(analysis *a, int r) { return byocl_uf_find(a->parent, r); }
+static int find(analysis *a, int r) { return pass_uf_find(a->parent, r); }
 
 /* Joins two raw regions; returns the root. */
 static int join(analysis *a, int r, int s)
@@ -125,7 +125,7 @@ static bool is_constant(const analysis *a, int id)
 
 static byocl_status fail_at(analysis *a, int id, byocl_status st)
 {
-    byocl_node_error_at(a->err, a->fn, id);
+    ops_node_error_at(a->err, a->fn, id);
     return st;
 }
 
@@ -161,8 +161,8 @@ static byocl_status missing_annotation(analysis *a, int node, int arg, int r, bo
     char what[256] = "it", value[192];
     if (arg >= 0)
         snprintf(what, sizeof what, "%s %d (%s)", end ? "field" : "argument", arg,
-                 byocl_region_describe(a->fn, a->fn->nodes[node].args[arg], value,
-                                       sizeof value));
+                 pass_region_describe(a->fn, a->fn->nodes[node].args[arg], value,
+                                      sizeof value));
     if (end)
         byocl_error_set(a->err, BYOCL_ERR_INVALID,
                         "%s leaves region %d (%s) without annotation.compiler_end; " HINT_END,
@@ -186,16 +186,16 @@ static byocl_status visit_begin(analysis *a, int id)
                         "its argument (%s) is already inside region %d (%s); hint: a value "
                         "enters a region once: remove this compiler_begin, or close the "
                         "region first with annotation.compiler_end",
-                        byocl_region_describe(a->fn, arg, what, sizeof what), shown_number(a, r),
+                        pass_region_describe(a->fn, arg, what, sizeof what), shown_number(a, r),
                         a->raw_target[r]);
         return fail_at(a, id, BYOCL_ERR_INVALID);
     }
     /* The compiler names a function and its parameters once partitioned. */
-    if (byocl_target_check_name(byocl_annotation_compiler(a->fn, id), a->err) != BYOCL_OK)
+    if (target_check_name(pass_annotation_compiler(a->fn, id), a->err) != BYOCL_OK)
         return fail_at(a, id, BYOCL_ERR_INVALID);
     int r = a->n_raw++;
     a->parent[r] = r;
-    a->raw_target[r] = byocl_annotation_compiler(a->fn, id);
+    a->raw_target[r] = pass_annotation_compiler(a->fn, id);
     a->value_of[id] = a->member_of[id] = r;
     return BYOCL_OK;
 }
@@ -210,11 +210,11 @@ static byocl_status visit_end(analysis *a, int id)
                         "its argument (%s) is not inside any region; hint: a compiler_end "
                         "closes a value computed in a region: give the region's inputs "
                         "annotation.compiler_begin, or remove this compiler_end",
-                        byocl_region_describe(a->fn, arg, what, sizeof what));
+                        pass_region_describe(a->fn, arg, what, sizeof what));
         return fail_at(a, id, BYOCL_ERR_INVALID);
     }
     int r = find(a, a->value_of[arg]);
-    const char *compiler = byocl_annotation_compiler(a->fn, id);
+    const char *compiler = pass_annotation_compiler(a->fn, id);
     if (strcmp(compiler, a->raw_target[r]) != 0) {
         /* TVM's compiler="default" marks host code, which a region's value reaches only
          * through the region's own compiler_end. */
@@ -223,7 +223,7 @@ static byocl_status visit_end(analysis *a, int id)
                         "compiler=\"%s\" does not match the region of its argument (%s), "
                         "region %d (%s); hint: a region's compiler_begin and compiler_end "
                         "name the same compiler%s%s%s",
-                        compiler, byocl_region_describe(a->fn, arg, what, sizeof what),
+                        compiler, pass_region_describe(a->fn, arg, what, sizeof what),
                         shown_number(a, r), a->raw_target[r],
                         host ? " (\"default\" marks what stays on the host: close the region "
                                "with compiler=\"" : "",
@@ -257,9 +257,9 @@ static byocl_status visit_compute(analysis *a, int id)
                                 "pass one of them through annotation.compiler_end and "
                                 "annotation.compiler_begin",
                                 region_arg,
-                                byocl_region_describe(fn, n->args[region_arg], what, sizeof what),
+                                pass_region_describe(fn, n->args[region_arg], what, sizeof what),
                                 shown_number(a, region), a->raw_target[region], k,
-                                byocl_region_describe(fn, n->args[k], other, sizeof other),
+                                pass_region_describe(fn, n->args[k], other, sizeof other),
                                 shown_number(a, v), a->raw_target[v]);
                 return fail_at(a, id, BYOCL_ERR_INVALID);
             }
@@ -315,7 +315,7 @@ static byocl_status walk(analysis *a)
         byocl_status st = BYOCL_OK;
         if (n->kind == BYOCL_NODE_VAR || n->kind == BYOCL_NODE_CONSTANT)
             continue;
-        bool begin = byocl_is_compiler_begin(fn, id), end = byocl_is_compiler_end(fn, id);
+        bool begin = pass_is_compiler_begin(fn, id), end = pass_is_compiler_end(fn, id);
         if ((begin || end) && n->n_args != 1) {
             byocl_error_set(a->err, BYOCL_ERR_INVALID, "an annotation takes one argument");
             return fail_at(a, id, BYOCL_ERR_INVALID);
@@ -374,8 +374,8 @@ static byocl_status compact(analysis *a, byocl_regions *out)
             continue;
         int R = out->region_of[id];
         out->target[R] = a->raw_target[find(a, r)];
-        out->n_inputs[R] += byocl_is_compiler_begin(fn, id);
-        out->n_outputs[R] += byocl_is_compiler_end(fn, id);
+        out->n_inputs[R] += pass_is_compiler_begin(fn, id);
+        out->n_outputs[R] += pass_is_compiler_end(fn, id);
     }
     for (int R = 0; R < n_regions; R++) {
         out->inputs[R] = malloc(sizeof(int) * (size_t)(out->n_inputs[R] + 1));
@@ -390,9 +390,9 @@ static byocl_status compact(analysis *a, byocl_regions *out)
         int R = out->region_of[id];
         if (R < 0)
             continue;
-        if (byocl_is_compiler_begin(fn, id))
+        if (pass_is_compiler_begin(fn, id))
             out->inputs[R][out->n_inputs[R]++] = id;
-        else if (byocl_is_compiler_end(fn, id))
+        else if (pass_is_compiler_end(fn, id))
             out->outputs[R][out->n_outputs[R]++] = id;
     }
     for (int g = 0; g < a->n_gaps; g++)
@@ -424,23 +424,23 @@ static byocl_status analyze(const byocl_function *fn, bool lenient, byocl_region
     free(a.member_of);
     free(a.gaps);
     if (st != BYOCL_OK)
-        byocl_regions_release(out);
+        pass_regions_release(out);
     return st;
 }
 
-byocl_status byocl_regions_analyze(const byocl_function *fn, byocl_regions *out,
-                                   byocl_error *err)
+byocl_status pass_regions_analyze(const byocl_function *fn, byocl_regions *out,
+                                  byocl_error *err)
 {
     return analyze(fn, false, out, err);
 }
 
-byocl_status byocl_regions_analyze_lenient(const byocl_function *fn, byocl_regions *out,
-                                           byocl_error *err)
+byocl_status pass_regions_analyze_lenient(const byocl_function *fn, byocl_regions *out,
+                                          byocl_error *err)
 {
     return analyze(fn, true, out, err);
 }
 
-void byocl_regions_release(byocl_regions *r)
+void pass_regions_release(byocl_regions *r)
 {
     if (!r)
         return;
@@ -464,12 +464,12 @@ byocl_status byocl_regions_of_nodes(const byocl_function *fn, int *region_of, in
                                     byocl_error *err)
 {
     byocl_regions r;
-    byocl_status st = byocl_regions_analyze(fn, &r, err);
+    byocl_status st = pass_regions_analyze(fn, &r, err);
     if (st != BYOCL_OK)
         return st;
     memcpy(region_of, r.region_of, sizeof *region_of * (size_t)r.n_nodes);
     *n_regions = r.n_regions;
-    byocl_regions_release(&r);
+    pass_regions_release(&r);
     return BYOCL_OK;
 }
 
@@ -478,7 +478,7 @@ byocl_status byocl_regions_of_nodes(const byocl_function *fn, int *region_of, in
 /* A value of region R: a member that is not a compiler_end (whose value is outside). */
 static bool is_region_value(const byocl_function *fn, const byocl_regions *r, int id, int R)
 {
-    return r->region_of[id] == R && !byocl_is_compiler_end(fn, id);
+    return r->region_of[id] == R && !pass_is_compiler_end(fn, id);
 }
 
 /* Appends " -> %N (op)" steps of `path` (in order) to buf, eliding the middle of long
@@ -549,8 +549,8 @@ static byocl_status report_cycle(const byocl_function *fn, const byocl_regions *
                            fn->name, R, r->target[R], text);
 }
 
-byocl_status byocl_regions_check_convex(const byocl_function *fn, const byocl_regions *r,
-                                        byocl_error *err)
+byocl_status pass_regions_check_convex(const byocl_function *fn, const byocl_regions *r,
+                                       byocl_error *err)
 {
     int n = fn->n_nodes;
     bool *left = malloc(sizeof(bool) * (size_t)(n + 1));

@@ -53,36 +53,36 @@ typedef struct byocl_regions {
  * compiler_end whose compiler differs from its region's, a compiler_begin of a value
  * already inside a region, a node joining regions of different compilers. On failure
  * `out` holds nothing to release. */
-byocl_status byocl_regions_analyze(const byocl_function *fn, byocl_regions *out,
-                                   byocl_error *err);
+byocl_status pass_regions_analyze(const byocl_function *fn, byocl_regions *out,
+                                  byocl_error *err);
 /* The same, except that a missing compiler_begin or compiler_end is recorded in
  * out->gaps (and the analysis goes on as if it were there) instead of failing. */
-byocl_status byocl_regions_analyze_lenient(const byocl_function *fn, byocl_regions *out,
-                                           byocl_error *err);
-void byocl_regions_release(byocl_regions *r);
+byocl_status pass_regions_analyze_lenient(const byocl_function *fn, byocl_regions *out,
+                                          byocl_error *err);
+void pass_regions_release(byocl_regions *r);
 
 /* Checks that every region is convex: no path leaves a region (through its
  * compiler_end, host nodes or other regions) and comes back into it, which would make the
  * partitioned region depend on itself. The error names the nodes on such a path. */
-byocl_status byocl_regions_check_convex(const byocl_function *fn, const byocl_regions *r,
-                                        byocl_error *err);
+byocl_status pass_regions_check_convex(const byocl_function *fn, const byocl_regions *r,
+                                       byocl_error *err);
 
 /* The annotation ops, and whether node `id` is a call of compiler_begin, of
  * compiler_end, or of either. */
 #define BYOCL_COMPILER_BEGIN "annotation.compiler_begin"
 #define BYOCL_COMPILER_END "annotation.compiler_end"
-bool byocl_is_compiler_begin(const byocl_function *fn, int id);
-bool byocl_is_compiler_end(const byocl_function *fn, int id);
-bool byocl_is_annotation(const byocl_function *fn, int id);
+bool pass_is_compiler_begin(const byocl_function *fn, int id);
+bool pass_is_compiler_end(const byocl_function *fn, int id);
+bool pass_is_annotation(const byocl_function *fn, int id);
 /* Its compiler attribute ("" when absent). */
-const char *byocl_annotation_compiler(const byocl_function *fn, int id);
+const char *pass_annotation_compiler(const byocl_function *fn, int id);
 
 /* The root of x in a union-find forest (parent[root] == root), halving the path. */
-int byocl_uf_find(int *parent, int x);
+int pass_uf_find(int *parent, int x);
 
 /* How messages describe a value: "%3, nn.conv2d", "%data, a parameter", "a constant",
  * "%8, a tuple item", "%4, a tuple", "%2, @f"; with " at L:C" when the text gave a
  * position. Returns buf. */
-char *byocl_region_describe(const byocl_function *fn, int id, char *buf, size_t len);
+char *pass_region_describe(const byocl_function *fn, int id, char *buf, size_t len);
 
 #endif

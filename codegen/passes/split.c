@@ -542,7 +542,7 @@ static int mapped(stage_builder *b, int id, byocl_error *err)
 {
     const byocl_node *n = &b->p->fn->nodes[id];
     if (b->map[id] < 0 && n->kind == BYOCL_NODE_CONSTANT)
-        b->map[id] = byocl_fn_append(b->out, n, err);
+        b->map[id] = ir_fn_append(b->out, n, err);
     else if (b->map[id] < 0)
         byocl_error_set(err, BYOCL_ERR_INVALID, "%%%s is not a parameter of @main",
                         n->name ? n->name : "?");
@@ -570,11 +570,11 @@ static byocl_status build_nodes(stage_builder *b, byocl_error *err)
                 break;
         byocl_node proto = *n;
         proto.args = args;
-        int copy = k == n->n_args ? byocl_fn_append(b->out, &proto, err) : -1;
+        int copy = k == n->n_args ? ir_fn_append(b->out, &proto, err) : -1;
         if (args != args_small)
             free(args);
         if (copy < 0) {
-            byocl_node_error_at(err, fn, id);
+            ops_node_error_at(err, fn, id);
             return err->status;
         }
         b->map[id] = copy;

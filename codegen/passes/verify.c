@@ -92,7 +92,7 @@ static byocl_status verify_function(const byocl_module *m, const byocl_function 
     for (int id = 0; id < fn->n_nodes; id++) {
         byocl_status st = verify_node(m, fn, id, require_types, err);
         if (st != BYOCL_OK) {
-            byocl_node_error_at(err, fn, id);
+            ops_node_error_at(err, fn, id);
             return st;
         }
     }
@@ -115,7 +115,7 @@ byocl_status byocl_verify(const byocl_module *m, bool require_types, byocl_error
     int *order = malloc(sizeof *order * (size_t)(m->n_fns + 1));
     if (!order)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
-    byocl_status st = byocl_module_callee_order(m, order, err);
+    byocl_status st = ops_module_callee_order(m, order, err);
     free(order);
     return st;
 }

@@ -26,7 +26,7 @@ byocl_status byocl_target_devices(const char *name, byocl_device_info **out, int
         char known[512];
         return byocl_error_set(err, BYOCL_ERR_NOT_FOUND,
                                "no target named '%s' is registered (registered: %s)",
-                               name ? name : "(null)", byocl_target_list_names(known, sizeof known));
+                               name ? name : "(null)", target_list_names(known, sizeof known));
     }
     if (!t->devices)
         return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
@@ -71,7 +71,7 @@ byocl_status byocl_target_device_find(const char *name, const char *spec, int *i
     if (st != BYOCL_OK)
         return st;
     int found = -1;
-    if (spec && byocl_str_all_digits(spec)) {
+    if (spec && base_str_all_digits(spec)) {
         long k = strtol(spec, NULL, 10);
         found = k < n ? (int)k : -1;
     } else {
@@ -82,9 +82,9 @@ byocl_status byocl_target_device_find(const char *name, const char *spec, int *i
     if (found < 0) {
         char known[1024];
         byocl_strbuf sb;
-        byocl_strbuf_init(&sb, known, sizeof known);
+        base_strbuf_init(&sb, known, sizeof known);
         for (int i = 0; i < n; i++)
-            byocl_strbuf_printf(&sb, "%s%d: %s", i ? ", " : "", i, list[i].name);
+            base_strbuf_printf(&sb, "%s%d: %s", i ? ", " : "", i, list[i].name);
         free(list);
         return byocl_error_set(err, BYOCL_ERR_NOT_FOUND,
                                "device '%s' names no device of target %s: give an index from 0 "

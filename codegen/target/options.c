@@ -67,7 +67,7 @@ byocl_status byocl_target_options_set(byocl_target_options *opts, const char *ta
     if (!opts || !value)
         return byocl_error_set(err, BYOCL_ERR_INVALID, "byocl_target_options_set: %s",
                                opts ? "no value given" : "no option set given");
-    byocl_status st = byocl_target_check_name(target, err);
+    byocl_status st = target_check_name(target, err);
     if (st != BYOCL_OK) {
         byocl_error_prefix(err, "target option %s.%s: ", target ? target : "",
                            key ? key : "");
@@ -155,17 +155,17 @@ static const byocl_target_option *find_option(const byocl_target_i *t, const cha
 static void list_keys(const byocl_target_i *t, char *buf, size_t len)
 {
     byocl_strbuf sb;
-    byocl_strbuf_init(&sb, buf, len);
+    base_strbuf_init(&sb, buf, len);
     int n = 0;
     if (t->devices)
-        byocl_strbuf_printf(&sb, "%sdevice", n++ ? ", " : "");
+        base_strbuf_printf(&sb, "%sdevice", n++ ? ", " : "");
     for (const byocl_target_option *o = t->options; o && o->key; o++)
-        byocl_strbuf_printf(&sb, "%s%s", n++ ? ", " : "", o->key);
+        base_strbuf_printf(&sb, "%s%s", n++ ? ", " : "", o->key);
     if (n == 0)
-        byocl_strbuf_printf(&sb, "none");
+        base_strbuf_printf(&sb, "none");
 }
 
-bool byocl_option_parse_bool(const char *value, bool *out)
+bool target_option_parse_bool(const char *value, bool *out)
 {
     static const char *const yes[] = {"on", "true", "1", "yes"};
     static const char *const no[] = {"off", "false", "0", "no"};
@@ -201,7 +201,7 @@ static byocl_status check_value(const byocl_target_option *o, const char *value,
     case BYOCL_OPTION_STRING:
         return BYOCL_OK;
     case BYOCL_OPTION_BOOL:
-        if (byocl_option_parse_bool(value, &flag))
+        if (target_option_parse_bool(value, &flag))
             return BYOCL_OK;
         return byocl_error_set(err, BYOCL_ERR_INVALID, "'%s' is not on or off", value);
     case BYOCL_OPTION_INT:
@@ -228,7 +228,7 @@ static byocl_status check_entry(const option_entry *e, int *device, byocl_error 
                                "target option %s.%s: no target named '%s' is registered "
                                "(registered: %s)",
                                e->target, e->key, e->target,
-                               byocl_target_list_names(known, sizeof known));
+                               target_list_names(known, sizeof known));
     byocl_status st = BYOCL_OK;
     if (strcmp(e->key, "device") == 0 && t->devices) {
         int index = -1;
@@ -260,8 +260,8 @@ byocl_status byocl_target_options_check(const byocl_target_options *opts, byocl_
 
 /* ------------------------------------------------------------------ config */
 
-byocl_status byocl_target_config_init(byocl_target_config *cfg, const char *target,
-                                      const byocl_target_options *opts, byocl_error *err)
+byocl_status target_config_init(byocl_target_config *cfg, const char *target,
+                                const byocl_target_options *opts, byocl_error *err)
 {
     *cfg = (byocl_target_config){.target = target, .options = opts, .device = -1};
     for (int i = 0; opts && i < opts->n; i++) {
@@ -283,7 +283,7 @@ bool byocl_target_config_bool(const byocl_target_config *cfg, const char *key, b
 {
     const char *value = byocl_target_config_get(cfg, key);
     bool out;
-    return value && byocl_option_parse_bool(value, &out) ? out : fallback;
+    return value && target_option_parse_bool(value, &out) ? out : fallback;
 }
 
 int byocl_target_config_device(const byocl_target_config *cfg)

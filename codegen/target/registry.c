@@ -23,7 +23,7 @@ static bool is_name_char(char c)
            c == '_';
 }
 
-byocl_status byocl_target_check_name(const char *name, byocl_error *err)
+byocl_status target_check_name(const char *name, byocl_error *err)
 {
     if (!name || !*name)
         return byocl_error_set(err, BYOCL_ERR_INVALID, "a target needs a name");
@@ -56,7 +56,7 @@ static int find_index(const char *name)
     return -1;
 }
 
-char *byocl_target_list_names(char *buf, size_t len)
+char *target_list_names(char *buf, size_t len)
 {
     size_t at = 0;
     if (len == 0)
@@ -73,7 +73,7 @@ byocl_status byocl_target_register(const byocl_target_i *target, byocl_error *er
 {
     if (!target)
         return byocl_error_set(err, BYOCL_ERR_INVALID, "byocl_target_register: no target given");
-    byocl_status st = byocl_target_check_name(target->name, err);
+    byocl_status st = target_check_name(target->name, err);
     if (st != BYOCL_OK)
         return st;
     if (target->api_version != BYOCL_TARGET_API_VERSION)
@@ -125,7 +125,7 @@ byocl_status byocl_target_unregister(const char *name, byocl_error *err)
         return byocl_error_set(err, BYOCL_ERR_NOT_FOUND,
                                "no target named \"%s\" is registered (registered: %s)",
                                name ? name : "(null)",
-                               byocl_target_list_names(known, sizeof known));
+                               target_list_names(known, sizeof known));
     }
     remove_at(i);
     return BYOCL_OK;

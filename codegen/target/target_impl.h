@@ -11,10 +11,10 @@
 /* A target name is 1 to BYOCL_TARGET_NAME_MAX - 1 letters, digits and '_' (it is the
  * Compiler attribute and part of symbols such as "<name>_main_0"). Registered or not:
  * annotate_range accepts names of targets that do not exist (yet). */
-byocl_status byocl_target_check_name(const char *name, byocl_error *err);
+byocl_status target_check_name(const char *name, byocl_error *err);
 
 /* "opencl, test_target" (registration order), or "none"; truncated to fit. Returns buf. */
-char *byocl_target_list_names(char *buf, size_t len);
+char *target_list_names(char *buf, size_t len);
 
 /* One target's view of an option set (options.c): what its compile receives. */
 struct byocl_target_config {
@@ -25,10 +25,10 @@ struct byocl_target_config {
 
 /* The config of `target` in `opts` (may be NULL), each of its options checked as
  * byocl_target_options_check does. */
-byocl_status byocl_target_config_init(byocl_target_config *cfg, const char *target,
-                                      const byocl_target_options *opts, byocl_error *err);
+byocl_status target_config_init(byocl_target_config *cfg, const char *target,
+                                const byocl_target_options *opts, byocl_error *err);
 
 /* on|off|true|false|yes|no|1|0, any case. */
-bool byocl_option_parse_bool(const char *value, bool *out);
+bool target_option_parse_bool(const char *value, bool *out);
 
 #endif

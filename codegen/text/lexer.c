@@ -306,7 +306,7 @@ static text_token lex_string(text_lexer *lx, text_token tok)
             char e = p[1];
             if (e != '"' && e != '\\' && e != 'n' && e != 't' && e != 'r') {
                 char what[24];
-                byocl_char_describe(e, what, sizeof what);
+                base_char_describe(e, what, sizeof what);
                 return lex_error(lx, p, "unknown escape '\\' followed by %s in string", what);
             }
             p += 2;
@@ -406,7 +406,7 @@ static text_token lex_one(text_lexer *lx)
         return tok;
     }
     char what[24];
-    byocl_char_describe(c, what, sizeof what);
+    base_char_describe(c, what, sizeof what);
     return lex_error(lx, p, "unexpected character %s", what);
 }
 

@@ -210,7 +210,7 @@ static const char *kind_phrase(byocl_json_kind kind)
 static const byocl_json *md_member(md_reader *r, const byocl_json *obj, const char *path,
                                    const char *key, byocl_json_kind kind)
 {
-    const byocl_json *v = byocl_json_get(obj, key);
+    const byocl_json *v = base_json_get(obj, key);
     if (!v)
         md_fail(r, obj, BYOCL_ERR_PARSE, path, "no \"%s\"", key);
     else if (v->kind != kind)
@@ -290,7 +290,7 @@ static byocl_status md_constant(md_reader *r, int k, int index, byocl_params *co
     if (!attrs)
         return r->err->status;
     snprintf(path, sizeof path, "nodes[%d].attrs", index);
-    const byocl_json *data = byocl_json_get(attrs, "data");
+    const byocl_json *data = base_json_get(attrs, "data");
     if (!data)
         return md_fail(r, attrs, BYOCL_ERR_PARSE, path, "no \"data\" (the tensor's index)");
     snprintf(path, sizeof path, "nodes[%d].attrs.data", index);
@@ -306,7 +306,7 @@ static byocl_status md_constant(md_reader *r, int k, int index, byocl_params *co
     void *blob;
     size_t blob_len;
     byocl_error e;
-    byocl_status st = byocl_base64_decode(b64->string, strlen(b64->string), &blob, &blob_len, &e);
+    byocl_status st = base_base64_decode(b64->string, strlen(b64->string), &blob, &blob_len, &e);
     if (st != BYOCL_OK)
         return md_fail(r, b64, st, path, "bad base64: %s", e.msg);
     byocl_tensor *t;
@@ -334,7 +334,7 @@ static byocl_status md_constants(md_reader *r, int index, byocl_params *consts)
         return md_fail(r, node, BYOCL_ERR_PARSE, path,
                        "the relay.Constant entry is a \"%.60s\" node, expected an \"Array\"",
                        type_key);
-    const byocl_json *data = byocl_json_get(node, "data");
+    const byocl_json *data = base_json_get(node, "data");
     if (!data) /* an empty Array */
         return BYOCL_OK;
     if (data->kind != BYOCL_JSON_ARRAY)
@@ -378,7 +378,7 @@ static byocl_status md_root(md_reader *r, int root, byocl_params *consts)
     const byocl_json *data = md_member(r, node, path, "data", BYOCL_JSON_ARRAY);
     if (!data)
         return r->err->status;
-    const byocl_json *keys = byocl_json_get(node, "keys");
+    const byocl_json *keys = base_json_get(node, "keys");
     if (keys) { /* string keys: "keys" and "data" side by side */
         if (keys->kind != BYOCL_JSON_ARRAY || keys->n != data->n)
             return md_fail(r, keys, BYOCL_ERR_PARSE, path,
@@ -449,7 +449,7 @@ byocl_status text_metadata_read(const char *json, size_t len, const char *filena
     if (!err)
         err = &local;
     byocl_json *doc;
-    byocl_status st = byocl_json_parse_at(json, len, filename, line, col, &doc, err);
+    byocl_status st = base_json_parse_at(json, len, filename, line, col, &doc, err);
     if (st != BYOCL_OK) {
         if (st == BYOCL_ERR_PARSE)
             json_error_in_section(err, filename);
@@ -467,7 +467,7 @@ byocl_status text_metadata_read(const char *json, size_t len, const char *filena
              !(r.nodes = md_member(&r, doc, "section", "nodes", BYOCL_JSON_ARRAY)))
         st = err->status;
     if (st == BYOCL_OK) {
-        r.b64ndarrays = byocl_json_get(doc, "b64ndarrays");
+        r.b64ndarrays = base_json_get(doc, "b64ndarrays");
         int root_index;
         if (r.b64ndarrays && r.b64ndarrays->kind != BYOCL_JSON_ARRAY)
             st = md_fail(&r, r.b64ndarrays, BYOCL_ERR_PARSE, "b64ndarrays",
@@ -477,7 +477,7 @@ byocl_status text_metadata_read(const char *json, size_t len, const char *filena
         else
             st = md_root(&r, root_index, consts);
     }
-    byocl_json_free(doc);
+    base_json_free(doc);
     if (st != BYOCL_OK) {
         byocl_params_free(consts);
         return st;
@@ -490,7 +490,7 @@ byocl_status text_metadata_read(const char *json, size_t len, const char *filena
 
 void text_metadata_print(byocl_textbuf *out, const byocl_tensor *const *consts, int n)
 {
-    byocl_textbuf_puts(out, "\n"
+    base_textbuf_puts(out, "\n"
                             "#[metadata]\n"
                             "{\n"
                             "  \"root\": 1, \n"
@@ -509,37 +509,37 @@ void text_metadata_print(byocl_textbuf *out, const byocl_tensor *const *consts, 
                             "      \"type_key\": \"Array\", \n"
                             "      \"data\": [");
     for (int k = 0; k < n; k++)
-        byocl_textbuf_printf(out, "%s%d", k ? ", " : "", 3 + k);
-    byocl_textbuf_puts(out, "]\n"
+        base_textbuf_printf(out, "%s%d", k ? ", " : "", 3 + k);
+    base_textbuf_puts(out, "]\n"
                             "    }");
     for (int k = 0; k < n; k++)
-        byocl_textbuf_printf(out,
-                             ", \n"
-                             "    {\n"
-                             "      \"type_key\": \"" CONSTANT_KIND "\", \n"
-                             "      \"attrs\": {\n"
-                             "        \"_checked_type_\": \"0\", \n"
-                             "        \"data\": \"%d\", \n"
-                             "        \"span\": \"0\", \n"
-                             "        \"virtual_device_\": \"0\"\n"
-                             "      }\n"
-                             "    }",
-                             k);
-    byocl_textbuf_puts(out, "\n"
+        base_textbuf_printf(out,
+                            ", \n"
+                            "    {\n"
+                            "      \"type_key\": \"" CONSTANT_KIND "\", \n"
+                            "      \"attrs\": {\n"
+                            "        \"_checked_type_\": \"0\", \n"
+                            "        \"data\": \"%d\", \n"
+                            "        \"span\": \"0\", \n"
+                            "        \"virtual_device_\": \"0\"\n"
+                            "      }\n"
+                            "    }",
+                            k);
+    base_textbuf_puts(out, "\n"
                             "  ], \n"
                             "  \"b64ndarrays\": [");
     for (int k = 0; k < n && !out->oom; k++) {
         size_t blob_len;
         void *blob = text_metadata_encode_ndarray(consts[k], &blob_len);
-        char *b64 = blob ? byocl_base64_encode(blob, blob_len) : NULL;
+        char *b64 = blob ? base_base64_encode(blob, blob_len) : NULL;
         if (b64)
-            byocl_textbuf_printf(out, "%s\n    \"%s\"", k ? ", " : "", b64);
+            base_textbuf_printf(out, "%s\n    \"%s\"", k ? ", " : "", b64);
         else
             out->oom = true;
         free(b64);
         free(blob);
     }
-    byocl_textbuf_puts(out, "\n"
+    base_textbuf_puts(out, "\n"
                             "  ], \n"
                             "  \"attrs\": {\"tvm_version\": \"0.8.0\"}\n"
                             "}\n");

@@ -217,7 +217,7 @@ static bool expect(parser *P, text_tok_kind kind, const char *what, text_token *
 /* A NUL-terminated copy of the token's text in the module's arena. */
 static const char *tok_str(parser *P, const text_token *tok)
 {
-    const char *s = byocl_arena_strndup(&P->mod->arena, tok->text, tok->len);
+    const char *s = ir_arena_strndup(&P->mod->arena, tok->text, tok->len);
     if (!s)
         fail_nomem(P, tok);
     return s;
@@ -244,7 +244,7 @@ static bool grow_array(parser *P, void **items, int n, int *cap, size_t size, co
         fail_nomem(P, at);
         return false;
     }
-    void *grown = byocl_arena_alloc(&P->mod->arena, (size_t)new_cap * size);
+    void *grown = ir_arena_alloc(&P->mod->arena, (size_t)new_cap * size);
     if (!grown) {
         fail_nomem(P, at);
         return false;
@@ -440,7 +440,7 @@ static bool parse_attr_value(parser *P, byocl_attr *out)
         next(P);
         break;
     case TOK_STRING: {
-        char *s = byocl_arena_alloc(&P->mod->arena, tok->len);
+        char *s = ir_arena_alloc(&P->mod->arena, tok->len);
         if (!s) {
             fail_nomem(P, tok);
             return false;

@@ -41,7 +41,7 @@ typedef char *(*format_fn)(const void *x, char *buf, size_t len);
 static void buf_format(byocl_textbuf *b, format_fn fmt, const void *x)
 {
     for (size_t len = 256; len <= ((size_t)1 << 26); len *= 4) {
-        if (!byocl_textbuf_reserve(b, len))
+        if (!base_textbuf_reserve(b, len))
             return;
         char *at = b->data + b->len;
         fmt(x, at, len);
@@ -74,7 +74,7 @@ static void format_scalar(const byocl_tensor *t, char *buf, size_t len)
     case BYOCL_FLOAT32:
     case BYOCL_FLOAT16: {
         char num[64];
-        byocl_format_real(v, byocl_tensor_dtype(t) == BYOCL_FLOAT16 ? 16 : 32, num, sizeof num);
+        ir_format_real(v, byocl_tensor_dtype(t) == BYOCL_FLOAT16 ? 16 : 32, num, sizeof num);
         snprintf(buf, len, "%s%s", num, byocl_tensor_dtype(t) == BYOCL_FLOAT16 ? "f16" : "f");
         break;
     }
@@ -325,24 +325,24 @@ static void print_ref(printer *pr, const byocl_function *fn, const print_plan *p
 {
     switch (byocl_node_kind_of(fn, id)) {
     case BYOCL_NODE_VAR:
-        byocl_textbuf_printf(&pr->out, "%%%s", byocl_node_name(fn, id));
+        base_textbuf_printf(&pr->out, "%%%s", byocl_node_name(fn, id));
         return;
     case BYOCL_NODE_CONSTANT: {
         byocl_tensor *t = fn->nodes[id].value; /* meta_out takes its own reference */
         if (byocl_tensor_shape(t)->rank == 0) {
             char lit[96];
             format_scalar(t, lit, sizeof lit);
-            byocl_textbuf_puts(&pr->out, lit);
+            base_textbuf_puts(&pr->out, lit);
         } else {
-            byocl_textbuf_printf(&pr->out, "meta[relay.Constant][%d]", meta_index(pr, t));
+            base_textbuf_printf(&pr->out, "meta[relay.Constant][%d]", meta_index(pr, t));
         }
         return;
     }
     default:
         if (plan->named[id])
-            byocl_textbuf_printf(&pr->out, "%%%s", byocl_node_name(fn, id));
+            base_textbuf_printf(&pr->out, "%%%s", byocl_node_name(fn, id));
         else
-            byocl_textbuf_printf(&pr->out, "%%%d", plan->number[id]);
+            base_textbuf_printf(&pr->out, "%%%d", plan->number[id]);
         return;
     }
 }
@@ -351,7 +351,7 @@ static void print_args(printer *pr, const byocl_function *fn, const print_plan *
 {
     for (int k = 0; k < byocl_node_num_args(fn, id); k++) {
         if (k)
-            byocl_textbuf_puts(&pr->out, ", ");
+            base_textbuf_puts(&pr->out, ", ");
         print_ref(pr, fn, plan, byocl_node_arg(fn, id, k));
     }
 }
@@ -363,9 +363,9 @@ static void print_op_attrs(printer *pr, const byocl_function *fn, int id, bool a
     const byocl_attrs *attrs = &fn->nodes[id].attrs;
     for (int k = 0; op && k < byocl_op_num_attrs(op); k++) {
         const byocl_attr *value = byocl_attrs_find(attrs, byocl_op_attr_name(op, k));
-        if (!value || byocl_op_attr_is_default(op, k, value))
+        if (!value || ops_attr_is_default(op, k, value))
             continue;
-        byocl_textbuf_printf(&pr->out, "%s%s=", after_args ? ", " : "", value->key);
+        base_textbuf_printf(&pr->out, "%s%s=", after_args ? ", " : "", value->key);
         buf_format(&pr->out, format_attr, value);
         after_args = true;
     }
@@ -378,22 +378,22 @@ static void print_expr(printer *pr, const byocl_function *fn, const print_plan *
     switch (byocl_node_kind_of(fn, id)) {
     case BYOCL_NODE_CALL:
         if (byocl_node_op(fn, id))
-            byocl_textbuf_printf(&pr->out, "%s(", byocl_node_op(fn, id));
+            base_textbuf_printf(&pr->out, "%s(", byocl_node_op(fn, id));
         else
-            byocl_textbuf_printf(&pr->out, "@%s(", byocl_node_callee(fn, id));
+            base_textbuf_printf(&pr->out, "@%s(", byocl_node_callee(fn, id));
         print_args(pr, fn, plan, id);
         if (byocl_node_op(fn, id))
             print_op_attrs(pr, fn, id, n_args > 0);
-        byocl_textbuf_puts(&pr->out, ")");
+        base_textbuf_puts(&pr->out, ")");
         break;
     case BYOCL_NODE_TUPLE:
-        byocl_textbuf_puts(&pr->out, "(");
+        base_textbuf_puts(&pr->out, "(");
         print_args(pr, fn, plan, id);
-        byocl_textbuf_puts(&pr->out, n_args == 1 ? ",)" : ")");
+        base_textbuf_puts(&pr->out, n_args == 1 ? ",)" : ")");
         break;
     case BYOCL_NODE_GETITEM:
         print_ref(pr, fn, plan, byocl_node_arg(fn, id, 0));
-        byocl_textbuf_printf(&pr->out, ".%d", byocl_node_index(fn, id));
+        base_textbuf_printf(&pr->out, ".%d", byocl_node_index(fn, id));
         break;
     default:
         print_ref(pr, fn, plan, id);
@@ -401,33 +401,33 @@ static void print_expr(printer *pr, const byocl_function *fn, const print_plan *
     }
     const byocl_type *type = byocl_node_type(fn, id);
     if (pr->show_types && type && type->kind != BYOCL_TYPE_NONE) {
-        byocl_textbuf_puts(&pr->out, " /* ty=");
+        base_textbuf_puts(&pr->out, " /* ty=");
         buf_format(&pr->out, format_type, type);
-        byocl_textbuf_puts(&pr->out, " */");
+        base_textbuf_puts(&pr->out, " */");
     }
 }
 
 static void print_signature(printer *pr, const byocl_function *fn)
 {
-    byocl_textbuf_printf(&pr->out, "def @%s(", byocl_function_name(fn));
+    base_textbuf_printf(&pr->out, "def @%s(", byocl_function_name(fn));
     int n_params = byocl_function_num_params(fn);
     for (int k = 0; k < n_params; k++) {
         int id = byocl_function_param(fn, k);
-        byocl_textbuf_printf(&pr->out, "%s%%%s: ", k ? ", " : "", byocl_node_name(fn, id));
+        base_textbuf_printf(&pr->out, "%s%%%s: ", k ? ", " : "", byocl_node_name(fn, id));
         buf_format(&pr->out, format_type, byocl_node_type(fn, id));
     }
     const byocl_attrs *attrs = byocl_function_attrs(fn);
     for (int k = 0; attrs && k < attrs->n; k++) {
-        byocl_textbuf_printf(&pr->out, "%s%s=", k + n_params ? ", " : "", attrs->items[k].key);
+        base_textbuf_printf(&pr->out, "%s%s=", k + n_params ? ", " : "", attrs->items[k].key);
         buf_format(&pr->out, format_attr, &attrs->items[k]);
     }
-    byocl_textbuf_puts(&pr->out, ")");
+    base_textbuf_puts(&pr->out, ")");
     const byocl_type *ret = byocl_function_ret_type(fn);
     if (ret && ret->kind != BYOCL_TYPE_NONE) {
-        byocl_textbuf_puts(&pr->out, " -> ");
+        base_textbuf_puts(&pr->out, " -> ");
         buf_format(&pr->out, format_type, ret);
     }
-    byocl_textbuf_puts(&pr->out, " {\n");
+    base_textbuf_puts(&pr->out, " {\n");
 }
 
 static void print_function(printer *pr, const byocl_function *fn)
@@ -448,18 +448,18 @@ static void print_function(printer *pr, const byocl_function *fn)
     for (int id = 0; id < byocl_function_num_nodes(fn); id++) {
         if (!is_bound_kind(byocl_node_kind_of(fn, id)) || id == plan.body_inline)
             continue;
-        byocl_textbuf_puts(&pr->out, "  ");
+        base_textbuf_puts(&pr->out, "  ");
         print_ref(pr, fn, &plan, id);
-        byocl_textbuf_puts(&pr->out, " = ");
+        base_textbuf_puts(&pr->out, " = ");
         print_expr(pr, fn, &plan, id);
-        byocl_textbuf_puts(&pr->out, ";\n");
+        base_textbuf_puts(&pr->out, ";\n");
     }
-    byocl_textbuf_puts(&pr->out, "  ");
+    base_textbuf_puts(&pr->out, "  ");
     if (body == plan.body_inline)
         print_expr(pr, fn, &plan, body);
     else
         print_ref(pr, fn, &plan, body);
-    byocl_textbuf_puts(&pr->out, "\n}\n");
+    base_textbuf_puts(&pr->out, "\n}\n");
     plan_free(&plan);
 }
 
@@ -471,10 +471,10 @@ char *byocl_text_print(const byocl_module *m, const byocl_print_options *opt,
     pr.show_types = opt && opt->show_types;
     pr.renumber = opt && opt->renumber;
     pr.meta_out = meta_out;
-    byocl_textbuf_puts(&pr.out, "#[version = \"0.0.5\"]\n");
+    base_textbuf_puts(&pr.out, "#[version = \"0.0.5\"]\n");
     for (int f = 0; f < byocl_module_num_functions(m) && !pr.failed; f++) {
         if (f)
-            byocl_textbuf_puts(&pr.out, "\n");
+            base_textbuf_puts(&pr.out, "\n");
         print_function(&pr, byocl_module_function_at(m, f));
     }
     if (!pr.failed && opt && opt->metadata == BYOCL_METADATA_INLINE && pr.n_consts > 0)
@@ -485,10 +485,10 @@ char *byocl_text_print(const byocl_module *m, const byocl_print_options *opt,
         pr.failed = true;
     }
     if (pr.failed) {
-        byocl_textbuf_free(&pr.out);
+        base_textbuf_free(&pr.out);
         if (err)
             *err = pr.err;
         return NULL;
     }
-    return byocl_textbuf_take(&pr.out);
+    return base_textbuf_take(&pr.out);
 }

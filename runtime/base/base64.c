@@ -9,7 +9,7 @@
 
 static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-char *byocl_base64_encode(const void *data, size_t len)
+char *base_base64_encode(const void *data, size_t len)
 {
     const unsigned char *in = data;
     if (len > (SIZE_MAX - 1) / 4 * 3 - 2)
@@ -50,8 +50,8 @@ static int sextet(char c)
     return -1;
 }
 
-byocl_status byocl_base64_decode(const char *text, size_t len, void **out, size_t *out_len,
-                                 byocl_error *err)
+byocl_status base_base64_decode(const char *text, size_t len, void **out, size_t *out_len,
+                                byocl_error *err)
 {
     *out = NULL;
     *out_len = 0;
@@ -66,7 +66,7 @@ byocl_status byocl_base64_decode(const char *text, size_t len, void **out, size_
     for (size_t i = 0; i < len - pad; i++) {
         if (sextet(text[i]) < 0) {
             char what[24];
-            byocl_char_describe(text[i], what, sizeof what);
+            base_char_describe(text[i], what, sizeof what);
             return byocl_error_set(err, BYOCL_ERR_PARSE, "character %zu is %s, not base64%s", i,
                                    what, text[i] == '=' ? " (padding before the end)" : "");
         }

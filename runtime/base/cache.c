@@ -38,7 +38,7 @@ static void count(byocl_cache_kind *kind, event e)
     pthread_mutex_unlock(&kind->lock);
 }
 
-byocl_cache_stats byocl_cache_stats_get(byocl_cache_kind *kind)
+byocl_cache_stats base_cache_stats_get(byocl_cache_kind *kind)
 {
     pthread_mutex_lock(&kind->lock);
     byocl_cache_stats s = kind->stats;
@@ -46,7 +46,7 @@ byocl_cache_stats byocl_cache_stats_get(byocl_cache_kind *kind)
     return s;
 }
 
-void byocl_cache_stats_reset(byocl_cache_kind *kind)
+void base_cache_stats_reset(byocl_cache_kind *kind)
 {
     pthread_mutex_lock(&kind->lock);
     memset(&kind->stats, 0, sizeof kind->stats);
@@ -77,7 +77,7 @@ static byocl_status make_dirs(const char *dir, byocl_error *err)
     return st;
 }
 
-byocl_status byocl_cache_dir(const char *opt_dir, char **out, byocl_error *err)
+byocl_status base_cache_dir(const char *opt_dir, char **out, byocl_error *err)
 {
     *out = NULL;
     const char *dir = opt_dir ? opt_dir : getenv("BYOCL_CACHE_DIR");
@@ -105,29 +105,29 @@ byocl_status byocl_cache_dir(const char *opt_dir, char **out, byocl_error *err)
 
 /* ------------------------------------------------------------------- keys */
 
-void byocl_cache_key_begin(byocl_cache_hasher *h) { byocl_sha256_init(&h->sha); }
+void base_cache_key_begin(byocl_cache_hasher *h) { base_sha256_init(&h->sha); }
 
-void byocl_cache_key_field(byocl_cache_hasher *h, const void *data, size_t len)
+void base_cache_key_field(byocl_cache_hasher *h, const void *data, size_t len)
 {
     unsigned char prefix[8];
     for (int i = 0; i < 8; i++)
         prefix[i] = (unsigned char)((uint64_t)len >> (8 * i));
-    byocl_sha256_update(&h->sha, prefix, sizeof prefix);
-    byocl_sha256_update(&h->sha, data, len);
+    base_sha256_update(&h->sha, prefix, sizeof prefix);
+    base_sha256_update(&h->sha, data, len);
 }
 
-void byocl_cache_key_string(byocl_cache_hasher *h, const char *s)
+void base_cache_key_string(byocl_cache_hasher *h, const char *s)
 {
-    byocl_cache_key_field(h, s ? s : "", s ? strlen(s) : 0);
+    base_cache_key_field(h, s ? s : "", s ? strlen(s) : 0);
 }
 
-void byocl_cache_key_end(byocl_cache_hasher *h, byocl_cache_key *key)
+void base_cache_key_end(byocl_cache_hasher *h, byocl_cache_key *key)
 {
-    byocl_sha256_final(&h->sha, key->bytes);
+    base_sha256_final(&h->sha, key->bytes);
 }
 
-byocl_status byocl_cache_entry_path(const byocl_cache_kind *kind, const char *dir,
-                                    const byocl_cache_key *key, char **out, byocl_error *err)
+byocl_status base_cache_entry_path(const byocl_cache_kind *kind, const char *dir,
+                                   const byocl_cache_key *key, char **out, byocl_error *err)
 {
     size_t len = strlen(dir) + 1 + 2 * BYOCL_SHA256_BYTES + strlen(kind->suffix) + 1;
     if (!(*out = malloc(len)))
@@ -144,13 +144,13 @@ byocl_status byocl_cache_entry_path(const byocl_cache_kind *kind, const char *di
 static void digest_of(const void *payload, size_t size, unsigned char out[BYOCL_SHA256_BYTES])
 {
     byocl_sha256 sha;
-    byocl_sha256_init(&sha);
-    byocl_sha256_update(&sha, payload, size);
-    byocl_sha256_final(&sha, out);
+    base_sha256_init(&sha);
+    base_sha256_update(&sha, payload, size);
+    base_sha256_final(&sha, out);
 }
 
-void *byocl_cache_load(byocl_cache_kind *kind, const char *path, const byocl_cache_key *key,
-                       size_t *size)
+void *base_cache_load(byocl_cache_kind *kind, const char *path, const byocl_cache_key *key,
+                      size_t *size)
 {
     *size = 0;
     struct stat sb;
@@ -160,7 +160,7 @@ void *byocl_cache_load(byocl_cache_kind *kind, const char *path, const byocl_cac
     }
     void *data = NULL;
     size_t len = 0;
-    bool ok = byocl_file_read_all(path, &data, &len, NULL) == BYOCL_OK;
+    bool ok = base_file_read_all(path, &data, &len, NULL) == BYOCL_OK;
     entry_header h;
     ok = ok && len >= sizeof h;
     if (ok)
@@ -184,22 +184,22 @@ void *byocl_cache_load(byocl_cache_kind *kind, const char *path, const byocl_cac
     return data;
 }
 
-void byocl_cache_accept(byocl_cache_kind *kind) { count(kind, EVENT_HIT); }
+void base_cache_accept(byocl_cache_kind *kind) { count(kind, EVENT_HIT); }
 
-void byocl_cache_reject(byocl_cache_kind *kind, const char *path)
+void base_cache_reject(byocl_cache_kind *kind, const char *path)
 {
     unlink(path);
     count(kind, EVENT_REJECTED);
 }
 
-void byocl_cache_store(byocl_cache_kind *kind, const char *path, const byocl_cache_key *key,
-                       const void *payload, size_t size)
+void base_cache_store(byocl_cache_kind *kind, const char *path, const byocl_cache_key *key,
+                      const void *payload, size_t size)
 {
     entry_header h = {.format = kind->format, .size = size};
     memcpy(h.magic, kind->magic, sizeof h.magic);
     memcpy(h.key, key->bytes, sizeof h.key);
     digest_of(payload, size, h.digest);
     byocl_file_part parts[2] = {{&h, sizeof h}, {payload, size}};
-    if (byocl_file_write_atomic(path, parts, 2, NULL) == BYOCL_OK)
+    if (base_file_write_atomic(path, parts, 2, NULL) == BYOCL_OK)
         count(kind, EVENT_STORED);
 }

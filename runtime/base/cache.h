@@ -42,12 +42,12 @@ typedef struct byocl_cache_kind {
     {{magic8[0], magic8[1], magic8[2], magic8[3], magic8[4], magic8[5], magic8[6], magic8[7]}, \
      (format_number), (file_suffix), PTHREAD_MUTEX_INITIALIZER, {0, 0, 0, 0, 0}}
 
-byocl_cache_stats byocl_cache_stats_get(byocl_cache_kind *kind);
-void byocl_cache_stats_reset(byocl_cache_kind *kind);
+byocl_cache_stats base_cache_stats_get(byocl_cache_kind *kind);
+void base_cache_stats_reset(byocl_cache_kind *kind);
 
 /* The cache folder for `opt_dir` (see above), created when missing; *out is malloc'ed,
  * NULL when caching is off or there is no place for it. */
-byocl_status byocl_cache_dir(const char *opt_dir, char **out, byocl_error *err);
+byocl_status base_cache_dir(const char *opt_dir, char **out, byocl_error *err);
 
 /* A key: the SHA-256 of fields, each length-prefixed so that moving bytes from one field
  * to the next changes the key. */
@@ -59,25 +59,25 @@ typedef struct byocl_cache_hasher {
     byocl_sha256 sha;
 } byocl_cache_hasher;
 
-void byocl_cache_key_begin(byocl_cache_hasher *h);
-void byocl_cache_key_field(byocl_cache_hasher *h, const void *data, size_t len);
-void byocl_cache_key_string(byocl_cache_hasher *h, const char *s); /* NULL hashes as "" */
-void byocl_cache_key_end(byocl_cache_hasher *h, byocl_cache_key *key);
+void base_cache_key_begin(byocl_cache_hasher *h);
+void base_cache_key_field(byocl_cache_hasher *h, const void *data, size_t len);
+void base_cache_key_string(byocl_cache_hasher *h, const char *s); /* NULL hashes as "" */
+void base_cache_key_end(byocl_cache_hasher *h, byocl_cache_key *key);
 
 /* DIR/<key in hex><suffix>, malloc'ed. */
-byocl_status byocl_cache_entry_path(const byocl_cache_kind *kind, const char *dir,
-                                    const byocl_cache_key *key, char **out, byocl_error *err);
+byocl_status base_cache_entry_path(const byocl_cache_kind *kind, const char *dir,
+                                   const byocl_cache_key *key, char **out, byocl_error *err);
 
 /* The payload of the valid entry at `path` (malloc'ed, *size bytes), or NULL: no entry (a
  * miss) or a corrupt one (deleted). Counts the miss or the corruption; the caller counts
- * the hit (byocl_cache_accept) or refuses the payload (byocl_cache_reject). */
-void *byocl_cache_load(byocl_cache_kind *kind, const char *path, const byocl_cache_key *key,
-                       size_t *size);
-void byocl_cache_accept(byocl_cache_kind *kind);
-void byocl_cache_reject(byocl_cache_kind *kind, const char *path);
+ * the hit (base_cache_accept) or refuses the payload (base_cache_reject). */
+void *base_cache_load(byocl_cache_kind *kind, const char *path, const byocl_cache_key *key,
+                      size_t *size);
+void base_cache_accept(byocl_cache_kind *kind);
+void base_cache_reject(byocl_cache_kind *kind, const char *path);
 
 /* Writes the entry atomically and counts it; failures are ignored (see above). */
-void byocl_cache_store(byocl_cache_kind *kind, const char *path, const byocl_cache_key *key,
-                       const void *payload, size_t size);
+void base_cache_store(byocl_cache_kind *kind, const char *path, const byocl_cache_key *key,
+                      const void *payload, size_t size);
 
 #endif

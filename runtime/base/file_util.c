@@ -15,7 +15,7 @@
 
 #include "textbuf.h"
 
-byocl_status byocl_file_read_all(const char *path, void **out, size_t *len, byocl_error *err)
+byocl_status base_file_read_all(const char *path, void **out, size_t *len, byocl_error *err)
 {
     *out = NULL;
     *len = 0;
@@ -31,7 +31,7 @@ byocl_status byocl_file_read_all(const char *path, void **out, size_t *len, byoc
     if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size < SIZE_MAX - 2)
         want = (size_t)sb.st_size + 1;
     byocl_textbuf b = {0};
-    while (byocl_textbuf_reserve(&b, want)) {
+    while (base_textbuf_reserve(&b, want)) {
         size_t room = b.cap - b.len - 1, got = fread(b.data + b.len, 1, room, f);
         b.len += got;
         b.data[b.len] = '\0';
@@ -43,15 +43,15 @@ byocl_status byocl_file_read_all(const char *path, void **out, size_t *len, byoc
     int saved = errno;
     fclose(f);
     if (b.oom) {
-        byocl_textbuf_free(&b);
+        base_textbuf_free(&b);
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory reading %s", path);
     }
     if (failed) {
-        byocl_textbuf_free(&b);
+        base_textbuf_free(&b);
         return byocl_error_set(err, BYOCL_ERR_IO, "cannot read %s: %s", path, strerror(saved));
     }
     *len = b.len;
-    *out = byocl_textbuf_take(&b);
+    *out = base_textbuf_take(&b);
     return BYOCL_OK;
 }
 
@@ -73,8 +73,8 @@ static bool write_fully(int fd, const void *data, size_t len)
     return true;
 }
 
-byocl_status byocl_file_write_atomic(const char *path, const byocl_file_part *parts,
-                                     int n_parts, byocl_error *err)
+byocl_status base_file_write_atomic(const char *path, const byocl_file_part *parts,
+                                    int n_parts, byocl_error *err)
 {
     if (!path)
         return byocl_error_set(err, BYOCL_ERR_INVALID, "no file name given");
@@ -114,7 +114,7 @@ byocl_status byocl_file_write_atomic(const char *path, const byocl_file_part *pa
     return ok ? BYOCL_OK : BYOCL_ERR_IO;
 }
 
-char *byocl_path_join(const char *dir, const char *name)
+char *base_path_join(const char *dir, const char *name)
 {
     size_t n = strlen(dir) + strlen(name) + 2;
     char *path = malloc(n);
@@ -123,7 +123,7 @@ char *byocl_path_join(const char *dir, const char *name)
     return path;
 }
 
-void byocl_dir_remove_files(const char *dir)
+void base_dir_remove_files(const char *dir)
 {
     DIR *d = opendir(dir);
     if (d) {
@@ -131,7 +131,7 @@ void byocl_dir_remove_files(const char *dir)
         while ((e = readdir(d)) != NULL) {
             if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
                 continue;
-            char *path = byocl_path_join(dir, e->d_name);
+            char *path = base_path_join(dir, e->d_name);
             if (path)
                 unlink(path);
             free(path);

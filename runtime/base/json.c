@@ -12,7 +12,7 @@ typedef struct json_reader {
     const char *p, *end;
     const char *line_start;
     int line;
-    int col_base; /* columns before `text` on its first line (byocl_json_parse_at) */
+    int col_base; /* columns before `text` on its first line (base_json_parse_at) */
     const char *filename;
     byocl_error *err;
 } json_reader;
@@ -343,7 +343,7 @@ static void free_children(byocl_json *v)
     free(v->string);
 }
 
-void byocl_json_free(byocl_json *v)
+void base_json_free(byocl_json *v)
 {
     if (!v)
         return;
@@ -351,14 +351,14 @@ void byocl_json_free(byocl_json *v)
     free(v);
 }
 
-byocl_status byocl_json_parse(const char *text, size_t len, const char *filename,
-                              byocl_json **out, byocl_error *err)
+byocl_status base_json_parse(const char *text, size_t len, const char *filename,
+                             byocl_json **out, byocl_error *err)
 {
-    return byocl_json_parse_at(text, len, filename, 1, 1, out, err);
+    return base_json_parse_at(text, len, filename, 1, 1, out, err);
 }
 
-byocl_status byocl_json_parse_at(const char *text, size_t len, const char *filename, int line,
-                                 int col, byocl_json **out, byocl_error *err)
+byocl_status base_json_parse_at(const char *text, size_t len, const char *filename, int line,
+                                int col, byocl_json **out, byocl_error *err)
 {
     *out = NULL;
     byocl_json *v = calloc(1, sizeof *v);
@@ -372,14 +372,14 @@ byocl_status byocl_json_parse_at(const char *text, size_t len, const char *filen
             st = fail(&r, "unexpected text after the value");
     }
     if (st != BYOCL_OK) {
-        byocl_json_free(v);
+        base_json_free(v);
         return st;
     }
     *out = v;
     return BYOCL_OK;
 }
 
-const byocl_json *byocl_json_get(const byocl_json *obj, const char *key)
+const byocl_json *base_json_get(const byocl_json *obj, const char *key)
 {
     if (!obj || obj->kind != BYOCL_JSON_OBJECT)
         return NULL;
@@ -389,7 +389,7 @@ const byocl_json *byocl_json_get(const byocl_json *obj, const char *key)
     return NULL;
 }
 
-const char *byocl_json_kind_name(byocl_json_kind kind)
+const char *base_json_kind_name(byocl_json_kind kind)
 {
     switch (kind) {
     case BYOCL_JSON_NULL: return "null";
@@ -402,21 +402,21 @@ const char *byocl_json_kind_name(byocl_json_kind kind)
     return "?";
 }
 
-void byocl_json_write_string(byocl_textbuf *b, const char *s)
+void base_json_write_string(byocl_textbuf *b, const char *s)
 {
-    byocl_textbuf_putc(b, '"');
+    base_textbuf_putc(b, '"');
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
         if (c == '"' || c == '\\')
-            byocl_textbuf_printf(b, "\\%c", c);
+            base_textbuf_printf(b, "\\%c", c);
         else if (c == '\n')
-            byocl_textbuf_puts(b, "\\n");
+            base_textbuf_puts(b, "\\n");
         else if (c == '\t')
-            byocl_textbuf_puts(b, "\\t");
+            base_textbuf_puts(b, "\\t");
         else if (c < 0x20)
-            byocl_textbuf_printf(b, "\\u%04x", c);
+            base_textbuf_printf(b, "\\u%04x", c);
         else
-            byocl_textbuf_putc(b, c);
+            base_textbuf_putc(b, c);
     }
-    byocl_textbuf_putc(b, '"');
+    base_textbuf_putc(b, '"');
 }

@@ -35,21 +35,21 @@ typedef struct byocl_json {
 
 /* Parses a whole JSON text. Errors read "FILENAME:LINE:COL: error: what was expected", as
  * the Relay text parser writes them. */
-byocl_status byocl_json_parse(const char *text, size_t len, const char *filename,
-                              byocl_json **out, byocl_error *err);
+byocl_status base_json_parse(const char *text, size_t len, const char *filename,
+                             byocl_json **out, byocl_error *err);
 /* The same for a JSON text that starts at `line`:`col` (1-based) of a larger file, such as
  * the #[metadata] section after Relay text: positions in errors and in the tree count
  * from there. */
-byocl_status byocl_json_parse_at(const char *text, size_t len, const char *filename, int line,
-                                 int col, byocl_json **out, byocl_error *err);
-void byocl_json_free(byocl_json *v); /* NULL is fine */
+byocl_status base_json_parse_at(const char *text, size_t len, const char *filename, int line,
+                                int col, byocl_json **out, byocl_error *err);
+void base_json_free(byocl_json *v); /* NULL is fine */
 
 /* The value of `key` in an object (the last one when repeated), or NULL. */
-const byocl_json *byocl_json_get(const byocl_json *obj, const char *key);
+const byocl_json *base_json_get(const byocl_json *obj, const char *key);
 /* "object", "array", "string", "number", "true/false", "null": for errors. */
-const char *byocl_json_kind_name(byocl_json_kind kind);
+const char *base_json_kind_name(byocl_json_kind kind);
 
 /* Appends `s` as a JSON string literal, quotes included. */
-void byocl_json_write_string(byocl_textbuf *b, const char *s);
+void base_json_write_string(byocl_textbuf *b, const char *s);
 
 #endif

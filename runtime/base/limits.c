@@ -89,8 +89,8 @@ void byocl_limits_set(const byocl_limits *limits)
 
 uint64_t byocl_limits_bytes_in_use(void) { return atomic_load(&bytes_in_use); }
 
-byocl_status byocl_limits_reserve(uint64_t bytes, uint64_t largest, const char *what,
-                                  byocl_error *err)
+byocl_status base_limits_reserve(uint64_t bytes, uint64_t largest, const char *what,
+                                 byocl_error *err)
 {
     byocl_status st = env_status(err);
     if (st != BYOCL_OK)
@@ -115,4 +115,4 @@ byocl_status byocl_limits_reserve(uint64_t bytes, uint64_t largest, const char *
     }
 }
 
-void byocl_limits_release(uint64_t bytes) { atomic_fetch_sub(&bytes_in_use, bytes); }
+void base_limits_release(uint64_t bytes) { atomic_fetch_sub(&bytes_in_use, bytes); }

@@ -10,9 +10,9 @@
  * use, or fails with BYOCL_ERR_NOMEM when that is over the total limit or `largest` (the
  * largest tensor in them; `bytes` for one tensor) is over the one-tensor limit. Nothing
  * is counted on failure. */
-byocl_status byocl_limits_reserve(uint64_t bytes, uint64_t largest, const char *what,
-                                  byocl_error *err);
-/* Gives back bytes that byocl_limits_reserve counted. */
-void byocl_limits_release(uint64_t bytes);
+byocl_status base_limits_reserve(uint64_t bytes, uint64_t largest, const char *what,
+                                 byocl_error *err);
+/* Gives back bytes that base_limits_reserve counted. */
+void base_limits_release(uint64_t bytes);
 
 #endif

@@ -54,7 +54,7 @@ static void compress(uint32_t state[8], const unsigned char block[64])
     state[7] += h;
 }
 
-void byocl_sha256_init(byocl_sha256 *h)
+void base_sha256_init(byocl_sha256 *h)
 {
     static const uint32_t initial[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                         0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
@@ -63,7 +63,7 @@ void byocl_sha256_init(byocl_sha256 *h)
     h->filled = 0;
 }
 
-void byocl_sha256_update(byocl_sha256 *h, const void *data, size_t len)
+void base_sha256_update(byocl_sha256 *h, const void *data, size_t len)
 {
     const unsigned char *p = data;
     h->length += len;
@@ -84,7 +84,7 @@ void byocl_sha256_update(byocl_sha256 *h, const void *data, size_t len)
     h->filled = len;
 }
 
-void byocl_sha256_final(byocl_sha256 *h, unsigned char digest[BYOCL_SHA256_BYTES])
+void base_sha256_final(byocl_sha256 *h, unsigned char digest[BYOCL_SHA256_BYTES])
 {
     uint64_t bits = h->length * 8;
     unsigned char pad[72] = {0x80};
@@ -92,7 +92,7 @@ void byocl_sha256_final(byocl_sha256 *h, unsigned char digest[BYOCL_SHA256_BYTES
     size_t pad_len = (h->filled < 56 ? 56 : 120) - h->filled;
     for (int i = 0; i < 8; i++)
         pad[pad_len + (size_t)i] = (unsigned char)(bits >> (56 - 8 * i));
-    byocl_sha256_update(h, pad, pad_len + 8);
+    base_sha256_update(h, pad, pad_len + 8);
     for (int i = 0; i < 8; i++) {
         digest[4 * i] = (unsigned char)(h->state[i] >> 24);
         digest[4 * i + 1] = (unsigned char)(h->state[i] >> 16);

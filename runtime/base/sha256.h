@@ -14,8 +14,8 @@ typedef struct byocl_sha256 {
     size_t filled;            /* bytes of it in use */
 } byocl_sha256;
 
-void byocl_sha256_init(byocl_sha256 *h);
-void byocl_sha256_update(byocl_sha256 *h, const void *data, size_t len);
-void byocl_sha256_final(byocl_sha256 *h, unsigned char digest[BYOCL_SHA256_BYTES]);
+void base_sha256_init(byocl_sha256 *h);
+void base_sha256_update(byocl_sha256 *h, const void *data, size_t len);
+void base_sha256_final(byocl_sha256 *h, unsigned char digest[BYOCL_SHA256_BYTES]);
 
 #endif

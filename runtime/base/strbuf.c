@@ -3,7 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-void byocl_strbuf_init(byocl_strbuf *sb, char *buf, size_t len)
+void base_strbuf_init(byocl_strbuf *sb, char *buf, size_t len)
 {
     sb->buf = buf;
     sb->len = len;
@@ -12,7 +12,7 @@ void byocl_strbuf_init(byocl_strbuf *sb, char *buf, size_t len)
         buf[0] = '\0';
 }
 
-void byocl_strbuf_printf(byocl_strbuf *sb, const char *fmt, ...)
+void base_strbuf_printf(byocl_strbuf *sb, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -23,7 +23,7 @@ void byocl_strbuf_printf(byocl_strbuf *sb, const char *fmt, ...)
         sb->at += (size_t)n;
 }
 
-void byocl_char_describe(char c, char *buf, size_t len)
+void base_char_describe(char c, char *buf, size_t len)
 {
     unsigned char u = (unsigned char)c;
     if (u >= 0x20 && u < 0x7f)
@@ -32,7 +32,7 @@ void byocl_char_describe(char c, char *buf, size_t len)
         snprintf(buf, len, "byte 0x%02x", u);
 }
 
-bool byocl_str_all_digits(const char *s)
+bool base_str_all_digits(const char *s)
 {
     if (!*s)
         return false;

@@ -12,17 +12,17 @@ typedef struct byocl_strbuf {
 } byocl_strbuf;
 
 /* Starts an empty string in buf[len] (len may be 0). */
-void byocl_strbuf_init(byocl_strbuf *sb, char *buf, size_t len);
-void byocl_strbuf_printf(byocl_strbuf *sb, const char *fmt, ...)
+void base_strbuf_init(byocl_strbuf *sb, char *buf, size_t len);
+void base_strbuf_printf(byocl_strbuf *sb, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 
 /* How character c reads in a message: 'x' when printable, else byte 0x07. */
-void byocl_char_describe(char c, char *buf, size_t len);
+void base_char_describe(char c, char *buf, size_t len);
 
 /* Whether s is one or more decimal digits and nothing else. */
-bool byocl_str_all_digits(const char *s);
+bool base_str_all_digits(const char *s);
 
 #endif

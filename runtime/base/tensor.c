@@ -93,11 +93,11 @@ bool byocl_shape_equal(const byocl_shape *a, const byocl_shape *b)
 char *byocl_shape_str(const byocl_shape *shape, char *buf, size_t len)
 {
     byocl_strbuf sb;
-    byocl_strbuf_init(&sb, buf, len);
-    byocl_strbuf_printf(&sb, "(");
+    base_strbuf_init(&sb, buf, len);
+    base_strbuf_printf(&sb, "(");
     for (int i = 0; i < shape->rank; i++)
-        byocl_strbuf_printf(&sb, "%s%lld", i ? ", " : "", (long long)shape->dims[i]);
-    byocl_strbuf_printf(&sb, ")");
+        base_strbuf_printf(&sb, "%s%lld", i ? ", " : "", (long long)shape->dims[i]);
+    base_strbuf_printf(&sb, ")");
     return buf;
 }
 
@@ -136,7 +136,7 @@ byocl_tensor *byocl_tensor_new(byocl_dtype dtype, const byocl_shape *shape, byoc
     char what[200], s[160];
     snprintf(what, sizeof what, "tensor %s %s", byocl_shape_str(shape, s, sizeof s),
              byocl_dtype_name(dtype));
-    if (byocl_limits_reserve(nbytes, nbytes, what, err) != BYOCL_OK)
+    if (base_limits_reserve(nbytes, nbytes, what, err) != BYOCL_OK)
         return NULL;
     byocl_tensor *t = calloc(1, sizeof *t);
     /* 64-byte alignment suits vector loads of every later code path. */
@@ -145,7 +145,7 @@ byocl_tensor *byocl_tensor_new(byocl_dtype dtype, const byocl_shape *shape, byoc
     if (!t || (alloc && !data)) {
         free(t);
         free(data);
-        byocl_limits_release(nbytes);
+        base_limits_release(nbytes);
         byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory allocating a tensor of %zu bytes",
                         nbytes);
         return NULL;
@@ -157,7 +157,7 @@ byocl_tensor *byocl_tensor_new(byocl_dtype dtype, const byocl_shape *shape, byoc
     t->numel = numel;
     t->nbytes = nbytes;
     t->counted = nbytes;
-    t->release = byocl_limits_release;
+    t->release = base_limits_release;
     t->refcount = 1;
     t->data = data;
     return t;
@@ -342,8 +342,8 @@ void byocl_tensor_fill_random(byocl_tensor *t, uint64_t seed, double lo, double 
 
 /* ------------------------------------------- views over foreign memory (tensor_impl.h) */
 
-byocl_tensor *byocl_tensor_wrap(byocl_dtype dtype, const byocl_shape *shape, void *data,
-                                byocl_error *err)
+byocl_tensor *base_tensor_wrap(byocl_dtype dtype, const byocl_shape *shape, void *data,
+                               byocl_error *err)
 {
     int64_t numel;
     size_t nbytes;
@@ -363,7 +363,7 @@ byocl_tensor *byocl_tensor_wrap(byocl_dtype dtype, const byocl_shape *shape, voi
     return t;
 }
 
-void byocl_tensor_wrap_free(byocl_tensor *t)
+void base_tensor_wrap_free(byocl_tensor *t)
 {
     if (t) {
         t->data = NULL; /* not ours: byocl_tensor_unref frees only the struct */

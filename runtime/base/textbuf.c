@@ -7,7 +7,7 @@
 
 enum { TEXTBUF_MIN_CAP = 256 };
 
-bool byocl_textbuf_reserve(byocl_textbuf *b, size_t extra)
+bool base_textbuf_reserve(byocl_textbuf *b, size_t extra)
 {
     if (b->oom)
         return false;
@@ -35,9 +35,9 @@ bool byocl_textbuf_reserve(byocl_textbuf *b, size_t extra)
     return true;
 }
 
-void byocl_textbuf_putn(byocl_textbuf *b, const void *s, size_t n)
+void base_textbuf_putn(byocl_textbuf *b, const void *s, size_t n)
 {
-    if (!byocl_textbuf_reserve(b, n))
+    if (!base_textbuf_reserve(b, n))
         return;
     if (n)
         memcpy(b->data + b->len, s, n);
@@ -45,11 +45,11 @@ void byocl_textbuf_putn(byocl_textbuf *b, const void *s, size_t n)
     b->data[b->len] = '\0';
 }
 
-void byocl_textbuf_puts(byocl_textbuf *b, const char *s) { byocl_textbuf_putn(b, s, strlen(s)); }
+void base_textbuf_puts(byocl_textbuf *b, const char *s) { base_textbuf_putn(b, s, strlen(s)); }
 
-void byocl_textbuf_putc(byocl_textbuf *b, char c) { byocl_textbuf_putn(b, &c, 1); }
+void base_textbuf_putc(byocl_textbuf *b, char c) { base_textbuf_putn(b, &c, 1); }
 
-void byocl_textbuf_vprintf(byocl_textbuf *b, const char *fmt, va_list ap)
+void base_textbuf_vprintf(byocl_textbuf *b, const char *fmt, va_list ap)
 {
     if (b->oom)
         return;
@@ -60,7 +60,7 @@ void byocl_textbuf_vprintf(byocl_textbuf *b, const char *fmt, va_list ap)
     size_t room = b->cap - b->len; /* 0 before the first allocation */
     int n = vsnprintf(room ? b->data + b->len : NULL, room, fmt, ap);
     if (n >= 0 && (size_t)n >= room) {
-        if (byocl_textbuf_reserve(b, (size_t)n))
+        if (base_textbuf_reserve(b, (size_t)n))
             vsnprintf(b->data + b->len, (size_t)n + 1, fmt, again);
         else
             n = -1;
@@ -74,19 +74,19 @@ void byocl_textbuf_vprintf(byocl_textbuf *b, const char *fmt, va_list ap)
     b->len += (size_t)n;
 }
 
-void byocl_textbuf_printf(byocl_textbuf *b, const char *fmt, ...)
+void base_textbuf_printf(byocl_textbuf *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    byocl_textbuf_vprintf(b, fmt, ap);
+    base_textbuf_vprintf(b, fmt, ap);
     va_end(ap);
 }
 
-char *byocl_textbuf_take(byocl_textbuf *b)
+char *base_textbuf_take(byocl_textbuf *b)
 {
-    byocl_textbuf_reserve(b, 0);
+    base_textbuf_reserve(b, 0);
     if (b->oom) {
-        byocl_textbuf_free(b);
+        base_textbuf_free(b);
         return NULL;
     }
     char *s = b->data;
@@ -94,7 +94,7 @@ char *byocl_textbuf_take(byocl_textbuf *b)
     return s;
 }
 
-void byocl_textbuf_free(byocl_textbuf *b)
+void base_textbuf_free(byocl_textbuf *b)
 {
     free(b->data);
     *b = (byocl_textbuf){0};

@@ -2,8 +2,8 @@
  * is the fixed-size one that truncates).
  *
  * Start from {0}. An allocation failure sets `oom`, after which every append does nothing,
- * so that a writer appends freely and checks once, at the end (byocl_textbuf_take returns
- * NULL). The fields may be read, and data[len..cap) written after byocl_textbuf_reserve. */
+ * so that a writer appends freely and checks once, at the end (base_textbuf_take returns
+ * NULL). The fields may be read, and data[len..cap) written after base_textbuf_reserve. */
 #ifndef BYOCL_TEXTBUF_H
 #define BYOCL_TEXTBUF_H
 
@@ -27,19 +27,19 @@ typedef struct byocl_textbuf {
 /* Room for `extra` more bytes and the NUL after data[len]; false (oom set) when there is
  * none. The first allocation is the size asked for (at least a small minimum), later
  * ones at least double, so a known size costs one allocation and appends stay linear. */
-bool byocl_textbuf_reserve(byocl_textbuf *b, size_t extra);
+bool base_textbuf_reserve(byocl_textbuf *b, size_t extra);
 
 /* Appends n bytes (any bytes: a NUL among them is kept, len counts it). */
-void byocl_textbuf_putn(byocl_textbuf *b, const void *s, size_t n);
-void byocl_textbuf_puts(byocl_textbuf *b, const char *s);
-void byocl_textbuf_putc(byocl_textbuf *b, char c);
-void byocl_textbuf_printf(byocl_textbuf *b, const char *fmt, ...) BYOCL_TEXTBUF_PRINTF(2, 3);
-void byocl_textbuf_vprintf(byocl_textbuf *b, const char *fmt, va_list ap)
+void base_textbuf_putn(byocl_textbuf *b, const void *s, size_t n);
+void base_textbuf_puts(byocl_textbuf *b, const char *s);
+void base_textbuf_putc(byocl_textbuf *b, char c);
+void base_textbuf_printf(byocl_textbuf *b, const char *fmt, ...) BYOCL_TEXTBUF_PRINTF(2, 3);
+void base_textbuf_vprintf(byocl_textbuf *b, const char *fmt, va_list ap)
     BYOCL_TEXTBUF_PRINTF(2, 0);
 
 /* The text, malloc'ed ("" when nothing was appended), and the buffer left empty ({0});
  * NULL when an allocation failed (the buffer is freed then too). */
-char *byocl_textbuf_take(byocl_textbuf *b);
-void byocl_textbuf_free(byocl_textbuf *b);
+char *base_textbuf_take(byocl_textbuf *b);
+void base_textbuf_free(byocl_textbuf *b);
 
 #endif

@@ -40,7 +40,7 @@ static inline void cpu_relax(void)
 #endif
 }
 
-int byocl_cpu_count(void)
+int base_cpu_count(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n >= 1 ? (int)n : 1;
@@ -92,7 +92,7 @@ static void *worker_main(void *arg)
     }
 }
 
-byocl_status byocl_thread_pool_new(int threads, byocl_thread_pool **out, byocl_error *err)
+byocl_status base_thread_pool_new(int threads, byocl_thread_pool **out, byocl_error *err)
 {
     *out = NULL;
     if (threads < 1)
@@ -116,7 +116,7 @@ byocl_status byocl_thread_pool_new(int threads, byocl_thread_pool **out, byocl_e
     atomic_init(&pool->busy, 0);
     for (int i = 0; i < threads - 1; i++) {
         if (pthread_create(&pool->workers[i], NULL, worker_main, pool) != 0) {
-            byocl_thread_pool_free(pool);
+            base_thread_pool_free(pool);
             return byocl_error_set(err, BYOCL_ERR_RUNTIME,
                                    "cannot start worker thread %d of %d", i + 1, threads - 1);
         }
@@ -126,7 +126,7 @@ byocl_status byocl_thread_pool_new(int threads, byocl_thread_pool **out, byocl_e
     return BYOCL_OK;
 }
 
-void byocl_thread_pool_free(byocl_thread_pool *pool)
+void base_thread_pool_free(byocl_thread_pool *pool)
 {
     if (!pool)
         return;
@@ -143,13 +143,13 @@ void byocl_thread_pool_free(byocl_thread_pool *pool)
     free(pool);
 }
 
-int byocl_thread_pool_threads(const byocl_thread_pool *pool)
+int base_thread_pool_threads(const byocl_thread_pool *pool)
 {
     return pool->threads;
 }
 
-int32_t byocl_thread_pool_run(byocl_thread_pool *pool, byocl_task_fn fn,
-                              void *const *args, void *ctx, int64_t n_tasks)
+int32_t base_thread_pool_run(byocl_thread_pool *pool, byocl_task_fn fn,
+                             void *const *args, void *ctx, int64_t n_tasks)
 {
     atomic_store(&pool->result, 0);
     atomic_store(&pool->next_task, 0);

@@ -514,7 +514,7 @@ static byocl_status capture_compile(void *user, const byocl_function *region, by
                           ? base->region_compile(base->region_user, region, &target, err)
                           : BYOCL_OK;
     if (st == BYOCL_OK && !target)
-        st = byocl_region_rtmod(region, base, base->threads, &target, err);
+        st = driver_region_rtmod(region, base, base->threads, &target, err);
     cap_region *r = find_region(cap, region);
     if (st != BYOCL_OK || !r) { /* not captured: the module as it is */
         *out = target;

@@ -13,33 +13,33 @@
 static void print_key_string(byocl_textbuf *f, const char *indent, const char *key,
                              const char *value, const char *end)
 {
-    byocl_textbuf_printf(f, "%s\"%s\": ", indent, key);
+    base_textbuf_printf(f, "%s\"%s\": ", indent, key);
     if (value)
-        byocl_json_write_string(f, value);
+        base_json_write_string(f, value);
     else
-        byocl_textbuf_puts(f, "null");
-    byocl_textbuf_puts(f, end);
+        base_textbuf_puts(f, "null");
+    base_textbuf_puts(f, end);
 }
 
 static void print_tensor(byocl_textbuf *f, const byocl_capture_tensor *t, bool last)
 {
-    byocl_textbuf_puts(f, "    {");
+    base_textbuf_puts(f, "    {");
     print_key_string(f, "", "name", t->name, ", ");
     print_key_string(f, "", "file", t->file, ", ");
     print_key_string(f, "", "dtype", byocl_dtype_name(t->dtype), ", ");
-    byocl_textbuf_puts(f, "\"shape\": [");
+    base_textbuf_puts(f, "\"shape\": [");
     for (int d = 0; d < t->shape.rank; d++)
-        byocl_textbuf_printf(f, "%s%lld", d ? ", " : "", (long long)t->shape.dims[d]);
-    byocl_textbuf_puts(f, "], ");
+        base_textbuf_printf(f, "%s%lld", d ? ", " : "", (long long)t->shape.dims[d]);
+    base_textbuf_puts(f, "], ");
     print_key_string(f, "", "node", t->node, ", ");
     print_key_string(f, "", "op", t->op, "");
-    byocl_textbuf_printf(f, "}%s\n", last ? "" : ",");
+    base_textbuf_printf(f, "}%s\n", last ? "" : ",");
 }
 
 void capture_manifest_print(const byocl_capture_manifest *m, byocl_textbuf *f)
 {
-    byocl_textbuf_printf(f, "{\n  \"format\": \"byocl-capture\",\n  \"version\": %d,\n",
-                         m->version);
+    base_textbuf_printf(f, "{\n  \"format\": \"byocl-capture\",\n  \"version\": %d,\n",
+                        m->version);
     print_key_string(f, "  ", "symbol", m->symbol, ",\n");
     print_key_string(f, "  ", "target", m->target, ",\n");
     print_key_string(f, "  ", "runner", m->runner, ",\n");
@@ -48,17 +48,17 @@ void capture_manifest_print(const byocl_capture_manifest *m, byocl_textbuf *f)
     print_key_string(f, "  ", "call_node", m->call_node, ",\n");
     print_key_string(f, "  ", "module", m->module, ",\n");
     print_key_string(f, "  ", "params", m->params, ",\n");
-    byocl_textbuf_printf(f,
-                         "  \"timing\": {\"calls\": %d, \"last_ms\": %.6f, \"min_ms\": %.6f, "
-                         "\"median_ms\": %.6f},\n",
-                         m->calls, m->last_ms, m->min_ms, m->median_ms);
-    byocl_textbuf_puts(f, "  \"inputs\": [\n");
+    base_textbuf_printf(f,
+                        "  \"timing\": {\"calls\": %d, \"last_ms\": %.6f, \"min_ms\": %.6f, "
+                        "\"median_ms\": %.6f},\n",
+                        m->calls, m->last_ms, m->min_ms, m->median_ms);
+    base_textbuf_puts(f, "  \"inputs\": [\n");
     for (int k = 0; k < m->n_inputs; k++)
         print_tensor(f, &m->inputs[k], k == m->n_inputs - 1);
-    byocl_textbuf_puts(f, "  ],\n  \"outputs\": [\n");
+    base_textbuf_puts(f, "  ],\n  \"outputs\": [\n");
     for (int i = 0; i < m->n_outputs; i++)
         print_tensor(f, &m->outputs[i], i == m->n_outputs - 1);
-    byocl_textbuf_puts(f, "  ]\n}\n");
+    base_textbuf_puts(f, "  ]\n}\n");
 }
 
 /* ------------------------------------------------------------------ reading */
@@ -87,7 +87,7 @@ static byocl_status bad(const reader *r, const byocl_json *at, const char *fmt, 
 static byocl_status member(const reader *r, const byocl_json *obj, const char *key,
                            byocl_json_kind kind, bool nullable, const byocl_json **out)
 {
-    const byocl_json *v = byocl_json_get(obj, key);
+    const byocl_json *v = base_json_get(obj, key);
     *out = NULL;
     if (!v)
         return bad(r, obj, "missing \"%s\"", key);
@@ -96,8 +96,8 @@ static byocl_status member(const reader *r, const byocl_json *obj, const char *k
     if (v->kind != kind)
         return bad(r, v, "\"%s\" must be %s %s%s, not %s", key,
                    kind == BYOCL_JSON_ARRAY || kind == BYOCL_JSON_OBJECT ? "an" : "a",
-                   byocl_json_kind_name(kind), nullable ? " or null" : "",
-                   byocl_json_kind_name(v->kind));
+                   base_json_kind_name(kind), nullable ? " or null" : "",
+                   base_json_kind_name(v->kind));
     *out = v;
     return BYOCL_OK;
 }
@@ -122,7 +122,7 @@ static byocl_status file_member(const reader *r, const byocl_json *obj, const ch
     if (st != BYOCL_OK || !*out)
         return st;
     if (!**out || **out == '.' || strchr(*out, '/'))
-        return bad(r, byocl_json_get(obj, key),
+        return bad(r, base_json_get(obj, key),
                    "\"%s\" must name a file in the capture folder, not '%s'", key, *out);
     return BYOCL_OK;
 }
@@ -157,7 +157,7 @@ static byocl_status int_member(const reader *r, const byocl_json *obj, const cha
 static byocl_status read_tensor(const reader *r, const byocl_json *v, byocl_capture_tensor *t)
 {
     if (v->kind != BYOCL_JSON_OBJECT)
-        return bad(r, v, "a tensor must be an object, not %s", byocl_json_kind_name(v->kind));
+        return bad(r, v, "a tensor must be an object, not %s", base_json_kind_name(v->kind));
     byocl_status st = string_member(r, v, "name", false, &t->name);
     if (st == BYOCL_OK)
         st = file_member(r, v, "file", false, &t->file);
@@ -244,7 +244,7 @@ static byocl_status read_manifest(const reader *r, const byocl_json *root,
 {
     if (root->kind != BYOCL_JSON_OBJECT)
         return bad(r, root, "a capture manifest is an object, not %s",
-                   byocl_json_kind_name(root->kind));
+                   base_json_kind_name(root->kind));
     const byocl_json *format, *timing;
     byocl_status st = member(r, root, "format", BYOCL_JSON_STRING, false, &format);
     if (st == BYOCL_OK && strcmp(format->string, "byocl-capture") != 0)
@@ -283,7 +283,7 @@ static byocl_status read_manifest(const reader *r, const byocl_json *root,
     if (st == BYOCL_OK)
         st = read_tensors(r, root, "outputs", &m->outputs, &m->n_outputs);
     if (st == BYOCL_OK && m->n_outputs == 0)
-        st = bad(r, byocl_json_get(root, "outputs"), "a region has at least one output");
+        st = bad(r, base_json_get(root, "outputs"), "a region has at least one output");
     return st;
 }
 
@@ -293,12 +293,12 @@ byocl_status byocl_capture_manifest_parse(const char *text, size_t len, const ch
     *out = NULL;
     reader r = {filename ? filename : "manifest.json", err};
     byocl_json *root;
-    byocl_status st = byocl_json_parse(text, len, r.filename, &root, err);
+    byocl_status st = base_json_parse(text, len, r.filename, &root, err);
     if (st != BYOCL_OK)
         return st;
     byocl_capture_manifest *m = calloc(1, sizeof *m);
     st = m ? read_manifest(&r, root, m) : byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
-    byocl_json_free(root);
+    base_json_free(root);
     if (st != BYOCL_OK) {
         byocl_capture_manifest_free(m);
         return st;

@@ -64,7 +64,7 @@ static byocl_status read_tensor(const char *dir, const char *manifest_path,
                                 const byocl_capture_tensor *entry, byocl_tensor **out,
                                 byocl_error *err)
 {
-    char *path = byocl_path_join(dir, entry->file);
+    char *path = base_path_join(dir, entry->file);
     if (!path)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     byocl_status st = byocl_npy_read(path, out, err);
@@ -131,18 +131,18 @@ static byocl_status check_module(const byocl_capture_folder *f, const char *modu
 
 static byocl_status read_folder(const char *dir, byocl_capture_folder *f, byocl_error *err)
 {
-    char *manifest_path = byocl_path_join(dir, "manifest.json");
+    char *manifest_path = base_path_join(dir, "manifest.json");
     char *text = NULL, *module_path = NULL, *params_path = NULL;
     size_t len = 0;
-    byocl_status st = manifest_path ? byocl_file_read_all(manifest_path, (void **)&text, &len, err)
+    byocl_status st = manifest_path ? base_file_read_all(manifest_path, (void **)&text, &len, err)
                                     : byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     if (st == BYOCL_OK)
         st = byocl_capture_manifest_parse(text, len, manifest_path, &f->manifest, err);
     free(text);
     const byocl_capture_manifest *m = f->manifest;
     if (st == BYOCL_OK) {
-        module_path = byocl_path_join(dir, m->module);
-        params_path = m->params ? byocl_path_join(dir, m->params) : NULL;
+        module_path = base_path_join(dir, m->module);
+        params_path = m->params ? base_path_join(dir, m->params) : NULL;
         f->inputs = calloc((size_t)m->n_inputs + 1, sizeof *f->inputs);
         f->outputs = calloc((size_t)m->n_outputs + 1, sizeof *f->outputs);
         if (!module_path || (m->params && !params_path) || !f->inputs || !f->outputs)

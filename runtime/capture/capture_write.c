@@ -49,11 +49,11 @@ static byocl_status write_tensor(const char *tmp, const char *prefix, const char
     char base[200];
     byocl_capture_file_name(prefix, name, base, sizeof base);
     snprintf(file, file_len, "%s.npy", base);
-    char *path = byocl_path_join(tmp, file);
+    char *path = base_path_join(tmp, file);
     for (int k = 2; path && access(path, F_OK) == 0; k++) { /* two names made alike */
         snprintf(file, file_len, "%s_%d.npy", base, k);
         free(path);
-        path = byocl_path_join(tmp, file);
+        path = base_path_join(tmp, file);
     }
     if (!path)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
@@ -78,9 +78,9 @@ static byocl_status write_files(const byocl_capture *cap, const cap_region *r,
     int n_params = 0;
     byocl_status st =
         byocl_extract_with_inputs(cap->module, r->symbol, &part, &params, &n_params, err);
-    char *text = byocl_path_join(tmp, "region.relay");
-    char *npz = byocl_path_join(tmp, "region.npz");
-    char *manifest_path = byocl_path_join(tmp, "manifest.json");
+    char *text = base_path_join(tmp, "region.relay");
+    char *npz = base_path_join(tmp, "region.npz");
+    char *manifest_path = base_path_join(tmp, "manifest.json");
     if (st == BYOCL_OK && (!text || !npz || !manifest_path))
         st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     if (st == BYOCL_OK && n_params != r->n_in)
@@ -107,7 +107,7 @@ static byocl_status write_files(const byocl_capture *cap, const cap_region *r,
     if (st == BYOCL_OK) {
         byocl_textbuf manifest = {0};
         capture_manifest_print(&m, &manifest);
-        char *json = byocl_textbuf_take(&manifest);
+        char *json = base_textbuf_take(&manifest);
         FILE *f = json ? fopen(manifest_path, "w") : NULL;
         bool written = f && fputs(json, f) != EOF;
         if (f && fclose(f) != 0)
@@ -134,7 +134,7 @@ static byocl_status write_files(const byocl_capture *cap, const cap_region *r,
 /* Whether `path` is a folder that a capture wrote (it has a manifest.json). */
 static bool is_capture_folder(const char *path)
 {
-    char *manifest = byocl_path_join(path, "manifest.json");
+    char *manifest = base_path_join(path, "manifest.json");
     bool yes = manifest && access(manifest, F_OK) == 0;
     free(manifest);
     return yes;
@@ -154,7 +154,7 @@ static byocl_status move_into_place(const char *tmp, const char *final, const ch
                                "cannot write %s: it exists and is not a capture folder; remove "
                                "it or choose another folder",
                                final);
-    char *old = byocl_path_join(dir, ".old-XXXXXX");
+    char *old = base_path_join(dir, ".old-XXXXXX");
     if (!old)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     byocl_status st = BYOCL_OK;
@@ -166,7 +166,7 @@ static byocl_status move_into_place(const char *tmp, const char *final, const ch
             rename(old, final);
     }
     if (st == BYOCL_OK)
-        byocl_dir_remove_files(old);
+        base_dir_remove_files(old);
     else if (!aside)
         rmdir(old);
     free(old);
@@ -196,7 +196,7 @@ byocl_status byocl_capture_write_region(const byocl_capture *cap, int k, const c
     byocl_status st = BYOCL_OK;
     char pattern[300];
     snprintf(pattern, sizeof pattern, ".%.200s.tmp-XXXXXX", r->symbol);
-    char *tmp = byocl_path_join(dir, pattern), *final = byocl_path_join(dir, r->symbol);
+    char *tmp = base_path_join(dir, pattern), *final = base_path_join(dir, r->symbol);
     if (!tmp || !final)
         st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     else if (!mkdtemp(tmp))
@@ -206,7 +206,7 @@ byocl_status byocl_capture_write_region(const byocl_capture *cap, int k, const c
              (st = open_up(tmp, err)) == BYOCL_OK)
         st = move_into_place(tmp, final, dir, err);
     if (tmp && st != BYOCL_OK)
-        byocl_dir_remove_files(tmp);
+        base_dir_remove_files(tmp);
     free(tmp);
     if (st == BYOCL_OK && path_out)
         *path_out = final;

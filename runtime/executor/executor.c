@@ -95,7 +95,7 @@ static byocl_status place_buffers(byocl_executor *ex, byocl_error *err)
         total += align_up(bytes);
         largest = bytes > largest ? bytes : largest;
     }
-    if ((st = byocl_limits_reserve(total, largest, "the executor's buffers", err)) != BYOCL_OK)
+    if ((st = base_limits_reserve(total, largest, "the executor's buffers", err)) != BYOCL_OK)
         goto done;
     ex->block_counted = total;
     ex->block = aligned_alloc(BLOCK_ALIGN, total ? total : BLOCK_ALIGN);
@@ -157,7 +157,7 @@ static byocl_status memory_error(const byocl_compiled *c, byocl_status st, const
     value_label(c, value, label, sizeof label);
     byocl_error_set(err, st == BYOCL_OK ? BYOCL_ERR_RUNTIME : st, "%s %s%s: %s", doing, label, to,
                     why->msg[0] ? why->msg : "the device memory gave no reason");
-    byocl_node_error_at(err, c->fn, c->steps[s].node);
+    ops_node_error_at(err, c->fn, c->steps[s].node);
     return err ? err->status : (st == BYOCL_OK ? BYOCL_ERR_RUNTIME : st);
 }
 
@@ -288,7 +288,7 @@ static byocl_status make_views(byocl_executor *ex, byocl_error *err)
     const byocl_compiled *c = ex->c;
     for (int i = 0; i < c->n_outputs; i++) {
         const byocl_type *t = c->values[c->outputs[i].value].type;
-        ex->views[i] = byocl_tensor_wrap(t->dtype, &t->shape, ex->output_data[i], err);
+        ex->views[i] = base_tensor_wrap(t->dtype, &t->shape, ex->output_data[i], err);
         if (!ex->views[i])
             return err ? err->status : BYOCL_ERR_NOMEM;
     }
@@ -331,7 +331,7 @@ byocl_status byocl_executor_new(byocl_compiled *c, byocl_executor **out, byocl_e
     if (st == BYOCL_OK)
         st = make_views(ex, err);
     if (st == BYOCL_OK)
-        st = byocl_thread_pool_new(c->threads, &ex->pool, err);
+        st = base_thread_pool_new(c->threads, &ex->pool, err);
     if (st != BYOCL_OK) {
         byocl_executor_free(ex);
         return st;
@@ -344,10 +344,10 @@ void byocl_executor_free(byocl_executor *ex)
 {
     if (!ex)
         return;
-    byocl_thread_pool_free(ex->pool);
+    base_thread_pool_free(ex->pool);
     free_device_buffers(ex);
     for (int i = 0; ex->views && i < ex->c->n_outputs; i++)
-        byocl_tensor_wrap_free(ex->views[i]);
+        base_tensor_wrap_free(ex->views[i]);
     free(ex->views);
     free(ex->times);
     free(ex->step_first_arg);
@@ -360,7 +360,7 @@ void byocl_executor_free(byocl_executor *ex)
     free(ex->input_data);
     free(ex->value_data);
     free(ex->block);
-    byocl_limits_release(ex->block_counted);
+    base_limits_release(ex->block_counted);
     byocl_compiled_free(ex->c);
     free(ex);
 }
@@ -425,7 +425,7 @@ byocl_status byocl_executor_set_input_dl(byocl_executor *ex, const char *name,
     byocl_status st = find_input(ex, name, &k, err);
     if (st != BYOCL_OK)
         return st;
-    if ((st = byocl_dl_check(value, byocl_compiled_input_type(ex->c, k), err)) != BYOCL_OK) {
+    if ((st = dl_check(value, byocl_compiled_input_type(ex->c, k), err)) != BYOCL_OK) {
         byocl_error_prefix(err, "input '%s': ", name);
         return st;
     }
@@ -461,8 +461,8 @@ static byocl_status run_kernel(byocl_executor *ex, const byocl_xstep *step, size
                                byocl_error *err)
 {
     const byocl_compiled *c = ex->c;
-    int32_t r = byocl_thread_pool_run(ex->pool, step->kernel.fn, ex->kernel_args + first,
-                                      step->kernel.ctx, step->kernel.n_tasks);
+    int32_t r = base_thread_pool_run(ex->pool, step->kernel.fn, ex->kernel_args + first,
+                                     step->kernel.ctx, step->kernel.n_tasks);
     if (r == 0)
         return BYOCL_OK;
     const char *why = c->backend->error ? c->backend->error(c->backend_state) : NULL;
@@ -471,7 +471,7 @@ static byocl_status run_kernel(byocl_executor *ex, const byocl_xstep *step, size
     else
         byocl_error_set(err, BYOCL_ERR_RUNTIME, "kernel %s failed (code %d)", step->name, (int)r);
     if (step->n_nodes == 1)
-        byocl_node_error_at(err, c->fn, step->node);
+        ops_node_error_at(err, c->fn, step->node);
     else
         byocl_error_prefix(err, "in @%s, kernel %s: ", c->fn->name, step->name);
     return BYOCL_ERR_RUNTIME;
@@ -500,7 +500,7 @@ byocl_status byocl_executor_run(byocl_executor *ex, byocl_error *err)
             st = byocl_rtmod_run(step->rtmod, step->symbol, ex->dl_args + first, step->n_in,
                                  step->n_out, err);
             if (st != BYOCL_OK)
-                byocl_node_error_at(err, c->fn, step->node);
+                ops_node_error_at(err, c->fn, step->node);
         }
         if (st != BYOCL_OK)
             return st;
@@ -564,7 +564,7 @@ byocl_status byocl_executor_copy_output(const byocl_executor *ex, int index, byo
     return st;
 }
 
-void *byocl_executor_value_data(const byocl_executor *ex, int value)
+void *exec_value_data(const byocl_executor *ex, int value)
 {
     return value >= 0 && value < ex->c->n_values ? ex->value_data[value] : NULL;
 }

@@ -13,6 +13,6 @@
 
 /* The data pointer the executor uses for value `value` (tests check buffer overlaps):
  * its host buffer, NULL for a value that lives in device memory only. */
-void *byocl_executor_value_data(const byocl_executor *ex, int value);
+void *exec_value_data(const byocl_executor *ex, int value);
 
 #endif

@@ -42,7 +42,7 @@ static byocl_status host_region_run(void *ctx, const char *symbol, DLTensor *con
                                r->symbol, want_in, want_in == 1 ? "" : "s", want_out,
                                want_out == 1 ? "" : "s", n_in, n_out);
     for (int k = 0; k < n_out; k++) {
-        byocl_status st = byocl_dl_check(args[n_in + k], byocl_compiled_output_type(c, k), err);
+        byocl_status st = dl_check(args[n_in + k], byocl_compiled_output_type(c, k), err);
         if (st != BYOCL_OK) {
             byocl_error_prefix(err, "region %s, output %d: ", r->symbol, k);
             return st;

@@ -33,7 +33,7 @@ bool byocl_dtype_from_dlpack(DLDataType type, byocl_dtype *out)
     return false;
 }
 
-int64_t byocl_dl_nbytes(const DLTensor *t)
+int64_t dl_nbytes(const DLTensor *t)
 {
     int64_t n = 1;
     for (int i = 0; i < t->ndim; i++) {
@@ -60,7 +60,7 @@ static bool c_order(const DLTensor *t)
     return true;
 }
 
-byocl_status byocl_dl_check(const DLTensor *t, const byocl_type *type, byocl_error *err)
+byocl_status dl_check(const DLTensor *t, const byocl_type *type, byocl_error *err)
 {
     char want_s[256], got_s[256];
     byocl_type_str(type, want_s, sizeof want_s);
@@ -87,7 +87,7 @@ byocl_status byocl_dl_check(const DLTensor *t, const byocl_type *type, byocl_err
     if (!c_order(t))
         return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
                                "expected %s in C order, got strides that are not", want_s);
-    if (!t->data && byocl_dl_nbytes(t) > 0)
+    if (!t->data && dl_nbytes(t) > 0)
         return byocl_error_set(err, BYOCL_ERR_INVALID, "expected %s, got a tensor without data",
                                want_s);
     return BYOCL_OK;

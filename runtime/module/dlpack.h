@@ -8,9 +8,9 @@
 #include "byocl/runtime.h"
 
 /* Bytes of a DLTensor's data; -1 when the shape is negative or overflows. */
-int64_t byocl_dl_nbytes(const DLTensor *t);
+int64_t dl_nbytes(const DLTensor *t);
 /* Checks that `t` is a host tensor of `type` in compact C order; the error says
  * "expected <type>, got <what>" (callers prefix what the tensor is). */
-byocl_status byocl_dl_check(const DLTensor *t, const byocl_type *type, byocl_error *err);
+byocl_status dl_check(const DLTensor *t, const byocl_type *type, byocl_error *err);
 
 #endif

@@ -16,9 +16,9 @@
 /* Format 2: SHA-256 keys and digests (runtime/base/cache.c); format 1 entries had other names. */
 static byocl_cache_kind program_cache = BYOCL_CACHE_KIND_INIT("BYOCLPC1", 2u, ".clbin");
 
-ocl_cache_stats ocl_cache_stats_get(void) { return byocl_cache_stats_get(&program_cache); }
+ocl_cache_stats ocl_cache_stats_get(void) { return base_cache_stats_get(&program_cache); }
 
-void ocl_cache_stats_reset(void) { byocl_cache_stats_reset(&program_cache); }
+void ocl_cache_stats_reset(void) { base_cache_stats_reset(&program_cache); }
 
 static void device_key(const ocl_device *dev, const char *source, const char *options,
                        byocl_cache_key *key)
@@ -28,10 +28,10 @@ static void device_key(const ocl_device *dev, const char *source, const char *op
         dev->info.platform, dev->device_version, dev->info.driver, dev->platform_version,
     };
     byocl_cache_hasher h;
-    byocl_cache_key_begin(&h);
+    base_cache_key_begin(&h);
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-        byocl_cache_key_string(&h, fields[i]);
-    byocl_cache_key_end(&h, key);
+        base_cache_key_string(&h, fields[i]);
+    base_cache_key_end(&h, key);
 }
 
 byocl_status ocl_cache_entry_path(const char *dir, const ocl_device *dev, const char *source,
@@ -39,7 +39,7 @@ byocl_status ocl_cache_entry_path(const char *dir, const ocl_device *dev, const 
 {
     byocl_cache_key key;
     device_key(dev, source, options, &key);
-    return byocl_cache_entry_path(&program_cache, dir, &key, out, err);
+    return base_cache_entry_path(&program_cache, dir, &key, out, err);
 }
 
 /* Stores the program's binary; a cache that cannot be written only costs the next build. */
@@ -55,7 +55,7 @@ static void entry_write(const char *path, const byocl_cache_key *key, cl_program
         return;
     if (clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof binary, &binary, NULL) ==
         CL_SUCCESS)
-        byocl_cache_store(&program_cache, path, key, binary, size);
+        base_cache_store(&program_cache, path, key, binary, size);
     free(binary);
 }
 
@@ -177,20 +177,20 @@ byocl_status ocl_program_get(ocl_device *dev, const char *dir, const char *regio
     char *path = NULL;
     device_key(dev, source, options, &key);
     if (dir) {
-        byocl_status st = byocl_cache_entry_path(&program_cache, dir, &key, &path, err);
+        byocl_status st = base_cache_entry_path(&program_cache, dir, &key, &path, err);
         if (st != BYOCL_OK)
             return st;
         size_t size = 0;
-        unsigned char *binary = byocl_cache_load(&program_cache, path, &key, &size);
+        unsigned char *binary = base_cache_load(&program_cache, path, &key, &size);
         if (binary) {
             *out = from_binary(dev, binary, size, options);
             free(binary);
             if (*out) {
-                byocl_cache_accept(&program_cache);
+                base_cache_accept(&program_cache);
                 free(path);
                 return BYOCL_OK;
             }
-            byocl_cache_reject(&program_cache, path);
+            base_cache_reject(&program_cache, path);
         }
     }
     cl_int e;

@@ -238,7 +238,7 @@ byocl_status ocl_choose_device(const char *spec, ocl_device_desc *out, byocl_err
                 pick = i;
         if (pick < 0)
             pick = 0;
-    } else if (byocl_str_all_digits(spec)) {
+    } else if (base_str_all_digits(spec)) {
         long index = strlen(spec) < 9 ? strtol(spec, NULL, 10) : -1;
         pick = index >= 0 && index < n ? (int)index : -1;
     } else {

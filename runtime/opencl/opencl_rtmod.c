@@ -85,7 +85,7 @@ static void region_destroy(void *ctx)
     free(r->times);
     if (r->program)
         clReleaseProgram(r->program);
-    byocl_cl_plan_free(r->plan);
+    clg_plan_free(r->plan);
     ocl_device_release(r->dev);
     free(r->types);
     free(r->bytes);
@@ -339,7 +339,7 @@ static byocl_status check_args(ocl_region *r, const char *symbol, DLTensor *cons
                                r->symbol, r->n_in, r->n_in == 1 ? "" : "s", r->n_out,
                                r->n_out == 1 ? "" : "s", n_in, n_out);
     for (int k = 0; k < n_in + n_out; k++) {
-        byocl_status st = byocl_dl_check(args[k], &r->types[k], err);
+        byocl_status st = dl_check(args[k], &r->types[k], err);
         if (st != BYOCL_OK) {
             byocl_error_prefix(err, "region %s, %s %d: ", r->symbol,
                                k < n_in ? "input" : "output", k < n_in ? k : k - n_in);
@@ -492,7 +492,7 @@ byocl_status ocl_rtmod_new(ocl_device *dev, const byocl_function *region, byocl_
     *out = NULL;
     ocl_region *r = calloc(1, sizeof *r);
     if (!r) {
-        byocl_cl_plan_free(plan);
+        clg_plan_free(plan);
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     }
     pthread_mutex_init(&r->times_lock, NULL);

@@ -1,5 +1,5 @@
 /* The built-in OpenCL target, registered through the public target API like any
- * vendor's: supports is the code generator's byocl_cl_supports; compile reads the
+ * vendor's: supports is the code generator's clg_supports; compile reads the
  * target's options, chooses the device, generates the region's program and plans
  * (codegen/opencl/) and makes the runtime module (opencl_rtmod.c); devices lists every
  * OpenCL device. Nothing is process-wide: each compile gets its own options. */
@@ -36,7 +36,7 @@ static bool target_supports(void *ctx, const byocl_function *fn, int node, char 
                             size_t why_len)
 {
     (void)ctx;
-    return byocl_cl_supports(fn, node, why, why_len);
+    return clg_supports(fn, node, why, why_len);
 }
 
 /* The byocl_opencl_options that `config` asks for; `device` holds the device's index. */
@@ -140,10 +140,10 @@ byocl_status byocl_opencl_compile(const byocl_function *region, const byocl_open
         st = ocl_device_acquire(&desc, opt->profile, opt->buffers, &dev, err);
     if (st == BYOCL_OK) {
         byocl_cl_codegen_options copt = {.compute_units = dev->info.compute_units};
-        st = byocl_cl_codegen(region, &copt, &plan, err);
+        st = clg_codegen(region, &copt, &plan, err);
     }
     /* A cache folder that cannot be made only costs build time: compile without one. */
-    if (st == BYOCL_OK && byocl_cache_dir(opt->cache_dir, &cache_dir, NULL) != BYOCL_OK)
+    if (st == BYOCL_OK && base_cache_dir(opt->cache_dir, &cache_dir, NULL) != BYOCL_OK)
         cache_dir = NULL;
     if (st == BYOCL_OK) {
         ocl_rtmod_options ropt = {.cache_dir = cache_dir};
@@ -182,10 +182,10 @@ byocl_status byocl_opencl_emit(const byocl_module *m, const char *dir,
         byocl_cl_plan *plan = NULL;
         const char *symbol = byocl_attrs_get_str(byocl_function_attrs(fn), "global_symbol",
                                                  byocl_function_name(fn));
-        st = byocl_cl_codegen(fn, &copt, &plan, err);
+        st = clg_codegen(fn, &copt, &plan, err);
         if (st == BYOCL_OK)
-            st = byocl_cl_plan_write(plan, dir, symbol, err);
-        byocl_cl_plan_free(plan);
+            st = clg_plan_write(plan, dir, symbol, err);
+        clg_plan_free(plan);
         written += st == BYOCL_OK;
     }
     byocl_module_free(typed);

@@ -60,11 +60,11 @@ static byocl_status run_op(const byocl_node *n, const byocl_value *vals, byocl_v
     for (int k = 0, at = 0; k < n->n_args; k++)
         for (int i = 0; i < vals[n->args[k]].n; i++)
             in[at++] = vals[n->args[k]].tensors[i];
-    byocl_status st = byocl_value_alloc(out, n->type, err);
+    byocl_status st = ref_value_alloc(out, n->type, err);
     if (st == BYOCL_OK) {
         st = op->ref(&n->attrs, in, n_in, out->tensors, out->n, err);
         if (st != BYOCL_OK)
-            byocl_value_release(out);
+            ref_value_release(out);
     }
     free(in);
     return st;
@@ -108,10 +108,10 @@ static byocl_status run_node(const run_ctx *ctx, const byocl_function *fn, int i
         if (param_of[id] < 0)
             return byocl_error_set(err, BYOCL_ERR_INVALID, "%%%s is not a parameter of @%s",
                                    n->name ? n->name : "?", fn->name);
-        return byocl_value_from_tensors(out, n->type, args[param_of[id]].tensors,
-                                        args[param_of[id]].n, err);
+        return ref_value_from_tensors(out, n->type, args[param_of[id]].tensors,
+                                      args[param_of[id]].n, err);
     case BYOCL_NODE_CONSTANT:
-        return byocl_value_from_tensors(out, n->type, &n->value, 1, err);
+        return ref_value_from_tensors(out, n->type, &n->value, 1, err);
     case BYOCL_NODE_CALL:
         return n->op ? run_op(n, vals, out, err)
                      : run_call_global(ctx, n, vals, depth, out, err);
@@ -121,12 +121,12 @@ static byocl_status run_node(const run_ctx *ctx, const byocl_function *fn, int i
             return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
         for (int k = 0; k < n->n_args; k++)
             fields[k] = vals[n->args[k]]; /* borrowed */
-        byocl_status st = byocl_value_tuple(out, n->type, fields, n->n_args, err);
+        byocl_status st = ref_value_tuple(out, n->type, fields, n->n_args, err);
         free(fields);
         return st;
     }
     case BYOCL_NODE_GETITEM:
-        return byocl_value_field(out, &vals[n->args[0]], n->index, err);
+        return ref_value_field(out, &vals[n->args[0]], n->index, err);
     }
     return byocl_error_set(err, BYOCL_ERR_INVALID, "unknown node kind %d", (int)n->kind);
 }
@@ -137,7 +137,7 @@ static byocl_status check_args(const byocl_function *fn, const byocl_value *args
 {
     for (int k = 0; k < fn->n_params; k++) {
         const byocl_node *p = &fn->nodes[fn->params[k]];
-        byocl_status st = byocl_value_check(&args[k], p->type, err);
+        byocl_status st = ref_value_check(&args[k], p->type, err);
         if (st != BYOCL_OK) {
             if (depth == 0)
                 byocl_error_prefix(err, "input %d (%%%s) of @%s: ", k, p->name, fn->name);
@@ -156,7 +156,7 @@ static byocl_status check_typed(const byocl_function *fn, const bool *needed, by
         if (needed[id] && fn->nodes[id].type->kind == BYOCL_TYPE_NONE) {
             byocl_error_set(err, BYOCL_ERR_TYPE,
                             "no inferred type (run byocl_infer_types before running)");
-            byocl_node_error_at(err, fn, id);
+            ops_node_error_at(err, fn, id);
             return BYOCL_ERR_TYPE;
         }
     return BYOCL_OK;
@@ -194,19 +194,19 @@ static byocl_status run_function(const run_ctx *ctx, const byocl_function *fn,
             continue;
         st = run_node(ctx, fn, id, param_of, args, vals, depth, err);
         if (st != BYOCL_OK) {
-            byocl_node_error_at(err, fn, id);
+            ops_node_error_at(err, fn, id);
             goto done;
         }
         const byocl_node *node = &fn->nodes[id];
         for (int k = 0; k < node->n_args; k++)
             if (last_use[node->args[k]] == id)
-                byocl_value_release(&vals[node->args[k]]);
+                ref_value_release(&vals[node->args[k]]);
     }
     *out = vals[fn->body];
     vals[fn->body] = BYOCL_VALUE_EMPTY;
 done:
     for (size_t id = 0; vals && id < n; id++)
-        byocl_value_release(&vals[id]);
+        ref_value_release(&vals[id]);
     free(vals);
     free(param_of);
     free(last_use);
@@ -243,17 +243,17 @@ byocl_status byocl_reference_run(const byocl_module *m, const char *fn_name,
             st = byocl_error_set(err, BYOCL_ERR_INVALID, "input %d (%%%s) of @%s is missing", k,
                                  p->name, fn->name);
         else
-            st = byocl_value_from_tensors(&args[k], NULL, &inputs[k], 1, err);
+            st = ref_value_from_tensors(&args[k], NULL, &inputs[k], 1, err);
     }
     byocl_value result = BYOCL_VALUE_EMPTY;
     run_ctx ctx = {m};
     if (st == BYOCL_OK)
         st = run_function(&ctx, fn, args, 0, &result, err);
     for (int k = 0; k < n_inputs; k++)
-        byocl_value_release(&args[k]);
+        ref_value_release(&args[k]);
     free(args);
     if (st == BYOCL_OK)
-        *outputs = byocl_value_take_tensors(&result, n_outputs);
+        *outputs = ref_value_take_tensors(&result, n_outputs);
     return st;
 }
 

@@ -85,7 +85,7 @@ static byocl_status ref_region_run(void *ctx, const char *symbol, DLTensor *cons
     for (int k = 0; k < n_in + n_out; k++) {
         const byocl_type *want =
             k < n_in ? fn->nodes[fn->params[k]].type : r->out_types[k - n_in];
-        byocl_status st = byocl_dl_check(args[k], want, err);
+        byocl_status st = dl_check(args[k], want, err);
         if (st != BYOCL_OK) {
             if (k < n_in)
                 byocl_error_prefix(err, "region %s, input %d (%%%s): ", r->symbol, k,
@@ -101,8 +101,8 @@ static byocl_status ref_region_run(void *ctx, const char *symbol, DLTensor *cons
     byocl_status st = BYOCL_OK;
     for (int k = 0; k < n_in && st == BYOCL_OK; k++) {
         const byocl_type *t = fn->nodes[fn->params[k]].type;
-        in[k] = byocl_tensor_wrap(t->dtype, &t->shape,
-                                  (char *)args[k]->data + args[k]->byte_offset, err);
+        in[k] = base_tensor_wrap(t->dtype, &t->shape,
+                                 (char *)args[k]->data + args[k]->byte_offset, err);
         if (!in[k])
             st = err ? err->status : BYOCL_ERR_NOMEM;
     }
@@ -122,7 +122,7 @@ static byocl_status ref_region_run(void *ctx, const char *symbol, DLTensor *cons
     if (outs)
         byocl_tensors_free(outs, n_outs);
     for (int k = 0; k < n_in; k++)
-        byocl_tensor_wrap_free(in[k]);
+        base_tensor_wrap_free(in[k]);
     free(in);
     return st;
 }

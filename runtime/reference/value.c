@@ -16,8 +16,8 @@ static byocl_status value_make(byocl_value *out, const byocl_type *type, int n,
     return BYOCL_OK;
 }
 
-byocl_status byocl_value_from_tensors(byocl_value *out, const byocl_type *type,
-                                      byocl_tensor *const *tensors, int n, byocl_error *err)
+byocl_status ref_value_from_tensors(byocl_value *out, const byocl_type *type,
+                                    byocl_tensor *const *tensors, int n, byocl_error *err)
 {
     byocl_status st = value_make(out, type, n, err);
     for (int i = 0; st == BYOCL_OK && i < n; i++)
@@ -46,17 +46,17 @@ static byocl_status alloc_leaves(const byocl_type *type, byocl_tensor **ts, int 
     return BYOCL_OK;
 }
 
-byocl_status byocl_value_alloc(byocl_value *out, const byocl_type *type, byocl_error *err)
+byocl_status ref_value_alloc(byocl_value *out, const byocl_type *type, byocl_error *err)
 {
     byocl_status st = value_make(out, type, byocl_type_num_tensors(type), err);
     int at = 0;
     if (st == BYOCL_OK && (st = alloc_leaves(type, out->tensors, &at, err)) != BYOCL_OK)
-        byocl_value_release(out);
+        ref_value_release(out);
     return st;
 }
 
-byocl_status byocl_value_tuple(byocl_value *out, const byocl_type *type,
-                               const byocl_value *fields, int n_fields, byocl_error *err)
+byocl_status ref_value_tuple(byocl_value *out, const byocl_type *type,
+                             const byocl_value *fields, int n_fields, byocl_error *err)
 {
     int n = 0;
     for (int k = 0; k < n_fields; k++)
@@ -68,8 +68,8 @@ byocl_status byocl_value_tuple(byocl_value *out, const byocl_type *type,
     return st;
 }
 
-byocl_status byocl_value_field(byocl_value *out, const byocl_value *tuple, int index,
-                               byocl_error *err)
+byocl_status ref_value_field(byocl_value *out, const byocl_value *tuple, int index,
+                             byocl_error *err)
 {
     *out = BYOCL_VALUE_EMPTY;
     const byocl_type *t = tuple->type;
@@ -83,8 +83,8 @@ byocl_status byocl_value_field(byocl_value *out, const byocl_value *tuple, int i
     for (int k = 0; k < index; k++)
         at += byocl_type_num_tensors(t->fields[k]);
     const byocl_type *ft = t->fields[index];
-    return byocl_value_from_tensors(out, ft, tuple->tensors + at, byocl_type_num_tensors(ft),
-                                    err);
+    return ref_value_from_tensors(out, ft, tuple->tensors + at, byocl_type_num_tensors(ft),
+                                  err);
 }
 
 /* Compares the leaves of `type` with v's tensors from *at on. */
@@ -126,7 +126,7 @@ static void value_type_str(const byocl_value *v, char *buf, size_t len)
         snprintf(buf + at, len - at, "%s)", v->n ? "" : "(");
 }
 
-byocl_status byocl_value_check(const byocl_value *v, const byocl_type *type, byocl_error *err)
+byocl_status ref_value_check(const byocl_value *v, const byocl_type *type, byocl_error *err)
 {
     int at = 0;
     if (leaves_match(v, type, &at) && at == v->n)
@@ -137,7 +137,7 @@ byocl_status byocl_value_check(const byocl_value *v, const byocl_type *type, byo
                            byocl_type_str(type, want, sizeof want), got);
 }
 
-byocl_tensor **byocl_value_take_tensors(byocl_value *v, int *n)
+byocl_tensor **ref_value_take_tensors(byocl_value *v, int *n)
 {
     byocl_tensor **ts = v->tensors;
     *n = v->n;
@@ -145,7 +145,7 @@ byocl_tensor **byocl_value_take_tensors(byocl_value *v, int *n)
     return ts;
 }
 
-void byocl_value_release(byocl_value *v)
+void ref_value_release(byocl_value *v)
 {
     for (int i = 0; i < v->n; i++)
         byocl_tensor_unref(v->tensors[i]);

@@ -313,7 +313,7 @@ byocl_status byocl_npy_read(const char *path, byocl_tensor **out, byocl_error *e
     void *data;
     size_t len;
     *out = NULL;
-    byocl_status st = byocl_file_read_all(path, &data, &len, err);
+    byocl_status st = base_file_read_all(path, &data, &len, err);
     if (st != BYOCL_OK)
         return st;
     st = byocl_npy_read_mem(data, len, path, out, err);
@@ -401,5 +401,5 @@ byocl_status byocl_npy_write(const char *path, const byocl_tensor *t, byocl_erro
         {header, encode_header(t, header, sizeof header)},
         {byocl_tensor_cdata(t), byocl_tensor_nbytes(t)},
     };
-    return byocl_file_write_atomic(path, parts, 2, err);
+    return base_file_write_atomic(path, parts, 2, err);
 }

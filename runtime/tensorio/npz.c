@@ -293,7 +293,7 @@ byocl_status byocl_npz_write(const char *path, const byocl_params *p, byocl_erro
     static const char empty_zip[22] = {'P', 'K', 5, 6};
     if (byocl_params_count(p) == 0) {
         byocl_file_part part = {empty_zip, sizeof empty_zip};
-        return byocl_file_write_atomic(path, &part, 1, err);
+        return base_file_write_atomic(path, &part, 1, err);
     }
     void *data = NULL;
     size_t len = 0;
@@ -301,7 +301,7 @@ byocl_status byocl_npz_write(const char *path, const byocl_params *p, byocl_erro
     if (s != BYOCL_OK)
         return s;
     byocl_file_part part = {data, len};
-    s = byocl_file_write_atomic(path, &part, 1, err);
+    s = base_file_write_atomic(path, &part, 1, err);
     free(data);
     return s;
 }

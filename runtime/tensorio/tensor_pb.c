@@ -13,7 +13,7 @@
 #include "onnx.pb-c.h"
 #include "tensor_pb.h"
 
-const char byocl_onnx_supported_dtypes[] = "float32, float16, int32, int64, int8, uint8, bool";
+const char tensorio_onnx_supported_dtypes[] = "float32, float16, int32, int64, int8, uint8, bool";
 
 /* byocl dtype -> ONNX data type, in byocl_dtype order. */
 static const int32_t onnx_of_dtype[BYOCL_DTYPE_COUNT] = {
@@ -26,7 +26,7 @@ static const int32_t onnx_of_dtype[BYOCL_DTYPE_COUNT] = {
     [BYOCL_BOOL] = ONNX__TENSOR_PROTO__DATA_TYPE__BOOL,
 };
 
-bool byocl_onnx_to_dtype(int32_t onnx_type, byocl_dtype *out)
+bool tensorio_onnx_to_dtype(int32_t onnx_type, byocl_dtype *out)
 {
     for (int d = 0; d < BYOCL_DTYPE_COUNT; d++) {
         if (onnx_of_dtype[d] == onnx_type) {
@@ -37,9 +37,9 @@ bool byocl_onnx_to_dtype(int32_t onnx_type, byocl_dtype *out)
     return false;
 }
 
-int32_t byocl_onnx_from_dtype(byocl_dtype dtype) { return onnx_of_dtype[dtype]; }
+int32_t tensorio_onnx_from_dtype(byocl_dtype dtype) { return onnx_of_dtype[dtype]; }
 
-const char *byocl_onnx_dtype_name(int32_t onnx_type, char *buf, size_t len)
+const char *tensorio_onnx_dtype_name(int32_t onnx_type, char *buf, size_t len)
 {
     static const char *const others[] = {
         [ONNX__TENSOR_PROTO__DATA_TYPE__UINT16] = "uint16",
@@ -53,7 +53,7 @@ const char *byocl_onnx_dtype_name(int32_t onnx_type, char *buf, size_t len)
         [ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16] = "bfloat16",
     };
     byocl_dtype d;
-    if (byocl_onnx_to_dtype(onnx_type, &d))
+    if (tensorio_onnx_to_dtype(onnx_type, &d))
         return byocl_dtype_name(d);
     if (onnx_type >= 0 && onnx_type < (int32_t)(sizeof others / sizeof others[0]) &&
         others[onnx_type])
@@ -145,8 +145,8 @@ static byocl_status find_data_field(const Onnx__TensorProto *tp, const char *wha
     return BYOCL_OK;
 }
 
-byocl_status byocl_tensor_from_onnx(const Onnx__TensorProto *tp, const char *what,
-                                    byocl_tensor **out, byocl_error *err)
+byocl_status tensorio_tensor_from_onnx(const Onnx__TensorProto *tp, const char *what,
+                                       byocl_tensor **out, byocl_error *err)
 {
     *out = NULL;
     char tbuf[32];
@@ -154,14 +154,14 @@ byocl_status byocl_tensor_from_onnx(const Onnx__TensorProto *tp, const char *wha
         return byocl_error_set(err, BYOCL_ERR_INVALID,
                                "%s: not an ONNX TensorProto: it has no data_type", what);
     byocl_dtype dtype;
-    if (!byocl_onnx_to_dtype(tp->data_type, &dtype)) {
-        const char *name = byocl_onnx_dtype_name(tp->data_type, tbuf, sizeof tbuf);
+    if (!tensorio_onnx_to_dtype(tp->data_type, &dtype)) {
+        const char *name = tensorio_onnx_dtype_name(tp->data_type, tbuf, sizeof tbuf);
         if (tp->data_type < 0 || tp->data_type > ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16)
             return byocl_error_set(err, BYOCL_ERR_INVALID,
                                    "%s: not an ONNX TensorProto: unknown %s", what, name);
         return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
                                "%s: dtype %s is not supported (byocl has %s)", what, name,
-                               byocl_onnx_supported_dtypes);
+                               tensorio_onnx_supported_dtypes);
     }
     if (tp->segment)
         return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
@@ -262,7 +262,7 @@ byocl_status byocl_pb_read_mem(const void *data, size_t len, const char *what,
                              what);
     byocl_tensor *t = NULL;
     if (st == BYOCL_OK)
-        st = byocl_tensor_from_onnx(tp, what, &t, err);
+        st = tensorio_tensor_from_onnx(tp, what, &t, err);
     if (st == BYOCL_OK && name) {
         const char *n = tp->name ? tp->name : "";
         *name = malloc(strlen(n) + 1);
@@ -286,7 +286,7 @@ byocl_status byocl_pb_read(const char *path, byocl_tensor **out, char **name, by
     *out = NULL;
     if (name)
         *name = NULL;
-    byocl_status st = byocl_file_read_all(path, &data, &len, err);
+    byocl_status st = base_file_read_all(path, &data, &len, err);
     if (st != BYOCL_OK)
         return st;
     st = byocl_pb_read_mem(data, len, path, out, name, err);
@@ -309,7 +309,7 @@ byocl_status byocl_pb_write(const char *path, const byocl_tensor *t, const char 
     tp.n_dims = (size_t)shape->rank;
     tp.dims = dims;
     tp.has_data_type = 1;
-    tp.data_type = byocl_onnx_from_dtype(byocl_tensor_dtype(t));
+    tp.data_type = tensorio_onnx_from_dtype(byocl_tensor_dtype(t));
     /* protobuf-c's fields are not const; packing only reads them. */
     tp.name = name && *name ? (char *)name : NULL;
     tp.has_raw_data = 1;
@@ -322,7 +322,7 @@ byocl_status byocl_pb_write(const char *path, const byocl_tensor *t, const char 
                                path, len);
     onnx__tensor_proto__pack(&tp, buf);
     byocl_file_part part = {buf, len};
-    byocl_status st = byocl_file_write_atomic(path, &part, 1, err);
+    byocl_status st = base_file_write_atomic(path, &part, 1, err);
     free(buf);
     return st;
 }

@@ -13,21 +13,21 @@ typedef struct Onnx__TensorProto Onnx__TensorProto;
 
 /* ONNX TensorProto.DataType -> byocl dtype; false for the types byocl lacks
  * (double, int16, uint16, uint32, uint64, string, bfloat16, complex) and unknown ones. */
-bool byocl_onnx_to_dtype(int32_t onnx_type, byocl_dtype *out);
+bool tensorio_onnx_to_dtype(int32_t onnx_type, byocl_dtype *out);
 /* The ONNX data type of a byocl dtype. */
-int32_t byocl_onnx_from_dtype(byocl_dtype dtype);
+int32_t tensorio_onnx_from_dtype(byocl_dtype dtype);
 /* How messages spell an ONNX data type: byocl's dtype names where they exist ("float32"),
  * otherwise ONNX's in lower case ("double", "uint16", "bfloat16"); "data type N" (in buf)
  * for an unknown one. Returns a static string or buf. */
-const char *byocl_onnx_dtype_name(int32_t onnx_type, char *buf, size_t len);
+const char *tensorio_onnx_dtype_name(int32_t onnx_type, char *buf, size_t len);
 /* "float32, float16, int32, int64, int8, uint8, bool": what messages list as supported. */
-extern const char byocl_onnx_supported_dtypes[];
+extern const char tensorio_onnx_supported_dtypes[];
 
 /* Checks a TensorProto (dtype, dims, exactly one data field of the right size) and copies
  * its values into a new tensor. `what` names it in messages ("x.pb", "initializer 'w'").
  * Dtypes byocl lacks and external data are BYOCL_ERR_UNSUPPORTED; anything malformed is
  * BYOCL_ERR_INVALID. */
-byocl_status byocl_tensor_from_onnx(const Onnx__TensorProto *tp, const char *what,
-                                    byocl_tensor **out, byocl_error *err);
+byocl_status tensorio_tensor_from_onnx(const Onnx__TensorProto *tp, const char *what,
+                                       byocl_tensor **out, byocl_error *err);
 
 #endif

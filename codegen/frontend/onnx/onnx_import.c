@@ -126,7 +126,7 @@ static int builder_failed(onnx_ctx *cx, const char *op)
 /* Types a node just built; -1 (error recorded) when building or typing failed. */
 static int typed(onnx_ctx *cx, int id, const char *what)
 {
-    if (id < 0 || byocl_infer_node(cx->mod, cx->fn, id, cx->err) != BYOCL_OK)
+    if (id < 0 || ops_infer_node(cx->mod, cx->fn, id, cx->err) != BYOCL_OK)
         return builder_failed(cx, what);
     return id;
 }
@@ -692,13 +692,14 @@ static byocl_status value_info_dtype(onnx_ctx *cx, const Onnx__ValueInfoProto *v
                                                     : "of no type");
     const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
     char buf[32];
-    if (!tt->has_elem_type || !byocl_onnx_to_dtype(tt->elem_type, dtype))
+    if (!tt->has_elem_type || !tensorio_onnx_to_dtype(tt->elem_type, dtype))
         return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
                          "%s '%s' has dtype %s, which byocl does not support (byocl has %s)",
                          role, str_or_empty(vi->name),
-                         tt->has_elem_type ? byocl_onnx_dtype_name(tt->elem_type, buf, sizeof buf)
-                                           : "(none)",
-                         byocl_onnx_supported_dtypes);
+                         tt->has_elem_type
+                             ? tensorio_onnx_dtype_name(tt->elem_type, buf, sizeof buf)
+                             : "(none)",
+                         tensorio_onnx_supported_dtypes);
     return BYOCL_OK;
 }
 
@@ -913,7 +914,7 @@ static byocl_status bind_params(onnx_ctx *cx, const Onnx__GraphProto *g, const b
         if (v >= 0 && cx->values[v].init >= 0) {
             const Onnx__TensorProto *init = g->initializer[cx->values[v].init];
             byocl_dtype d;
-            bool same = init->has_data_type && byocl_onnx_to_dtype(init->data_type, &d) &&
+            bool same = init->has_data_type && tensorio_onnx_to_dtype(init->data_type, &d) &&
                         d == byocl_tensor_dtype(t) &&
                         (size_t)byocl_tensor_shape(t)->rank == init->n_dims;
             for (size_t k = 0; same && k < init->n_dims; k++)
@@ -924,7 +925,7 @@ static byocl_status bind_params(onnx_ctx *cx, const Onnx__GraphProto *g, const b
                 char sbuf[200], tbuf[32];
                 snprintf(want, sizeof want, "%s of %s", byocl_shape_str(&s, sbuf, sizeof sbuf),
                          init->has_data_type
-                             ? byocl_onnx_dtype_name(init->data_type, tbuf, sizeof tbuf)
+                             ? tensorio_onnx_dtype_name(init->data_type, tbuf, sizeof tbuf)
                              : "no dtype");
                 return onnx_fail(cx, BYOCL_ERR_TYPE,
                                  "params member '%s': the initializer is %s, got %s", name,
@@ -1074,7 +1075,7 @@ static byocl_status check_output_type(onnx_ctx *cx, const Onnx__ValueInfoProto *
     const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
     byocl_dtype d;
     bool ok = !tt->has_elem_type || tt->elem_type == 0 ||
-              (byocl_onnx_to_dtype(tt->elem_type, &d) && d == got->dtype);
+              (tensorio_onnx_to_dtype(tt->elem_type, &d) && d == got->dtype);
     const Onnx__TensorShapeProto *sp = tt->shape;
     if (ok && sp) {
         ok = sp->n_dim == (size_t)got->shape.rank;
@@ -1090,8 +1091,9 @@ static byocl_status check_output_type(onnx_ctx *cx, const Onnx__ValueInfoProto *
     return onnx_fail(cx, BYOCL_ERR_TYPE,
                      "output '%s': the model declares %s of %s, but byocl computed %s",
                      str_or_empty(vi->name), want_s,
-                     tt->has_elem_type ? byocl_onnx_dtype_name(tt->elem_type, tbuf, sizeof tbuf)
-                                       : "any dtype",
+                     tt->has_elem_type
+                         ? tensorio_onnx_dtype_name(tt->elem_type, tbuf, sizeof tbuf)
+                         : "any dtype",
                      byocl_type_str(got, got_s, sizeof got_s));
 }
 
@@ -1191,8 +1193,8 @@ static byocl_status import_model(onnx_model *model, const byocl_load_options *op
     return BYOCL_OK;
 }
 
-byocl_status byocl_onnx_import(const char *path, const byocl_load_options *opt,
-                               byocl_module **out, byocl_error *err)
+byocl_status onnx_import(const char *path, const byocl_load_options *opt,
+                         byocl_module **out, byocl_error *err)
 {
     *out = NULL;
     onnx_model model;
@@ -1204,9 +1206,9 @@ byocl_status byocl_onnx_import(const char *path, const byocl_load_options *opt,
     return st;
 }
 
-byocl_status byocl_onnx_import_mem(const void *data, size_t len, const char *path,
-                                   const byocl_load_options *opt, byocl_module **out,
-                                   byocl_error *err)
+byocl_status onnx_import_mem(const void *data, size_t len, const char *path,
+                             const byocl_load_options *opt, byocl_module **out,
+                             byocl_error *err)
 {
     *out = NULL;
     onnx_model model;

@@ -89,7 +89,7 @@ byocl_status onnx_model_open_file(const char *path, onnx_model *m, byocl_error *
      * says what is wrong. */
     if (!map_file(path, m)) {
         size_t len;
-        byocl_status st = byocl_file_read_all(path, &m->owned, &len, err);
+        byocl_status st = base_file_read_all(path, &m->owned, &len, err);
         if (st != BYOCL_OK)
             return st;
         m->data = m->owned;
@@ -120,14 +120,14 @@ byocl_status onnx_model_initializer(onnx_model *m, size_t i, const char *what,
 {
     const Onnx__TensorProto *tp = m->graph->initializer[i];
     if (!m->wire.inits || !m->wire.inits[i].has_raw)
-        return byocl_tensor_from_onnx(tp, what, out, err);
+        return tensorio_tensor_from_onnx(tp, what, out, err);
     /* The skeleton's message with raw_data pointing into the model's bytes. */
     const onnx_wire_init *at = &m->wire.inits[i];
     Onnx__TensorProto with_raw = *tp;
     with_raw.has_raw_data = 1;
     with_raw.raw_data.data = (uint8_t *)(m->data + at->offset);
     with_raw.raw_data.len = at->len;
-    byocl_status st = byocl_tensor_from_onnx(&with_raw, what, out, err);
+    byocl_status st = tensorio_tensor_from_onnx(&with_raw, what, out, err);
     release_pages(m, at->offset, at->len);
     return st;
 }

@@ -357,10 +357,10 @@ static byocl_status convert_cast(onnx_ctx *cx, const Onnx__NodeProto *n)
         return onnx_fail(cx, BYOCL_ERR_INVALID, "attribute 'to' is missing");
     byocl_dtype dtype;
     char buf[32];
-    if (!byocl_onnx_to_dtype((int32_t)to, &dtype))
+    if (!tensorio_onnx_to_dtype((int32_t)to, &dtype))
         return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED, "Cast to %s is not supported (byocl has %s)",
-                         byocl_onnx_dtype_name((int32_t)to, buf, sizeof buf),
-                         byocl_onnx_supported_dtypes);
+                         tensorio_onnx_dtype_name((int32_t)to, buf, sizeof buf),
+                         tensorio_onnx_supported_dtypes);
     int x;
     TRY(onnx_input(cx, 0, &x));
     TRY_ID(y, cast_to(cx, x, dtype));
@@ -1296,7 +1296,7 @@ static byocl_status convert_constant(onnx_ctx *cx, const Onnx__NodeProto *n)
         char what[600];
         snprintf(what, sizeof what, "%s: node '%s' (Constant)", cx->path,
                  n->name ? n->name : "");
-        st = byocl_tensor_from_onnx(attr->t, what, &t, cx->err);
+        st = tensorio_tensor_from_onnx(attr->t, what, &t, cx->err);
     } else if (strcmp(name, "value_float") == 0 || strcmp(name, "value_int") == 0) {
         bool is_float = name[6] == 'f';
         double v;
