@@ -110,7 +110,7 @@ int main(int argc, char **argv)
     byocl_host_group *groups = NULL;
     int n_groups = 0;
     double t0 = now();
-    if (be->plan(fn, compute, n_compute, &groups, &n_groups, &err) != BYOCL_OK)
+    if (be->group(fn, compute, n_compute, &groups, &n_groups, &err) != BYOCL_OK)
         die("plan", &err);
     byocl_host_kernel *kernels = calloc((size_t)n_groups, sizeof *kernels);
     void *state = NULL;

@@ -74,7 +74,7 @@ static inline byocl_status lh_run(const byocl_module *m, byocl_tensor *const *in
     int n_compute = lh_compute_nodes(fn, &compute);
     byocl_host_group *groups = NULL;
     int n_groups = 0;
-    byocl_status st = be->plan(fn, compute, n_compute, &groups, &n_groups, err);
+    byocl_status st = be->group(fn, compute, n_compute, &groups, &n_groups, err);
     free(compute);
     if (st != BYOCL_OK)
         return st;

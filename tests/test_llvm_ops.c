@@ -243,7 +243,7 @@ static int plan_groups(const byocl_module *m, byocl_host_group **groups)
     int *compute = NULL, n_groups = 0;
     int n = lh_compute_nodes(fn, &compute);
     byocl_error err = {0};
-    if (byocl_host_backend_llvm.plan(fn, compute, n, groups, &n_groups, &err) != BYOCL_OK)
+    if (byocl_host_backend_llvm.group(fn, compute, n, groups, &n_groups, &err) != BYOCL_OK)
         fail_msg("plan: %s", err.msg);
     free(compute);
     return n_groups;

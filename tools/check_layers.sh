@@ -7,7 +7,8 @@
 #   tools/check_layers.sh [--list] [ROOT]
 #
 # --list prints every include as "FILE (LAYER) -> HEADER (LAYER)" first. Exits 1 and names
-# each wrong-way include when there is one. Run by ctest (check_layers).
+# each wrong-way include when there is one, and each public header that byocl.h leaves
+# out. Run by ctest (check_layers).
 set -eu
 list=0
 if [ "${1:-}" = "--list" ]; then
@@ -90,4 +91,16 @@ FNR == 1 {
     }
 }
 END { exit bad ? 1 : 0 }
-' cmake/layers.txt $(sources)
+' cmake/layers.txt $(sources) || status=1
+
+# byocl.h is "everything public, in one include": every public header is in it.
+for header in include/byocl/*.h; do
+    [ -f include/byocl/byocl.h ] || break
+    name=byocl/$(basename "$header")
+    [ "$name" = byocl/byocl.h ] && continue
+    if ! grep -q "#include \"$name\"" include/byocl/byocl.h; then
+        echo "include/byocl/byocl.h: does not include $name"
+        status=1
+    fi
+done
+exit "${status:-0}"

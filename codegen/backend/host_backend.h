@@ -66,8 +66,8 @@ typedef struct byocl_host_backend_i {
     const char *name;   /* "llvm", "ref" */
     /* Groups the nodes listed in `compute` (op calls of fn that run on the host) into fusion
      * groups, in an order that respects dependencies; *groups is malloc'ed. */
-    byocl_status (*plan)(const byocl_function *fn, const int *compute, int n_compute,
-                         byocl_host_group **groups, int *n_groups, byocl_error *err);
+    byocl_status (*group)(const byocl_function *fn, const int *compute, int n_compute,
+                          byocl_host_group **groups, int *n_groups, byocl_error *err);
     /* Compiles every group at once (one module for all, where the backend can). Fills
      * kernels[i] for groups[i]; *state keeps whatever the kernels need alive. */
     byocl_status (*compile)(const byocl_function *fn, const byocl_host_group *groups,

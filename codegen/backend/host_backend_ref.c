@@ -61,9 +61,8 @@ static void group_name(const byocl_function *fn, int node, int number, char *buf
         snprintf(buf, len, "%s_result", op);
 }
 
-static byocl_status ref_plan(const byocl_function *fn, const int *compute, int n_compute,
-                             byocl_host_group **groups_out, int *n_groups,
-                             byocl_error *err)
+static byocl_status ref_group(const byocl_function *fn, const int *compute, int n_compute,
+                              byocl_host_group **groups_out, int *n_groups, byocl_error *err)
 {
     *groups_out = NULL;
     *n_groups = 0;
@@ -209,7 +208,7 @@ static const char *ref_error(void *vstate)
 
 const byocl_host_backend_i host_backend_ref = {
     .name = "ref",
-    .plan = ref_plan,
+    .group = ref_group,
     .compile = ref_compile,
     .release = ref_release,
     .error = ref_error,

@@ -899,7 +899,7 @@ static byocl_status build_steps(builder *b, byocl_error *err)
     mark_needed(fn, b->needed);
     byocl_status st = make_values(b, err);
     if (st == BYOCL_OK)
-        st = c->backend->plan(fn, b->compute, b->n_compute, &b->groups, &b->n_groups, err);
+        st = c->backend->group(fn, b->compute, b->n_compute, &b->groups, &b->n_groups, err);
     if (st != BYOCL_OK)
         return st;
     size_t max_steps = (size_t)b->n_groups + n_nodes + 1;

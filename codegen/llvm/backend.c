@@ -196,7 +196,7 @@ char *byocl_llvm_host_info(char *buf, size_t len)
 
 const byocl_host_backend_i byocl_host_backend_llvm = {
     .name = "llvm",
-    .plan = llvm_plan,
+    .group = llvm_group,
     .compile = llvm_compile,
     .release = llvm_release,
     .error = llvm_error,

@@ -45,8 +45,8 @@ byocl_value_ref lv_resolve(const byocl_function *fn, int node, int field);
 int lv_flatten(const byocl_function *fn, int node, byocl_value_ref *out, int max);
 bool lv_equal(byocl_value_ref a, byocl_value_ref b);
 
-byocl_status llvm_plan(const byocl_function *fn, const int *compute, int n_compute,
-                       byocl_host_group **groups, int *n_groups, byocl_error *err);
+byocl_status llvm_group(const byocl_function *fn, const int *compute, int n_compute,
+                        byocl_host_group **groups, int *n_groups, byocl_error *err);
 
 /* -------------------------------------------------------- kernel constants */
 

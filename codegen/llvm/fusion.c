@@ -372,8 +372,8 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-byocl_status llvm_plan(const byocl_function *fn, const int *compute, int n_compute,
-                       byocl_host_group **groups_out, int *n_groups_out, byocl_error *err)
+byocl_status llvm_group(const byocl_function *fn, const int *compute, int n_compute,
+                        byocl_host_group **groups_out, int *n_groups_out, byocl_error *err)
 {
     *groups_out = NULL;
     *n_groups_out = 0;
