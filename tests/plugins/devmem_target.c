@@ -22,6 +22,7 @@
 #include "byocl/runtime.h"
 #include "byocl/target.h"
 #include "devmem_target.h"
+#include "plugin_checks.h"
 
 #define DEVMEM_MAGIC 0x64657620626c6b21ull /* "dev blk!" */
 
@@ -226,21 +227,12 @@ static bool devmem_supports(void *ctx, const byocl_function *fn, int node, char 
 {
     const devmem_device *dev = ctx;
     const char *op = byocl_node_op(fn, node);
-    const byocl_type *t = byocl_node_type(fn, node);
     if (!claimed(dev, op)) {
         snprintf(why, why_len, "op %s is not one of %s", op ? op : "?",
                  dev->id == 1 ? "subtract" : "add, multiply, nn.relu");
         return false;
     }
-    for (int k = 0; k < byocl_node_num_args(fn, node); k++) {
-        const byocl_type *a = byocl_node_type(fn, byocl_node_arg(fn, node, k));
-        if (t->dtype != BYOCL_FLOAT32 || a->kind != BYOCL_TYPE_TENSOR ||
-            !byocl_type_equal(a, t)) {
-            snprintf(why, why_len, "only float32 operands of the result's shape");
-            return false;
-        }
-    }
-    return true;
+    return plugin_operands_match_result(fn, node, why, why_len);
 }
 
 /* A region's module: the ref region module, run on the bytes of the device buffers. */

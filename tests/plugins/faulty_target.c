@@ -19,6 +19,7 @@
 #include "byocl/plugin.h"
 #include "byocl/runtime.h"
 #include "byocl/target.h"
+#include "plugin_checks.h"
 
 static bool claimed(const char *op)
 {
@@ -34,20 +35,11 @@ static bool faulty_supports(void *ctx, const byocl_function *fn, int node, char 
 {
     (void)ctx;
     const char *op = byocl_node_op(fn, node);
-    const byocl_type *t = byocl_node_type(fn, node);
     if (!claimed(op)) {
         snprintf(why, why_len, "op %s is not one of add, multiply, abs, nn.relu", op ? op : "?");
         return false;
     }
-    for (int k = 0; k < byocl_node_num_args(fn, node); k++) {
-        const byocl_type *a = byocl_node_type(fn, byocl_node_arg(fn, node, k));
-        if (t->dtype != BYOCL_FLOAT32 || a->kind != BYOCL_TYPE_TENSOR ||
-            !byocl_type_equal(a, t)) {
-            snprintf(why, why_len, "only float32 operands of the result's shape");
-            return false;
-        }
-    }
-    return true;
+    return plugin_operands_match_result(fn, node, why, why_len);
 }
 
 /* The region's module: the ref region module of the rebuilt function, failing on request. */
