@@ -1,7 +1,7 @@
 /* The OpenCL code generator (codegen/opencl/): regions written in Relay text become
  * programs that run on the first OpenCL device (PoCL in CI) and agree with the reference
  * kernels; the launch plan and a specialized kernel are checked as exact text; supports
- * explains its refusals; --emit-cl files are written.
+ * explains its refusals; --emit files are written.
  *
  * Until the OpenCL runtime module runs plans, a small runner below does: one context and
  * queue on the first device, the program built from plan->source, buffers for inputs,
@@ -768,7 +768,7 @@ static void test_float16_text(void **state)
     byocl_module_free(m);
 }
 
-/* ------------------------------------------------------------ --emit-cl files */
+/* ------------------------------------------------------------ --emit files */
 
 static void test_plan_write(void **state)
 {

@@ -1,7 +1,7 @@
 /* The CLI with the OpenCL target: `byocl run MODEL --target opencl` (outputs against the
  * reference executor's), --device and $BYOCL_OPENCL_DEVICE, --profile's kernel and transfer
  * lines, no OpenCL driver (OCL_ICD_VENDORS at an empty folder) with and without
- * --fallback host, `byocl partition --emit-cl`, `byocl info`, and the usage errors. The
+ * --fallback host, `byocl partition --emit`, `byocl info`, and the usage errors. The
  * CLI runs with fresh PoCL and byocl caches. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,11 +173,11 @@ static void test_emit_cl(void **state)
     char dir[600], args[800], path[800];
     FMT(dir, "%s/emit/sub", ts_tmpdir("cli_opencl_emit"));
     char *out = NULL, *err = NULL;
-    FMT(args, "partition builtin:seed --emit-cl '%s'", dir);
+    FMT(args, "partition builtin:seed --emit '%s'", dir);
     assert_int_equal(ts_run_cli(args, &out, &err), 0);
     ts_assert_contains(out, "def @opencl_main_0(");
     char want[900];
-    FMT(want, "wrote 1 OpenCL region to %s (<symbol>.cl and <symbol>.launch.txt)\n", dir);
+    FMT(want, "wrote the code of 1 region to %s\n", dir);
     assert_string_equal(err, want);
     free(out);
     free(err);
@@ -191,9 +191,9 @@ static void test_emit_cl(void **state)
     ts_assert_contains(launch, "opencl_main_0");
     free(launch);
     /* partitioned for opencl by op support, a model with several regions */
-    FMT(args, "partition builtin:mobilenet_v2 --target opencl --emit-cl '%s'", dir);
+    FMT(args, "partition builtin:mobilenet_v2 --target opencl --emit '%s'", dir);
     assert_int_equal(ts_run_cli(args, NULL, &err), 0);
-    ts_assert_contains(err, "wrote 1 OpenCL region to ");
+    ts_assert_contains(err, "wrote the code of 1 region to ");
     free(err);
     ts_remove_tree(dir);
 }
@@ -204,9 +204,12 @@ static void test_info_lists_devices(void **state)
     char *out = NULL;
     assert_int_equal(ts_run_cli("info", &out, NULL), 0);
     ts_assert_contains(out, "targets: opencl\ntarget opencl\n  options (--target-opt "
-                            "opencl.KEY=VALUE):\n    device     INDEX|NAME           the device ");
-    ts_assert_contains(out, "\n    buffers    auto|zero_copy|copy  how region tensors reach the "
+                            "opencl.KEY=VALUE):\n    device       INDEX|NAME           the device ");
+    ts_assert_contains(out, "\n    buffers      auto|zero_copy|copy  how region tensors reach the "
                             "device: wrapped (zero_copy) or copied (default: auto)\n");
+    ts_assert_contains(out, "\n    keep_device  on|off               keep the device open after "
+                            "its last region, for programs that build many models (default: "
+                            "off)\n");
     ts_assert_contains(out, "  devices (--device INDEX or a part of the name):\n    0: ");
     ts_assert_contains(out, " (CPU, Portable Computing Language; ");
     ts_assert_contains(out, ", shares host memory)\n");

@@ -244,7 +244,7 @@ static void test_shared_device(void **state)
     /* Kept open: the device outlives its modules, and the next module gets the same one. */
     o.profile = false;
     a = compile_ok(region_of(m), &o);
-    byocl_opencl_keep_devices(true); /* also keeps a device open already */
+    o.keep_device = true; /* keeps the device a uses too: it is the same one */
     b = compile_ok(region_of(m), &o);
     o.profile = true;
     c = compile_ok(region_of(m), &o);
@@ -261,15 +261,29 @@ static void test_shared_device(void **state)
     assert_int_equal(ocl_device_live_count(), 1);
     byocl_rtmod_free(a);
     assert_int_equal(ocl_device_live_count(), 0);
-    /* Keeping is off again: a device closes with its last module. */
+    /* Not kept: a device closes with its last module. */
+    o.keep_device = false;
     a = compile_ok(region_of(m), &o);
     byocl_rtmod_free(a);
     assert_int_equal(ocl_device_live_count(), 0);
-    byocl_opencl_keep_devices(true);
-    byocl_opencl_keep_devices(false); /* the same as closing */
-    a = compile_ok(region_of(m), &o);
-    byocl_rtmod_free(a);
+    /* Through the target: option keep_device, and unregistering the target closes what it
+     * kept. */
+    byocl_error err = {0};
+    assert_int_equal(byocl_target_register_builtins(&err), BYOCL_OK);
+    byocl_target_options *topts = NULL;
+    assert_int_equal(byocl_target_options_new(&topts, &err), BYOCL_OK);
+    assert_int_equal(byocl_target_options_parse(topts, "opencl.keep_device=on", &err), BYOCL_OK);
+    byocl_build_options bo = byocl_build_options_default();
+    bo.threads = 1;
+    bo.target_options = topts;
+    byocl_compiled *c1 = NULL;
+    if (byocl_build(m, &bo, &c1, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    byocl_compiled_free(c1);
+    assert_int_equal(ocl_device_live_count(), 1);
+    byocl_target_registry_reset();
     assert_int_equal(ocl_device_live_count(), 0);
+    byocl_target_options_free(topts);
     byocl_module_free(m);
 }
 

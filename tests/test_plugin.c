@@ -253,7 +253,7 @@ static void test_cli_plugin_run(void **state)
     assert_int_equal(ts_run_cli(args, &out, NULL), 0);
     ts_assert_contains(out, "targets: opencl, example\n");
     ts_assert_contains(out, "target example\n  options (--target-opt example.KEY=VALUE):\n"
-                            "    max_ops    INTEGER              refuse regions of more ops "
+                            "    max_ops  INTEGER              refuse regions of more ops "
                             "(their compile fails; --fallback runs them on the host) (default: "
                             "unlimited)\n");
     free(out);

@@ -76,6 +76,20 @@ static const byocl_target_option fake_options[] = {
 
 static seen_config seen;
 
+/* Records where it was asked to write and with which options; writes nothing. */
+static byocl_status record_emit(void *ctx, const byocl_function *region,
+                                const byocl_target_config *config, const char *dir,
+                                byocl_error *err)
+{
+    (void)err;
+    seen_config *s = ctx;
+    s->calls++;
+    const char *level = byocl_target_config_get(config, "level");
+    snprintf(s->level, sizeof s->level, "%s@%s in %s", level ? level : "(unset)",
+             byocl_function_name(region), dir);
+    return BYOCL_OK;
+}
+
 static void register_fake(void)
 {
     memset(&seen, 0, sizeof seen);
@@ -85,7 +99,8 @@ static void register_fake(void)
                               .supports = any_relu,
                               .compile = record_compile,
                               .options = fake_options,
-                              .devices = two_devices};
+                              .devices = two_devices,
+                              .emit = record_emit};
     byocl_error err = {0};
     assert_int_equal(byocl_target_register(&t, &err), BYOCL_OK);
 }
@@ -279,6 +294,48 @@ static void test_compile_errors(void **state)
     byocl_target_registry_reset();
 }
 
+/* byocl_emit_regions hands each region to its target's emit with the target's options;
+ * regions of targets without emit are left out. */
+static void test_emit_regions(void **state)
+{
+    (void)state;
+    register_fake();
+    byocl_module *m = relu_model();
+    const char *targets[1] = {"fake"};
+    byocl_compile_options co = byocl_compile_options_default();
+    co.partition.targets = targets;
+    co.partition.n_targets = 1;
+    byocl_module *p = NULL;
+    byocl_error err = {0};
+    if (byocl_compile_partition(m, &co, &p, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    static const char *const texts[] = {"fake.level=high"};
+    byocl_target_options *o = options_of(texts, 1);
+    int n = -1;
+    assert_int_equal(byocl_emit_regions(p, "out", o, &n, &err), BYOCL_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(seen.calls, 1);
+    assert_string_equal(seen.level, "high@fake_main_0 in out");
+    byocl_target_options_free(o);
+    static const char *const wrong[] = {"fake.levels=high"};
+    o = options_of(wrong, 1);
+    PU_ASSERT_ERROR(byocl_emit_regions(p, "out", o, &n, &err), err, BYOCL_ERR_INVALID,
+                    "target option fake.levels: target fake has no option 'levels' (options: "
+                    "device, verbose, level, tiles, name)");
+    assert_int_equal(n, 0);
+    byocl_target_options_free(o);
+    /* A target without emit: its regions are not written. */
+    byocl_target_registry_reset();
+    const byocl_target_i quiet = {.name = "fake", .api_version = BYOCL_TARGET_API_VERSION,
+                                  .supports = any_relu};
+    assert_int_equal(byocl_target_register(&quiet, &err), BYOCL_OK);
+    assert_int_equal(byocl_emit_regions(p, "out", NULL, &n, &err), BYOCL_OK);
+    assert_int_equal(n, 0);
+    byocl_module_free(p);
+    byocl_module_free(m);
+    byocl_target_registry_reset();
+}
+
 /* The built-in targets register on first use, with their options and devices. */
 static void test_builtins(void **state)
 {
@@ -302,6 +359,7 @@ int main(void)
         cmocka_unit_test(test_devices),
         cmocka_unit_test(test_compile_passes_config),
         cmocka_unit_test(test_compile_errors),
+        cmocka_unit_test(test_emit_regions),
         cmocka_unit_test(test_builtins),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

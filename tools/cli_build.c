@@ -40,8 +40,19 @@ int cli_check_dump_after(const cli_command *cmd, const char *pass)
     return cli_usage_error(cmd, "unknown pass '%s' for --dump-after (passes: %sall)", pass, list);
 }
 
-/* The option set of req: --target-opt, then --device and --profile for the region target
- * (profile only when the target has such an option). */
+/* Sets `key` to on for target t when it has that BOOL option and the user gave no value. */
+static byocl_status turn_on(byocl_target_options *opts, const byocl_target_i *t, const char *key,
+                            byocl_error *err)
+{
+    for (const byocl_target_option *o = t->options; o && o->key; o++)
+        if (strcmp(o->key, key) == 0 && o->kind == BYOCL_OPTION_BOOL &&
+            !byocl_target_options_get(opts, t->name, key))
+            return byocl_target_options_set(opts, t->name, key, "on", err);
+    return BYOCL_OK;
+}
+
+/* The option set of req: --target-opt, then --device, and --profile and keep_device where
+ * the region target has such options. */
 static byocl_status make_options(const cli_build_request *req, byocl_target_options **out,
                                  byocl_error *err)
 {
@@ -52,10 +63,10 @@ static byocl_status make_options(const cli_build_request *req, byocl_target_opti
                                                                 : NULL;
     if (st == BYOCL_OK && req->device && t)
         st = byocl_target_options_set(*out, t->name, "device", req->device, err);
-    for (const byocl_target_option *o = t ? t->options : NULL;
-         st == BYOCL_OK && req->profile && o && o->key; o++)
-        if (strcmp(o->key, "profile") == 0 && o->kind == BYOCL_OPTION_BOOL)
-            st = byocl_target_options_set(*out, t->name, "profile", "on", err);
+    if (st == BYOCL_OK && t && req->profile)
+        st = turn_on(*out, t, "profile", err);
+    if (st == BYOCL_OK && t && req->keep_device)
+        st = turn_on(*out, t, "keep_device", err);
     if (st != BYOCL_OK) {
         byocl_target_options_free(*out);
         *out = NULL;
@@ -156,15 +167,19 @@ void cli_print_target(const byocl_target_i *t)
         printf("  options: none\n");
     else
         printf("  options (--target-opt %s.KEY=VALUE):\n", t->name);
+    int width = t->devices ? (int)strlen("device") : 0; /* the keys' column */
+    for (const byocl_target_option *o = t->options; o && o->key; o++)
+        width = (int)strlen(o->key) > width ? (int)strlen(o->key) : width;
     if (t->devices)
-        printf("    %-10s %-20s %s\n", "device", "INDEX|NAME",
+        printf("    %-*s  %-20s %s\n", width, "device", "INDEX|NAME",
                "the device (--device D says the same; default: the target's choice)");
     for (const byocl_target_option *o = t->options; o && o->key; o++) {
         static const char *const kinds[] = {"TEXT", "on|off", "INTEGER", NULL};
         const char *values = o->kind == BYOCL_OPTION_CHOICE ? o->choices
                              : (unsigned)o->kind < 3       ? kinds[o->kind]
                                                            : "?";
-        printf("    %-10s %-20s %s", o->key, values ? values : "", o->help ? o->help : "");
+        printf("    %-*s  %-20s %s", width, o->key, values ? values : "",
+               o->help ? o->help : "");
         if (o->default_value)
             printf(" (default: %s)", o->default_value);
         printf("\n");

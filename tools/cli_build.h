@@ -22,6 +22,7 @@ typedef struct cli_build_request {
     const char *fallback; /* --fallback: "host", "ref" or NULL */
     int threads;          /* 0: all cores */
     bool profile;         /* time each region's parts (the target's profile option) */
+    bool keep_device;     /* keep the device open across builds (the option keep_device) */
     bool quiet_fallback;  /* no warning on stderr for a region that falls back */
     /* Progress on stderr while building (cli_progress.h): `label` names the step (NULL:
      * "building @FN for target T"); `quiet` shows none. */

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "byocl/opencl.h"
 #include "byocl/runtime.h"
 #include "cli.h"
 #include "cli_build.h"
@@ -536,7 +535,10 @@ static int run_conformance(const cli_command *cmd, const cli_args *args)
     if (rc != CLI_EXIT_OK)
         return rc;
     /* Progress is per test (walk), the build's included. */
-    cli_build_request build = {.target = target, .quiet = true};
+    /* A device per test would cost more than most tests take (PoCL loads its kernel
+     * library for each new context, about a second): one device serves every test, where
+     * the target can keep its device open. */
+    cli_build_request build = {.target = target, .quiet = true, .keep_device = true};
     rc = cli_target_flags(cmd, args, &build);
     if (rc != CLI_EXIT_OK)
         return rc;
@@ -554,11 +556,7 @@ static int run_conformance(const cli_command *cmd, const cli_args *args)
     suite s = {.run = {.build = target ? &build : NULL},
                .filter = cli_value(cmd, args, "filter", NULL),
                .root = clean};
-    /* PoCL loads its kernel library for each new OpenCL context (about a second, more
-     * than most tests take): one context serves every test. */
-    byocl_opencl_keep_devices(true);
     walk(&s, clean, 0);
-    byocl_opencl_close_devices();
     free(clean);
     printf("%d passed, %d failed, %d skipped\n", s.passed, s.failed, s.skipped);
     if (s.io_error)

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "byocl/opencl.h"
 #include "byocl/passes.h"
 #include "byocl/pipeline.h"
 #include "byocl/target.h"
@@ -35,8 +34,9 @@ static const cli_option partition_options[] = {
     CLI_OPTION_OUTPUT_MODEL,
     CLI_OPTION_METADATA,
     CLI_OPTION_RENUMBER,
-    {"emit-cl", 0, CLI_ARG_REQUIRED, false, "DIR",
-     "write each opencl region's OpenCL C program and launch plan to DIR (created)"},
+    {"emit", 0, CLI_ARG_REQUIRED, false, "DIR",
+     "write each region's generated code to DIR (created), as its target makes it "
+     "(opencl: <symbol>.cl and <symbol>.launch.txt)"},
     {NULL, 0, CLI_ARG_NONE, false, NULL, NULL},
 };
 
@@ -62,17 +62,16 @@ static void explain_one(void *user, const byocl_function *fn, int node, const ch
             op ? op : byocl_node_callee(fn, node), reason);
 }
 
-/* --emit-cl DIR: each opencl region's program and launch plan, for a person to read. */
-static int emit_cl(const byocl_module *m, const char *dir)
+/* --emit DIR: the code each region's target generates, for a person to read. */
+static int emit_code(const byocl_module *m, const char *dir)
 {
     byocl_error err;
     int n = 0;
     if (cli_make_dirs(dir) != CLI_EXIT_OK)
         return CLI_EXIT_FAILURE;
-    if (byocl_opencl_emit(m, dir, NULL, &n, &err) != BYOCL_OK)
+    if (byocl_emit_regions(m, dir, NULL, &n, &err) != BYOCL_OK)
         return cli_fail_error(&err);
-    fprintf(stderr, "wrote %d OpenCL region%s to %s (<symbol>.cl and <symbol>.launch.txt)\n", n,
-            n == 1 ? "" : "s", dir);
+    fprintf(stderr, "wrote the code of %d region%s to %s\n", n, n == 1 ? "" : "s", dir);
     return CLI_EXIT_OK;
 }
 
@@ -136,8 +135,8 @@ static int run_partition(const cli_command *cmd, const cli_args *args)
         rc = cli_fail_error(&err);
     if (rc == CLI_EXIT_OK)
         rc = cli_output_module(m, cli_value(cmd, args, "output", NULL), &print_opt);
-    if (rc == CLI_EXIT_OK && cli_value(cmd, args, "emit-cl", NULL))
-        rc = emit_cl(m, cli_value(cmd, args, "emit-cl", NULL));
+    if (rc == CLI_EXIT_OK && cli_value(cmd, args, "emit", NULL))
+        rc = emit_code(m, cli_value(cmd, args, "emit", NULL));
     byocl_module_free(m);
     free(targets_buf);
     return rc;

@@ -36,7 +36,7 @@ byocl_status clg_codegen(const byocl_function *region, const byocl_cl_codegen_op
  * not supported", ...). */
 bool clg_supports(const byocl_function *fn, int node, char *why, size_t why_len);
 
-/* The launch plan as text (what --emit-cl writes to <symbol>.launch.txt): the region's
+/* The launch plan as text (what --emit writes to <symbol>.launch.txt): the region's
  * buffers (inputs, outputs, constants, the scratch buffer plan) and every launch with its
  * kernel, arguments, work sizes and the nodes it computes. Malloc'ed; NULL when out of
  * memory. */

@@ -5,7 +5,7 @@
  *   cl_kernel.c    a kernel instance: parameters, #defines, template, launch
  *   cl_epilogue.c  elementwise steps as OpenCL C text (epilogues, elemwise kernels)
  *   cl_schedule.c  conv2d and dense schedules: tiles, input layout, weight packing
- *   cl_plan.c      plan free, buffer plan, launch plan text, --emit-cl files
+ *   cl_plan.c      plan free, buffer plan, launch plan text, --emit files
  *   cl_supports.c  which calls the target accepts
  *   cl_text.c      float literals, embedded templates
  * Program text grows in byocl_textbufs (runtime/base/textbuf.h). */

@@ -1,5 +1,5 @@
 /* The finished plan: the scratch buffer plan (buffers reused by liveness over the
- * launches), the plan's ownership, its text form and the --emit-cl files. */
+ * launches), the plan's ownership, its text form and the --emit files. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

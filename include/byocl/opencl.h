@@ -36,17 +36,23 @@ typedef struct byocl_opencl_options {
      * $HOME/.cache/byocl. "": no cache (every program is compiled from source). */
     const char *cache_dir;
     byocl_opencl_buffers buffers;
+    /* Keep the device (its context and queue, shared by all regions on it) open after the
+     * last region module using it is freed, until byocl_opencl_close_devices: for a
+     * program that builds and frees many models in turn, such as a test runner (PoCL loads
+     * its kernel library again for each new context, about a second). false: a device
+     * closes with its last module. */
+    bool keep_device;
 } byocl_opencl_options;
 
-/* device NULL, profile false, cache_dir NULL, buffers AUTO. */
+/* device NULL, profile false, cache_dir NULL, buffers AUTO, keep_device false. */
 byocl_opencl_options byocl_opencl_options_default(void);
 
 /* Registers the OpenCL target (include/byocl/target.h; its name is "opencl"), once:
  * BYOCL_OK when it is registered already. Makes no OpenCL call. byocl_compile and
  * byocl_build register it through byocl_target_register_builtins. Its options (target
  * options "opencl.KEY=VALUE"): device (index or part of a name, byocl_opencl_devices),
- * profile (on|off), cache_dir (a folder; "" for none), buffers (auto|zero_copy|copy);
- * each is the field of byocl_opencl_options of that name. byocl_target_registry_reset
+ * profile (on|off), cache_dir (a folder; "" for none), buffers (auto|zero_copy|copy),
+ * keep_device (on|off); each is the field of byocl_opencl_options of that name. byocl_target_registry_reset
  * unregisters it. */
 byocl_status byocl_opencl_register(void);
 
@@ -58,16 +64,6 @@ byocl_status byocl_opencl_register(void);
  * cannot allocate. */
 byocl_status byocl_opencl_compile(const byocl_function *region, const byocl_opencl_options *opt,
                                   byocl_rtmod **out, byocl_error *err);
-
-/* Writes DIR/<symbol>.cl (the generated OpenCL C program) and DIR/<symbol>.launch.txt
- * (its buffer plan and launches) for every region of `m` with Compiler="opencl", each file
- * atomically; DIR must exist. The launches are planned for the compute units of the device
- * opt->device picks (opt NULL: the default device), or for 2 when there is no OpenCL
- * device. *n_regions (may be NULL) receives how many regions were written. `m` need not
- * be type-checked. */
-byocl_status byocl_opencl_emit(const byocl_module *m, const char *dir,
-                               const byocl_opencl_options *opt, int *n_regions,
-                               byocl_error *err);
 
 typedef struct byocl_opencl_device_info {
     int index;              /* what `device` = "<index>" picks */
@@ -92,13 +88,9 @@ byocl_status byocl_opencl_devices(byocl_opencl_device_info **out, int *n, byocl_
 byocl_status byocl_opencl_device_find(const char *device, byocl_opencl_device_info *out,
                                       byocl_error *err);
 
-/* With keep true, every OpenCL device byocl opens (its context and queue, shared by all
- * regions on it) stays open after the last region module using it is freed, until
- * byocl_opencl_close_devices. For a program that builds and frees many models in turn,
- * such as a test runner: PoCL loads its kernel library again for each new context (about
- * a second). With keep false (the default) a device closes with its last module. */
-void byocl_opencl_keep_devices(bool keep);
-/* Stops keeping devices open and closes those that no region module uses. */
+/* Closes the devices kept open (byocl_opencl_options.keep_device, the target option
+ * keep_device) that no region module uses any more. The OpenCL target calls it when it is
+ * unregistered (byocl_target_registry_reset). */
 void byocl_opencl_close_devices(void);
 
 #ifdef __cplusplus

@@ -94,6 +94,16 @@ byocl_status byocl_compile(const byocl_module *m, const byocl_compile_options *o
 byocl_status byocl_compile_partition(const byocl_module *m, const byocl_compile_options *opt,
                                      byocl_module **out, byocl_error *err);
 
+/* Writes what each region target makes of the regions of `m` (functions with a Compiler
+ * attribute; `m` need not be typed), for a person to read, into the existing folder `dir`:
+ * the emit member of each region's target (the OpenCL target: <symbol>.cl and
+ * <symbol>.launch.txt), with that target's options from `options` (may be NULL).
+ * Regions of targets without emit are left out. *n_regions (may be NULL) receives how
+ * many regions were written. */
+byocl_status byocl_emit_regions(const byocl_module *m, const char *dir,
+                                const byocl_target_options *options, int *n_regions,
+                                byocl_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -89,7 +89,7 @@ int byocl_target_options_count(const byocl_target_options *opts);
  * is one of its options (or "device" for a target with devices), the value is of the
  * option's kind, a device names one of the target's devices. The error names the target
  * and the key ("target option opencl.profil: target opencl has no option 'profil'
- * (options: device, profile, cache_dir, buffers)"). */
+ * (options: device, profile, cache_dir, buffers, keep_device)"). */
 byocl_status byocl_target_options_check(const byocl_target_options *opts, byocl_error *err);
 
 /* One target's view of a set of options, handed to its compile. */
@@ -137,6 +137,12 @@ typedef struct byocl_target_i {
      * (no driver): the message says what to install. */
     byocl_status (*devices)(void *ctx, byocl_device_info *out, int cap, int *n,
                             byocl_error *err);
+    /* Optional. Writes what compile would make of `region` (typed), for a person to read,
+     * into the existing folder `dir`: files named after the region's global symbol, each
+     * written atomically (the OpenCL target: <symbol>.cl and <symbol>.launch.txt).
+     * `byocl partition --emit DIR` calls it (byocl_emit_regions). */
+    byocl_status (*emit)(void *ctx, const byocl_function *region,
+                         const byocl_target_config *config, const char *dir, byocl_error *err);
 } byocl_target_i;
 
 /* Registers a copy of `target` (its name is copied too). Errors: a missing name or

@@ -275,7 +275,6 @@ byocl_status byocl_opencl_device_find(const char *device, byocl_opencl_device_in
 
 static pthread_mutex_t devices_lock = PTHREAD_MUTEX_INITIALIZER;
 static ocl_device *devices; /* live shared devices */
-static bool keep_devices;   /* byocl_opencl_keep_devices: each device holds a ref of its own */
 
 static void device_free(ocl_device *dev)
 {
@@ -343,10 +342,6 @@ byocl_status ocl_device_acquire(const ocl_device_desc *desc, bool profiling,
     } else if ((st = device_open(desc, profiling, zero_copy, &dev, err)) == BYOCL_OK) {
         dev->next = devices;
         devices = dev;
-        if (keep_devices) {
-            dev->kept = true;
-            dev->refs++;
-        }
     }
     pthread_mutex_unlock(&devices_lock);
     *out = st == BYOCL_OK ? dev : NULL;
@@ -385,19 +380,13 @@ void ocl_device_release(ocl_device *dev)
         device_free(dev);
 }
 
-void byocl_opencl_keep_devices(bool keep)
+void ocl_device_keep(ocl_device *dev)
 {
-    if (!keep) {
-        byocl_opencl_close_devices();
-        return;
-    }
     pthread_mutex_lock(&devices_lock);
-    keep_devices = true;
-    for (ocl_device *d = devices; d; d = d->next)
-        if (!d->kept) {
-            d->kept = true;
-            d->refs++;
-        }
+    if (!dev->kept) {
+        dev->kept = true;
+        dev->refs++;
+    }
     pthread_mutex_unlock(&devices_lock);
 }
 
@@ -405,7 +394,6 @@ void byocl_opencl_close_devices(void)
 {
     ocl_device *closing = NULL; /* freed after unlocking, as ocl_device_release does */
     pthread_mutex_lock(&devices_lock);
-    keep_devices = false;
     for (ocl_device *d = devices, *next; d; d = next) {
         next = d->next;
         if (d->kept) {

@@ -48,7 +48,7 @@ byocl_status ocl_choose_device(const char *spec, ocl_device_desc *out, byocl_err
  * for it (with the same profiling setting) while any holds a reference. */
 typedef struct ocl_device {
     int refs;                    /* guarded by the list's lock (opencl_device.c) */
-    bool kept;                   /* one of refs is byocl_opencl_keep_devices' (same lock) */
+    bool kept;                   /* one of refs keeps it open (ocl_device_keep; same lock) */
     struct ocl_device *next;
     cl_platform_id platform;
     cl_device_id id;
@@ -68,6 +68,9 @@ typedef struct ocl_device {
 byocl_status ocl_device_acquire(const ocl_device_desc *desc, bool profiling,
                                 byocl_opencl_buffers buffers, ocl_device **out,
                                 byocl_error *err);
+/* Keeps `dev` open after its last region module, until byocl_opencl_close_devices (the
+ * target's option keep_device). */
+void ocl_device_keep(ocl_device *dev);
 /* Another reference to a device the caller holds; returns dev. */
 ocl_device *ocl_device_retain(ocl_device *dev);
 void ocl_device_release(ocl_device *dev); /* NULL is fine */

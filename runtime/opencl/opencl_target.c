@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "byocl/passes.h"
 #include "byocl/target.h"
 #include "opencl/cl_codegen.h"
 #include "opencl_impl.h"
@@ -29,6 +28,8 @@ static const byocl_target_option target_options[] = {
      "the program cache folder (\"\": none; default: $BYOCL_CACHE_DIR, else ~/.cache/byocl)"},
     {"buffers", BYOCL_OPTION_CHOICE, "auto|zero_copy|copy", "auto",
      "how region tensors reach the device: wrapped (zero_copy) or copied"},
+    {"keep_device", BYOCL_OPTION_BOOL, NULL, "off",
+     "keep the device open after its last region, for programs that build many models"},
     {NULL, 0, NULL, NULL, NULL},
 };
 
@@ -49,6 +50,7 @@ static byocl_opencl_options options_of(const byocl_target_config *config, char *
         o.device = device;
     }
     o.profile = byocl_target_config_bool(config, "profile", false);
+    o.keep_device = byocl_target_config_bool(config, "keep_device", false);
     o.cache_dir = byocl_target_config_get(config, "cache_dir");
     const char *buffers = byocl_target_config_get(config, "buffers");
     if (buffers && strcmp(buffers, "zero_copy") == 0)
@@ -56,6 +58,29 @@ static byocl_opencl_options options_of(const byocl_target_config *config, char *
     else if (buffers && strcmp(buffers, "copy") == 0)
         o.buffers = BYOCL_OPENCL_BUFFERS_COPY;
     return o;
+}
+
+/* The program and launch plan that compile would make, for a device the launches are
+ * planned for (its compute units; 2 when there is no OpenCL device). */
+static byocl_status target_emit(void *ctx, const byocl_function *region,
+                                const byocl_target_config *config, const char *dir,
+                                byocl_error *err)
+{
+    (void)ctx;
+    char device[32];
+    byocl_opencl_options o = options_of(config, device, sizeof device);
+    byocl_cl_codegen_options copt = {.compute_units = 0};
+    ocl_device_desc desc;
+    if (ocl_choose_device(o.device, &desc, NULL) == BYOCL_OK)
+        copt.compute_units = desc.info.compute_units;
+    const char *symbol = byocl_attrs_get_str(byocl_function_attrs(region), "global_symbol",
+                                             byocl_function_name(region));
+    byocl_cl_plan *plan = NULL;
+    byocl_status st = clg_codegen(region, &copt, &plan, err);
+    if (st == BYOCL_OK)
+        st = clg_plan_write(plan, dir, symbol, err);
+    clg_plan_free(plan);
+    return st;
 }
 
 static byocl_status target_compile(void *ctx, const byocl_function *region,
@@ -66,6 +91,13 @@ static byocl_status target_compile(void *ctx, const byocl_function *region,
     char device[32];
     byocl_opencl_options o = options_of(config, device, sizeof device);
     return byocl_opencl_compile(region, &o, out, err);
+}
+
+/* Unregistered: the devices kept open for its compiles close (when no module uses them). */
+static void target_release(void *ctx)
+{
+    (void)ctx;
+    byocl_opencl_close_devices();
 }
 
 static byocl_device_kind kind_of(const char *type)
@@ -108,8 +140,10 @@ byocl_status byocl_opencl_register(void)
         .ctx = NULL,
         .supports = target_supports,
         .compile = target_compile,
+        .release = target_release,
         .options = target_options,
         .devices = target_devices,
+        .emit = target_emit,
     };
     return byocl_target_register(&target, NULL);
 }
@@ -138,6 +172,8 @@ byocl_status byocl_opencl_compile(const byocl_function *region, const byocl_open
     byocl_status st = ocl_choose_device(opt->device, &desc, err);
     if (st == BYOCL_OK)
         st = ocl_device_acquire(&desc, opt->profile, opt->buffers, &dev, err);
+    if (st == BYOCL_OK && opt->keep_device)
+        ocl_device_keep(dev);
     if (st == BYOCL_OK) {
         byocl_cl_codegen_options copt = {.compute_units = dev->info.compute_units};
         st = clg_codegen(region, &copt, &plan, err);
@@ -155,41 +191,3 @@ byocl_status byocl_opencl_compile(const byocl_function *region, const byocl_open
 }
 
 /* -------------------------------------------------------------------- emit */
-
-byocl_status byocl_opencl_emit(const byocl_module *m, const char *dir,
-                               const byocl_opencl_options *opt, int *n_regions, byocl_error *err)
-{
-    if (n_regions)
-        *n_regions = 0;
-    if (!m || !dir)
-        return byocl_error_set(err, BYOCL_ERR_INVALID, "byocl_opencl_emit: %s",
-                               m ? "no folder given" : "no module given");
-    /* What a run would generate: the launches follow the device's compute units. */
-    byocl_cl_codegen_options copt = {.compute_units = 0};
-    ocl_device_desc desc;
-    if (ocl_choose_device(opt ? opt->device : NULL, &desc, NULL) == BYOCL_OK)
-        copt.compute_units = desc.info.compute_units;
-    byocl_module *typed = byocl_module_clone(m, err);
-    if (!typed)
-        return err ? err->status : BYOCL_ERR_NOMEM;
-    byocl_status st = byocl_infer_types(typed, err);
-    int written = 0;
-    for (int f = 0; st == BYOCL_OK && f < byocl_module_num_functions(typed); f++) {
-        const byocl_function *fn = byocl_module_function_at(typed, f);
-        const char *compiler = byocl_attrs_get_str(byocl_function_attrs(fn), "Compiler", NULL);
-        if (!compiler || strcmp(compiler, OCL_TARGET_NAME) != 0)
-            continue;
-        byocl_cl_plan *plan = NULL;
-        const char *symbol = byocl_attrs_get_str(byocl_function_attrs(fn), "global_symbol",
-                                                 byocl_function_name(fn));
-        st = clg_codegen(fn, &copt, &plan, err);
-        if (st == BYOCL_OK)
-            st = clg_plan_write(plan, dir, symbol, err);
-        clg_plan_free(plan);
-        written += st == BYOCL_OK;
-    }
-    byocl_module_free(typed);
-    if (n_regions)
-        *n_regions = written;
-    return st;
-}
