@@ -855,10 +855,11 @@ static void test_target_without_compile(void **state)
     const char *text = "def @main(%x: Tensor[(2, 5), float32]) { nn.relu(%x) }";
     assert_int_equal(byocl_text_parse(text, strlen(text), "t.relay", NULL, &m, &err), BYOCL_OK);
     const char *targets[1] = {"nocompile"};
-    byocl_pipeline_options po = {.targets = targets, .n_targets = 1};
-    assert_int_equal(byocl_pipeline_partition(m, &po, &err), BYOCL_OK);
+    byocl_compile_options co = byocl_compile_options_default();
+    co.partition.targets = targets;
+    co.partition.n_targets = 1;
     byocl_compiled *c = NULL;
-    if (byocl_build(m, NULL, &c, &err) != BYOCL_OK)
+    if (byocl_compile(m, &co, &c, &err) != BYOCL_OK)
         fail_msg("%s", err.msg);
     byocl_executor *ex = NULL;
     assert_int_equal(byocl_executor_new(c, &ex, &err), BYOCL_OK);

@@ -21,6 +21,7 @@
 #include "bench_regions.h"
 #include "byocl/runtime.h"
 #include "cli.h"
+#include "cli_inputs.h"
 #include "cli_build.h"
 #include "cli_progress.h"
 #include "cli_report.h"

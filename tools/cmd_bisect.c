@@ -6,6 +6,7 @@
 
 #include "byocl/capture.h"
 #include "cli.h"
+#include "cli_inputs.h"
 #include "cli_build.h"
 #include "cli_capture.h"
 #include "cli_report.h"

@@ -8,6 +8,7 @@
 
 #include "byocl/runtime.h"
 #include "cli.h"
+#include "cli_inputs.h"
 #include "cli_build.h"
 #include "cli_capture.h"
 #include "cli_report.h"

@@ -4,6 +4,7 @@
 
 #include "byocl/split.h"
 #include "cli.h"
+#include "cli_inputs.h"
 #include "cli_progress.h"
 
 static const cli_option run_stages_options[] = {
