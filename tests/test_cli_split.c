@@ -56,7 +56,8 @@ static void test_help(void **state)
     } cases[] = {
         {"split", "Usage: byocl split MODEL (--at %A,%B | --parts N) -o DIR [--params FILE.npz]"},
         {"run-stages", "Usage: byocl run-stages DIR [--input NAME=FILE]... "
-                       "[--random-inputs[=SEED]] [--output-dir DIR]\n"},
+                       "[--random-inputs[=SEED]] [--output-dir DIR]\n"
+                       "                        [--target T [--device D] [--threads N]]\n"},
         {"dot", "Usage: byocl dot MODEL [--params FILE.npz] [-o OUT.dot]\n"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -313,6 +314,109 @@ static void test_run_stages_inputs(void **state)
 
 /* ------------------------------------------------------------------ dot */
 
+/* Relative L2 error of output_0.npy of dir_a against dir_b's. */
+static double npy_error(const char *dir_a, const char *dir_b)
+{
+    byocl_tensor *a = read_npy(dir_a, "output_0.npy"), *b = read_npy(dir_b, "output_0.npy");
+    double e = ts_relative_l2(a, b);
+    byocl_tensor_unref(a);
+    byocl_tensor_unref(b);
+    return e;
+}
+
+/* Compiled stages: every stage for a target, or each placed apart with --stage, give what
+ * `byocl run` gives on the whole model for that target (within float error: the kernels
+ * fuse differently at a cut). */
+static void test_run_stages_compiled(void **state)
+{
+    (void)state;
+    const char *tmp = ts_tmpdir("cli-run-stages-compiled");
+    char model[4300], stages[4300], out_run[4300], out_stages[4300], args[9000], want[9000];
+    FMT(model, "%s/residual.relay", tmp);
+    FMT(stages, "%s/stages", tmp);
+    FMT(out_run, "%s/run", tmp);
+    FMT(out_stages, "%s/stages-out", tmp);
+    /* Small enough for PoCL to compile in seconds; the residual add crosses the cut. */
+    ts_write_text(model,
+                  "def @main(%x: Tensor[(1, 4, 8, 8), float32], %w1: Tensor[(4, 4, 3, 3), "
+                  "float32], %w2: Tensor[(4, 4, 3, 3), float32]) {\n"
+                  "  %0 = nn.conv2d(%x, %w1, padding=[1, 1]);\n"
+                  "  %1 = nn.relu(%0);\n"
+                  "  %2 = nn.conv2d(%1, %w2, padding=[1, 1]);\n"
+                  "  %3 = add(%2, %0);\n"
+                  "  nn.relu(%3)\n"
+                  "}\n");
+    FMT(args, "split '%s' --at %%1 -o '%s'", model, stages);
+    free(ts_cli_expect(args, 0, ""));
+    static const char *const targets[] = {"host", "opencl"};
+    for (int t = 0; t < 2; t++) {
+        FMT(args, "run '%s' --random-inputs=3 --target %s --output-dir '%s'", model, targets[t],
+            out_run);
+        free(ts_cli_expect(args, 0, NULL));
+        FMT(args, "run-stages '%s' --random-inputs=3 --target %s --threads 1 --output-dir '%s'",
+            stages, targets[t], out_stages);
+        char *out = ts_cli_expect(args, 0, NULL);
+        FMT(want, "built stage 0 for target %s in ", targets[t]);
+        assert_true(strncmp(out, want, strlen(want)) == 0);
+        FMT(want, "ran 2 stages of %s compiled in ", stages);
+        ts_assert_contains(out, want);
+        FMT(want, " ms (target %s)\n  stage 1: ", targets[t]);
+        ts_assert_contains(out, want);
+        free(out);
+        double e = npy_error(out_stages, out_run);
+        if (e > 1e-5)
+            fail_msg("--target %s: relative L2 error %g against the whole model's run",
+                     targets[t], e);
+        ts_remove_tree(out_run);
+        ts_remove_tree(out_stages);
+    }
+    /* Stage 1 alone on OpenCL, stage 0 on the host (no --target: the others stay there). */
+    FMT(args, "run '%s' --random-inputs=3 --output-dir '%s'", model, out_run);
+    free(ts_cli_expect(args, 0, NULL));
+    FMT(args, "run-stages '%s' --random-inputs=3 --stage 1:target=opencl,device=0,threads=1 "
+        "--output-dir '%s'", stages, out_stages);
+    char *out = ts_cli_expect(args, 0, NULL);
+    ts_assert_contains(out, "built stage 0 for target host in ");
+    ts_assert_contains(out, "built stage 1 for target opencl in ");
+    ts_assert_contains(out, " ms (target host)\n  stage 1: ");
+    ts_assert_contains(out, " ms (target opencl)\n");
+    free(out);
+    assert_true(npy_error(out_stages, out_run) <= 1e-5);
+
+    /* Placement errors, before anything is compiled. */
+    static const struct {
+        const char *flags, *message;
+        int rc;
+    } bad[] = {
+        {"--stage 2:target=host", "--stage 2:target=host: no stage 2 (the stages are 0 to 1)", 2},
+        {"--stage 1", "--stage 1: expected K:KEY=VALUE[,KEY=VALUE...], e.g. "
+                      "1:target=opencl,device=0", 2},
+        {"--stage 1:color=red", "--stage 1:color=red: unknown key 'color' (keys: target, "
+                                "device, threads)", 2},
+        {"--stage 1:threads=0", "--stage 1:threads=0: threads=0: expected a count from 1 to "
+                                "4096", 2},
+        {"--stage 0:target=npu", "unknown target 'npu' (known: host, ref, opencl)", 2},
+        {"--threads 2", "--threads goes with --target or --stage (the reference executor runs "
+                        "on one thread)", 2},
+        {"--device 0", "--device goes with --target T (each stage's: --stage K:device=D)", 2},
+        {"--stage 0:device=0", "stage 0: a device goes with a region target, not host", 2},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        FMT(args, "run-stages '%s' --random-inputs %s", stages, bad[i].flags);
+        FMT(want, "byocl: error: %s; see 'byocl run-stages --help'\n", bad[i].message);
+        ts_cli_expect_error(args, bad[i].rc, want);
+    }
+    /* A device the target does not have fails that stage's compile, naming the stage. */
+    FMT(args, "run-stages '%s' --random-inputs --stage 1:target=opencl,device=nvidia", stages);
+    char *err = NULL;
+    assert_int_equal(ts_run_cli(args, NULL, &err), 1);
+    ts_assert_contains(err, "byocl: error: stage 1: target option opencl.device: device "
+                            "'nvidia' names no device of target opencl: give an index from 0 "
+                            "to ");
+    free(err);
+    ts_remove_tree(tmp);
+}
+
 static void test_dot(void **state)
 {
     (void)state;
@@ -366,6 +470,7 @@ int main(void)
         cmocka_unit_test(test_split_failures_write_nothing),
         cmocka_unit_test(test_split_and_run_resnet18),
         cmocka_unit_test(test_run_stages_inputs),
+        cmocka_unit_test(test_run_stages_compiled),
         cmocka_unit_test(test_dot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

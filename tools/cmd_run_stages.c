@@ -1,9 +1,12 @@
-/* byocl run-stages: the stages that `byocl split` wrote, run in order with their wiring. */
+/* byocl run-stages: the stages that `byocl split` wrote, run in order with their wiring, on
+ * the reference executor or each compiled for a target of its own. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "byocl/split.h"
 #include "cli.h"
+#include "cli_build.h"
 #include "cli_inputs.h"
 #include "cli_progress.h"
 
@@ -11,8 +14,145 @@ static const cli_option run_stages_options[] = {
     CLI_OPTION_INPUT,
     CLI_OPTION_RANDOM_INPUTS,
     CLI_OPTION_OUTPUT_DIR,
+    {"target", 0, CLI_ARG_REQUIRED, false, "T",
+     "compile every stage for T: host, ref, or a region target with the rest on the host"},
+    CLI_OPTION_DEVICE,
+    CLI_OPTION_TARGET_OPT,
+    {"threads", 0, CLI_ARG_REQUIRED, false, "N", "threads of each compiled stage"},
+    {"stage", 0, CLI_ARG_REQUIRED, true, "K:KEY=V,...",
+     "place stage K apart: target=T, device=D, threads=N (repeatable)"},
     {NULL, 0, CLI_ARG_NONE, false, NULL, NULL},
 };
+
+/* How each stage is compiled: a build request per stage; `compiled` false when every stage
+ * runs on the reference executor (no --target, no --stage). */
+typedef struct stage_plan {
+    int n;
+    cli_build_request *builds;
+    char (*labels)[64];
+    bool compiled;
+} stage_plan;
+
+/* "threads=2": one KEY=VALUE of --stage K:..., applied to stage k's request. */
+static int apply_stage_setting(const cli_command *cmd, const char *spec, char *setting,
+                               cli_build_request *req)
+{
+    char *eq = strchr(setting, '=');
+    if (!eq || eq == setting || !eq[1])
+        return cli_usage_error(cmd, "--stage %s: '%s' is not KEY=VALUE (keys: target, device, "
+                                    "threads)",
+                               spec, setting);
+    *eq = '\0';
+    const char *value = eq + 1;
+    if (strcmp(setting, "target") == 0) {
+        int rc = cli_check_target(cmd, value);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+        req->target = value;
+    } else if (strcmp(setting, "device") == 0) {
+        req->device = value;
+    } else if (strcmp(setting, "threads") == 0) {
+        if (!cli_parse_count(value, 1, 4096, &req->threads))
+            return cli_usage_error(cmd, "--stage %s: threads=%s: expected a count from 1 to 4096",
+                                   spec, value);
+    } else {
+        return cli_usage_error(cmd, "--stage %s: unknown key '%s' (keys: target, device, "
+                                    "threads)",
+                               spec, setting);
+    }
+    return CLI_EXIT_OK;
+}
+
+/* --stage K:target=T,device=D,threads=N: stage K's own placement. The strings stay in
+ * `spec_copy`, which the caller frees after the run. */
+static int parse_stage_flag(const cli_command *cmd, const char *spec, char *spec_copy,
+                            stage_plan *plan)
+{
+    char *colon = strchr(spec_copy, ':');
+    int k;
+    if (!colon || colon == spec_copy)
+        return cli_usage_error(cmd, "--stage %s: expected K:KEY=VALUE[,KEY=VALUE...], e.g. "
+                                    "1:target=opencl,device=0",
+                               spec);
+    *colon = '\0';
+    if (!cli_parse_count(spec_copy, 0, plan->n - 1, &k))
+        return cli_usage_error(cmd, "--stage %s: no stage %s (the stages are 0 to %d)", spec,
+                               spec_copy, plan->n - 1);
+    int rc = CLI_EXIT_OK;
+    for (char *setting = strtok(colon + 1, ","); setting && rc == CLI_EXIT_OK;
+         setting = strtok(NULL, ","))
+        rc = apply_stage_setting(cmd, spec, setting, &plan->builds[k]);
+    return rc;
+}
+
+/* The stage plan of the command line: --target, --device, --target-opt and --threads for
+ * every stage, then each --stage. */
+static int plan_stages(const cli_command *cmd, const cli_args *args, int n, stage_plan *plan,
+                       char ***copies)
+{
+    int n_stage_flags = cli_count(cmd, args, "stage");
+    *plan = (stage_plan){.n = n, .builds = calloc((size_t)n, sizeof *plan->builds),
+                         .labels = calloc((size_t)n, sizeof *plan->labels)};
+    *copies = calloc((size_t)n_stage_flags + 1, sizeof **copies);
+    if (!plan->builds || !plan->labels || !*copies)
+        return cli_fail("out of memory");
+    cli_build_request all = {.target = cli_value(cmd, args, "target", NULL)};
+    plan->compiled = all.target || n_stage_flags > 0;
+    int rc = cli_check_target(cmd, all.target);
+    if (rc == CLI_EXIT_OK && !all.target && cli_value(cmd, args, "device", NULL))
+        rc = cli_usage_error(cmd, "--device goes with --target T (each stage's: --stage "
+                                  "K:device=D)");
+    if (rc == CLI_EXIT_OK && all.target)
+        rc = cli_target_flags(cmd, args, &all);
+    const char *v = cli_value(cmd, args, "threads", NULL);
+    if (rc == CLI_EXIT_OK && v && !cli_parse_count(v, 1, 4096, &all.threads))
+        rc = cli_usage_error(cmd, "--threads %s: expected a count from 1 to 4096", v);
+    if (rc == CLI_EXIT_OK && v && !plan->compiled)
+        rc = cli_usage_error(cmd, "--threads goes with --target or --stage (the reference "
+                                  "executor runs on one thread)");
+    if (!all.target) /* a stage that --stage places alone; the others stay on the host */
+        all.target = "host";
+    all.target_opts = cli_values(cmd, args, "target-opt");
+    all.n_target_opts = cli_count(cmd, args, "target-opt");
+    for (int k = 0; k < n; k++)
+        plan->builds[k] = all;
+    for (int i = 0; i < n_stage_flags && rc == CLI_EXIT_OK; i++) {
+        const char *spec = cli_value_at(cmd, args, "stage", i);
+        if (!((*copies)[i] = strdup(spec)))
+            return cli_fail("out of memory");
+        rc = parse_stage_flag(cmd, spec, (*copies)[i], plan);
+    }
+    for (int k = 0; k < n && rc == CLI_EXIT_OK; k++) {
+        cli_build_request *b = &plan->builds[k];
+        if (b->device && !cli_is_region_target(b->target))
+            rc = cli_usage_error(cmd, "stage %d: a device goes with a region target, not %s", k,
+                                 b->target);
+        snprintf(plan->labels[k], sizeof plan->labels[k], "compiling stage %d for target %s",
+                 k, b->target);
+        b->label = plan->labels[k];
+    }
+    return rc;
+}
+
+/* Compiles every stage of the plan and makes an executor for each. */
+static int compile_stages(const byocl_stages *s, const stage_plan *plan,
+                          byocl_compiled **compiled, byocl_executor **executors)
+{
+    for (int k = 0; k < plan->n; k++) {
+        byocl_error err;
+        double ms = 0;
+        byocl_status st = cli_build_model(&plan->builds[k], byocl_stages_module(s, k),
+                                          &compiled[k], &ms, &err);
+        if (st == BYOCL_OK)
+            st = byocl_executor_new(compiled[k], &executors[k], &err);
+        if (st != BYOCL_OK) {
+            byocl_error_prefix(&err, "stage %d: ", k);
+            return cli_fail_error(&err);
+        }
+        printf("built stage %d for target %s in %.2f ms\n", k, plan->builds[k].target, ms);
+    }
+    return CLI_EXIT_OK;
+}
 
 /* When each stage finished, for the per-stage times; the stages done, for the progress. */
 typedef struct stage_clock {
@@ -28,7 +168,8 @@ static void stage_done(void *user, int k)
 }
 
 static int run_stages(const cli_command *cmd, const cli_args *args, const char *dir,
-                      const byocl_stages *s, cli_inputs *in)
+                      const byocl_stages *s, const stage_plan *plan,
+                      byocl_executor *const *executors, cli_inputs *in)
 {
     int n = byocl_stages_count(s);
     stage_clock clock = {.done_at = calloc((size_t)n, sizeof *clock.done_at)};
@@ -41,18 +182,24 @@ static int run_stages(const cli_command *cmd, const cli_args *args, const char *
     snprintf(label, sizeof label, "running the stages of %s", dir);
     clock.progress = cli_progress_start(label, n, false);
     double t0 = cli_seconds();
-    byocl_status st = byocl_stages_run(s, in->values, in->n, stage_done, &clock, &outputs,
-                                       &n_outputs, &err);
+    byocl_status st = byocl_stages_run_on(s, plan->compiled ? executors : NULL, in->values,
+                                          in->n, stage_done, &clock, &outputs, &n_outputs,
+                                          &err);
     cli_progress_finish(clock.progress, st == BYOCL_OK);
     int rc = CLI_EXIT_OK;
     if (st != BYOCL_OK) {
         rc = cli_fail_error(&err);
     } else {
-        printf("ran %d stage%s of %s on the ref executor in %.2f ms\n", n, n == 1 ? "" : "s",
-               dir, (clock.done_at[n - 1] - t0) * 1e3);
-        for (int k = 0; k < n; k++)
-            printf("  stage %d: %.2f ms\n", k,
+        printf("ran %d stage%s of %s %s in %.2f ms\n", n, n == 1 ? "" : "s", dir,
+               plan->compiled ? "compiled" : "on the ref executor",
+               (clock.done_at[n - 1] - t0) * 1e3);
+        for (int k = 0; k < n; k++) {
+            printf("  stage %d: %.2f ms", k,
                    (clock.done_at[k] - (k ? clock.done_at[k - 1] : t0)) * 1e3);
+            if (plan->compiled)
+                printf(" (target %s)", plan->builds[k].target);
+            printf("\n");
+        }
         for (int i = 0; i < n_outputs; i++)
             cli_print_summary(i, outputs[i]);
         const char *out_dir = cli_value(cmd, args, "output-dir", NULL);
@@ -80,10 +227,19 @@ static int run_run_stages(const cli_command *cmd, const cli_args *args)
     byocl_error err;
     if (byocl_stages_read(dir, &s, &err) != BYOCL_OK)
         return cli_fail_error(&err);
+    int n = byocl_stages_count(s);
+    stage_plan plan;
+    char **copies = NULL;
+    rc = plan_stages(cmd, args, n, &plan, &copies);
+    byocl_compiled **compiled = calloc((size_t)n, sizeof *compiled);
+    byocl_executor **executors = calloc((size_t)n, sizeof *executors);
+    if (rc == CLI_EXIT_OK && (!compiled || !executors))
+        rc = cli_fail("out of memory");
     char owner[4200];
     snprintf(owner, sizeof owner, "the split model in %s", dir);
     cli_inputs in;
-    rc = cli_inputs_init(&in, byocl_stages_num_inputs(s), owner, "input");
+    int in_rc = cli_inputs_init(&in, byocl_stages_num_inputs(s), owner, "input");
+    rc = rc == CLI_EXIT_OK ? in_rc : rc;
     for (int i = 0; i < in.n && rc == CLI_EXIT_OK; i++) {
         in.names[i] = byocl_stages_input_name(s, i);
         in.types[i] = byocl_stages_input_type(s, i);
@@ -99,8 +255,21 @@ static int run_run_stages(const cli_command *cmd, const cli_args *args)
                           owner, n_unbound, n_unbound == 1 ? "" : "s", list ? list : "?");
         free(list);
     }
+    if (rc == CLI_EXIT_OK && plan.compiled)
+        rc = compile_stages(s, &plan, compiled, executors);
     if (rc == CLI_EXIT_OK)
-        rc = run_stages(cmd, args, dir, s, &in);
+        rc = run_stages(cmd, args, dir, s, &plan, executors, &in);
+    for (int k = 0; k < n; k++) {
+        byocl_executor_free(executors ? executors[k] : NULL);
+        byocl_compiled_free(compiled ? compiled[k] : NULL);
+    }
+    free(executors);
+    free(compiled);
+    for (int i = 0; copies && copies[i]; i++)
+        free(copies[i]);
+    free(copies);
+    free(plan.builds);
+    free(plan.labels);
     cli_inputs_free(&in);
     byocl_stages_free(s);
     return rc;
@@ -109,7 +278,9 @@ static int run_run_stages(const cli_command *cmd, const cli_args *args)
 const cli_command cli_cmd_run_stages = {
     .name = "run-stages",
     .summary = "run the stages that `byocl split` wrote, in order",
-    .args_usage = "DIR [--input NAME=FILE]... [--random-inputs[=SEED]] [--output-dir DIR]",
+    .args_usage = "DIR [--input NAME=FILE]... [--random-inputs[=SEED]] [--output-dir DIR]\n"
+                  "                        [--target T [--device D] [--threads N]]\n"
+                  "                        [--stage K:target=T,device=D,threads=N]...",
     .min_positional = 1,
     .max_positional = 1,
     .positional_names = {"DIR"},
@@ -123,10 +294,18 @@ const cli_command cli_cmd_run_stages = {
         "The inputs are the original @main's parameters: give each with --input (a\n"
         "tensor file of its dtype and shape), or pass --random-inputs, which fills them\n"
         "exactly as `byocl run --random-inputs` fills the original model's, so both runs\n"
-        "can be compared.\n",
+        "can be compared.\n"
+        "\n"
+        "--target T compiles every stage instead, as `byocl run --target T` compiles a\n"
+        "model (a region target's regions offloaded, the rest on the host), with\n"
+        "--device, --target-opt and --threads for each; --stage K:target=T,device=D,\n"
+        "threads=N places stage K apart (the stages it does not name: --target, else host).\n"
+        "The stages still run one after the other.\n",
     .options = run_stages_options,
     .examples = "  byocl split builtin:resnet18 --parts 3 -o r18-stages\n"
                 "  byocl run-stages r18-stages --random-inputs --output-dir out\n"
-                "  byocl run-stages r18-stages --input data=image.npy\n",
+                "  byocl run-stages r18-stages --input data=image.npy\n"
+                "  byocl run-stages r18-stages --random-inputs --target host --stage "
+                "1:target=opencl\n",
     .run = run_run_stages,
 };

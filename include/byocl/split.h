@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "byocl/ir.h"
+#include "byocl/runtime.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -112,6 +113,15 @@ typedef void (*byocl_stage_done_fn)(void *user, int k);
 byocl_status byocl_stages_run(const byocl_stages *s, byocl_tensor *const *inputs, int n_inputs,
                               byocl_stage_done_fn done, void *user, byocl_tensor ***outputs,
                               int *n_outputs, byocl_error *err);
+
+/* byocl_stages_run with compiled stages: stage k runs on executors[k], an executor of
+ * stage k's module compiled for any target (byocl_compile of byocl_stages_module(s, k)),
+ * or on the reference executor where executors[k] is NULL (executors NULL: every stage).
+ * An executor's inputs are set by the stage's parameter names. */
+byocl_status byocl_stages_run_on(const byocl_stages *s, byocl_executor *const *executors,
+                                 byocl_tensor *const *inputs, int n_inputs,
+                                 byocl_stage_done_fn done, void *user, byocl_tensor ***outputs,
+                                 int *n_outputs, byocl_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,14 +1,54 @@
 /* byocl_stages_run: the stages of a split model, one after the other on the reference
- * executor, each fed from the pipeline inputs and earlier stages' outputs as the wiring
- * says. A stage's outputs are released once the last stage that reads them has run. */
+ * executor or on executors of the compiled stages, each fed from the pipeline inputs and
+ * earlier stages' outputs as the wiring says. A stage's outputs are released once the last
+ * stage that reads them has run. */
 #include <stdlib.h>
 
 #include "byocl/reference.h"
 #include "passes/split_impl.h"
 
+/* Runs one stage on `ex` (NULL: the reference executor); *outs receives copies of its
+ * outputs. */
+static byocl_status run_stage(const split_stage *stage, byocl_executor *ex,
+                              byocl_tensor *const *args, byocl_tensor ***outs, int *n_outs,
+                              byocl_error *err)
+{
+    if (!ex)
+        return byocl_reference_run(stage->mod, "main", args, stage->n_inputs, outs, n_outs,
+                                   err);
+    const byocl_function *fn = byocl_module_find(stage->mod, "main");
+    byocl_status st = BYOCL_OK;
+    for (int i = 0; i < stage->n_inputs && st == BYOCL_OK; i++)
+        st = byocl_executor_set_input(ex, byocl_node_name(fn, byocl_function_param(fn, i)),
+                                      args[i], err);
+    if (st == BYOCL_OK)
+        st = byocl_executor_run(ex, err);
+    int n = st == BYOCL_OK ? byocl_executor_num_outputs(ex) : 0;
+    byocl_tensor **copies = calloc((size_t)n + 1, sizeof *copies);
+    if (st == BYOCL_OK && !copies)
+        st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < n && st == BYOCL_OK; i++)
+        st = byocl_executor_copy_output(ex, i, &copies[i], err);
+    if (st != BYOCL_OK) {
+        byocl_tensors_free(copies, n);
+        return st;
+    }
+    *outs = copies;
+    *n_outs = n;
+    return BYOCL_OK;
+}
+
 byocl_status byocl_stages_run(const byocl_stages *s, byocl_tensor *const *inputs, int n_inputs,
                               byocl_stage_done_fn done, void *user, byocl_tensor ***outputs,
                               int *n_outputs, byocl_error *err)
+{
+    return byocl_stages_run_on(s, NULL, inputs, n_inputs, done, user, outputs, n_outputs, err);
+}
+
+byocl_status byocl_stages_run_on(const byocl_stages *s, byocl_executor *const *executors,
+                                 byocl_tensor *const *inputs, int n_inputs,
+                                 byocl_stage_done_fn done, void *user, byocl_tensor ***outputs,
+                                 int *n_outputs, byocl_error *err)
 {
     if (!s || !outputs || !n_outputs || (n_inputs > 0 && !inputs))
         return byocl_error_set(err, BYOCL_ERR_INVALID,
@@ -46,8 +86,8 @@ byocl_status byocl_stages_run(const byocl_stages *s, byocl_tensor *const *inputs
             const byocl_stage_input *in = &stage->inputs[i];
             args[i] = in->stage < 0 ? inputs[in->index] : outs[in->stage][in->index];
         }
-        st = byocl_reference_run(stage->mod, "main", args, stage->n_inputs, &outs[k],
-                                 &n_outs[k], err);
+        st = run_stage(stage, executors ? executors[k] : NULL, args, &outs[k], &n_outs[k],
+                       err);
         free(args);
         if (st == BYOCL_OK && n_outs[k] != stage->n_outputs)
             st = byocl_error_set(err, BYOCL_ERR_RUNTIME, "gave %d outputs, not %d", n_outs[k],
