@@ -383,6 +383,30 @@ static void test_run_stages_compiled(void **state)
     free(out);
     assert_true(npy_error(out_stages, out_run) <= 1e-5);
 
+    /* A hand-annotated model cut inside its region (builtin:seed after its conv2d): each
+     * stage's part of the region is completed and offloaded. */
+    char seed_stages[4300];
+    FMT(seed_stages, "%s/seed", tmp);
+    FMT(args, "split builtin:seed --at %%3 -o '%s'", seed_stages);
+    free(ts_cli_expect(args, 0, ""));
+    ts_remove_tree(out_run);
+    ts_remove_tree(out_stages);
+    FMT(args, "run builtin:seed --random-inputs=3 --target opencl --output-dir '%s'", out_run);
+    free(ts_cli_expect(args, 0, NULL));
+    FMT(args, "run-stages '%s' --random-inputs=3 --target opencl --output-dir '%s'",
+        seed_stages, out_stages);
+    free(ts_cli_expect(args, 0, NULL));
+    for (int i = 0; i < 3; i++) {
+        char name[32];
+        FMT(name, "output_%d.npy", i);
+        byocl_tensor *a = read_npy(out_stages, name), *b = read_npy(out_run, name);
+        double e = ts_relative_l2(a, b);
+        if (e > 1e-5)
+            fail_msg("builtin:seed in stages, %s: relative L2 error %g", name, e);
+        byocl_tensor_unref(a);
+        byocl_tensor_unref(b);
+    }
+
     /* Placement errors, before anything is compiled. */
     static const struct {
         const char *flags, *message;

@@ -132,6 +132,7 @@ byocl_status cli_build_model(const cli_build_request *req, const byocl_module *m
     co.partition.targets = targets;
     co.partition.n_targets = regions ? 1 : 0;
     co.partition.dump_after = req->dump_after;
+    co.partition.complete = req->complete_annotations;
     co.build.target = regions ? "host" : req->target;
     co.build.fn_name = req->fn_name;
     co.build.threads = req->threads;

@@ -19,6 +19,9 @@ typedef struct cli_build_request {
     const char *const *target_opts;
     int n_target_opts;
     const char *dump_after; /* --dump-after PASS: print the module after that pass */
+    /* Complete the model's own annotations (check_annotations inserts what is missing):
+     * a stage of a split model whose cut crossed an annotated region. */
+    bool complete_annotations;
     const char *fallback; /* --fallback: "host", "ref" or NULL */
     int threads;          /* 0: all cores */
     bool profile;         /* time each region's parts (the target's profile option) */

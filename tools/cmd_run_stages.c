@@ -112,6 +112,9 @@ static int plan_stages(const cli_command *cmd, const cli_args *args, int n, stag
                                   "executor runs on one thread)");
     if (!all.target) /* a stage that --stage places alone; the others stay on the host */
         all.target = "host";
+    /* A cut through a region annotated by hand leaves each side's annotations open at the
+     * cut: completing them restores the region's boundary on both sides. */
+    all.complete_annotations = true;
     all.target_opts = cli_values(cmd, args, "target-opt");
     all.n_target_opts = cli_count(cmd, args, "target-opt");
     for (int k = 0; k < n; k++)
