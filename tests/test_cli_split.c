@@ -383,6 +383,28 @@ static void test_run_stages_compiled(void **state)
     free(out);
     assert_true(npy_error(out_stages, out_run) <= 1e-5);
 
+    /* --pipeline: item i streamed with the inputs of --random-inputs=3+i, bitwise what a
+     * single run of those inputs gives. */
+    char out_pipe[4300], out_one[4400];
+    FMT(out_pipe, "%s/pipeline-out", tmp);
+    FMT(args, "run-stages '%s' --random-inputs=3 --target host --pipeline 3 --depth 1 "
+        "--output-dir '%s'", stages, out_pipe);
+    out = ts_cli_expect(args, 0, NULL);
+    FMT(want, "streamed 3 items through 2 stages of %s (queues of 1) in ", stages);
+    ts_assert_contains(out, want);
+    ts_assert_contains(out, "\n  latency per item: min ");
+    ts_assert_contains(out, "\n  stage 1: busy ");
+    free(out);
+    for (int i = 0; i < 3; i++) {
+        char item_dir[4400];
+        FMT(item_dir, "%s/item_%d", out_pipe, i);
+        FMT(out_one, "%s/one-%d", tmp, i);
+        FMT(args, "run-stages '%s' --random-inputs=%d --target host --output-dir '%s'", stages,
+            3 + i, out_one);
+        free(ts_cli_expect(args, 0, NULL));
+        assert_same_npy(item_dir, out_one, "output_0.npy");
+    }
+
     /* A hand-annotated model cut inside its region (builtin:seed after its conv2d): each
      * stage's part of the region is completed and offloaded. */
     char seed_stages[4300];
@@ -424,6 +446,8 @@ static void test_run_stages_compiled(void **state)
                         "on one thread)", 2},
         {"--device 0", "--device goes with --target T (each stage's: --stage K:device=D)", 2},
         {"--stage 0:device=0", "stage 0: a device goes with a region target, not host", 2},
+        {"--pipeline 0", "--pipeline 0: expected a count of items from 1 to 1000000", 2},
+        {"--depth 2", "--depth goes with --pipeline N", 2},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         FMT(args, "run-stages '%s' --random-inputs %s", stages, bad[i].flags);

@@ -5,6 +5,7 @@
  * builtin:resnet18 split both ways. */
 #include "test_support.h"
 
+#include "byocl/pipeline.h"
 #include "byocl/split.h"
 
 #include <stdio.h>
@@ -888,6 +889,96 @@ static void test_run_reports_each_stage(void **state)
     byocl_module_free(m);
 }
 
+/* Stage k of s compiled for the host backend `target` ("host" or "ref"), and an executor. */
+static byocl_executor *stage_executor(const byocl_stages *s, int k, const char *target,
+                                      byocl_compiled **c)
+{
+    byocl_compile_options co = byocl_compile_options_default();
+    co.build.target = target;
+    co.build.threads = 1;
+    byocl_error err;
+    byocl_executor *ex = NULL;
+    if (byocl_compile(byocl_stages_module(s, k), &co, c, &err) != BYOCL_OK ||
+        byocl_executor_new(*c, &ex, &err) != BYOCL_OK)
+        fail_msg("stage %d: %s", k, err.msg);
+    return ex;
+}
+
+/* Many items through the stages concurrently (compiled and reference stages mixed): each
+ * item's outputs bitwise what the stages give it alone, in input order, at every queue
+ * depth; a failing item stops the pipeline with the stage and item named. */
+static void test_pipeline(void **state)
+{
+    (void)state;
+    enum { N_ITEMS = 16 };
+    byocl_module *m = ts_parse_typed(small_text);
+    byocl_stages *s = split_ok(m, NULL, 0, 3);
+    const byocl_function *fn = byocl_module_find(m, "main");
+    byocl_compiled *c[3] = {NULL};
+    byocl_executor *ex[3] = {stage_executor(s, 0, "host", &c[0]), NULL,
+                             stage_executor(s, 2, "ref", &c[2])};
+    byocl_tensor **in[N_ITEMS];
+    for (int i = 0; i < N_ITEMS; i++)
+        in[i] = random_inputs(fn, 100 + (uint64_t)i);
+    byocl_error err;
+    static const int depths[] = {1, 3};
+    for (int d = 0; d < 2; d++) {
+        byocl_tensor ***out = NULL;
+        int *n_out = NULL;
+        byocl_pipeline_stats stats;
+        if (byocl_stages_pipeline(s, ex, depths[d], (byocl_tensor *const *const *)in, 2,
+                                  N_ITEMS, &out, &n_out, &stats, &err) != BYOCL_OK)
+            fail_msg("%s", err.msg);
+        for (int i = 0; i < N_ITEMS; i++) {
+            byocl_tensor **want = NULL;
+            int n_want = 0;
+            if (byocl_stages_run_on(s, ex, in[i], 2, NULL, NULL, &want, &n_want, &err) !=
+                BYOCL_OK)
+                fail_msg("%s", err.msg);
+            assert_int_equal(n_out[i], n_want);
+            for (int j = 0; j < n_want; j++)
+                assert_true(byocl_tensor_equal(out[i][j], want[j]));
+            byocl_tensors_free(want, n_want);
+            byocl_tensors_free(out[i], n_out[i]);
+            assert_true(stats.latency_ms[i] >= 0);
+        }
+        for (int k = 0; k < 3; k++)
+            assert_true(stats.busy_ms[k] >= 0 && stats.busy_ms[k] <= stats.total_ms);
+        free(out);
+        free(n_out);
+        free(stats.latency_ms);
+        free(stats.busy_ms);
+    }
+    /* Item 5 has an input of the wrong shape: stage 0 refuses it, everything stops. */
+    int64_t dims[1] = {3};
+    byocl_shape wrong = byocl_shape_make(1, dims);
+    byocl_tensor *kept = in[5][1];
+    in[5][1] = byocl_tensor_new(BYOCL_FLOAT32, &wrong, NULL);
+    byocl_tensor ***out = NULL;
+    int *n_out = NULL;
+    assert_int_not_equal(byocl_stages_pipeline(s, ex, 2, (byocl_tensor *const *const *)in, 2,
+                                               N_ITEMS, &out, &n_out, NULL, &err),
+                         BYOCL_OK);
+    ts_assert_contains(err.msg, "stage 0, item 5: ");
+    assert_null(out);
+    assert_null(n_out);
+    byocl_tensor_unref(in[5][1]);
+    in[5][1] = kept;
+    /* Arguments: a depth of 0, no items. */
+    assert_int_equal(byocl_stages_pipeline(s, ex, 0, (byocl_tensor *const *const *)in, 2,
+                                           N_ITEMS, &out, &n_out, NULL, &err),
+                     BYOCL_ERR_INVALID);
+    assert_string_equal(err.msg, "byocl_stages_pipeline: depth 0 and items 16 must be at least 1");
+    for (int i = 0; i < N_ITEMS; i++)
+        free_inputs(in[i], 2);
+    for (int k = 0; k < 3; k++) {
+        byocl_executor_free(ex[k]);
+        byocl_compiled_free(c[k]);
+    }
+    byocl_stages_free(s);
+    byocl_module_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -904,6 +995,7 @@ int main(void)
         cmocka_unit_test(test_read_errors),
         cmocka_unit_test(test_run_errors),
         cmocka_unit_test(test_run_reports_each_stage),
+        cmocka_unit_test(test_pipeline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,10 @@ static const cli_option run_stages_options[] = {
     {"threads", 0, CLI_ARG_REQUIRED, false, "N", "threads of each compiled stage"},
     {"stage", 0, CLI_ARG_REQUIRED, true, "K:KEY=V,...",
      "place stage K apart: target=T, device=D, threads=N (repeatable)"},
+    {"pipeline", 0, CLI_ARG_REQUIRED, false, "N",
+     "stream N items through the stages concurrently, one worker per stage"},
+    {"depth", 0, CLI_ARG_REQUIRED, false, "D",
+     "with --pipeline: items each queue between stages holds (default: 2)"},
     {NULL, 0, CLI_ARG_NONE, false, NULL, NULL},
 };
 
@@ -215,6 +219,97 @@ static int run_stages(const cli_command *cmd, const cli_args *args, const char *
     return rc;
 }
 
+/* qsort's order of times. */
+static int compare_ms(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Item i's inputs: the command line's, bound afresh (distinct tensors per item), random
+ * ones from seed + i. */
+static int item_inputs(const cli_command *cmd, const cli_args *args, const byocl_stages *s,
+                       const char *owner, bool random, uint64_t seed, cli_inputs *in)
+{
+    int rc = cli_inputs_init(in, byocl_stages_num_inputs(s), owner, "input");
+    for (int i = 0; i < in->n && rc == CLI_EXIT_OK; i++) {
+        in->names[i] = byocl_stages_input_name(s, i);
+        in->types[i] = byocl_stages_input_type(s, i);
+    }
+    if (rc == CLI_EXIT_OK)
+        rc = cli_bind_inputs(cmd, args, in, random, seed);
+    return rc;
+}
+
+/* --pipeline N: N items (item i's random inputs from seed + i) streamed through the
+ * stages, with throughput, latency and each stage's busy share; --output-dir gets
+ * DIR/item_<i>/output_<j>.npy. */
+static int run_pipeline(const cli_command *cmd, const cli_args *args, const char *dir,
+                        const byocl_stages *s, const stage_plan *plan,
+                        byocl_executor *const *executors, const char *owner, bool random,
+                        uint64_t seed, int n_items, int depth)
+{
+    cli_inputs *items = calloc((size_t)n_items, sizeof *items);
+    byocl_tensor ***values = calloc((size_t)n_items, sizeof *values);
+    if (!items || !values) {
+        free(items);
+        free(values);
+        return cli_fail("out of memory");
+    }
+    int rc = CLI_EXIT_OK, made = 0;
+    for (; made < n_items && rc == CLI_EXIT_OK; made++) {
+        rc = item_inputs(cmd, args, s, owner, random, seed + (uint64_t)made, &items[made]);
+        values[made] = items[made].values;
+    }
+    byocl_tensor ***outputs = NULL;
+    int *n_outputs = NULL;
+    byocl_pipeline_stats stats = {0};
+    byocl_error err;
+    int n = byocl_stages_count(s);
+    if (rc == CLI_EXIT_OK &&
+        byocl_stages_pipeline(s, plan->compiled ? executors : NULL, depth,
+                              (byocl_tensor *const *const *)values,
+                              byocl_stages_num_inputs(s), n_items, &outputs, &n_outputs, &stats,
+                              &err) != BYOCL_OK)
+        rc = cli_fail_error(&err);
+    if (rc == CLI_EXIT_OK) {
+        printf("streamed %d item%s through %d stage%s of %s (queues of %d) in %.2f ms: %.2f "
+               "items/s\n",
+               n_items, n_items == 1 ? "" : "s", n, n == 1 ? "" : "s", dir, depth,
+               stats.total_ms, n_items / (stats.total_ms * 1e-3));
+        qsort(stats.latency_ms, (size_t)n_items, sizeof *stats.latency_ms, compare_ms);
+        printf("  latency per item: min %.2f ms, median %.2f ms, max %.2f ms\n",
+               stats.latency_ms[0], stats.latency_ms[n_items / 2],
+               stats.latency_ms[n_items - 1]);
+        for (int k = 0; k < n; k++) {
+            printf("  stage %d: busy %.2f ms (%.0f%% of the time)", k, stats.busy_ms[k],
+                   100.0 * stats.busy_ms[k] / stats.total_ms);
+            if (plan->compiled)
+                printf(" (target %s)", plan->builds[k].target);
+            printf("\n");
+        }
+    }
+    const char *out_dir = cli_value(cmd, args, "output-dir", NULL);
+    for (int i = 0; outputs && i < n_items && rc == CLI_EXIT_OK && out_dir; i++) {
+        char item_dir[4200];
+        snprintf(item_dir, sizeof item_dir, "%s/item_%d", out_dir, i);
+        rc = cli_make_dirs(item_dir);
+        if (rc == CLI_EXIT_OK)
+            rc = cli_write_outputs(item_dir, outputs[i], n_outputs[i]);
+    }
+    for (int i = 0; outputs && i < n_items; i++)
+        byocl_tensors_free(outputs[i], n_outputs[i]);
+    free(outputs);
+    free(n_outputs);
+    free(stats.latency_ms);
+    free(stats.busy_ms);
+    for (int i = 0; i < made; i++)
+        cli_inputs_free(&items[i]);
+    free(items);
+    free(values);
+    return rc;
+}
+
 static int run_run_stages(const cli_command *cmd, const cli_args *args)
 {
     bool random;
@@ -258,9 +353,22 @@ static int run_run_stages(const cli_command *cmd, const cli_args *args)
                           owner, n_unbound, n_unbound == 1 ? "" : "s", list ? list : "?");
         free(list);
     }
+    int n_items = 0, depth = 2;
+    const char *v = cli_value(cmd, args, "pipeline", NULL);
+    if (rc == CLI_EXIT_OK && v && !cli_parse_count(v, 1, 1000000, &n_items))
+        rc = cli_usage_error(cmd, "--pipeline %s: expected a count of items from 1 to 1000000",
+                             v);
+    v = cli_value(cmd, args, "depth", NULL);
+    if (rc == CLI_EXIT_OK && v && !n_items)
+        rc = cli_usage_error(cmd, "--depth goes with --pipeline N");
+    if (rc == CLI_EXIT_OK && v && !cli_parse_count(v, 1, 4096, &depth))
+        rc = cli_usage_error(cmd, "--depth %s: expected a count from 1 to 4096", v);
     if (rc == CLI_EXIT_OK && plan.compiled)
         rc = compile_stages(s, &plan, compiled, executors);
-    if (rc == CLI_EXIT_OK)
+    if (rc == CLI_EXIT_OK && n_items)
+        rc = run_pipeline(cmd, args, dir, s, &plan, executors, owner, random, seed, n_items,
+                          depth);
+    else if (rc == CLI_EXIT_OK)
         rc = run_stages(cmd, args, dir, s, &plan, executors, &in);
     for (int k = 0; k < n; k++) {
         byocl_executor_free(executors ? executors[k] : NULL);
@@ -283,7 +391,8 @@ const cli_command cli_cmd_run_stages = {
     .summary = "run the stages that `byocl split` wrote, in order",
     .args_usage = "DIR [--input NAME=FILE]... [--random-inputs[=SEED]] [--output-dir DIR]\n"
                   "                        [--target T [--device D] [--threads N]]\n"
-                  "                        [--stage K:target=T,device=D,threads=N]...",
+                  "                        [--stage K:target=T,device=D,threads=N]...\n"
+                  "                        [--pipeline N [--depth D]]",
     .min_positional = 1,
     .max_positional = 1,
     .positional_names = {"DIR"},
@@ -303,12 +412,18 @@ const cli_command cli_cmd_run_stages = {
         "model (a region target's regions offloaded, the rest on the host), with\n"
         "--device, --target-opt and --threads for each; --stage K:target=T,device=D,\n"
         "threads=N places stage K apart (the stages it does not name: --target, else host).\n"
-        "The stages still run one after the other.\n",
+        "\n"
+        "--pipeline N streams N items through the stages instead, one worker thread per\n"
+        "stage, queues of --depth items between them (item i's random inputs from the\n"
+        "seed plus i), and reports throughput, latency per item and how busy each stage\n"
+        "was; --output-dir then gets DIR/item_<i>/output_<j>.npy.\n",
     .options = run_stages_options,
     .examples = "  byocl split builtin:resnet18 --parts 3 -o r18-stages\n"
                 "  byocl run-stages r18-stages --random-inputs --output-dir out\n"
                 "  byocl run-stages r18-stages --input data=image.npy\n"
                 "  byocl run-stages r18-stages --random-inputs --target host --stage "
-                "1:target=opencl\n",
+                "1:target=opencl\n"
+                "  byocl run-stages r18-stages --random-inputs --target host --threads 1 "
+                "--pipeline 64\n",
     .run = run_run_stages,
 };

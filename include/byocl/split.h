@@ -123,6 +123,27 @@ byocl_status byocl_stages_run_on(const byocl_stages *s, byocl_executor *const *e
                                  byocl_stage_done_fn done, void *user, byocl_tensor ***outputs,
                                  int *n_outputs, byocl_error *err);
 
+/* What byocl_stages_pipeline measured (its arrays malloc'ed: free() them). */
+typedef struct byocl_pipeline_stats {
+    double total_ms;    /* from the first item in to the last item out */
+    double *latency_ms; /* per item: from entering stage 0 to leaving the last stage */
+    double *busy_ms;    /* per stage: the time its worker spent running it */
+} byocl_pipeline_stats;
+
+/* Streams `n_items` items through the stages concurrently: one worker thread per stage,
+ * stage k on executors[k] (NULL, or executors NULL: the reference executor), queues of at
+ * most `depth` items between consecutive stages (a slow stage holds the earlier ones back;
+ * the tensors in flight stay bounded). inputs[i] holds item i's byocl_stages_num_inputs
+ * tensors (n_inputs); distinct items must not share a tensor (reference counts are not
+ * atomic). (*outputs)[i] receives item i's outputs, (*n_outputs)[i] of them, in input
+ * order (free each with byocl_tensors_free, then the two arrays with free()). The first
+ * failure stops every worker; the error names the stage and the item ("stage 1, item 5:
+ * ..."). stats may be NULL. */
+byocl_status byocl_stages_pipeline(const byocl_stages *s, byocl_executor *const *executors,
+                                   int depth, byocl_tensor *const *const *inputs, int n_inputs,
+                                   int n_items, byocl_tensor ****outputs, int **n_outputs,
+                                   byocl_pipeline_stats *stats, byocl_error *err);
+
 #ifdef __cplusplus
 }
 #endif
