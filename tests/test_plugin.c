@@ -248,6 +248,14 @@ static void test_cli_plugin_run(void **state)
                              "integer\n");
     free(out);
     free(err);
+    snprintf(args, sizeof args,
+             "--plugin=" PLUGIN("example_target") " run '%s' --target example --random-inputs "
+             "--device 0",
+             model);
+    assert_int_equal(ts_run_cli(args, &out, &err), 1);
+    assert_string_equal(err, "byocl: error: target example has no devices to choose from\n");
+    free(out);
+    free(err);
 
     snprintf(args, sizeof args, "--plugin " PLUGIN("example_target") " info");
     assert_int_equal(ts_run_cli(args, &out, NULL), 0);

@@ -81,29 +81,21 @@ int cli_target_flags(const cli_command *cmd, const cli_args *args, cli_build_req
     req->target_opts = cli_values(cmd, args, "target-opt");
     if (req->device && !cli_is_region_target(req->target))
         return cli_usage_error(cmd, "--device goes with a region target (--target T)");
-    byocl_target_options *opts;
     byocl_error err;
-    /* Malformed text is a usage error; a key or device the target does not have is not. */
-    for (int i = 0; i < req->n_target_opts; i++) {
-        if (byocl_target_options_new(&opts, &err) != BYOCL_OK)
-            return cli_fail_error(&err);
-        byocl_status st = byocl_target_options_parse(opts, req->target_opts[i], &err);
-        byocl_target_options_free(opts);
-        if (st != BYOCL_OK)
+    if (req->device &&
+        byocl_target_device_find(req->target, req->device, NULL, NULL, &err) != BYOCL_OK)
+        return cli_fail_error(&err);
+    byocl_target_options *opts = NULL;
+    byocl_status st = byocl_target_options_new(&opts, &err);
+    for (int i = 0; st == BYOCL_OK && i < req->n_target_opts; i++)
+        if (byocl_target_options_parse(opts, req->target_opts[i], &err) != BYOCL_OK) {
+            byocl_target_options_free(opts); /* malformed text: a usage error */
             return cli_usage_error(cmd, "--target-opt: %s", err.msg);
-    }
-    byocl_status st = make_options(req, &opts, &err);
-    if (st == BYOCL_OK)
+        }
+    if (st == BYOCL_OK) /* a target, key or value that does not exist: a failure */
         st = byocl_target_options_check(opts, &err);
     byocl_target_options_free(opts);
-    if (st == BYOCL_OK)
-        return CLI_EXIT_OK;
-    /* --device D reads better without the "target option T.device: " that --target-opt
-     * T.device=D gets. */
-    const char *device_msg = req->device ? strstr(err.msg, ".device: ") : NULL;
-    if (device_msg)
-        return cli_fail("%s", device_msg + strlen(".device: "));
-    return cli_fail_error(&err);
+    return st == BYOCL_OK ? CLI_EXIT_OK : cli_fail_error(&err);
 }
 
 byocl_status cli_partition_for_target(const cli_build_request *req, const byocl_module *m,
@@ -161,6 +153,18 @@ byocl_status cli_build_model(const cli_build_request *req, const byocl_module *m
     return st;
 }
 
+/* What values option o takes, as help shows them. */
+static const char *option_values(const byocl_target_option *o)
+{
+    switch (o->kind) {
+    case BYOCL_OPTION_STRING: return "TEXT";
+    case BYOCL_OPTION_BOOL: return "on|off";
+    case BYOCL_OPTION_INT: return "INTEGER";
+    case BYOCL_OPTION_CHOICE: return o->choices ? o->choices : "";
+    }
+    return "?";
+}
+
 void cli_print_target(const byocl_target_i *t)
 {
     printf("target %s\n", t->name);
@@ -175,11 +179,7 @@ void cli_print_target(const byocl_target_i *t)
         printf("    %-*s  %-20s %s\n", width, "device", "INDEX|NAME",
                "the device (--device D says the same; default: the target's choice)");
     for (const byocl_target_option *o = t->options; o && o->key; o++) {
-        static const char *const kinds[] = {"TEXT", "on|off", "INTEGER", NULL};
-        const char *values = o->kind == BYOCL_OPTION_CHOICE ? o->choices
-                             : (unsigned)o->kind < 3       ? kinds[o->kind]
-                                                           : "?";
-        printf("    %-*s  %-20s %s", width, o->key, values ? values : "",
+        printf("    %-*s  %-20s %s", width, o->key, option_values(o),
                o->help ? o->help : "");
         if (o->default_value)
             printf(" (default: %s)", o->default_value);

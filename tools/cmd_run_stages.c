@@ -9,6 +9,7 @@
 #include "cli_build.h"
 #include "cli_inputs.h"
 #include "cli_progress.h"
+#include "cli_report.h"
 
 static const cli_option run_stages_options[] = {
     CLI_OPTION_INPUT,
@@ -219,13 +220,6 @@ static int run_stages(const cli_command *cmd, const cli_args *args, const char *
     return rc;
 }
 
-/* qsort's order of times. */
-static int compare_ms(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Item i's inputs: the command line's, bound afresh (distinct tensors per item), random
  * ones from seed + i. */
 static int item_inputs(const cli_command *cmd, const cli_args *args, const byocl_stages *s,
@@ -277,10 +271,9 @@ static int run_pipeline(const cli_command *cmd, const cli_args *args, const char
                "items/s\n",
                n_items, n_items == 1 ? "" : "s", n, n == 1 ? "" : "s", dir, depth,
                stats.total_ms, n_items / (stats.total_ms * 1e-3));
-        qsort(stats.latency_ms, (size_t)n_items, sizeof *stats.latency_ms, compare_ms);
+        double median = cli_sort_median(stats.latency_ms, n_items);
         printf("  latency per item: min %.2f ms, median %.2f ms, max %.2f ms\n",
-               stats.latency_ms[0], stats.latency_ms[n_items / 2],
-               stats.latency_ms[n_items - 1]);
+               stats.latency_ms[0], median, stats.latency_ms[n_items - 1]);
         for (int k = 0; k < n; k++) {
             printf("  stage %d: busy %.2f ms (%.0f%% of the time)", k, stats.busy_ms[k],
                    100.0 * stats.busy_ms[k] / stats.total_ms);
