@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define FMT(buf, ...) assert_true(snprintf((buf), sizeof(buf), __VA_ARGS__) < (int)sizeof(buf))
@@ -54,9 +55,13 @@ static void test_help(void **state)
     static const struct {
         const char *cmd, *usage;
     } cases[] = {
-        {"split", "Usage: byocl split MODEL (--at %A,%B | --parts N) -o DIR [--params FILE.npz]"},
+        {"split", "Usage: byocl split MODEL (--at %A,%B | --parts N [--balance flops|measured]) "
+                  "-o DIR\n"
+                  "                   [--params FILE.npz]\n"
+                  "                   [--target T [--device D] [--threads N] [--repeat R]]\n"},
         {"run-stages", "Usage: byocl run-stages DIR [--input NAME=FILE]... "
-                       "[--random-inputs[=SEED]] [--output-dir DIR]\n"
+                       "[--random-inputs[=SEED] [--count N]]\n"
+                       "                        [--inputs DIR] [--output-dir DIR]\n"
                        "                        [--target T [--device D] [--threads N]]\n"},
         {"dot", "Usage: byocl dot MODEL [--params FILE.npz] [-o OUT.dot]\n"},
     };
@@ -76,13 +81,16 @@ static void test_help(void **state)
     ts_assert_contains(out, "  split ");
     ts_assert_contains(out, " split a model into pipeline stages\n");
     ts_assert_contains(out, "  run-stages ");
-    ts_assert_contains(out, " run the stages that `byocl split` wrote, in order\n");
+    ts_assert_contains(out, " run the stages that `byocl split` wrote, in one process or across "
+                            "MPI ranks\n");
     ts_assert_contains(out, "  dot ");
     ts_assert_contains(out, " draw a model's graph (Graphviz), regions as clusters\n");
     free(out);
     out = ts_cli_expect("split --help", 0, "");
     ts_assert_contains(out, "  --at %A,%B ");
     ts_assert_contains(out, "  --parts N ");
+    ts_assert_contains(out, "  --balance flops|measured ");
+    ts_assert_contains(out, "  --repeat R ");
     ts_assert_contains(out, "  -o, --output DIR ");
     free(out);
 }
@@ -107,6 +115,25 @@ static void test_split_usage_errors(void **state)
         {"--parts 2x", "--parts 2x: N must be a positive integer"},
         {"--parts -1", "--parts -1: N must be a positive integer"},
         {"--parts 99999999999", "--parts 99999999999: N must be a positive integer"},
+        {"--parts 2 --balance time", "unknown --balance 'time' (known: flops, measured)"},
+        {"--at %3 --balance measured", "--balance goes with --parts N (--at gives the cuts)"},
+        {"--at %3 --balance flops", "--balance goes with --parts N (--at gives the cuts)"},
+        {"--parts 2 --target host",
+         "--target goes with --balance measured (it times the model on a target)"},
+        {"--parts 2 --balance flops --threads 2",
+         "--threads goes with --balance measured (it times the model on a target)"},
+        {"--at %3 --repeat 3",
+         "--repeat goes with --balance measured (it times the model on a target)"},
+        {"--parts 2 --device 0",
+         "--device goes with --balance measured (it times the model on a target)"},
+        {"--parts 2 --balance measured --repeat 1",
+         "--repeat 1: expected a count from 2 to 1000 (the first run is a warm-up)"},
+        {"--parts 2 --balance measured --threads 0",
+         "--threads 0: expected a count from 1 to 4096"},
+        {"--parts 2 --balance measured --target npu",
+         "unknown target 'npu' (known: host, ref, opencl)"},
+        {"--parts 2 --balance measured --device 0",
+         "--device goes with a region target (--target T)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char want[512];
@@ -175,7 +202,7 @@ static void test_split_and_run_resnet18(void **state)
     FMT(args, "split builtin:resnet18 --parts 3 -o '%s'", stages);
     char *out = ts_cli_expect(args, 0, "");
     FMT(want,
-        "split @main of builtin:resnet18 into 3 stages\n"
+        "split @main of builtin:resnet18 into 3 stages, balanced by estimated FLOPs\n"
         "  stage 0: %%0 to %%26 (27 nodes, 1.28 GFLOPs); inputs: data; outputs: %%22, %%26\n"
         "  stage 1: %%27 to %%55 (29 nodes, 1.07 GFLOPs); inputs: s0_22, s0_26; outputs: "
         "%%55\n"
@@ -217,6 +244,49 @@ static void test_split_and_run_resnet18(void **state)
     assert_string_equal(rest + (wrote - summary), want);
     assert_same_npy(out_run, out_stages, "output_0.npy");
     free(out);
+
+    /* Balanced by the time each node takes on the host: the cuts move, and the stages
+     * still give bitwise what `byocl run` gives. */
+    char timed[4300], out_timed[4300];
+    FMT(timed, "%s/timed", base);
+    FMT(out_timed, "%s/from-timed", base);
+    FMT(args, "split builtin:resnet18 --parts 3 --balance measured --threads 1 --repeat 3 -o '%s'",
+        timed);
+    out = ts_cli_expect(args, 0, "");
+    const char *head = "split @main of builtin:resnet18 into 3 stages, balanced by measured "
+                       "time\n"
+                       "timed on target host, 1 thread: ";
+    assert_true(strncmp(out, head, strlen(head)) == 0);
+    rest = after_first_line(after_first_line(out));
+    ts_assert_contains(out, " ms a run (median of 2 runs after a warm-up), ");
+    assert_null(strstr(out, "no node of @main")); /* every step's time went to its nodes */
+    double sum = 0;
+    for (int k = 0; k < 3; k++) { /* "  stage K: %A to %B (N nodes, F GFLOPs, T ms); ..." */
+        char stage_line[32];
+        FMT(stage_line, "  stage %d: ", k);
+        assert_true(strncmp(rest, stage_line, strlen(stage_line)) == 0);
+        const char *ms = strstr(rest, " ms); inputs: ");
+        const char *comma = ms;
+        while (comma > rest && *comma != ',')
+            comma--;
+        assert_true(ms && comma > rest && ms < strchr(rest, '\n'));
+        sum += strtod(comma + 1, NULL);
+        rest = after_first_line(rest);
+    }
+    assert_true(sum > 0);
+    FMT(want, "wrote %s (manifest.json wires the stages; run them with: byocl run-stages %s "
+              "--random-inputs)\n",
+        timed, timed);
+    assert_string_equal(rest, want);
+    free(out);
+    char *manifest;
+    FMT(args, "%s/manifest.json", timed);
+    manifest = ts_read_file(args, NULL);
+    ts_assert_contains(manifest, ",\n      \"cost\": ");
+    free(manifest);
+    FMT(args, "run-stages '%s' --random-inputs=3 --output-dir '%s'", timed, out_timed);
+    free(ts_cli_expect(args, 0, ""));
+    assert_same_npy(out_run, out_timed, "output_0.npy");
     free(run_out);
     ts_remove_tree(base);
 }
@@ -348,6 +418,18 @@ static void test_run_stages_compiled(void **state)
                   "}\n");
     FMT(args, "split '%s' --at %%1 -o '%s'", model, stages);
     free(ts_cli_expect(args, 0, ""));
+    /* Balanced by the time measured on OpenCL: the region's time goes to the nodes it was
+     * made of. */
+    char timed[4300];
+    FMT(timed, "%s/timed", tmp);
+    FMT(args, "split '%s' --parts 2 --balance measured --target opencl --device 0 --threads 1 "
+        "--repeat 2 -o '%s'", model, timed);
+    char *timed_out = ts_cli_expect(args, 0, NULL);
+    ts_assert_contains(timed_out, " stages, balanced by measured time\n"
+                                  "timed on target opencl, 1 thread: ");
+    ts_assert_contains(timed_out, " ms in its 1 step\n  stage 0: %0 to ");
+    assert_null(strstr(timed_out, "no node of @main"));
+    free(timed_out);
     static const char *const targets[] = {"host", "opencl"};
     for (int t = 0; t < 2; t++) {
         FMT(args, "run '%s' --random-inputs=3 --target %s --output-dir '%s'", model, targets[t],
@@ -360,7 +442,7 @@ static void test_run_stages_compiled(void **state)
         assert_true(strncmp(out, want, strlen(want)) == 0);
         FMT(want, "ran 2 stages of %s compiled in ", stages);
         ts_assert_contains(out, want);
-        FMT(want, " ms (target %s)\n  stage 1: ", targets[t]);
+        FMT(want, " ms (target %s); 2.6 KiB per item to later stages\n  stage 1: ", targets[t]);
         ts_assert_contains(out, want);
         free(out);
         double e = npy_error(out_stages, out_run);
@@ -378,7 +460,7 @@ static void test_run_stages_compiled(void **state)
     char *out = ts_cli_expect(args, 0, NULL);
     ts_assert_contains(out, "built stage 0 for target host in ");
     ts_assert_contains(out, "built stage 1 for target opencl in ");
-    ts_assert_contains(out, " ms (target host)\n  stage 1: ");
+    ts_assert_contains(out, " ms (target host); 2.6 KiB per item to later stages\n  stage 1: ");
     ts_assert_contains(out, " ms (target opencl)\n");
     free(out);
     assert_true(npy_error(out_stages, out_run) <= 1e-5);
@@ -387,23 +469,81 @@ static void test_run_stages_compiled(void **state)
      * single run of those inputs gives. */
     char out_pipe[4300], out_one[4400];
     FMT(out_pipe, "%s/pipeline-out", tmp);
-    FMT(args, "run-stages '%s' --random-inputs=3 --target host --pipeline 3 --depth 1 "
+    FMT(args, "run-stages '%s' --random-inputs=3 --count 3 --target host --pipeline --depth 1 "
         "--output-dir '%s'", stages, out_pipe);
     out = ts_cli_expect(args, 0, NULL);
-    FMT(want, "streamed 3 items through 2 stages of %s (queues of 1) in ", stages);
+    FMT(want, "streamed (queues of 1) 3 items through 2 stages of %s in ", stages);
     ts_assert_contains(out, want);
     ts_assert_contains(out, "\n  latency per item: min ");
-    ts_assert_contains(out, "\n  stage 1: busy ");
+    ts_assert_contains(out, " per item to later stages\n  stage 1: busy ");
     free(out);
+    /* The same items one at a time, and from files: item i of --inputs DIR is its i-th
+     * file in name order, an .npz of the inputs by name (here --random-inputs=3+i's). */
+    char out_turn[4300], out_files[4300], items_dir[4300];
+    FMT(out_turn, "%s/turn-out", tmp);
+    FMT(out_files, "%s/files-out", tmp);
+    FMT(items_dir, "%s/items", tmp);
+    FMT(args, "run-stages '%s' --random-inputs=3 --count 3 --target host --output-dir '%s'",
+        stages, out_turn);
+    out = ts_cli_expect(args, 0, NULL);
+    FMT(want, "ran one at a time 3 items through 2 stages of %s in ", stages);
+    ts_assert_contains(out, want);
+    free(out);
+    assert_int_equal(mkdir(items_dir, 0755), 0);
+    byocl_module *rm = NULL;
+    byocl_error lerr;
+    assert_int_equal(byocl_load_model(model, NULL, &rm, &lerr), BYOCL_OK);
+    const byocl_function *rfn = byocl_module_find(rm, "main");
     for (int i = 0; i < 3; i++) {
-        char item_dir[4400];
+        byocl_params *p = byocl_params_new();
+        for (int k = 0; k < byocl_function_num_params(rfn); k++) { /* as --random-inputs=3+i */
+            int param = byocl_function_param(rfn, k);
+            const byocl_type *t = byocl_node_type(rfn, param);
+            byocl_tensor *v = byocl_tensor_new(t->dtype, &t->shape, NULL);
+            byocl_tensor_fill_random(v, ((uint64_t)(3 + i) << 32) + (uint64_t)k, 0.0, 1.0);
+            assert_int_equal(byocl_params_set(p, byocl_node_name(rfn, param), v, NULL), BYOCL_OK);
+            byocl_tensor_unref(v);
+        }
+        char path[4400];
+        FMT(path, "%s/in_%c.npz", items_dir, 'a' + i);
+        assert_int_equal(byocl_npz_write(path, p, NULL), BYOCL_OK);
+        byocl_params_free(p);
+    }
+    byocl_module_free(rm);
+    FMT(args, "run-stages '%s' --inputs '%s' --target host --pipeline --output-dir '%s'", stages,
+        items_dir, out_files);
+    free(ts_cli_expect(args, 0, NULL));
+    for (int i = 0; i < 3; i++) {
+        char item_dir[4400], turn_dir[4400], files_dir[4400];
         FMT(item_dir, "%s/item_%d", out_pipe, i);
+        FMT(turn_dir, "%s/item_%d", out_turn, i);
+        FMT(files_dir, "%s/item_%d", out_files, i);
         FMT(out_one, "%s/one-%d", tmp, i);
         FMT(args, "run-stages '%s' --random-inputs=%d --target host --output-dir '%s'", stages,
             3 + i, out_one);
         free(ts_cli_expect(args, 0, NULL));
         assert_same_npy(item_dir, out_one, "output_0.npy");
+        assert_same_npy(turn_dir, out_one, "output_0.npy");
+        assert_same_npy(files_dir, out_one, "output_0.npy");
     }
+    /* A file that does not fit stops the stream at its item; a folder without items. */
+    char bad_file[4400];
+    FMT(bad_file, "%s/in_d.npy", items_dir);
+    byocl_shape two = byocl_shape_make(1, (int64_t[]){2});
+    byocl_tensor *small = byocl_tensor_new(BYOCL_FLOAT32, &two, NULL);
+    assert_int_equal(byocl_npy_write(bad_file, small, NULL), BYOCL_OK);
+    byocl_tensor_unref(small);
+    FMT(args, "run-stages '%s' --inputs '%s' --target host --pipeline", stages, items_dir);
+    FMT(want, "byocl: error: item 3: %s: the split model in %s has 3 inputs; give them by "
+              "name in an .npz file\n", bad_file, stages);
+    char *stream_err = NULL;
+    assert_int_equal(ts_run_cli(args, NULL, &stream_err), 1);
+    assert_string_equal(stream_err, want);
+    free(stream_err);
+    FMT(args, "run-stages '%s' --inputs '%s'", stages, out_pipe);
+    FMT(want, "byocl: error: --inputs %s: no .npy or .npz files there (one file per item)\n",
+        out_pipe);
+    ts_cli_expect_error(args, 1, want);
 
     /* A hand-annotated model cut inside its region (builtin:seed after its conv2d): each
      * stage's part of the region is completed and offloaded. */
@@ -446,8 +586,14 @@ static void test_run_stages_compiled(void **state)
                         "on one thread)", 2},
         {"--device 0", "--device goes with --target T (each stage's: --stage K:device=D)", 2},
         {"--stage 0:device=0", "stage 0: a device goes with a region target, not host", 2},
-        {"--pipeline 0", "--pipeline 0: expected a count of items from 1 to 1000000", 2},
-        {"--depth 2", "--depth goes with --pipeline N", 2},
+        {"--count 0", "--count 0: expected a count of items from 1 to 2147483647", 2},
+        {"--depth 2", "--depth goes with --pipeline or --mpi", 2},
+        {"--pipeline --depth 0", "--depth 0: expected a count from 1 to 4096", 2},
+        {"--ranks 0,1", "--ranks goes with --mpi", 2},
+        {"--pipeline --mpi", "--pipeline goes without --mpi (the ranks of an MPI job always "
+                             "stream the items)", 2},
+        {"--inputs .", "--inputs DIR gives every item's inputs: it goes without --input, "
+                       "--random-inputs and --count", 2},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         FMT(args, "run-stages '%s' --random-inputs %s", stages, bad[i].flags);

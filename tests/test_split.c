@@ -5,9 +5,11 @@
  * builtin:resnet18 split both ways. */
 #include "test_support.h"
 
+#include "byocl/capture.h"
 #include "byocl/pipeline.h"
 #include "byocl/split.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -516,6 +518,198 @@ static void test_parts_are_balanced(void **state)
     byocl_module_free(m);
 }
 
+/* ------------------------------------------------------------ given costs */
+
+/* Six relus of equal FLOPs: node ids 1 to 6 are %0 to %4 and the result. */
+static const char chain_text[] = "#[version = \"0.0.5\"]\n"
+                                 "def @main(%x: Tensor[(1, 8), float32]) {\n"
+                                 "  %0 = nn.relu(%x);\n"
+                                 "  %1 = nn.relu(%0);\n"
+                                 "  %2 = nn.relu(%1);\n"
+                                 "  %3 = nn.relu(%2);\n"
+                                 "  %4 = nn.relu(%3);\n"
+                                 "  nn.relu(%4)\n"
+                                 "}\n";
+
+static byocl_stages *split_weighted_ok(const byocl_module *m, int n_parts, const double *cost,
+                                       int n_nodes)
+{
+    byocl_stages *s = NULL;
+    byocl_error err;
+    if (byocl_split_weighted(m, n_parts, cost, n_nodes, &s, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    return s;
+}
+
+static void assert_stage(const byocl_stages *s, int k, const char *first, const char *last,
+                         double cost)
+{
+    assert_string_equal(byocl_stage_first_node(s, k), first);
+    assert_string_equal(byocl_stage_last_node(s, k), last);
+    assert_true(fabs(byocl_stage_cost(s, k) - cost) < 1e-9);
+}
+
+static void expect_weighted_error(const byocl_module *m, int n_parts, const double *cost,
+                                  int n_nodes, const char *msg)
+{
+    byocl_stages *s = (byocl_stages *)1;
+    byocl_error err;
+    assert_int_equal(byocl_split_weighted(m, n_parts, cost, n_nodes, &s, &err),
+                     BYOCL_ERR_INVALID);
+    assert_null(s);
+    assert_string_equal(err.msg, msg);
+}
+
+/* The cuts follow the given costs, not the FLOPs: worked out by hand. */
+static void test_weighted_parts(void **state)
+{
+    (void)state;
+    byocl_module *m = ts_parse_typed(chain_text);
+    /* By FLOPs (8 each): two relus a stage. */
+    byocl_stages *s = split_ok(m, NULL, 0, 3);
+    assert_stage(s, 0, "%0", "%1", -1);
+    assert_stage(s, 1, "%2", "%3", -1);
+    assert_stage(s, 2, "%4", "the result", -1);
+    byocl_stages_free(s);
+    /* %3 costs 10, the others 1 (the parameter's cost is not counted): no stage can cost
+     * less than 10, and %0..%2 (3) or %4..the result (2) beside %3 would cost more, so %3
+     * is a stage of its own, cut right before and after it. */
+    const double heavy[7] = {99, 1, 1, 1, 10, 1, 1};
+    s = split_weighted_ok(m, 3, heavy, 7);
+    assert_int_equal(byocl_stages_count(s), 3);
+    assert_stage(s, 0, "%0", "%2", 3);
+    assert_stage(s, 1, "%3", "%3", 10);
+    assert_stage(s, 2, "%4", "the result", 2);
+    assert_int_equal(byocl_stage_flops(s, 1), 8);
+    check_equivalent(m, s);
+    /* Two parts: the cheapest costliest stage is 12 (%0..%3 | %4.. is 13 | 2; %0..%2 | %3..
+     * is 3 | 12). */
+    byocl_stages *two = split_weighted_ok(m, 2, heavy, 7);
+    assert_stage(two, 0, "%0", "%2", 3);
+    assert_stage(two, 1, "%3", "the result", 12);
+    byocl_stages_free(two);
+
+    /* The manifest keeps each stage's cost; one written by byocl_split has none. */
+    const char *dir = ts_tmpdir("split-weighted");
+    char out_dir[4200];
+    FMT(out_dir, "%s/stages", dir);
+    byocl_error err;
+    assert_int_equal(byocl_stages_write(s, out_dir, &err), BYOCL_OK);
+    char *text = read_in(out_dir, "manifest.json");
+    ts_assert_contains(text, "      \"flops\": 8,\n      \"cost\": 10,\n      \"inputs\": [");
+    free(text);
+    byocl_stages *back = NULL;
+    assert_int_equal(byocl_stages_read(out_dir, &back, &err), BYOCL_OK);
+    assert_stage(back, 0, "%0", "%2", 3);
+    assert_stage(back, 1, "%3", "%3", 10);
+    assert_stage(back, 2, "%4", "the result", 2);
+    check_equivalent(m, back);
+    byocl_stages_free(back);
+    byocl_stages_free(s);
+    FMT(out_dir, "%s/by-flops", dir);
+    s = split_ok(m, NULL, 0, 2);
+    assert_int_equal(byocl_stages_write(s, out_dir, &err), BYOCL_OK);
+    text = read_in(out_dir, "manifest.json");
+    assert_null(strstr(text, "cost"));
+    free(text);
+    assert_int_equal(byocl_stages_read(out_dir, &back, &err), BYOCL_OK);
+    assert_true(byocl_stage_cost(back, 0) == -1 && byocl_stage_cost(back, 1) == -1);
+    byocl_stages_free(back);
+    byocl_stages_free(s);
+    ts_remove_tree(dir);
+
+    /* Nothing costs anything: still three stages, none empty. */
+    const double zero[7] = {0};
+    s = split_weighted_ok(m, 3, zero, 7);
+    for (int k = 0; k < 3; k++) {
+        assert_true(byocl_stage_num_nodes(s, k) > 0);
+        assert_true(byocl_stage_cost(s, k) == 0);
+    }
+    check_equivalent(m, s);
+    byocl_stages_free(s);
+
+    double bad[7] = {0, 1, 1, 1, -1, 1, 1};
+    expect_weighted_error(m, 3, heavy, 3,
+                          "byocl_split_weighted: expected 7 costs, one per node of @main, not 3");
+    expect_weighted_error(m, 3, bad, 7,
+                          "byocl_split_weighted: node_cost[4] (%3) is -1; costs must be finite "
+                          "and at least 0");
+    bad[4] = INFINITY;
+    expect_weighted_error(m, 3, bad, 7,
+                          "byocl_split_weighted: node_cost[4] (%3) is inf; costs must be finite "
+                          "and at least 0");
+    expect_weighted_error(m, 3, NULL, 7, "byocl_split_weighted: no costs");
+    expect_weighted_error(m, 7, heavy, 7,
+                          "cannot split @main into 7 parts: it has 6 nodes to place");
+    expect_weighted_error(m, 0, heavy, 7, "the number of parts must be at least 1, not 0");
+    byocl_module_free(m);
+
+    /* A TupleGetItem's cost goes with the tuple it reads: bn_text's %2 = %1.0 (id 7). */
+    m = ts_parse_typed(bn_text);
+    const double bn_cost[10] = {0, 0, 0, 0, 0, 1, 0, 5, 1, 1};
+    s = split_weighted_ok(m, 3, bn_cost, 10);
+    assert_stage(s, 0, "%0", "%0", 1);
+    assert_stage(s, 1, "%1", "%2", 5);
+    assert_stage(s, 2, "%3", "the result", 2);
+    check_equivalent(m, s);
+    byocl_stages_free(s);
+    byocl_module_free(m);
+}
+
+/* What each step of a compiled model computes, traced back to the nodes of the original
+ * @main through the marks of byocl_capture_mark_nodes: one kernel per op with target ref,
+ * and a region (a target with no module of its own: the ref region module) whose
+ * function holds the nodes it was cut from. */
+static void test_step_nodes_trace_back(void **state)
+{
+    (void)state;
+    byocl_module *m = ts_parse_typed(chain_text);
+    byocl_module *marked = byocl_module_clone(m, NULL);
+    assert_non_null(marked);
+    byocl_capture_mark_nodes(marked);
+    byocl_compile_options co = byocl_compile_options_default();
+    co.build.target = "ref";
+    co.partition.range_target = "acc";
+    co.partition.range = "%1:%3";
+    byocl_compiled *c = NULL;
+    byocl_error err;
+    if (byocl_compile(marked, &co, &c, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    byocl_executor *ex = NULL;
+    assert_int_equal(byocl_executor_new(c, &ex, &err), BYOCL_OK);
+    int n_steps = byocl_executor_num_steps(ex);
+    assert_int_equal(n_steps, 4); /* %0, the region (%1..%3), %4, the result */
+    const int want_first[4] = {1, 2, 5, 6}, want_count[4] = {1, 3, 1, 1};
+    for (int k = 0; k < n_steps; k++) {
+        const byocl_function *fn = NULL;
+        const int *nodes = NULL;
+        int n = byocl_compiled_step_nodes(c, k, &fn, &nodes);
+        byocl_step_info info;
+        assert_int_equal(byocl_executor_step(ex, k, &info, &err), BYOCL_OK);
+        int orig[8], n_orig = 0;
+        for (int i = 0; i < n; i++)
+            if (byocl_capture_marked_node(fn, nodes[i]) >= 0)
+                orig[n_orig++] = byocl_capture_marked_node(fn, nodes[i]);
+        assert_int_equal(info.kind, k == 1 ? BYOCL_STEP_REGION : BYOCL_STEP_KERNEL);
+        assert_int_equal(n_orig, want_count[k]);
+        for (int i = 0; i < n_orig; i++)
+            assert_int_equal(orig[i], want_first[k] + i);
+        if (k == 1)
+            assert_string_equal(byocl_function_name(fn), info.name);
+    }
+    const byocl_function *fn = (const byocl_function *)1;
+    const int *nodes = (const int *)1;
+    assert_int_equal(byocl_compiled_step_nodes(c, n_steps, &fn, &nodes), 0);
+    assert_null(fn);
+    assert_null(nodes);
+    assert_int_equal(byocl_capture_marked_node(byocl_module_find(m, "main"), 1), -1);
+    assert_int_equal(byocl_capture_marked_node(NULL, 0), -1);
+    byocl_executor_free(ex);
+    byocl_compiled_free(c);
+    byocl_module_free(marked);
+    byocl_module_free(m);
+}
+
 /* -------------------------------------------------------- resnet18, both ways */
 
 static void test_resnet18_parts_written_and_read(void **state)
@@ -799,6 +993,10 @@ static void test_read_errors(void **state)
         {"manifest.json", "\"nodes\": 3", "\"nodes\": \"3\"",
          ":29:16: stages[1]: \"nodes\" must be a number, not string"},
         {"manifest.json", "      \"flops\": 8,\n", "", ":24:5: stages[1]: missing \"flops\""},
+        {"manifest.json", "\"flops\": 8,", "\"flops\": 8, \"cost\": -2,",
+         ":30:27: stages[1]: \"cost\" must be a number of at least 0"},
+        {"manifest.json", "\"flops\": 8,", "\"flops\": 8, \"cost\": \"1\",",
+         ":30:27: stages[1]: \"cost\" must be a number, not string"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         FMT(dir, "%s/case%zu", base, i);
@@ -904,6 +1102,25 @@ static byocl_executor *stage_executor(const byocl_stages *s, int k, const char *
     return ex;
 }
 
+/* byocl_item_inputs_fn over an array of items (each of 2 inputs): new references. */
+static byocl_status array_inputs(void *user, int item, byocl_tensor **inputs,
+                                 byocl_error *err)
+{
+    byocl_tensor ***items = user;
+    for (int i = 0; i < 2; i++)
+        inputs[i] = byocl_tensor_ref(items[item][i]);
+    return BYOCL_OK;
+}
+
+/* Item 9's inputs cannot be had. */
+static byocl_status failing_inputs(void *user, int item, byocl_tensor **inputs,
+                                   byocl_error *err)
+{
+    if (item == 9)
+        return byocl_error_set(err, BYOCL_ERR_IO, "images/9.npz: no such file");
+    return array_inputs(user, item, inputs, err);
+}
+
 /* Many items through the stages concurrently (compiled and reference stages mixed): each
  * item's outputs bitwise what the stages give it alone, in input order, at every queue
  * depth; a failing item stops the pipeline with the stage and item named. */
@@ -926,8 +1143,8 @@ static void test_pipeline(void **state)
         byocl_tensor ***out = NULL;
         int *n_out = NULL;
         byocl_pipeline_stats stats;
-        if (byocl_stages_pipeline(s, ex, depths[d], (byocl_tensor *const *const *)in, 2,
-                                  N_ITEMS, &out, &n_out, &stats, &err) != BYOCL_OK)
+        if (byocl_stages_pipeline(s, ex, depths[d], array_inputs, in, N_ITEMS, &out, &n_out,
+                                  &stats, &err) != BYOCL_OK)
             fail_msg("%s", err.msg);
         for (int i = 0; i < N_ITEMS; i++) {
             byocl_tensor **want = NULL;
@@ -956,17 +1173,23 @@ static void test_pipeline(void **state)
     in[5][1] = byocl_tensor_new(BYOCL_FLOAT32, &wrong, NULL);
     byocl_tensor ***out = NULL;
     int *n_out = NULL;
-    assert_int_not_equal(byocl_stages_pipeline(s, ex, 2, (byocl_tensor *const *const *)in, 2,
-                                               N_ITEMS, &out, &n_out, NULL, &err),
+    assert_int_not_equal(byocl_stages_pipeline(s, ex, 2, array_inputs, in, N_ITEMS, &out,
+                                               &n_out, NULL, &err),
                          BYOCL_OK);
     ts_assert_contains(err.msg, "stage 0, item 5: ");
     assert_null(out);
     assert_null(n_out);
     byocl_tensor_unref(in[5][1]);
     in[5][1] = kept;
+    /* Inputs that cannot be had stop it too, naming the item. */
+    assert_int_equal(byocl_stages_pipeline(s, ex, 2, failing_inputs, in, N_ITEMS, &out,
+                                           &n_out, NULL, &err),
+                     BYOCL_ERR_IO);
+    assert_string_equal(err.msg, "item 9: images/9.npz: no such file");
+    assert_null(out);
     /* Arguments: a depth of 0, no items. */
-    assert_int_equal(byocl_stages_pipeline(s, ex, 0, (byocl_tensor *const *const *)in, 2,
-                                           N_ITEMS, &out, &n_out, NULL, &err),
+    assert_int_equal(byocl_stages_pipeline(s, ex, 0, array_inputs, in, N_ITEMS, &out, &n_out,
+                                           NULL, &err),
                      BYOCL_ERR_INVALID);
     assert_string_equal(err.msg, "byocl_stages_pipeline: depth 0 and items 16 must be at least 1");
     for (int i = 0; i < N_ITEMS; i++)
@@ -988,6 +1211,8 @@ int main(void)
         cmocka_unit_test(test_partitioned_model),
         cmocka_unit_test(test_stage_parameter_names),
         cmocka_unit_test(test_parts_are_balanced),
+        cmocka_unit_test(test_weighted_parts),
+        cmocka_unit_test(test_step_nodes_trace_back),
         cmocka_unit_test(test_resnet18_parts_written_and_read),
         cmocka_unit_test(test_resnet18_cuts_residual_skips_a_stage),
         cmocka_unit_test(test_split_errors),

@@ -195,6 +195,21 @@ void cli_print_help(const cli_command *cmd, FILE *f)
         fprintf(f, "\nExamples:\n%s", cmd->examples);
 }
 
+/* Where the error messages go: stderr, or what cli_set_error_stream gave. */
+static FILE *error_stream;
+
+static FILE *errors(void)
+{
+    return error_stream ? error_stream : stderr;
+}
+
+FILE *cli_set_error_stream(FILE *f)
+{
+    FILE *before = errors();
+    error_stream = f;
+    return before;
+}
+
 int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
 {
     char msg[1024];
@@ -203,9 +218,9 @@ int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (cmd)
-        fprintf(stderr, "byocl: error: %s; see 'byocl %s --help'\n", msg, cmd->name);
+        fprintf(errors(), "byocl: error: %s; see 'byocl %s --help'\n", msg, cmd->name);
     else
-        fprintf(stderr, "byocl: error: %s; see 'byocl --help'\n", msg);
+        fprintf(errors(), "byocl: error: %s; see 'byocl --help'\n", msg);
     return CLI_EXIT_USAGE;
 }
 
@@ -213,9 +228,9 @@ int cli_fail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("byocl: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    fputs("byocl: error: ", errors());
+    vfprintf(errors(), fmt, ap);
+    fputc('\n', errors());
     va_end(ap);
     return CLI_EXIT_FAILURE;
 }
@@ -242,9 +257,9 @@ int cli_fail_error(const byocl_error *err)
     /* The parser's messages already read "file:line:col: error: ..." (as compilers print
      * them, so that editors can jump there); they go out untouched. */
     if (err->status == BYOCL_ERR_PARSE || is_located_message(err->msg))
-        fprintf(stderr, "%s\n", err->msg);
+        fprintf(errors(), "%s\n", err->msg);
     else
-        fprintf(stderr, "byocl: error: %s\n", err->msg);
+        fprintf(errors(), "byocl: error: %s\n", err->msg);
     return CLI_EXIT_FAILURE;
 }
 

@@ -80,6 +80,9 @@ const char *cli_value(const cli_command *cmd, const cli_args *args, const char *
 
 void cli_print_help(const cli_command *cmd, FILE *f);
 
+/* Sends the messages of cli_usage_error, cli_fail and cli_fail_error to f (NULL: stderr
+ * again); returns where they went before. */
+FILE *cli_set_error_stream(FILE *f);
 /* "byocl: error: MSG; see 'byocl CMD --help'" on stderr; returns CLI_EXIT_USAGE.
  * `cmd` NULL points at `byocl --help`. */
 int cli_usage_error(const cli_command *cmd, const char *fmt, ...)

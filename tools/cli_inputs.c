@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "byocl/tensor_io.h"
 #include "cli_inputs.h"
@@ -119,59 +120,109 @@ char *cli_inputs_list(const cli_inputs *in, bool all, int *count)
     return buf;
 }
 
-/* Reads one --input NAME=FILE into its slot, checking dtype and shape. */
-static int read_input(cli_inputs *in, const char *arg)
+/* The slot of input `name` (or of the ONNX input of that name: "input.1" is %input_1), or
+ * -1. */
+static int find_input(const cli_inputs *in, const char *name)
 {
-    const char *eq = strchr(arg, '=');
-    char name[512];
-    snprintf(name, sizeof name, "%.*s", (int)(eq - arg), arg);
-    const char *file = eq + 1;
-    int k;
-    for (k = 0; k < in->n; k++)
+    for (int k = 0; k < in->n; k++)
         if (strcmp(in->names[k], name) == 0)
-            break;
-    if (k == in->n) { /* an ONNX input by its own name ("input.1" is %input_1) */
-        char relay[512];
-        byocl_onnx_relay_name(name, relay, sizeof relay);
-        for (k = 0; k < in->n; k++)
-            if (strcmp(in->names[k], relay) == 0)
-                break;
-    }
-    if (k == in->n) {
-        int count;
-        char *list = cli_inputs_list(in, true, &count);
-        int rc = cli_fail("--input %s: %s has no %s '%s' (its %ss: %s)", arg, in->owner,
-                          in->noun, name, in->noun, list && *list ? list : "none");
-        free(list);
-        return rc;
-    }
+            return k;
+    char relay[512];
+    byocl_onnx_relay_name(name, relay, sizeof relay);
+    for (int k = 0; k < in->n; k++)
+        if (strcmp(in->names[k], relay) == 0)
+            return k;
+    return -1;
+}
+
+/* "--input NAME=FILE: @main has no parameter 'NAME' (its parameters: a, b)". */
+static int fail_no_input(const cli_inputs *in, const char *where, const char *name)
+{
+    int count;
+    char *list = cli_inputs_list(in, true, &count);
+    int rc = cli_fail("%s: %s has no %s '%s' (its %ss: %s)", where, in->owner, in->noun, name,
+                      in->noun, list && *list ? list : "none");
+    free(list);
+    return rc;
+}
+
+/* Binds t (a new reference taken) to slot k, checking dtype and shape: `where` starts the
+ * messages, `file` names where t came from. */
+static int bind_value(cli_inputs *in, int k, byocl_tensor *t, const char *where,
+                      const char *file)
+{
+    const char *name = in->names[k];
     if (in->values[k])
-        return cli_fail("--input: %s '%s' given twice", in->noun, name);
+        return cli_fail("%s: %s '%s' given twice", where, in->noun, name);
     const byocl_type *want = in->types[k];
     if (want->kind != BYOCL_TYPE_TENSOR)
-        return cli_fail("--input %s: %s '%s' is a tuple; only tensor inputs can be read from "
-                        "files",
-                        arg, in->noun, name);
-    byocl_error err;
-    byocl_tensor *t;
-    if (byocl_tensor_read_file(file, &t, &err) != BYOCL_OK)
-        return cli_fail_error(&err);
+        return cli_fail("%s: %s '%s' is a tuple; only tensor inputs can be read from files",
+                        where, in->noun, name);
     if (byocl_tensor_dtype(t) != want->dtype ||
         !byocl_shape_equal(byocl_tensor_shape(t), &want->shape)) {
         char want_s[256], got_s[256];
         byocl_type got = byocl_type_tensor(byocl_tensor_dtype(t), byocl_tensor_shape(t)->rank,
                                            byocl_tensor_shape(t)->dims);
-        byocl_tensor_unref(t);
         return cli_fail("input '%s': expected %s, got %s from %s", name,
                         byocl_type_str(want, want_s, sizeof want_s),
                         byocl_type_str(&got, got_s, sizeof got_s), file);
     }
-    in->values[k] = t;
+    in->values[k] = byocl_tensor_ref(t);
     return CLI_EXIT_OK;
 }
 
+/* Reads one --input NAME=FILE into its slot, checking dtype and shape. */
+static int read_input(cli_inputs *in, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    char name[512], where[4200];
+    snprintf(name, sizeof name, "%.*s", (int)(eq - arg), arg);
+    snprintf(where, sizeof where, "--input %s", arg);
+    const char *file = eq + 1;
+    int k = find_input(in, name);
+    if (k < 0)
+        return fail_no_input(in, where, name);
+    if (in->values[k])
+        return cli_fail("--input: %s '%s' given twice", in->noun, name);
+    byocl_error err;
+    byocl_tensor *t;
+    if (byocl_tensor_read_file(file, &t, &err) != BYOCL_OK)
+        return cli_fail_error(&err);
+    int rc = bind_value(in, k, t, where, file);
+    byocl_tensor_unref(t);
+    return rc;
+}
+
+int cli_bind_inputs_file(cli_inputs *in, const char *path)
+{
+    const char *ext = strrchr(path, '.');
+    byocl_error err;
+    if (ext && strcasecmp(ext, ".npz") == 0) {
+        byocl_params *p;
+        if (byocl_npz_read(path, &p, &err) != BYOCL_OK)
+            return cli_fail_error(&err);
+        int rc = CLI_EXIT_OK;
+        for (int i = 0; i < byocl_params_count(p) && rc == CLI_EXIT_OK; i++) {
+            int k = find_input(in, byocl_params_name(p, i));
+            rc = k < 0 ? fail_no_input(in, path, byocl_params_name(p, i))
+                       : bind_value(in, k, byocl_params_tensor(p, i), path, path);
+        }
+        byocl_params_free(p);
+        return rc;
+    }
+    if (in->n != 1)
+        return cli_fail("%s: %s has %d %ss; give them by name in an .npz file", path,
+                        in->owner, in->n, in->noun);
+    byocl_tensor *t;
+    if (byocl_tensor_read_file(path, &t, &err) != BYOCL_OK)
+        return cli_fail_error(&err);
+    int rc = bind_value(in, 0, t, path, path);
+    byocl_tensor_unref(t);
+    return rc;
+}
+
 /* Value k gets seed SEED * 2^32 + k: the same command line gives the same values. */
-static int fill_random(cli_inputs *in, uint64_t seed)
+int cli_fill_random_inputs(cli_inputs *in, uint64_t seed)
 {
     for (int k = 0; k < in->n; k++) {
         if (in->values[k])
@@ -201,7 +252,7 @@ int cli_bind_inputs(const cli_command *cmd, const cli_args *args, cli_inputs *in
     for (int i = 0; i < cli_count(cmd, args, "input") && rc == CLI_EXIT_OK; i++)
         rc = read_input(in, cli_value_at(cmd, args, "input", i));
     if (rc == CLI_EXIT_OK && random)
-        rc = fill_random(in, seed);
+        rc = cli_fill_random_inputs(in, seed);
     return rc;
 }
 

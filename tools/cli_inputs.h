@@ -49,6 +49,14 @@ int cli_check_input_flags(const cli_command *cmd, const cli_args *args, bool *ra
  * [0, 10). Returns CLI_EXIT_OK or CLI_EXIT_FAILURE (printed). */
 int cli_bind_inputs(const cli_command *cmd, const cli_args *args, cli_inputs *in, bool random,
                     uint64_t seed);
+
+/* The random half of cli_bind_inputs: fills every value still unbound as --random-inputs
+ * (SEED `seed`) does. Same returns. */
+int cli_fill_random_inputs(cli_inputs *in, uint64_t seed);
+/* Binds every value of one file: an .npz binds its members by name (each must be a value
+ * of `in`), any other tensor file (.npy, .pb) the single value of an `in` of one. dtype and
+ * shape are checked. Returns CLI_EXIT_OK or CLI_EXIT_FAILURE (printed). */
+int cli_bind_inputs_file(cli_inputs *in, const char *path);
 /* "a, b, c": the names of the unbound values (all of them with `all`), malloc'ed (NULL
  * when out of memory); *count receives how many. */
 char *cli_inputs_list(const cli_inputs *in, bool all, int *count);

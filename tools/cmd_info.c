@@ -3,6 +3,7 @@
 
 #include <zip.h>
 
+#include "byocl/stages_mpi.h"
 #include "byocl/target.h"
 #include "cli.h"
 #include "cli_build.h"
@@ -36,6 +37,8 @@ static int run_info(const cli_command *cmd, const cli_args *args)
     printf("dependencies:\n");
     printf("  libzip %s (reads and writes .npz parameter files)\n", zip_libzip_version());
     printf("  cmocka (tests only; not needed at run time)\n");
+    printf("  MPI: %s%s\n", byocl_mpi_library(),
+           byocl_mpi_available() ? " (run-stages --mpi)" : "");
     printf("executors: ref\n");
     print_targets();
     printf("built-in models:\n");

@@ -340,9 +340,17 @@ static byocl_status kernel_steps(builder *b, byocl_error *err)
                                  bname, grp->name);
         if (st == BYOCL_OK)
             st = alloc_step_args(s, grp->n_inputs, grp->n_outputs, err);
-        if (st != BYOCL_OK)
+        if (st == BYOCL_OK && !(s->covered = malloc((size_t)grp->n_nodes * sizeof *s->covered)))
+            st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+        if (st != BYOCL_OK) {
+            free(s->args);
+            s->args = NULL;
             break;
+        }
         c->n_steps++;
+        memcpy(s->covered, grp->nodes, (size_t)grp->n_nodes * sizeof *s->covered);
+        s->n_covered = grp->n_nodes;
+        s->covered_fn = fn;
         s->kind = BYOCL_STEP_KERNEL;
         snprintf(s->name, sizeof s->name, "%s", grp->name);
         s->node = grp->nodes[grp->n_nodes - 1];
@@ -400,6 +408,21 @@ static byocl_status region_module(builder *b, const byocl_function *callee, byoc
     return BYOCL_OK;
 }
 
+/* A region step covers the nodes of its function that compute or name values. */
+static byocl_status cover_region(byocl_xstep *s, const byocl_function *callee, byocl_error *err)
+{
+    s->covered_fn = callee;
+    s->covered = malloc((size_t)(callee->n_nodes > 0 ? callee->n_nodes : 1) * sizeof *s->covered);
+    if (!s->covered)
+        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < callee->n_nodes; k++) {
+        byocl_node_kind kind = callee->nodes[k].kind;
+        if (kind != BYOCL_NODE_VAR && kind != BYOCL_NODE_CONSTANT)
+            s->covered[s->n_covered++] = k;
+    }
+    return BYOCL_OK;
+}
+
 static byocl_status region_steps(builder *b, byocl_error *err)
 {
     byocl_compiled *c = b->c;
@@ -431,6 +454,8 @@ static byocl_status region_steps(builder *b, byocl_error *err)
         if ((st = alloc_step_args(s, n_in, n_out, err)) != BYOCL_OK)
             break;
         c->n_steps++;
+        if ((st = cover_region(s, callee, err)) != BYOCL_OK)
+            break;
         s->kind = BYOCL_STEP_REGION;
         s->symbol = byocl_attrs_get_str(&callee->attrs, "global_symbol", callee->name);
         snprintf(s->name, sizeof s->name, "%s", s->symbol);
@@ -989,6 +1014,7 @@ void byocl_compiled_free(byocl_compiled *c)
     for (int s = 0; c->steps && s < c->n_steps; s++) {
         free(c->steps[s].args);
         free(c->steps[s].devbufs);
+        free(c->steps[s].covered);
     }
     free(c->steps);
     free(c->memories);
@@ -1035,4 +1061,15 @@ const byocl_type *byocl_compiled_output_type(const byocl_compiled *c, int index)
 void byocl_compiled_stats(const byocl_compiled *c, byocl_plan_stats *out)
 {
     *out = c->stats;
+}
+
+int byocl_compiled_step_nodes(const byocl_compiled *c, int index, const byocl_function **fn,
+                              const int **nodes)
+{
+    const byocl_xstep *s = c && index >= 0 && index < c->n_steps ? &c->steps[index] : NULL;
+    if (fn)
+        *fn = s ? s->covered_fn : NULL;
+    if (nodes)
+        *nodes = s ? s->covered : NULL;
+    return s ? s->n_covered : 0;
 }

@@ -48,6 +48,12 @@ typedef struct byocl_xstep {
     char name[64];
     int node;            /* the last node of the step (region: its call) */
     int n_nodes;
+    /* What the step computes (byocl_compiled_step_nodes): nodes of `covered_fn`, the
+     * group's op calls for a kernel, the region function's nodes but its parameters and
+     * constants for a region. */
+    const byocl_function *covered_fn;
+    int *covered;
+    int n_covered;
     double flops;
     int n_in, n_out;
     int *args;           /* value ids: inputs then outputs */

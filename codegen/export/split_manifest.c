@@ -11,6 +11,7 @@
  *       {
  *         "file": "stage_0.relay", "params": "stage_0.npz" (or null),
  *         "first": "%0", "last": "%29", "nodes": 39, "flops": 1234,
+ *         "cost": 12.5 (only when byocl_split_weighted placed the cuts),
  *         "inputs": [{"name": "data", "input": 0}, {"name": "s0_22", "stage": 0, "output": 1}],
  *         "outputs": [{"node": "%29", "op": "nn.relu", "type": "Tensor[...]"}]
  *       }, ...
@@ -62,8 +63,11 @@ static void write_stage(byocl_textbuf *f, const split_stage *st, int k, bool has
     base_json_write_string(f, st->first);
     base_textbuf_puts(f, ",\n      \"last\": ");
     base_json_write_string(f, st->last);
-    base_textbuf_printf(f, ",\n      \"nodes\": %d,\n      \"flops\": %lld,\n      \"inputs\": [",
-                        st->n_nodes, (long long)st->flops);
+    base_textbuf_printf(f, ",\n      \"nodes\": %d,\n      \"flops\": %lld,", st->n_nodes,
+                        (long long)st->flops);
+    if (st->cost >= 0)
+        base_textbuf_printf(f, "\n      \"cost\": %.6g,", st->cost);
+    base_textbuf_puts(f, "\n      \"inputs\": [");
     for (int i = 0; i < st->n_inputs; i++) {
         const byocl_stage_input *in = &st->inputs[i];
         base_textbuf_printf(f, "%s\n        {\"name\": ", i ? "," : "");
@@ -481,6 +485,12 @@ static byocl_status read_stage(const manifest_reader *r, const char *dir, const 
         st = member_int(r, js, where, "nodes", 1, INT32_MAX, &n_nodes);
     if (st == BYOCL_OK)
         st = member_int(r, js, where, "flops", 0, INT64_MAX, &flops);
+    const byocl_json *cost = NULL; /* optional: manifests of byocl_split have none */
+    if (st == BYOCL_OK && base_json_get(js, "cost")) {
+        st = member(r, js, where, "cost", BYOCL_JSON_NUMBER, false, &cost);
+        if (st == BYOCL_OK && !(cost->number >= 0))
+            st = bad(r, cost, where, "\"cost\" must be a number of at least 0");
+    }
     if (st == BYOCL_OK)
         st = member(r, js, where, "inputs", BYOCL_JSON_ARRAY, false, &inputs);
     if (st == BYOCL_OK)
@@ -489,6 +499,7 @@ static byocl_status read_stage(const manifest_reader *r, const char *dir, const 
         return st;
     st_k->n_nodes = (int)n_nodes;
     st_k->flops = flops;
+    st_k->cost = cost ? cost->number : -1;
 
     /* The stage's module. */
     char *path = base_path_join(dir, file);

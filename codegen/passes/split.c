@@ -4,13 +4,15 @@
  *    result needs. They are grouped into units: a TupleGetItem joins the unit of the tuple
  *    it reads (unless it is the result itself), every other node heads a unit of its own.
  *    Units keep node order, and cuts fall between units: after a given node (--at), or
- *    where they balance the units' FLOPs (--parts).
+ *    where they balance the units' costs (--parts): their estimated FLOPs, or the costs
+ *    per node that byocl_split_weighted is given (byocl split --balance measured).
  * 2. Wiring. A placed node with a user in a later stage is an output of its stage; each
  *    later stage that uses it gets a parameter for it (one per tensor field of a tuple).
  * 3. Building. Each stage's @main is built from its parameters, copies of its nodes with
  *    their arguments renumbered, copies of the constants they use, and a tuple of its
  *    outputs (the original result for the last stage); the functions it calls are copied
  *    into its module. Each stage is then type-checked and verified. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +102,7 @@ int64_t byocl_split_node_flops(const byocl_function *fn, int id)
 typedef struct split_plan {
     const byocl_function *fn;
     int n;         /* nodes of @main */
+    const double *node_cost; /* per node of @main (byocl_split_weighted), or NULL: FLOPs */
     bool *placed;  /* a call, tuple or TupleGetItem that the result needs */
     int *unit_of;  /* placed: the id heading its unit; else -1 */
     int *heads;    /* unit heads in node order */
@@ -259,6 +262,32 @@ static int parts_needed(const int64_t *cost, int n, int64_t limit)
     return parts;
 }
 
+/* Each unit's cost, as integers the search below can bisect exactly: FLOPs as they are;
+ * given costs summed per unit and scaled so that their total is 2^52 (a double's integer
+ * precision), which keeps their ratios. */
+static void unit_costs(const split_plan *p, int64_t *cost)
+{
+    int n = p->n_units;
+    for (int u = 0; u < n; u++)
+        cost[u] = 0;
+    if (!p->node_cost) {
+        for (int id = 0; id < p->n; id++)
+            if (p->placed[id])
+                cost[p->unit_no[p->unit_of[id]]] += node_flops(p->fn, id, 0);
+        return;
+    }
+    double *sum = calloc((size_t)(n > 0 ? n : 1), sizeof *sum);
+    double total = 0;
+    for (int id = 0; sum && id < p->n; id++)
+        if (p->placed[id]) {
+            sum[p->unit_no[p->unit_of[id]]] += p->node_cost[id];
+            total += p->node_cost[id];
+        }
+    for (int u = 0; sum && total > 0 && u < n; u++)
+        cost[u] = (int64_t)llround(sum[u] * (4503599627370496.0 / total));
+    free(sum); /* out of memory: every unit costs 0, still a valid placement */
+}
+
 static byocl_status place_balanced(split_plan *p, int n_parts, byocl_error *err)
 {
     int n = p->n_units;
@@ -282,11 +311,7 @@ static byocl_status place_balanced(split_plan *p, int n_parts, byocl_error *err)
     if (!cost)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory splitting @main");
     int64_t lo = 0, hi = 0;
-    for (int u = 0; u < n; u++)
-        cost[u] = 0;
-    for (int id = 0; id < p->n; id++)
-        if (p->placed[id])
-            cost[p->unit_no[p->unit_of[id]]] += node_flops(p->fn, id, 0);
+    unit_costs(p, cost);
     for (int u = 0; u < n; u++) {
         lo = cost[u] > lo ? cost[u] : lo;
         hi += cost[u];
@@ -582,6 +607,8 @@ static byocl_status build_nodes(stage_builder *b, byocl_error *err)
         last = id;
         st->n_nodes++;
         st->flops += node_flops(fn, id, 0);
+        if (p->node_cost)
+            st->cost = (st->cost < 0 ? 0 : st->cost) + p->node_cost[id];
     }
     st->first = split_strdup(byocl_node_label(fn, first, label, sizeof label));
     st->last = split_strdup(byocl_node_label(fn, last, label, sizeof label));
@@ -739,6 +766,8 @@ byocl_stages *split_stages_new(int n_stages, byocl_error *err)
         return NULL;
     }
     s->n_stages = n_stages;
+    for (int k = 0; k < n_stages; k++)
+        s->stages[k].cost = -1;
     return s;
 }
 
@@ -783,17 +812,41 @@ static byocl_status build_signature(const byocl_function *fn, byocl_module *sig,
     return byocl_infer_types(sig, err);
 }
 
-byocl_status byocl_split(const byocl_module *m, const int *cut_numbers, int n_cuts,
-                         int n_parts, byocl_stages **out, byocl_error *err)
+/* The given costs: one per node of @main, each finite and not negative. */
+static byocl_status check_costs(const byocl_function *fn, const double *node_cost, int n_nodes,
+                                byocl_error *err)
+{
+    if (!node_cost || n_nodes != fn->n_nodes)
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "byocl_split_weighted: expected %d costs, one per node of "
+                               "@main, not %d",
+                               fn->n_nodes, n_nodes);
+    for (int id = 0; id < n_nodes; id++)
+        if (!isfinite(node_cost[id]) || node_cost[id] < 0) {
+            char label[256];
+            return byocl_error_set(err, BYOCL_ERR_INVALID,
+                                   "byocl_split_weighted: node_cost[%d] (%s) is %g; costs must "
+                                   "be finite and at least 0",
+                                   id, byocl_node_label(fn, id, label, sizeof label),
+                                   node_cost[id]);
+        }
+    return BYOCL_OK;
+}
+
+/* byocl_split and byocl_split_weighted (node_cost not NULL: n_parts balanced by it). */
+static byocl_status split_module(const byocl_module *m, const int *cut_numbers, int n_cuts,
+                                 int n_parts, const double *node_cost, int n_costs,
+                                 byocl_stages **out, byocl_error *err)
 {
     byocl_error local;
     if (!err)
         err = &local; /* the builders below read the status back */
+    const char *api = node_cost ? "byocl_split_weighted" : "byocl_split";
     if (!out)
-        return byocl_error_set(err, BYOCL_ERR_INVALID, "byocl_split: no place for the result");
+        return byocl_error_set(err, BYOCL_ERR_INVALID, "%s: no place for the result", api);
     *out = NULL;
     if (!m)
-        return byocl_error_set(err, BYOCL_ERR_INVALID, "byocl_split: no module");
+        return byocl_error_set(err, BYOCL_ERR_INVALID, "%s: no module", api);
     bool by_cuts = n_cuts > 0;
     if (by_cuts ? (!cut_numbers || n_parts != 0) : (n_cuts < 0 || cut_numbers))
         return byocl_error_set(err, BYOCL_ERR_INVALID,
@@ -802,9 +855,11 @@ byocl_status byocl_split(const byocl_module *m, const int *cut_numbers, int n_cu
     if (!fn)
         return byocl_error_set(err, BYOCL_ERR_NOT_FOUND, "the module has no @main to split");
     byocl_status st = byocl_verify(m, true, err);
+    if (st == BYOCL_OK && node_cost)
+        st = check_costs(fn, node_cost, n_costs, err);
     if (st != BYOCL_OK)
         return st;
-    split_plan p = {.fn = fn, .n = fn->n_nodes};
+    split_plan p = {.fn = fn, .n = fn->n_nodes, .node_cost = node_cost};
     int *map = malloc((size_t)(p.n > 0 ? p.n : 1) * sizeof *map);
     bool *uses = malloc((size_t)(p.n > 0 ? p.n : 1) * sizeof *uses);
     if (!map || !uses)
@@ -831,6 +886,23 @@ byocl_status byocl_split(const byocl_module *m, const int *cut_numbers, int n_cu
     }
     *out = s;
     return BYOCL_OK;
+}
+
+byocl_status byocl_split(const byocl_module *m, const int *cut_numbers, int n_cuts,
+                         int n_parts, byocl_stages **out, byocl_error *err)
+{
+    return split_module(m, cut_numbers, n_cuts, n_parts, NULL, 0, out, err);
+}
+
+byocl_status byocl_split_weighted(const byocl_module *m, int n_parts, const double *node_cost,
+                                  int n_nodes, byocl_stages **out, byocl_error *err)
+{
+    if (!node_cost) {
+        if (out)
+            *out = NULL;
+        return byocl_error_set(err, BYOCL_ERR_INVALID, "byocl_split_weighted: no costs");
+    }
+    return split_module(m, NULL, 0, n_parts, node_cost, n_nodes, out, err);
 }
 
 /* ------------------------------------------------------------ accessors */
@@ -919,4 +991,10 @@ int64_t byocl_stage_flops(const byocl_stages *s, int k)
 {
     const split_stage *st = stage_at(s, k);
     return st ? st->flops : 0;
+}
+
+double byocl_stage_cost(const byocl_stages *s, int k)
+{
+    const split_stage *st = stage_at(s, k);
+    return st ? st->cost : -1;
 }

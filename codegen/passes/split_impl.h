@@ -11,6 +11,7 @@ typedef struct split_stage {
     char *first, *last; /* labels of the first and last original node it holds */
     int n_nodes;
     int64_t flops;
+    double cost; /* its nodes' costs summed (byocl_split_weighted), or -1: none given */
     int n_inputs;
     byocl_stage_input *inputs;   /* names malloc'ed */
     int n_outputs;
@@ -25,7 +26,8 @@ struct byocl_stages {
     split_stage *stages;
 };
 
-/* An empty byocl_stages with `n_stages` zeroed stages and an empty signature module. */
+/* An empty byocl_stages with `n_stages` zeroed stages (cost -1) and an empty signature
+ * module. */
 byocl_stages *split_stages_new(int n_stages, byocl_error *err);
 
 /* The tensor leaves of `type`, in order (a tensor is its own single leaf). Fills at most

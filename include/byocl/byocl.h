@@ -20,6 +20,7 @@
 #include "byocl/opencl.h"
 #include "byocl/capture.h"
 #include "byocl/split.h"
+#include "byocl/stages_mpi.h"
 #include "byocl/dot.h"
 #include "byocl/version.h"
 

@@ -130,6 +130,13 @@ typedef struct byocl_capture_options {
  * replace the nodes' source positions until byocl_capture_new puts them back. */
 void byocl_capture_mark_nodes(byocl_module *m);
 
+/* The id of the node of the original @main that byocl_capture_mark_nodes marked on node
+ * `id` of `fn`, or -1 for a node without a mark (one that a pass made). `fn` is any
+ * function of the marked copy after any passes (partitioning carries the marks into the
+ * regions it makes) or of a model compiled from it (byocl_compiled_step_nodes), as long as
+ * byocl_capture_new has not put the positions back. */
+int byocl_capture_marked_node(const byocl_function *fn, int id);
+
 /* A capture of the regions of `partitioned` (the marked copy after partitioning; its
  * positions are restored from `original`, the unmarked model). Errors: opt->region names
  * no region (the message lists them), no region at all, an unknown check target. The

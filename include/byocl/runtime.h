@@ -292,6 +292,19 @@ byocl_status byocl_executor_step(const byocl_executor *ex, int index, byocl_step
 /* Forgets the recorded times (e.g. after a warm-up run). */
 void byocl_executor_reset_profile(byocl_executor *ex);
 
+/* The nodes step `index` computes (in the step order of byocl_executor_step), to tell
+ * which nodes of a model a step's time goes to: a kernel step, the op calls of its fusion
+ * group, nodes of the built function; a region step, every node of the region's function
+ * but its parameters and constants. *fn (may be NULL) receives the function they belong
+ * to and *nodes (may be NULL) their ids, ascending; both are c's own (its typed copy of
+ * the module), valid until byocl_compiled_free. Returns how many (0, and NULLs, for an
+ * index out of range). The copy keeps the node ids and source positions (byocl_node_pos)
+ * of the module that was built, and partitioning carries positions into the regions, so
+ * a program that marks @main before partitioning (byocl_capture_mark_nodes) reads back
+ * which of its nodes each step computes (byocl_capture_marked_node). */
+int byocl_compiled_step_nodes(const byocl_compiled *c, int index, const byocl_function **fn,
+                              const int **nodes);
+
 /* The timed parts of step `index` (a region step whose runtime module reports parts, see
  * byocl_rtmod_new_timed; 0 for any other step), in the step order of
  * byocl_executor_step. The parts' times belong to the runtime module, which every executor

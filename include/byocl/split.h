@@ -41,11 +41,23 @@ typedef struct byocl_stages byocl_stages;
  *  - at cut points: `cut_numbers` holds n_cuts node numbers, increasing, as `byocl print`
  *    shows them (%A); a stage ends after node %A, giving n_cuts + 1 stages; or
  *  - (cut_numbers NULL, n_cuts 0) into `n_parts` stages balanced by estimated FLOPs: the
- *    cuts that make the costliest stage as cheap as possible (see byocl_split_node_flops).
+ *    cuts that make the costliest stage as cheap as possible (see byocl_split_node_flops;
+ *    byocl_split_weighted balances by costs of the caller's instead).
  * A cut at a number that is not a node of @main, cuts out of order, a stage left with no
  * node, and more parts than @main has nodes to place are errors. *out is NULL on failure. */
 byocl_status byocl_split(const byocl_module *m, const int *cut_numbers, int n_cuts,
                          int n_parts, byocl_stages **out, byocl_error *err);
+
+/* byocl_split into `n_parts` stages balanced by given costs instead of estimated FLOPs:
+ * node_cost[id] is what node `id` of @main costs (measured milliseconds, say: `byocl split
+ * --balance measured`), one per node (n_nodes = byocl_function_num_nodes of @main), each
+ * finite and at least 0. Only the nodes that a stage holds count (the calls, tuples and
+ * TupleGetItems the result needs; a TupleGetItem's cost goes with its tuple); the cuts
+ * make the costliest stage as cheap as possible, as byocl_split does with FLOPs, and
+ * byocl_stage_cost gives each stage's sum. Errors as byocl_split's, and a wrong number of
+ * costs or a cost that is negative, infinite or NaN (the message names the node). */
+byocl_status byocl_split_weighted(const byocl_module *m, int n_parts, const double *node_cost,
+                                  int n_nodes, byocl_stages **out, byocl_error *err);
 
 /* The estimated cost that balancing uses for node `id` of `fn`: nn.conv2d and nn.dense
  * count 2 FLOPs per multiply-add; every other op counts one per output element; a call of
@@ -91,6 +103,14 @@ const char *byocl_stage_first_node(const byocl_stages *s, int k);
 const char *byocl_stage_last_node(const byocl_stages *s, int k);
 int byocl_stage_num_nodes(const byocl_stages *s, int k);
 int64_t byocl_stage_flops(const byocl_stages *s, int k);
+/* The costs byocl_split_weighted was given for the nodes stage k holds, summed (the
+ * manifest's "cost"); -1 when the stages were cut otherwise (byocl_split) or read from a
+ * manifest without costs. */
+double byocl_stage_cost(const byocl_stages *s, int k);
+/* The bytes that cross the cut after stage k for one item: each tensor made before the cut
+ * (an input of the pipeline or an output of stages 0 to k) that a stage after it reads,
+ * counted once. 0 for the last stage. */
+int64_t byocl_stages_cut_bytes(const byocl_stages *s, int k);
 
 /* Writes DIR/stage_<k>.relay (typed Relay text), DIR/stage_<k>.npz (its tensor constants,
  * when it has any) and DIR/manifest.json (the wiring; docs/split-and-dot.md describes it).
@@ -130,17 +150,25 @@ typedef struct byocl_pipeline_stats {
     double *busy_ms;    /* per stage: the time its worker spent running it */
 } byocl_pipeline_stats;
 
+/* Where a runner of many items gets item `item`'s inputs: fills inputs[0 ..
+ * byocl_stages_num_inputs) with new references (the runner releases them once the item
+ * ran), or fails with err filled. Called in item order, on the thread that called the
+ * runner, as the item enters the first stage: the inputs in memory stay bounded by the
+ * queues, however many items stream. */
+typedef byocl_status (*byocl_item_inputs_fn)(void *user, int item, byocl_tensor **inputs,
+                                             byocl_error *err);
+
 /* Streams `n_items` items through the stages concurrently: one worker thread per stage,
  * stage k on executors[k] (NULL, or executors NULL: the reference executor), queues of at
  * most `depth` items between consecutive stages (a slow stage holds the earlier ones back;
- * the tensors in flight stay bounded). inputs[i] holds item i's byocl_stages_num_inputs
- * tensors (n_inputs); distinct items must not share a tensor (reference counts are not
- * atomic). (*outputs)[i] receives item i's outputs, (*n_outputs)[i] of them, in input
- * order (free each with byocl_tensors_free, then the two arrays with free()). The first
- * failure stops every worker; the error names the stage and the item ("stage 1, item 5:
- * ..."). stats may be NULL. */
+ * the tensors in flight stay bounded). next_inputs(user, i, ...) gives item i's inputs;
+ * distinct items must not share a tensor (reference counts are not atomic).
+ * (*outputs)[i] receives item i's outputs, (*n_outputs)[i] of them, in input order (free
+ * each with byocl_tensors_free, then the two arrays with free()). The first failure stops
+ * every worker; the error names the stage and the item ("stage 1, item 5: ..."; "item 5:
+ * ..." for its inputs). stats may be NULL. */
 byocl_status byocl_stages_pipeline(const byocl_stages *s, byocl_executor *const *executors,
-                                   int depth, byocl_tensor *const *const *inputs, int n_inputs,
+                                   int depth, byocl_item_inputs_fn next_inputs, void *user,
                                    int n_items, byocl_tensor ****outputs, int **n_outputs,
                                    byocl_pipeline_stats *stats, byocl_error *err);
 

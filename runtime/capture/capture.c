@@ -5,8 +5,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "base/clock.h"
 #include "capture_impl.h"
 #include "driver/region_targets.h"
 
@@ -229,13 +229,6 @@ static bool cap_module_memory(void *ctx, byocl_device_memory *out)
     if (m->on_device)
         *out = m->memory;
     return m->on_device;
-}
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
 /* A DLTensor over host tensor `t`. */
@@ -467,16 +460,16 @@ static byocl_status cap_module_run(void *ctx, const char *symbol, DLTensor *cons
                                m->region->symbol, n_in, n_out, m->region->n_in,
                                m->region->n_out);
     byocl_tensor **got = NULL, **inputs = NULL, **outputs = NULL;
-    double t0 = now_ms(), ms;
+    double t0 = base_now_ms(), ms;
     byocl_status st;
     if (m->host) {
         st = run_target_aside(m, symbol, args, n_in, n_out, &got, err);
-        ms = now_ms() - t0;
+        ms = base_now_ms() - t0;
         if (st == BYOCL_OK)
             st = run_host(m, symbol, args, n_in, n_out, err);
     } else {
         st = byocl_rtmod_run(m->target, symbol, args, n_in, n_out, err);
-        ms = now_ms() - t0;
+        ms = base_now_ms() - t0;
     }
     if (st == BYOCL_OK)
         st = host_copies(m, args, n_in, &inputs, err);

@@ -18,9 +18,10 @@ void byocl_capture_mark_nodes(byocl_module *m)
         byocl_node_set_pos(fn, id, -(id + 1), MARK_COL);
 }
 
-/* The original node id marked on node `id` of `fn`, or -1. */
-static int marked_id(const byocl_function *fn, int id)
+int byocl_capture_marked_node(const byocl_function *fn, int id)
 {
+    if (!fn || id < 0 || id >= byocl_function_num_nodes(fn))
+        return -1;
     int line, col;
     byocl_node_pos(fn, id, &line, &col);
     return col == MARK_COL && line < 0 ? -line - 1 : -1;
@@ -136,7 +137,7 @@ byocl_status capture_tracer_init(capture_tracer *t, const byocl_module *original
         if (!(t->marks[f] = malloc(((size_t)n + 1) * sizeof **t->marks)))
             return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
         for (int id = 0; id < n; id++) {
-            int orig = marked_id(fn, id);
+            int orig = byocl_capture_marked_node(fn, id);
             t->marks[f][id] = orig;
             int line = 0, col = 0;
             if (orig >= 0 && orig < byocl_function_num_nodes(t->orig_main))

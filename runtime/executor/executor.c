@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "base/clock.h"
 #include "executor_impl.h"
 #include "base/thread_pool.h"
 #include "module/dlpack.h"
@@ -57,13 +57,6 @@ struct byocl_executor {
 static size_t align_up(size_t n)
 {
     return (n + BLOCK_ALIGN - 1) / BLOCK_ALIGN * BLOCK_ALIGN;
-}
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
 /* Lays out the block: pool buffers, output buffers, input buffers. */
@@ -489,7 +482,7 @@ byocl_status byocl_executor_run(byocl_executor *ex, byocl_error *err)
     for (int s = 0; s < c->n_steps; s++) {
         const byocl_xstep *step = &c->steps[s];
         size_t first = ex->step_first_arg[s];
-        double t0 = now_ms();
+        double t0 = base_now_ms();
         /* The copies into the step's memory count as its time. */
         if (step->n_transfers &&
             (st = make_transfers(ex, step->first_transfer, step->n_transfers, err)) != BYOCL_OK)
@@ -504,7 +497,7 @@ byocl_status byocl_executor_run(byocl_executor *ex, byocl_error *err)
         }
         if (st != BYOCL_OK)
             return st;
-        double ms = now_ms() - t0;
+        double ms = base_now_ms() - t0;
         step_time *t = &ex->times[s];
         t->last_ms = ms;
         t->min_ms = t->runs == 0 || ms < t->min_ms ? ms : t->min_ms;

@@ -1,14 +1,15 @@
 /* byocl_stages_pipeline: many items streamed through the stages, one worker thread per
  * stage. Worker k takes an item from queue k, runs stage k on it (exec_stages_step, as the
- * sequential runner does) and hands it to queue k + 1; the caller's thread feeds queue 0.
+ * sequential runner does) and hands it to queue k + 1; the caller's thread feeds queue 0,
+ * asking for each item's inputs as room frees up.
  * Queues hold at most `depth` items, so a slow stage holds the ones before it back and the
  * memory in flight stays bounded. Each queue has one reader and one writer and is FIFO:
  * items leave the last stage in input order. The first failure stops every worker: queue
  * operations return at once when the pipeline stops, so no thread waits forever. */
 #include <pthread.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "base/clock.h"
 #include "byocl/reference.h"
 #include "executor_impl.h"
 #include "passes/split_impl.h"
@@ -16,6 +17,7 @@
 /* One item on its way: its inputs and what each stage made of it so far. */
 typedef struct item {
     int index;
+    byocl_tensor **inputs; /* references owned */
     byocl_tensor ***outs;
     int *n_outs;
     double started_ms;
@@ -31,7 +33,8 @@ typedef struct queue {
 typedef struct pipeline {
     const byocl_stages *s;
     byocl_executor *const *executors;
-    byocl_tensor *const *const *inputs;
+    byocl_item_inputs_fn next_inputs;
+    void *user;
     const int *last_reader;
     int n_stages;
     queue *queues; /* n_stages of them: queue k feeds stage k */
@@ -44,17 +47,12 @@ typedef struct pipeline {
     double *latency_ms, *busy_ms;
 } pipeline;
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
 static void item_free(const byocl_stages *s, item *it)
 {
     if (it) {
         exec_stages_outs_free(s, it->outs, it->n_outs);
+        if (it->inputs)
+            byocl_tensors_free(it->inputs, byocl_stages_num_inputs(s));
         free(it);
     }
 }
@@ -71,6 +69,14 @@ static void stop_locked(pipeline *p, byocl_status st, const byocl_error *err)
         pthread_cond_broadcast(&p->queues[k].not_empty);
         pthread_cond_broadcast(&p->queues[k].not_full);
     }
+}
+
+/* Stops the pipeline with `err`. */
+static void stop_with(pipeline *p, byocl_status st, const byocl_error *err)
+{
+    pthread_mutex_lock(&p->lock);
+    stop_locked(p, st, err);
+    pthread_mutex_unlock(&p->lock);
 }
 
 /* Puts `it` into queue q, waiting for room; false when the pipeline stopped (the caller
@@ -130,17 +136,15 @@ static void *work(void *arg)
     item *it;
     while ((it = pop(p, &p->queues[k]))) {
         byocl_error err;
-        double t0 = now_ms();
+        double t0 = base_now_ms();
         byocl_status st = exec_stages_step(p->s, k, p->executors ? p->executors[k] : NULL,
-                                           p->last_reader, p->inputs[it->index], it->outs,
+                                           p->last_reader, it->inputs, it->outs,
                                            it->n_outs, &err);
-        double t1 = now_ms();
+        double t1 = base_now_ms();
         p->busy_ms[k] += t1 - t0; /* this worker's own entry */
         if (st != BYOCL_OK) {
             byocl_error_prefix(&err, "stage %d, item %d: ", k, it->index);
-            pthread_mutex_lock(&p->lock);
-            stop_locked(p, st, &err);
-            pthread_mutex_unlock(&p->lock);
+            stop_with(p, st, &err);
             item_free(p->s, it);
             break;
         }
@@ -159,26 +163,30 @@ static void *work(void *arg)
     return NULL;
 }
 
-/* Feeds the items into queue 0, then closes it. */
+/* Feeds the items into queue 0, each with its inputs, then closes it. */
 static void feed(pipeline *p, int n_items)
 {
+    int n_inputs = byocl_stages_num_inputs(p->s);
     for (int i = 0; i < n_items; i++) {
+        byocl_error err;
+        byocl_status st = BYOCL_OK;
         item *it = calloc(1, sizeof *it);
         if (it) {
             it->index = i;
+            it->inputs = calloc((size_t)n_inputs + 1, sizeof *it->inputs);
             it->outs = calloc((size_t)p->n_stages, sizeof *it->outs);
             it->n_outs = calloc((size_t)p->n_stages, sizeof *it->n_outs);
-            it->started_ms = now_ms();
         }
-        if (!it || !it->outs || !it->n_outs) {
+        if (!it || !it->inputs || !it->outs || !it->n_outs)
+            st = byocl_error_set(&err, BYOCL_ERR_NOMEM, "out of memory");
+        else if ((st = p->next_inputs(p->user, i, it->inputs, &err)) != BYOCL_OK)
+            byocl_error_prefix(&err, "item %d: ", i);
+        if (st != BYOCL_OK) {
             item_free(p->s, it);
-            byocl_error err;
-            byocl_error_set(&err, BYOCL_ERR_NOMEM, "out of memory");
-            pthread_mutex_lock(&p->lock);
-            stop_locked(p, BYOCL_ERR_NOMEM, &err);
-            pthread_mutex_unlock(&p->lock);
+            stop_with(p, st, &err);
             break;
         }
+        it->started_ms = base_now_ms();
         if (!push(p, &p->queues[0], it)) {
             item_free(p->s, it);
             break;
@@ -202,13 +210,14 @@ static void pipeline_release(pipeline *p)
 }
 
 byocl_status byocl_stages_pipeline(const byocl_stages *s, byocl_executor *const *executors,
-                                   int depth, byocl_tensor *const *const *inputs, int n_inputs,
+                                   int depth, byocl_item_inputs_fn next_inputs, void *user,
                                    int n_items, byocl_tensor ****outputs, int **n_outputs,
                                    byocl_pipeline_stats *stats, byocl_error *err)
 {
-    byocl_status st = exec_stages_check(s, n_inputs, inputs, outputs, n_outputs, err);
-    if (st != BYOCL_OK)
-        return st;
+    if (!s || !next_inputs || !outputs || !n_outputs)
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "byocl_stages_pipeline: stages, inputs and outputs are required");
+    byocl_status st = BYOCL_OK;
     *outputs = NULL;
     *n_outputs = NULL;
     if (depth < 1 || n_items < 1)
@@ -216,7 +225,8 @@ byocl_status byocl_stages_pipeline(const byocl_stages *s, byocl_executor *const 
                                "byocl_stages_pipeline: depth %d and items %d must be at least 1",
                                depth, n_items);
     int n = s->n_stages;
-    pipeline p = {.s = s, .executors = executors, .inputs = inputs, .n_stages = n};
+    pipeline p = {.s = s, .executors = executors, .next_inputs = next_inputs, .user = user,
+                  .n_stages = n};
     pthread_mutex_init(&p.lock, NULL);
     int *last_reader = NULL;
     p.queues = calloc((size_t)n, sizeof *p.queues);
@@ -241,7 +251,7 @@ byocl_status byocl_stages_pipeline(const byocl_stages *s, byocl_executor *const 
         st = exec_stages_last_readers(s, &last_reader, err);
     p.last_reader = last_reader;
     int started = 0;
-    double t0 = now_ms();
+    double t0 = base_now_ms();
     for (; st == BYOCL_OK && started < n; started++) {
         workers[started] = (worker){.p = &p, .stage = started};
         if (pthread_create(&threads[started], NULL, work, &workers[started]) != 0)
@@ -257,7 +267,7 @@ byocl_status byocl_stages_pipeline(const byocl_stages *s, byocl_executor *const 
     }
     for (int k = 0; k < started && k < n; k++)
         pthread_join(threads[k], NULL);
-    double total_ms = now_ms() - t0;
+    double total_ms = base_now_ms() - t0;
     if (st == BYOCL_OK && p.stopped) {
         st = p.status;
         if (err)

@@ -149,3 +149,30 @@ byocl_status byocl_stages_run_on(const byocl_stages *s, byocl_executor *const *e
     free(last_reader);
     return st;
 }
+
+int64_t byocl_stages_cut_bytes(const byocl_stages *s, int k)
+{
+    if (!s || k < 0 || k >= s->n_stages - 1)
+        return 0;
+    int64_t bytes = 0;
+    /* A value is counted at its first reader after the cut; earlier readers after the cut
+     * would have counted it already. */
+    for (int j = k + 1; j < s->n_stages; j++) {
+        for (int i = 0; i < s->stages[j].n_inputs; i++) {
+            const byocl_stage_input *in = &s->stages[j].inputs[i];
+            if (in->stage > k)
+                continue;
+            bool counted = false;
+            for (int jj = k + 1; jj <= j && !counted; jj++)
+                for (int ii = 0; ii < (jj < j ? s->stages[jj].n_inputs : i) && !counted; ii++)
+                    counted = s->stages[jj].inputs[ii].stage == in->stage &&
+                              s->stages[jj].inputs[ii].index == in->index;
+            if (counted)
+                continue;
+            const byocl_type *t = in->stage < 0 ? byocl_stages_input_type(s, in->index)
+                                                : s->stages[in->stage].outputs[in->index].type;
+            bytes += byocl_shape_numel(&t->shape) * (int64_t)byocl_dtype_size(t->dtype);
+        }
+    }
+    return bytes;
+}
