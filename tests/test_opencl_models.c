@@ -2,7 +2,7 @@
  * executor: builtin:seed with its own annotated region, resnet18 and mobilenet_v2
  * partitioned by op support (every op they have is one the opencl target takes), built for
  * the host for the rest, run on the same random inputs; every output within relative L2
- * 1e-5. The models' programs are compiled from source: PoCL's and byocl's caches are fresh
+ * 1e-5; resnet18 in pipeline stages, bitwise the whole model. The models' programs are compiled from source: PoCL's and byocl's caches are fresh
  * folders (a warm cache hides build problems), so this suite takes minutes. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +12,7 @@
 #include "byocl/opencl.h"
 #include "byocl/pipeline.h"
 #include "byocl/runtime.h"
+#include "byocl/split.h"
 #include "byocl/target.h"
 
 static char pocl_cache[512], byocl_cache[512];
@@ -100,6 +101,70 @@ static void test_resnet18(void **state)
     printf("builtin:resnet18: relative L2 %.3g\n", check_model("resnet18", true));
 }
 
+/* An executor of `m` compiled with its regions on OpenCL (partitioned by op support). */
+static byocl_executor *opencl_executor(const byocl_module *m, byocl_compiled **c)
+{
+    const char *targets[1] = {"opencl"};
+    byocl_compile_options co = byocl_compile_options_default();
+    co.partition.targets = targets;
+    co.partition.n_targets = 1;
+    byocl_error err;
+    byocl_executor *ex = NULL;
+    if (byocl_compile(m, &co, c, &err) != BYOCL_OK || byocl_executor_new(*c, &ex, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    return ex;
+}
+
+/* resnet18 split in 2 and 3 stages, each stage compiled for OpenCL: the outputs are
+ * bitwise those of the whole model compiled for OpenCL (the same kernels run: the cache
+ * that test_resnet18 filled serves both, so this costs no new kernel builds). */
+static void test_resnet18_in_stages(void **state)
+{
+    (void)state;
+    byocl_error err;
+    byocl_module *m = NULL;
+    assert_int_equal(byocl_builtin_build("resnet18", &m, &err), BYOCL_OK);
+    const byocl_function *fn = byocl_module_find(m, "main");
+    const byocl_type *t = byocl_node_type(fn, byocl_function_param(fn, 0));
+    byocl_tensor *input = byocl_tensor_new(t->dtype, &t->shape, &err);
+    byocl_tensor_fill_random(input, 7, 0, 1);
+    byocl_compiled *whole_c = NULL;
+    byocl_executor *whole = opencl_executor(m, &whole_c);
+    assert_int_equal(byocl_executor_set_input(whole, byocl_compiled_input_name(whole_c, 0), input,
+                                              &err),
+                     BYOCL_OK);
+    assert_int_equal(byocl_executor_run(whole, &err), BYOCL_OK);
+    const byocl_tensor *want;
+    assert_int_equal(byocl_executor_output(whole, 0, &want, &err), BYOCL_OK);
+    for (int parts = 2; parts <= 3; parts++) {
+        byocl_stages *s = NULL;
+        if (byocl_split(m, NULL, 0, parts, &s, &err) != BYOCL_OK)
+            fail_msg("%s", err.msg);
+        byocl_compiled *c[3] = {NULL};
+        byocl_executor *ex[3] = {NULL};
+        for (int k = 0; k < parts; k++)
+            ex[k] = opencl_executor(byocl_stages_module(s, k), &c[k]);
+        byocl_tensor **got = NULL;
+        int n_got = 0;
+        if (byocl_stages_run_on(s, ex, &input, 1, NULL, NULL, &got, &n_got, &err) != BYOCL_OK)
+            fail_msg("%d stages: %s", parts, err.msg);
+        assert_int_equal(n_got, 1);
+        if (!byocl_tensor_equal(got[0], want))
+            fail_msg("%d stages on OpenCL: relative L2 %g against the whole model", parts,
+                     ts_relative_l2(got[0], want));
+        byocl_tensors_free(got, n_got);
+        for (int k = 0; k < parts; k++) {
+            byocl_executor_free(ex[k]);
+            byocl_compiled_free(c[k]);
+        }
+        byocl_stages_free(s);
+    }
+    byocl_executor_free(whole);
+    byocl_compiled_free(whole_c);
+    byocl_tensor_unref(input);
+    byocl_module_free(m);
+}
+
 static void test_mobilenet_v2(void **state)
 {
     (void)state;
@@ -121,6 +186,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_seed),
         cmocka_unit_test(test_resnet18),
+        cmocka_unit_test(test_resnet18_in_stages),
         cmocka_unit_test(test_mobilenet_v2),
     };
     int failed = cmocka_run_group_tests(tests, NULL, teardown);

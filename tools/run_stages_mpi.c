@@ -224,10 +224,8 @@ static void rank_job_free(rank_job *job)
 int run_stages_mpi(const cli_command *cmd, const cli_args *args, const char *dir, int depth)
 {
     byocl_error err;
-    if (!byocl_mpi_available())
-        return cli_fail("--mpi: %s", byocl_mpi_library());
-    if (byocl_mpi_init(NULL, NULL, &err) != BYOCL_OK)
-        return cli_fail_error(&err);
+    if (byocl_mpi_init(NULL, NULL, &err) != BYOCL_OK) /* also: built without MPI */
+        return cli_fail("--mpi: %s", err.msg);
     rank_job job = {.dir = dir, .rank = byocl_mpi_rank(), .size = byocl_mpi_size(),
                     .depth = depth};
     phase p;
