@@ -16,8 +16,16 @@ all: build
 deps:
 	cmake/install-deps.sh
 
+# The TVM bridge (docs/tvm.md) in the test builds: cmake/tvm-venv.sh installs tvm-ffi from
+# PyPI into <build dir>/tvm-venv and prints its tvm-ffi-config (nothing without PyPI: then
+# no bridge, and the tests go on). `make test TVM_BRIDGE=` leaves it out.
+TVM_BRIDGE ?=
+test: TVM_BRIDGE = on
+TVM_FFI_FLAG = $(if $(TVM_BRIDGE),$$(cmake/tvm-venv.sh $(1) | sed 's|^|-DBYOCL_TVM_FFI_CONFIG=|'))
+
 configure: deps
-	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DBYOCL_WERROR=$(WERROR)
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DBYOCL_WERROR=$(WERROR) \
+	    $(call TVM_FFI_FLAG,$(BUILD_DIR))
 
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
@@ -37,9 +45,10 @@ test: build
 # in $(ASAN_DIR); the sanitizer settings are in each test's environment (tests/CMakeLists.txt),
 # so a plain `ctest --test-dir $(ASAN_DIR)` runs with them too. CI runs it (.ci/run).
 ASAN_DIR      ?= build-asan
+test-asan: TVM_BRIDGE = on
 test-asan: deps
 	cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DBYOCL_WERROR=$(WERROR) \
-	    -DBYOCL_SANITIZE=ON
+	    -DBYOCL_SANITIZE=ON $(call TVM_FFI_FLAG,$(ASAN_DIR))
 	cmake --build $(ASAN_DIR) -j $(JOBS)
 	ctest --test-dir $(ASAN_DIR) --output-on-failure -j $(JOBS)
 

@@ -10,6 +10,13 @@ file(RELATIVE_PATH BYOCL_BIN_TO_LIB "/root/${CMAKE_INSTALL_BINDIR}" "/root/${CMA
 set_target_properties(byocl PROPERTIES INSTALL_RPATH "$ORIGIN")
 set_target_properties(byocl_cli PROPERTIES INSTALL_RPATH "$ORIGIN/${BYOCL_BIN_TO_LIB}")
 # --- end LLVM host backend
+# The TVM bridge, where it is built (cmake/tvm.cmake): libbyocl_tvm.so beside libbyocl.so.
+# libtvm_ffi.so is found as the process has it (a Python that imported tvm_ffi) or through
+# the loader's path: it lives in a Python environment, not in the prefix.
+if(TARGET byocl_tvm)
+  install(TARGETS byocl_tvm LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  set_target_properties(byocl_tvm PROPERTIES INSTALL_RPATH "$ORIGIN")
+endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/byocl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT byoclTargets NAMESPACE byocl:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/byocl)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/byoclConfig.cmake.in

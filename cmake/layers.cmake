@@ -7,7 +7,8 @@
 # folder of the view, made of links to their headers.
 #
 # byocl_core, the static library that the CLI and the tests link, is every layer's objects
-# (codegen/llvm excepted: cmake/llvm.cmake builds it as libbyocl_llvm.so).
+# (codegen/llvm excepted: cmake/llvm.cmake builds it as libbyocl_llvm.so; and runtime/tvm,
+# which cmake/tvm.cmake builds as libbyocl_tvm.so where tvm-ffi is found).
 file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/cmake/layers.txt BYOCL_LAYER_LINES REGEX "^[a-z]")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
              ${CMAKE_CURRENT_SOURCE_DIR}/cmake/layers.txt)
@@ -60,7 +61,7 @@ foreach(layer IN LISTS BYOCL_LAYERS)
     file(GLOB_RECURSE found CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${folder}/*.c)
     list(APPEND sources ${found})
   endforeach()
-  list(FILTER sources EXCLUDE REGEX "/codegen/llvm/")
+  list(FILTER sources EXCLUDE REGEX "/codegen/llvm/|/runtime/tvm/")
   # runtime/distributed: MPI's implementation where MPI is found, else mpi_absent.c.
   if(BYOCL_HAVE_MPI)
     list(FILTER sources EXCLUDE REGEX "/runtime/distributed/mpi_absent\\.c$")
@@ -69,6 +70,10 @@ foreach(layer IN LISTS BYOCL_LAYERS)
   endif()
   byocl_layer_view(${layer} "${BYOCL_LAYER_${layer}_VISIBLE}" view)
   set(BYOCL_LAYER_${layer}_VIEW ${view})
+  if(NOT sources) # a layer built as a library of its own (tvm): no object library
+    list(REMOVE_ITEM BYOCL_LAYERS ${layer})
+    continue()
+  endif()
   add_library(byocl_layer_${layer} OBJECT ${sources})
   target_include_directories(byocl_layer_${layer} PRIVATE ${view}
                              ${CMAKE_CURRENT_SOURCE_DIR}/include)

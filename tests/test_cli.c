@@ -604,6 +604,7 @@ static void test_info(void **state)
     assert_true(strncmp(out, "byocl " BYOCL_VERSION_STRING "\nbuild: ", 13) == 0);
     ts_assert_contains(out, "  libzip ");
     ts_assert_contains(out, "  cmocka (tests only; not needed at run time)\n");
+    ts_assert_contains(out, "\n  tvm-ffi: "); /* the TVM bridge, built or not (docs/tvm.md) */
     for (int i = 0; i < byocl_builtin_count(); i++) {
         char line[512];
         FMT(line, "  builtin:%-14s %s\n", byocl_builtin_name(i),

@@ -39,6 +39,13 @@ static int run_info(const cli_command *cmd, const cli_args *args)
     printf("  cmocka (tests only; not needed at run time)\n");
     printf("  MPI: %s%s\n", byocl_mpi_library(),
            byocl_mpi_available() ? " (run-stages --mpi)" : "");
+#ifdef BYOCL_HAVE_TVM_FFI
+    printf("  tvm-ffi: %s (libbyocl_tvm.so: regions callable from TVM as __tvm_ffi_<symbol>)\n",
+           BYOCL_TVM_FFI_VERSION);
+#else
+    printf("  tvm-ffi: not found (no TVM bridge: pip install apache-tvm-ffi, then configure with "
+           "-DBYOCL_TVM_FFI_CONFIG=<its tvm-ffi-config>)\n");
+#endif
     printf("executors: ref\n");
     print_targets();
     printf("built-in models:\n");

@@ -22,6 +22,7 @@
 #include "byocl/split.h"
 #include "byocl/stages_mpi.h"
 #include "byocl/dot.h"
+#include "byocl/tvm.h"
 #include "byocl/version.h"
 
 #endif
