@@ -114,12 +114,25 @@ same_outputs "$tmp/res-mpi" "$tmp/res-one"
 expect_text "opencl stage" "rank 1: built stage 1 for target opencl in " "$tmp/res.log"
 
 # A wrong -np: every rank stops before building, the message printed once.
-if mpi 2 "$byocl" run-stages "$tmp/r18-3" --mpi --random-inputs >"$tmp/np.log" 2>&1; then
-    fail "-np 2 for 3 stages succeeded"
-fi
+status=0
+mpi 2 "$byocl" run-stages "$tmp/r18-3" --mpi --random-inputs >"$tmp/np.log" 2>&1 || status=$?
+[ "$status" = 1 ] || fail "-np 2 for 3 stages: exit status $status, not 1"
 expect_text "-np 2" "byocl: error: the 3 stages are placed on 3 ranks, but the job has 2 (mpirun -np 2); start a rank per stage (mpirun -np 3) or place the stages with --ranks" "$tmp/np.log"
 [ "$(grep -c 'byocl: error' "$tmp/np.log")" = 1 ] || fail "-np 2: the message more than once"
 grep -q "built stage" "$tmp/np.log" && fail "-np 2: stages were built"
+
+# A placement that is not one: ranks out of order, a rank per stage missing. The message
+# once, from every rank alike.
+if mpi 2 "$byocl" run-stages "$tmp/r18-3" --mpi --random-inputs --ranks 0,2,1 >"$tmp/ranks.log" 2>&1; then
+    fail "--ranks 0,2,1 succeeded"
+fi
+expect_text "--ranks 0,2,1" "byocl: error: --ranks 0,2,1: stage 1 on rank 2: stage 0 goes on rank 0 and each stage on the rank of the one before or the next" "$tmp/ranks.log"
+[ "$(grep -c 'byocl: error' "$tmp/ranks.log")" = 1 ] || fail "--ranks 0,2,1: the message more than once"
+status=0
+mpi 2 "$byocl" run-stages "$tmp/r18-3" --mpi --random-inputs --ranks 0,1 >"$tmp/ranks.log" 2>&1 ||
+    status=$?
+[ "$status" = 2 ] || fail "--ranks 0,1 for 3 stages: exit status $status, not 2 (a usage error)"
+expect_text "--ranks 0,1" "byocl: error: --ranks 0,1: 2 ranks for 3 stages (one per stage); see 'byocl run-stages --help'" "$tmp/ranks.log"
 
 # Ranks that read different stages (MPMD: rank 0 one split, rank 1 another).
 if mpi 1 "$byocl" run-stages "$tmp/r18-2" --mpi --random-inputs : \

@@ -273,9 +273,9 @@ typedef struct rank_run {
     byocl_executor *const *executors;
     const int *last_reader;
     int first_stage, last_stage; /* this rank's */
-    pthread_mutex_t lock;        /* guards todo, done, closed, stop */
-    pthread_cond_t todo_ready;
-    fifo todo, done;
+    pthread_mutex_t lock;        /* guards ready, computed, closed, stop */
+    pthread_cond_t item_ready;
+    fifo ready, computed;
     bool closed, stop;
     double *busy_ms; /* per stage; the compute thread's */
 } rank_run;
@@ -296,9 +296,9 @@ static void *compute(void *arg)
     rank_run *run = arg;
     for (;;) {
         pthread_mutex_lock(&run->lock);
-        while (!run->todo.head && !run->closed && !run->stop)
-            pthread_cond_wait(&run->todo_ready, &run->lock);
-        rank_item *it = run->stop ? NULL : fifo_pop(&run->todo);
+        while (!run->ready.head && !run->closed && !run->stop)
+            pthread_cond_wait(&run->item_ready, &run->lock);
+        rank_item *it = run->stop ? NULL : fifo_pop(&run->ready);
         pthread_mutex_unlock(&run->lock);
         if (!it)
             return NULL;
@@ -314,7 +314,7 @@ static void *compute(void *arg)
                                    byocl_mpi_rank(), it->index);
         }
         pthread_mutex_lock(&run->lock);
-        fifo_push(&run->done, it);
+        fifo_push(&run->computed, it);
         bool failed = it->status != BYOCL_OK;
         pthread_mutex_unlock(&run->lock);
         if (failed)
@@ -484,7 +484,7 @@ static byocl_status stream_round(const mpi_side *m, rank_run *run, stream *st, i
 {
     *moved = false;
     pthread_mutex_lock(&run->lock);
-    int waiting = run->todo.count;
+    int waiting = run->ready.count;
     pthread_mutex_unlock(&run->lock);
     /* Receives of the items ahead, at most `depth` not yet computing. */
     while (st->posted < n_items && st->receiving.count + waiting < depth &&
@@ -510,15 +510,15 @@ static byocl_status stream_round(const mpi_side *m, rank_run *run, stream *st, i
         rank_item *it = fifo_pop(&st->receiving);
         it->n_requests = 0;
         pthread_mutex_lock(&run->lock);
-        fifo_push(&run->todo, it);
-        pthread_cond_signal(&run->todo_ready);
+        fifo_push(&run->ready, it);
+        pthread_cond_signal(&run->item_ready);
         pthread_mutex_unlock(&run->lock);
         *moved = true;
     }
     /* Computed items: results on the last rank, sends elsewhere (at most `depth` out). */
     for (;;) {
         pthread_mutex_lock(&run->lock);
-        rank_item *it = st->sending.count < depth ? fifo_pop(&run->done) : NULL;
+        rank_item *it = st->sending.count < depth ? fifo_pop(&run->computed) : NULL;
         pthread_mutex_unlock(&run->lock);
         if (!it)
             break;
@@ -640,7 +640,7 @@ byocl_status byocl_stages_mpi_run(const byocl_stages *s, const int *rank_of_stag
                                (rank == last && (!st.results || !st.n_results))))
         status = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     pthread_mutex_init(&run.lock, NULL);
-    pthread_cond_init(&run.todo_ready, NULL);
+    pthread_cond_init(&run.item_ready, NULL);
     pthread_t thread;
     bool started = status == BYOCL_OK && pthread_create(&thread, NULL, compute, &run) == 0;
     if (status == BYOCL_OK && !started)
@@ -668,7 +668,7 @@ byocl_status byocl_stages_mpi_run(const byocl_stages *s, const int *rank_of_stag
     pthread_mutex_lock(&run.lock);
     run.stop = status != BYOCL_OK;
     run.closed = true;
-    pthread_cond_broadcast(&run.todo_ready);
+    pthread_cond_broadcast(&run.item_ready);
     pthread_mutex_unlock(&run.lock);
     if (started)
         pthread_join(thread, NULL);
@@ -685,7 +685,7 @@ byocl_status byocl_stages_mpi_run(const byocl_stages *s, const int *rank_of_stag
     }
     /* After a failure, items with requests in flight stay allocated: MPI may still write
      * into them until byocl_mpi_abort ends the job. */
-    for (rank_item *it; status == BYOCL_OK && (it = fifo_pop(&run.done));)
+    for (rank_item *it; status == BYOCL_OK && (it = fifo_pop(&run.computed));)
         item_free(s, it);
     for (int i = 0; st.results && i < n_items; i++)
         byocl_tensors_free(st.results[i], st.n_results[i]);
@@ -694,7 +694,7 @@ byocl_status byocl_stages_mpi_run(const byocl_stages *s, const int *rank_of_stag
     free(st.entered_ms);
     free(st.left_ms);
     free(run.busy_ms);
-    pthread_cond_destroy(&run.todo_ready);
+    pthread_cond_destroy(&run.item_ready);
     pthread_mutex_destroy(&run.lock);
     free(last_reader);
     free(links);
