@@ -93,6 +93,39 @@ void byocl_tvm_region_free(byocl_tvm_region **slot);
  * then, and the region's OpenCL state must not be released after them. */
 void byocl_tvm_region_unload(byocl_tvm_region **slot);
 
+/* The entry of the code that byocl's Relax codegen (relax.ext.byocl in python/byocl_tvm,
+ * docs/tvm.md) generates for each region: byocl_tvm_region_call with the spec's fields
+ * passed one by one, and the weights (an .npz archive) as base64 text (NULL or "": none).
+ * TVM compiles that code without byocl's headers or link flags, so it loads
+ * libbyocl_tvm.so with dlopen and finds this function by name. `plugins` ("A.so:B.so",
+ * NULL or "": none) are loaded before the first compile, each while `target` is not
+ * registered yet, so that a library exported from TVM finds a plugin's target in a fresh
+ * process too. Returns 0, or -1 with the error raised as byocl_tvm_region_call does. */
+int byocl_tvm_embedded_call(byocl_tvm_region **slot, const char *symbol, const char *relay_text,
+                            const char *weights_base64, const char *target,
+                            const char *target_options, const char *plugins, int threads,
+                            const void *args, int32_t num_args, void *result);
+
+/* Asked by partition_for_byocl's pattern checks: does `target` take every op call of
+ * `relay_text`'s @main (a byocl module in Relay text, parameters typed, no weights)? 1: yes;
+ * 0: no, and `why` says why (the target's reason, or the parser's or type checker's message
+ * when byocl cannot read or type the call); -1: an error, `target` unknown for instance
+ * (`why` lists the targets). "host" and "ref" take every call that byocl types. */
+int byocl_tvm_supports(const char *relay_text, const char *target, char *why, size_t why_len);
+
+/* Compiles a region once and frees it (byocl_tvm_region_prepare on a slot of its own), so
+ * that relax.ext.byocl raises a compile failure when TVM compiles the model: 0, or -1 with
+ * `message` set ("byocl region <symbol>: compiling for target T: ..."). `plugins` as for
+ * byocl_tvm_embedded_call. */
+int byocl_tvm_check_region(const char *symbol, const char *relay_text, const void *weights_npz,
+                           size_t weights_npz_len, const char *target, const char *target_options,
+                           const char *plugins, int threads, char *message, size_t message_len);
+
+/* Loads a target plugin (byocl_plugin_load) into the process, after byocl's built-in targets
+ * are registered: its targets can then be asked and compiled for. 0, or -1 with `message`
+ * set. */
+int byocl_tvm_load_plugin(const char *path, char *message, size_t message_len);
+
 /* The C ABI version of tvm-ffi that libbyocl_tvm.so was built against ("0.1.16"). */
 const char *byocl_tvm_ffi_version(void);
 

@@ -18,6 +18,7 @@
 #include "byocl/text.h"
 #include "byocl/tvm.h"
 #include "tvm_args.h"
+#include "tvm_registry.h"
 
 #define RUNTIME_ERROR "RuntimeError"
 
@@ -35,6 +36,16 @@ struct byocl_tvm_region {
 /* Guards every slot's creation, and compiling: byocl's target registry, which
  * byocl_compile registers the built-in targets into, is not thread-safe. */
 static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void tvm_registry_lock(void)
+{
+    pthread_mutex_lock(&slots_lock);
+}
+
+void tvm_registry_unlock(void)
+{
+    pthread_mutex_unlock(&slots_lock);
+}
 
 /* Set by an atexit handler (registered with the first region), which exit() runs before
  * the libraries' destructors: byocl_tvm_region_unload then leaves the regions alone. */

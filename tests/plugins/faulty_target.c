@@ -6,7 +6,8 @@
  * (relu computed as the identity) and runs that with byocl's ref region module, so a region
  * holding a relu differs from the host wherever the relu's input is negative, and every
  * other region is right. With BYOCL_FAULTY_FAIL=<symbol>[@N] in the environment, calls of that
- * region fail (a region failing mid-run), from its N-th call on (default 1). With
+ * region fail (a region failing mid-run), from its N-th call on (default 1); with
+ * BYOCL_FAULTY_COMPILE_FAIL set, every compile fails (a target that cannot build). With
  * BYOCL_FAULTY_WAIT=<fifo>, the first region call of the process reads that FIFO to its end
  * before it runs: a test holds the run there, for as long as it wants, to see what the CLI
  * printed before the run (tests/test_cli_progress.c). Uses only byocl's public headers. */
@@ -152,6 +153,11 @@ static byocl_status faulty_compile(void *ctx, const byocl_function *region,
     *out = NULL;
     const char *symbol = byocl_attrs_get_str(byocl_function_attrs(region), "global_symbol",
                                              byocl_function_name(region));
+    if (getenv("BYOCL_FAULTY_COMPILE_FAIL"))
+        return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
+                               "faulty target: %s does not compile, on purpose "
+                               "(BYOCL_FAULTY_COMPILE_FAIL)",
+                               symbol);
     byocl_module *m = byocl_module_new();
     faulty_module *f = calloc(1, sizeof *f);
     if (!m || !f) {
