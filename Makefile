@@ -18,10 +18,11 @@ deps:
 
 # The TVM bridge (docs/tvm.md) in the test builds: cmake/tvm-venv.sh installs tvm-ffi from
 # PyPI into <build dir>/tvm-venv and prints its tvm-ffi-config (nothing without PyPI: then
-# no bridge, and the tests go on). `make test TVM_BRIDGE=` leaves it out.
+# no bridge, and the tests go on); for `make test` also Apache TVM and onnx, for the Relax
+# tests (TVM_BRIDGE=relax). `make test TVM_BRIDGE=` leaves it out.
 TVM_BRIDGE ?=
-test: TVM_BRIDGE = on
-TVM_FFI_FLAG = $(if $(TVM_BRIDGE),$$(cmake/tvm-venv.sh $(1) | sed 's|^|-DBYOCL_TVM_FFI_CONFIG=|'))
+test: TVM_BRIDGE = relax
+TVM_FFI_FLAG = $(if $(TVM_BRIDGE),$$(cmake/tvm-venv.sh $(1) $(filter relax,$(TVM_BRIDGE)) | sed 's|^|-DBYOCL_TVM_FFI_CONFIG=|'))
 
 configure: deps
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DBYOCL_WERROR=$(WERROR) \

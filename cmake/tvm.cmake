@@ -105,10 +105,15 @@ if(BYOCL_HAVE_TVM_FFI)
   target_link_libraries(byocl_tvm_ffi INTERFACE ${tvm_libfiles})
 
   file(GLOB BYOCL_TVM_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/runtime/tvm/*.c)
-  add_library(byocl_tvm SHARED ${BYOCL_TVM_SOURCES})
-  # Public headers and its own folder only: no layer's internals.
+  # Plus base64.c of the base layer (for the weights that generated code embeds) and the
+  # strbuf.c it uses, which libbyocl.so does not export: compiled into this library too.
+  add_library(byocl_tvm SHARED ${BYOCL_TVM_SOURCES}
+              ${CMAKE_CURRENT_SOURCE_DIR}/runtime/base/base64.c
+              ${CMAKE_CURRENT_SOURCE_DIR}/runtime/base/strbuf.c)
+  # Public headers, its own folder and those two of the base layer.
   target_include_directories(byocl_tvm PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/include
-                             ${CMAKE_CURRENT_SOURCE_DIR}/runtime/tvm)
+                             ${CMAKE_CURRENT_SOURCE_DIR}/runtime/tvm
+                             ${CMAKE_CURRENT_SOURCE_DIR}/runtime/base)
   target_link_libraries(byocl_tvm PUBLIC byocl byocl_tvm_ffi PRIVATE Threads::Threads)
   target_link_options(byocl_tvm PRIVATE
     -Wl,--version-script=${CMAKE_CURRENT_SOURCE_DIR}/cmake/byocl_tvm.map -Wl,--no-undefined)
@@ -119,4 +124,11 @@ if(BYOCL_HAVE_TVM_FFI)
     target_link_options(byocl_tvm PRIVATE -Wl,-z,undefs)
   endif()
   set(BYOCL_TVM_FFI_LIBDIR ${tvm_libdir})
+  # The Python beside tvm-ffi-config (a venv's, as cmake/tvm-venv.sh makes it) runs the
+  # Relax tests (tests/tvm/test_relax.py), which skip themselves where TVM is not installed.
+  get_filename_component(tvm_bin_dir ${BYOCL_TVM_FFI_CONFIG} DIRECTORY)
+  set(BYOCL_TVM_PYTHON "")
+  if(EXISTS ${tvm_bin_dir}/python)
+    set(BYOCL_TVM_PYTHON ${tvm_bin_dir}/python)
+  endif()
 endif()
