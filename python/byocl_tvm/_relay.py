@@ -22,8 +22,9 @@ _RENAMED = {
     "permute_dims": "transpose",
     "concat": "concatenate",
     "astype": "cast",
-    "adaptive_avg_pool2d": "nn.global_avg_pool2d",
+    "nn.adaptive_avg_pool2d": "nn.global_avg_pool2d",
     "matmul": "nn.dense",
+    "nn.leakyrelu": "nn.leaky_relu",
 }
 
 # Relax attributes that byocl's op lacks and that mean nothing for it.
@@ -291,7 +292,17 @@ def _convert_mean(w, call, byocl_attrs, _values):
     return w.emit(_call_text("mean", operands, attrs, byocl_attrs, "relax.mean"))
 
 
+def _convert_expand_dims(w, call, byocl_attrs, _values):
+    axes = sorted(int(a) for a in _attrs_of(call)["axis"])
+    if axes[0] < 0 or axes != list(range(axes[0], axes[0] + len(axes))):
+        raise NotConvertible(f"expand_dims at axes {axes}: byocl inserts consecutive axes "
+                             "counted from the front")
+    return w.emit(f"expand_dims({w.operand(call.args[0])}, axis={axes[0]}, "
+                  f"num_newaxis={len(axes)})")
+
+
 _SPECIAL = {
+    "expand_dims": _convert_expand_dims,
     "mean": _convert_mean,
     "clip": _convert_clip,
     "reshape": _convert_reshape,

@@ -169,6 +169,34 @@ class SmallCnn(unittest.TestCase):
                 "library's path (docs/tvm.md)", result.stderr)
 
 
+class Conversions(unittest.TestCase):
+    def test_renamed_and_reshaped_ops(self):
+        # Relax ops whose byocl form differs in name or attributes, on byocl's host backend.
+        bb = relax.BlockBuilder()
+        a = relax.Var("a", relax.TensorType((2, 3), "float32"))
+        b = relax.Var("b", relax.TensorType((3,), "float32"))
+        with bb.function("main", [a, b]):
+            with bb.dataflow():
+                c = bb.emit(relax.op.clip(a, 0.0, 6.0))
+                d = bb.emit(relax.op.nn.leakyrelu(c, 0.1))
+                e = bb.emit(relax.op.astype(bb.emit(relax.op.add(d, b)), "float16"))
+                f = bb.emit(relax.op.permute_dims(e))
+                g = bb.emit(relax.op.concat([f, f], axis=1))
+                out = bb.emit_output(relax.op.expand_dims(g, [0, 1]))
+            bb.emit_func_output(out)
+        mod = bb.get()
+        report = byocl_tvm.explain(mod, targets=("host",))
+        self.assertTrue(report.startswith("byocl: 7 of 7 calls offloaded (7 on host)\n"), report)
+        _, regions, ex = byocl_build(mod, targets=("host",))
+        self.assertEqual([r[1:] for r in regions], [("host", 7)])
+        x = tvm.runtime.tensor(np.linspace(-8, 8, 6, dtype=np.float32).reshape(2, 3))
+        y = tvm.runtime.tensor(np.arange(3, dtype=np.float32))
+        got = relax.VirtualMachine(ex, tvm.cpu())["main"](x, y).numpy()
+        want = relax.VirtualMachine(tvm.compile(mod, "llvm"), tvm.cpu())["main"](x, y).numpy()
+        self.assertEqual((got.shape, got.dtype), ((1, 1, 3, 4), np.float16))
+        np.testing.assert_array_equal(got, want)
+
+
 class Limits(unittest.TestCase):
     def test_relu6_stays_with_tvm_and_splits_the_region(self):
         # TVM's importer lowers Clip to TIR (R.call_tir of maximum and minimum), which byocl
