@@ -211,3 +211,16 @@ const char *tvm_arg_tensor(const TVMFFIAny *arg, const byocl_type *want, const D
     *out = t;
     return NULL;
 }
+
+/* Raises `kind` with "byocl region <symbol>: <message>"; returns -1. */
+int tvm_raise_error(const char *kind, const char *symbol, const char *fmt, ...)
+{
+    char msg[BYOCL_ERROR_MSG_MAX + 512];
+    int at = snprintf(msg, sizeof msg, "byocl region %s: ", symbol ? symbol : "(no symbol)");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg + at, sizeof msg - (size_t)at, fmt, ap);
+    va_end(ap);
+    TVMFFIErrorSetRaisedFromCStr(kind, msg);
+    return -1;
+}

@@ -23,4 +23,8 @@ const char *tvm_arg_tensor(const TVMFFIAny *arg, const byocl_type *want, const D
 /* `type` as messages write it: "float32[1, 3, 8, 8]" ("float32[]" for a scalar). */
 char *tvm_type_str(const byocl_type *type, char *buf, size_t len);
 
+/* Raises `kind` through tvm-ffi with "byocl region <symbol>: <message>"; returns -1. */
+int tvm_raise_error(const char *kind, const char *symbol, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #endif

@@ -13,6 +13,7 @@
 
 #include "byocl/tvm.h"
 #include "base64.h"
+#include "tvm_args.h"
 #include "tvm_registry.h"
 
 int byocl_tvm_embedded_call(byocl_tvm_region **slot, const char *symbol, const char *relay_text,
@@ -25,23 +26,13 @@ int byocl_tvm_embedded_call(byocl_tvm_region **slot, const char *symbol, const c
         return byocl_tvm_region_call(slot, &spec, args, num_args, result);
     /* The first call: the region compiles from the spec, with its weights decoded. */
     byocl_error err = {0};
-    if (tvm_registry_load_plugins(target, plugins, &err) != BYOCL_OK) {
-        char msg[BYOCL_ERROR_MSG_MAX + 256];
-        snprintf(msg, sizeof msg, "byocl region %s: %s", symbol ? symbol : "(no symbol)",
-                 err.msg);
-        TVMFFIErrorSetRaisedFromCStr("RuntimeError", msg);
-        return -1;
-    }
+    if (tvm_registry_load_plugins(target, plugins, &err) != BYOCL_OK)
+        return tvm_raise_error("RuntimeError", symbol, "%s", err.msg);
     void *weights = NULL;
     if (weights_base64 && *weights_base64 &&
         base_base64_decode(weights_base64, strlen(weights_base64), &weights,
-                           &spec.weights_npz_len, &err) != BYOCL_OK) {
-        char msg[BYOCL_ERROR_MSG_MAX + 256];
-        snprintf(msg, sizeof msg, "byocl region %s: the embedded weights: %s",
-                 symbol ? symbol : "(no symbol)", err.msg);
-        TVMFFIErrorSetRaisedFromCStr("RuntimeError", msg);
-        return -1;
-    }
+                           &spec.weights_npz_len, &err) != BYOCL_OK)
+        return tvm_raise_error("RuntimeError", symbol, "the embedded weights: %s", err.msg);
     spec.weights_npz = weights;
     int rc = byocl_tvm_region_call(slot, &spec, args, num_args, result);
     free(weights);

@@ -70,21 +70,6 @@ const char *byocl_tvm_ffi_version(void)
         TVM_FFI_VERSION_MINOR) "." BYOCL_TVM_STR(TVM_FFI_VERSION_PATCH);
 }
 
-/* Raises `kind` with "byocl region <symbol>: <message>"; returns -1. */
-static int raise_error(const char *kind, const char *symbol, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int raise_error(const char *kind, const char *symbol, const char *fmt, ...)
-{
-    char msg[BYOCL_ERROR_MSG_MAX + 512];
-    int at = snprintf(msg, sizeof msg, "byocl region %s: ", symbol ? symbol : "(no symbol)");
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg + at, sizeof msg - (size_t)at, fmt, ap);
-    va_end(ap);
-    TVMFFIErrorSetRaisedFromCStr(kind, msg);
-    return -1;
-}
-
 /* Parses "T.K=V, T.K=V" into `opts`. */
 static byocl_status parse_target_options(const char *text, byocl_target_options *opts,
                                          byocl_error *err)
@@ -303,7 +288,7 @@ static int run_region(byocl_tvm_region *r, const TVMFFIAny *args)
     const DLTensor *stack[16];
     const DLTensor **views = n <= 16 ? stack : calloc((size_t)n, sizeof *views);
     if (!views)
-        return raise_error(RUNTIME_ERROR, r->symbol, "out of memory");
+        return tvm_raise_error(RUNTIME_ERROR, r->symbol, "out of memory");
     int rc = 0;
     /* Every argument is checked before any is used. */
     for (int i = 0; i < n && rc == 0; i++) {
@@ -312,7 +297,7 @@ static int run_region(byocl_tvm_region *r, const TVMFFIAny *args)
                                      : byocl_compiled_output_type(r->compiled, i - r->n_inputs);
         const char *kind = tvm_arg_tensor(&args[i], want, &views[i], msg, sizeof msg);
         if (kind)
-            rc = raise_error(kind, r->symbol, "%s: %s", arg_label(r, i, label, sizeof label),
+            rc = tvm_raise_error(kind, r->symbol, "%s: %s", arg_label(r, i, label, sizeof label),
                              msg);
     }
     byocl_error err = {0};
@@ -324,16 +309,16 @@ static int run_region(byocl_tvm_region *r, const TVMFFIAny *args)
         in.strides = NULL;
         if (byocl_executor_set_input_dl(r->ex, byocl_compiled_input_name(r->compiled, i), &in,
                                         &err) != BYOCL_OK)
-            rc = raise_error(RUNTIME_ERROR, r->symbol, "%s: %s",
+            rc = tvm_raise_error(RUNTIME_ERROR, r->symbol, "%s: %s",
                              arg_label(r, i, label, sizeof label), err.msg);
     }
     if (rc == 0 && byocl_executor_run(r->ex, &err) != BYOCL_OK)
-        rc = raise_error(RUNTIME_ERROR, r->symbol, "run failed: %s", err.msg);
+        rc = tvm_raise_error(RUNTIME_ERROR, r->symbol, "run failed: %s", err.msg);
     for (int k = 0; k < r->n_outputs && rc == 0; k++) {
         const byocl_tensor *value;
         const DLTensor *out = views[r->n_inputs + k];
         if (byocl_executor_output(r->ex, k, &value, &err) != BYOCL_OK)
-            rc = raise_error(RUNTIME_ERROR, r->symbol, "output %d: %s", k, err.msg);
+            rc = tvm_raise_error(RUNTIME_ERROR, r->symbol, "output %d: %s", k, err.msg);
         else if (byocl_tensor_nbytes(value) > 0)
             memcpy((char *)out->data + out->byte_offset, byocl_tensor_cdata(value),
                    byocl_tensor_nbytes(value));
@@ -350,17 +335,17 @@ int byocl_tvm_region_call(byocl_tvm_region **slot, const byocl_tvm_region_spec *
     TVMFFIAny *result = result_v;
     const char *symbol = spec && spec->symbol ? spec->symbol : "(no symbol)";
     if (!slot || !spec)
-        return raise_error(RUNTIME_ERROR, symbol, "byocl_tvm_region_call without a %s",
+        return tvm_raise_error(RUNTIME_ERROR, symbol, "byocl_tvm_region_call without a %s",
                      !slot ? "slot" : "spec");
     byocl_tvm_region *r = slot_region(slot, spec);
     if (!r)
-        return raise_error(RUNTIME_ERROR, symbol, "out of memory");
+        return tvm_raise_error(RUNTIME_ERROR, symbol, "out of memory");
     if (r->failed != BYOCL_OK)
-        return raise_error(RUNTIME_ERROR, r->symbol, "%s", r->failure ? r->failure : "compile failed");
+        return tvm_raise_error(RUNTIME_ERROR, r->symbol, "%s", r->failure ? r->failure : "compile failed");
     if (num_args != r->n_inputs + r->n_outputs || (num_args > 0 && !args)) {
         char what[1024];
         describe_args(r, what, sizeof what);
-        return raise_error(TVM_ARG_VALUE_ERROR, r->symbol, "expected %d arguments (%s), got %d",
+        return tvm_raise_error(TVM_ARG_VALUE_ERROR, r->symbol, "expected %d arguments (%s), got %d",
                      r->n_inputs + r->n_outputs, what, (int)num_args);
     }
     pthread_mutex_lock(&r->run_lock);
