@@ -106,6 +106,26 @@ def _attrs_of(call):
     return out
 
 
+def scalar_literal(value):
+    """A 0-d constant as a Relay literal (1f, 3, 3i64): an .npz member of shape () reads back
+    in byocl as shape (1,), which would change the region's types."""
+    v = value.item()
+    if value.dtype == np.float32 and np.isfinite(v):
+        return f"{v!r}f"
+    if value.dtype == np.int32:
+        return str(v)
+    if value.dtype == np.int64:
+        return f"{v}i64"
+    raise NotConvertible(f"a scalar constant {value.dtype} {v} (no byocl literal)")
+
+
+def check_constants(call):
+    """Raises NotConvertible for a constant operand that byocl cannot take."""
+    for arg in call.args:
+        if isinstance(arg, GenericConst) and arg.value.numpy().ndim == 0:
+            scalar_literal(arg.value.numpy())
+
+
 class RelayWriter:
     """Builds one byocl module: @main's parameters, its bindings, meta constants."""
 
@@ -131,6 +151,8 @@ class RelayWriter:
         return "%" + unique
 
     def constant(self, value):
+        if value.ndim == 0:
+            return scalar_literal(value)
         self.constants.append(np.ascontiguousarray(value))
         return f"meta[relay.Constant][{len(self.constants) - 1}]"
 
@@ -328,6 +350,7 @@ def call_module(call):
             w.bind(expr, w.add_param(relax.Var(f"a{k}", expr.ty)))
         # PrimValue and ShapeExpr operands become attributes.
 
+    check_constants(call)
     for k, arg in enumerate(call.args):
         param_for(arg, k)
     return w.text(w.call(call))

@@ -197,6 +197,26 @@ class Conversions(unittest.TestCase):
         np.testing.assert_array_equal(got, want)
 
 
+    def test_scalar_constants(self):
+        # A 0-d constant is a Relay literal (an .npz member of shape () would read back as
+        # shape (1,)); one with no literal (-inf) stays with TVM.
+        bb = relax.BlockBuilder()
+        a = relax.Var("a", relax.TensorType((), "float32"))
+        with bb.function("main", [a]):
+            with bb.dataflow():
+                b = bb.emit(relax.op.add(a, relax.const(1.5, "float32")))
+                out = bb.emit_output(relax.op.maximum(b, relax.const(float("-inf"), "float32")))
+            bb.emit_func_output(out)
+        mod = bb.get()
+        report = byocl_tvm.explain(mod, targets=("host",))
+        self.assertIn("= relax.maximum: TVM (a scalar constant float32 -inf (no byocl literal))",
+                      report)
+        _, regions, ex = byocl_build(mod, targets=("host",))
+        self.assertEqual([r[1:] for r in regions], [("host", 1)])
+        got = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.runtime.tensor(np.float32(2)))
+        self.assertEqual(float(got.numpy()), 3.5)
+
+
 class Limits(unittest.TestCase):
     def test_relu6_stays_with_tvm_and_splits_the_region(self):
         # TVM's importer lowers Clip to TIR (R.call_tir of maximum and minimum), which byocl
