@@ -57,7 +57,9 @@ class Library:
         d.byocl_tvm_supports.restype = ctypes.c_int
         d.byocl_tvm_load_plugin.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
         d.byocl_tvm_load_plugin.restype = ctypes.c_int
-        d.byocl_tvm_ffi_version.restype = ctypes.c_char_p
+        d.byocl_tvm_check_region.argtypes = [ctypes.c_char_p] * 3 + [ctypes.c_size_t] + \
+            [ctypes.c_char_p] * 3 + [ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
+        d.byocl_tvm_check_region.restype = ctypes.c_int
         # byocl's op registry, from libbyocl.so (a dependency: found through this handle).
         d.byocl_op_count.restype = ctypes.c_int
         d.byocl_op_at.argtypes = [ctypes.c_int]
@@ -82,9 +84,6 @@ class Library:
                     return fields[5]
         return candidate
 
-    def ffi_version(self):
-        return self._dll.byocl_tvm_ffi_version().decode()
-
     def ops(self):
         """byocl's ops: {name: set of attribute names}."""
         if self._ops is None:
@@ -106,6 +105,16 @@ class Library:
                 raise ValueError("byocl: " + why.value.decode(errors="replace"))
             self._supports[key] = (rc == 1, why.value.decode(errors="replace"))
         return self._supports[key]
+
+    def check_region(self, symbol, text, weights, target, options, plugins, threads):
+        """Compiles a region once and frees it; a failure raises RuntimeError with byocl's
+        message ("byocl region <symbol>: compiling for target T: ...")."""
+        message = ctypes.create_string_buffer(_MESSAGE_LEN)
+        rc = self._dll.byocl_tvm_check_region(symbol.encode(), text.encode(), weights,
+                                              len(weights), target.encode(), options.encode(),
+                                              plugins.encode(), threads, message, _MESSAGE_LEN)
+        if rc != 0:
+            raise RuntimeError(message.value.decode(errors="replace"))
 
     def load_plugin(self, path):
         message = ctypes.create_string_buffer(_MESSAGE_LEN)

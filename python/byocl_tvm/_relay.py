@@ -138,8 +138,8 @@ class RelayWriter:
         self._next = 0
 
     # ---- operands
-    def add_param(self, var, name=None):
-        base = "".join(c if c.isalnum() or c == "_" else "_" for c in (name or var.name)) or "p"
+    def add_param(self, var):
+        base = "".join(c if c.isalnum() or c == "_" else "_" for c in var.name) or "p"
         if base[0].isdigit():
             base = "p" + base
         unique, k = base, 1
@@ -358,7 +358,7 @@ def call_module(call):
 
 def region_module(func):
     """A region function (Codegen=byocl: calls of composite functions, each one op) as a
-    byocl module: (relay_text, weights_npz, input names)."""
+    byocl module: (relay_text, weights_npz)."""
     w = RelayWriter()
     for param in func.params:
         w.add_param(param)
@@ -374,7 +374,7 @@ def region_module(func):
     for block in body.blocks:
         for binding in block.bindings:
             _region_binding(w, binding, values)
-    return w.text(w.operand(body.body)), w.weights_npz(), [p.name for p in func.params]
+    return w.text(w.operand(body.body)), w.weights_npz()
 
 
 def _region_binding(w, binding, values):

@@ -10,7 +10,6 @@ Python: its code dlopens libbyocl_tvm.so and compiles each region at its first c
 """
 
 import base64
-import ctypes
 
 import tvm
 import tvm_ffi
@@ -149,21 +148,6 @@ _END = """
 """
 
 
-def _check_compiles(symbol, text, weights, target, options, plugins, threads):
-    """Compiles the region once in this process, so a failure is raised by tvm.compile."""
-    lib = library()
-    d = lib._dll  # pylint: disable=protected-access
-    d.byocl_tvm_check_region.argtypes = [ctypes.c_char_p] * 3 + [ctypes.c_size_t] + \
-        [ctypes.c_char_p] * 3 + [ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
-    d.byocl_tvm_check_region.restype = ctypes.c_int
-    message = ctypes.create_string_buffer(4096)
-    rc = d.byocl_tvm_check_region(symbol.encode(), text.encode(), weights, len(weights),
-                                  target.encode(), options.encode(), plugins.encode(), threads,
-                                  message, len(message))
-    if rc != 0:
-        raise CompileError(message.value.decode(errors="replace"))
-
-
 def generate(functions, options=None):
     """The C source of the given region functions, and their symbols."""
     options = dict(options or {})
@@ -178,10 +162,13 @@ def generate(functions, options=None):
         plugins = str(options.get("plugins", attrs.get(ATTR_PLUGINS, "")))
         threads = int(options.get("threads", 0))
         try:
-            text, weights, _ = _relay.region_module(func)
+            text, weights = _relay.region_module(func)
         except _relay.NotConvertible as e:
             raise CompileError(f"byocl region {symbol}: {e}") from None
-        _check_compiles(symbol, text, weights, target, target_opts, plugins, threads)
+        try:
+            lib.check_region(symbol, text, weights, target, target_opts, plugins, threads)
+        except RuntimeError as e:
+            raise CompileError(str(e)) from None
         parts.append(
             _REGION.format(
                 symbol=symbol,

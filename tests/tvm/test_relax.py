@@ -283,6 +283,12 @@ class Plugins(unittest.TestCase):
         out = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.runtime.tensor(x)).numpy()
         self.assertLess(rel_l2(out, run(mod, x)), 1e-4)
 
+    def test_missing_plugin(self):
+        with self.assertRaises(RuntimeError) as e:
+            byocl_tvm.load_plugin("/nonexistent/libnpu.so")
+        self.assertEqual(str(e.exception), "byocl: cannot load target plugin "
+                         "/nonexistent/libnpu.so: No such file or directory")
+
     def test_failing_compile_names_the_region(self):
         mod = import_onnx(onnx_models.small_cnn())
         plugin = os.path.join(PLUGINS, "libfaulty_target.so")
