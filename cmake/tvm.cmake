@@ -105,12 +105,14 @@ if(BYOCL_HAVE_TVM_FFI)
   target_link_libraries(byocl_tvm_ffi INTERFACE ${tvm_libfiles})
 
   file(GLOB BYOCL_TVM_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/runtime/tvm/*.c)
-  # Plus base64.c of the base layer (for the weights that generated code embeds) and the
-  # strbuf.c it uses, which libbyocl.so does not export: compiled into this library too.
+  # Plus base64.c of the base layer (for the weights that generated code embeds), the
+  # strbuf.c it uses and clock.c (a captured call's time), which libbyocl.so does not
+  # export: compiled into this library too.
   add_library(byocl_tvm SHARED ${BYOCL_TVM_SOURCES}
               ${CMAKE_CURRENT_SOURCE_DIR}/runtime/base/base64.c
+              ${CMAKE_CURRENT_SOURCE_DIR}/runtime/base/clock.c
               ${CMAKE_CURRENT_SOURCE_DIR}/runtime/base/strbuf.c)
-  # Public headers, its own folder and those two of the base layer.
+  # Public headers, its own folder and those files of the base layer.
   target_include_directories(byocl_tvm PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/include
                              ${CMAKE_CURRENT_SOURCE_DIR}/runtime/tvm
                              ${CMAKE_CURRENT_SOURCE_DIR}/runtime/base)

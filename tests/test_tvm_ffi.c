@@ -8,6 +8,7 @@
  * (TVMFFIFunctionCreate, TVMFFIFunctionCall) and its module loader
  * (ffi.ModuleLoadFromFile on libtvm_demo_region.so, as tvm_ffi.load_module does). Links
  * the public libbyocl.so only, as a program inside TVM would. */
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <tvm/ffi/c_api.h>
 
 #include "test_support.h"
+#include "byocl/capture.h"
 #include "byocl/tvm.h"
 #include "plugins/tvm_demo_region.h"
 
@@ -168,7 +170,9 @@ static void expect_error(int rc, const char *kind, const char *message)
 /* ------------------------------------------------------------ the regions */
 
 static byocl_tvm_region_spec host_spec, opencl_spec, bound_spec, nosuch_spec, badopt_spec,
-    badtext_spec, badnpz_spec;
+    badtext_spec, badnpz_spec, capture_spec;
+/* A symbol as long as TVM makes them (it names a region after its ops). */
+static char long_symbol[301];
 static const byocl_tvm_region_spec bool_spec = {
     "byocl_bool_0",
     "def @main(%c: Tensor[(4), bool], %a: Tensor[(4), float32], %b: Tensor[(4), float32]) {\n"
@@ -185,6 +189,7 @@ BYOCL_TVM_DEFINE_REGION(byocl_badopt_0, &badopt_spec)
 BYOCL_TVM_DEFINE_REGION(byocl_badtext_0, &badtext_spec)
 BYOCL_TVM_DEFINE_REGION(byocl_bool_0, &bool_spec)
 BYOCL_TVM_DEFINE_REGION(byocl_badnpz_0, &badnpz_spec)
+BYOCL_TVM_DEFINE_REGION(byocl_capture_0, &capture_spec)
 
 static int setup(void **state)
 {
@@ -225,6 +230,10 @@ static int setup(void **state)
     badnpz_spec.symbol = "byocl_badnpz_0";
     badnpz_spec.weights_npz = "not a zip";
     badnpz_spec.weights_npz_len = 9;
+    memset(long_symbol, 'r', sizeof long_symbol - 1);
+    memcpy(long_symbol, "fused_", 6);
+    capture_spec = bound_spec;
+    capture_spec.symbol = long_symbol;
     return 0;
 }
 
@@ -239,6 +248,7 @@ static int teardown(void **state)
     byocl_tvm_region_free(&byocl_tvm_slot_byocl_badtext_0);
     byocl_tvm_region_free(&byocl_tvm_slot_byocl_bool_0);
     byocl_tvm_region_free(&byocl_tvm_slot_byocl_badnpz_0);
+    byocl_tvm_region_free(&byocl_tvm_slot_byocl_capture_0);
     byocl_tensor_unref(bias);
     byocl_tensor_unref(weight);
     free(npz_bias);
@@ -658,6 +668,102 @@ static void test_module_loader(void **state)
     byocl_tensor_unref(b);
 }
 
+/* The one folder in `dir` (NULL when there is none); a second one fails the test. */
+static char *only_entry(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return NULL;
+    char *name = NULL;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (name)
+            fail_msg("%s holds %s and %s", dir, name, e->d_name);
+        name = strdup(e->d_name);
+    }
+    closedir(d);
+    return name;
+}
+
+/* BYOCL_CAPTURE_DIR: a region writes its calls as a capture folder that byocl_capture_read
+ * (byocl replay) reads back; the last call's tensors, the calls counted while capturing;
+ * BYOCL_CAPTURE_REGION naming another region stops it. */
+static void test_capture(void **state)
+{
+    (void)state;
+    char tmp[4096], dir[4200];
+    FMT(tmp, "%s", ts_tmpdir("tvm_capture"));
+    FMT(dir, "%s/captured", tmp); /* made by the first capturing call */
+    check_call(__tvm_ffi_byocl_capture_0, false, true, 1e-6, 30); /* not captured */
+    assert_int_equal(setenv("BYOCL_CAPTURE_DIR", dir, 1), 0);
+    check_call(__tvm_ffi_byocl_capture_0, true, true, 1e-6, 31);
+    check_call(__tvm_ffi_byocl_capture_0, false, true, 1e-6, 32);
+    assert_int_equal(setenv("BYOCL_CAPTURE_REGION", "byocl_main_0", 1), 0);
+    check_call(__tvm_ffi_byocl_capture_0, false, true, 1e-6, 33); /* another region named */
+    unsetenv("BYOCL_CAPTURE_REGION");
+    unsetenv("BYOCL_CAPTURE_DIR");
+
+    /* The symbol is over 128 characters: its first 111, '-' and 16 hex digits name it. */
+    char *name = only_entry(dir);
+    assert_non_null(name);
+    assert_int_equal(strlen(name), 128);
+    assert_memory_equal(name, long_symbol, 111);
+    assert_int_equal(name[111], '-');
+    char path[4400];
+    FMT(path, "%s/%s", dir, name);
+    free(name);
+    byocl_capture_folder *f = NULL;
+    byocl_error err;
+    if (byocl_capture_read(path, &f, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    const byocl_capture_manifest *m = f->manifest;
+    assert_string_equal(m->symbol, long_symbol);
+    assert_string_equal(m->target, "host");
+    assert_string_equal(m->runner, "tvm/host");
+    assert_int_equal(m->calls, 2);
+    assert_true(m->min_ms > 0 && m->min_ms <= m->median_ms);
+    /* %w is bound by the weights: the region takes %x alone. */
+    assert_int_equal(m->n_inputs, 1);
+    assert_string_equal(m->inputs[0].name, "x");
+    assert_string_equal(m->inputs[0].node, "?");
+    assert_int_equal(m->n_outputs, 2);
+    byocl_tensor *x = random_tensor(x_dims, 4, 32);
+    assert_true(byocl_tensor_equal(f->inputs[0], x));
+    int n_want;
+    byocl_tensor **want = reference(x, weight, &n_want);
+    for (int i = 0; i < n_want; i++)
+        ts_assert_f32_close(want[i], byocl_tensor_cdata(f->outputs[i]),
+                            byocl_tensor_numel(want[i]), 0, 1e-6);
+    byocl_tensors_free(want, n_want);
+    byocl_tensor_unref(x);
+    byocl_capture_folder_free(f);
+    ts_remove_tree(tmp);
+}
+
+/* A capture folder that cannot be made fails the call, and says why. */
+static void test_capture_errors(void **state)
+{
+    (void)state;
+    char tmp[4096], file[4200], want[4600];
+    FMT(tmp, "%s", ts_tmpdir("tvm_capture_errors"));
+    FMT(file, "%s/a-file", tmp);
+    FILE *fp = fopen(file, "w");
+    assert_non_null(fp);
+    fclose(fp);
+    assert_int_equal(setenv("BYOCL_CAPTURE_DIR", file, 1), 0);
+    call_case c;
+    case_init(&c, 40);
+    TVMFFIAny args[3] = {arg_ptr(&c.t[0]), arg_ptr(&c.t[2]), arg_ptr(&c.t[3])};
+    TVMFFIAny result = none();
+    FMT(want, "byocl region byocl_bound_0: capturing into %s: cannot create a folder in %s: "
+        "Not a directory", file, file);
+    expect_error(__tvm_ffi_byocl_bound_0(NULL, args, 3, &result), "RuntimeError", want);
+    unsetenv("BYOCL_CAPTURE_DIR");
+    case_check(&c, c.y, c.p, 1e-6); /* the outputs were written before */
+    ts_remove_tree(tmp);
+}
+
 /* The C ABI version libbyocl_tvm.so was built against is the one loaded (0.1.x). */
 static void test_version(void **state)
 {
@@ -685,6 +791,8 @@ int main(void)
         cmocka_unit_test(test_compile_errors),
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_module_loader),
+        cmocka_unit_test(test_capture),
+        cmocka_unit_test(test_capture_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -162,8 +162,9 @@ const cli_command cli_cmd_replay = {
     .max_positional = 1,
     .positional_names = {"DIR/<symbol>"},
     .description =
-        "Reads a region's capture folder (written by `byocl run --capture DIR` or `byocl\n"
-        "bisect --capture DIR`), builds the region's standalone module for --target\n"
+        "Reads a region's capture folder (written by `byocl run --capture DIR`, `byocl\n"
+        "bisect --capture DIR` or, in TVM, a byocl region with BYOCL_CAPTURE_DIR set),\n"
+        "builds the region's standalone module for --target\n"
         "(default: the target it was captured on; opencl and a plugin's target partition\n"
         "it for that target, host and ref build it whole), runs it on the captured inputs\n"
         "and compares each output with the captured one: the largest absolute error, the\n"

@@ -8,8 +8,9 @@
  *   DIR/<symbol>/input_<param>.npy   each input, named after the module's parameter
  *   DIR/<symbol>/output_<i>.npy      each output
  *
- * A folder is written as DIR/.<symbol>.tmp-XXXXXX and then renamed: it appears whole or
- * not at all. The manifest says which node of the original @main (numbered as `byocl print`
+ * A symbol longer than 128 characters names its folder by its first 111, '-' and 16 hex
+ * digits of its SHA-256 (TVM names a region after all its ops). A folder is written as
+ * DIR/.<symbol>.tmp-XXXXXX and then renamed: it appears whole or not at all. The manifest says which node of the original @main (numbered as `byocl print`
  * shows the model before partitioning) each input and output is.
  *
  * How: mark the nodes of a copy of the model (byocl_capture_mark_nodes), partition it,
@@ -172,6 +173,31 @@ byocl_capture_region byocl_capture_region_at(const byocl_capture *cap, int k);
  * receives the folder's path, malloc'ed. */
 byocl_status byocl_capture_write_region(const byocl_capture *cap, int k, const char *dir,
                                         char **path_out, byocl_error *err);
+
+/* ------------------------------------------ a call recorded elsewhere */
+
+/* One call of a region that ran outside a byocl_capture, to write as a capture folder:
+ * byocl's TVM bridge captures the regions TVM calls with it (docs/tvm.md). */
+typedef struct byocl_capture_call {
+    const char *symbol;         /* the folder's name: DIR/<symbol> */
+    const char *target;         /* where `byocl replay` runs it unless told otherwise */
+    const char *runner;         /* who ran the call ("tvm/opencl") */
+    const char *model;          /* may be NULL */
+    const char *call_node;      /* where it was called from; NULL: not known ("?") */
+    const byocl_module *module; /* the region alone, typed: @main takes the inputs and
+                                   returns the outputs */
+    const byocl_tensor *const *inputs;  /* one per parameter of @main, in order */
+    const byocl_tensor *const *outputs; /* one per tensor of @main's (flattened) result */
+    const double *times_ms;     /* the runner's time of each call so far, this one last */
+    int calls;                  /* >= 1 */
+} byocl_capture_call;
+
+/* Writes `call` as the folder DIR/<symbol>, as byocl_capture_write_region does (DIR must
+ * exist; a previous capture of the region there is replaced). The tensors must have the
+ * types of @main's parameters and result. The inputs and outputs have no node of an
+ * original @main: their manifest entries say "?". */
+byocl_status byocl_capture_write_call(const byocl_capture_call *call, const char *dir,
+                                      char **path_out, byocl_error *err);
 
 #ifdef __cplusplus
 }

@@ -569,33 +569,35 @@ cap_region *capture_recorded(const byocl_capture *cap, int k)
     return NULL;
 }
 
+void capture_time_stats(const double *times, int n, double *last, double *min, double *median)
+{
+    *last = times[n - 1];
+    *min = times[0];
+    for (int i = 1; i < n; i++)
+        *min = times[i] < *min ? times[i] : *min;
+    *median = *last; /* without memory to sort, the last time stands for the median */
+    double *sorted = malloc((size_t)n * sizeof *sorted);
+    if (sorted) {
+        memcpy(sorted, times, (size_t)n * sizeof *sorted);
+        qsort(sorted, (size_t)n, sizeof *sorted, compare_doubles);
+        *median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        free(sorted);
+    }
+}
+
 byocl_capture_region byocl_capture_region_at(const byocl_capture *cap, int k)
 {
     byocl_capture_region out = {0};
     cap_region *r = capture_recorded(cap, k);
     if (!r)
         return out;
-    double *sorted = malloc((size_t)r->calls * sizeof *sorted);
-    double min = r->times[0];
-    for (int i = 0; i < r->calls; i++)
-        min = r->times[i] < min ? r->times[i] : min;
-    out.median_ms = r->times[r->calls - 1];
-    if (sorted) {
-        memcpy(sorted, r->times, (size_t)r->calls * sizeof *sorted);
-        qsort(sorted, (size_t)r->calls, sizeof *sorted, compare_doubles);
-        int n = r->calls;
-        out.median_ms = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-        free(sorted);
-    }
+    capture_time_stats(r->times, r->calls, &out.last_ms, &out.min_ms, &out.median_ms);
     out.symbol = r->symbol;
     out.runner = r->runner;
     out.call_node = r->call_node;
     out.calls = r->calls;
-    out.last_ms = r->times[r->calls - 1];
-    out.min_ms = min;
     out.n_outputs = r->n_out;
     out.diffs = r->diffs;
     out.ok = r->ok;
     return out;
 }
-

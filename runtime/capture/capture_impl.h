@@ -49,6 +49,9 @@ struct byocl_capture {
 /* The region recorded k-th (in order of first calls), or NULL. */
 cap_region *capture_recorded(const byocl_capture *cap, int k);
 
+/* The last, the smallest and the median of n >= 1 call times. */
+void capture_time_stats(const double *times, int n, double *last, double *min, double *median);
+
 /* ------------------------------------------------------ capture_origin.c */
 
 /* The marks of a partitioned copy (byocl_capture_mark_nodes), read back. */

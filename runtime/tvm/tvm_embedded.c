@@ -22,11 +22,13 @@ int byocl_tvm_embedded_call(byocl_tvm_region **slot, const char *symbol, const c
                             const void *args, int32_t num_args, void *result)
 {
     byocl_tvm_region_spec spec = {symbol, relay_text, NULL, 0, target, target_options, threads};
-    if (!slot || __atomic_load_n(slot, __ATOMIC_ACQUIRE))
+    if (!slot || !tvm_region_wants_weights(slot))
         return byocl_tvm_region_call(slot, &spec, args, num_args, result);
-    /* The first call: the region compiles from the spec, with its weights decoded. */
+    /* The first call, where the region compiles from the spec, or the first capturing one:
+     * with the weights decoded. */
     byocl_error err = {0};
-    if (tvm_registry_load_plugins(target, plugins, &err) != BYOCL_OK)
+    if (!__atomic_load_n(slot, __ATOMIC_ACQUIRE) &&
+        tvm_registry_load_plugins(target, plugins, &err) != BYOCL_OK)
         return tvm_raise_error("RuntimeError", symbol, "%s", err.msg);
     void *weights = NULL;
     if (weights_base64 && *weights_base64 &&

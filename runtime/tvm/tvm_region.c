@@ -2,21 +2,25 @@
  * region compiled on its first call and kept in its slot, then each call's arguments
  * checked, copied in, run, and the outputs copied out. Only byocl's public API is used
  * here; libbyocl_tvm.so links libbyocl.so and libtvm_ffi.so (cmake/tvm.cmake). */
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <tvm/ffi/c_api.h>
 
+#include "byocl/capture.h"
 #include "byocl/passes.h"
 #include "byocl/pipeline.h"
 #include "byocl/runtime.h"
 #include "byocl/tensor_io.h"
 #include "byocl/text.h"
 #include "byocl/tvm.h"
+#include "clock.h"
 #include "tvm_args.h"
 #include "tvm_registry.h"
 
@@ -31,6 +35,13 @@ struct byocl_tvm_region {
     byocl_executor *ex;
     int n_inputs, n_outputs;
     pthread_mutex_t run_lock; /* one call at a time: the executor has one set of buffers */
+    /* Capturing (BYOCL_CAPTURE_DIR): the region's module, loaded again from the spec by
+     * the first capturing call and kept (read atomically: tvm_region_wants_weights), and
+     * the run time of each capturing call, under run_lock. */
+    byocl_module *module;
+    char *target;
+    double *times;
+    int calls, cap_times;
 };
 
 /* Guards every slot's creation, and compiling: byocl's target registry, which
@@ -184,6 +195,9 @@ static void region_free(byocl_tvm_region *r)
 {
     if (!r)
         return;
+    byocl_module_free(r->module);
+    free(r->target);
+    free(r->times);
     byocl_executor_free(r->ex);
     byocl_compiled_free(r->compiled);
     pthread_mutex_destroy(&r->run_lock);
@@ -207,8 +221,10 @@ static byocl_tvm_region *slot_region(byocl_tvm_region **slot, const byocl_tvm_re
     if (!r && (r = calloc(1, sizeof *r)) != NULL) {
         byocl_error err = {0};
         r->symbol = strdup(spec->symbol ? spec->symbol : "(no symbol)");
-        if (pthread_mutex_init(&r->run_lock, NULL) != 0 || !r->symbol) {
+        r->target = strdup(spec->target ? spec->target : "host");
+        if (pthread_mutex_init(&r->run_lock, NULL) != 0 || !r->symbol || !r->target) {
             free(r->symbol);
+            free(r->target);
             free(r);
             r = NULL;
         } else if ((r->failed = compile_region(r, spec, &err)) != BYOCL_OK) {
@@ -280,8 +296,90 @@ static void describe_args(const byocl_tvm_region *r, char *buf, size_t len)
                  r->n_outputs == 1 ? "" : "s");
 }
 
+/* The folder that region `symbol` is captured into: $BYOCL_CAPTURE_DIR, unless
+ * $BYOCL_CAPTURE_REGION names another region; NULL: no capture. Read at every call, so that
+ * a capture can start and stop while the process runs. */
+static const char *capture_dir(const char *symbol)
+{
+    const char *dir = getenv("BYOCL_CAPTURE_DIR");
+    const char *only = getenv("BYOCL_CAPTURE_REGION");
+    if (!dir || !*dir || (only && *only && strcmp(only, symbol) != 0))
+        return NULL;
+    return dir;
+}
+
+bool tvm_region_wants_weights(byocl_tvm_region *const *slot)
+{
+    byocl_tvm_region *r = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (!r)
+        return true; /* the first call compiles the region */
+    return r->failed == BYOCL_OK && !__atomic_load_n(&r->module, __ATOMIC_ACQUIRE) &&
+           capture_dir(r->symbol);
+}
+
+/* Writes this call as the capture folder DIR/<symbol> (byocl_capture_write_call): the
+ * inputs as TVM passed them, the outputs as byocl computed them. Under run_lock. */
+static byocl_status capture_call(byocl_tvm_region *r, const byocl_tvm_region_spec *spec,
+                                 const char *dir, const DLTensor *const *views, double ms,
+                                 byocl_error *err)
+{
+    byocl_status st = BYOCL_OK;
+    if (!r->module) {
+        byocl_module *m = NULL;
+        if ((st = load_module(spec, &m, err)) != BYOCL_OK) {
+            byocl_error_prefix(err, "loading the region again: ");
+            return st;
+        }
+        __atomic_store_n(&r->module, m, __ATOMIC_RELEASE);
+    }
+    if (r->calls == r->cap_times) {
+        int n = r->cap_times ? 2 * r->cap_times : 16;
+        double *times = realloc(r->times, (size_t)n * sizeof *times);
+        if (!times)
+            return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+        r->times = times;
+        r->cap_times = n;
+    }
+    r->times[r->calls++] = ms;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return byocl_error_set(err, BYOCL_ERR_IO, "cannot create %s: %s", dir, strerror(errno));
+    const byocl_tensor **inputs = calloc((size_t)r->n_inputs + 1, sizeof *inputs);
+    const byocl_tensor **outputs = calloc((size_t)r->n_outputs + 1, sizeof *outputs);
+    if (!inputs || !outputs)
+        st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < r->n_inputs && st == BYOCL_OK; i++) {
+        const byocl_type *type = byocl_compiled_input_type(r->compiled, i);
+        const DLTensor *in = views[i];
+        if (!(inputs[i] = byocl_tensor_from_data(type->dtype, &type->shape,
+                                                 (const char *)in->data + in->byte_offset, err)))
+            st = BYOCL_ERR_NOMEM;
+    }
+    for (int k = 0; k < r->n_outputs && st == BYOCL_OK; k++)
+        st = byocl_executor_output(r->ex, k, &outputs[k], err);
+    char runner[96];
+    snprintf(runner, sizeof runner, "tvm/%s", r->target);
+    byocl_capture_call call = {
+        .symbol = r->symbol,
+        .target = r->target,
+        .runner = runner,
+        .module = r->module,
+        .inputs = inputs,
+        .outputs = outputs,
+        .times_ms = r->times,
+        .calls = r->calls,
+    };
+    if (st == BYOCL_OK)
+        st = byocl_capture_write_call(&call, dir, NULL, err);
+    for (int i = 0; inputs && i < r->n_inputs; i++)
+        byocl_tensor_unref((byocl_tensor *)inputs[i]);
+    free(inputs);
+    free(outputs);
+    return st;
+}
+
 /* Checks every argument, sets the inputs, runs, copies the outputs out; under run_lock. */
-static int run_region(byocl_tvm_region *r, const TVMFFIAny *args)
+static int run_region(byocl_tvm_region *r, const byocl_tvm_region_spec *spec,
+                      const TVMFFIAny *args)
 {
     char label[512], msg[1024];
     int n = r->n_inputs + r->n_outputs;
@@ -312,8 +410,10 @@ static int run_region(byocl_tvm_region *r, const TVMFFIAny *args)
             rc = tvm_raise_error(RUNTIME_ERROR, r->symbol, "%s: %s",
                              arg_label(r, i, label, sizeof label), err.msg);
     }
+    double start = base_now_ms();
     if (rc == 0 && byocl_executor_run(r->ex, &err) != BYOCL_OK)
         rc = tvm_raise_error(RUNTIME_ERROR, r->symbol, "run failed: %s", err.msg);
+    double ms = base_now_ms() - start;
     for (int k = 0; k < r->n_outputs && rc == 0; k++) {
         const byocl_tensor *value;
         const DLTensor *out = views[r->n_inputs + k];
@@ -323,6 +423,9 @@ static int run_region(byocl_tvm_region *r, const TVMFFIAny *args)
             memcpy((char *)out->data + out->byte_offset, byocl_tensor_cdata(value),
                    byocl_tensor_nbytes(value));
     }
+    const char *dir = rc == 0 ? capture_dir(r->symbol) : NULL;
+    if (dir && capture_call(r, spec, dir, views, ms, &err) != BYOCL_OK)
+        rc = tvm_raise_error(RUNTIME_ERROR, r->symbol, "capturing into %s: %s", dir, err.msg);
     if (views != stack)
         free(views);
     return rc;
@@ -349,7 +452,7 @@ int byocl_tvm_region_call(byocl_tvm_region **slot, const byocl_tvm_region_spec *
                      r->n_inputs + r->n_outputs, what, (int)num_args);
     }
     pthread_mutex_lock(&r->run_lock);
-    int rc = run_region(r, args);
+    int rc = run_region(r, spec, args);
     pthread_mutex_unlock(&r->run_lock);
     if (rc == 0 && result) {
         result->type_index = kTVMFFINone;

@@ -8,6 +8,7 @@ Environment: BYOCL_TVM_LIBRARY (libbyocl_tvm.so), PYTHONPATH reaching python/, B
 byocl program), BYOCL_PLUGIN_DIR (the test plugins), BYOCL_CACHE_DIR.
 """
 
+import json
 import os
 import re
 import subprocess
@@ -167,6 +168,59 @@ class SmallCnn(unittest.TestCase):
                 "(/nonexistent/libbyocl_tvm.so: cannot open shared object file: No such file or "
                 "directory); build byocl with its TVM bridge and set BYOCL_TVM_LIBRARY to the "
                 "library's path (docs/tvm.md)", result.stderr)
+
+    def test_capture_and_replay(self):
+        _, regions, ex = byocl_build(self.mod, targets=("opencl",))
+        symbol = regions[0][0]
+        vm = relax.VirtualMachine(ex, tvm.cpu())
+        x2 = input_of(self.mod, seed=2)
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = os.path.join(tmp, "capture")
+            vm["main"](tvm.runtime.tensor(self.x))  # compiles the region; not captured
+            with byocl_tvm.capture(folder):
+                vm["main"](tvm.runtime.tensor(self.x))
+                out = vm["main"](tvm.runtime.tensor(x2)).numpy()
+            vm["main"](tvm.runtime.tensor(self.x))  # after the block: not captured
+            # TVM names the region after its 16 ops: the folder has its first 111 characters
+            # and a hash.
+            self.assertGreater(len(symbol), 128)
+            [name] = os.listdir(folder)
+            self.assertEqual((name[:112], len(name)), (symbol[:111] + "-", 128))
+            region_dir = os.path.join(folder, name)
+            self.assertEqual(sorted(os.listdir(region_dir)),
+                             ["input_input.npy", "manifest.json", "output_0.npy",
+                              "region.npz", "region.relay"])
+            with open(os.path.join(region_dir, "manifest.json")) as f:
+                manifest = json.load(f)
+            self.assertEqual((manifest["symbol"], manifest["target"], manifest["runner"]),
+                             (symbol, "opencl", "tvm/opencl"))
+            self.assertEqual(manifest["timing"]["calls"], 2)
+            self.assertEqual([(t["name"], t["shape"]) for t in manifest["inputs"]],
+                             [("input", [1, 3, 16, 16])])
+            # The last call's tensors: the region is the whole model here.
+            np.testing.assert_array_equal(np.load(os.path.join(region_dir, "input_input.npy")), x2)
+            np.testing.assert_array_equal(np.load(os.path.join(region_dir, "output_0.npy")), out)
+
+            for target in ("opencl", "host"):
+                replay = subprocess.run([CLI, "replay", region_dir, "--target", target],
+                                        capture_output=True, text=True)
+                self.assertEqual(replay.returncode, 0, replay.stdout + replay.stderr)
+                self.assertTrue(replay.stdout.startswith(
+                    f"replayed {symbol} of a model on target {target}: built in "), replay.stdout)
+                self.assertIn("(captured on tvm/opencl: ", replay.stdout)
+
+            # Only the region named, and none of that name here.
+            with byocl_tvm.capture(os.path.join(tmp, "other"), region="byocl_nothing"):
+                vm["main"](tvm.runtime.tensor(self.x))
+            self.assertFalse(os.path.exists(os.path.join(tmp, "other")))
+
+            # A folder that cannot be made: the run fails and says why.
+            blocker = os.path.join(tmp, "a-file")
+            open(blocker, "w").close()
+            with byocl_tvm.capture(blocker), self.assertRaises(RuntimeError) as e:
+                vm["main"](tvm.runtime.tensor(self.x))
+            self.assertIn(f"byocl region {symbol}: capturing into {blocker}: cannot create a "
+                          f"folder in {blocker}: Not a directory", str(e.exception))
 
 
 class Conversions(unittest.TestCase):
