@@ -65,6 +65,11 @@ typedef struct byocl_tvm_region byocl_tvm_region;
  * the caller's tensor. A failing compile or run is a RuntimeError; a failed compile is
  * kept, and every later call raises the same error.
  *
+ * Capture: while $BYOCL_CAPTURE_DIR is set (read at every call; $BYOCL_CAPTURE_REGION, when
+ * set, names the one region to capture), each call that ran writes its capture folder
+ * there (byocl_capture_write_call, <byocl/capture.h>), which `byocl replay` reads; a
+ * folder that cannot be written is a RuntimeError "capturing into DIR: ...".
+ *
  * Returns 0, or -1 with the error raised through TVMFFIErrorSetRaisedFromCStr (TVM turns
  * it into a Python exception of that kind); every message names the region and the
  * argument, e.g. "byocl region byocl_main_0: argument 1 (%w): expected float32[4, 4, 3, 3],
