@@ -136,8 +136,13 @@ class SmallCnn(unittest.TestCase):
                 f"np.save({os.path.join(tmp, 'y.npy')!r}, vm['main'](x).numpy())\n"
                 "assert 'byocl_tvm' not in sys.modules\n"
             )
-            subprocess.run([sys.executable, "-c", code], check=True, env=env)
+            # Captured there too: the variable is read by the library's C code.
+            capture_env = dict(env, BYOCL_CAPTURE_DIR=os.path.join(tmp, "cap"))
+            subprocess.run([sys.executable, "-c", code], check=True, env=capture_env)
             out = np.load(os.path.join(tmp, "y.npy"))
+            [name] = os.listdir(os.path.join(tmp, "cap"))
+            np.testing.assert_array_equal(
+                np.load(os.path.join(tmp, "cap", name, "output_0.npy")), out)
             np.testing.assert_array_equal(
                 out, relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.runtime.tensor(self.x)).numpy())
             self.assertLess(rel_l2(out, self.ref), 1e-4)
