@@ -632,6 +632,48 @@ static void test_integer_mean_of_nothing(void **state)
     mb_free(&b);
 }
 
+/* max, min, argmax and argmin over no elements fail as the reference does. */
+static void test_max_of_nothing(void **state)
+{
+    (void)state;
+    static const char *const ops[] = {"max", "argmin"};
+    for (int k = 0; k < 2; k++) {
+        mb b;
+        mb_begin(&b);
+        int64_t d[2] = {3, 0};
+        int x = mb_param(&b, k ? BYOCL_INT32 : BYOCL_FLOAT32, 2, d);
+        mb_finish(&b, mb_call1(&b, ops[k], x, "axis=[1]"));
+        char msg[160];
+        snprintf(msg, sizeof msg,
+                 "host kernel %s_0: max, min, argmax or argmin over zero elements has no result",
+                 ops[k]);
+        expect_kernel_failure(b.m, b.inputs, msg);
+        mb_free(&b);
+    }
+}
+
+/* NaN wins max and min and its position argmax/argmin, exactly as in the reference; rows
+ * long enough to vectorize, with NaN first, in the middle, last or absent. */
+static void test_reductions_with_nan(void **state)
+{
+    (void)state;
+    static const char *const calls[][2] = {
+        {"max", "axis=[1]"}, {"min", "axis=[1], keepdims=True"}, {"argmax", "axis=[1]"},
+        {"argmin", "axis=[1], select_last_index=True"}, {"argmax", "axis=[0], exclude=True"},
+    };
+    for (size_t k = 0; k < sizeof calls / sizeof calls[0]; k++) {
+        mb b;
+        mb_begin(&b);
+        int64_t d[2] = {4, 37};
+        int x = mb_param(&b, BYOCL_FLOAT32, 2, d);
+        float *v = byocl_tensor_data(b.inputs[0]);
+        v[0] = v[37 + 18] = v[2 * 37 + 36] = v[2 * 37 + 5] = NAN;
+        mb_finish(&b, mb_call1(&b, calls[k][0], x, calls[k][1]));
+        mb_check(&b, 0, calls[k][0]);
+        mb_free(&b);
+    }
+}
+
 /* ------------------------------------------------------------ coverage */
 
 /* Every op of the registry is exercised by a generated case above (so lowered and
@@ -676,6 +718,8 @@ int main(void)
         cmocka_unit_test(test_builtin_models),
         cmocka_unit_test(test_integer_division_by_zero),
         cmocka_unit_test(test_integer_mean_of_nothing),
+        cmocka_unit_test(test_max_of_nothing),
+        cmocka_unit_test(test_reductions_with_nan),
         cmocka_unit_test(test_every_op_covered),
     };
     failed += cmocka_run_group_tests_name("llvm", tests, NULL, NULL);

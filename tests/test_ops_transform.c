@@ -295,6 +295,91 @@ static void test_mean_over_empty_axis(void **state)
     }
 }
 
+static void test_reduce_errors(void **state)
+{
+    (void)state;
+    byocl_type t = f32_type(3, d234);
+    static const char *const ops[] = {"sum", "prod", "max", "min", "argmax", "argmin"};
+    for (size_t k = 0; k < N_ITEMS(ops); k++) {
+        expect_type_error(ops[k], t, "axis=[0, -3]", "axis 0 is listed twice");
+        expect_type_error(ops[k], t, "axis=-4",
+                          "axis -4 is out of range for rank 3 (expected -3..2)");
+    }
+    expect_build_error("argmax", t, "select_last_index=2.5f", BYOCL_ERR_INVALID,
+                       "bad value for attribute 'select_last_index' of argmax: expected True or "
+                       "False, got 2.5f");
+    expect_build_error("sum", t, "select_last_index=True", BYOCL_ERR_INVALID,
+                       "sum has no attribute 'select_last_index' (it has: axis, keepdims, "
+                       "exclude)");
+}
+
+/* Runs `op` with `attrs` on one (n)-element float32 or int32 vector (values `v`) and
+ * returns the status; the one output element goes to *got. */
+static byocl_status run_reduce(const char *op, byocl_dtype dtype, const double *v, int64_t n,
+                               const char *attrs, double *got, byocl_error *err)
+{
+    byocl_type t = byocl_type_tensor(dtype, 1, &n);
+    op_case c;
+    op_case_build(&c, op, &t, 1, false, attrs);
+    assert_int_equal(c.status, BYOCL_OK);
+    byocl_shape s = byocl_shape_make(1, &n);
+    byocl_tensor *in = byocl_tensor_new(dtype, &s, NULL), *out[1];
+    for (int64_t i = 0; i < n; i++)
+        byocl_tensor_set(in, i, v[i]);
+    int n_out = 0;
+    byocl_status st = op_case_run(&c, &in, 1, out, 1, &n_out, err);
+    if (st == BYOCL_OK)
+        *got = byocl_tensor_get(out[0], 0);
+    op_tensors_free(out, n_out);
+    byocl_tensor_unref(in);
+    op_case_free(&c);
+    return st;
+}
+
+/* Over no elements: sum 0 and prod 1 (numpy's identities); max, min, argmax and argmin
+ * have no result and fail at run time, for floats and integers alike. */
+static void test_reduce_over_empty_axis(void **state)
+{
+    (void)state;
+    double got = -1;
+    byocl_error err = {0};
+    for (int is_int = 0; is_int < 2; is_int++) {
+        byocl_dtype dtype = is_int ? BYOCL_INT32 : BYOCL_FLOAT32;
+        assert_int_equal(run_reduce("sum", dtype, NULL, 0, "keepdims=True", &got, &err), BYOCL_OK);
+        assert_true(got == 0);
+        assert_int_equal(run_reduce("prod", dtype, NULL, 0, "", &got, &err), BYOCL_OK);
+        assert_true(got == 1);
+        static const char *const ops[] = {"max", "min", "argmax", "argmin"};
+        for (size_t k = 0; k < N_ITEMS(ops); k++) {
+            assert_int_equal(run_reduce(ops[k], dtype, NULL, 0, "axis=0", &got, &err),
+                             BYOCL_ERR_RUNTIME);
+            char want[160];
+            snprintf(want, sizeof want,
+                     "%s: %s over zero elements has no result (a reduced axis has size 0)",
+                     ops[k], ops[k]);
+            assert_string_equal(err.msg, want);
+        }
+    }
+}
+
+/* NaN wins max and min, and argmax/argmin give its (first) position, as numpy does. */
+static void test_reduce_nan(void **state)
+{
+    (void)state;
+    double v[] = {1.0, NAN, 7.0, NAN, -3.0}, got = 0;
+    byocl_error err = {0};
+    assert_int_equal(run_reduce("max", BYOCL_FLOAT32, v, 5, "", &got, &err), BYOCL_OK);
+    assert_true(isnan(got));
+    assert_int_equal(run_reduce("min", BYOCL_FLOAT32, v, 5, "", &got, &err), BYOCL_OK);
+    assert_true(isnan(got));
+    assert_int_equal(run_reduce("argmax", BYOCL_FLOAT32, v, 5, "", &got, &err), BYOCL_OK);
+    assert_true(got == 1);
+    assert_int_equal(run_reduce("argmin", BYOCL_FLOAT32, v, 5, "select_last_index=True", &got,
+                                &err),
+                     BYOCL_OK);
+    assert_true(got == 1);
+}
+
 /* Kernels refuse outputs that do not match the op's type instead of overrunning them. */
 static void test_kernels_reject_mismatched_tensors(void **state)
 {
@@ -330,11 +415,19 @@ static void test_kernels_reject_mismatched_tensors(void **state)
 static void test_ops_documented(void **state)
 {
     (void)state;
-    const char *names[] = {"reshape", "transpose", "concatenate", "split",
-                           "squeeze", "expand_dims", "mean"};
+    const char *names[] = {"reshape", "transpose", "concatenate", "split", "squeeze",
+                           "expand_dims", "sum", "mean", "prod", "max", "min", "argmax",
+                           "argmin"};
     assert_ops_documented(names, N_ITEMS(names));
     static const op_attr_spec mean[] = {{"axis", "None"}, {"keepdims", "False"},
                                         {"exclude", "False"}};
+    static const op_attr_spec arg[] = {{"axis", "None"}, {"keepdims", "False"},
+                                       {"exclude", "False"}, {"select_last_index", "False"}};
+    static const char *const reductions[] = {"sum", "prod", "max", "min"};
+    for (size_t k = 0; k < N_ITEMS(reductions); k++)
+        op_assert_schema(reductions[k], mean, N_ITEMS(mean));
+    op_assert_schema("argmax", arg, N_ITEMS(arg));
+    op_assert_schema("argmin", arg, N_ITEMS(arg));
     static const op_attr_spec split[] = {{"indices_or_sections", NULL}, {"axis", "0"}};
     static const op_attr_spec expand_dims[] = {{"axis", NULL}, {"num_newaxis", "1"}};
     op_assert_schema("mean", mean, N_ITEMS(mean));
@@ -356,6 +449,9 @@ int main(void)
         cmocka_unit_test(test_expand_dims_errors),
         cmocka_unit_test(test_mean_errors),
         cmocka_unit_test(test_mean_over_empty_axis),
+        cmocka_unit_test(test_reduce_errors),
+        cmocka_unit_test(test_reduce_over_empty_axis),
+        cmocka_unit_test(test_reduce_nan),
         cmocka_unit_test(test_kernels_reject_mismatched_tensors),
         cmocka_unit_test(test_ops_documented),
     };

@@ -5,6 +5,7 @@
 #include "host_backend.h"
 #include "ir/ir_impl.h"
 #include "ops/op_impl.h"
+#include "ops/reduce.h"
 
 void host_groups_free(byocl_host_group *groups, int n_groups)
 {
@@ -77,7 +78,7 @@ double host_node_flops(const byocl_function *fn, int node)
             window *= (double)pool[i];
         return out * window;
     }
-    if (strcmp(op, "nn.global_avg_pool2d") == 0 || strcmp(op, "mean") == 0)
+    if (strcmp(op, "nn.global_avg_pool2d") == 0 || ops_reduce_kind_of(op) != OPS_REDUCE_NONE)
         return arg0 ? first_numel(arg0) : 0;
     if (strcmp(op, "nn.batch_norm") == 0)
         return 2 * out;

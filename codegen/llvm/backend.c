@@ -9,6 +9,7 @@
 
 #include "llvm_backend.h"
 #include "lower.h"
+#include "ops/reduce.h"
 
 typedef struct llvm_state {
     jit *j;
@@ -57,7 +58,7 @@ static byocl_status lower_group(lw *w)
         byocl_status (*lower)(lw *, int);
     } table[] = {
         {"nn.max_pool2d", lower_pool},     {"nn.avg_pool2d", lower_pool},
-        {"nn.global_avg_pool2d", lower_pool}, {"mean", lower_mean},
+        {"nn.global_avg_pool2d", lower_pool},
         {"nn.softmax", lower_softmax},     {"reshape", lower_copy},
         {"squeeze", lower_copy},           {"expand_dims", lower_copy},
         {"nn.batch_flatten", lower_copy},  {"transpose", lower_transpose},
@@ -66,6 +67,8 @@ static byocl_status lower_group(lw *w)
     for (size_t k = 0; k < sizeof table / sizeof table[0]; k++)
         if (op_is(n, table[k].op))
             return table[k].lower(w, id);
+    if (ops_reduce_kind_of(n->op->name) != OPS_REDUCE_NONE) /* sum, mean, ..., argmin */
+        return lower_reduce(w, id);
     return lw_failed(w, byocl_error_set(w->err, BYOCL_ERR_UNSUPPORTED,
                                         "the LLVM host backend cannot lower %s", n->op->name));
 }
@@ -172,6 +175,8 @@ static const char *llvm_error(void *vstate)
     const char *what = code == KERR_DIV_ZERO     ? "integer division by zero"
                        : code == KERR_NOMEM      ? "out of memory for kernel scratch space"
                        : code == KERR_EMPTY_MEAN ? "integer mean over zero elements"
+                       : code == KERR_EMPTY_REDUCE
+                           ? "max, min, argmax or argmin over zero elements has no result"
                                                  : "unknown failure";
     if (slot == 0 || g < 0 || g >= s->n_groups)
         snprintf(msg, sizeof msg, "a host kernel failed");

@@ -9,7 +9,7 @@
  *   lower_elemwise.c  elementwise trees (standalone, and as conv/dense epilogues)
  *   lower_conv.c      nn.conv2d: packed weights, vector register tiles
  *   lower_dense.c     nn.dense: packed weights, vector register tiles
- *   lower_pool.c      max/avg/global pooling, mean, softmax
+ *   lower_pool.c      max/avg/global pooling, softmax, the reductions (sum, mean, ...)
  *   lower_transform.c copies (reshape, squeeze, ...), transpose, concatenate, split
  *   runtime.c         C helpers that generated code calls */
 #ifndef BYOCL_LLVM_LOWER_H
@@ -73,6 +73,7 @@ enum {
     KERR_DIV_ZERO = 1,     /* integer division by zero */
     KERR_NOMEM = 2,        /* scratch memory could not be allocated */
     KERR_EMPTY_MEAN = 3,   /* integer mean over no elements */
+    KERR_EMPTY_REDUCE = 4, /* max, min, argmax or argmin over no elements */
 };
 
 struct llvm_state;
@@ -252,7 +253,7 @@ byocl_status lower_elemwise_group(lw *w);
 byocl_status lower_conv2d(lw *w, int node);
 byocl_status lower_dense(lw *w, int node);
 byocl_status lower_pool(lw *w, int node);
-byocl_status lower_mean(lw *w, int node);
+byocl_status lower_reduce(lw *w, int node);
 byocl_status lower_softmax(lw *w, int node);
 byocl_status lower_copy(lw *w, int node);
 byocl_status lower_transpose(lw *w, int node);

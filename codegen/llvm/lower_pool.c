@@ -1,4 +1,5 @@
-/* Reductions: nn.max_pool2d, nn.avg_pool2d, nn.global_avg_pool2d, mean, nn.softmax.
+/* Reductions: nn.max_pool2d, nn.avg_pool2d, nn.global_avg_pool2d, nn.softmax and the
+ * reduction ops (sum, mean, prod, max, min, argmax, argmin: ops/reduce.h).
  *
  * Pools run a whole output row at a time: for each window tap (kh, kw), one loop over
  * the row's outputs that the tap covers (ranges computed here, from the static shapes),
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "lower.h"
+#include "ops/reduce.h"
 
 static LLVMValueRef dconst(lw *w, double v) { return LLVMConstReal(w->t_f64, v); }
 
@@ -373,7 +375,7 @@ static byocl_status lower_window_pool(lw *w, int node)
     return w->status;
 }
 
-/* ------------------------------------------------------------ mean */
+/* ------------------------------------------------------------ reductions */
 
 /* An axis view of a shape: outer blocks of len slices of inner elements. */
 static void axis_view(const byocl_shape *s, int axis, int64_t *outer, int64_t *len,
@@ -387,57 +389,126 @@ static void axis_view(const byocl_shape *s, int axis, int64_t *outer, int64_t *l
     *len = s->dims[axis];
 }
 
+/* The running value of a reduction: double for floats, int64 for integers; `at` is the
+ * position of the best element for argmax/argmin (NULL for the others). */
+typedef struct reduce_state {
+    ops_reduce_kind kind;
+    bool last, is_float;
+    LLVMValueRef acc, at;
+} reduce_state;
+
+/* Folds element x (double or int64) at position pos into the state, as the reference's
+ * reduce_step does: sums and products in order; max/min/argmax/argmin take a greater
+ * (smaller) x or a NaN unless the best is NaN already (unordered compares), an equal one
+ * too with select_last_index. */
+static void reduce_fold(lw *w, const reduce_state *r, LLVMValueRef x, LLVMValueRef pos)
+{
+    LLVMBuilderRef B = w->B;
+    LLVMTypeRef t = r->is_float ? w->t_f64 : w->t_i64;
+    LLVMValueRef cur = LLVMBuildLoad2(B, t, r->acc, ""), next;
+    if (r->kind == OPS_REDUCE_SUM || r->kind == OPS_REDUCE_MEAN)
+        next = r->is_float ? LLVMBuildFAdd(B, cur, x, "") : LLVMBuildAdd(B, cur, x, "");
+    else if (r->kind == OPS_REDUCE_PROD)
+        next = r->is_float ? LLVMBuildFMul(B, cur, x, "") : LLVMBuildMul(B, cur, x, "");
+    else {
+        bool up = r->kind == OPS_REDUCE_MAX || r->kind == OPS_REDUCE_ARGMAX;
+        LLVMValueRef take;
+        if (r->is_float) {
+            LLVMRealPredicate p = up ? (r->last ? LLVMRealUGE : LLVMRealUGT)
+                                     : (r->last ? LLVMRealULE : LLVMRealULT);
+            take = LLVMBuildAnd(B, LLVMBuildFCmp(B, p, x, cur, ""),
+                                LLVMBuildFCmp(B, LLVMRealORD, cur, cur, ""), "take");
+        } else {
+            LLVMIntPredicate p = up ? (r->last ? LLVMIntSGE : LLVMIntSGT)
+                                    : (r->last ? LLVMIntSLE : LLVMIntSLT);
+            take = LLVMBuildICmp(B, p, x, cur, "take");
+        }
+        next = LLVMBuildSelect(B, take, x, cur, "");
+        if (r->at) {
+            LLVMValueRef at = LLVMBuildLoad2(B, w->t_i64, r->at, "");
+            LLVMBuildStore(B, LLVMBuildSelect(B, take, pos, at, ""), r->at);
+        }
+    }
+    LLVMBuildStore(B, next, r->acc);
+}
+
+/* Reduces the elements of `in` at base + the offsets of the reduced dims, visited in C
+ * order, into r (whose acc and at start at the kind's identity); pstrides give each
+ * reduced dim's step of the position. */
+static void reduce_loop(lw *w, const reduce_state *r, LLVMValueRef in, byocl_dtype din,
+                        LLVMValueRef base, const int64_t *dims, const int64_t *strides,
+                        const int64_t *pstrides, int n)
+{
+    lw_loop loops[BYOCL_MAX_RANK];
+    LLVMValueRef off = base, pos = lw_i64(w, 0);
+    for (int k = 0; k < n; k++) {
+        LLVMValueRef i = lw_for(w, &loops[k], lw_i64(w, 0), lw_i64(w, dims[k]), 1, "r");
+        off = lw_mad(w, i, strides[k], off);
+        if (pstrides)
+            pos = lw_mad(w, i, pstrides[k], pos);
+    }
+    LLVMValueRef v = lw_load(w, in, din, off);
+    reduce_fold(w, r, r->is_float ? lw_to_double(w, v, din) : lw_convert(w, v, din, BYOCL_INT64),
+                pos);
+    for (int k = n - 1; k >= 0; k--)
+        lw_for_end(w, &loops[k]);
+}
+
+/* A fresh state of `kind` at its identity (as the reference's reduce_init). */
+static reduce_state reduce_begin(lw *w, ops_reduce_kind kind, bool last, byocl_dtype din)
+{
+    reduce_state r = {.kind = kind, .last = last, .is_float = lw_is_float(din)};
+    bool low = kind == OPS_REDUCE_MAX || kind == OPS_REDUCE_ARGMAX;
+    bool high = kind == OPS_REDUCE_MIN || kind == OPS_REDUCE_ARGMIN;
+    r.acc = lw_alloca(w, r.is_float ? w->t_f64 : w->t_i64, "acc");
+    if (r.is_float)
+        LLVMBuildStore(w->B, dconst(w, low    ? -INFINITY
+                                       : high ? INFINITY
+                                              : kind == OPS_REDUCE_PROD ? 1.0 : 0.0),
+                       r.acc);
+    else
+        LLVMBuildStore(w->B, lw_i64(w, low    ? INT64_MIN
+                                       : high ? INT64_MAX
+                                              : kind == OPS_REDUCE_PROD ? 1 : 0),
+                       r.acc);
+    if (kind == OPS_REDUCE_ARGMAX || kind == OPS_REDUCE_ARGMIN) {
+        r.at = lw_alloca(w, w->t_i64, "at");
+        LLVMBuildStore(w->B, lw_i64(w, 0), r.at);
+    }
+    return r;
+}
+
 /* The sum (double for floats, wrapping int64 for integers) of the elements of `in` at
  * base + the offsets of the reduced dims, visited in C order. */
 static LLVMValueRef reduce_sum(lw *w, LLVMValueRef in, byocl_dtype din, LLVMValueRef base,
                                const int64_t *dims, const int64_t *strides, int n)
 {
-    bool is_float = lw_is_float(din);
-    LLVMTypeRef t = is_float ? w->t_f64 : w->t_i64;
-    LLVMValueRef acc = lw_alloca(w, t, "acc");
-    LLVMBuildStore(w->B, is_float ? dconst(w, 0.0) : lw_i64(w, 0), acc);
-    lw_loop loops[BYOCL_MAX_RANK];
-    LLVMValueRef off = base;
-    for (int k = 0; k < n; k++) {
-        LLVMValueRef i = lw_for(w, &loops[k], lw_i64(w, 0), lw_i64(w, dims[k]), 1, "r");
-        off = lw_mad(w, i, strides[k], off);
-    }
-    LLVMValueRef v = lw_load(w, in, din, off);
-    LLVMValueRef cur = LLVMBuildLoad2(w->B, t, acc, "");
-    LLVMValueRef next = is_float ? LLVMBuildFAdd(w->B, cur, lw_to_double(w, v, din), "")
-                                 : LLVMBuildAdd(w->B, cur, lw_convert(w, v, din, BYOCL_INT64), "");
-    LLVMBuildStore(w->B, next, acc);
-    for (int k = n - 1; k >= 0; k--)
-        lw_for_end(w, &loops[k]);
-    return LLVMBuildLoad2(w->B, t, acc, "sum");
+    reduce_state r = reduce_begin(w, OPS_REDUCE_SUM, false, din);
+    reduce_loop(w, &r, in, din, base, dims, strides, NULL, n);
+    return LLVMBuildLoad2(w->B, r.is_float ? w->t_f64 : w->t_i64, r.acc, "sum");
 }
 
-byocl_status lower_mean(lw *w, int node)
+/* sum, mean, prod, max, min, argmax, argmin: one loop nest over the kept dims (the first
+ * split between tasks) around one over the reduced dims. */
+byocl_status lower_reduce(lw *w, int node)
 {
     const byocl_node *n = lw_node(w, node);
+    ops_reduce_kind kind = ops_reduce_kind_of(n->op->name);
     byocl_value_ref in_v = lv_resolve(w->fn, n->args[0], -1), out_v = {node, -1};
     const byocl_type *it = lw_value_type(w, in_v);
     const byocl_shape *is = &it->shape;
     int rank = is->rank;
     bool reduced[BYOCL_MAX_RANK];
-    const int64_t *axes = NULL;
-    int n_axes = byocl_attrs_get_ints(&n->attrs, "axis", &axes);
-    bool exclude = byocl_attrs_get_bool(&n->attrs, "exclude", false);
-    for (int d = 0; d < rank; d++)
-        reduced[d] = n_axes <= 0;
-    if (n_axes > 0) {
-        bool listed[BYOCL_MAX_RANK] = {false};
-        for (int k = 0; k < n_axes; k++)
-            listed[axes[k] < 0 ? axes[k] + rank : axes[k]] = true;
-        for (int d = 0; d < rank; d++)
-            reduced[d] = listed[d] != exclude;
-    }
+    byocl_status st = ops_reduce_axes(&n->attrs, rank, reduced, w->err);
+    if (st != BYOCL_OK) /* the type relation accepted these attributes */
+        return lw_failed(w, st);
     int64_t stride[BYOCL_MAX_RANK], s = 1, count = 1;
     for (int d = rank - 1; d >= 0; d--) {
         stride[d] = s;
         s *= is->dims[d];
     }
     int64_t kdims[BYOCL_MAX_RANK], kstr[BYOCL_MAX_RANK], rdims[BYOCL_MAX_RANK], rstr[BYOCL_MAX_RANK];
+    int64_t pstr[BYOCL_MAX_RANK];
     int nk = 0, nr = 0;
     for (int d = 0; d < rank; d++) {
         if (reduced[d]) {
@@ -449,12 +520,17 @@ byocl_status lower_mean(lw *w, int node)
             kstr[nk++] = stride[d];
         }
     }
+    for (int k = nr - 1, p = 1; k >= 0; p *= (int)rdims[k], k--)
+        pstr[k] = p;
     int64_t n_out = byocl_shape_numel(&n->type->shape);
     if (n_out == 0)
         return w->status;
     byocl_dtype din = it->dtype, d = n->type->dtype;
-    if (!lw_is_float(din) && count == 0) { /* the reference fails the same way */
-        LLVMBuildStore(w->B, lw_i32(w, KERR_EMPTY_MEAN), w->fail_code);
+    bool empty_fails =
+        ops_reduce_needs_element(kind) || (kind == OPS_REDUCE_MEAN && !lw_is_float(din));
+    if (count == 0 && empty_fails) { /* the reference fails the same way */
+        int code = kind == OPS_REDUCE_MEAN ? KERR_EMPTY_MEAN : KERR_EMPTY_REDUCE;
+        LLVMBuildStore(w->B, lw_i32(w, code), w->fail_code);
         LLVMBuildBr(w->B, w->fail);
         LLVMPositionBuilderAtEnd(w->B, LLVMAppendBasicBlockInContext(w->C, w->body, "dead"));
         return w->status;
@@ -474,12 +550,17 @@ byocl_status lower_mean(lw *w, int node)
         base = lw_mad(w, i, kstr[k], base);
         flat = lw_mad(w, flat, kdims[k], i);
     }
-    LLVMValueRef sum = reduce_sum(w, in, din, base, rdims, rstr, nr);
-    LLVMValueRef v;
-    if (lw_is_float(din))
-        v = lw_from_double(w, LLVMBuildFDiv(w->B, sum, dconst(w, (double)count), ""), d);
+    bool last = byocl_attrs_get_bool(&n->attrs, "select_last_index", false);
+    reduce_state r = reduce_begin(w, kind, last, din);
+    reduce_loop(w, &r, in, din, base, rdims, rstr, pstr, nr);
+    LLVMValueRef acc = LLVMBuildLoad2(w->B, r.is_float ? w->t_f64 : w->t_i64, r.acc, ""), v;
+    if (kind == OPS_REDUCE_MEAN)
+        acc = r.is_float ? LLVMBuildFDiv(w->B, acc, dconst(w, (double)count), "")
+                         : LLVMBuildSDiv(w->B, acc, lw_i64(w, count), "");
+    if (r.at)
+        v = lw_convert(w, LLVMBuildLoad2(w->B, w->t_i64, r.at, ""), BYOCL_INT64, d);
     else
-        v = lw_convert(w, LLVMBuildSDiv(w->B, sum, lw_i64(w, count), ""), BYOCL_INT64, d);
+        v = r.is_float ? lw_from_double(w, acc, d) : lw_convert(w, acc, BYOCL_INT64, d);
     lw_store(w, out, d, flat, v);
     for (int k = nk - 1; k >= 0; k--)
         lw_for_end(w, &loops[k]);

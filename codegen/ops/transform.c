@@ -1,14 +1,17 @@
 /* Op group "transform": ops that move elements around (reshape, transpose, concatenate,
- * split, squeeze, expand_dims) and the mean reduction, with TVM Relay's attributes.
+ * split, squeeze, expand_dims) and the reductions (sum, mean, prod, max, min, argmax,
+ * argmin: one kernel with a kind, reduce.h), with TVM Relay's attributes.
  *
  * Each shape rule lives in one function that both the type relation and the kernel call,
- * so the kernel never disagrees with the type it was given. Kernels move bytes, so they
- * serve every dtype alike. */
+ * so the kernel never disagrees with the type it was given. The moving kernels move bytes,
+ * so they serve every dtype alike. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "elemwise_util.h"
+#include "reduce.h"
 
 /* ------------------------------------------------------------- small helpers */
 
@@ -584,12 +587,33 @@ static byocl_status infer_expand_dims(const byocl_infer_ctx *ctx, byocl_type *ou
     return BYOCL_OK;
 }
 
-/* ------------------------------------------------------------- mean */
+/* ------------------------------------------------------------- reductions */
 
-/* Marks the reduced axes. None or [] reduces every axis (exclude then has no effect, as
- * in TVM); otherwise the listed axes, or with exclude every axis not listed. */
-static byocl_status reduce_axes(const byocl_attrs *attrs, int rank, bool *reduced,
-                                byocl_error *err)
+static const char *const reduce_names[] = {
+    [OPS_REDUCE_SUM] = "sum",       [OPS_REDUCE_MEAN] = "mean",     [OPS_REDUCE_PROD] = "prod",
+    [OPS_REDUCE_MAX] = "max",       [OPS_REDUCE_MIN] = "min",       [OPS_REDUCE_ARGMAX] = "argmax",
+    [OPS_REDUCE_ARGMIN] = "argmin",
+};
+
+ops_reduce_kind ops_reduce_kind_of(const char *op)
+{
+    for (int k = 0; k < (int)(sizeof reduce_names / sizeof reduce_names[0]); k++)
+        if (strcmp(op, reduce_names[k]) == 0)
+            return (ops_reduce_kind)k;
+    return OPS_REDUCE_NONE;
+}
+
+bool ops_reduce_needs_element(ops_reduce_kind kind) { return kind >= OPS_REDUCE_MAX; }
+
+byocl_dtype ops_reduce_out_dtype(ops_reduce_kind kind, byocl_dtype in)
+{
+    return kind == OPS_REDUCE_ARGMAX || kind == OPS_REDUCE_ARGMIN ? BYOCL_INT32 : in;
+}
+
+/* None or [] reduces every axis (exclude then has no effect, as in TVM); otherwise the
+ * listed axes, or with exclude every axis not listed. */
+byocl_status ops_reduce_axes(const byocl_attrs *attrs, int rank, bool *reduced,
+                             byocl_error *err)
 {
     const int64_t *axes;
     int n = byocl_attrs_get_ints(attrs, "axis", &axes);
@@ -613,10 +637,10 @@ static byocl_status reduce_axes(const byocl_attrs *attrs, int rank, bool *reduce
     return BYOCL_OK;
 }
 
-static byocl_status mean_shape(const byocl_shape *in, const byocl_attrs *attrs, bool *reduced,
-                               byocl_shape *out, byocl_error *err)
+static byocl_status reduce_shape(const byocl_shape *in, const byocl_attrs *attrs, bool *reduced,
+                                 byocl_shape *out, byocl_error *err)
 {
-    byocl_status st = reduce_axes(attrs, in->rank, reduced, err);
+    byocl_status st = ops_reduce_axes(attrs, in->rank, reduced, err);
     if (st != BYOCL_OK)
         return st;
     bool keepdims = byocl_attrs_get_bool(attrs, "keepdims", false);
@@ -627,83 +651,184 @@ static byocl_status mean_shape(const byocl_shape *in, const byocl_attrs *attrs, 
     return BYOCL_OK;
 }
 
-static byocl_status infer_mean(const byocl_infer_ctx *ctx, byocl_type *out, byocl_error *err)
+static byocl_status infer_reduce(ops_reduce_kind kind, const byocl_infer_ctx *ctx,
+                                 byocl_type *out, byocl_error *err)
 {
     const byocl_type *in;
     byocl_shape shape;
     bool reduced[BYOCL_MAX_RANK];
     byocl_status st = elemwise_tensor_arg(ctx, 0, &in, err);
     if (st == BYOCL_OK)
-        st = mean_shape(&in->shape, ctx->attrs, reduced, &shape, err);
+        st = reduce_shape(&in->shape, ctx->attrs, reduced, &shape, err);
     if (st == BYOCL_OK)
-        tensor_result(in, &shape, out);
+        *out = byocl_type_tensor(ops_reduce_out_dtype(kind, in->dtype), shape.rank, shape.dims);
     return st;
 }
 
-/* Floats sum in double; integers sum in int64 and divide truncating toward zero (TVM's
- * mean keeps the input dtype). */
-static byocl_status mean_ref(const byocl_attrs *attrs, const byocl_tensor *const *in, int n_in,
-                             byocl_tensor *const *out, int n_out, byocl_error *err)
+/* One accumulator per output element: double for floats, int64 for integers; the
+ * position (within the reduced elements, C order) of the best one for argmax/argmin. */
+typedef struct reduce_acc {
+    union {
+        double f;
+        int64_t i;
+    } v;
+    int64_t at;
+} reduce_acc;
+
+static void reduce_init(ops_reduce_kind kind, bool is_float, reduce_acc *a)
 {
-    byocl_status st = elemwise_check_arity("mean", n_in, 1, n_out, 1, err);
+    bool low = kind == OPS_REDUCE_MAX || kind == OPS_REDUCE_ARGMAX;
+    bool high = kind == OPS_REDUCE_MIN || kind == OPS_REDUCE_ARGMIN;
+    a->at = 0;
+    if (is_float)
+        a->v.f = low ? -INFINITY : high ? INFINITY : kind == OPS_REDUCE_PROD ? 1.0 : 0.0;
+    else
+        a->v.i = low ? INT64_MIN : high ? INT64_MAX : kind == OPS_REDUCE_PROD ? 1 : 0;
+}
+
+/* Whether element x replaces the running best b: max takes a greater x or a NaN, min a
+ * smaller x or a NaN, and a NaN once taken stays (numpy's max propagates NaN); with
+ * `last`, an equal x wins too (select_last_index). The LLVM lowering compares the same way. */
+static bool reduce_takes_f(ops_reduce_kind kind, bool last, double x, double b)
+{
+    if (isnan(b))
+        return false;
+    bool up = kind == OPS_REDUCE_MAX || kind == OPS_REDUCE_ARGMAX;
+    return up ? (last ? !(x < b) : !(x <= b)) : (last ? !(x > b) : !(x >= b));
+}
+
+static bool reduce_takes_i(ops_reduce_kind kind, bool last, int64_t x, int64_t b)
+{
+    bool up = kind == OPS_REDUCE_MAX || kind == OPS_REDUCE_ARGMAX;
+    return up ? (last ? x >= b : x > b) : (last ? x <= b : x < b);
+}
+
+static void reduce_step(ops_reduce_kind kind, bool last, const byocl_tensor *in, bool is_float,
+                        int64_t i, int64_t pos, reduce_acc *a)
+{
+    if (is_float) {
+        double x = byocl_tensor_get(in, i);
+        if (kind == OPS_REDUCE_SUM || kind == OPS_REDUCE_MEAN)
+            a->v.f += x;
+        else if (kind == OPS_REDUCE_PROD)
+            a->v.f *= x;
+        else if (reduce_takes_f(kind, last, x, a->v.f)) {
+            a->v.f = x;
+            a->at = pos;
+        }
+        return;
+    }
+    int64_t x = elemwise_load_int(in, i);
+    if (kind == OPS_REDUCE_SUM || kind == OPS_REDUCE_MEAN) /* wraps, as the dtype does */
+        a->v.i = (int64_t)((uint64_t)a->v.i + (uint64_t)x);
+    else if (kind == OPS_REDUCE_PROD)
+        a->v.i = (int64_t)((uint64_t)a->v.i * (uint64_t)x);
+    else if (reduce_takes_i(kind, last, x, a->v.i)) {
+        a->v.i = x;
+        a->at = pos;
+    }
+}
+
+/* Floats reduce in double; integers in int64 (sums and products wrap; the integer mean
+ * truncates toward zero: TVM's mean keeps the input dtype). argmax and argmin give the
+ * position within the reduced elements in C order, as int32. */
+static byocl_status reduce_ref(ops_reduce_kind kind, const byocl_attrs *attrs,
+                               const byocl_tensor *const *in, int n_in, byocl_tensor *const *out,
+                               int n_out, byocl_error *err)
+{
+    const char *op = reduce_names[kind];
+    byocl_status st = elemwise_check_arity(op, n_in, 1, n_out, 1, err);
     if (st != BYOCL_OK)
         return st;
     const byocl_shape *ishape = byocl_tensor_shape(in[0]);
+    byocl_dtype din = byocl_tensor_dtype(in[0]), dout = ops_reduce_out_dtype(kind, din);
     bool reduced[BYOCL_MAX_RANK];
     byocl_shape oshape;
-    st = mean_shape(ishape, attrs, reduced, &oshape, err);
+    st = reduce_shape(ishape, attrs, reduced, &oshape, err);
+    if (st == BYOCL_OK && byocl_tensor_dtype(out[0]) != dout)
+        st = byocl_error_set(err, BYOCL_ERR_INVALID, "%s kernel: output dtype %s, expected %s",
+                             op, byocl_dtype_name(byocl_tensor_dtype(out[0])),
+                             byocl_dtype_name(dout));
     if (st == BYOCL_OK)
-        st = check_same_dtype("mean", in[0], out[0], err);
-    if (st == BYOCL_OK)
-        st = check_out_shape("mean", &oshape, out[0], err);
+        st = check_out_shape(op, &oshape, out[0], err);
     if (st != BYOCL_OK)
         return st;
     int rank = ishape->rank;
-    /* Output offset strides along each input axis: 0 on reduced axes. */
-    int64_t stride[BYOCL_MAX_RANK], idx[BYOCL_MAX_RANK] = {0}, count = 1, s = 1;
+    /* Strides along each input axis: of the output offset (0 on reduced axes) and of the
+     * position within the reduced elements (0 on kept axes). */
+    int64_t stride[BYOCL_MAX_RANK], rstride[BYOCL_MAX_RANK], idx[BYOCL_MAX_RANK] = {0};
+    int64_t count = 1, s = 1;
     for (int d = rank - 1; d >= 0; d--) {
         stride[d] = reduced[d] ? 0 : s;
+        rstride[d] = reduced[d] ? count : 0;
         if (reduced[d])
             count *= ishape->dims[d];
         else
             s *= ishape->dims[d];
     }
     int64_t n_out_el = byocl_tensor_numel(out[0]), n_in_el = byocl_tensor_numel(in[0]);
-    bool is_float = byocl_dtype_is_float(byocl_tensor_dtype(in[0]));
-    if (!is_float && count == 0 && n_out_el > 0)
+    bool is_float = byocl_dtype_is_float(din);
+    if (count == 0 && n_out_el > 0 && kind == OPS_REDUCE_MEAN && !is_float)
         return byocl_error_set(err, BYOCL_ERR_RUNTIME,
                                "mean: integer mean over zero elements (a reduced axis has size 0)");
-    /* One accumulator per output element: double for floats, int64 for integers. */
-    union acc {
-        double f;
-        int64_t i;
-    } *acc = calloc((size_t)(n_out_el ? n_out_el : 1), sizeof *acc);
+    if (count == 0 && n_out_el > 0 && ops_reduce_needs_element(kind))
+        return byocl_error_set(err, BYOCL_ERR_RUNTIME,
+                               "%s: %s over zero elements has no result (a reduced axis has "
+                               "size 0)",
+                               op, op);
+    reduce_acc *acc = malloc((size_t)(n_out_el ? n_out_el : 1) * sizeof *acc);
     if (!acc)
-        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory for the mean of %lld values",
-                               (long long)n_out_el);
-    int64_t at = 0;
+        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory for the %s of %lld values",
+                               op, (long long)n_out_el);
+    for (int64_t i = 0; i < n_out_el; i++)
+        reduce_init(kind, is_float, &acc[i]);
+    bool last = byocl_attrs_get_bool(attrs, "select_last_index", false);
+    int64_t at = 0, pos = 0;
     for (int64_t i = 0; i < n_in_el; i++) {
-        if (is_float)
-            acc[at].f += byocl_tensor_get(in[0], i);
-        else
-            acc[at].i = (int64_t)((uint64_t)acc[at].i + (uint64_t)elemwise_load_int(in[0], i));
+        reduce_step(kind, last, in[0], is_float, i, pos, &acc[at]);
         for (int d = rank - 1; d >= 0; d--) { /* next input index, C order */
             at += stride[d];
+            pos += rstride[d];
             if (++idx[d] < ishape->dims[d])
                 break;
             at -= stride[d] * ishape->dims[d];
+            pos -= rstride[d] * ishape->dims[d];
             idx[d] = 0;
         }
     }
+    bool mean = kind == OPS_REDUCE_MEAN;
     for (int64_t i = 0; i < n_out_el; i++) {
-        if (is_float)
-            byocl_tensor_set(out[0], i, acc[i].f / (double)count);
+        if (kind == OPS_REDUCE_ARGMAX || kind == OPS_REDUCE_ARGMIN)
+            elemwise_store_int(out[0], i, acc[i].at);
+        else if (is_float)
+            byocl_tensor_set(out[0], i, mean ? acc[i].v.f / (double)count : acc[i].v.f);
         else
-            elemwise_store_int(out[0], i, acc[i].i / count);
+            elemwise_store_int(out[0], i, mean ? acc[i].v.i / count : acc[i].v.i);
     }
     free(acc);
     return BYOCL_OK;
 }
+
+/* The type relation and kernel of each reduction: its kind bound to the shared ones. */
+#define REDUCE_OP(name, kind)                                                              \
+    static byocl_status infer_##name(const byocl_infer_ctx *ctx, byocl_type *out,          \
+                                     byocl_error *err)                                     \
+    {                                                                                      \
+        return infer_reduce(kind, ctx, out, err);                                          \
+    }                                                                                      \
+    static byocl_status name##_ref(const byocl_attrs *attrs, const byocl_tensor *const *in, \
+                                   int n_in, byocl_tensor *const *out, int n_out,          \
+                                   byocl_error *err)                                       \
+    {                                                                                      \
+        return reduce_ref(kind, attrs, in, n_in, out, n_out, err);                         \
+    }
+REDUCE_OP(sum, OPS_REDUCE_SUM)
+REDUCE_OP(mean, OPS_REDUCE_MEAN)
+REDUCE_OP(prod, OPS_REDUCE_PROD)
+REDUCE_OP(max, OPS_REDUCE_MAX)
+REDUCE_OP(min, OPS_REDUCE_MIN)
+REDUCE_OP(argmax, OPS_REDUCE_ARGMAX)
+REDUCE_OP(argmin, OPS_REDUCE_ARGMIN)
 
 /* ------------------------------------------------------------- the table */
 
@@ -744,13 +869,20 @@ static const byocl_attr_schema expand_dims_attrs[] = {
      .doc = "how many size-1 axes to insert"},
 };
 
-static const byocl_attr_schema mean_attrs[] = {
-    {.name = "axis", .kind = BYOCL_ATTR_INTS, .nullable = true, .def_null = true,
-     .int_or_ints = true, .doc = "axis or axes to average over; None (or []) means all"},
-    {.name = "keepdims", .kind = BYOCL_ATTR_BOOL, .def_i = 0,
-     .doc = "keep the reduced axes as size-1 dims"},
-    {.name = "exclude", .kind = BYOCL_ATTR_BOOL, .def_i = 0,
-     .doc = "average over the axes not listed in axis instead"},
+#define REDUCE_ATTRS                                                                        \
+    {.name = "axis", .kind = BYOCL_ATTR_INTS, .nullable = true, .def_null = true,           \
+     .int_or_ints = true, .doc = "axis or axes to reduce over; None (or []) means all"},    \
+    {.name = "keepdims", .kind = BYOCL_ATTR_BOOL, .def_i = 0,                               \
+     .doc = "keep the reduced axes as size-1 dims"},                                        \
+    {.name = "exclude", .kind = BYOCL_ATTR_BOOL, .def_i = 0,                                \
+     .doc = "reduce over the axes not listed in axis instead"}
+
+static const byocl_attr_schema reduce_attrs[] = {REDUCE_ATTRS};
+
+static const byocl_attr_schema arg_reduce_attrs[] = {
+    REDUCE_ATTRS,
+    {.name = "select_last_index", .kind = BYOCL_ATTR_BOOL, .def_i = 0,
+     .doc = "on a tie, give the last position instead of the first"},
 };
 
 #define ARRAY_LEN(a) ((int)(sizeof a / sizeof a[0]))
@@ -776,9 +908,21 @@ const byocl_op ops_transform[] = {
      .n_attrs = ARRAY_LEN(expand_dims_attrs), .doc = "inserts axes of size 1",
      .check_attrs = check_expand_dims_attrs, .infer = infer_expand_dims,
      .ref = elemwise_ref_copy},
-    {.name = "mean", .min_args = 1, .max_args = 1, .attrs = mean_attrs,
-     .n_attrs = ARRAY_LEN(mean_attrs),
-     .doc = "average over axes (integer dtypes truncate toward zero)", .infer = infer_mean,
-     .ref = mean_ref},
+#define REDUCE_ENTRY(op, schema, what)                                                     \
+    {.name = #op, .min_args = 1, .max_args = 1, .attrs = schema, .n_attrs = ARRAY_LEN(schema), \
+     .doc = what, .infer = infer_##op, .ref = op##_ref}
+    REDUCE_ENTRY(sum, reduce_attrs, "sum over axes (integers wrap; over no elements: 0)"),
+    REDUCE_ENTRY(mean, reduce_attrs, "average over axes (integer dtypes truncate toward zero)"),
+    REDUCE_ENTRY(prod, reduce_attrs, "product over axes (integers wrap; over no elements: 1)"),
+    REDUCE_ENTRY(max, reduce_attrs,
+                 "maximum over axes (NaN wins; over no elements: an error at run time)"),
+    REDUCE_ENTRY(min, reduce_attrs,
+                 "minimum over axes (NaN wins; over no elements: an error at run time)"),
+    REDUCE_ENTRY(argmax, arg_reduce_attrs,
+                 "int32 position of the maximum within the reduced axes (C order; first on "
+                 "a tie, NaN wins)"),
+    REDUCE_ENTRY(argmin, arg_reduce_attrs,
+                 "int32 position of the minimum within the reduced axes (C order; first on "
+                 "a tie, NaN wins)"),
 };
 const int ops_transform_count = ARRAY_LEN(ops_transform);

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Expected results of byocl's transform ops (reshape, transpose, concatenate, split,
-squeeze, expand_dims, mean), computed with numpy, for tests/test_ops_transform.c. Writes
-tests/fixtures/ops/transform_cases.h.
+squeeze, expand_dims) and reductions (sum, mean, prod, max, min, argmax, argmin), computed
+with numpy, for tests/test_ops_transform.c. Writes tests/fixtures/ops/transform_cases.h.
 
 TVM's reshape codes map to numpy's as: 0 copies the input dim at that position, -1 is
 numpy's -1. TVM's integer mean keeps the dtype and truncates toward zero; numpy returns
@@ -106,6 +106,74 @@ fx.case("mean_i32_truncates", "mean", "axis=1", [xi],
         [np.trunc(np.mean(xi.astype(np.float64), axis=1)).astype(np.int32)])
 h = randn((4, 5), f16)
 fx.case("mean_f16", "mean", "axis=[0]", [h], [mean(h, 0)], rtol=1e-3)
+
+# ---- sum, prod, max, min: float32 reduces in double in byocl, so numpy's float64 result
+# rounded is the truth; integers wrap in their dtype.
+def reduce(fn, x, axis, keepdims=False):
+    wide = x.astype(np.float64) if x.dtype.kind == "f" else x.astype(np.int64)
+    return np.asarray(fn(wide, axis=axis, keepdims=keepdims)).astype(x.dtype)
+
+
+x = randn((2, 3, 4))
+fx.case("sum_all", "sum", "", [x], [reduce(np.sum, x, None)], rtol=1e-6)
+fx.case("sum_axis1_keepdims", "sum", "axis=[1], keepdims=True", [x],
+        [reduce(np.sum, x, 1, keepdims=True)], rtol=1e-6)
+fx.case("sum_exclude", "sum", "axis=[0, 2], exclude=True", [x], [reduce(np.sum, x, 1)],
+        rtol=1e-6)
+fx.case("prod_axis_neg", "prod", "axis=-1", [x], [reduce(np.prod, x, -1)], rtol=1e-6)
+fx.case("max_axes_02", "max", "axis=[0, 2]", [x], [reduce(np.max, x, (0, 2))])
+fx.case("min_all_keepdims", "min", "keepdims=True", [x], [reduce(np.min, x, None, True)])
+fx.case("max_exclude_keepdims", "max", "axis=[1], exclude=True, keepdims=True", [x],
+        [reduce(np.max, x, (0, 2), True)])
+xi = rng.integers(-50, 50, (3, 4)).astype(np.int32)
+fx.case("sum_i32", "sum", "axis=0", [xi], [reduce(np.sum, xi, 0)])
+fx.case("prod_i32", "prod", "axis=1", [xi], [reduce(np.prod, xi, 1)])
+fx.case("max_i32", "max", "axis=1", [xi], [reduce(np.max, xi, 1)])
+fx.case("min_i32", "min", "axis=0, keepdims=True", [xi], [reduce(np.min, xi, 0, True)])
+xb = rng.integers(-128, 128, (4, 5)).astype(np.int8)
+fx.case("sum_i8_wraps", "sum", "axis=1", [xb], [reduce(np.sum, xb, 1)])
+xu = rng.integers(0, 256, (4, 5)).astype(np.uint8)
+fx.case("max_u8", "max", "axis=0", [xu], [reduce(np.max, xu, 0)])
+xl = rng.integers(-10**12, 10**12, (3, 3)).astype(np.int64)
+fx.case("min_i64", "min", "", [xl], [reduce(np.min, xl, None)])
+h = randn((4, 5), f16)
+fx.case("sum_f16", "sum", "axis=[0]", [h], [reduce(np.sum, h, 0)], rtol=1e-3)
+fx.case("max_f16", "max", "axis=1", [h], [reduce(np.max, h, 1)])
+# empty reductions: sum 0, prod 1 (numpy's identities)
+e = np.zeros((0, 3), f32)
+fx.case("sum_empty_axis", "sum", "axis=0", [e], [np.sum(e, axis=0)])
+fx.case("prod_empty_axis", "prod", "axis=0", [e], [np.prod(e, axis=0)])
+
+
+# ---- argmax, argmin: int32 positions within the reduced axes (C order), first on a tie
+def arg(fn, x, axis, keepdims=False, last=False):
+    if axis is None:
+        r = fn(x.reshape(-1)[::-1]) if last else fn(x.reshape(-1))
+        r = x.size - 1 - r if last else r
+        return np.array(r, np.int32).reshape((1,) * x.ndim if keepdims else ())
+    r = fn(np.flip(x, axis), axis=axis) if last else fn(x, axis=axis)
+    r = x.shape[axis] - 1 - r if last else r
+    return (np.expand_dims(r, axis) if keepdims else r).astype(np.int32)
+
+
+x = randn((3, 4, 5))
+fx.case("argmax_axis1", "argmax", "axis=[1]", [x], [arg(np.argmax, x, 1)])
+fx.case("argmin_axis_neg_keepdims", "argmin", "axis=-1, keepdims=True", [x],
+        [arg(np.argmin, x, -1, True)])
+fx.case("argmax_all", "argmax", "", [x], [arg(np.argmax, x, None)])
+fx.case("argmin_all_keepdims", "argmin", "keepdims=True", [x], [arg(np.argmin, x, None, True)])
+fx.case("argmax_exclude", "argmax", "axis=[0, 2], exclude=True", [x], [arg(np.argmax, x, 1)])
+ties = np.array([[1, 3, 3, 0], [2, 2, 2, 2], [-1, -5, -5, 4]], np.int32)
+fx.case("argmax_ties_first", "argmax", "axis=1", [ties], [arg(np.argmax, ties, 1)])
+fx.case("argmax_ties_last", "argmax", "axis=1, select_last_index=True", [ties],
+        [arg(np.argmax, ties, 1, last=True)])
+fx.case("argmin_ties_first", "argmin", "axis=1", [ties], [arg(np.argmin, ties, 1)])
+fx.case("argmin_ties_last", "argmin", "axis=[1], select_last_index=True", [ties],
+        [arg(np.argmin, ties, 1, last=True)])
+hf = np.array([[0.5, 0.25, 0.5], [-1, -1, 3]], f16)
+fx.case("argmax_f16_last", "argmax", "axis=0, select_last_index=True", [hf.T.copy()],
+        [arg(np.argmax, hf.T, 0, last=True)])
+fx.case("argmin_u8", "argmin", "axis=0", [xu], [arg(np.argmin, xu, 0)])
 
 # ---- a Relay text pipeline run by the reference executor (tests/test_ops_transform.c):
 # split -> tuple of pieces (reordered) -> concatenate -> transpose -> mean -> expand_dims
