@@ -1113,7 +1113,7 @@ static byocl_status convert_transpose(onnx_ctx *cx, const Onnx__NodeProto *n)
     return onnx_output(cx, 0, y);
 }
 
-/* Squeeze, Unsqueeze and ReduceMean take their axes as an attribute up to an opset and as
+/* Squeeze, Unsqueeze and the reductions take their axes as an attribute up to an opset and as
  * an input from it on; *n = -1 when they are absent. */
 static byocl_status read_axes(onnx_ctx *cx, const Onnx__NodeProto *n, int64_t input_from,
                               int64_t *axes, int *count)
@@ -1192,27 +1192,134 @@ static byocl_status convert_unsqueeze(onnx_ctx *cx, const Onnx__NodeProto *n)
     return onnx_output(cx, 0, y);
 }
 
-static byocl_status convert_reduce_mean(onnx_ctx *cx, const Onnx__NodeProto *n)
+/* The reduction `op` of x over `axes` (count <= 0: every axis) as Relay spells it. */
+static int reduce_call(onnx_ctx *cx, const char *op, int x, const int64_t *axes, int count,
+                       bool keepdims)
+{
+    byocl_attrs *a = onnx_attrs(cx);
+    if (!a || (count > 0 && set_ints(cx, a, "axis", axes, count) != BYOCL_OK) ||
+        set_bool(cx, a, "keepdims", keepdims) != BYOCL_OK)
+        return -1;
+    return onnx_call1(cx, op, x, a);
+}
+
+/* log(sum(exp(x - m))) + m with m the maximum over the axes: exp never overflows. */
+static int log_sum_exp(onnx_ctx *cx, int x, const int64_t *axes, int count, bool keepdims)
+{
+    int m = reduce_call(cx, "max", x, axes, count, true);
+    int args[2] = {x, m};
+    int d = m < 0 ? -1 : onnx_call(cx, "subtract", args, 2, NULL);
+    int e = d < 0 ? -1 : onnx_call1(cx, "exp", d, NULL);
+    int s = e < 0 ? -1 : reduce_call(cx, "sum", e, axes, count, keepdims);
+    int l = s < 0 ? -1 : onnx_call1(cx, "log", s, NULL);
+    if (l < 0)
+        return -1;
+    if (!keepdims) { /* m without the reduced axes (all of them when none are listed) */
+        byocl_attrs *a = onnx_attrs(cx);
+        if (!a || (count > 0 && set_ints(cx, a, "axis", axes, count) != BYOCL_OK) ||
+            (m = onnx_call1(cx, "squeeze", m, a)) < 0)
+            return -1;
+    }
+    int sum[2] = {l, m};
+    return onnx_call(cx, "add", sum, 2, NULL);
+}
+
+/* The reductions: ReduceX is `pre` elementwise (abs, square: x * x, or none), the Relay
+ * reduction `op` and `post` elementwise (sqrt, log or none); ReduceLogSumExp is
+ * log_sum_exp. Axes are an attribute before opset axes_from and an input from it. */
+typedef struct reduce_recipe {
+    const char *pre, *op, *post;
+    int64_t axes_from;
+} reduce_recipe;
+
+static byocl_status reduce(onnx_ctx *cx, const Onnx__NodeProto *n, reduce_recipe r)
 {
     int64_t keepdims, noop;
     TRY(onnx_attr_int(cx, "keepdims", 1, &keepdims));
     TRY(onnx_attr_int(cx, "noop_with_empty_axes", 0, &noop));
     int64_t axes[MAX_INTS];
     int count;
-    TRY(read_axes(cx, n, 18, axes, &count));
-    if (count <= 0 && noop)
+    TRY(read_axes(cx, n, r.axes_from, axes, &count));
+    bool lse = strcmp(r.op, "log_sum_exp") == 0;
+    if (count <= 0 && noop && !r.pre && !r.post && !lse)
         return alias_input(cx, 0);
+    if (count <= 0 && noop)
+        return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+                         "noop_with_empty_axes=1 without axes is not supported here (only "
+                         "ReduceSum, ReduceMean, ReduceMax, ReduceMin and ReduceProd take it)");
     int x;
     TRY(onnx_input(cx, 0, &x));
+    byocl_dtype dtype = onnx_type(cx, x)->dtype;
+    if ((r.post || lse) && !byocl_dtype_is_float(dtype))
+        return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+                         "input of dtype %s is not supported (float32 or float16 only: the "
+                         "result takes a %s)",
+                         byocl_dtype_name(dtype), lse ? "log and an exp" : r.post);
+    if (count > 0)
+        TRY(normalize_axes(cx, axes, count, shape_of(cx, x)->rank));
+    if (lse) {
+        TRY_ID(y, log_sum_exp(cx, x, axes, count, keepdims != 0));
+        return onnx_output(cx, 0, y);
+    }
+    if (r.pre && strcmp(r.pre, "square") == 0) {
+        int xx[2] = {x, x};
+        if ((x = onnx_call(cx, "multiply", xx, 2, NULL)) < 0)
+            return cx->err->status;
+    } else if (r.pre && (x = onnx_call1(cx, r.pre, x, NULL)) < 0)
+        return cx->err->status;
+    TRY_ID(y, reduce_call(cx, r.op, x, axes, count, keepdims != 0));
+    if (r.post && (y = onnx_call1(cx, r.post, y, NULL)) < 0)
+        return cx->err->status;
+    return onnx_output(cx, 0, y);
+}
+
+#define REDUCE(fn, pre, op, post, axes_from)                                               \
+    static byocl_status fn(onnx_ctx *cx, const Onnx__NodeProto *n)                        \
+    {                                                                                      \
+        return reduce(cx, n, (reduce_recipe){pre, op, post, axes_from});                   \
+    }
+REDUCE(convert_reduce_sum, NULL, "sum", NULL, 13)
+REDUCE(convert_reduce_mean, NULL, "mean", NULL, 18)
+REDUCE(convert_reduce_max, NULL, "max", NULL, 18)
+REDUCE(convert_reduce_min, NULL, "min", NULL, 18)
+REDUCE(convert_reduce_prod, NULL, "prod", NULL, 18)
+REDUCE(convert_reduce_l1, "abs", "sum", NULL, 18)
+REDUCE(convert_reduce_l2, "square", "sum", "sqrt", 18)
+REDUCE(convert_reduce_sum_square, "square", "sum", NULL, 18)
+REDUCE(convert_reduce_log_sum, NULL, "sum", "log", 18)
+REDUCE(convert_reduce_log_sum_exp, NULL, "log_sum_exp", NULL, 18)
+
+/* ArgMax, ArgMin: Relay's argmax/argmin give int32, ONNX's int64, so a cast follows. */
+static byocl_status arg_reduce(onnx_ctx *cx, const char *op)
+{
+    int64_t axis, keepdims, last;
+    TRY(onnx_attr_int(cx, "axis", 0, &axis));
+    TRY(onnx_attr_int(cx, "keepdims", 1, &keepdims));
+    TRY(onnx_attr_int(cx, "select_last_index", 0, &last));
+    int x, ax;
+    TRY(onnx_input(cx, 0, &x));
+    TRY(onnx_axis(cx, axis, shape_of(cx, x)->rank, "axis", &ax));
     byocl_attrs *a;
     TRY(new_attrs(cx, &a));
-    if (count > 0) {
-        TRY(normalize_axes(cx, axes, count, shape_of(cx, x)->rank));
-        TRY(set_ints(cx, a, "axis", axes, count));
-    }
+    int64_t axes[1] = {ax};
+    TRY(set_ints(cx, a, "axis", axes, 1));
     TRY(set_bool(cx, a, "keepdims", keepdims != 0));
-    TRY_ID(y, onnx_call1(cx, "mean", x, a));
-    return onnx_output(cx, 0, y);
+    TRY(set_bool(cx, a, "select_last_index", last != 0));
+    TRY_ID(y, onnx_call1(cx, op, x, a));
+    TRY_ID(z, cast_to(cx, y, BYOCL_INT64));
+    return onnx_output(cx, 0, z);
+}
+
+static byocl_status convert_arg_max(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    return arg_reduce(cx, "argmax");
+}
+
+static byocl_status convert_arg_min(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    return arg_reduce(cx, "argmin");
 }
 
 /* Pad, constant mode only. byocl has no pad op: the padding stays pending, and a Conv or
@@ -1363,12 +1470,15 @@ static const char *const cast_attrs[] = {"to", NULL};
 static const char *const transpose_attrs[] = {"perm", NULL};
 static const char *const axes_attrs[] = {"axes", NULL};
 static const char *const reduce_attrs[] = {"axes", "keepdims", "noop_with_empty_axes", NULL};
+static const char *const arg_reduce_attrs[] = {"axis", "keepdims", "select_last_index", NULL};
 static const char *const pad_attrs[] = {"mode", "pads", "value", NULL};
 
 static const onnx_op onnx_ops[] = {
     {"Abs", convert_abs, no_attrs},
     {"Add", convert_add, no_attrs},
     {"And", convert_and, no_attrs},
+    {"ArgMax", convert_arg_max, arg_reduce_attrs},
+    {"ArgMin", convert_arg_min, arg_reduce_attrs},
     {"AveragePool", convert_average_pool, avg_pool_attrs},
     {"BatchNormalization", convert_batch_norm, batch_norm_attrs},
     {"Cast", convert_cast, cast_attrs},
@@ -1405,7 +1515,16 @@ static const onnx_op onnx_ops[] = {
     {"Pad", convert_pad, pad_attrs},
     {"Pow", convert_pow, no_attrs},
     {"Reciprocal", convert_reciprocal, no_attrs},
+    {"ReduceL1", convert_reduce_l1, reduce_attrs},
+    {"ReduceL2", convert_reduce_l2, reduce_attrs},
+    {"ReduceLogSum", convert_reduce_log_sum, reduce_attrs},
+    {"ReduceLogSumExp", convert_reduce_log_sum_exp, reduce_attrs},
+    {"ReduceMax", convert_reduce_max, reduce_attrs},
     {"ReduceMean", convert_reduce_mean, reduce_attrs},
+    {"ReduceMin", convert_reduce_min, reduce_attrs},
+    {"ReduceProd", convert_reduce_prod, reduce_attrs},
+    {"ReduceSum", convert_reduce_sum, reduce_attrs},
+    {"ReduceSumSquare", convert_reduce_sum_square, reduce_attrs},
     {"Relu", convert_relu, no_attrs},
     {"Reshape", convert_reshape, reshape_attrs},
     {"Sigmoid", convert_sigmoid, no_attrs},
