@@ -28,6 +28,8 @@ Run with /usr/bin/python3; the files are small and committed.
   odd_names.onnx     inputs "a_1", "a.1", "0", "w/conv:0" added up (Relay names).
   conformance/       a backend-test folder: a pass, a wrong expected output, a skip, and a
                      Reshape whose int64 shape input the runner binds.
+  reductions/        a backend-test folder: float32 ReduceLogSumExp (the ONNX suite's are
+                     double), int32 ArgMax, and two refused reductions (skips).
 """
 
 import os
@@ -363,6 +365,18 @@ def odd_names():
                [vi("y", TensorProto.FLOAT, [2])])
 
 
+def save_test_folder(d, model, values, expected):
+    """Writes model.onnx and test_data_set_0/ (input_K.pb from (name, array) pairs,
+    output_K.pb) into the backend-test folder d, whose test_data_set_0 exists."""
+    onnx.save(model, os.path.join(d, "model.onnx"))
+    for i, (n, v) in enumerate(values):
+        with open(os.path.join(d, "test_data_set_0", "input_%d.pb" % i), "wb") as f:
+            f.write(numpy_helper.from_array(v, n).SerializeToString())
+    for i, v in enumerate(expected):
+        with open(os.path.join(d, "test_data_set_0", "output_%d.pb" % i), "wb") as f:
+            f.write(numpy_helper.from_array(v, "").SerializeToString())
+
+
 def conformance_suite():
     """A backend-test folder as onnx writes them: passes, a wrong expected output, a skip,
     inputs without names, an int64 input."""
@@ -375,13 +389,7 @@ def conformance_suite():
         graph = helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
         model.ir_version = 7
-        onnx.save(model, os.path.join(d, "model.onnx"))
-        for i, (n, v) in enumerate(values):
-            with open(os.path.join(d, "test_data_set_0", "input_%d.pb" % i), "wb") as f:
-                f.write(numpy_helper.from_array(v, n).SerializeToString())
-        for i, v in enumerate(expected):
-            with open(os.path.join(d, "test_data_set_0", "output_%d.pb" % i), "wb") as f:
-                f.write(numpy_helper.from_array(v, "").SerializeToString())
+        save_test_folder(d, model, values, expected)
 
     x = np.array([[-1, 2, -3], [4, -5, 6]], np.float32)
     xi = vi("x", TensorProto.FLOAT, [2, 3])
@@ -403,6 +411,60 @@ def conformance_suite():
          [("x", x), ("shape", np.array([3, 2], np.int64))], [x.reshape(3, 2)])
 
 
+def reductions_suite():
+    """A backend-test folder of the reductions the ONNX suite cannot check in float32:
+    ReduceLogSumExp (the suite's tests are double), also with values whose exp overflows
+    float32 unless shifted by the maximum, and with the axes as an input (opset 18); the
+    refusals (ReduceL2 of int32, noop_with_empty_axes on ReduceL1) are skips."""
+    root = os.path.join(OUT, "reductions")
+    shutil.rmtree(root, ignore_errors=True)
+
+    def test(name, node, x, expected, opset=13, axes=None):
+        d = os.path.join(root, name)
+        os.makedirs(os.path.join(d, "test_data_set_0"))
+        elem = onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[x.dtype]
+        inputs = [vi("x", elem, list(x.shape))]
+        values = [("x", x)]
+        if axes is not None:
+            inputs.append(vi("axes", TensorProto.INT64, [len(axes)]))
+            values.append(("axes", np.array(axes, np.int64)))
+        out = onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[expected.dtype]
+        graph = helper.make_graph([node], name, inputs, [vi("y", out, list(expected.shape))])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+        model.ir_version = 8
+        save_test_folder(d, model, values, [expected])
+
+    def lse(x, axes, keepdims):
+        x64 = x.astype(np.float64)
+        m = np.max(x64, axis=axes, keepdims=True)
+        r = np.log(np.sum(np.exp(x64 - m), axis=axes, keepdims=True)) + m
+        return (r if keepdims else np.squeeze(r, axis=axes)).astype(np.float32)
+
+    x = rand(31, (3, 4, 5))
+    test("test_reduce_log_sum_exp_f32_keepdims",
+         helper.make_node("ReduceLogSumExp", ["x"], ["y"], axes=[1], keepdims=1), x,
+         lse(x, (1,), True))
+    test("test_reduce_log_sum_exp_f32_all",
+         helper.make_node("ReduceLogSumExp", ["x"], ["y"], keepdims=0), x,
+         lse(x, (0, 1, 2), False))
+    big = rand(32, (2, 6), 80.0, 120.0)  # exp(89) overflows float32
+    test("test_reduce_log_sum_exp_f32_large",
+         helper.make_node("ReduceLogSumExp", ["x"], ["y"], axes=[-1], keepdims=0), big,
+         lse(big, (1,), False))
+    test("test_reduce_log_sum_exp_f32_axes_input",
+         helper.make_node("ReduceLogSumExp", ["x", "axes"], ["y"], keepdims=0), x,
+         lse(x, (0, 2), False), opset=18, axes=[0, -1])
+    test("test_argmax_int32_last",
+         helper.make_node("ArgMax", ["x"], ["y"], axis=1, keepdims=0, select_last_index=1),
+         np.array([[1, 5, 5], [7, 7, 2]], np.int32), np.array([2, 1], np.int64))
+    xi = np.array([[3, 4]], np.int32)
+    test("test_reduce_l2_int32", helper.make_node("ReduceL2", ["x"], ["y"], keepdims=0), xi,
+         np.array(5, np.int32))
+    test("test_reduce_l1_noop", helper.make_node("ReduceL1", ["x", "axes"], ["y"],
+                                                 noop_with_empty_axes=1),
+         x, np.abs(x), opset=18, axes=[])
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     small_cnn()
@@ -413,6 +475,7 @@ def main():
     dropout_training()
     odd_names()
     conformance_suite()
+    reductions_suite()
 
 
 if __name__ == "__main__":
