@@ -413,8 +413,8 @@ static void test_partition_usage_and_errors(void **state)
                  "byocl: error: bad --target ',': expected names separated by commas (at most "
                  "16); see 'byocl partition --help'\n");
     ts_cli_expect_error("partition builtin:seed --dump-after parse", 2,
-                 "byocl: error: unknown pass 'parse' for --dump-after (passes: annotate_target, "
-                 "annotate_range, check_annotations, merge_regions, partition, all); see 'byocl "
+                 "byocl: error: unknown pass 'parse' for --dump-after (passes: fold_constants, "
+                 "annotate_target, annotate_range, check_annotations, merge_regions, partition, all); see 'byocl "
                  "partition --help'\n");
 }
 

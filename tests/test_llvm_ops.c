@@ -18,6 +18,7 @@
 #include "fixtures/ops/annotation_cases.h"
 #include "fixtures/ops/conv_cases.h"
 #include "fixtures/ops/elemwise_cases.h"
+#include "fixtures/ops/index_cases.h"
 #include "fixtures/ops/nn_cases.h"
 #include "fixtures/ops/pool_cases.h"
 #include "fixtures/ops/transform_cases.h"
@@ -682,9 +683,10 @@ static void test_every_op_covered(void **state)
 {
     (void)state;
     const gen_case *all[] = {elemwise_cases, nn_cases, pool_cases, transform_cases,
-                             annotation_cases, conv_cases};
+                             annotation_cases, conv_cases, index_cases};
     const int counts[] = {N_ITEMS(elemwise_cases), N_ITEMS(nn_cases), N_ITEMS(pool_cases),
-                          N_ITEMS(transform_cases), N_ITEMS(annotation_cases), N_ITEMS(conv_cases)};
+                          N_ITEMS(transform_cases), N_ITEMS(annotation_cases), N_ITEMS(conv_cases),
+                          N_ITEMS(index_cases)};
     for (int k = 0; k < byocl_op_count(); k++) {
         const char *name = byocl_op_name(byocl_op_at(k));
         bool found = false;
@@ -705,6 +707,7 @@ int main(void)
     failed += run_generated("llvm_transform", transform_cases, N_ITEMS(transform_cases));
     failed += run_generated("llvm_annotation", annotation_cases, N_ITEMS(annotation_cases));
     failed += run_generated("llvm_conv", conv_cases, N_ITEMS(conv_cases));
+    failed += run_generated("llvm_index", index_cases, N_ITEMS(index_cases));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv_tails),
         cmocka_unit_test(test_dense_tails),

@@ -498,7 +498,7 @@ static void test_pipeline_errors_and_dumps(void **state)
     assert_int_equal(byocl_builtin_build("seed", &m, &err), BYOCL_OK);
     byocl_pipeline_options opt = {.dump_after = "parse"};
     PU_ASSERT_ERROR(byocl_pipeline_partition(m, &opt, &err), err, BYOCL_ERR_INVALID,
-                    "unknown pass 'parse' for dump-after (passes: annotate_target, "
+                    "unknown pass 'parse' for dump-after (passes: fold_constants, annotate_target, "
                     "annotate_range, check_annotations, merge_regions, partition, all)");
     const char *targets[1] = {"opencl"};
     byocl_pipeline_options both = {.targets = targets, .n_targets = 1, .range_target = "x"};

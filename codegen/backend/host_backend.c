@@ -87,7 +87,8 @@ double host_node_flops(const byocl_function *fn, int node)
     static const char *const data_movement[] = {
         "cast",    "copy",     "reshape",     "transpose",     "concatenate",
         "split",   "squeeze",  "expand_dims", "nn.batch_flatten", "annotation.compiler_begin",
-        "annotation.compiler_end",
+        "annotation.compiler_end", "strided_slice", "broadcast_to", "take", "gather",
+        "arange", "shape_of",
     };
     for (size_t i = 0; i < sizeof data_movement / sizeof data_movement[0]; i++)
         if (strcmp(op, data_movement[i]) == 0)

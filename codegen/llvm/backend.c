@@ -63,6 +63,9 @@ static byocl_status lower_group(lw *w)
         {"squeeze", lower_copy},           {"expand_dims", lower_copy},
         {"nn.batch_flatten", lower_copy},  {"transpose", lower_transpose},
         {"concatenate", lower_concatenate}, {"split", lower_split},
+        {"strided_slice", lower_index_op}, {"broadcast_to", lower_index_op},
+        {"take", lower_index_op},          {"gather", lower_index_op},
+        {"arange", lower_index_op},        {"shape_of", lower_index_op},
     };
     for (size_t k = 0; k < sizeof table / sizeof table[0]; k++)
         if (op_is(n, table[k].op))
@@ -175,6 +178,7 @@ static const char *llvm_error(void *vstate)
     const char *what = code == KERR_DIV_ZERO     ? "integer division by zero"
                        : code == KERR_NOMEM      ? "out of memory for kernel scratch space"
                        : code == KERR_EMPTY_MEAN ? "integer mean over zero elements"
+                       : code == KERR_INDEX      ? "an index is out of range"
                        : code == KERR_EMPTY_REDUCE
                            ? "max, min, argmax or argmin over zero elements has no result"
                                                  : "unknown failure";

@@ -11,6 +11,7 @@
  *   lower_dense.c     nn.dense: packed weights, vector register tiles
  *   lower_pool.c      max/avg/global pooling, softmax, the reductions (sum, mean, ...)
  *   lower_transform.c copies (reshape, squeeze, ...), transpose, concatenate, split
+ *   lower_index.c     strided_slice, broadcast_to, take, gather, arange, shape_of
  *   runtime.c         C helpers that generated code calls */
 #ifndef BYOCL_LLVM_LOWER_H
 #define BYOCL_LLVM_LOWER_H
@@ -74,6 +75,7 @@ enum {
     KERR_NOMEM = 2,        /* scratch memory could not be allocated */
     KERR_EMPTY_MEAN = 3,   /* integer mean over no elements */
     KERR_EMPTY_REDUCE = 4, /* max, min, argmax or argmin over no elements */
+    KERR_INDEX = 5,        /* take or gather: an index out of range */
 };
 
 struct llvm_state;
@@ -259,6 +261,8 @@ byocl_status lower_copy(lw *w, int node);
 byocl_status lower_transpose(lw *w, int node);
 byocl_status lower_concatenate(lw *w, int node);
 byocl_status lower_split(lw *w, int node);
+/* The op group "index": strided_slice, broadcast_to, take, gather, arange, shape_of. */
+byocl_status lower_index_op(lw *w, int node);
 
 /* The shape and dtype of a node's tensor value (field 0 of a tuple). */
 const byocl_type *lw_value_type(lw *w, byocl_value_ref v);

@@ -8,7 +8,7 @@
 #include "byocl/text.h"
 
 static const char *const pass_names[] = {
-    "annotate_target", "annotate_range", "check_annotations", "merge_regions", "partition",
+    "fold_constants", "annotate_target", "annotate_range", "check_annotations", "merge_regions", "partition",
 };
 #define N_PASSES ((int)(sizeof pass_names / sizeof pass_names[0]))
 
@@ -78,6 +78,8 @@ byocl_status byocl_pipeline_partition(byocl_module *m, const byocl_pipeline_opti
     byocl_status st = check_dump_after(opt->dump_after, err);
     if (st == BYOCL_OK)
         st = byocl_infer_types(m, err);
+    if (st == BYOCL_OK)
+        st = after(m, opt, "fold_constants", byocl_fold_constants(m, err), err);
     if (st == BYOCL_OK && opt->n_targets > 0)
         st = after(m, opt, "annotate_target",
                    byocl_annotate_target(m, opt->targets, opt->n_targets, err), err);

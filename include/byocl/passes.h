@@ -25,6 +25,14 @@ byocl_status byocl_verify(const byocl_module *m, bool require_types, byocl_error
 byocl_status byocl_bind_params(byocl_module *m, const char *const *names,
                                byocl_tensor *const *values, int n, byocl_error *err);
 
+/* Evaluates what @main can compute when it compiles (TVM's FoldConstant): each call of
+ * an op whose arguments are all constants (or tuples of constants) runs its reference
+ * kernel and becomes a constant, and shape_of of any value becomes its static shape, so
+ * chains of shape arithmetic collapse; results over 1 MiB stay calls. Nodes nothing uses
+ * any more are dropped. A kernel error (an index out of range in constant data) names
+ * the node. Types are inferred first. */
+byocl_status byocl_fold_constants(byocl_module *m, byocl_error *err);
+
 /* ------------------------------------------------ annotation and partitioning
  * These passes work on @main, in TVM BYOC's order: annotate (by op support, by node range,
  * or by hand in the text), check the annotations, merge regions, partition. A region is a

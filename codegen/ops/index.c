@@ -1,0 +1,708 @@
+/* Op group "index": ops that pick elements by position, with TVM Relay's attributes:
+ * strided_slice and broadcast_to (each output element reads one input element at an
+ * affine offset, ops_affine_map), take and gather (the positions come from an index
+ * tensor), arange and shape_of (values from attributes or from a static shape; the
+ * fold_constants pass turns them into constants).
+ *
+ * Like transform.c, every shape rule is one function that the type relation, the kernel
+ * and the LLVM lowering (llvm/lower_index.c) share. The kernels move bytes, so they serve
+ * every dtype alike. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "elemwise_util.h"
+#include "index.h"
+
+#define ARRAY_LEN(a) ((int)(sizeof a / sizeof a[0]))
+
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Strides of a C-order shape, in elements. */
+static void c_strides(const byocl_shape *s, int64_t *stride)
+{
+    int64_t k = 1;
+    for (int d = s->rank - 1; d >= 0; d--) {
+        stride[d] = k;
+        k *= s->dims[d];
+    }
+}
+
+/* The next multi-index of `s` in C order. */
+static void next_index(const byocl_shape *s, int64_t *idx)
+{
+    for (int d = s->rank - 1; d >= 0; d--) {
+        if (++idx[d] < s->dims[d])
+            return;
+        idx[d] = 0;
+    }
+}
+
+/* ------------------------------------------------------------- strided_slice */
+
+/* Begin, step and length along one axis as numpy slices them: negative begin/end count
+ * from the end, then both are clamped into the axis. */
+static byocl_status slice_axis(int64_t dim, int64_t b, int64_t e, int64_t step, int64_t *start,
+                               int64_t *len, byocl_error *err)
+{
+    if (step == 0)
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "bad value for attribute 'strides' of strided_slice: a stride "
+                               "is 0");
+    if (b < 0)
+        b = b < -dim ? -1 : b + dim; /* below the axis: clamped below */
+    if (e < 0)
+        e = e < -dim ? -1 : e + dim;
+    if (step > 0) {
+        b = clamp64(b, 0, dim);
+        e = clamp64(e, 0, dim);
+        *len = e > b ? (e - b + step - 1) / step : 0;
+    } else {
+        b = clamp64(b, -1, dim - 1);
+        e = clamp64(e, -1, dim - 1);
+        *len = b > e ? (b - e + (-step) - 1) / (-step) : 0;
+    }
+    *start = *len > 0 ? b : 0;
+    return BYOCL_OK;
+}
+
+static byocl_status check_strided_slice_attrs(byocl_module *m, byocl_attrs *attrs,
+                                              byocl_error *err)
+{
+    (void)m;
+    const int64_t *v;
+    int nb = byocl_attrs_get_ints(attrs, "begin", &v);
+    int ne = byocl_attrs_get_ints(attrs, "end", &v);
+    int ns = byocl_attrs_get_ints(attrs, "strides", &v);
+    int na = byocl_attrs_get_ints(attrs, "axes", &v);
+    const char *mode = byocl_attrs_get_str(attrs, "slice_mode", "end");
+    if (strcmp(mode, "end") != 0)
+        return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
+                               "bad value for attribute 'slice_mode' of strided_slice: '%s' "
+                               "(byocl supports \"end\" only)",
+                               mode);
+    if (nb != ne)
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "attributes 'begin' (%d values) and 'end' (%d values) of "
+                               "strided_slice differ in length",
+                               nb, ne);
+    if (ns > 0 && ns != 1 && ns != nb)
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "attribute 'strides' of strided_slice has %d values; expected 1 "
+                               "or %d (one per begin)",
+                               ns, nb);
+    if (na >= 0 && na != nb)
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "attribute 'axes' of strided_slice has %d values; expected %d "
+                               "(one per begin)",
+                               na, nb);
+    if (nb > BYOCL_MAX_RANK)
+        return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
+                               "attribute 'begin' of strided_slice has %d values; at most %d "
+                               "are supported",
+                               nb, BYOCL_MAX_RANK);
+    return BYOCL_OK;
+}
+
+static byocl_status strided_slice_map(const byocl_attrs *attrs, const byocl_shape *in,
+                                      byocl_shape *out, ops_affine *map, byocl_error *err)
+{
+    const int64_t *begin, *end, *strides = NULL, *axes = NULL;
+    int n = byocl_attrs_get_ints(attrs, "begin", &begin);
+    byocl_attrs_get_ints(attrs, "end", &end);
+    int ns = byocl_attrs_get_ints(attrs, "strides", &strides);
+    int na = byocl_attrs_get_ints(attrs, "axes", &axes);
+    int rank = in->rank;
+    int64_t step[BYOCL_MAX_RANK], start[BYOCL_MAX_RANK], stride[BYOCL_MAX_RANK];
+    bool seen[BYOCL_MAX_RANK] = {false};
+    *out = *in;
+    for (int d = 0; d < rank; d++) {
+        step[d] = 1;
+        start[d] = 0;
+    }
+    if (na < 0 && n > rank)
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "strided_slice: begin has %d values but the input has rank %d",
+                               n, rank);
+    for (int k = 0; k < n; k++) {
+        int64_t a = na >= 0 ? axes[k] : k;
+        if (a < -rank || a >= rank)
+            return byocl_error_set(err, BYOCL_ERR_TYPE,
+                                   "strided_slice: axis %lld is out of range for rank %d",
+                                   (long long)a, rank);
+        int d = (int)(a < 0 ? a + rank : a);
+        if (seen[d])
+            return byocl_error_set(err, BYOCL_ERR_TYPE,
+                                   "strided_slice: axis %d is sliced twice", d);
+        seen[d] = true;
+        step[d] = ns <= 0 ? 1 : strides[ns == 1 ? 0 : k];
+        byocl_status st = slice_axis(in->dims[d], begin[k], end[k], step[d], &start[d],
+                                     &out->dims[d], err);
+        if (st != BYOCL_OK)
+            return st;
+    }
+    c_strides(in, stride);
+    map->base = 0;
+    for (int d = 0; d < rank; d++) {
+        map->base += start[d] * stride[d];
+        map->coef[d] = step[d] * stride[d];
+    }
+    return BYOCL_OK;
+}
+
+/* ------------------------------------------------------------- broadcast_to */
+
+static byocl_status check_broadcast_to_attrs(byocl_module *m, byocl_attrs *attrs,
+                                             byocl_error *err)
+{
+    (void)m;
+    const int64_t *s;
+    int n = byocl_attrs_get_ints(attrs, "shape", &s);
+    if (n > BYOCL_MAX_RANK)
+        return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
+                               "attribute 'shape' of broadcast_to has %d dims; at most %d are "
+                               "supported",
+                               n, BYOCL_MAX_RANK);
+    for (int i = 0; i < n; i++)
+        if (s[i] < 0)
+            return byocl_error_set(err, BYOCL_ERR_INVALID,
+                                   "bad value for attribute 'shape' of broadcast_to: dim %d is "
+                                   "%lld",
+                                   i, (long long)s[i]);
+    return BYOCL_OK;
+}
+
+static byocl_status broadcast_to_map(const byocl_attrs *attrs, const byocl_shape *in,
+                                     byocl_shape *out, ops_affine *map, byocl_error *err)
+{
+    const int64_t *s;
+    int n = byocl_attrs_get_ints(attrs, "shape", &s);
+    byocl_shape want = {.rank = n}, got;
+    for (int i = 0; i < n; i++)
+        want.dims[i] = s[i];
+    byocl_status st = ops_broadcast_shapes(in, &want, &got, err);
+    if (st == BYOCL_OK && !byocl_shape_equal(&got, &want)) {
+        char a[160], b[160];
+        st = byocl_error_set(err, BYOCL_ERR_TYPE, "broadcast_to: %s does not broadcast to %s",
+                             byocl_shape_str(in, a, sizeof a),
+                             byocl_shape_str(&want, b, sizeof b));
+    }
+    if (st != BYOCL_OK)
+        return st;
+    int64_t stride[BYOCL_MAX_RANK];
+    c_strides(in, stride);
+    *out = want;
+    map->base = 0;
+    for (int d = 0; d < n; d++) {
+        int di = d - (n - in->rank);
+        map->coef[d] = di < 0 || in->dims[di] == 1 ? 0 : stride[di];
+    }
+    return BYOCL_OK;
+}
+
+bool ops_is_affine(const char *op)
+{
+    return strcmp(op, "strided_slice") == 0 || strcmp(op, "broadcast_to") == 0;
+}
+
+byocl_status ops_affine_map(const char *op, const byocl_attrs *attrs, const byocl_shape *in,
+                            byocl_shape *out, ops_affine *map, byocl_error *err)
+{
+    if (strcmp(op, "strided_slice") == 0)
+        return strided_slice_map(attrs, in, out, map, err);
+    return broadcast_to_map(attrs, in, out, map, err);
+}
+
+#define AFFINE_OP(name)                                                                    \
+    static byocl_status infer_##name(const byocl_infer_ctx *ctx, byocl_type *out,          \
+                                     byocl_error *err)                                     \
+    {                                                                                      \
+        return infer_affine(#name, ctx, out, err);                                         \
+    }                                                                                      \
+    static byocl_status name##_ref(const byocl_attrs *attrs, const byocl_tensor *const *in, \
+                                   int n_in, byocl_tensor *const *out, int n_out,          \
+                                   byocl_error *err)                                       \
+    {                                                                                      \
+        return affine_ref(#name, attrs, in, n_in, out, n_out, err);                        \
+    }
+
+static byocl_status infer_affine(const char *op, const byocl_infer_ctx *ctx, byocl_type *out,
+                                 byocl_error *err)
+{
+    const byocl_type *in;
+    byocl_shape shape;
+    ops_affine map;
+    byocl_status st = elemwise_tensor_arg(ctx, 0, &in, err);
+    if (st == BYOCL_OK)
+        st = ops_affine_map(op, ctx->attrs, &in->shape, &shape, &map, err);
+    if (st == BYOCL_OK)
+        *out = byocl_type_tensor(in->dtype, shape.rank, shape.dims);
+    return st;
+}
+
+/* Checks a kernel's output against the type relation's dtype and shape. */
+static byocl_status check_out(const char *op, byocl_dtype dtype, const byocl_shape *want,
+                              const byocl_tensor *out, byocl_error *err)
+{
+    char a[160], b[160];
+    if (byocl_tensor_dtype(out) != dtype)
+        return byocl_error_set(err, BYOCL_ERR_INVALID, "%s kernel: output dtype %s, expected %s",
+                               op, byocl_dtype_name(byocl_tensor_dtype(out)),
+                               byocl_dtype_name(dtype));
+    if (!byocl_shape_equal(want, byocl_tensor_shape(out)))
+        return byocl_error_set(err, BYOCL_ERR_INVALID, "%s kernel: output shape %s, expected %s",
+                               op, byocl_shape_str(byocl_tensor_shape(out), a, sizeof a),
+                               byocl_shape_str(want, b, sizeof b));
+    return BYOCL_OK;
+}
+
+static byocl_status affine_ref(const char *op, const byocl_attrs *attrs,
+                               const byocl_tensor *const *in, int n_in,
+                               byocl_tensor *const *out, int n_out, byocl_error *err)
+{
+    byocl_status st = elemwise_check_arity(op, n_in, 1, n_out, 1, err);
+    byocl_shape shape;
+    ops_affine map;
+    if (st == BYOCL_OK)
+        st = ops_affine_map(op, attrs, byocl_tensor_shape(in[0]), &shape, &map, err);
+    if (st == BYOCL_OK)
+        st = check_out(op, byocl_tensor_dtype(in[0]), &shape, out[0], err);
+    if (st != BYOCL_OK)
+        return st;
+    size_t es = byocl_dtype_size(byocl_tensor_dtype(in[0]));
+    const unsigned char *src = byocl_tensor_cdata(in[0]);
+    unsigned char *dst = byocl_tensor_data(out[0]);
+    int64_t idx[BYOCL_MAX_RANK] = {0}, n = byocl_shape_numel(&shape);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t at = map.base;
+        for (int d = 0; d < shape.rank; d++)
+            at += idx[d] * map.coef[d];
+        memcpy(dst + (size_t)i * es, src + (size_t)at * es, es);
+        next_index(&shape, idx);
+    }
+    return BYOCL_OK;
+}
+
+AFFINE_OP(strided_slice)
+AFFINE_OP(broadcast_to)
+
+/* ------------------------------------------------------------- take and gather */
+
+ops_take_mode ops_take_mode_of(const byocl_attrs *attrs)
+{
+    const char *mode = byocl_attrs_get_str(attrs, "mode", "clip");
+    return strcmp(mode, "wrap") == 0 ? OPS_TAKE_WRAP
+           : strcmp(mode, "fast") == 0 ? OPS_TAKE_FAST
+                                       : OPS_TAKE_CLIP;
+}
+
+int ops_take_axis(const byocl_attrs *attrs, int rank)
+{
+    int64_t a = byocl_attrs_get_int(attrs, "axis", INT64_MIN);
+    return a == INT64_MIN ? -1 : (int)(a < 0 ? a + rank : a);
+}
+
+int ops_gather_axis(const byocl_attrs *attrs, int rank)
+{
+    int64_t a = byocl_attrs_get_int(attrs, "axis", 0);
+    return (int)(a < 0 ? a + rank : a);
+}
+
+static byocl_status check_take_attrs(byocl_module *m, byocl_attrs *attrs, byocl_error *err)
+{
+    (void)m;
+    const char *mode = byocl_attrs_get_str(attrs, "mode", "clip");
+    if (strcmp(mode, "clip") != 0 && strcmp(mode, "wrap") != 0 && strcmp(mode, "fast") != 0)
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "bad value for attribute 'mode' of take: '%s' (expected "
+                               "\"clip\", \"wrap\" or \"fast\")",
+                               mode);
+    return BYOCL_OK;
+}
+
+static byocl_status index_arg(const char *op, const byocl_infer_ctx *ctx, const byocl_type **data,
+                              const byocl_type **idx, byocl_error *err)
+{
+    byocl_status st = elemwise_tensor_arg(ctx, 0, data, err);
+    if (st == BYOCL_OK)
+        st = elemwise_tensor_arg(ctx, 1, idx, err);
+    if (st == BYOCL_OK && (byocl_dtype_is_float((*idx)->dtype) || (*idx)->dtype == BYOCL_BOOL))
+        st = byocl_error_set(err, BYOCL_ERR_TYPE, "%s: the indices are %s; expected an integer "
+                             "dtype", op, byocl_dtype_name((*idx)->dtype));
+    return st;
+}
+
+/* The axis of take or gather checked against the data's rank. */
+static byocl_status index_axis(const char *op, const byocl_attrs *attrs, int rank, byocl_error *err)
+{
+    int64_t a = byocl_attrs_get_int(attrs, "axis", INT64_MIN);
+    if (a == INT64_MIN)
+        return BYOCL_OK; /* take's None */
+    if (a < -rank || a >= rank)
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "%s: axis %lld is out of range for rank %d (expected %d..%d)", op,
+                               (long long)a, rank, -rank, rank - 1);
+    return BYOCL_OK;
+}
+
+/* take's result: data[:axis] + indices + data[axis+1:], or the indices' shape (None). */
+static byocl_status take_shape(const byocl_attrs *attrs, const byocl_shape *data,
+                               const byocl_shape *idx, byocl_shape *out, byocl_error *err)
+{
+    byocl_status st = index_axis("take", attrs, data->rank, err);
+    if (st != BYOCL_OK)
+        return st;
+    int axis = ops_take_axis(attrs, data->rank);
+    int64_t n = axis < 0 ? byocl_shape_numel(data) : data->dims[axis];
+    if (n == 0 && byocl_shape_numel(idx) > 0)
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "take: indices into an empty axis (nothing to take)");
+    if (axis < 0) {
+        *out = *idx;
+        return BYOCL_OK;
+    }
+    if (data->rank - 1 + idx->rank > BYOCL_MAX_RANK)
+        return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
+                               "take: the result would have rank %d; at most %d is supported",
+                               data->rank - 1 + idx->rank, BYOCL_MAX_RANK);
+    out->rank = 0;
+    for (int d = 0; d < axis; d++)
+        out->dims[out->rank++] = data->dims[d];
+    for (int d = 0; d < idx->rank; d++)
+        out->dims[out->rank++] = idx->dims[d];
+    for (int d = axis + 1; d < data->rank; d++)
+        out->dims[out->rank++] = data->dims[d];
+    return BYOCL_OK;
+}
+
+/* gather's result: the indices' shape, same rank as the data, no larger off the axis. */
+static byocl_status gather_shape(const byocl_attrs *attrs, const byocl_shape *data,
+                                 const byocl_shape *idx, byocl_shape *out, byocl_error *err)
+{
+    char a[160], b[160];
+    byocl_status st = index_axis("gather", attrs, data->rank, err);
+    if (st != BYOCL_OK)
+        return st;
+    int axis = ops_gather_axis(attrs, data->rank);
+    bool ok = idx->rank == data->rank;
+    for (int d = 0; ok && d < data->rank; d++)
+        ok = d == axis || idx->dims[d] <= data->dims[d];
+    if (!ok)
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "gather: indices %s do not fit data %s (same rank, no larger "
+                               "off axis %d)",
+                               byocl_shape_str(idx, a, sizeof a),
+                               byocl_shape_str(data, b, sizeof b), axis);
+    if (data->dims[axis] == 0 && byocl_shape_numel(idx) > 0)
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "gather: indices into an empty axis (nothing to gather)");
+    *out = *idx;
+    return BYOCL_OK;
+}
+
+typedef byocl_status (*index_shape_fn)(const byocl_attrs *attrs, const byocl_shape *data,
+                                       const byocl_shape *idx, byocl_shape *out,
+                                       byocl_error *err);
+
+static byocl_status infer_indexed(const char *op, index_shape_fn shape_fn,
+                                  const byocl_infer_ctx *ctx, byocl_type *out, byocl_error *err)
+{
+    const byocl_type *data, *idx;
+    byocl_shape shape;
+    byocl_status st = index_arg(op, ctx, &data, &idx, err);
+    if (st == BYOCL_OK)
+        st = shape_fn(ctx->attrs, &data->shape, &idx->shape, &shape, err);
+    if (st == BYOCL_OK)
+        *out = byocl_type_tensor(data->dtype, shape.rank, shape.dims);
+    return st;
+}
+
+/* An index into an axis of n elements as take's mode reads it; -1 when out of range
+ * where the mode has no answer (gather and "fast"). Negative indices count from the end
+ * in gather (as ONNX GatherElements). */
+static int64_t resolve_index(int64_t v, int64_t n, int mode)
+{
+    if (mode == OPS_TAKE_CLIP)
+        return clamp64(v, 0, n - 1);
+    if (mode == OPS_TAKE_WRAP)
+        return ((v % n) + n) % n;
+    if (mode < 0 && v < 0) /* gather */
+        v += n;
+    return v >= 0 && v < n ? v : -1;
+}
+
+static byocl_status bad_index(const char *op, int64_t v, int64_t n, byocl_error *err)
+{
+    return byocl_error_set(err, BYOCL_ERR_RUNTIME, "%s: index %lld is out of range for an axis "
+                           "of %lld", op, (long long)v, (long long)n);
+}
+
+static byocl_status take_ref(const byocl_attrs *attrs, const byocl_tensor *const *in, int n_in,
+                             byocl_tensor *const *out, int n_out, byocl_error *err)
+{
+    byocl_status st = elemwise_check_arity("take", n_in, 2, n_out, 1, err);
+    const byocl_shape *ds = n_in == 2 ? byocl_tensor_shape(in[0]) : NULL;
+    byocl_shape shape;
+    if (st == BYOCL_OK)
+        st = take_shape(attrs, ds, byocl_tensor_shape(in[1]), &shape, err);
+    if (st == BYOCL_OK)
+        st = check_out("take", byocl_tensor_dtype(in[0]), &shape, out[0], err);
+    if (st != BYOCL_OK)
+        return st;
+    int axis = ops_take_axis(attrs, ds->rank);
+    int64_t outer = 1, inner = 1, n = axis < 0 ? byocl_shape_numel(ds) : ds->dims[axis];
+    for (int d = 0; axis >= 0 && d < ds->rank; d++)
+        *(d < axis ? &outer : &inner) *= d == axis ? 1 : ds->dims[d];
+    int64_t m = byocl_tensor_numel(in[1]);
+    size_t es = byocl_dtype_size(byocl_tensor_dtype(in[0]));
+    const unsigned char *src = byocl_tensor_cdata(in[0]);
+    unsigned char *dst = byocl_tensor_data(out[0]);
+    int mode = (int)ops_take_mode_of(attrs);
+    for (int64_t j = 0; j < m; j++) {
+        int64_t v = elemwise_load_int(in[1], j), at = resolve_index(v, n, mode);
+        if (at < 0)
+            return bad_index("take", v, n, err);
+        for (int64_t o = 0; o < outer; o++)
+            memcpy(dst + (size_t)((o * m + j) * inner) * es,
+                   src + (size_t)((o * n + at) * inner) * es, (size_t)inner * es);
+    }
+    return BYOCL_OK;
+}
+
+static byocl_status gather_ref(const byocl_attrs *attrs, const byocl_tensor *const *in,
+                               int n_in, byocl_tensor *const *out, int n_out, byocl_error *err)
+{
+    byocl_status st = elemwise_check_arity("gather", n_in, 2, n_out, 1, err);
+    const byocl_shape *ds = n_in == 2 ? byocl_tensor_shape(in[0]) : NULL;
+    byocl_shape shape;
+    if (st == BYOCL_OK)
+        st = gather_shape(attrs, ds, byocl_tensor_shape(in[1]), &shape, err);
+    if (st == BYOCL_OK)
+        st = check_out("gather", byocl_tensor_dtype(in[0]), &shape, out[0], err);
+    if (st != BYOCL_OK)
+        return st;
+    int axis = ops_gather_axis(attrs, ds->rank);
+    int64_t stride[BYOCL_MAX_RANK], idx[BYOCL_MAX_RANK] = {0}, m = byocl_shape_numel(&shape);
+    c_strides(ds, stride);
+    size_t es = byocl_dtype_size(byocl_tensor_dtype(in[0]));
+    const unsigned char *src = byocl_tensor_cdata(in[0]);
+    unsigned char *dst = byocl_tensor_data(out[0]);
+    for (int64_t i = 0; i < m; i++) {
+        int64_t v = elemwise_load_int(in[1], i), n = ds->dims[axis];
+        int64_t at = resolve_index(v, n, -1);
+        if (at < 0)
+            return bad_index("gather", v, n, err);
+        int64_t off = 0;
+        for (int d = 0; d < ds->rank; d++)
+            off += (d == axis ? at : idx[d]) * stride[d];
+        memcpy(dst + (size_t)i * es, src + (size_t)off * es, es);
+        next_index(&shape, idx);
+    }
+    return BYOCL_OK;
+}
+
+static byocl_status infer_take(const byocl_infer_ctx *ctx, byocl_type *out, byocl_error *err)
+{
+    return infer_indexed("take", take_shape, ctx, out, err);
+}
+
+static byocl_status infer_gather(const byocl_infer_ctx *ctx, byocl_type *out, byocl_error *err)
+{
+    return infer_indexed("gather", gather_shape, ctx, out, err);
+}
+
+/* ------------------------------------------------------------- arange and shape_of */
+
+/* The dtype attribute (checked by check_dtype_attr). */
+static byocl_dtype dtype_attr(const byocl_attrs *attrs, const char *def)
+{
+    byocl_dtype d = BYOCL_FLOAT32;
+    byocl_dtype_from_name(byocl_attrs_get_str(attrs, "dtype", def), &d);
+    return d;
+}
+
+static byocl_status check_dtype_attr(const char *op, const byocl_attrs *attrs, const char *def,
+                                     byocl_error *err)
+{
+    byocl_dtype d;
+    const char *name = byocl_attrs_get_str(attrs, "dtype", def);
+    if (!byocl_dtype_from_name(name, &d))
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "bad value for attribute 'dtype' of %s: unknown dtype '%s'", op,
+                               name);
+    return BYOCL_OK;
+}
+
+int64_t ops_arange_count(const byocl_attrs *attrs)
+{
+    double start = byocl_attrs_get_float(attrs, "start", 0);
+    double stop = byocl_attrs_get_float(attrs, "stop", 0);
+    double step = byocl_attrs_get_float(attrs, "step", 1);
+    double n = ceil((stop - start) / step);
+    return n > 0 ? (int64_t)n : 0;
+}
+
+#define ARANGE_MAX_COUNT ((int64_t)1 << 40)
+
+static byocl_status check_arange_attrs(byocl_module *m, byocl_attrs *attrs, byocl_error *err)
+{
+    (void)m;
+    double start = byocl_attrs_get_float(attrs, "start", 0);
+    double stop = byocl_attrs_get_float(attrs, "stop", 0);
+    double step = byocl_attrs_get_float(attrs, "step", 1);
+    if (step == 0 || !isfinite(step) || !isfinite(start) || !isfinite(stop))
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "bad value for attribute '%s' of arange: %g", step == 0 ||
+                               !isfinite(step) ? "step" : !isfinite(start) ? "start" : "stop",
+                               step == 0 || !isfinite(step) ? step
+                               : !isfinite(start) ? start : stop);
+    if ((stop - start) / step > (double)ARANGE_MAX_COUNT)
+        return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
+                               "arange: %g values are too many (at most %lld)",
+                               ceil((stop - start) / step), (long long)ARANGE_MAX_COUNT);
+    return check_dtype_attr("arange", attrs, "float32", err);
+}
+
+static byocl_status infer_arange(const byocl_infer_ctx *ctx, byocl_type *out, byocl_error *err)
+{
+    (void)err;
+    int64_t n = ops_arange_count(ctx->attrs);
+    *out = byocl_type_tensor(dtype_attr(ctx->attrs, "float32"), 1, &n);
+    return BYOCL_OK;
+}
+
+/* start + i * step in double, stored as the dtype stores a double. */
+static byocl_status arange_ref(const byocl_attrs *attrs, const byocl_tensor *const *in,
+                               int n_in, byocl_tensor *const *out, int n_out, byocl_error *err)
+{
+    (void)in;
+    int64_t n = ops_arange_count(attrs);
+    byocl_shape shape = {.rank = 1, .dims = {n}};
+    byocl_status st = elemwise_check_arity("arange", n_in, 0, n_out, 1, err);
+    if (st == BYOCL_OK)
+        st = check_out("arange", dtype_attr(attrs, "float32"), &shape, out[0], err);
+    double start = byocl_attrs_get_float(attrs, "start", 0);
+    double step = byocl_attrs_get_float(attrs, "step", 1);
+    for (int64_t i = 0; st == BYOCL_OK && i < n; i++)
+        byocl_tensor_set(out[0], i, start + (double)i * step);
+    return st;
+}
+
+static byocl_status check_shape_of_attrs(byocl_module *m, byocl_attrs *attrs, byocl_error *err)
+{
+    (void)m;
+    byocl_status st = check_dtype_attr("shape_of", attrs, "int32", err);
+    byocl_dtype d = dtype_attr(attrs, "int32");
+    if (st == BYOCL_OK && d != BYOCL_INT32 && d != BYOCL_INT64)
+        st = byocl_error_set(err, BYOCL_ERR_INVALID,
+                             "bad value for attribute 'dtype' of shape_of: %s (expected int32 "
+                             "or int64)",
+                             byocl_dtype_name(d));
+    return st;
+}
+
+static byocl_status infer_shape_of(const byocl_infer_ctx *ctx, byocl_type *out,
+                                   byocl_error *err)
+{
+    const byocl_type *in;
+    byocl_status st = elemwise_tensor_arg(ctx, 0, &in, err);
+    int64_t rank = st == BYOCL_OK ? in->shape.rank : 0;
+    if (st == BYOCL_OK)
+        *out = byocl_type_tensor(dtype_attr(ctx->attrs, "int32"), 1, &rank);
+    return st;
+}
+
+static byocl_status shape_of_ref(const byocl_attrs *attrs, const byocl_tensor *const *in,
+                                 int n_in, byocl_tensor *const *out, int n_out,
+                                 byocl_error *err)
+{
+    byocl_status st = elemwise_check_arity("shape_of", n_in, 1, n_out, 1, err);
+    const byocl_shape *s = st == BYOCL_OK ? byocl_tensor_shape(in[0]) : NULL;
+    byocl_shape want = {.rank = 1, .dims = {s ? s->rank : 0}};
+    if (st == BYOCL_OK)
+        st = check_out("shape_of", dtype_attr(attrs, "int32"), &want, out[0], err);
+    for (int d = 0; st == BYOCL_OK && d < s->rank; d++)
+        elemwise_store_int(out[0], d, s->dims[d]);
+    return st;
+}
+
+/* ------------------------------------------------------------- the table */
+
+static const byocl_attr_schema strided_slice_attrs[] = {
+    {.name = "begin", .kind = BYOCL_ATTR_INTS, .required = true,
+     .doc = "first index on each sliced axis (negative counts from the end; clamped)"},
+    {.name = "end", .kind = BYOCL_ATTR_INTS, .required = true,
+     .doc = "index past the last on each sliced axis (negative counts from the end; clamped)"},
+    {.name = "strides", .kind = BYOCL_ATTR_INTS, .nullable = true, .def_null = true,
+     .doc = "step on each sliced axis (one value: all of them; negative walks backwards); "
+            "None: 1"},
+    {.name = "axes", .kind = BYOCL_ATTR_INTS, .nullable = true, .def_null = true,
+     .doc = "the axes begin/end/strides apply to; None: the first len(begin) axes"},
+    {.name = "slice_mode", .kind = BYOCL_ATTR_STR, .def_s = "end",
+     .doc = "\"end\" (end is an index; \"size\" is not supported)"},
+};
+
+static const byocl_attr_schema take_attrs[] = {
+    {.name = "axis", .kind = BYOCL_ATTR_INT, .nullable = true, .def_null = true,
+     .doc = "axis to index; None indexes the flattened data"},
+    {.name = "mode", .kind = BYOCL_ATTR_STR, .def_s = "clip",
+     .doc = "out-of-range indices: \"clip\" to the axis, \"wrap\" around it (so -1 is the "
+            "last), \"fast\": an error at run time"},
+};
+
+static const byocl_attr_schema gather_attrs[] = {
+    {.name = "axis", .kind = BYOCL_ATTR_INT, .required = true,
+     .doc = "axis the indices select along (negative counts from the end)"},
+};
+
+static const byocl_attr_schema broadcast_to_attrs[] = {
+    {.name = "shape", .kind = BYOCL_ATTR_INTS, .required = true,
+     .doc = "the result shape (numpy broadcasting from the input's)"},
+};
+
+static const byocl_attr_schema arange_attrs[] = {
+    {.name = "start", .kind = BYOCL_ATTR_FLOAT, .def_f = 0, .doc = "first value"},
+    {.name = "stop", .kind = BYOCL_ATTR_FLOAT, .required = true,
+     .doc = "the values stop before this one"},
+    {.name = "step", .kind = BYOCL_ATTR_FLOAT, .def_f = 1, .doc = "difference of neighbours (not 0)"},
+    {.name = "dtype", .kind = BYOCL_ATTR_STR, .def_s = "float32", .doc = "result dtype"},
+};
+
+static const byocl_attr_schema shape_of_attrs[] = {
+    {.name = "dtype", .kind = BYOCL_ATTR_STR, .def_s = "int32",
+     .doc = "result dtype: int32 or int64"},
+};
+
+const byocl_op ops_index[] = {
+    {.name = "strided_slice", .min_args = 1, .max_args = 1, .attrs = strided_slice_attrs,
+     .n_attrs = ARRAY_LEN(strided_slice_attrs),
+     .doc = "numpy slicing: data[begin:end:strides] on the given axes",
+     .check_attrs = check_strided_slice_attrs, .infer = infer_strided_slice,
+     .ref = strided_slice_ref},
+    {.name = "take", .min_args = 2, .max_args = 2, .attrs = take_attrs,
+     .n_attrs = ARRAY_LEN(take_attrs),
+     .doc = "take(data, indices): the slices of data at the indices along an axis",
+     .check_attrs = check_take_attrs, .infer = infer_take, .ref = take_ref},
+    {.name = "gather", .min_args = 2, .max_args = 2, .attrs = gather_attrs,
+     .n_attrs = ARRAY_LEN(gather_attrs),
+     .doc = "gather(data, indices): out[i] = data[i with indices[i] on axis] (negative "
+            "indices count from the end; out of range: an error at run time)",
+     .infer = infer_gather, .ref = gather_ref},
+    {.name = "broadcast_to", .min_args = 1, .max_args = 1, .attrs = broadcast_to_attrs,
+     .n_attrs = ARRAY_LEN(broadcast_to_attrs), .doc = "repeats the data to a broadcast shape",
+     .check_attrs = check_broadcast_to_attrs, .infer = infer_broadcast_to,
+     .ref = broadcast_to_ref},
+    {.name = "arange", .min_args = 0, .max_args = 0, .attrs = arange_attrs,
+     .n_attrs = ARRAY_LEN(arange_attrs),
+     .doc = "start, start + step, ... before stop, as a 1-d tensor (fold_constants makes it "
+            "a constant)",
+     .check_attrs = check_arange_attrs, .infer = infer_arange, .ref = arange_ref},
+    {.name = "shape_of", .min_args = 1, .max_args = 1, .attrs = shape_of_attrs,
+     .n_attrs = ARRAY_LEN(shape_of_attrs),
+     .doc = "the input's shape as a 1-d integer tensor (fold_constants makes it a constant)",
+     .check_attrs = check_shape_of_attrs, .infer = infer_shape_of, .ref = shape_of_ref},
+};
+const int ops_index_count = ARRAY_LEN(ops_index);

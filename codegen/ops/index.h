@@ -1,0 +1,30 @@
+/* Shared by the op group "index" (index.c) and its LLVM lowering (llvm/lower_index.c):
+ * the shape rules, so that kernel, type relation and generated code agree. */
+#ifndef BYOCL_OPS_INDEX_H
+#define BYOCL_OPS_INDEX_H
+
+#include "op_impl.h"
+
+/* strided_slice and broadcast_to read input element base + sum_d i_d * coef[d] for the
+ * output element at multi-index i (coef 0 on broadcast axes, negative for a negative
+ * stride). Fills the output shape too. `op` is the op's name. */
+typedef struct ops_affine {
+    int64_t base;
+    int64_t coef[BYOCL_MAX_RANK];
+} ops_affine;
+byocl_status ops_affine_map(const char *op, const byocl_attrs *attrs, const byocl_shape *in,
+                            byocl_shape *out, ops_affine *map, byocl_error *err);
+/* Whether `op` is one of the ops ops_affine_map knows. */
+bool ops_is_affine(const char *op);
+
+/* take's modes: what an index outside [0, n) becomes. */
+typedef enum ops_take_mode { OPS_TAKE_CLIP, OPS_TAKE_WRAP, OPS_TAKE_FAST } ops_take_mode;
+ops_take_mode ops_take_mode_of(const byocl_attrs *attrs);
+/* take's axis in [0, rank), or -1 for None (the data flattened). */
+int ops_take_axis(const byocl_attrs *attrs, int rank);
+/* gather's axis in [0, rank). */
+int ops_gather_axis(const byocl_attrs *attrs, int rank);
+/* arange's element count (start, stop, step from the attributes). */
+int64_t ops_arange_count(const byocl_attrs *attrs);
+
+#endif

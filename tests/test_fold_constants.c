@@ -1,0 +1,108 @@
+/* byocl_fold_constants alone: calls of constants become constants, shape_of becomes the
+ * static shape, chains collapse, unused nodes go, large results and run-time values stay;
+ * a kernel error names the node. The printed IR is compared exactly. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_support.h"
+
+/* Folds `text` and compares the printed result (without ty= comments; bindings keep the
+ * file's names) with `want`. */
+static void expect_folded(const char *text, const char *want)
+{
+    byocl_module *m = ts_parse_typed(text);
+    byocl_error err = {0};
+    if (byocl_fold_constants(m, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    byocl_print_options opt = {.show_types = false};
+    char *got = byocl_text_print(m, &opt, NULL, &err);
+    assert_non_null(got);
+    if (strcmp(got, want) != 0)
+        fail_msg("got:\n%s\nwant:\n%s", got, want);
+    free(got);
+    byocl_module_free(m);
+}
+
+/* The channel shuffle's shape arithmetic: the dims of %x picked, multiplied and joined
+ * into the new shape, all one constant; the data path keeps its ops. */
+static void test_shape_chain(void **state)
+{
+    (void)state;
+    expect_folded("#[version = \"0.0.5\"]\n"
+                  "def @main(%x: Tensor[(1, 4, 2, 2), float32]) {\n"
+                  "  %0 = shape_of(%x, dtype=\"int64\");\n"
+                  "  %1 = take(%0, 1i64);\n"
+                  "  %2 = divide(%1, 2i64);\n"
+                  "  %3 = expand_dims(%2, axis=0);\n"
+                  "  %4 = strided_slice(%0, begin=[2], end=[4]);\n"
+                  "  %5 = concatenate((%3, %4));\n"
+                  "  %6 = nn.relu(%x);\n"
+                  "  (%6, %5)\n"
+                  "}\n",
+                  "#[version = \"0.0.5\"]\n"
+                  "def @main(%x: Tensor[(1, 4, 2, 2), float32]) -> (Tensor[(1, 4, 2, 2), "
+                  "float32], Tensor[(3), int64]) {\n"
+                  "  %6 = nn.relu(%x);\n"
+                  "  (%6, meta[relay.Constant][0])\n"
+                  "}\n");
+}
+
+/* Constants folded where a run-time value meets them; arange too. */
+static void test_partial(void **state)
+{
+    (void)state;
+    expect_folded("#[version = \"0.0.5\"]\n"
+                  "def @main(%x: Tensor[(3), float32]) {\n"
+                  "  %0 = arange(stop=3f);\n"
+                  "  %1 = multiply(%0, 2f);\n"
+                  "  %2 = add(%x, %1);\n"
+                  "  %3 = add(%2, add(1f, 2f));\n"
+                  "  %3\n"
+                  "}\n",
+                  "#[version = \"0.0.5\"]\n"
+                  "def @main(%x: Tensor[(3), float32]) -> Tensor[(3), float32] {\n"
+                  "  %2 = add(%x, meta[relay.Constant][0]);\n"
+                  "  add(%2, 3f)\n"
+                  "}\n");
+}
+
+/* Results over 1 MiB stay calls; a module with nothing to fold is left as it is. */
+static void test_limits(void **state)
+{
+    (void)state;
+    const char *big = "#[version = \"0.0.5\"]\n"
+                      "def @main(%x: Tensor[(1), float32]) -> (Tensor[(1), float32], "
+                      "Tensor[(262145), float32]) {\n"
+                      "  %0 = arange(stop=262145f);\n"
+                      "  (%x, %0)\n"
+                      "}\n";
+    expect_folded(big, big);
+}
+
+/* An index out of range in constant data: the error names the node. */
+static void test_error_names_node(void **state)
+{
+    (void)state;
+    byocl_module *m = ts_parse_typed("#[version = \"0.0.5\"]\n"
+                                     "def @main(%x: Tensor[(2), float32]) {\n"
+                                     "  %0 = shape_of(%x);\n"
+                                     "  %1 = take(%0, 5, mode=\"fast\");\n"
+                                     "  (%x, %1)\n"
+                                     "}\n");
+    byocl_error err = {0};
+    assert_int_equal(byocl_fold_constants(m, &err), BYOCL_ERR_RUNTIME);
+    ts_assert_contains(err.msg, "%1 (take)");
+    ts_assert_contains(err.msg, "cannot fold: take: index 5 is out of range for an axis of 1");
+    byocl_module_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shape_chain),
+        cmocka_unit_test(test_partial),
+        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_error_names_node),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

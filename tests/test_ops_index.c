@@ -1,0 +1,104 @@
+/* Op group "index": strided_slice, take, gather, broadcast_to, arange and shape_of,
+ * checked against numpy (tests/gen/gen_ops_index.py), and their error messages. */
+#include "ops_case.h"
+
+#include "fixtures/ops/index_cases.h"
+
+static const int64_t d23[] = {2, 3}, d2[] = {2};
+
+static void test_type_errors(void **state)
+{
+    (void)state;
+    byocl_type x = byocl_type_tensor(BYOCL_FLOAT32, 2, d23);
+    byocl_type xi[] = {x, byocl_type_tensor(BYOCL_INT64, 1, d2)};
+    byocl_type xf[] = {x, byocl_type_tensor(BYOCL_FLOAT32, 1, d2)};
+    op_expect_type_error("strided_slice", &x, 1, "begin=[0, 0, 0], end=[1, 1, 1]", BYOCL_ERR_TYPE,
+                         "strided_slice: begin has 3 values but the input has rank 2");
+    op_expect_type_error("strided_slice", &x, 1, "begin=[0, 0], end=[1, 1], axes=[1, -1]",
+                         BYOCL_ERR_TYPE, "strided_slice: axis 1 is sliced twice");
+    op_expect_type_error("broadcast_to", &x, 1, "shape=[4, 3]", BYOCL_ERR_TYPE,
+                         "cannot broadcast shapes (2, 3) and (4, 3): dimension 0 is 2 vs 4");
+    op_expect_type_error("take", xi, 2, "axis=2", BYOCL_ERR_TYPE,
+                         "take: axis 2 is out of range for rank 2 (expected -2..1)");
+    op_expect_type_error("take", xf, 2, "", BYOCL_ERR_TYPE,
+                         "take: the indices are float32; expected an integer dtype");
+    op_expect_type_error("gather", xi, 2, "axis=0", BYOCL_ERR_TYPE,
+                         "gather: indices (2) do not fit data (2, 3) (same rank, no larger off "
+                         "axis 0)");
+}
+
+static void test_attr_errors(void **state)
+{
+    (void)state;
+    byocl_type x = byocl_type_tensor(BYOCL_FLOAT32, 2, d23);
+    byocl_type xi[] = {x, byocl_type_tensor(BYOCL_INT64, 1, d2)};
+    op_expect_build_error("strided_slice", &x, 1, "begin=[0], end=[1, 2]", BYOCL_ERR_INVALID,
+                          "attributes 'begin' (1 values) and 'end' (2 values) of strided_slice "
+                          "differ in length");
+    op_expect_build_error("strided_slice", &x, 1, "begin=[0], end=[1], slice_mode=\"size\"",
+                          BYOCL_ERR_UNSUPPORTED,
+                          "bad value for attribute 'slice_mode' of strided_slice: 'size' (byocl "
+                          "supports \"end\" only)");
+    op_expect_type_error("strided_slice", &x, 1, "begin=[0], end=[1], strides=[0]",
+                         BYOCL_ERR_INVALID,
+                         "bad value for attribute 'strides' of strided_slice: a stride is 0");
+    op_expect_build_error("take", xi, 2, "mode=\"raise\"", BYOCL_ERR_INVALID,
+                          "bad value for attribute 'mode' of take: 'raise' (expected \"clip\", "
+                          "\"wrap\" or \"fast\")");
+    op_expect_build_error("broadcast_to", &x, 1, "shape=[2, -3]", BYOCL_ERR_INVALID,
+                          "bad value for attribute 'shape' of broadcast_to: dim 1 is -3");
+    op_expect_build_error("arange", NULL, 0, "stop=3f, step=0f", BYOCL_ERR_INVALID,
+                          "bad value for attribute 'step' of arange: 0");
+    op_expect_build_error("arange", NULL, 0, "stop=3f, dtype=\"int3\"", BYOCL_ERR_INVALID,
+                          "bad value for attribute 'dtype' of arange: unknown dtype 'int3'");
+    op_expect_build_error("shape_of", &x, 1, "dtype=\"float32\"", BYOCL_ERR_INVALID,
+                          "bad value for attribute 'dtype' of shape_of: float32 (expected int32 "
+                          "or int64)");
+}
+
+/* The reference kernels refuse indices their mode has no answer for. */
+static void test_index_out_of_range(void **state)
+{
+    (void)state;
+    const char *text = "#[version = \"0.0.5\"]\n"
+                       "def @main(%x: Tensor[(2, 3), float32], %i: Tensor[(1), int64]) {\n"
+                       "  (take(%x, %i, axis=1, mode=\"fast\"), gather(%x, reshape(%i, "
+                       "newshape=[1, 1]), axis=0))\n"
+                       "}\n";
+    byocl_module *m = op_parse_typed(text, "index.relay");
+    const float xv[6] = {0};
+    byocl_tensor *in[2] = {ts_tensor_f32(2, d23, xv), NULL};
+    byocl_shape s1 = {.rank = 1, .dims = {1}};
+    in[1] = byocl_tensor_new(BYOCL_INT64, &s1, NULL);
+    ((int64_t *)byocl_tensor_data(in[1]))[0] = 3;
+    byocl_error err = {0};
+    byocl_tensor **out = NULL;
+    int n_out = 0;
+    assert_int_equal(byocl_reference_run(m, "main", in, 2, &out, &n_out, &err),
+                     BYOCL_ERR_RUNTIME);
+    ts_assert_contains(err.msg, "take: index 3 is out of range for an axis of 3");
+    byocl_tensor_unref(in[0]);
+    byocl_tensor_unref(in[1]);
+    byocl_module_free(m);
+}
+
+static void test_ops_documented(void **state)
+{
+    (void)state;
+    const char *names[] = {"strided_slice", "take", "gather", "broadcast_to", "arange",
+                           "shape_of"};
+    assert_ops_documented(names, N_ITEMS(names));
+    static const op_attr_spec take[] = {{"axis", "None"}, {"mode", "\"clip\""}};
+    op_assert_schema("take", take, N_ITEMS(take));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_type_errors),
+        cmocka_unit_test(test_attr_errors),
+        cmocka_unit_test(test_index_out_of_range),
+        cmocka_unit_test(test_ops_documented),
+    };
+    return op_run_suite("ops_index", index_cases, N_ITEMS(index_cases), tests, N_ITEMS(tests));
+}
