@@ -39,3 +39,10 @@ inline float byocl_sigmoid(float x)
 {
     return 1.0f / (1.0f + exp(-x));
 }
+
+/* floor_mod: the remainder of a / b with the sign of b (numpy's mod). */
+inline float byocl_floor_mod(float a, float b)
+{
+    float r = fmod(a, b);
+    return r != 0.0f && (r < 0.0f) != (b < 0.0f) ? r + b : r;
+}

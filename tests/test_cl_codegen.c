@@ -506,6 +506,24 @@ static void test_float_functions(void **state)
     check_region_opts(hard_swish, &o);
 }
 
+/* The trigonometric and hyperbolic functions (inverse sine, cosine and tanh of tanh(x),
+ * inside [-1, 1]; acosh of cosh(x), at least 1), round (half to even), sign, mod and
+ * floor_mod with a broadcast divisor: one kernel. */
+static void test_math_functions(void **state)
+{
+    (void)state;
+    static const char text[] = MAIN("%x: Tensor[(3, 7, 5), float32], %y: Tensor[(7, 1), float32]")
+        "  %0 = sin(%x);\n  %1 = cos(%0);\n  %2 = tan(%1);\n  %3 = atan(%2);\n"
+        "  %4 = tanh(%x);\n  %5 = asin(%4);\n  %6 = acos(%4);\n  %7 = atanh(%4);\n"
+        "  %8 = sinh(%x);\n  %9 = cosh(%x);\n  %10 = asinh(%8);\n"
+        "  %11 = acosh(%9);\n"
+        "  %12 = add(%x, %x);\n  %13 = round(%12);\n  %14 = sign(%13);\n"
+        "  %15 = mod(%12, %y);\n  %16 = floor_mod(%12, %y);\n"
+        "  (%3, %5, %6, %7, %10, %11, %14, %15, %16)\n}\n";
+    check_region(text);
+    check_region_f16(text);
+}
+
 /* Every binary op with a channel vector, with both sides broadcast, and with a scalar. */
 static void test_binary_broadcast(void **state)
 {
@@ -842,6 +860,8 @@ static void test_supports(void **state)
                    "op less is not supported by the opencl target");
     assert_refused(MAIN("%x: Tensor[(4, 6), float32], %c: Tensor[(6), bool]")
                    "  where(%c, %x, %x)\n}\n", -1, "op where is not supported by the opencl target");
+    assert_refused(MAIN("%x: Tensor[(4, 6), float32]") "  isnan(%x)\n}\n", -1,
+                   "op isnan is not supported by the opencl target");
     assert_refused(MAIN("%x: Tensor[(0, 6), float32]") "  nn.relu(%x)\n}\n", -1,
                    "empty tensors are not supported");
     assert_refused(MAIN("%x: Tensor[(1, 1, 20, 20), float32], %w: Tensor[(1, 1, 17, 17), float32]")
@@ -978,6 +998,7 @@ int main(void)
         cmocka_unit_test(test_binary_broadcast),
         cmocka_unit_test(test_bias_add_batch_norm),
         cmocka_unit_test(test_float_functions),
+        cmocka_unit_test(test_math_functions),
         cmocka_unit_test(test_elemwise_chain),
         cmocka_unit_test(test_softmax),
         cmocka_unit_test(test_transpose_concat),

@@ -26,6 +26,10 @@ static const char *const elemwise_ops[] = {
     "sigmoid",     "tanh",          "clip",          "copy",        "cast",
     "nn.relu",     "nn.leaky_relu", "nn.bias_add",   "nn.batch_norm",
     "annotation.compiler_begin",    "annotation.compiler_end",
+    "mod",         "floor_mod",     "sign",          "round",       "sin",
+    "cos",         "tan",           "asin",          "acos",        "atan",
+    "sinh",        "cosh",          "asinh",         "acosh",       "atanh",
+    "isinf",       "isnan",
 };
 
 lop_class lop_classify(const char *op)

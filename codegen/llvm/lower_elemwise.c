@@ -6,8 +6,9 @@
  * Each op computes in its dtype's compute type and rounds as the reference does, so that
  * a fused chain gives the reference's result: +, -, *, / in float are exact for float32
  * and float16 (float carries more than twice half's precision); exp, log, erf, power,
- * sigmoid and tanh call the same double libm functions as the reference, sqrt and rsqrt
- * the correctly rounded double sqrt; comparisons compare the compute-type values (exact)
+ * sigmoid, tanh and sin ... atanh call the same double libm functions as the reference,
+ * sqrt and rsqrt the correctly rounded double sqrt, round rint (half to even), mod and
+ * floor_mod fmod (frem) in double, exact; sign selects; isinf and isnan compare; comparisons compare the compute-type values (exact)
  * and give bool (0 or 1), as do the logical ops; where selects; clip and leaky_relu compare and
  * multiply in double when their attributes are not exact in the compute type;
  * batch_norm computes (x - mean) * (gamma / sqrt(var + eps)) + beta in double (exactly
@@ -209,15 +210,18 @@ static LLVMValueRef op_abs(lw *w, byocl_dtype d, LLVMValueRef x)
 
 static bool is_transcendental(const char *op)
 {
-    static const char *const names[] = {"exp", "log", "erf", "tanh", "sqrt", "rsqrt", "sigmoid"};
+    static const char *const names[] = {
+        "exp",  "log",  "erf",  "tanh", "sqrt", "rsqrt", "sigmoid", "round", "sin",   "cos",
+        "tan",  "asin", "acos", "atan", "sinh", "cosh",  "asinh",   "acosh", "atanh"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(op, names[i]) == 0)
             return true;
     return false;
 }
 
-/* exp, log, erf, tanh, sqrt, rsqrt, sigmoid: in double (libm, or the correctly rounded
- * sqrt instruction), rounded once, as the reference does. */
+/* exp, log, erf, tanh, sqrt, rsqrt, sigmoid, round, sin ... atanh: in double (libm, or the
+ * correctly rounded sqrt instruction, or rint: half to even), rounded once, as the
+ * reference does. */
 static LLVMValueRef op_transcendental(lw *w, const char *op, byocl_dtype d, LLVMValueRef x)
 {
     LLVMValueRef xd = lw_to_double(w, x, d), r;
@@ -229,7 +233,9 @@ static LLVMValueRef op_transcendental(lw *w, const char *op, byocl_dtype d, LLVM
     } else if (strcmp(op, "sigmoid") == 0) { /* 1 / (1 + exp(-x)) */
         LLVMValueRef ex = call_libm(w, "exp", LLVMBuildFNeg(w->B, xd, ""));
         r = LLVMBuildFDiv(w->B, dconst(w, 1.0), LLVMBuildFAdd(w->B, dconst(w, 1.0), ex, ""), "");
-    } else { /* exp, log, erf, tanh: the libm function of that name */
+    } else if (strcmp(op, "round") == 0) {
+        r = lw_intrinsic(w, "llvm.rint", &f64, 1, &xd, 1);
+    } else { /* exp, log, erf, tanh, sin ... atanh: the libm function of that name */
         r = call_libm(w, op, xd);
     }
     return lw_from_double(w, r, d);
@@ -257,6 +263,75 @@ static LLVMValueRef op_negative(lw *w, byocl_dtype d, LLVMValueRef x)
 static LLVMValueRef to_bool(lw *w, LLVMValueRef c)
 {
     return LLVMBuildZExt(w->B, c, w->t_i8, "");
+}
+
+/* sign: 1, -1, or x itself (0, -0, NaN) in the compute type; unsigned: 0 or 1. */
+static LLVMValueRef op_sign(lw *w, byocl_dtype d, LLVMValueRef x)
+{
+    LLVMTypeRef t = LLVMTypeOf(x);
+    LLVMValueRef pos, neg, one, minus_one;
+    if (lw_is_float(d)) {
+        pos = LLVMBuildFCmp(w->B, LLVMRealOGT, x, LLVMConstNull(t), "");
+        neg = LLVMBuildFCmp(w->B, LLVMRealOLT, x, LLVMConstNull(t), "");
+        one = LLVMConstReal(t, 1.0);
+        minus_one = LLVMConstReal(t, -1.0);
+    } else {
+        bool u = lw_is_unsigned(d);
+        pos = LLVMBuildICmp(w->B, u ? LLVMIntUGT : LLVMIntSGT, x, LLVMConstNull(t), "");
+        neg = u ? LLVMConstInt(w->t_i1, 0, 0)
+                : LLVMBuildICmp(w->B, LLVMIntSLT, x, LLVMConstNull(t), "");
+        one = LLVMConstInt(t, 1, 0);
+        minus_one = LLVMConstAllOnes(t);
+    }
+    return LLVMBuildSelect(w->B, pos, one, LLVMBuildSelect(w->B, neg, minus_one, x, ""), "");
+}
+
+/* isinf, isnan of a float x (compute type), as bool. */
+static LLVMValueRef op_float_test(lw *w, const char *op, LLVMValueRef x)
+{
+    if (strcmp(op, "isnan") == 0)
+        return to_bool(w, LLVMBuildFCmp(w->B, LLVMRealUNO, x, x, ""));
+    LLVMTypeRef t = LLVMTypeOf(x);
+    LLVMValueRef ax = lw_intrinsic(w, "llvm.fabs", &t, 1, &x, 1);
+    return to_bool(w, LLVMBuildFCmp(w->B, LLVMRealOEQ, ax, LLVMConstReal(t, INFINITY), ""));
+}
+
+/* mod (the sign of a) and floor_mod (the sign of b): floats as fmod in double, rounded once
+ * (the remainder is exact); integers as srem/urem, b == 0 fails as divide does, b == -1
+ * gives 0 (srem leaves INT_MIN % -1 undefined). */
+static LLVMValueRef op_mod(lw *w, bool floor, byocl_dtype d, LLVMValueRef a, LLVMValueRef b)
+{
+    LLVMBuilderRef B = w->B;
+    LLVMValueRef r, neg_r, neg_b, zero;
+    if (lw_is_float(d)) {
+        LLVMValueRef bd = lw_to_double(w, b, d);
+        r = LLVMBuildFRem(B, lw_to_double(w, a, d), bd, "");
+        zero = dconst(w, 0.0);
+        neg_r = LLVMBuildFCmp(B, LLVMRealOLT, r, zero, "");
+        neg_b = LLVMBuildFCmp(B, LLVMRealOLT, bd, zero, "");
+        if (floor) {
+            LLVMValueRef fix = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealONE, r, zero, ""),
+                                            LLVMBuildXor(B, neg_r, neg_b, ""), "");
+            r = LLVMBuildSelect(B, fix, LLVMBuildFAdd(B, r, bd, ""), r, "");
+        }
+        return lw_from_double(w, r, d);
+    }
+    LLVMTypeRef t = LLVMTypeOf(a);
+    zero = LLVMConstNull(t);
+    lw_fail_if(w, LLVMBuildICmp(B, LLVMIntEQ, b, zero, ""), KERR_DIV_ZERO);
+    if (lw_is_unsigned(d))
+        return LLVMBuildURem(B, a, b, "");
+    LLVMValueRef is_m1 = LLVMBuildICmp(B, LLVMIntEQ, b, LLVMConstAllOnes(t), "");
+    LLVMValueRef safe_b = LLVMBuildSelect(B, is_m1, LLVMConstInt(t, 1, 0), b, "");
+    r = LLVMBuildSRem(B, a, safe_b, "");
+    if (floor) {
+        neg_r = LLVMBuildICmp(B, LLVMIntSLT, r, zero, "");
+        neg_b = LLVMBuildICmp(B, LLVMIntSLT, b, zero, "");
+        LLVMValueRef fix = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntNE, r, zero, ""),
+                                        LLVMBuildXor(B, neg_r, neg_b, ""), "");
+        r = LLVMBuildSelect(B, fix, LLVMBuildAdd(B, r, b, ""), r, "");
+    }
+    return r;
 }
 
 /* Comparisons of two values of dtype d (their compute type holds them exactly): ordered
@@ -509,13 +584,17 @@ byocl_status ew_eval(ew_env *e, byocl_value_ref v, LLVMValueRef *out)
         return w->status;
     }
     bool logical_binary = strncmp(op, "logical_", 8) == 0 && strcmp(op, "logical_not") != 0;
-    if (strcmp(op, "power") == 0 || is_compare(op) || logical_binary || strcmp(op, "where") == 0) {
+    bool is_mod = strcmp(op, "mod") == 0 || strcmp(op, "floor_mod") == 0;
+    if (strcmp(op, "power") == 0 || is_mod || is_compare(op) || logical_binary ||
+        strcmp(op, "where") == 0) {
         LLVMValueRef c = NULL;
         if ((st = eval_arg(e, n, 1, &b)) != BYOCL_OK ||
             (strcmp(op, "where") == 0 && (st = eval_arg(e, n, 2, &c)) != BYOCL_OK))
             return st;
         if (strcmp(op, "power") == 0)
             *out = op_power(w, d, a, b);
+        else if (is_mod)
+            *out = op_mod(w, op[0] == 'f', d, a, b);
         else if (is_compare(op))
             *out = op_compare(w, op, lw_value_type(w, lv_resolve(w->fn, n->args[0], -1))->dtype,
                               a, b);
@@ -529,6 +608,10 @@ byocl_status ew_eval(ew_env *e, byocl_value_ref v, LLVMValueRef *out)
         *out = op_abs(w, d, a);
     else if (strcmp(op, "negative") == 0)
         *out = op_negative(w, d, a);
+    else if (strcmp(op, "sign") == 0)
+        *out = op_sign(w, d, a);
+    else if (strcmp(op, "isinf") == 0 || strcmp(op, "isnan") == 0)
+        *out = op_float_test(w, op, a);
     else if (strcmp(op, "logical_not") == 0) /* a bool: 0 or 1 */
         *out = LLVMBuildXor(w->B, a, LLVMConstInt(w->t_i8, 1, 0), "");
     else if (is_transcendental(op))

@@ -2,8 +2,8 @@
  * ops to the value v of the element at flat index fi, in float, with the semantics of
  * the reference kernels (codegen/ops/elemwise.c, nn.c): NaN stays NaN through relu and
  * clip and wins in maximum/minimum; the float functions (exp, log, sqrt, rsqrt, erf, pow,
- * tanh) are OpenCL's, in float; a step whose op yields float16 rounds there, as the
- * unfused op would store it. Operands (a residual, a bias, batch_norm's statistics) are
+ * tanh, fmod, rint for round, sin ... atanh) are OpenCL's, in float; a step whose op
+ * yields float16 rounds there, as the unfused op would store it. Operands (a residual, a bias, batch_norm's statistics) are
  * kernel parameters read at their broadcast offset. */
 #include <math.h>
 #include <stdio.h>
@@ -220,6 +220,8 @@ static const struct {
     {"maximum", NULL, "byocl_max", NULL},
     {"minimum", NULL, "byocl_min", NULL},
     {"power", NULL, "pow", NULL},
+    {"mod", NULL, "fmod", NULL},
+    {"floor_mod", NULL, "byocl_floor_mod", NULL},
     {"nn.relu", NULL, NULL, "v < 0.0f ? 0.0f : v"},
     {"sigmoid", NULL, NULL, "byocl_sigmoid(v)"},
     {"tanh", NULL, NULL, "tanh(v)"},
@@ -230,6 +232,19 @@ static const struct {
     {"sqrt", NULL, NULL, "sqrt(v)"},
     {"rsqrt", NULL, NULL, "rsqrt(v)"},
     {"erf", NULL, NULL, "erf(v)"},
+    {"sign", NULL, NULL, "v > 0.0f ? 1.0f : v < 0.0f ? -1.0f : v"},
+    {"round", NULL, NULL, "rint(v)"},
+    {"sin", NULL, NULL, "sin(v)"},
+    {"cos", NULL, NULL, "cos(v)"},
+    {"tan", NULL, NULL, "tan(v)"},
+    {"asin", NULL, NULL, "asin(v)"},
+    {"acos", NULL, NULL, "acos(v)"},
+    {"atan", NULL, NULL, "atan(v)"},
+    {"sinh", NULL, NULL, "sinh(v)"},
+    {"cosh", NULL, NULL, "cosh(v)"},
+    {"asinh", NULL, NULL, "asinh(v)"},
+    {"acosh", NULL, NULL, "acosh(v)"},
+    {"atanh", NULL, NULL, "atanh(v)"},
     {"cast", NULL, NULL, "v"},
     {"nn.leaky_relu", NULL, NULL, NULL},
     {"clip", NULL, NULL, NULL},

@@ -1,11 +1,14 @@
-/* Op group "elemwise": binary arithmetic, power, comparisons and logical ops with numpy
- * broadcasting, where (three-way broadcasting), and elementwise unary ops (abs, negative,
- * exp, log, sqrt, rsqrt, erf, sigmoid, tanh, clip, logical_not, copy, cast).
+/* Op group "elemwise": binary arithmetic, power, mod, floor_mod, comparisons and logical
+ * ops with numpy broadcasting, where (three-way broadcasting), and elementwise unary ops
+ * (abs, negative, sign, exp, log, sqrt, rsqrt, erf, sigmoid, tanh, round, the trigonometric
+ * and hyperbolic functions and their inverses, isinf, isnan, clip, logical_not, copy,
+ * cast).
  *
  * Floating-point kernels compute in double and round once to the output dtype (float16
  * to nearest even), which for +, -, *, / gives exactly numpy's float32/float16 results.
  * The other float functions (exp, log, sqrt, rsqrt as 1 / sqrt, erf, power as pow,
- * sigmoid, tanh) call double libm and round once. Comparisons compare in double (floats)
+ * sigmoid, tanh, round as rint, sin ... atanh, mod as fmod) call double libm and round
+ * once. Comparisons compare in double (floats)
  * or 64 bits (integers) and give bool; logical ops take and give bool.
  * Integer kernels compute in 64 bits and wrap to the dtype's width, as TVM's do; integer
  * division truncates toward zero. */
@@ -58,6 +61,16 @@ static byocl_status infer_float_unary(const byocl_infer_ctx *ctx, byocl_type *ou
 {
     byocl_status st = elemwise_infer_identity(ctx, out, err);
     return st == BYOCL_OK ? require_float(out->dtype, err) : st;
+}
+
+/* isinf, isnan: a float argument, a bool result. */
+static byocl_status infer_float_test(const byocl_infer_ctx *ctx, byocl_type *out,
+                                     byocl_error *err)
+{
+    byocl_status st = infer_float_unary(ctx, out, err);
+    if (st == BYOCL_OK)
+        out->dtype = BYOCL_BOOL;
+    return st;
 }
 
 /* power: float dtypes only (TVM's ONNX frontend casts integer bases to float32). */
@@ -240,14 +253,14 @@ static byocl_status check_broadcast_tensors(const char *name, const byocl_tensor
 /* ------------------------------------------------------------- binary kernels */
 
 typedef enum binary_op {
-    BIN_ADD, BIN_SUB, BIN_MUL, BIN_DIV, BIN_MAX, BIN_MIN, BIN_POW,
+    BIN_ADD, BIN_SUB, BIN_MUL, BIN_DIV, BIN_MAX, BIN_MIN, BIN_POW, BIN_MOD, BIN_FLOOR_MOD,
     BIN_EQ, BIN_NE, BIN_LT, BIN_GT, BIN_LE, BIN_GE, /* comparisons: bool results */
     BIN_AND, BIN_OR, BIN_XOR                        /* bool arguments and results */
 } binary_op;
 
 static const char *const binary_names[] = {
     "add",       "subtract", "multiply", "divide",     "maximum",       "minimum",
-    "power",     "equal",    "not_equal", "less",      "greater",       "less_equal",
+    "power",     "mod",      "floor_mod", "equal",    "not_equal", "less",      "greater",       "less_equal",
     "greater_equal", "logical_and", "logical_or", "logical_xor"};
 
 static bool binary_compares(binary_op op) { return op >= BIN_EQ && op <= BIN_GE; }
@@ -261,7 +274,11 @@ static bool binary_compares(binary_op op) { return op >= BIN_EQ && op <= BIN_GE;
      : (op) == BIN_LE ? (a) <= (b)                                                         \
                       : (a) >= (b))
 
-/* maximum/minimum propagate NaN, as numpy's do. Comparisons give 0 or 1. */
+/* The remainder of a / b with the sign of b (floor_mod) from the truncated one r (mod). */
+#define FLOOR_ADJUST(r, b) ((r) != 0 && ((r) < 0) != ((b) < 0) ? (r) + (b) : (r))
+
+/* maximum/minimum propagate NaN, as numpy's do. Comparisons give 0 or 1. mod is C's
+ * fmod (the sign of a), floor_mod numpy's mod (the sign of b). */
 static double binary_float(binary_op op, double a, double b)
 {
     switch (op) {
@@ -272,11 +289,14 @@ static double binary_float(binary_op op, double a, double b)
     case BIN_MAX: return isnan(a) || isnan(b) ? NAN : a > b ? a : b;
     case BIN_MIN: return isnan(a) || isnan(b) ? NAN : a < b ? a : b;
     case BIN_POW: return pow(a, b);
+    case BIN_MOD: return fmod(a, b);
+    case BIN_FLOOR_MOD: return FLOOR_ADJUST(fmod(a, b), b);
     default: return COMPARE(op, a, b);
     }
 }
 
-/* Wrapping 64-bit arithmetic (unsigned so that overflow is defined); b != 0 for BIN_DIV.
+/* Wrapping 64-bit arithmetic (unsigned so that overflow is defined); b != 0 for BIN_DIV,
+ * BIN_MOD and BIN_FLOOR_MOD.
  * BIN_POW never reaches here (float dtypes only). */
 static int64_t binary_int(binary_op op, int64_t a, int64_t b)
 {
@@ -287,6 +307,8 @@ static int64_t binary_int(binary_op op, int64_t a, int64_t b)
     case BIN_DIV: return b == -1 ? (int64_t)(0 - (uint64_t)a) : a / b; /* INT64_MIN / -1 wraps */
     case BIN_MAX: return a > b ? a : b;
     case BIN_MIN: return a < b ? a : b;
+    case BIN_MOD: return b == -1 ? 0 : a % b; /* INT64_MIN % -1 is 0 */
+    case BIN_FLOOR_MOD: return b == -1 ? 0 : FLOOR_ADJUST(a % b, b);
     case BIN_AND: return a && b;
     case BIN_OR: return a || b;
     case BIN_XOR: return !a != !b;
@@ -321,9 +343,9 @@ static byocl_status binary_ref(binary_op op, const byocl_tensor *const *in, int 
             continue;
         }
         int64_t x = elemwise_load_int(a, w.off[0]), y = elemwise_load_int(b, w.off[1]);
-        if (op == BIN_DIV && y == 0)
+        if ((op == BIN_DIV || op == BIN_MOD || op == BIN_FLOOR_MOD) && y == 0)
             return byocl_error_set(err, BYOCL_ERR_RUNTIME,
-                                   "divide: integer division by zero at output element %lld",
+                                   "%s: integer division by zero at output element %lld", name,
                                    (long long)i);
         elemwise_store_int(c, i, binary_int(op, x, y));
     }
@@ -344,6 +366,8 @@ DEFINE_BINARY_REF(divide_ref, BIN_DIV)
 DEFINE_BINARY_REF(maximum_ref, BIN_MAX)
 DEFINE_BINARY_REF(minimum_ref, BIN_MIN)
 DEFINE_BINARY_REF(power_ref, BIN_POW)
+DEFINE_BINARY_REF(mod_ref, BIN_MOD)
+DEFINE_BINARY_REF(floor_mod_ref, BIN_FLOOR_MOD)
 DEFINE_BINARY_REF(equal_ref, BIN_EQ)
 DEFINE_BINARY_REF(not_equal_ref, BIN_NE)
 DEFINE_BINARY_REF(less_ref, BIN_LT)
@@ -386,12 +410,27 @@ static byocl_status where_ref(const byocl_attrs *attrs, const byocl_tensor *cons
 /* ------------------------------------------------------------- unary kernels */
 
 typedef enum unary_op {
-    UN_ABS, UN_NEG, UN_CLIP, UN_NOT, /* these take integer dtypes too (logical_not: bool) */
-    UN_EXP, UN_LOG, UN_SQRT, UN_RSQRT, UN_ERF, UN_SIGMOID, UN_TANH
+    UN_ABS, UN_NEG, UN_SIGN, UN_CLIP, UN_NOT, /* integer dtypes too (logical_not: bool) */
+    UN_EXP, UN_LOG, UN_SQRT, UN_RSQRT, UN_ERF, UN_SIGMOID, UN_TANH, UN_ROUND,
+    UN_SIN, UN_COS, UN_TAN, UN_ASIN, UN_ACOS, UN_ATAN,
+    UN_SINH, UN_COSH, UN_ASINH, UN_ACOSH, UN_ATANH,
+    UN_ISINF, UN_ISNAN /* float to bool */
 } unary_op;
 
-static const char *const unary_names[] = {"abs", "negative", "clip", "logical_not", "exp",
-                                          "log", "sqrt", "rsqrt", "erf", "sigmoid", "tanh"};
+static const char *const unary_names[] = {
+    "abs",   "negative", "sign",  "clip", "logical_not", "exp",   "log",   "sqrt",
+    "rsqrt", "erf",      "sigmoid", "tanh", "round",     "sin",   "cos",   "tan",
+    "asin",  "acos",     "atan",  "sinh", "cosh",        "asinh", "acosh", "atanh",
+    "isinf", "isnan"};
+
+/* The float ops that are one libm function of one argument, by op. */
+static double (*const libm_unary[])(double) = {
+    [UN_EXP] = exp,   [UN_LOG] = log,   [UN_SQRT] = sqrt,  [UN_ERF] = erf,
+    [UN_TANH] = tanh, [UN_ROUND] = rint, [UN_SIN] = sin,   [UN_COS] = cos,
+    [UN_TAN] = tan,   [UN_ASIN] = asin, [UN_ACOS] = acos,  [UN_ATAN] = atan,
+    [UN_SINH] = sinh, [UN_COSH] = cosh, [UN_ASINH] = asinh, [UN_ACOSH] = acosh,
+    [UN_ATANH] = atanh,
+};
 
 typedef struct clip_bounds {
     double lo, hi;         /* float dtypes */
@@ -407,31 +446,33 @@ static int64_t saturate_to_int64(double v)
     return (int64_t)v;
 }
 
+/* round is rint: half to even in the default rounding mode, as numpy and ONNX round. */
 static double unary_float(unary_op op, double x, const clip_bounds *clip)
 {
+    if (op < (int)(sizeof libm_unary / sizeof libm_unary[0]) && libm_unary[op])
+        return libm_unary[op](x);
     switch (op) {
     case UN_ABS: return fabs(x);
     case UN_NEG: return -x;
-    case UN_EXP: return exp(x);
-    case UN_LOG: return log(x);
-    case UN_SQRT: return sqrt(x);
+    case UN_SIGN: return x > 0 ? 1.0 : x < 0 ? -1.0 : x; /* 0, -0 and NaN stay */
     case UN_RSQRT: return 1.0 / sqrt(x);
-    case UN_ERF: return erf(x);
     case UN_SIGMOID: return 1.0 / (1.0 + exp(-x));
-    case UN_TANH: return tanh(x);
+    case UN_ISINF: return isinf(x) != 0;
+    case UN_ISNAN: return isnan(x) != 0;
     case UN_CLIP: return isnan(x) ? x : x < clip->lo ? clip->lo : x > clip->hi ? clip->hi : x;
     case UN_NOT: return x == 0.0; /* not reached: bool only */
+    default: return 0.0;  /* the libm ones, above */
     }
-    return 0.0;
 }
 
-/* Only abs, negative, clip and logical_not reach here: the type relations keep the others
- * to float dtypes. */
+/* Only abs, negative, sign, clip and logical_not reach here: the type relations keep the
+ * others to float dtypes. */
 static int64_t unary_int(unary_op op, int64_t x, const clip_bounds *clip)
 {
     switch (op) {
     case UN_ABS: return x < 0 ? (int64_t)(0 - (uint64_t)x) : x; /* INT_MIN stays INT_MIN */
     case UN_NEG: return (int64_t)(0 - (uint64_t)x);                /* wraps, as in numpy */
+    case UN_SIGN: return (x > 0) - (x < 0);
     case UN_NOT: return !x;
     default: return x < clip->lo_i ? clip->lo_i : x > clip->hi_i ? clip->hi_i : x;
     }
@@ -448,7 +489,8 @@ static byocl_status unary_ref(unary_op op, const byocl_attrs *attrs,
     const byocl_tensor *x = in[0];
     byocl_tensor *y = out[0];
     byocl_dtype dtype = byocl_tensor_dtype(x);
-    if (byocl_tensor_dtype(y) != dtype || !byocl_shape_equal(byocl_tensor_shape(x),
+    bool to_bool = op == UN_ISINF || op == UN_ISNAN;
+    if (byocl_tensor_dtype(y) != (to_bool ? BYOCL_BOOL : dtype) || !byocl_shape_equal(byocl_tensor_shape(x),
                                                               byocl_tensor_shape(y)))
         return byocl_error_set(err, BYOCL_ERR_INVALID,
                                "%s kernel: tensors do not match the op's type", name);
@@ -465,7 +507,9 @@ static byocl_status unary_ref(unary_op op, const byocl_attrs *attrs,
     }
     int64_t n = byocl_tensor_numel(x);
     for (int64_t i = 0; i < n; i++) {
-        if (is_float)
+        if (to_bool)
+            elemwise_store_int(y, i, unary_float(op, byocl_tensor_get(x, i), &clip) != 0.0);
+        else if (is_float)
             byocl_tensor_set(y, i, unary_float(op, byocl_tensor_get(x, i), &clip));
         else
             elemwise_store_int(y, i, unary_int(op, elemwise_load_int(x, i), &clip));
@@ -490,6 +534,21 @@ DEFINE_UNARY_REF(erf_ref, UN_ERF)
 DEFINE_UNARY_REF(sigmoid_ref, UN_SIGMOID)
 DEFINE_UNARY_REF(tanh_ref, UN_TANH)
 DEFINE_UNARY_REF(clip_ref, UN_CLIP)
+DEFINE_UNARY_REF(sign_ref, UN_SIGN)
+DEFINE_UNARY_REF(round_ref, UN_ROUND)
+DEFINE_UNARY_REF(sin_ref, UN_SIN)
+DEFINE_UNARY_REF(cos_ref, UN_COS)
+DEFINE_UNARY_REF(tan_ref, UN_TAN)
+DEFINE_UNARY_REF(asin_ref, UN_ASIN)
+DEFINE_UNARY_REF(acos_ref, UN_ACOS)
+DEFINE_UNARY_REF(atan_ref, UN_ATAN)
+DEFINE_UNARY_REF(sinh_ref, UN_SINH)
+DEFINE_UNARY_REF(cosh_ref, UN_COSH)
+DEFINE_UNARY_REF(asinh_ref, UN_ASINH)
+DEFINE_UNARY_REF(acosh_ref, UN_ACOSH)
+DEFINE_UNARY_REF(atanh_ref, UN_ATANH)
+DEFINE_UNARY_REF(isinf_ref, UN_ISINF)
+DEFINE_UNARY_REF(isnan_ref, UN_ISNAN)
 
 /* Integer to integer stays in 64 bits; anything involving a float goes through double
  * and byocl_tensor_set (float16 nearest-even, truncation toward zero, wrap). */
@@ -548,6 +607,12 @@ const byocl_op ops_elemwise[] = {
     BINARY_OP("minimum", minimum_ref, "elementwise smaller of a and b (NaN propagates)"),
     BINARY_REL("power", infer_float_binary, power_ref,
                "elementwise a to the power b, on float dtypes"),
+    BINARY_OP("mod", mod_ref,
+              "elementwise remainder of a / b with the sign of a (C fmod; integers: %); "
+              "an integer b of 0 fails"),
+    BINARY_OP("floor_mod", floor_mod_ref,
+              "elementwise remainder of a / b with the sign of b (numpy mod); an integer b "
+              "of 0 fails"),
     BINARY_REL("equal", infer_compare, equal_ref, "a == b elementwise, as a bool tensor"),
     BINARY_REL("not_equal", infer_compare, not_equal_ref,
                "a != b elementwise (true where either is NaN), as a bool tensor"),
@@ -570,6 +635,8 @@ const byocl_op ops_elemwise[] = {
     UNARY_OP("abs", elemwise_infer_identity, abs_ref, "elementwise absolute value"),
     UNARY_OP("negative", elemwise_infer_identity, negative_ref,
              "elementwise -x (integers wrap)"),
+    UNARY_OP("sign", elemwise_infer_identity, sign_ref,
+             "elementwise sign: -1, 0 or 1 (float 0, -0 and NaN stay as they are)"),
     UNARY_OP("exp", infer_float_unary, exp_ref, "elementwise e^x (float dtypes)"),
     UNARY_OP("log", infer_float_unary, log_ref, "elementwise natural logarithm (float dtypes)"),
     UNARY_OP("sqrt", infer_float_unary, sqrt_ref, "elementwise square root (float dtypes)"),
@@ -578,6 +645,26 @@ const byocl_op ops_elemwise[] = {
     UNARY_OP("sigmoid", infer_float_unary, sigmoid_ref,
              "elementwise 1 / (1 + e^-x) (float dtypes)"),
     UNARY_OP("tanh", infer_float_unary, tanh_ref, "elementwise hyperbolic tangent (float dtypes)"),
+    UNARY_OP("round", infer_float_unary, round_ref,
+             "elementwise round to the nearest integer, halves to even (float dtypes)"),
+    UNARY_OP("sin", infer_float_unary, sin_ref, "elementwise sine (float dtypes)"),
+    UNARY_OP("cos", infer_float_unary, cos_ref, "elementwise cosine (float dtypes)"),
+    UNARY_OP("tan", infer_float_unary, tan_ref, "elementwise tangent (float dtypes)"),
+    UNARY_OP("asin", infer_float_unary, asin_ref, "elementwise arc sine (float dtypes)"),
+    UNARY_OP("acos", infer_float_unary, acos_ref, "elementwise arc cosine (float dtypes)"),
+    UNARY_OP("atan", infer_float_unary, atan_ref, "elementwise arc tangent (float dtypes)"),
+    UNARY_OP("sinh", infer_float_unary, sinh_ref, "elementwise hyperbolic sine (float dtypes)"),
+    UNARY_OP("cosh", infer_float_unary, cosh_ref, "elementwise hyperbolic cosine (float dtypes)"),
+    UNARY_OP("asinh", infer_float_unary, asinh_ref,
+             "elementwise inverse hyperbolic sine (float dtypes)"),
+    UNARY_OP("acosh", infer_float_unary, acosh_ref,
+             "elementwise inverse hyperbolic cosine (float dtypes)"),
+    UNARY_OP("atanh", infer_float_unary, atanh_ref,
+             "elementwise inverse hyperbolic tangent (float dtypes)"),
+    UNARY_OP("isinf", infer_float_test, isinf_ref,
+             "elementwise x is +inf or -inf, as a bool tensor (float dtypes)"),
+    UNARY_OP("isnan", infer_float_test, isnan_ref,
+             "elementwise x is NaN, as a bool tensor (float dtypes)"),
     {.name = "clip", .min_args = 1, .max_args = 1, .attrs = clip_attrs, .n_attrs = 2,
      .doc = "limits every element to [a_min, a_max] (NaN stays NaN)",
      .check_attrs = check_clip_attrs, .infer = elemwise_infer_identity, .ref = clip_ref},

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Expected results of byocl's elementwise ops (add ... cast, power, comparisons, logical
-ops, where, negative, log, sqrt, rsqrt, erf), computed with numpy (erf with Python's
+ops, where, negative, log, sqrt, rsqrt, erf, sin ... atanh, round, sign, isinf, isnan, mod,
+floor_mod), computed with numpy (erf with Python's
 math.erf, in double), for
 tests/test_ops_elemwise.c. Writes tests/fixtures/ops/elemwise_cases.h.
 
@@ -210,6 +211,66 @@ with np.errstate(all="ignore"):
     c = np.array([[True, False, True], [False, False, True]])
     fx.case("where_f16", "where", "", [c, h, g], [np.where(c, h, g)])
     fx.case("where_bool", "where", "", [c, t, u], [np.where(c, t, u)])
+
+    # ---- trigonometric and hyperbolic functions, round, sign, isinf, isnan, mod
+    specials = np.array([0, -0.0, np.inf, -np.inf, np.nan], f32)
+    a = np.concatenate([randn((6,)) * 3, specials]).astype(f32)
+    unit = np.concatenate([rng.uniform(-1, 1, 6).astype(f32), np.array([1, -1, 2], f32),
+                           specials]).astype(f32)
+    above1 = np.concatenate([rng.uniform(1, 10, 6).astype(f32), np.array([0.5], f32),
+                             specials]).astype(f32)
+    h = randn((2, 3), f16)
+    for name, fn, x in [("sin", np.sin, a), ("cos", np.cos, a), ("tan", np.tan, a),
+                        ("asin", np.arcsin, unit), ("acos", np.arccos, unit),
+                        ("atan", np.arctan, a), ("sinh", np.sinh, a), ("cosh", np.cosh, a),
+                        ("asinh", np.arcsinh, a), ("acosh", np.arccosh, above1),
+                        ("atanh", np.arctanh, unit)]:
+        fx.case(name + "_f32", name, "", [x], [in_double(fn, x)], rtol=1e-6)
+        hx = (h / 3).astype(f16) if name in ("asin", "acos", "atanh") else h
+        if name == "acosh":
+            hx = (np.abs(h) + 1).astype(f16)
+        fx.case(name + "_f16", name, "", [hx], [in_double(fn, hx)], rtol=1e-3, atol=1e-4)
+    # round: halves to even (numpy's round, C's rint)
+    a = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 2.4, 2.6, -2.6, 1e8 + 0.5, 0.49999997,
+                  -0.0, np.inf, np.nan], f32)
+    fx.case("round_f32_half_even", "round", "", [a], [np.round(a)])
+    h = np.array([0.5, 1.5, 2.5, -3.5, 1023.5, 2.75], f16)
+    fx.case("round_f16", "round", "", [h], [np.round(h)])
+    a = np.array([-2.5, 0, -0.0, 3e-30, np.inf, -np.inf, np.nan], f32)
+    fx.case("sign_f32", "sign", "", [a], [np.sign(a)])
+    a = np.array([-128, -1, 0, 1, 127], np.int8)
+    fx.case("sign_i8", "sign", "", [a], [np.sign(a)])
+    a = np.array([0, 1, 255], np.uint8)
+    fx.case("sign_u8", "sign", "", [a], [np.sign(a)])
+    a = np.array([-(2**63), 0, 2**62], np.int64)
+    fx.case("sign_i64", "sign", "", [a], [np.sign(a)])
+    a = np.array([[1, np.inf, -np.inf], [np.nan, 0, -3e38]], f32)
+    fx.case("isinf_f32", "isinf", "", [a], [np.isinf(a)])
+    fx.case("isnan_f32", "isnan", "", [a], [np.isnan(a)])
+    h = np.array([np.inf, 65504, np.nan, -np.inf], f16)
+    fx.case("isinf_f16", "isinf", "", [h], [np.isinf(h)])
+    fx.case("isnan_f16", "isnan", "", [h], [np.isnan(h)])
+    # mod: C's fmod (the sign of a); floor_mod: numpy's mod (the sign of b)
+    a = np.array([5.5, -5.5, 5.5, -5.5, 3, 0, np.inf, 1, 7.25], f32)
+    b = np.array([2, 2, -2, -2, 1.5, 3, 2, np.inf, np.nan], f32)
+    fx.case("mod_f32", "mod", "", [a, b], [np.fmod(a, b)])
+    fx.case("floor_mod_f32", "floor_mod", "", [a, b], [np.mod(a, b)])
+    a, b = (randn((2, 3), f16) * 4).astype(f16), np.array([1.5, -2.0, 0.75], f16)
+    fx.case("mod_f16_bcast", "mod", "", [a, b], [np.fmod(a, b)])
+    fx.case("floor_mod_f16_bcast", "floor_mod", "", [a, b], [np.mod(a, b)])
+    a = np.array([7, -7, 7, -7, 0, -2**31, 5], np.int32)
+    b = np.array([3, 3, -3, -3, 4, -1, 5], np.int32)
+    fx.case("mod_i32", "mod", "", [a, b], [np.fmod(a, b)])
+    fx.case("floor_mod_i32", "floor_mod", "", [a, b], [np.mod(a, b)])
+    a = np.array([[-128], [100]], np.int8)
+    b = np.array([3, -3, -1], np.int8)
+    fx.case("mod_i8_bcast", "mod", "", [a, b], [np.fmod(a, b)])
+    fx.case("floor_mod_i8_bcast", "floor_mod", "", [a, b], [np.mod(a, b)])
+    a, b = np.array([200, 7, 0], np.uint8), np.array([7, 200, 9], np.uint8)
+    fx.case("floor_mod_u8", "floor_mod", "", [a, b], [np.mod(a, b)])
+    a = np.array([2**62 + 3, -(2**63), -9], np.int64)
+    b = np.array([-5, 7, 4], np.int64)
+    fx.case("floor_mod_i64", "floor_mod", "", [a, b], [np.mod(a, b)])
 
     # ---- cast
     # ties and limits of float16: 2049 -> 2048 and 2051 -> 2052 (to even), 65520 -> inf,

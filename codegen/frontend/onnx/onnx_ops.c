@@ -86,6 +86,20 @@ UNARY(convert_sqrt, "sqrt")
 UNARY(convert_erf, "erf")
 UNARY(convert_neg, "negative")
 UNARY(convert_not, "logical_not")
+UNARY(convert_sin, "sin")
+UNARY(convert_cos, "cos")
+UNARY(convert_tan, "tan")
+UNARY(convert_asin, "asin")
+UNARY(convert_acos, "acos")
+UNARY(convert_atan, "atan")
+UNARY(convert_sinh, "sinh")
+UNARY(convert_cosh, "cosh")
+UNARY(convert_asinh, "asinh")
+UNARY(convert_acosh, "acosh")
+UNARY(convert_atanh, "atanh")
+UNARY(convert_round, "round")
+UNARY(convert_sign, "sign")
+UNARY(convert_isnan, "isnan")
 
 static byocl_status binary(onnx_ctx *cx, const char *op)
 {
@@ -201,6 +215,102 @@ static byocl_status convert_elu(onnx_ctx *cx, const Onnx__NodeProto *n)
     return onnx_output(cx, 0, y);
 }
 
+/* IsInf: isinf(x), and with x > 0 (detect_negative=0) or x < 0 (detect_positive=0). */
+static byocl_status convert_isinf(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    int64_t pos, neg;
+    TRY(onnx_attr_int(cx, "detect_positive", 1, &pos));
+    TRY(onnx_attr_int(cx, "detect_negative", 1, &neg));
+    if (!pos && !neg)
+        return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+                         "detect_positive and detect_negative both 0 (an all-false result) is "
+                         "not supported");
+    int x;
+    TRY(onnx_input(cx, 0, &x));
+    TRY_ID(y, onnx_call1(cx, "isinf", x, NULL));
+    if (!pos || !neg) {
+        TRY_ID(side, with_scalar(cx, pos ? "greater" : "less", x, 0.0, false));
+        int args[2] = {y, side};
+        TRY_ID(both, onnx_call(cx, "logical_and", args, 2, NULL));
+        y = both;
+    }
+    return onnx_output(cx, 0, y);
+}
+
+/* Softplus: log(exp(x) + 1), as TVM's ONNX frontend writes it; Softsign: x / (|x| + 1).
+ * Both are outer(inner(x) + 1) (outer divide: x / that). */
+static byocl_status plus_one_between(onnx_ctx *cx, const char *inner, const char *outer)
+{
+    int x;
+    TRY(onnx_input(cx, 0, &x));
+    TRY_ID(i, onnx_call1(cx, inner, x, NULL));
+    TRY_ID(i1, with_scalar(cx, "add", i, 1.0, false));
+    int args[2] = {x, i1};
+    TRY_ID(y, strcmp(outer, "divide") == 0 ? onnx_call(cx, outer, args, 2, NULL)
+                                           : onnx_call1(cx, outer, i1, NULL));
+    return onnx_output(cx, 0, y);
+}
+
+static byocl_status convert_softplus(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    return plus_one_between(cx, "exp", "log");
+}
+
+static byocl_status convert_softsign(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    return plus_one_between(cx, "abs", "divide");
+}
+
+/* where(x > threshold, x, other): ThresholdedRelu (other 0) and Selu's two branches. */
+static int above_or(onnx_ctx *cx, int x, double threshold, int other)
+{
+    int c = with_scalar(cx, "greater", x, threshold, false);
+    int args[3] = {c, x, other};
+    return c < 0 ? -1 : onnx_call(cx, "where", args, 3, NULL);
+}
+
+static byocl_status convert_thresholded_relu(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    double alpha;
+    TRY(onnx_attr_float(cx, "alpha", 1.0, &alpha));
+    int x;
+    TRY(onnx_input(cx, 0, &x));
+    TRY_ID(zero, onnx_scalar(cx, onnx_type(cx, x)->dtype, 0.0));
+    TRY_ID(y, above_or(cx, x, alpha, zero));
+    return onnx_output(cx, 0, y);
+}
+
+/* Selu: gamma * (x > 0 ? x : alpha * (exp(x) - 1)). */
+static byocl_status convert_selu(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    double alpha, gamma;
+    TRY(onnx_attr_float(cx, "alpha", 1.67326319217681884765625, &alpha));
+    TRY(onnx_attr_float(cx, "gamma", 1.05070102214813232421875, &gamma));
+    int x;
+    TRY(onnx_input(cx, 0, &x));
+    TRY_ID(e, onnx_call1(cx, "exp", x, NULL));
+    TRY_ID(em1, with_scalar(cx, "subtract", e, 1.0, false));
+    TRY_ID(neg, with_scalar(cx, "multiply", em1, alpha, false));
+    TRY_ID(sel, above_or(cx, x, 0.0, neg));
+    TRY_ID(y, with_scalar(cx, "multiply", sel, gamma, false));
+    return onnx_output(cx, 0, y);
+}
+
+/* Mod: fmod=1 is C's fmod (Relay mod), fmod=0 the sign of the divisor (floor_mod; ONNX
+ * allows it on integers only, TVM's frontend takes floats the same way). */
+static byocl_status convert_mod(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    int64_t fmod;
+    TRY(onnx_attr_int(cx, "fmod", 0, &fmod));
+    return binary(cx, fmod ? "mod" : "floor_mod");
+}
+
 /* Identity, and ops that are identities at inference: the output is the input's value
  * (an import-time constant stays one). */
 static byocl_status alias_input(onnx_ctx *cx, int k_out)
@@ -221,33 +331,54 @@ static byocl_status convert_identity(onnx_ctx *cx, const Onnx__NodeProto *n)
     return alias_input(cx, 0);
 }
 
-/* Max and Min take one or more inputs (numpy broadcasting): a chain of binary ops. */
-static byocl_status variadic(onnx_ctx *cx, const Onnx__NodeProto *n, const char *op)
+/* op(...op(op(in0, in1), in2)..., in_last): the chain of binary ops of a variadic op. */
+static int chain(onnx_ctx *cx, const Onnx__NodeProto *n, const char *op)
+{
+    int acc;
+    if (onnx_input(cx, 0, &acc) != BYOCL_OK)
+        return -1;
+    for (int k = 1; k < (int)n->n_input && acc >= 0; k++) {
+        int ab[2] = {acc, -1};
+        if (onnx_input(cx, k, &ab[1]) != BYOCL_OK)
+            return -1;
+        acc = onnx_call(cx, op, ab, 2, NULL);
+    }
+    return acc;
+}
+
+/* Max, Min, Sum and Mean take one or more inputs (numpy broadcasting): a chain of binary
+ * ops (Mean divides by the number of inputs); one input is the output. */
+static byocl_status variadic(onnx_ctx *cx, const Onnx__NodeProto *n, const char *op,
+                             bool mean)
 {
     if (n->n_input == 0)
         return onnx_fail(cx, BYOCL_ERR_INVALID, "needs at least one input");
     if (n->n_input == 1)
         return alias_input(cx, 0);
-    int acc;
-    TRY(onnx_input(cx, 0, &acc));
-    for (int k = 1; k < (int)n->n_input; k++) {
-        int ab[2] = {acc, -1};
-        TRY(onnx_input(cx, k, &ab[1]));
-        acc = onnx_call(cx, op, ab, 2, NULL);
-        if (acc < 0)
-            return cx->err->status;
-    }
+    TRY_ID(acc, chain(cx, n, op));
+    if (mean && (acc = with_scalar(cx, "divide", acc, (double)n->n_input, false)) < 0)
+        return cx->err->status;
     return onnx_output(cx, 0, acc);
 }
 
 static byocl_status convert_max(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
-    return variadic(cx, n, "maximum");
+    return variadic(cx, n, "maximum", false);
 }
 
 static byocl_status convert_min(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
-    return variadic(cx, n, "minimum");
+    return variadic(cx, n, "minimum", false);
+}
+
+static byocl_status convert_sum(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    return variadic(cx, n, "add", false);
+}
+
+static byocl_status convert_mean(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    return variadic(cx, n, "add", true);
 }
 
 static byocl_status convert_leaky_relu(onnx_ctx *cx, const Onnx__NodeProto *n)
@@ -364,6 +495,17 @@ static byocl_status convert_cast(onnx_ctx *cx, const Onnx__NodeProto *n)
     int x;
     TRY(onnx_input(cx, 0, &x));
     TRY_ID(y, cast_to(cx, x, dtype));
+    return onnx_output(cx, 0, y);
+}
+
+/* CastLike: a cast to the dtype of the second input. */
+static byocl_status convert_cast_like(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    int x, like;
+    TRY(onnx_input(cx, 0, &x));
+    TRY(onnx_input(cx, 1, &like));
+    TRY_ID(y, cast_to(cx, x, onnx_type(cx, like)->dtype));
     return onnx_output(cx, 0, y);
 }
 
@@ -721,11 +863,13 @@ static byocl_status convert_dropout(onnx_ctx *cx, const Onnx__NodeProto *n)
     return BYOCL_OK;
 }
 
-/* Softmax before opset 13 normalizes over the flattened axes axis..end (the input seen as
- * 2-D); from 13 on over the one axis. */
-static byocl_status convert_softmax(onnx_ctx *cx, const Onnx__NodeProto *n)
+static int log_sum_exp(onnx_ctx *cx, int x, const int64_t *axes, int count, bool keepdims);
+
+/* Softmax and LogSoftmax before opset 13 normalize over the flattened axes axis..end (the
+ * input seen as 2-D); from 13 on over the one axis. Softmax is nn.softmax, LogSoftmax
+ * x - log(sum(exp(x - max))) - max (log_sum_exp below, the max shift keeping exp finite). */
+static byocl_status softmax(onnx_ctx *cx, bool log)
 {
-    (void)n;
     int x;
     TRY(onnx_input(cx, 0, &x));
     byocl_shape s = *shape_of(cx, x);
@@ -740,13 +884,35 @@ static byocl_status convert_softmax(onnx_ctx *cx, const Onnx__NodeProto *n)
             return cx->err->status;
         axis = 1;
     }
-    byocl_attrs *a;
-    TRY(new_attrs(cx, &a));
-    TRY(set_int(cx, a, "axis", axis));
-    TRY_ID(y, onnx_call1(cx, "nn.softmax", x, a));
+    int y;
+    if (log) {
+        int64_t axes[1] = {axis};
+        TRY_ID(lse, log_sum_exp(cx, x, axes, 1, true));
+        int args[2] = {x, lse};
+        y = onnx_call(cx, "subtract", args, 2, NULL);
+    } else {
+        byocl_attrs *a;
+        TRY(new_attrs(cx, &a));
+        TRY(set_int(cx, a, "axis", axis));
+        y = onnx_call1(cx, "nn.softmax", x, a);
+    }
+    if (y < 0)
+        return cx->err->status;
     if (flatten && (y = onnx_reshape(cx, y, s.rank, s.dims)) < 0)
         return cx->err->status;
     return onnx_output(cx, 0, y);
+}
+
+static byocl_status convert_softmax(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    return softmax(cx, false);
+}
+
+static byocl_status convert_log_softmax(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    return softmax(cx, true);
 }
 
 /* -------------------------------------------------------------- dense */
@@ -1472,20 +1638,32 @@ static const char *const axes_attrs[] = {"axes", NULL};
 static const char *const reduce_attrs[] = {"axes", "keepdims", "noop_with_empty_axes", NULL};
 static const char *const arg_reduce_attrs[] = {"axis", "keepdims", "select_last_index", NULL};
 static const char *const pad_attrs[] = {"mode", "pads", "value", NULL};
+static const char *const isinf_attrs[] = {"detect_negative", "detect_positive", NULL};
+static const char *const mod_attrs[] = {"fmod", NULL};
+static const char *const selu_attrs[] = {"alpha", "gamma", NULL};
 
 static const onnx_op onnx_ops[] = {
     {"Abs", convert_abs, no_attrs},
+    {"Acos", convert_acos, no_attrs},
+    {"Acosh", convert_acosh, no_attrs},
     {"Add", convert_add, no_attrs},
     {"And", convert_and, no_attrs},
     {"ArgMax", convert_arg_max, arg_reduce_attrs},
     {"ArgMin", convert_arg_min, arg_reduce_attrs},
+    {"Asin", convert_asin, no_attrs},
+    {"Asinh", convert_asinh, no_attrs},
+    {"Atan", convert_atan, no_attrs},
+    {"Atanh", convert_atanh, no_attrs},
     {"AveragePool", convert_average_pool, avg_pool_attrs},
     {"BatchNormalization", convert_batch_norm, batch_norm_attrs},
     {"Cast", convert_cast, cast_attrs},
+    {"CastLike", convert_cast_like, no_attrs},
     {"Clip", convert_clip, clip_attrs},
     {"Concat", convert_concat, axis_attrs},
     {"Constant", convert_constant, constant_attrs},
     {"Conv", convert_conv, conv_attrs},
+    {"Cos", convert_cos, no_attrs},
+    {"Cosh", convert_cosh, no_attrs},
     {"Div", convert_div, no_attrs},
     {"Dropout", convert_dropout, dropout_attrs},
     {"Elu", convert_elu, alpha_attrs},
@@ -1500,14 +1678,19 @@ static const onnx_op onnx_ops[] = {
     {"HardSigmoid", convert_hard_sigmoid, alpha_beta_attrs},
     {"HardSwish", convert_hard_swish, no_attrs},
     {"Identity", convert_identity, no_attrs},
+    {"IsInf", convert_isinf, isinf_attrs},
+    {"IsNaN", convert_isnan, no_attrs},
     {"LeakyRelu", convert_leaky_relu, alpha_attrs},
     {"Less", convert_less, no_attrs},
     {"LessOrEqual", convert_less_equal, no_attrs},
     {"Log", convert_log, no_attrs},
+    {"LogSoftmax", convert_log_softmax, axis_attrs},
     {"MatMul", convert_matmul, no_attrs},
     {"Max", convert_max, no_attrs},
     {"MaxPool", convert_max_pool, max_pool_attrs},
+    {"Mean", convert_mean, no_attrs},
     {"Min", convert_min, no_attrs},
+    {"Mod", convert_mod, mod_attrs},
     {"Mul", convert_mul, no_attrs},
     {"Neg", convert_neg, no_attrs},
     {"Not", convert_not, no_attrs},
@@ -1527,13 +1710,23 @@ static const onnx_op onnx_ops[] = {
     {"ReduceSumSquare", convert_reduce_sum_square, reduce_attrs},
     {"Relu", convert_relu, no_attrs},
     {"Reshape", convert_reshape, reshape_attrs},
+    {"Round", convert_round, no_attrs},
+    {"Selu", convert_selu, selu_attrs},
     {"Sigmoid", convert_sigmoid, no_attrs},
+    {"Sign", convert_sign, no_attrs},
+    {"Sin", convert_sin, no_attrs},
+    {"Sinh", convert_sinh, no_attrs},
     {"Softmax", convert_softmax, axis_attrs},
+    {"Softplus", convert_softplus, no_attrs},
+    {"Softsign", convert_softsign, no_attrs},
     {"Split", convert_split, split_attrs},
     {"Sqrt", convert_sqrt, no_attrs},
     {"Squeeze", convert_squeeze, axes_attrs},
     {"Sub", convert_sub, no_attrs},
+    {"Sum", convert_sum, no_attrs},
+    {"Tan", convert_tan, no_attrs},
     {"Tanh", convert_tanh, no_attrs},
+    {"ThresholdedRelu", convert_thresholded_relu, alpha_attrs},
     {"Transpose", convert_transpose, transpose_attrs},
     {"Unsqueeze", convert_unsqueeze, axes_attrs},
     {"Where", convert_where, no_attrs},
