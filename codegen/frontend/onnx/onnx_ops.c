@@ -813,6 +813,58 @@ static byocl_status convert_batch_norm(onnx_ctx *cx, const Onnx__NodeProto *n)
     return onnx_output(cx, 0, y);
 }
 
+/* LayerNormalization (opset 17) over the axes axis..rank-1, composed as TVM's importer
+ * does: d = x - mean(x), Y = d * rsqrt(mean(d * d) + epsilon) * scale (+ B). The optional
+ * outputs Mean and InvStdDev are the composition's mean and rsqrt (kept dims). stash_type
+ * 1 (float32, the default) is the one supported; another input dtype computes in float32
+ * and Y is cast back. */
+static byocl_status convert_layer_norm(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    int64_t axis_attr, stash;
+    double eps;
+    TRY(onnx_attr_int(cx, "axis", -1, &axis_attr));
+    TRY(onnx_attr_float(cx, "epsilon", 1e-5, &eps));
+    TRY(onnx_attr_int(cx, "stash_type", 1, &stash));
+    if (stash != 1)
+        return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+                         "stash_type %lld is not supported (1, float32, only)", (long long)stash);
+    int x, scale;
+    TRY(onnx_input(cx, 0, &x));
+    TRY(onnx_input(cx, 1, &scale));
+    byocl_dtype dt = onnx_type(cx, x)->dtype;
+    int axis;
+    TRY(onnx_axis(cx, axis_attr, shape_of(cx, x)->rank, "axis", &axis));
+    if (dt != BYOCL_FLOAT32 && ((x = cast_to(cx, x, BYOCL_FLOAT32)) < 0 ||
+                                (scale = cast_to(cx, scale, BYOCL_FLOAT32)) < 0))
+        return cx->err->status;
+    TRY_ID(mean, mean_from(cx, x, axis));
+    int args[2] = {x, mean};
+    TRY_ID(d, onnx_call(cx, "subtract", args, 2, NULL));
+    args[0] = args[1] = d;
+    TRY_ID(sq, onnx_call(cx, "multiply", args, 2, NULL));
+    TRY_ID(var, mean_from(cx, sq, axis));
+    TRY_ID(var_eps, with_scalar(cx, "add", var, eps, false));
+    TRY_ID(inv, onnx_call1(cx, "rsqrt", var_eps, NULL));
+    args[1] = inv;
+    TRY_ID(norm, onnx_call(cx, "multiply", args, 2, NULL));
+    args[0] = norm;
+    args[1] = scale;
+    TRY_ID(y, onnx_call(cx, "multiply", args, 2, NULL));
+    if (onnx_has_input(n, 2)) {
+        args[0] = y;
+        TRY(onnx_input(cx, 2, &args[1]));
+        if (dt != BYOCL_FLOAT32 && (args[1] = cast_to(cx, args[1], BYOCL_FLOAT32)) < 0)
+            return cx->err->status;
+        if ((y = onnx_call(cx, "add", args, 2, NULL)) < 0)
+            return cx->err->status;
+    }
+    if (dt != BYOCL_FLOAT32 && (y = cast_to(cx, y, dt)) < 0)
+        return cx->err->status;
+    TRY(onnx_output(cx, 1, mean));
+    TRY(onnx_output(cx, 2, inv));
+    return onnx_output(cx, 0, y);
+}
+
 /* Whether a training-mode Dropout (opset >= 12: inputs ratio and training_mode) drops
  * anything: with ratio 0 it keeps everything and is the identity, as at inference
  * (swin_t's exports have such nodes); with a ratio above 0 it is random. */
@@ -1279,6 +1331,73 @@ static byocl_status convert_transpose(onnx_ctx *cx, const Onnx__NodeProto *n)
     return onnx_output(cx, 0, y);
 }
 
+/* DepthToSpace (modes DCR and CRD) and SpaceToDepth of an NCHW input as
+ * reshape -> transpose -> reshape, as the ONNX spec defines them. */
+static byocl_status block_shuffle(onnx_ctx *cx, int rank6, const int64_t *dims6,
+                                  const int64_t *perm, const int64_t *out4)
+{
+    int x;
+    TRY(onnx_input(cx, 0, &x));
+    TRY_ID(r, onnx_reshape(cx, x, rank6, dims6));
+    byocl_attrs *a;
+    TRY(new_attrs(cx, &a));
+    TRY(set_ints(cx, a, "axes", perm, rank6));
+    TRY_ID(t, onnx_call1(cx, "transpose", r, a));
+    TRY_ID(y, onnx_reshape(cx, t, 4, out4));
+    return onnx_output(cx, 0, y);
+}
+
+/* The input's NCHW dims and the blocksize b (> 0), checking that `dim` (1: C, 2: H and W)
+ * divides by `per` (b * b for C, b for H and W). */
+static byocl_status block_input(onnx_ctx *cx, int64_t *nchw, int64_t *b, int dim)
+{
+    int x;
+    TRY(onnx_input(cx, 0, &x));
+    const byocl_shape *s = shape_of(cx, x);
+    TRY(onnx_attr_int(cx, "blocksize", 0, b));
+    if (s->rank != 4)
+        return onnx_fail(cx, BYOCL_ERR_INVALID, "input has rank %d; expected 4 (NCHW)",
+                         s->rank);
+    if (*b <= 0)
+        return onnx_fail(cx, BYOCL_ERR_INVALID, "blocksize is %lld; expected a positive value",
+                         (long long)*b);
+    memcpy(nchw, s->dims, 4 * sizeof *nchw);
+    int64_t per = dim == 1 ? *b * *b : *b;
+    for (int d = dim; d <= (dim == 1 ? 1 : 3); d++)
+        if (nchw[d] % per != 0)
+            return onnx_fail(cx, BYOCL_ERR_INVALID,
+                             "input dim %d (%lld) is not a multiple of %lld", d,
+                             (long long)nchw[d], (long long)per);
+    return BYOCL_OK;
+}
+
+static byocl_status convert_depth_to_space(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    int64_t s[4], b;
+    char mode[8];
+    TRY(block_input(cx, s, &b, 1));
+    TRY(onnx_attr_string(cx, "mode", "DCR", mode, sizeof mode));
+    bool dcr = strcmp(mode, "DCR") == 0;
+    if (!dcr && strcmp(mode, "CRD") != 0)
+        return onnx_fail(cx, BYOCL_ERR_INVALID, "mode '%s'; expected DCR or CRD", mode);
+    int64_t c = s[1] / (b * b);
+    int64_t dims_dcr[6] = {s[0], b, b, c, s[2], s[3]}, perm_dcr[6] = {0, 3, 4, 1, 5, 2};
+    int64_t dims_crd[6] = {s[0], c, b, b, s[2], s[3]}, perm_crd[6] = {0, 1, 4, 2, 5, 3};
+    int64_t out[4] = {s[0], c, s[2] * b, s[3] * b};
+    return block_shuffle(cx, 6, dcr ? dims_dcr : dims_crd, dcr ? perm_dcr : perm_crd, out);
+}
+
+static byocl_status convert_space_to_depth(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    int64_t s[4], b;
+    TRY(block_input(cx, s, &b, 2));
+    int64_t dims[6] = {s[0], s[1], s[2] / b, b, s[3] / b, b}, perm[6] = {0, 3, 5, 1, 2, 4};
+    int64_t out[4] = {s[0], s[1] * b * b, s[2] / b, s[3] / b};
+    return block_shuffle(cx, 6, dims, perm, out);
+}
+
 /* Squeeze, Unsqueeze and the reductions take their axes as an attribute up to an opset and as
  * an input from it on; *n = -1 when they are absent. */
 static byocl_status read_axes(onnx_ctx *cx, const Onnx__NodeProto *n, int64_t input_from,
@@ -1641,6 +1760,9 @@ static const char *const pad_attrs[] = {"mode", "pads", "value", NULL};
 static const char *const isinf_attrs[] = {"detect_negative", "detect_positive", NULL};
 static const char *const mod_attrs[] = {"fmod", NULL};
 static const char *const selu_attrs[] = {"alpha", "gamma", NULL};
+static const char *const layer_norm_attrs[] = {"axis", "epsilon", "stash_type", NULL};
+static const char *const blocksize_attrs[] = {"blocksize", NULL};
+static const char *const depth_to_space_attrs[] = {"blocksize", "mode", NULL};
 
 static const onnx_op onnx_ops[] = {
     {"Abs", convert_abs, no_attrs},
@@ -1664,6 +1786,7 @@ static const onnx_op onnx_ops[] = {
     {"Conv", convert_conv, conv_attrs},
     {"Cos", convert_cos, no_attrs},
     {"Cosh", convert_cosh, no_attrs},
+    {"DepthToSpace", convert_depth_to_space, depth_to_space_attrs},
     {"Div", convert_div, no_attrs},
     {"Dropout", convert_dropout, dropout_attrs},
     {"Elu", convert_elu, alpha_attrs},
@@ -1680,6 +1803,7 @@ static const onnx_op onnx_ops[] = {
     {"Identity", convert_identity, no_attrs},
     {"IsInf", convert_isinf, isinf_attrs},
     {"IsNaN", convert_isnan, no_attrs},
+    {"LayerNormalization", convert_layer_norm, layer_norm_attrs},
     {"LeakyRelu", convert_leaky_relu, alpha_attrs},
     {"Less", convert_less, no_attrs},
     {"LessOrEqual", convert_less_equal, no_attrs},
@@ -1719,6 +1843,7 @@ static const onnx_op onnx_ops[] = {
     {"Softmax", convert_softmax, axis_attrs},
     {"Softplus", convert_softplus, no_attrs},
     {"Softsign", convert_softsign, no_attrs},
+    {"SpaceToDepth", convert_space_to_depth, blocksize_attrs},
     {"Split", convert_split, split_attrs},
     {"Sqrt", convert_sqrt, no_attrs},
     {"Squeeze", convert_squeeze, axes_attrs},
