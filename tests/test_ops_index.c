@@ -22,6 +22,11 @@ static void test_type_errors(void **state)
                          "take: axis 2 is out of range for rank 2 (expected -2..1)");
     op_expect_type_error("take", xf, 2, "", BYOCL_ERR_TYPE,
                          "take: the indices are float32; expected an integer dtype");
+    byocl_type v = byocl_type_tensor(BYOCL_FLOAT32, 1, d2);
+    op_expect_type_error("trilu", &v, 1, "", BYOCL_ERR_TYPE,
+                         "trilu: the input has rank 1; expected at least 2 (matrices)");
+    op_expect_type_error("cumsum", &x, 1, "axis=2", BYOCL_ERR_TYPE,
+                         "cumsum: axis 2 is out of range for rank 2 (expected -2..1)");
     op_expect_type_error("gather", xi, 2, "axis=0", BYOCL_ERR_TYPE,
                          "gather: indices (2) do not fit data (2, 3) (same rank, no larger off "
                          "axis 0)");
@@ -51,6 +56,9 @@ static void test_attr_errors(void **state)
                           "bad value for attribute 'step' of arange: 0");
     op_expect_build_error("arange", NULL, 0, "stop=3f, dtype=\"int3\"", BYOCL_ERR_INVALID,
                           "bad value for attribute 'dtype' of arange: unknown dtype 'int3'");
+    op_expect_build_error("cumsum", &x, 1, "dtype=\"bool\"", BYOCL_ERR_INVALID,
+                          "bad value for attribute 'dtype' of cumsum: bool (expected a number "
+                          "dtype)");
     op_expect_build_error("shape_of", &x, 1, "dtype=\"float32\"", BYOCL_ERR_INVALID,
                           "bad value for attribute 'dtype' of shape_of: float32 (expected int32 "
                           "or int64)");
@@ -86,7 +94,7 @@ static void test_ops_documented(void **state)
 {
     (void)state;
     const char *names[] = {"strided_slice", "take", "gather", "broadcast_to", "arange",
-                           "shape_of"};
+                           "shape_of", "trilu", "cumsum"};
     assert_ops_documented(names, N_ITEMS(names));
     static const op_attr_spec take[] = {{"axis", "None"}, {"mode", "\"clip\""}};
     op_assert_schema("take", take, N_ITEMS(take));

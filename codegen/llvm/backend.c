@@ -66,6 +66,7 @@ static byocl_status lower_group(lw *w)
         {"strided_slice", lower_index_op}, {"broadcast_to", lower_index_op},
         {"take", lower_index_op},          {"gather", lower_index_op},
         {"arange", lower_index_op},        {"shape_of", lower_index_op},
+        {"trilu", lower_index_op},         {"cumsum", lower_index_op},
     };
     for (size_t k = 0; k < sizeof table / sizeof table[0]; k++)
         if (op_is(n, table[k].op))

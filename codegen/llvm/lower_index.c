@@ -1,6 +1,7 @@
 /* The op group "index" (ops/index.c): strided_slice and broadcast_to as one affine copy
  * (ops_affine_map gives the offsets), take and gather reading their index tensor, arange
- * and shape_of storing values known when compiling. Elements are moved as they are, so
+ * and shape_of storing values known when compiling, trilu (a select per element) and
+ * cumsum (a running sum per line). Elements are moved as they are, so
  * every dtype is served alike; an index out of range where the op has no answer fails the
  * kernel with KERR_INDEX, as the reference kernel fails. */
 #include <string.h>
@@ -171,6 +172,73 @@ static byocl_status lower_shape_of(lw *w, int node)
     return w->status;
 }
 
+/* Each element kept (ops_trilu_keeps, written as col - row against k) or 0. */
+static byocl_status lower_trilu(lw *w, int node)
+{
+    const byocl_node *n = lw_node(w, node);
+    byocl_value_ref in_v = lv_resolve(w->fn, n->args[0], -1), out_v = {node, -1};
+    const byocl_type *it = lw_value_type(w, in_v);
+    const byocl_shape *s = &it->shape;
+    if (byocl_shape_numel(s) == 0)
+        return w->status;
+    LLVMBuilderRef B = w->B;
+    bool upper = byocl_attrs_get_bool(&n->attrs, "upper", true);
+    LLVMValueRef in = lw_value_ptr(w, in_v), out = lw_output(w, out_v);
+    lw_loop loops[BYOCL_MAX_RANK];
+    LLVMValueRef iv[BYOCL_MAX_RANK];
+    LLVMValueRef at = open_loops(w, s, loops, iv);
+    LLVMValueRef diff = LLVMBuildSub(B, iv[s->rank - 1], iv[s->rank - 2], "");
+    LLVMValueRef keep = LLVMBuildICmp(B, upper ? LLVMIntSGE : LLVMIntSLE, diff,
+                                      lw_i64(w, byocl_attrs_get_int(&n->attrs, "k", 0)), "");
+    LLVMValueRef v = LLVMBuildSelect(B, keep, lw_load(w, in, it->dtype, at),
+                                     lw_const_of(w, it->dtype, 0), "");
+    lw_store(w, out, it->dtype, at, v);
+    close_loops(w, s, loops);
+    return w->status;
+}
+
+/* Running sums as the reference kernel takes them: an f64 (float results) or i64
+ * (integer results) accumulator per (outer, inner) line, walked forwards or backwards. */
+static byocl_status lower_cumsum(lw *w, int node)
+{
+    const byocl_node *n = lw_node(w, node);
+    byocl_value_ref in_v = lv_resolve(w->fn, n->args[0], -1), out_v = {node, -1};
+    const byocl_type *it = lw_value_type(w, in_v);
+    byocl_dtype dt = n->type->dtype;
+    int64_t outer, len, inner;
+    bool reverse = ops_cumsum_plan(&n->attrs, &it->shape, &outer, &len, &inner);
+    bool exclusive = byocl_attrs_get_bool(&n->attrs, "exclusive", false);
+    if (outer * len * inner == 0)
+        return w->status;
+    LLVMBuilderRef B = w->B;
+    bool fl = lw_is_float(dt);
+    LLVMTypeRef acc_t = fl ? w->t_f64 : w->t_i64;
+    LLVMValueRef in = lw_value_ptr(w, in_v), out = lw_output(w, out_v);
+    LLVMValueRef acc = lw_alloca(w, acc_t, "acc");
+    w->n_tasks = lw_pick_tasks(w, outer * len * inner, 65536, outer < 64 ? outer : 64);
+    LLVMValueRef lo, hi;
+    lw_task_range(w, outer, &lo, &hi);
+    lw_loop lo_o, lo_j, lo_t;
+    LLVMValueRef o = lw_for(w, &lo_o, lo, hi, 1, "o");
+    LLVMValueRef j = lw_for(w, &lo_j, lw_i64(w, 0), lw_i64(w, inner), 1, "j");
+    LLVMBuildStore(B, fl ? LLVMConstReal(acc_t, 0) : lw_i64(w, 0), acc);
+    LLVMValueRef t = lw_for(w, &lo_t, lw_i64(w, 0), lw_i64(w, len), 1, "t");
+    if (reverse)
+        t = LLVMBuildSub(B, lw_i64(w, len - 1), t, "");
+    LLVMValueRef at = lw_mad(w, lw_mad(w, o, len, t), inner, j);
+    LLVMValueRef x = lw_load(w, in, it->dtype, at);
+    x = fl ? lw_to_double(w, x, it->dtype) : lw_convert(w, x, it->dtype, BYOCL_INT64);
+    LLVMValueRef before = LLVMBuildLoad2(B, acc_t, acc, "");
+    LLVMValueRef after = fl ? LLVMBuildFAdd(B, before, x, "") : LLVMBuildAdd(B, before, x, "");
+    LLVMBuildStore(B, after, acc);
+    LLVMValueRef sum = exclusive ? before : after;
+    lw_store(w, out, dt, at, fl ? lw_from_double(w, sum, dt) : lw_convert(w, sum, BYOCL_INT64, dt));
+    lw_for_end(w, &lo_t);
+    lw_for_end(w, &lo_j);
+    lw_for_end(w, &lo_o);
+    return w->status;
+}
+
 byocl_status lower_index_op(lw *w, int node)
 {
     const char *op = lw_node(w, node)->op->name;
@@ -182,5 +250,9 @@ byocl_status lower_index_op(lw *w, int node)
         return lower_gather(w, node);
     if (strcmp(op, "arange") == 0)
         return lower_arange(w, node);
+    if (strcmp(op, "trilu") == 0)
+        return lower_trilu(w, node);
+    if (strcmp(op, "cumsum") == 0)
+        return lower_cumsum(w, node);
     return lower_shape_of(w, node);
 }

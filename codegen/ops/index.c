@@ -2,7 +2,8 @@
  * strided_slice and broadcast_to (each output element reads one input element at an
  * affine offset, ops_affine_map), take and gather (the positions come from an index
  * tensor), arange and shape_of (values from attributes or from a static shape; the
- * fold_constants pass turns them into constants).
+ * fold_constants pass turns them into constants), trilu (a triangle of each matrix) and
+ * cumsum (running sums along an axis).
  *
  * Like transform.c, every shape rule is one function that the type relation, the kernel
  * and the LLVM lowering (llvm/lower_index.c) share. The kernels move bytes, so they serve
@@ -629,6 +630,152 @@ static byocl_status shape_of_ref(const byocl_attrs *attrs, const byocl_tensor *c
     return st;
 }
 
+/* ------------------------------------------------------------- trilu and cumsum */
+
+bool ops_trilu_keeps(const byocl_attrs *attrs, int64_t row, int64_t col)
+{
+    int64_t k = byocl_attrs_get_int(attrs, "k", 0);
+    return byocl_attrs_get_bool(attrs, "upper", true) ? col - row >= k : col - row <= k;
+}
+
+static byocl_status infer_trilu(const byocl_infer_ctx *ctx, byocl_type *out, byocl_error *err)
+{
+    const byocl_type *in;
+    byocl_status st = elemwise_tensor_arg(ctx, 0, &in, err);
+    if (st == BYOCL_OK && in->shape.rank < 2)
+        st = byocl_error_set(err, BYOCL_ERR_TYPE,
+                             "trilu: the input has rank %d; expected at least 2 (matrices)",
+                             in->shape.rank);
+    if (st == BYOCL_OK)
+        *out = *in;
+    return st;
+}
+
+/* Each matrix of the last two axes keeps the elements ops_trilu_keeps says and zeros the
+ * others (all-zero bytes: 0 in every dtype). */
+static byocl_status trilu_ref(const byocl_attrs *attrs, const byocl_tensor *const *in, int n_in,
+                              byocl_tensor *const *out, int n_out, byocl_error *err)
+{
+    byocl_status st = elemwise_check_arity("trilu", n_in, 1, n_out, 1, err);
+    const byocl_shape *s = st == BYOCL_OK ? byocl_tensor_shape(in[0]) : NULL;
+    if (st == BYOCL_OK)
+        st = check_out("trilu", byocl_tensor_dtype(in[0]), s, out[0], err);
+    if (st != BYOCL_OK)
+        return st;
+    int64_t rows = s->dims[s->rank - 2], cols = s->dims[s->rank - 1];
+    int64_t n = byocl_shape_numel(s);
+    size_t es = byocl_dtype_size(byocl_tensor_dtype(in[0]));
+    const unsigned char *src = byocl_tensor_cdata(in[0]);
+    unsigned char *dst = byocl_tensor_data(out[0]);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t col = i % cols, row = i / cols % rows;
+        if (ops_trilu_keeps(attrs, row, col))
+            memcpy(dst + (size_t)i * es, src + (size_t)i * es, es);
+        else
+            memset(dst + (size_t)i * es, 0, es);
+    }
+    return BYOCL_OK;
+}
+
+bool ops_cumsum_plan(const byocl_attrs *attrs, const byocl_shape *in, int64_t *outer,
+                     int64_t *len, int64_t *inner)
+{
+    int axis = ops_take_axis(attrs, in->rank);
+    *outer = *inner = 1;
+    *len = axis < 0 ? byocl_shape_numel(in) : in->dims[axis];
+    for (int d = 0; axis >= 0 && d < in->rank; d++)
+        if (d != axis)
+            *(d < axis ? outer : inner) *= in->dims[d];
+    return byocl_attrs_get_bool(attrs, "reverse", false);
+}
+
+byocl_dtype ops_cumsum_dtype(const byocl_attrs *attrs, byocl_dtype in)
+{
+    const char *name = byocl_attrs_get_str(attrs, "dtype", NULL);
+    byocl_dtype d = in;
+    if (name)
+        byocl_dtype_from_name(name, &d);
+    return d;
+}
+
+static byocl_status check_cumsum_attrs(byocl_module *m, byocl_attrs *attrs, byocl_error *err)
+{
+    (void)m;
+    if (!byocl_attrs_get_str(attrs, "dtype", NULL))
+        return BYOCL_OK;
+    byocl_status st = check_dtype_attr("cumsum", attrs, "float32", err);
+    byocl_dtype d = dtype_attr(attrs, "float32");
+    if (st == BYOCL_OK && d == BYOCL_BOOL)
+        st = byocl_error_set(err, BYOCL_ERR_INVALID,
+                             "bad value for attribute 'dtype' of cumsum: bool (expected a "
+                             "number dtype)");
+    return st;
+}
+
+/* cumsum's result: the input's shape, or flattened when axis is None. */
+static byocl_status infer_cumsum(const byocl_infer_ctx *ctx, byocl_type *out, byocl_error *err)
+{
+    const byocl_type *in;
+    byocl_status st = elemwise_tensor_arg(ctx, 0, &in, err);
+    if (st == BYOCL_OK)
+        st = index_axis("cumsum", ctx->attrs, in->shape.rank, err);
+    if (st == BYOCL_OK && in->dtype == BYOCL_BOOL &&
+        ops_cumsum_dtype(ctx->attrs, in->dtype) == BYOCL_BOOL)
+        st = byocl_error_set(err, BYOCL_ERR_TYPE, "cumsum: a bool input needs a number dtype "
+                             "attribute");
+    if (st != BYOCL_OK)
+        return st;
+    byocl_dtype dt = ops_cumsum_dtype(ctx->attrs, in->dtype);
+    int64_t n = byocl_shape_numel(&in->shape);
+    *out = ops_take_axis(ctx->attrs, in->shape.rank) < 0 ? byocl_type_tensor(dt, 1, &n)
+                                                         : byocl_type_tensor(dt, in->shape.rank,
+                                                                             in->shape.dims);
+    return BYOCL_OK;
+}
+
+/* Running sums along the axis (backwards with reverse; exclusive: before the element), in
+ * double for float dtypes and in int64 for integer ones. */
+static byocl_status cumsum_ref(const byocl_attrs *attrs, const byocl_tensor *const *in,
+                               int n_in, byocl_tensor *const *out, int n_out, byocl_error *err)
+{
+    byocl_status st = elemwise_check_arity("cumsum", n_in, 1, n_out, 1, err);
+    if (st != BYOCL_OK)
+        return st;
+    const byocl_shape *s = byocl_tensor_shape(in[0]);
+    byocl_dtype dt = ops_cumsum_dtype(attrs, byocl_tensor_dtype(in[0]));
+    int64_t outer, len, inner, n = byocl_shape_numel(s);
+    bool reverse = ops_cumsum_plan(attrs, s, &outer, &len, &inner);
+    byocl_shape flat = {.rank = 1, .dims = {n}};
+    st = check_out("cumsum", dt, ops_take_axis(attrs, s->rank) < 0 ? &flat : s, out[0], err);
+    if (st != BYOCL_OK)
+        return st;
+    bool exclusive = byocl_attrs_get_bool(attrs, "exclusive", false);
+    bool is_float = byocl_dtype_is_float(dt);
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t j = 0; j < inner; j++) {
+            double acc = 0;
+            int64_t iacc = 0;
+            for (int64_t t = 0; t < len; t++) {
+                int64_t at = (o * len + (reverse ? len - 1 - t : t)) * inner + j;
+                double v = is_float ? byocl_tensor_get(in[0], at) : 0;
+                int64_t iv = is_float ? 0 : elemwise_load_int(in[0], at);
+                if (!exclusive) {
+                    acc += v;
+                    iacc = (int64_t)((uint64_t)iacc + (uint64_t)iv);
+                }
+                if (is_float)
+                    byocl_tensor_set(out[0], at, acc);
+                else
+                    elemwise_store_int(out[0], at, iacc);
+                if (exclusive) {
+                    acc += v;
+                    iacc = (int64_t)((uint64_t)iacc + (uint64_t)iv);
+                }
+            }
+        }
+    return BYOCL_OK;
+}
+
 /* ------------------------------------------------------------- the table */
 
 static const byocl_attr_schema strided_slice_attrs[] = {
@@ -676,6 +823,25 @@ static const byocl_attr_schema shape_of_attrs[] = {
      .doc = "result dtype: int32 or int64"},
 };
 
+static const byocl_attr_schema trilu_attrs[] = {
+    {.name = "upper", .kind = BYOCL_ATTR_BOOL, .def_i = 1,
+     .doc = "keep the upper triangle (col - row >= k), else the lower (col - row <= k)"},
+    {.name = "k", .kind = BYOCL_ATTR_INT, .def_i = 0,
+     .doc = "the diagonal: 0 the main one, > 0 above it, < 0 below (TVM takes k as a second "
+            "input; byocl as an attribute)"},
+};
+
+static const byocl_attr_schema cumsum_attrs[] = {
+    {.name = "axis", .kind = BYOCL_ATTR_INT, .nullable = true, .def_null = true,
+     .doc = "axis to sum along; None sums the flattened data"},
+    {.name = "dtype", .kind = BYOCL_ATTR_STR, .nullable = true, .def_null = true,
+     .doc = "result dtype; None: the input's"},
+    {.name = "exclusive", .kind = BYOCL_ATTR_BOOL, .def_i = 0,
+     .doc = "each sum leaves out its own element (the first is 0)"},
+    {.name = "reverse", .kind = BYOCL_ATTR_BOOL, .def_i = 0,
+     .doc = "sum from the end of the axis backwards (byocl's; TVM has no such attribute)"},
+};
+
 const byocl_op ops_index[] = {
     {.name = "strided_slice", .min_args = 1, .max_args = 1, .attrs = strided_slice_attrs,
      .n_attrs = ARRAY_LEN(strided_slice_attrs),
@@ -704,5 +870,14 @@ const byocl_op ops_index[] = {
      .n_attrs = ARRAY_LEN(shape_of_attrs),
      .doc = "the input's shape as a 1-d integer tensor (fold_constants makes it a constant)",
      .check_attrs = check_shape_of_attrs, .infer = infer_shape_of, .ref = shape_of_ref},
+    {.name = "trilu", .min_args = 1, .max_args = 1, .attrs = trilu_attrs,
+     .n_attrs = ARRAY_LEN(trilu_attrs),
+     .doc = "the upper or lower triangle of each matrix of the last two axes; the rest 0",
+     .infer = infer_trilu, .ref = trilu_ref},
+    {.name = "cumsum", .min_args = 1, .max_args = 1, .attrs = cumsum_attrs,
+     .n_attrs = ARRAY_LEN(cumsum_attrs),
+     .doc = "running sums along an axis (exclusive: without the element itself; reverse: "
+            "from the end)",
+     .check_attrs = check_cumsum_attrs, .infer = infer_cumsum, .ref = cumsum_ref},
 };
 const int ops_index_count = ARRAY_LEN(ops_index);

@@ -27,4 +27,13 @@ int ops_gather_axis(const byocl_attrs *attrs, int rank);
 /* arange's element count (start, stop, step from the attributes). */
 int64_t ops_arange_count(const byocl_attrs *attrs);
 
+/* Whether trilu keeps the element at (row, col) of a matrix (attributes upper and k). */
+bool ops_trilu_keeps(const byocl_attrs *attrs, int64_t row, int64_t col);
+/* cumsum's loops: outer x len (the summed axis) x inner elements (axis None: the whole
+ * input as one axis); returns the reverse attribute. */
+bool ops_cumsum_plan(const byocl_attrs *attrs, const byocl_shape *in, int64_t *outer,
+                     int64_t *len, int64_t *inner);
+/* cumsum's result dtype: the dtype attribute, or the input's. */
+byocl_dtype ops_cumsum_dtype(const byocl_attrs *attrs, byocl_dtype in);
+
 #endif

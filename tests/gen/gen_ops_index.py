@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Expected results of byocl's index ops (strided_slice, take, gather, broadcast_to,
-arange, shape_of), computed with numpy, for tests/test_ops_index.c and the LLVM backend
+arange, shape_of, trilu, cumsum), computed with numpy, for tests/test_ops_index.c and the LLVM backend
 (tests/test_llvm_ops.c). Writes tests/fixtures/ops/index_cases.h.
 
 Relay's strided_slice is numpy slicing; take is np.take (mode "clip"/"wrap"); gather is
@@ -63,5 +63,34 @@ fx.case("arange_float", "arange", "start=1.5f, stop=4f, step=0.5f", [],
         [np.arange(1.5, 4, 0.5, dtype=np.float32)])
 fx.case("arange_int_down", "arange", "start=5f, stop=-3f, step=-3f, dtype=\"int64\"", [],
         [np.arange(5, -3, -3, dtype=np.int64)])
+
+# ---- trilu (np.triu / np.tril on the last two axes; k an attribute)
+t = randn((2, 3, 5))
+fx.case("trilu_upper", "trilu", "", [t], [np.triu(t)])
+fx.case("trilu_lower_k1", "trilu", "upper=False, k=1", [t], [np.tril(t, 1)])
+fx.case("trilu_upper_neg", "trilu", "k=-1", [t], [np.triu(t, -1)])
+ti = np.arange(1, 17, dtype=np.int32).reshape(4, 4)
+fx.case("trilu_i32_lower_out", "trilu", "upper=False, k=-7", [ti], [np.tril(ti, -7)])
+# ---- cumsum (np.cumsum in float64, as the kernels sum floats; exclusive: shifted by one;
+# reverse: on the flipped axis)
+c = randn((3, 4, 2))
+
+
+def cumsum(x, axis, exclusive=False, reverse=False):
+    x = np.flip(x, axis) if reverse else x
+    s = np.cumsum(x.astype(np.float64), axis=axis)
+    if exclusive:
+        s = np.delete(np.insert(s, 0, 0, axis=axis), -1, axis=axis)
+    return (np.flip(s, axis) if reverse else s).astype(np.float32)
+
+
+fx.case("cumsum_axis1", "cumsum", "axis=1", [c], [cumsum(c, 1)])
+fx.case("cumsum_flat", "cumsum", "", [c], [cumsum(c.reshape(-1), 0)])
+fx.case("cumsum_exclusive", "cumsum", "axis=0, exclusive=True", [c], [cumsum(c, 0, True)])
+fx.case("cumsum_reverse_exclusive", "cumsum", "axis=-1, exclusive=True, reverse=True", [c],
+        [cumsum(c, 2, True, True)])
+ci = np.array([[1, -2, 3], [4, 5, -6]], np.int32)
+fx.case("cumsum_i32_to_i64", "cumsum", "axis=1, dtype=\"int64\", reverse=True", [ci],
+        [np.flip(np.cumsum(np.flip(ci, 1), axis=1, dtype=np.int64), 1)])
 
 fx.write("gen_ops_index.py")

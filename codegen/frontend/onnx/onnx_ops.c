@@ -1398,6 +1398,53 @@ static byocl_status convert_space_to_depth(onnx_ctx *cx, const Onnx__NodeProto *
     return block_shuffle(cx, 6, dims, perm, out);
 }
 
+/* A scalar integer input (one value) known at import time, for `why`. */
+static byocl_status scalar_int_input(onnx_ctx *cx, int k, const char *why, int64_t *v)
+{
+    int count;
+    TRY(onnx_input_ints(cx, k, why, v, 1, &count));
+    if (count != 1)
+        return onnx_fail(cx, BYOCL_ERR_INVALID, "%s should be one value, got %d", why, count);
+    return BYOCL_OK;
+}
+
+/* Trilu: trilu with k (a constant input, default 0) as an attribute. */
+static byocl_status convert_trilu(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    int64_t upper, k = 0;
+    TRY(onnx_attr_int(cx, "upper", 1, &upper));
+    if (onnx_has_input(n, 1))
+        TRY(scalar_int_input(cx, 1, "the diagonal k", &k));
+    int x;
+    TRY(onnx_input(cx, 0, &x));
+    byocl_attrs *a;
+    TRY(new_attrs(cx, &a));
+    TRY(set_bool(cx, a, "upper", upper != 0));
+    TRY(set_int(cx, a, "k", k));
+    TRY_ID(y, onnx_call1(cx, "trilu", x, a));
+    return onnx_output(cx, 0, y);
+}
+
+/* CumSum: cumsum with the axis (a constant input), exclusive and reverse. */
+static byocl_status convert_cumsum(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    (void)n;
+    int64_t exclusive, reverse, axis_in;
+    TRY(onnx_attr_int(cx, "exclusive", 0, &exclusive));
+    TRY(onnx_attr_int(cx, "reverse", 0, &reverse));
+    TRY(scalar_int_input(cx, 1, "the axis", &axis_in));
+    int x, axis;
+    TRY(onnx_input(cx, 0, &x));
+    TRY(onnx_axis(cx, axis_in, shape_of(cx, x)->rank, "axis", &axis));
+    byocl_attrs *a;
+    TRY(new_attrs(cx, &a));
+    TRY(set_int(cx, a, "axis", axis));
+    TRY(set_bool(cx, a, "exclusive", exclusive != 0));
+    TRY(set_bool(cx, a, "reverse", reverse != 0));
+    TRY_ID(y, onnx_call1(cx, "cumsum", x, a));
+    return onnx_output(cx, 0, y);
+}
+
 /* Squeeze, Unsqueeze and the reductions take their axes as an attribute up to an opset and as
  * an input from it on; *n = -1 when they are absent. */
 static byocl_status read_axes(onnx_ctx *cx, const Onnx__NodeProto *n, int64_t input_from,
@@ -1763,6 +1810,8 @@ static const char *const selu_attrs[] = {"alpha", "gamma", NULL};
 static const char *const layer_norm_attrs[] = {"axis", "epsilon", "stash_type", NULL};
 static const char *const blocksize_attrs[] = {"blocksize", NULL};
 static const char *const depth_to_space_attrs[] = {"blocksize", "mode", NULL};
+static const char *const trilu_attrs[] = {"upper", NULL};
+static const char *const cumsum_attrs[] = {"exclusive", "reverse", NULL};
 
 static const onnx_op onnx_ops[] = {
     {"Abs", convert_abs, no_attrs},
@@ -1786,6 +1835,7 @@ static const onnx_op onnx_ops[] = {
     {"Conv", convert_conv, conv_attrs},
     {"Cos", convert_cos, no_attrs},
     {"Cosh", convert_cosh, no_attrs},
+    {"CumSum", convert_cumsum, cumsum_attrs},
     {"DepthToSpace", convert_depth_to_space, depth_to_space_attrs},
     {"Div", convert_div, no_attrs},
     {"Dropout", convert_dropout, dropout_attrs},
@@ -1853,6 +1903,7 @@ static const onnx_op onnx_ops[] = {
     {"Tanh", convert_tanh, no_attrs},
     {"ThresholdedRelu", convert_thresholded_relu, alpha_attrs},
     {"Transpose", convert_transpose, transpose_attrs},
+    {"Trilu", convert_trilu, trilu_attrs},
     {"Unsqueeze", convert_unsqueeze, axes_attrs},
     {"Where", convert_where, no_attrs},
     {"Xor", convert_xor, no_attrs},
