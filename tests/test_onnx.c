@@ -549,34 +549,91 @@ static void test_cli(void **state)
     free(err);
 }
 
+/* `byocl conformance` of a fixture folder on the reference executor, host and OpenCL:
+ * each prints `want` exactly. */
+static void conformance_everywhere(const char *folder, const char *want)
+{
+    char args[8192], *out, *err;
+    const char *const targets[] = {"", " --target host", " --target opencl"};
+    for (size_t t = 0; t < sizeof targets / sizeof *targets; t++) {
+        snprintf(args, sizeof args, "conformance '%s'%s", fixture(folder), targets[t]);
+        assert_int_equal(ts_run_cli(args, &out, &err), 0);
+        assert_string_equal(out, want);
+        assert_string_equal(err, "");
+        free(out);
+        free(err);
+    }
+}
+
+/* The shape and index ops (tests/gen/gen_onnx.py, shape_ops_suite): Slice, Gather with
+ * negative indices, GatherElements, ConstantOfShape, Expand, Range, Tile, Shape, Size,
+ * their shape inputs constant or folded from Shape arithmetic; the same on every path. */
+static void test_shape_ops(void **state)
+{
+    (void)state;
+    static const char *const passing[] = {
+        "constant_of_shape", "expand_bidirectional", "gather_elements",  "gather_negative",
+        "gather_scalar_index", "range_add",          "shape_start_end",  "slice_attrs_opset9",
+        "slice_inputs",       "slice_shape_arith",    "tile"};
+    char want[2048] = "";
+    for (size_t k = 0; k < sizeof passing / sizeof *passing; k++)
+        snprintf(want + strlen(want), sizeof want - strlen(want), "PASS test_%s\n", passing[k]);
+    snprintf(want + strlen(want), sizeof want - strlen(want), "11 passed, 0 failed, 0 skipped\n");
+    conformance_everywhere("shape_ops", want);
+}
+
+/* shufflenet's channel shuffle as torch exports it: Shape -> Gather -> Div -> Concat ->
+ * Reshape folds at import into plain reshapes around the transpose; it runs as numpy
+ * computes it. */
+static void test_channel_shuffle(void **state)
+{
+    (void)state;
+    char args[8192], *out, *err;
+    snprintf(args, sizeof args, "print '%s' --shape x=1x4x2x2", fixture("channel_shuffle.onnx"));
+    assert_int_equal(ts_run_cli(args, &out, &err), 0);
+    assert_string_equal(
+        out, "#[version = \"0.0.5\"]\n"
+             "def @main(%x: Tensor[(1, 4, 2, 2), float32]) -> Tensor[(1, 4, 2, 2), float32] {\n"
+             "  %reshape5 = reshape(%x, newshape=[1, 2, 2, 2, 2]) /* ty=Tensor[(1, 2, 2, 2, 2), "
+             "float32] */;\n"
+             "  %transpose = transpose(%reshape5, axes=[0, 2, 1, 3, 4]) /* ty=Tensor[(1, 2, 2, "
+             "2, 2), float32] */;\n"
+             "  reshape(%transpose, newshape=[1, -1, 2, 2]) /* ty=Tensor[(1, 4, 2, 2), "
+             "float32] */\n"
+             "}\n");
+    free(out);
+    free(err);
+    byocl_input_shape shape = {.name = "x", .shape = byocl_shape_make(4, (int64_t[]){1, 4, 2, 2})};
+    byocl_load_options opt = {.shapes = &shape, .n_shapes = 1};
+    byocl_module *m = load_ok("channel_shuffle.onnx", &opt);
+    byocl_tensor *x = npy("channel_shuffle_x.npy"), *want = npy("channel_shuffle_y.npy");
+    byocl_tensor **y = run(m, &x, 1, 1);
+    ts_assert_f32_close(y[0], byocl_tensor_cdata(want), 16, 0, 0);
+    byocl_tensors_free(y, 1);
+    byocl_tensor_unref(x);
+    byocl_tensor_unref(want);
+    byocl_module_free(m);
+}
+
 /* The reductions the ONNX suite cannot check in float32 (tests/gen/gen_onnx.py,
  * reductions_suite): ReduceLogSumExp, also where exp overflows float32 without the max
  * shift, int32 ArgMax, and the refusals with their reasons; the same on every path. */
 static void test_reductions(void **state)
 {
     (void)state;
-    char args[8192], *out, *err;
-    const char *const targets[] = {"", " --target host", " --target opencl"};
-    for (size_t t = 0; t < sizeof targets / sizeof *targets; t++) {
-        snprintf(args, sizeof args, "conformance '%s'%s", fixture("reductions"), targets[t]);
-        assert_int_equal(ts_run_cli(args, &out, &err), 0);
-        assert_string_equal(out,
-                            "PASS test_argmax_int32_last\n"
-                            "SKIP test_reduce_l1_noop: node 0 (ReduceL1): noop_with_empty_axes=1 "
-                            "without axes is not supported here (only ReduceSum, ReduceMean, "
-                            "ReduceMax, ReduceMin and ReduceProd take it)\n"
-                            "SKIP test_reduce_l2_int32: node 0 (ReduceL2): input of dtype int32 "
-                            "is not supported (float32 or float16 only: the result takes a "
-                            "sqrt)\n"
-                            "PASS test_reduce_log_sum_exp_f32_all\n"
-                            "PASS test_reduce_log_sum_exp_f32_axes_input\n"
-                            "PASS test_reduce_log_sum_exp_f32_keepdims\n"
-                            "PASS test_reduce_log_sum_exp_f32_large\n"
-                            "5 passed, 0 failed, 2 skipped\n");
-        assert_string_equal(err, "");
-        free(out);
-        free(err);
-    }
+    conformance_everywhere("reductions",
+                           "PASS test_argmax_int32_last\n"
+                           "SKIP test_reduce_l1_noop: node 0 (ReduceL1): noop_with_empty_axes=1 "
+                           "without axes is not supported here (only ReduceSum, ReduceMean, "
+                           "ReduceMax, ReduceMin and ReduceProd take it)\n"
+                           "SKIP test_reduce_l2_int32: node 0 (ReduceL2): input of dtype int32 "
+                           "is not supported (float32 or float16 only: the result takes a "
+                           "sqrt)\n"
+                           "PASS test_reduce_log_sum_exp_f32_all\n"
+                           "PASS test_reduce_log_sum_exp_f32_axes_input\n"
+                           "PASS test_reduce_log_sum_exp_f32_keepdims\n"
+                           "PASS test_reduce_log_sum_exp_f32_large\n"
+                           "5 passed, 0 failed, 2 skipped\n");
 }
 
 static void test_conformance_runner(void **state)
@@ -688,6 +745,8 @@ int main(void)
         cmocka_unit_test(test_cli),
         cmocka_unit_test(test_conformance_runner),
         cmocka_unit_test(test_reductions),
+        cmocka_unit_test(test_shape_ops),
+        cmocka_unit_test(test_channel_shuffle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -61,3 +61,20 @@ byocl_status ops_fold_node(const byocl_function *fn, int id, byocl_tensor **out,
     *out = t;
     return BYOCL_OK;
 }
+
+byocl_status ops_fold_in_place(byocl_function *fn, int id, bool *done, byocl_error *err)
+{
+    byocl_tensor *t;
+    byocl_status st = ops_fold_node(fn, id, &t, err);
+    *done = t != NULL;
+    if (t) {
+        byocl_node *n = &fn->nodes[id];
+        n->kind = BYOCL_NODE_CONSTANT;
+        n->op = NULL;
+        n->n_args = 0;
+        n->args = NULL;
+        n->attrs = (byocl_attrs){0};
+        n->value = t; /* the node takes the reference */
+    }
+    return st;
+}

@@ -19,4 +19,9 @@
 byocl_status ops_fold_node(const byocl_function *fn, int id, byocl_tensor **out,
                            byocl_error *err);
 
+/* ops_fold_node, and node `id` turned into a constant holding the result in place (its
+ * arguments, attributes and op dropped; type and name kept) when there is one; *done
+ * says whether it was. What fold_constants and the ONNX importer both do. */
+byocl_status ops_fold_in_place(byocl_function *fn, int id, bool *done, byocl_error *err);
+
 #endif

@@ -3,24 +3,14 @@
  * constants (or tuples of constants) is evaluated with that kernel, and shape_of of any
  * value becomes its (static) shape; results over OPS_FOLD_MAX_BYTES stay calls
  * (ops/fold.h). Folding goes in node order, so whole chains of shape arithmetic collapse;
- * the nodes nothing uses any more are then dropped by a rebuild of @main. */
+ * the nodes nothing uses any more (also those the ONNX importer's folding left, which
+ * runs this pass at its end) are then dropped by a rebuild of @main. */
 #include <stdlib.h>
 
 #include "byocl/passes.h"
 #include "ops/fold.h"
 #include "ops/node_util.h"
 #include "rebuild.h"
-
-/* Turns node id into a constant holding t (the node takes the reference). */
-static void make_constant(byocl_node *n, byocl_tensor *t)
-{
-    n->kind = BYOCL_NODE_CONSTANT;
-    n->op = NULL;
-    n->n_args = 0;
-    n->args = NULL;
-    n->attrs = (byocl_attrs){0};
-    n->value = t;
-}
 
 /* @main rebuilt with only the nodes its result (or nothing: parameters) needs. */
 static byocl_status drop_unused(byocl_module *m, byocl_function *fn, byocl_error *err)
@@ -29,9 +19,16 @@ static byocl_status drop_unused(byocl_module *m, byocl_function *fn, byocl_error
     if (!live)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory folding constants");
     live[fn->body] = true;
-    for (int id = fn->n_nodes - 1; id >= 0; id--)
+    bool all_live = true;
+    for (int id = fn->n_nodes - 1; id >= 0; id--) {
         for (int k = 0; live[id] && k < fn->nodes[id].n_args; k++)
             live[fn->nodes[id].args[k]] = true;
+        all_live &= live[id] || fn->nodes[id].kind == BYOCL_NODE_VAR;
+    }
+    if (all_live) {
+        free(live);
+        return BYOCL_OK;
+    }
     byocl_rebuild rb;
     byocl_status st = pass_rebuild_begin(&rb, m, fn, "fold_constants", err);
     for (int id = 0; id < fn->n_nodes && st == BYOCL_OK; id++)
@@ -51,19 +48,15 @@ byocl_status byocl_fold_constants(byocl_module *m, byocl_error *err)
     byocl_status st = pass_find_main(m, "fold_constants", &fn, err);
     if (st == BYOCL_OK)
         st = byocl_infer_types(m, err);
-    int folded = 0;
     /* A folded node computes what the call did, so stopping half way leaves a valid
      * module. */
     for (int id = 0; st == BYOCL_OK && id < fn->n_nodes; id++) {
-        byocl_tensor *t;
-        st = ops_fold_node(fn, id, &t, err);
+        bool done;
+        st = ops_fold_in_place(fn, id, &done, err);
         if (st != BYOCL_OK) {
             byocl_error_prefix(err, "cannot fold: ");
             ops_node_error_at(err, fn, id);
-        } else if (t) {
-            make_constant(&fn->nodes[id], t);
-            folded++;
         }
     }
-    return st == BYOCL_OK && folded > 0 ? drop_unused(m, fn, err) : st;
+    return st == BYOCL_OK ? drop_unused(m, fn, err) : st;
 }

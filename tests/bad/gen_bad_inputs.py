@@ -163,6 +163,16 @@ def onnx_loading_files():
     save_onnx("dropout_training_ratio_runtime.onnx",
               [helper.make_node("Dropout", ["x", "ratio", "train"], ["y"], name="drop")],
               [x, helper.make_tensor_value_info("ratio", TensorProto.FLOAT, [])], [y], [true])
+    # Shape inputs computed at run time: Slice's starts, ConstantOfShape's shape.
+    ints = helper.make_tensor_value_info("starts", TensorProto.INT64, [1])
+    save_onnx("slice_runtime_starts.onnx",
+              [helper.make_node("Slice", ["x", "starts", "ends"], ["y"], name="slice")],
+              [x, ints], [y], [helper.make_tensor("ends", TensorProto.INT64, [1], [3])])
+    save_onnx("constant_of_shape_runtime.onnx",
+              [helper.make_node("Relu", ["x"], ["r"]),
+               helper.make_node("Cast", ["r"], ["shape"], to=TensorProto.INT64),
+               helper.make_node("ConstantOfShape", ["shape"], ["y"], name="fill")],
+              [x], [y])
     save_onnx("opset6_unsupported_op.onnx", [helper.make_node("Relu", ["x"], ["r"]),
                                              helper.make_node("Frobnicate", ["r"], ["y"])],
               [x], [y], opset=6)

@@ -30,6 +30,14 @@ Run with /usr/bin/python3; the files are small and committed.
                      Reshape whose int64 shape input the runner binds.
   reductions/        a backend-test folder: float32 ReduceLogSumExp (the ONNX suite's are
                      double), int32 ArgMax, and two refused reductions (skips).
+  shape_ops/         a backend-test folder of the shape and index ops with values known
+                     when importing (initializers, Shape arithmetic): Slice (opset 9
+                     attributes, opset 13 inputs), Gather with negative indices,
+                     GatherElements, ConstantOfShape, Expand, Range, Tile, Shape(start,
+                     end), Size.
+  channel_shuffle.onnx  shufflenet's channel shuffle as torch exports it (Shape -> Gather
+                     -> Div -> Unsqueeze -> Concat -> Reshape -> Transpose -> Reshape): the
+                     shape arithmetic folds, byocl print shows a reshape/transpose.
 """
 
 import os
@@ -465,6 +473,107 @@ def reductions_suite():
          x, np.abs(x), opset=18, axes=[])
 
 
+def shape_ops_suite():
+    """A backend-test folder of the shape and index ops, their shape inputs constant
+    (initializers, or arithmetic on Shape that the importer folds)."""
+    root = os.path.join(OUT, "shape_ops")
+    shutil.rmtree(root, ignore_errors=True)
+
+    def test(name, nodes, x, expected, inits=(), opset=13):
+        d = os.path.join(root, name)
+        os.makedirs(os.path.join(d, "test_data_set_0"))
+        elem = onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[x.dtype]
+        out = onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[expected.dtype]
+        graph = helper.make_graph(nodes, name, [vi("x", elem, list(x.shape))],
+                                  [vi("y", out, list(expected.shape))], initializer=list(inits))
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+        model.ir_version = 7
+        save_test_folder(d, model, [("x", x)], [expected])
+
+    def i64(name, v):
+        return numpy_helper.from_array(np.array(v, np.int64), name)
+
+    x = rand(41, (3, 4, 5))
+    test("test_slice_inputs", [helper.make_node("Slice", ["x", "s", "e", "a", "st"], ["y"])],
+         x, x[:, 3:0:-2, 1:100], [i64("s", [3, 1]), i64("e", [0, 2**62]), i64("a", [1, -1]),
+                                  i64("st", [-2, 1])])
+    test("test_slice_attrs_opset9",
+         [helper.make_node("Slice", ["x"], ["y"], starts=[-2, 0], ends=[100, 2], axes=[2, 0])],
+         x, x[0:2, :, -2:], opset=9)
+    # Slice's ends from Shape arithmetic: x[:, :Shape(x)[1] - 1].
+    test("test_slice_shape_arith",
+         [helper.make_node("Shape", ["x"], ["sh"]),
+          helper.make_node("Gather", ["sh", "one"], ["d1"], axis=0),
+          helper.make_node("Sub", ["d1", "one"], ["e"]),
+          helper.make_node("Slice", ["x", "zero", "e", "one"], ["y"])],
+         x, x[:, :3], [i64("one", [1]), i64("zero", [0])])
+    test("test_gather_negative",
+         [helper.make_node("Gather", ["x", "idx"], ["y"], axis=1)], x,
+         x[:, [[-1, 0], [2, -4]]], [i64("idx", [[-1, 0], [2, -4]])])
+    test("test_gather_scalar_index", [helper.make_node("Gather", ["x", "idx"], ["y"], axis=-1)],
+         x, x[:, :, -2], [i64("idx", -2)])
+    gi = np.array([[[0, -1, 2, 1, 0]] * 2] * 3, np.int64)
+    test("test_gather_elements", [helper.make_node("GatherElements", ["x", "gi"], ["y"], axis=1)],
+         x, np.take_along_axis(x, np.where(gi < 0, gi + 4, gi), 1),
+         [numpy_helper.from_array(gi, "gi")])
+    test("test_constant_of_shape",
+         [helper.make_node("Shape", ["x"], ["sh"]),
+          helper.make_node("ConstantOfShape", ["sh"], ["c"],
+                           value=helper.make_tensor("v", TensorProto.FLOAT, [1], [1.5])),
+          helper.make_node("Add", ["x", "c"], ["y"])], x, x + np.float32(1.5))
+    test("test_expand_bidirectional",
+         [helper.make_node("Expand", ["x", "shape"], ["y"])], x[:, :1, :],
+         np.broadcast_to(x[:, :1, :], (2, 3, 4, 5)).copy(), [i64("shape", [2, 1, 4, 1])])
+    test("test_range_add",
+         [helper.make_node("Range", ["start", "limit", "delta"], ["r"]),
+          helper.make_node("Add", ["x", "r"], ["y"])], x, x + np.arange(1, -4, -1, np.float32),
+         [numpy_helper.from_array(np.array(v, np.float32), n)
+          for n, v in (("start", 1), ("limit", -4), ("delta", -1))])
+    test("test_tile", [helper.make_node("Tile", ["x", "reps"], ["y"])], x,
+         np.tile(x, (2, 1, 3)), [i64("reps", [2, 1, 3])])
+    test("test_shape_start_end",
+         [helper.make_node("Shape", ["x"], ["sh"], start=-2, end=100),
+          helper.make_node("Size", ["x"], ["n"]),
+          helper.make_node("Unsqueeze", ["n", "zero"], ["n1"]),
+          helper.make_node("Concat", ["sh", "n1"], ["c"], axis=0),
+          helper.make_node("Identity", ["c"], ["y"])], x, np.array([4, 5, 60], np.int64),
+         [i64("zero", [0])], opset=15)
+
+
+def channel_shuffle():
+    """shufflenet_v2's channel_shuffle as torch.onnx exports it: the shape of x split into
+    (batch, groups, channels // groups, h, w), transposed, flattened back."""
+    nodes = [helper.make_node("Shape", ["x"], ["sh"], name="shape")]
+    for i in range(4):
+        nodes.append(helper.make_node("Gather", ["sh", "i%d" % i], ["d%d" % i], axis=0,
+                                      name="gather%d" % i))
+    nodes += [
+        helper.make_node("Div", ["d1", "groups"], ["cpg"], name="div"),
+        helper.make_node("Unsqueeze", ["d0", "axes"], ["u0"], name="u0"),
+        helper.make_node("Unsqueeze", ["cpg", "axes"], ["u2"], name="u2"),
+        helper.make_node("Unsqueeze", ["d2", "axes"], ["u3"], name="u3"),
+        helper.make_node("Unsqueeze", ["d3", "axes"], ["u4"], name="u4"),
+        helper.make_node("Concat", ["u0", "g1", "u2", "u3", "u4"], ["s5"], axis=0,
+                         name="concat5"),
+        helper.make_node("Reshape", ["x", "s5"], ["r5"], name="reshape5"),
+        helper.make_node("Transpose", ["r5"], ["t"], perm=[0, 2, 1, 3, 4], name="transpose"),
+        helper.make_node("Concat", ["u0", "minus1", "u3", "u4"], ["s4"], axis=0,
+                         name="concat4"),
+        helper.make_node("Reshape", ["t", "s4"], ["y"], name="reshape4"),
+    ]
+    inits = [numpy_helper.from_array(np.array(i, np.int64), "i%d" % i) for i in range(4)]
+    inits += [numpy_helper.from_array(np.array(2, np.int64), "groups"),
+              numpy_helper.from_array(np.array([0], np.int64), "axes"),
+              numpy_helper.from_array(np.array([2], np.int64), "g1"),
+              numpy_helper.from_array(np.array([-1], np.int64), "minus1")]
+    save_model("channel_shuffle.onnx", nodes, [vi("x", TensorProto.FLOAT, ["batch", 4, 2, 2])],
+               [vi("y", TensorProto.FLOAT, ["batch", 4, 2, 2])], inits)
+    x = rand(42, (1, 4, 2, 2))
+    save_npy("channel_shuffle_x.npy", x)
+    save_npy("channel_shuffle_y.npy",
+             x.reshape(1, 2, 2, 2, 2).transpose(0, 2, 1, 3, 4).reshape(1, 4, 2, 2).copy())
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     small_cnn()
@@ -476,6 +585,8 @@ def main():
     odd_names()
     conformance_suite()
     reductions_suite()
+    shape_ops_suite()
+    channel_shuffle()
 
 
 if __name__ == "__main__":

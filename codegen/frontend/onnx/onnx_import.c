@@ -15,6 +15,7 @@
 #include "onnx_frontend.h"
 #include "onnx_import.h"
 #include "ops/elemwise_util.h"
+#include "ops/fold.h"
 #include "ops/node_util.h"
 #include "ops/op_impl.h"
 #include "tensorio/tensor_pb.h"
@@ -131,10 +132,26 @@ static int typed(onnx_ctx *cx, int id, const char *what)
     return id;
 }
 
+/* Shape arithmetic is folded as it is built: a call whose arguments are all constants
+ * (or shape_of of anything: shapes are static here) becomes a constant node in place,
+ * evaluated by ops_fold_node exactly as the fold_constants pass would, so that the
+ * converters after it (a Reshape's shape, a Slice's starts) can read its value. Results
+ * over OPS_FOLD_MAX_BYTES stay calls; a kernel error (an index out of range in constant
+ * data) is an error of the ONNX node. */
+static int folded(onnx_ctx *cx, int id, const char *op)
+{
+    bool done;
+    if (id >= 0 && ops_fold_in_place(cx->fn, id, &done, cx->err) != BYOCL_OK)
+        return builder_failed(cx, op);
+    cx->folded += id >= 0 && done;
+    return id;
+}
+
 int onnx_call(onnx_ctx *cx, const char *op, const int *args, int n_args,
               const byocl_attrs *attrs)
 {
-    return typed(cx, byocl_function_add_call(cx->fn, op, args, n_args, attrs, cx->err), op);
+    int id = typed(cx, byocl_function_add_call(cx->fn, op, args, n_args, attrs, cx->err), op);
+    return folded(cx, id, op);
 }
 
 int onnx_call1(onnx_ctx *cx, const char *op, int arg, const byocl_attrs *attrs)
@@ -466,10 +483,19 @@ byocl_status onnx_input_unpadded(onnx_ctx *cx, int k, bool fold, int *id, int64_
     return materialize(cx, v, id);
 }
 
+/* The value of a node built as a constant (folded by onnx_call), else NULL. */
+static byocl_tensor *node_constant(onnx_ctx *cx, int v)
+{
+    int id = cx->values[v].node;
+    return id >= 0 && cx->fn->nodes[id].kind == BYOCL_NODE_CONSTANT ? cx->fn->nodes[id].value
+                                                                    : NULL;
+}
+
 bool onnx_input_is_constant(onnx_ctx *cx, int k)
 {
     int v = input_value(cx, k);
-    return v >= 0 && (cx->values[v].constant || cx->values[v].init >= 0);
+    return v >= 0 &&
+           (cx->values[v].constant || cx->values[v].init >= 0 || node_constant(cx, v));
 }
 
 byocl_status onnx_input_constant(onnx_ctx *cx, int k, const char *why, const byocl_tensor **out)
@@ -485,7 +511,7 @@ byocl_status onnx_input_constant(onnx_ctx *cx, int k, const char *why, const byo
                          k, cx->values[v].name, why);
     byocl_status st = value_constant(cx, v);
     if (st == BYOCL_OK)
-        *out = cx->values[v].constant;
+        *out = cx->values[v].constant ? cx->values[v].constant : node_constant(cx, v);
     return st;
 }
 
@@ -1157,6 +1183,9 @@ static byocl_status import_graph(onnx_ctx *cx, const Onnx__GraphProto *g,
     cx->node = NULL;
     if (st == BYOCL_OK)
         st = set_outputs(cx, g);
+    /* What the folding left unused (the Concat of a folded shape, its pieces) goes. */
+    if (st == BYOCL_OK && cx->folded > 0)
+        st = byocl_fold_constants(cx->mod, cx->err);
     return st;
 }
 

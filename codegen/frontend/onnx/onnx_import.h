@@ -42,6 +42,7 @@ typedef struct onnx_ctx {
     const Onnx__NodeProto *node; /* the node being converted            */
     int node_index;
     int first_new;          /* @main's node count when this node began  */
+    int folded;             /* calls onnx_call turned into constants    */
     byocl_error *err;
 } onnx_ctx;
 
@@ -56,7 +57,33 @@ typedef struct onnx_op {
 /* onnx_ops.c: the op table. NULL for an op byocl does not import. */
 const onnx_op *onnx_find_op(const char *op_type);
 
+/* onnx_shape.c: the shape and index ops (Shape, Size, Slice, Gather, GatherElements,
+ * ConstantOfShape, Expand, Range, Tile), which onnx_ops.c's table lists. */
+byocl_status onnx_convert_shape(onnx_ctx *cx, const Onnx__NodeProto *n);
+byocl_status onnx_convert_size(onnx_ctx *cx, const Onnx__NodeProto *n);
+byocl_status onnx_convert_slice(onnx_ctx *cx, const Onnx__NodeProto *n);
+byocl_status onnx_convert_gather(onnx_ctx *cx, const Onnx__NodeProto *n);
+byocl_status onnx_convert_gather_elements(onnx_ctx *cx, const Onnx__NodeProto *n);
+byocl_status onnx_convert_constant_of_shape(onnx_ctx *cx, const Onnx__NodeProto *n);
+byocl_status onnx_convert_expand(onnx_ctx *cx, const Onnx__NodeProto *n);
+byocl_status onnx_convert_range(onnx_ctx *cx, const Onnx__NodeProto *n);
+byocl_status onnx_convert_tile(onnx_ctx *cx, const Onnx__NodeProto *n);
+
 /* ------------------------------------------------ helpers for the converters */
+
+/* Returns a failed status at once. */
+#define TRY(expr)                                                                          \
+    do {                                                                                   \
+        byocl_status try_st_ = (expr);                                                     \
+        if (try_st_ != BYOCL_OK)                                                           \
+            return try_st_;                                                                \
+    } while (0)
+/* Builds a node into `var`; a failure (already recorded) returns its status. */
+#define TRY_ID(var, expr)                                                                  \
+    int var = (expr);                                                                      \
+    if (var < 0)                                                                           \
+        return cx->err->status
+
 
 /* Records an error about the current node: "PATH: node 'NAME' (OpType): MSG". */
 byocl_status onnx_fail(onnx_ctx *cx, byocl_status status, const char *fmt, ...)

@@ -8,18 +8,6 @@
 #include "onnx_import.h"
 #include "tensorio/tensor_pb.h"
 
-#define TRY(expr)                                                                          \
-    do {                                                                                   \
-        byocl_status try_st_ = (expr);                                                     \
-        if (try_st_ != BYOCL_OK)                                                           \
-            return try_st_;                                                                \
-    } while (0)
-/* Builds a node into `var`; a failure (already recorded) returns its status. */
-#define TRY_ID(var, expr)                                                                  \
-    int var = (expr);                                                                      \
-    if (var < 0)                                                                           \
-        return cx->err->status
-
 /* Most window and axis lists are short; BYOCL_MAX_RANK bounds the rest. */
 #define MAX_INTS (2 * BYOCL_MAX_RANK)
 
@@ -1807,6 +1795,9 @@ static const char *const pad_attrs[] = {"mode", "pads", "value", NULL};
 static const char *const isinf_attrs[] = {"detect_negative", "detect_positive", NULL};
 static const char *const mod_attrs[] = {"fmod", NULL};
 static const char *const selu_attrs[] = {"alpha", "gamma", NULL};
+static const char *const shape_attrs[] = {"start", "end", NULL};
+static const char *const slice_attrs[] = {"starts", "ends", "axes", NULL};
+static const char *const value_attrs[] = {"value", NULL};
 static const char *const layer_norm_attrs[] = {"axis", "epsilon", "stash_type", NULL};
 static const char *const blocksize_attrs[] = {"blocksize", NULL};
 static const char *const depth_to_space_attrs[] = {"blocksize", "mode", NULL};
@@ -1832,6 +1823,7 @@ static const onnx_op onnx_ops[] = {
     {"Clip", convert_clip, clip_attrs},
     {"Concat", convert_concat, axis_attrs},
     {"Constant", convert_constant, constant_attrs},
+    {"ConstantOfShape", onnx_convert_constant_of_shape, value_attrs},
     {"Conv", convert_conv, conv_attrs},
     {"Cos", convert_cos, no_attrs},
     {"Cosh", convert_cosh, no_attrs},
@@ -1843,7 +1835,10 @@ static const onnx_op onnx_ops[] = {
     {"Equal", convert_equal, no_attrs},
     {"Erf", convert_erf, no_attrs},
     {"Exp", convert_exp, no_attrs},
+    {"Expand", onnx_convert_expand, no_attrs},
     {"Flatten", convert_flatten, axis_attrs},
+    {"Gather", onnx_convert_gather, axis_attrs},
+    {"GatherElements", onnx_convert_gather_elements, axis_attrs},
     {"Gemm", convert_gemm, gemm_attrs},
     {"GlobalAveragePool", convert_global_average_pool, no_attrs},
     {"Greater", convert_greater, no_attrs},
@@ -1871,6 +1866,7 @@ static const onnx_op onnx_ops[] = {
     {"Or", convert_or, no_attrs},
     {"Pad", convert_pad, pad_attrs},
     {"Pow", convert_pow, no_attrs},
+    {"Range", onnx_convert_range, no_attrs},
     {"Reciprocal", convert_reciprocal, no_attrs},
     {"ReduceL1", convert_reduce_l1, reduce_attrs},
     {"ReduceL2", convert_reduce_l2, reduce_attrs},
@@ -1886,10 +1882,13 @@ static const onnx_op onnx_ops[] = {
     {"Reshape", convert_reshape, reshape_attrs},
     {"Round", convert_round, no_attrs},
     {"Selu", convert_selu, selu_attrs},
+    {"Shape", onnx_convert_shape, shape_attrs},
     {"Sigmoid", convert_sigmoid, no_attrs},
     {"Sign", convert_sign, no_attrs},
     {"Sin", convert_sin, no_attrs},
     {"Sinh", convert_sinh, no_attrs},
+    {"Size", onnx_convert_size, no_attrs},
+    {"Slice", onnx_convert_slice, slice_attrs},
     {"Softmax", convert_softmax, axis_attrs},
     {"Softplus", convert_softplus, no_attrs},
     {"Softsign", convert_softsign, no_attrs},
@@ -1902,6 +1901,7 @@ static const onnx_op onnx_ops[] = {
     {"Tan", convert_tan, no_attrs},
     {"Tanh", convert_tanh, no_attrs},
     {"ThresholdedRelu", convert_thresholded_relu, alpha_attrs},
+    {"Tile", onnx_convert_tile, no_attrs},
     {"Transpose", convert_transpose, transpose_attrs},
     {"Trilu", convert_trilu, trilu_attrs},
     {"Unsqueeze", convert_unsqueeze, axes_attrs},
