@@ -173,6 +173,12 @@ def onnx_loading_files():
                helper.make_node("Cast", ["r"], ["shape"], to=TensorProto.INT64),
                helper.make_node("ConstantOfShape", ["shape"], ["y"], name="fill")],
               [x], [y])
+    # A loss's reduction that ONNX does not define.
+    save_onnx("nllloss_bad_reduction.onnx",
+              [helper.make_node("NegativeLogLikelihoodLoss", ["x", "t"], ["y"], name="nll",
+                                reduction="average")],
+              [vi("x", [2, 3]), helper.make_tensor_value_info("t", TensorProto.INT64, [2])],
+              [y])
     save_onnx("opset6_unsupported_op.onnx", [helper.make_node("Relu", ["x"], ["r"]),
                                              helper.make_node("Frobnicate", ["r"], ["y"])],
               [x], [y], opset=6)

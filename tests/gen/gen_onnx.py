@@ -35,6 +35,10 @@ Run with /usr/bin/python3; the files are small and committed.
                      attributes, opset 13 inputs), Gather with negative indices,
                      GatherElements, ConstantOfShape, Expand, Range, Tile, Shape(start,
                      end), Size.
+  losses/            a backend-test folder of what the ONNX suite's loss tests do not cover:
+                     SoftmaxCrossEntropyLoss in float16 (weights, ignore_index, log_prob)
+                     and NegativeLogLikelihoodLoss of an int32 target (the suite's are
+                     float32 and int64).
   channel_shuffle.onnx  shufflenet's channel shuffle as torch exports it (Shape -> Gather
                      -> Div -> Unsqueeze -> Concat -> Reshape -> Transpose -> Reshape): the
                      shape arithmetic folds, byocl print shows a reshape/transpose.
@@ -540,6 +544,51 @@ def shape_ops_suite():
          [i64("zero", [0])], opset=15)
 
 
+def losses_suite():
+    """A backend-test folder of the losses in the dtypes the ONNX suite leaves out: float16
+    scores (inputs small enough that float16's rounding stays within rtol 1e-3), an int32
+    target."""
+    root = os.path.join(OUT, "losses")
+    shutil.rmtree(root, ignore_errors=True)
+
+    def test(name, node, values, outputs):
+        d = os.path.join(root, name)
+        os.makedirs(os.path.join(d, "test_data_set_0"))
+
+        def info(n, v):
+            return vi(n, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[v.dtype], list(v.shape))
+        graph = helper.make_graph([node], name, [info(n, v) for n, v in values],
+                                  [info(n, v) for n, v in outputs])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        model.ir_version = 7
+        save_test_folder(d, model, values, [v for _, v in outputs])
+
+    def nll(lp, t, w=None, ii=None, reduction="mean"):
+        """ONNX's reference: -lp[n, t, d] * w[t], 0 where t == ii; mean over the weights."""
+        safe = t if ii is None else np.where(t == ii, 0, t)
+        loss = -np.take_along_axis(lp, np.expand_dims(safe, 1), 1).squeeze(1)
+        weight = np.ones_like(loss) if w is None else w[safe]
+        if ii is not None:
+            weight = np.where(t == ii, 0, weight)
+        loss = loss * weight
+        return {"none": loss, "sum": loss.sum(), "mean": loss.sum() / weight.sum()}[reduction]
+
+    f16 = np.float16  # the inputs are float16 values, the expected outputs exact for them
+    x = rand(51, (3, 5, 2), -0.25, 0.25).astype(f16).astype(np.float64)
+    t = np.array([[0, 4], [2, 2], [1, 3]], np.int32)
+    w = rand(52, (5,), 0.5, 1.5).astype(f16).astype(np.float64)
+    lp = x - np.log(np.exp(x).sum(axis=1, keepdims=True))
+    test("test_sce_f16_weight_ii_log_prob",
+         helper.make_node("SoftmaxCrossEntropyLoss", ["x", "t", "w"], ["y", "lp"],
+                          ignore_index=2),
+         [("x", x.astype(f16)), ("t", t), ("w", w.astype(f16))],
+         [("y", np.array(nll(lp, t, w, 2)).astype(f16)), ("lp", lp.astype(f16))])
+    test("test_nllloss_int32_target_sum",
+         helper.make_node("NegativeLogLikelihoodLoss", ["x", "t"], ["y"], reduction="sum"),
+         [("x", x.astype(np.float32)), ("t", t)],
+         [("y", np.array(nll(x, t, reduction="sum")).astype(np.float32))])
+
+
 def channel_shuffle():
     """shufflenet_v2's channel_shuffle as torch.onnx exports it: the shape of x split into
     (batch, groups, channels // groups, h, w), transposed, flattened back."""
@@ -586,6 +635,7 @@ def main():
     conformance_suite()
     reductions_suite()
     shape_ops_suite()
+    losses_suite()
     channel_shuffle()
 
 

@@ -69,6 +69,13 @@ byocl_status onnx_convert_expand(onnx_ctx *cx, const Onnx__NodeProto *n);
 byocl_status onnx_convert_range(onnx_ctx *cx, const Onnx__NodeProto *n);
 byocl_status onnx_convert_tile(onnx_ctx *cx, const Onnx__NodeProto *n);
 
+/* onnx_loss.c: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss. */
+byocl_status onnx_convert_nll_loss(onnx_ctx *cx, const Onnx__NodeProto *n);
+byocl_status onnx_convert_softmax_cross_entropy_loss(onnx_ctx *cx, const Onnx__NodeProto *n);
+
+/* onnx_ops.c: x - log(sum(exp(x)) over `axis`, max-shifted; -1 with the error recorded. */
+int onnx_log_softmax(onnx_ctx *cx, int x, int axis);
+
 /* ------------------------------------------------ helpers for the converters */
 
 /* Returns a failed status at once. */

@@ -905,6 +905,15 @@ static byocl_status convert_dropout(onnx_ctx *cx, const Onnx__NodeProto *n)
 
 static int log_sum_exp(onnx_ctx *cx, int x, const int64_t *axes, int count, bool keepdims);
 
+/* x - log_sum_exp(x) over the axis (onnx_import.h). */
+int onnx_log_softmax(onnx_ctx *cx, int x, int axis)
+{
+    int64_t axes[1] = {axis};
+    int lse = log_sum_exp(cx, x, axes, 1, true);
+    int args[2] = {x, lse};
+    return lse < 0 ? -1 : onnx_call(cx, "subtract", args, 2, NULL);
+}
+
 /* Softmax and LogSoftmax before opset 13 normalize over the flattened axes axis..end (the
  * input seen as 2-D); from 13 on over the one axis. Softmax is nn.softmax, LogSoftmax
  * x - log(sum(exp(x - max))) - max (log_sum_exp below, the max shift keeping exp finite). */
@@ -926,10 +935,7 @@ static byocl_status softmax(onnx_ctx *cx, bool log)
     }
     int y;
     if (log) {
-        int64_t axes[1] = {axis};
-        TRY_ID(lse, log_sum_exp(cx, x, axes, 1, true));
-        int args[2] = {x, lse};
-        y = onnx_call(cx, "subtract", args, 2, NULL);
+        y = onnx_log_softmax(cx, x, axis);
     } else {
         byocl_attrs *a;
         TRY(new_attrs(cx, &a));
@@ -1795,6 +1801,7 @@ static const char *const pad_attrs[] = {"mode", "pads", "value", NULL};
 static const char *const isinf_attrs[] = {"detect_negative", "detect_positive", NULL};
 static const char *const mod_attrs[] = {"fmod", NULL};
 static const char *const selu_attrs[] = {"alpha", "gamma", NULL};
+static const char *const loss_attrs[] = {"ignore_index", "reduction", NULL};
 static const char *const shape_attrs[] = {"start", "end", NULL};
 static const char *const slice_attrs[] = {"starts", "ends", "axes", NULL};
 static const char *const value_attrs[] = {"value", NULL};
@@ -1862,6 +1869,7 @@ static const onnx_op onnx_ops[] = {
     {"Mod", convert_mod, mod_attrs},
     {"Mul", convert_mul, no_attrs},
     {"Neg", convert_neg, no_attrs},
+    {"NegativeLogLikelihoodLoss", onnx_convert_nll_loss, loss_attrs},
     {"Not", convert_not, no_attrs},
     {"Or", convert_or, no_attrs},
     {"Pad", convert_pad, pad_attrs},
@@ -1890,6 +1898,7 @@ static const onnx_op onnx_ops[] = {
     {"Size", onnx_convert_size, no_attrs},
     {"Slice", onnx_convert_slice, slice_attrs},
     {"Softmax", convert_softmax, axis_attrs},
+    {"SoftmaxCrossEntropyLoss", onnx_convert_softmax_cross_entropy_loss, loss_attrs},
     {"Softplus", convert_softplus, no_attrs},
     {"Softsign", convert_softsign, no_attrs},
     {"SpaceToDepth", convert_space_to_depth, blocksize_attrs},
