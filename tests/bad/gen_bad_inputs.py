@@ -149,7 +149,8 @@ def onnx_files():
 
 
 def onnx_loading_files():
-    """onnx_loading.cases: training-mode Dropout, the opset and the ops refused together,
+    """onnx_loading.cases: training-mode Dropout, the opset and the ops refused together, old
+    forms refused (an opset-6 training BatchNormalization, Upsample linear),
     initializers whose values the importer reads straight from the file."""
     x = vi("x", [1, 4])
     y = vi("y", None)
@@ -182,6 +183,14 @@ def onnx_loading_files():
     save_onnx("opset6_unsupported_op.onnx", [helper.make_node("Relu", ["x"], ["r"]),
                                              helper.make_node("Frobnicate", ["r"], ["y"])],
               [x], [y], opset=6)
+    # Old forms byocl refuses: a training-mode BatchNormalization (is_test=0, the default
+    # before opset 7) and Upsample's linear mode.
+    save_onnx("batchnorm_opset6_training.onnx",
+              [helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"])],
+              [x, vi("s", [4]), vi("b", [4]), vi("m", [4]), vi("v", [4])], [y], opset=6)
+    save_onnx("upsample_linear.onnx",
+              [helper.make_node("Upsample", ["x"], ["y"], mode="linear", scales=[1.0, 2.0])],
+              [x], [y], opset=7)
     save_onnx("opset19_unsupported_ops.onnx", [helper.make_node("LSTM", ["x"], ["a"]),
                                                helper.make_node("Relu", ["a"], ["b"]),
                                                helper.make_node("LSTM", ["b"], ["y"])],

@@ -35,6 +35,7 @@ Run with /usr/bin/python3; the files are small and committed.
                      attributes, opset 13 inputs), Gather with negative indices,
                      GatherElements, ConstantOfShape, Expand, Range, Tile, Shape(start,
                      end), Size.
+  old_opsets/        a backend-test folder of opset 1 to 9 forms (old_opsets_suite).
   losses/            a backend-test folder of what the ONNX suite's loss tests do not cover:
                      SoftmaxCrossEntropyLoss in float16 (weights, ignore_index, log_prob)
                      and NegativeLogLikelihoodLoss of an int32 target (the suite's are
@@ -389,6 +390,19 @@ def save_test_folder(d, model, values, expected):
             f.write(numpy_helper.from_array(v, "").SerializeToString())
 
 
+def single_input_test(root, name, nodes, x, expected, inits=(), opset=13):
+    """A backend-test folder root/name: nodes from input x to output y (expected)."""
+    d = os.path.join(root, name)
+    os.makedirs(os.path.join(d, "test_data_set_0"))
+    elem = onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[x.dtype]
+    out = onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[expected.dtype]
+    graph = helper.make_graph(nodes, name, [vi("x", elem, list(x.shape))],
+                              [vi("y", out, list(expected.shape))], initializer=list(inits))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 7 if opset >= 7 else 3
+    save_test_folder(d, model, [("x", x)], [expected])
+
+
 def conformance_suite():
     """A backend-test folder as onnx writes them: passes, a wrong expected output, a skip,
     inputs without names, an int64 input."""
@@ -484,15 +498,7 @@ def shape_ops_suite():
     shutil.rmtree(root, ignore_errors=True)
 
     def test(name, nodes, x, expected, inits=(), opset=13):
-        d = os.path.join(root, name)
-        os.makedirs(os.path.join(d, "test_data_set_0"))
-        elem = onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[x.dtype]
-        out = onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[expected.dtype]
-        graph = helper.make_graph(nodes, name, [vi("x", elem, list(x.shape))],
-                                  [vi("y", out, list(expected.shape))], initializer=list(inits))
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-        model.ir_version = 7
-        save_test_folder(d, model, [("x", x)], [expected])
+        single_input_test(root, name, nodes, x, expected, inits, opset)
 
     def i64(name, v):
         return numpy_helper.from_array(np.array(v, np.int64), name)
@@ -589,6 +595,58 @@ def losses_suite():
          [("y", np.array(nll(x, t, reduction="sum")).astype(np.float32))])
 
 
+def old_opsets_suite():
+    """A backend-test folder of the forms of opsets 1 to 9 that later opsets replaced:
+    BatchNormalization with is_test (6), Pad's paddings (1), Upsample nearest with scales
+    as an attribute (7) and an input (9), Gemm and Add with broadcast (6), Reshape's shape
+    attribute (4), Concat without axis and consumed_inputs (1), Dropout with is_test (6)."""
+    root = os.path.join(OUT, "old_opsets")
+    shutil.rmtree(root, ignore_errors=True)
+
+    def f32(name, v):
+        return numpy_helper.from_array(np.asarray(v, np.float32), name)
+
+    x = rand(61, (2, 3, 4, 5))
+    scale, bias = rand(62, (3,), 0.5, 1.5), rand(63, (3,))
+    mean, var = rand(64, (3,)), rand(65, (3,), 0.5, 2.0)
+    bc = lambda v: v.reshape(1, 3, 1, 1)  # noqa: E731
+    single_input_test(root, "test_batchnorm_opset6_is_test", [
+        helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"], is_test=1,
+                         epsilon=1e-3)], x,
+        (bc(scale) * (x - bc(mean)) / np.sqrt(bc(var) + 1e-3) + bc(bias)).astype(np.float32),
+        [f32("s", scale), f32("b", bias), f32("m", mean), f32("v", var)], opset=6)
+    x3 = rand(66, (3, 4, 5))
+    single_input_test(root, "test_pad_opset1_paddings", [
+        helper.make_node("Pad", ["x"], ["y"], paddings=[0, 1, 2, 1, 0, 1], value=0.5)], x3,
+        np.pad(x3, [(0, 1), (1, 0), (2, 1)], constant_values=0.5), opset=1)
+    up = x.repeat(2, axis=2).repeat(3, axis=3)
+    single_input_test(root, "test_upsample_opset7_nearest", [
+        helper.make_node("Upsample", ["x"], ["y"], mode="nearest",
+                         scales=[1.0, 1.0, 2.0, 3.0])], x, up, opset=7)
+    single_input_test(root, "test_upsample_opset9_scales_input", [
+        helper.make_node("Upsample", ["x", "sc"], ["y"])], x, up,
+        [f32("sc", [1.0, 1.0, 2.0, 3.0])], opset=9)
+    a, b, c = rand(67, (3, 4)), rand(68, (4, 5)), rand(69, (5,))
+    single_input_test(root, "test_gemm_opset6_broadcast", [
+        helper.make_node("Gemm", ["x", "b", "c"], ["y"], broadcast=1, alpha=0.5, beta=2.0)],
+        a, (0.5 * a @ b + 2.0 * c).astype(np.float32), [f32("b", b), f32("c", c)], opset=6)
+    b2 = rand(70, (3, 4))
+    single_input_test(root, "test_add_opset6_broadcast_axis", [
+        helper.make_node("Add", ["x", "b"], ["y"], broadcast=1, axis=1)], x,
+        x + b2.reshape(1, 3, 4, 1), [f32("b", b2)], opset=6)
+    single_input_test(root, "test_reshape_opset4_shape_attr", [
+        helper.make_node("Reshape", ["x"], ["y"], shape=[6, 5, 4])], x,
+        x.reshape(6, 5, 4), opset=4)
+    single_input_test(root, "test_concat_opset1_default_axis", [
+        helper.make_node("Relu", ["x"], ["r"], consumed_inputs=[0]),
+        helper.make_node("Concat", ["x", "r"], ["y"])], x,
+        np.concatenate([x, np.maximum(x, 0)], axis=1), opset=1)
+    single_input_test(root, "test_dropout_opset6_is_test", [
+        helper.make_node("Dropout", ["x"], ["d"], is_test=1, ratio=0.3),
+        helper.make_node("Sigmoid", ["d"], ["y"])], x,
+        (1 / (1 + np.exp(-x))).astype(np.float32), opset=6)
+
+
 def channel_shuffle():
     """shufflenet_v2's channel_shuffle as torch.onnx exports it: the shape of x split into
     (batch, groups, channels // groups, h, w), transposed, flattened back."""
@@ -636,6 +694,7 @@ def main():
     reductions_suite()
     shape_ops_suite()
     losses_suite()
+    old_opsets_suite()
     channel_shuffle()
 
 

@@ -1074,7 +1074,7 @@ static byocl_status convert_node(onnx_ctx *cx, const Onnx__GraphProto *g, size_t
     const onnx_op *op = onnx_find_op(n->op_type);
     for (size_t i = 0; i < n->n_attribute; i++) {
         const char *name = str_or_empty(n->attribute[i]->name);
-        bool known = false;
+        bool known = onnx_legacy_attr(cx->opset, n->op_type, name);
         for (int k = 0; op->attrs && op->attrs[k] && !known; k++)
             known = strcmp(op->attrs[k], name) == 0;
         if (!known)

@@ -11,7 +11,7 @@
 #include "text/names.h"
 
 /* The opsets of the default domain that byocl imports. */
-#define ONNX_OPSET_MIN 7
+#define ONNX_OPSET_MIN 1
 #define ONNX_OPSET_MAX 18
 
 /* A value of the ONNX graph (a graph input, an initializer or a node output), by name.
@@ -56,6 +56,9 @@ typedef struct onnx_op {
 
 /* onnx_ops.c: the op table. NULL for an op byocl does not import. */
 const onnx_op *onnx_find_op(const char *op_type);
+/* onnx_ops.c: whether `attr` of op_type is an attribute of an old opset that byocl accepts
+ * there (consumed_inputs, is_test, broadcast, ...). */
+bool onnx_legacy_attr(int64_t opset, const char *op_type, const char *attr);
 
 /* onnx_shape.c: the shape and index ops (Shape, Size, Slice, Gather, GatherElements,
  * ConstantOfShape, Expand, Range, Tile), which onnx_ops.c's table lists. */
@@ -68,6 +71,7 @@ byocl_status onnx_convert_constant_of_shape(onnx_ctx *cx, const Onnx__NodeProto 
 byocl_status onnx_convert_expand(onnx_ctx *cx, const Onnx__NodeProto *n);
 byocl_status onnx_convert_range(onnx_ctx *cx, const Onnx__NodeProto *n);
 byocl_status onnx_convert_tile(onnx_ctx *cx, const Onnx__NodeProto *n);
+byocl_status onnx_convert_upsample(onnx_ctx *cx, const Onnx__NodeProto *n);
 
 /* onnx_loss.c: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss. */
 byocl_status onnx_convert_nll_loss(onnx_ctx *cx, const Onnx__NodeProto *n);

@@ -89,11 +89,44 @@ UNARY(convert_round, "round")
 UNARY(convert_sign, "sign")
 UNARY(convert_isnan, "isnan")
 
+/* Element-wise binary ops before opset 7 broadcast only with broadcast=1, B's shape
+ * matching A's dims from `axis` on (default: the trailing ones, numpy's alignment). B
+ * gets trailing ones so that numpy broadcasting aligns it at `axis`. */
+static byocl_status legacy_broadcast(onnx_ctx *cx, int a, int *b)
+{
+    if (cx->opset >= 7)
+        return BYOCL_OK;
+    int64_t broadcast, axis;
+    TRY(onnx_attr_int(cx, "broadcast", 0, &broadcast));
+    TRY(onnx_attr_int(cx, "axis", INT64_MIN, &axis));
+    byocl_shape sa = *shape_of(cx, a), sb = *shape_of(cx, *b);
+    if (!broadcast) {
+        if (!byocl_shape_equal(&sa, &sb))
+            return onnx_fail(cx, BYOCL_ERR_INVALID, "broadcast=0 (opset %lld) needs inputs of "
+                             "one shape", (long long)cx->opset);
+        return BYOCL_OK;
+    }
+    if (axis == INT64_MIN)
+        return BYOCL_OK;
+    int at;
+    TRY(onnx_axis(cx, axis, sa.rank, "axis", &at));
+    if (at + sb.rank > sa.rank)
+        return onnx_fail(cx, BYOCL_ERR_INVALID, "B of rank %d does not fit A of rank %d from "
+                         "axis %d (broadcast=1, opset %lld)",
+                         sb.rank, sa.rank, at, (long long)cx->opset);
+    int64_t dims[BYOCL_MAX_RANK];
+    for (int i = 0; i < sa.rank - at; i++)
+        dims[i] = i < sb.rank ? sb.dims[i] : 1;
+    *b = onnx_reshape(cx, *b, sa.rank - at, dims);
+    return *b < 0 ? cx->err->status : BYOCL_OK;
+}
+
 static byocl_status binary(onnx_ctx *cx, const char *op)
 {
     int ab[2];
     TRY(onnx_input(cx, 0, &ab[0]));
     TRY(onnx_input(cx, 1, &ab[1]));
+    TRY(legacy_broadcast(cx, ab[0], &ab[1]));
     TRY_ID(y, onnx_call(cx, op, ab, 2, NULL));
     return onnx_output(cx, 0, y);
 }
@@ -456,6 +489,7 @@ static byocl_status convert_pow(onnx_ctx *cx, const Onnx__NodeProto *n)
     int ab[2];
     TRY(onnx_input(cx, 0, &ab[0]));
     TRY(onnx_input(cx, 1, &ab[1]));
+    TRY(legacy_broadcast(cx, ab[0], &ab[1]));
     byocl_dtype out = onnx_type(cx, ab[0])->dtype;
     byocl_dtype calc = byocl_dtype_is_float(out) ? out : BYOCL_FLOAT32;
     for (int k = 0; k < 2; k++)
@@ -470,6 +504,10 @@ static byocl_status convert_pow(onnx_ctx *cx, const Onnx__NodeProto *n)
 static byocl_status convert_cast(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
     (void)n;
+    if (cx->opset < 6)
+        return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED, "attribute 'to' is a string before opset 6 "
+                         "(opset %lld); byocl reads the opset-6 form, an integer",
+                         (long long)cx->opset);
     int64_t to;
     TRY(onnx_attr_int(cx, "to", -1, &to));
     if (to < 0)
@@ -778,6 +816,15 @@ static byocl_status convert_batch_norm(onnx_ctx *cx, const Onnx__NodeProto *n)
     TRY(onnx_attr_int(cx, "spatial", 1, &spatial));
     TRY(onnx_attr_int(cx, "training_mode", 0, &training));
     (void)momentum; /* updates the running statistics in training only */
+    if (cx->opset < 7) {
+        int64_t is_test;
+        TRY(onnx_attr_int(cx, "is_test", 0, &is_test));
+        if (!is_test)
+            return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+                             "is_test=0 (the default before opset 7; opset %lld) normalizes "
+                             "with the batch's statistics; byocl runs inference (is_test=1)",
+                             (long long)cx->opset);
+    }
     if (!spatial)
         return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
                          "spatial=0 (statistics per element, not per channel) is not supported");
@@ -881,9 +928,24 @@ static byocl_status check_dropout_training(onnx_ctx *cx, const Onnx__NodeProto *
                      ratio, onnx_has_input(n, 1) ? "" : " (the default)");
 }
 
+/* Dropout before opset 7: is_test (default 0, training) and the ratio attribute. */
+static byocl_status check_dropout_is_test(onnx_ctx *cx)
+{
+    int64_t is_test;
+    double ratio;
+    TRY(onnx_attr_int(cx, "is_test", 0, &is_test));
+    TRY(onnx_attr_float(cx, "ratio", 0.5, &ratio));
+    if (is_test || ratio == 0)
+        return BYOCL_OK;
+    return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+                     "is_test=0 (the default before opset 7; opset %lld) with ratio %g makes "
+                     "Dropout random; byocl runs inference (is_test=1, or ratio 0)",
+                     (long long)cx->opset, ratio);
+}
+
 static byocl_status convert_dropout(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
-    TRY(check_dropout_training(cx, n));
+    TRY(cx->opset < 7 ? check_dropout_is_test(cx) : check_dropout_training(cx, n));
     TRY(alias_input(cx, 0));
     if (onnx_has_output(n, 1)) { /* the mask: everything kept */
         /* A bool mask from opset 10 on; before, the mask has the input's dtype. */
@@ -1153,6 +1215,7 @@ static byocl_status convert_flatten(onnx_ctx *cx, const Onnx__NodeProto *n)
     return onnx_output(cx, 0, y);
 }
 
+/* Reshape: the shape is an attribute before opset 5, an input from 5. */
 static byocl_status convert_reshape(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
     (void)n;
@@ -1160,7 +1223,14 @@ static byocl_status convert_reshape(onnx_ctx *cx, const Onnx__NodeProto *n)
     TRY(onnx_input(cx, 0, &x));
     int64_t shape[BYOCL_MAX_RANK];
     int rank;
-    TRY(onnx_input_ints(cx, 1, "the new shape", shape, BYOCL_MAX_RANK, &rank));
+    if (cx->opset < 5) { /* the shape attribute */
+        TRY(onnx_attr_ints(cx, "shape", shape, BYOCL_MAX_RANK, &rank));
+        if (rank < 0)
+            return onnx_fail(cx, BYOCL_ERR_INVALID, "attribute 'shape' is missing (opset %lld)",
+                             (long long)cx->opset);
+    } else {
+        TRY(onnx_input_ints(cx, 1, "the new shape", shape, BYOCL_MAX_RANK, &rank));
+    }
     int64_t allowzero;
     TRY(onnx_attr_int(cx, "allowzero", 0, &allowzero));
     byocl_attrs *a;
@@ -1174,7 +1244,8 @@ static byocl_status convert_reshape(onnx_ctx *cx, const Onnx__NodeProto *n)
 static byocl_status convert_concat(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
     int64_t axis;
-    TRY(onnx_attr_int(cx, "axis", INT64_MIN, &axis));
+    /* axis is optional (default 1) before opset 4, required from 4 */
+    TRY(onnx_attr_int(cx, "axis", cx->opset < 4 ? 1 : INT64_MIN, &axis));
     if (axis == INT64_MIN)
         return onnx_fail(cx, BYOCL_ERR_INVALID, "attribute 'axis' is missing");
     if (n->n_input == 0)
@@ -1258,7 +1329,9 @@ static byocl_status convert_split(onnx_ctx *cx, const Onnx__NodeProto *n)
         return onnx_fail(cx, BYOCL_ERR_NOMEM, "out of memory");
     int n_sizes = -1;
     byocl_status st = BYOCL_OK;
-    if (cx->opset < 13)
+    if (cx->opset < 2 && onnx_has_input(n, 1)) /* Split-1: sizes as input or attribute */
+        st = onnx_input_ints(cx, 1, "the split sizes", sizes, n_out, &n_sizes);
+    else if (cx->opset < 13)
         st = onnx_attr_ints(cx, "split", sizes, n_out, &n_sizes);
     else if (onnx_has_input(n, 1))
         st = onnx_input_ints(cx, 1, "the split sizes", sizes, n_out, &n_sizes);
@@ -1667,8 +1740,8 @@ static byocl_status convert_pad(onnx_ctx *cx, const Onnx__NodeProto *n)
     int n_given, n_axes = rank;
     double value = 0.0;
     int value_input = -1; /* the padding value as a run-time input */
-    if (cx->opset < 11) {
-        TRY(onnx_attr_ints(cx, "pads", given, MAX_INTS, &n_given));
+    if (cx->opset < 11) { /* attribute `paddings` in opset 1, `pads` from 2 */
+        TRY(onnx_attr_ints(cx, cx->opset < 2 ? "paddings" : "pads", given, MAX_INTS, &n_given));
         TRY(onnx_attr_float(cx, "value", 0.0, &value));
     } else {
         TRY(onnx_input_ints(cx, 1, "the pads", given, MAX_INTS, &n_given));
@@ -1809,6 +1882,7 @@ static const char *const layer_norm_attrs[] = {"axis", "epsilon", "stash_type", 
 static const char *const blocksize_attrs[] = {"blocksize", NULL};
 static const char *const depth_to_space_attrs[] = {"blocksize", "mode", NULL};
 static const char *const trilu_attrs[] = {"upper", NULL};
+static const char *const upsample_attrs[] = {"mode", "scales", NULL};
 static const char *const cumsum_attrs[] = {"exclusive", "reverse", NULL};
 
 static const onnx_op onnx_ops[] = {
@@ -1914,9 +1988,43 @@ static const onnx_op onnx_ops[] = {
     {"Transpose", convert_transpose, transpose_attrs},
     {"Trilu", convert_trilu, trilu_attrs},
     {"Unsqueeze", convert_unsqueeze, axes_attrs},
+    {"Upsample", onnx_convert_upsample, upsample_attrs},
     {"Where", convert_where, no_attrs},
     {"Xor", convert_xor, no_attrs},
 };
+
+/* Attributes of old opsets, accepted on the ops named (NULL: any op) while the opset is below
+ * `until`; their converters read them (consumed_inputs, an optimization hint, is ignored). */
+static const struct {
+    const char *attr;
+    int64_t until;
+    const char *ops; /* space-separated */
+} legacy_attrs[] = {
+    {"consumed_inputs", 7, NULL},
+    {"is_test", 7, "BatchNormalization Dropout"},
+    {"broadcast", 7, "Add Sub Mul Div Pow Equal Greater Less And Or Xor Gemm"},
+    {"axis", 7, "Add Sub Mul Div Pow Equal Greater Less And Or Xor"},
+    {"paddings", 2, "Pad"},
+    {"shape", 5, "Reshape"},
+};
+
+static bool word_in(const char *word, const char *list)
+{
+    size_t len = strlen(word);
+    for (const char *p = list; (p = strstr(p, word)) != NULL; p += len)
+        if ((p == list || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0'))
+            return true;
+    return false;
+}
+
+bool onnx_legacy_attr(int64_t opset, const char *op_type, const char *attr)
+{
+    for (size_t i = 0; i < sizeof legacy_attrs / sizeof legacy_attrs[0]; i++)
+        if (opset < legacy_attrs[i].until && strcmp(legacy_attrs[i].attr, attr) == 0 &&
+            (!legacy_attrs[i].ops || word_in(op_type, legacy_attrs[i].ops)))
+            return true;
+    return false;
+}
 
 const onnx_op *onnx_find_op(const char *op_type)
 {

@@ -1,5 +1,5 @@
 /* The ONNX shape and index ops: Shape, Size, Slice, Gather, GatherElements,
- * ConstantOfShape, Expand, Range and Tile. Input shapes are static when
+ * ConstantOfShape, Expand, Range, Tile and Upsample. Input shapes are static when
  * importing, so Shape and Size are constants, and the shape arithmetic after
  * them folds as onnx_call builds it (onnx_import.c): what a Reshape, Slice,
  * Expand or ConstantOfShape reads as a constant may come from initializers,
@@ -279,11 +279,58 @@ byocl_status onnx_convert_range(onnx_ctx *cx, const Onnx__NodeProto *n) {
   return onnx_output(cx, 0, y);
 }
 
-/* Tile with constant repeats: each repeated axis gets a new axis of the repeat
- * count before it (reshape), broadcast_to fills it, and a reshape merges the
- * pairs. */
+/* x with each axis d repeated reps[d] times: a new axis of the count before it (whole:
+ * copies of the whole axis, Tile) or after it (each element repeated, Upsample's
+ * nearest mode), filled by broadcast_to, and a reshape merging the pairs. -1 with the
+ * error recorded. */
+static int repeat_axes(onnx_ctx *cx, int x, const int64_t *reps, bool whole) {
+  const byocl_shape s = onnx_type(cx, x)->shape;
+  int rank = s.rank;
+  for (int d = 0; d < s.rank; d++)
+    rank += reps[d] != 1;
+  if (rank > BYOCL_MAX_RANK) {
+    onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+              "repeating needs %d dims (one more per repeated axis); byocl "
+              "handles at most %d",
+              rank, BYOCL_MAX_RANK);
+    return -1;
+  }
+  int64_t split[BYOCL_MAX_RANK], wide[BYOCL_MAX_RANK], out[BYOCL_MAX_RANK];
+  rank = 0;
+  for (int d = 0; d < s.rank; d++) {
+    out[d] = s.dims[d] * reps[d];
+    if (reps[d] != 1 && whole) {
+      split[rank] = 1;
+      wide[rank++] = reps[d];
+    }
+    split[rank] = s.dims[d];
+    wide[rank++] = s.dims[d];
+    if (reps[d] != 1 && !whole) {
+      split[rank] = 1;
+      wide[rank++] = reps[d];
+    }
+  }
+  int lifted = onnx_reshape(cx, x, rank, split);
+  byocl_attrs *a = lifted < 0 ? NULL : onnx_attrs(cx);
+  if (!a || put_ints(cx, a, "shape", wide, rank) != BYOCL_OK)
+    return -1;
+  int b = onnx_call1(cx, "broadcast_to", lifted, a);
+  return b < 0 ? -1 : onnx_reshape(cx, b, s.rank, out);
+}
+
+/* Refuses the current node's form of an old opset, described by `form`. */
+static byocl_status refuse_old_form(onnx_ctx *cx, const char *form) {
+  return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED, "%s (opset %lld) is not supported",
+                   form, (long long)cx->opset);
+}
+
+/* Tile with constant repeats (opset 6 on; Tile-1's tiles and axis inputs are
+ * refused). */
 byocl_status onnx_convert_tile(onnx_ctx *cx, const Onnx__NodeProto *n) {
   (void)n;
+  if (cx->opset < 6)
+    return refuse_old_form(cx, "Tile-1's inputs tiles and axis (opset 6 on: "
+                               "repeats)");
   int x;
   TRY(onnx_input(cx, 0, &x));
   const byocl_shape s = onnx_type(cx, x)->shape;
@@ -295,38 +342,64 @@ byocl_status onnx_convert_tile(onnx_ctx *cx, const Onnx__NodeProto *n) {
                      "input 1 (the repeats) has %d values for an "
                      "input of rank %d",
                      count, s.rank);
-  int rank = s.rank;
-  for (int d = 0; d < s.rank; d++) {
+  for (int d = 0; d < s.rank; d++)
     if (reps[d] < 0)
       return onnx_fail(cx, BYOCL_ERR_INVALID,
                        "repeat %lld on axis %d is negative", (long long)reps[d],
                        d);
-    rank += reps[d] != 1;
+  TRY_ID(y, repeat_axes(cx, x, reps, true));
+  return onnx_output(cx, 0, y);
+}
+
+/* Upsample (opset 7 to 9; deprecated from 10, where Resize replaces it): the
+ * scales are an attribute in opsets 7 and 8, input 1 from 9. Nearest mode with
+ * whole-number scales repeats each element (repeat_axes); linear mode and
+ * fractional scales are refused. */
+byocl_status onnx_convert_upsample(onnx_ctx *cx, const Onnx__NodeProto *n) {
+  (void)n;
+  if (cx->opset < 7)
+    return refuse_old_form(cx, "the experimental Upsample (height_scale, "
+                               "width_scale; opset 7 on: scales)");
+  char mode[32];
+  TRY(onnx_attr_string(cx, "mode", "nearest", mode, sizeof mode));
+  if (strcmp(mode, "nearest") != 0)
+    return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+                     "mode '%s' is not supported (only 'nearest', with "
+                     "whole-number scales)",
+                     mode);
+  int x;
+  TRY(onnx_input(cx, 0, &x));
+  const byocl_shape s = onnx_type(cx, x)->shape;
+  double scales[BYOCL_MAX_RANK];
+  int count = 0;
+  if (cx->opset < 9) {
+    const Onnx__AttributeProto *at = onnx_attr(n, "scales");
+    if (!at)
+      return onnx_fail(cx, BYOCL_ERR_INVALID,
+                       "attribute 'scales' is missing (opset %lld)",
+                       (long long)cx->opset);
+    count = (int)at->n_floats;
+    for (int d = 0; d < count && d < BYOCL_MAX_RANK; d++)
+      scales[d] = at->floats[d];
+  } else {
+    const byocl_tensor *t;
+    TRY(onnx_input_constant(cx, 1, "the scales", &t));
+    count = (int)byocl_tensor_numel(t);
+    for (int d = 0; d < count && d < BYOCL_MAX_RANK; d++)
+      scales[d] = byocl_tensor_get(t, d);
   }
-  if (rank > BYOCL_MAX_RANK)
-    return onnx_fail(
-        cx, BYOCL_ERR_UNSUPPORTED,
-        "tiling needs %d dims (one more per repeated axis); byocl handles at "
-        "most %d",
-        rank, BYOCL_MAX_RANK);
-  int64_t split[BYOCL_MAX_RANK], wide[BYOCL_MAX_RANK], out[BYOCL_MAX_RANK];
-  rank = 0;
+  if (count != s.rank)
+    return onnx_fail(cx, BYOCL_ERR_INVALID,
+                     "%d scales for an input of rank %d", count, s.rank);
+  int64_t reps[BYOCL_MAX_RANK];
   for (int d = 0; d < s.rank; d++) {
-    out[d] = s.dims[d] * reps[d];
-    if (reps[d] != 1) {
-      split[rank] = 1;
-      wide[rank++] = reps[d];
-    }
-    split[rank] = s.dims[d];
-    wide[rank++] = s.dims[d];
+    reps[d] = (int64_t)scales[d];
+    if ((double)reps[d] != scales[d] || reps[d] < 1)
+      return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+                       "scale %g on axis %d is not supported (nearest mode "
+                       "with whole-number scales >= 1 only)",
+                       scales[d], d);
   }
-  TRY_ID(lifted, onnx_reshape(cx, x, rank, split));
-  byocl_shape to = byocl_shape_make(rank, wide);
-  byocl_attrs *a = onnx_attrs(cx);
-  if (!a)
-    return cx->err->status;
-  TRY(put_ints(cx, a, "shape", to.dims, to.rank));
-  TRY_ID(b, onnx_call1(cx, "broadcast_to", lifted, a));
-  TRY_ID(y, onnx_reshape(cx, b, s.rank, out));
+  TRY_ID(y, repeat_axes(cx, x, reps, false));
   return onnx_output(cx, 0, y);
 }
