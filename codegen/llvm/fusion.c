@@ -29,7 +29,7 @@ static const char *const elemwise_ops[] = {
     "mod",         "floor_mod",     "sign",          "round",       "sin",
     "cos",         "tan",           "asin",          "acos",        "atan",
     "sinh",        "cosh",          "asinh",         "acosh",       "atanh",
-    "isinf",       "isnan",
+    "isinf",       "isnan",         "floor",         "ceil",
 };
 
 lop_class lop_classify(const char *op)

@@ -7,7 +7,8 @@
  * a fused chain gives the reference's result: +, -, *, / in float are exact for float32
  * and float16 (float carries more than twice half's precision); exp, log, erf, power,
  * sigmoid, tanh and sin ... atanh call the same double libm functions as the reference,
- * sqrt and rsqrt the correctly rounded double sqrt, round rint (half to even), mod and
+ * sqrt and rsqrt the correctly rounded double sqrt, round rint (half to even), floor and
+ * ceil llvm.floor and llvm.ceil (exact), mod and
  * floor_mod fmod (frem) in double, exact; sign selects; isinf and isnan compare; comparisons compare the compute-type values (exact)
  * and give bool (0 or 1), as do the logical ops; where selects; clip and leaky_relu compare and
  * multiply in double when their attributes are not exact in the compute type;
@@ -212,15 +213,17 @@ static bool is_transcendental(const char *op)
 {
     static const char *const names[] = {
         "exp",  "log",  "erf",  "tanh", "sqrt", "rsqrt", "sigmoid", "round", "sin",   "cos",
-        "tan",  "asin", "acos", "atan", "sinh", "cosh",  "asinh",   "acosh", "atanh"};
+        "tan",  "asin", "acos", "atan", "sinh", "cosh",  "asinh",   "acosh", "atanh", "floor",
+        "ceil"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(op, names[i]) == 0)
             return true;
     return false;
 }
 
-/* exp, log, erf, tanh, sqrt, rsqrt, sigmoid, round, sin ... atanh: in double (libm, or the
- * correctly rounded sqrt instruction, or rint: half to even), rounded once, as the
+/* exp, log, erf, tanh, sqrt, rsqrt, sigmoid, round, floor, ceil, sin ... atanh: in double
+ * (libm, or the correctly rounded sqrt instruction, or rint: half to even, or llvm.floor
+ * and llvm.ceil), rounded once, as the
  * reference does. */
 static LLVMValueRef op_transcendental(lw *w, const char *op, byocl_dtype d, LLVMValueRef x)
 {
@@ -235,6 +238,8 @@ static LLVMValueRef op_transcendental(lw *w, const char *op, byocl_dtype d, LLVM
         r = LLVMBuildFDiv(w->B, dconst(w, 1.0), LLVMBuildFAdd(w->B, dconst(w, 1.0), ex, ""), "");
     } else if (strcmp(op, "round") == 0) {
         r = lw_intrinsic(w, "llvm.rint", &f64, 1, &xd, 1);
+    } else if (strcmp(op, "floor") == 0 || strcmp(op, "ceil") == 0) {
+        r = lw_intrinsic(w, op[0] == 'f' ? "llvm.floor" : "llvm.ceil", &f64, 1, &xd, 1);
     } else { /* exp, log, erf, tanh, sin ... atanh: the libm function of that name */
         r = call_libm(w, op, xd);
     }

@@ -2,7 +2,7 @@
  * ops to the value v of the element at flat index fi, in float, with the semantics of
  * the reference kernels (codegen/ops/elemwise.c, nn.c): NaN stays NaN through relu and
  * clip and wins in maximum/minimum; the float functions (exp, log, sqrt, rsqrt, erf, pow,
- * tanh, fmod, rint for round, sin ... atanh) are OpenCL's, in float; a step whose op
+ * tanh, fmod, rint for round, floor, ceil, sin ... atanh) are OpenCL's, in float; a step whose op
  * yields float16 rounds there, as the unfused op would store it. Operands (a residual, a bias, batch_norm's statistics) are
  * kernel parameters read at their broadcast offset. */
 #include <math.h>
@@ -234,6 +234,8 @@ static const struct {
     {"erf", NULL, NULL, "erf(v)"},
     {"sign", NULL, NULL, "v > 0.0f ? 1.0f : v < 0.0f ? -1.0f : v"},
     {"round", NULL, NULL, "rint(v)"},
+    {"floor", NULL, NULL, "floor(v)"},
+    {"ceil", NULL, NULL, "ceil(v)"},
     {"sin", NULL, NULL, "sin(v)"},
     {"cos", NULL, NULL, "cos(v)"},
     {"tan", NULL, NULL, "tan(v)"},

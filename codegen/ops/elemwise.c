@@ -1,13 +1,13 @@
 /* Op group "elemwise": binary arithmetic, power, mod, floor_mod, comparisons and logical
  * ops with numpy broadcasting, where (three-way broadcasting), and elementwise unary ops
- * (abs, negative, sign, exp, log, sqrt, rsqrt, erf, sigmoid, tanh, round, the trigonometric
+ * (abs, negative, sign, exp, log, sqrt, rsqrt, erf, sigmoid, tanh, round, floor, ceil, the trigonometric
  * and hyperbolic functions and their inverses, isinf, isnan, clip, logical_not, copy,
  * cast).
  *
  * Floating-point kernels compute in double and round once to the output dtype (float16
  * to nearest even), which for +, -, *, / gives exactly numpy's float32/float16 results.
  * The other float functions (exp, log, sqrt, rsqrt as 1 / sqrt, erf, power as pow,
- * sigmoid, tanh, round as rint, sin ... atanh, mod as fmod) call double libm and round
+ * sigmoid, tanh, round as rint, floor, ceil, sin ... atanh, mod as fmod) call double libm and round
  * once. Comparisons compare in double (floats)
  * or 64 bits (integers) and give bool; logical ops take and give bool.
  * Integer kernels compute in 64 bits and wrap to the dtype's width, as TVM's do; integer
@@ -412,6 +412,7 @@ static byocl_status where_ref(const byocl_attrs *attrs, const byocl_tensor *cons
 typedef enum unary_op {
     UN_ABS, UN_NEG, UN_SIGN, UN_CLIP, UN_NOT, /* integer dtypes too (logical_not: bool) */
     UN_EXP, UN_LOG, UN_SQRT, UN_RSQRT, UN_ERF, UN_SIGMOID, UN_TANH, UN_ROUND,
+    UN_FLOOR, UN_CEIL,
     UN_SIN, UN_COS, UN_TAN, UN_ASIN, UN_ACOS, UN_ATAN,
     UN_SINH, UN_COSH, UN_ASINH, UN_ACOSH, UN_ATANH,
     UN_ISINF, UN_ISNAN /* float to bool */
@@ -419,9 +420,9 @@ typedef enum unary_op {
 
 static const char *const unary_names[] = {
     "abs",   "negative", "sign",  "clip", "logical_not", "exp",   "log",   "sqrt",
-    "rsqrt", "erf",      "sigmoid", "tanh", "round",     "sin",   "cos",   "tan",
-    "asin",  "acos",     "atan",  "sinh", "cosh",        "asinh", "acosh", "atanh",
-    "isinf", "isnan"};
+    "rsqrt", "erf",      "sigmoid", "tanh", "round",     "floor", "ceil",  "sin",
+    "cos",   "tan",      "asin",  "acos", "atan",        "sinh",  "cosh",  "asinh",
+    "acosh", "atanh",    "isinf", "isnan"};
 
 /* The float ops that are one libm function of one argument, by op. */
 static double (*const libm_unary[])(double) = {
@@ -429,7 +430,7 @@ static double (*const libm_unary[])(double) = {
     [UN_TANH] = tanh, [UN_ROUND] = rint, [UN_SIN] = sin,   [UN_COS] = cos,
     [UN_TAN] = tan,   [UN_ASIN] = asin, [UN_ACOS] = acos,  [UN_ATAN] = atan,
     [UN_SINH] = sinh, [UN_COSH] = cosh, [UN_ASINH] = asinh, [UN_ACOSH] = acosh,
-    [UN_ATANH] = atanh,
+    [UN_ATANH] = atanh, [UN_FLOOR] = floor, [UN_CEIL] = ceil,
 };
 
 typedef struct clip_bounds {
@@ -536,6 +537,8 @@ DEFINE_UNARY_REF(tanh_ref, UN_TANH)
 DEFINE_UNARY_REF(clip_ref, UN_CLIP)
 DEFINE_UNARY_REF(sign_ref, UN_SIGN)
 DEFINE_UNARY_REF(round_ref, UN_ROUND)
+DEFINE_UNARY_REF(floor_ref, UN_FLOOR)
+DEFINE_UNARY_REF(ceil_ref, UN_CEIL)
 DEFINE_UNARY_REF(sin_ref, UN_SIN)
 DEFINE_UNARY_REF(cos_ref, UN_COS)
 DEFINE_UNARY_REF(tan_ref, UN_TAN)
@@ -647,6 +650,10 @@ const byocl_op ops_elemwise[] = {
     UNARY_OP("tanh", infer_float_unary, tanh_ref, "elementwise hyperbolic tangent (float dtypes)"),
     UNARY_OP("round", infer_float_unary, round_ref,
              "elementwise round to the nearest integer, halves to even (float dtypes)"),
+    UNARY_OP("floor", infer_float_unary, floor_ref,
+             "elementwise largest integer not above x (float dtypes)"),
+    UNARY_OP("ceil", infer_float_unary, ceil_ref,
+             "elementwise smallest integer not below x (float dtypes)"),
     UNARY_OP("sin", infer_float_unary, sin_ref, "elementwise sine (float dtypes)"),
     UNARY_OP("cos", infer_float_unary, cos_ref, "elementwise cosine (float dtypes)"),
     UNARY_OP("tan", infer_float_unary, tan_ref, "elementwise tangent (float dtypes)"),

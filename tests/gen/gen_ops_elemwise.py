@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Expected results of byocl's elementwise ops (add ... cast, power, comparisons, logical
-ops, where, negative, log, sqrt, rsqrt, erf, sin ... atanh, round, sign, isinf, isnan, mod,
+ops, where, negative, log, sqrt, rsqrt, erf, sin ... atanh, round, floor, ceil, sign, isinf, isnan, mod,
 floor_mod), computed with numpy (erf with Python's
 math.erf, in double), for
 tests/test_ops_elemwise.c. Writes tests/fixtures/ops/elemwise_cases.h.
@@ -236,6 +236,13 @@ with np.errstate(all="ignore"):
     fx.case("round_f32_half_even", "round", "", [a], [np.round(a)])
     h = np.array([0.5, 1.5, 2.5, -3.5, 1023.5, 2.75], f16)
     fx.case("round_f16", "round", "", [h], [np.round(h)])
+    a = np.array([0.5, -0.5, 1.0, -1.0, 2.7, -2.7, 1e8 + 0.5, -0.0, 3e-30, -3e-30, np.inf,
+                  -np.inf, np.nan], f32)
+    fx.case("floor_f32", "floor", "", [a], [np.floor(a)])
+    fx.case("ceil_f32", "ceil", "", [a], [np.ceil(a)])
+    h = np.array([0.5, -1.5, 2.75, -1023.5, 65504, -0.25], f16)
+    fx.case("floor_f16", "floor", "", [h], [np.floor(h)])
+    fx.case("ceil_f16", "ceil", "", [h], [np.ceil(h)])
     a = np.array([-2.5, 0, -0.0, 3e-30, np.inf, -np.inf, np.nan], f32)
     fx.case("sign_f32", "sign", "", [a], [np.sign(a)])
     a = np.array([-128, -1, 0, 1, 127], np.int8)

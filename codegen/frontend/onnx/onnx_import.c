@@ -150,6 +150,9 @@ static int folded(onnx_ctx *cx, int id, const char *op)
 int onnx_call(onnx_ctx *cx, const char *op, const int *args, int n_args,
               const byocl_attrs *attrs)
 {
+    for (int i = 0; i < n_args; i++)
+        if (args[i] < 0) /* a failed argument: its error is recorded */
+            return -1;
     int id = typed(cx, byocl_function_add_call(cx->fn, op, args, n_args, attrs, cx->err), op);
     return folded(cx, id, op);
 }
@@ -161,6 +164,8 @@ int onnx_call1(onnx_ctx *cx, const char *op, int arg, const byocl_attrs *attrs)
 
 int onnx_reshape(onnx_ctx *cx, int id, int rank, const int64_t *dims)
 {
+    if (id < 0)
+        return -1;
     byocl_shape want = byocl_shape_make(rank, dims);
     if (byocl_shape_equal(&onnx_type(cx, id)->shape, &want))
         return id;

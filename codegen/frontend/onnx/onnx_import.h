@@ -77,8 +77,28 @@ byocl_status onnx_convert_upsample(onnx_ctx *cx, const Onnx__NodeProto *n);
 byocl_status onnx_convert_nll_loss(onnx_ctx *cx, const Onnx__NodeProto *n);
 byocl_status onnx_convert_softmax_cross_entropy_loss(onnx_ctx *cx, const Onnx__NodeProto *n);
 
+/* onnx_compose.c: PRelu, Celu, Shrink, GlobalMaxPool, InstanceNormalization,
+ * MeanVarianceNormalization, Hardmax, EyeLike, OneHot and LRN as compositions. */
+byocl_status onnx_convert_prelu(onnx_ctx *cx, const Onnx__NodeProto *n);
+byocl_status onnx_convert_celu(onnx_ctx *cx, const Onnx__NodeProto *n);
+byocl_status onnx_convert_shrink(onnx_ctx *cx, const Onnx__NodeProto *n);
+byocl_status onnx_convert_global_max_pool(onnx_ctx *cx, const Onnx__NodeProto *n);
+byocl_status onnx_convert_instance_norm(onnx_ctx *cx, const Onnx__NodeProto *n);
+byocl_status onnx_convert_mvn(onnx_ctx *cx, const Onnx__NodeProto *n);
+byocl_status onnx_convert_hardmax(onnx_ctx *cx, const Onnx__NodeProto *n);
+byocl_status onnx_convert_eye_like(onnx_ctx *cx, const Onnx__NodeProto *n);
+byocl_status onnx_convert_one_hot(onnx_ctx *cx, const Onnx__NodeProto *n);
+byocl_status onnx_convert_lrn(onnx_ctx *cx, const Onnx__NodeProto *n);
+
 /* onnx_ops.c: x - log(sum(exp(x)) over `axis`, max-shifted; -1 with the error recorded. */
 int onnx_log_softmax(onnx_ctx *cx, int x, int axis);
+/* onnx_ops.c: op(a, scalar v) or op(scalar v, a), v in a's dtype; -1 on failure. */
+int onnx_with_scalar(onnx_ctx *cx, const char *op, int a, double v, bool scalar_first);
+/* onnx_ops.c: the axis attribute of Softmax, LogSoftmax and Hardmax (default 1 before
+ * opset 13, where the input is coerced to 2-D there; -1 from 13), normalized. */
+byocl_status onnx_softmax_axis(onnx_ctx *cx, int rank, int *axis);
+/* onnx_ops.c: cast(x, dtype); -1 on failure (recorded). */
+int onnx_cast(onnx_ctx *cx, int x, byocl_dtype dtype);
 
 /* ------------------------------------------------ helpers for the converters */
 
@@ -133,7 +153,8 @@ byocl_status onnx_output_pad(onnx_ctx *cx, int k, const int64_t *pads, int rank,
 const byocl_type *onnx_type(onnx_ctx *cx, int id);
 
 /* Builders: each types the new node at once, so that converters can read shapes. Return
- * the node id, or -1 with the error recorded (naming the ONNX node). */
+ * the node id, or -1 with the error recorded (naming the ONNX node). An argument of -1 (a
+ * builder that failed) gives -1 at once, so that builders nest. */
 int onnx_call(onnx_ctx *cx, const char *op, const int *args, int n_args,
               const byocl_attrs *attrs);
 int onnx_call1(onnx_ctx *cx, const char *op, int arg, const byocl_attrs *attrs);

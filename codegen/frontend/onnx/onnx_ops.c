@@ -86,6 +86,8 @@ UNARY(convert_asinh, "asinh")
 UNARY(convert_acosh, "acosh")
 UNARY(convert_atanh, "atanh")
 UNARY(convert_round, "round")
+UNARY(convert_floor, "floor")
+UNARY(convert_ceil, "ceil")
 UNARY(convert_sign, "sign")
 UNARY(convert_isnan, "isnan")
 
@@ -162,8 +164,10 @@ static byocl_status convert_where(onnx_ctx *cx, const Onnx__NodeProto *n)
 
 /* op(a, scalar v) or op(scalar v, a) in a's dtype: the constants of the compositions
  * below, as TVM's ONNX frontend builds them. */
-static int with_scalar(onnx_ctx *cx, const char *op, int a, double v, bool scalar_first)
+int onnx_with_scalar(onnx_ctx *cx, const char *op, int a, double v, bool scalar_first)
 {
+    if (a < 0)
+        return -1;
     int c = onnx_scalar(cx, onnx_type(cx, a)->dtype, v);
     if (c < 0)
         return -1;
@@ -177,16 +181,16 @@ static byocl_status convert_reciprocal(onnx_ctx *cx, const Onnx__NodeProto *n)
     (void)n;
     int x;
     TRY(onnx_input(cx, 0, &x));
-    TRY_ID(y, with_scalar(cx, "divide", x, 1.0, true));
+    TRY_ID(y, onnx_with_scalar(cx, "divide", x, 1.0, true));
     return onnx_output(cx, 0, y);
 }
 
 /* clip(x * alpha + beta, 0, 1): HardSigmoid, and HardSwish's factor. */
 static int hard_sigmoid(onnx_ctx *cx, int x, double alpha, double beta)
 {
-    int t = with_scalar(cx, "multiply", x, alpha, false);
+    int t = onnx_with_scalar(cx, "multiply", x, alpha, false);
     if (t >= 0)
-        t = with_scalar(cx, "add", t, beta, false);
+        t = onnx_with_scalar(cx, "add", t, beta, false);
     byocl_attrs *a = t >= 0 ? onnx_attrs(cx) : NULL;
     if (!a || set_float(cx, a, "a_min", 0.0) != BYOCL_OK ||
         set_float(cx, a, "a_max", 1.0) != BYOCL_OK)
@@ -227,9 +231,9 @@ static byocl_status convert_elu(onnx_ctx *cx, const Onnx__NodeProto *n)
     int x;
     TRY(onnx_input(cx, 0, &x));
     TRY_ID(e, onnx_call1(cx, "exp", x, NULL));
-    TRY_ID(one_minus, with_scalar(cx, "subtract", e, 1.0, true));
+    TRY_ID(one_minus, onnx_with_scalar(cx, "subtract", e, 1.0, true));
     TRY_ID(neg, onnx_call1(cx, "nn.relu", one_minus, NULL));
-    TRY_ID(scaled, with_scalar(cx, "multiply", neg, -alpha, true));
+    TRY_ID(scaled, onnx_with_scalar(cx, "multiply", neg, -alpha, true));
     TRY_ID(pos, onnx_call1(cx, "nn.relu", x, NULL));
     int args[2] = {scaled, pos};
     TRY_ID(y, onnx_call(cx, "add", args, 2, NULL));
@@ -251,7 +255,7 @@ static byocl_status convert_isinf(onnx_ctx *cx, const Onnx__NodeProto *n)
     TRY(onnx_input(cx, 0, &x));
     TRY_ID(y, onnx_call1(cx, "isinf", x, NULL));
     if (!pos || !neg) {
-        TRY_ID(side, with_scalar(cx, pos ? "greater" : "less", x, 0.0, false));
+        TRY_ID(side, onnx_with_scalar(cx, pos ? "greater" : "less", x, 0.0, false));
         int args[2] = {y, side};
         TRY_ID(both, onnx_call(cx, "logical_and", args, 2, NULL));
         y = both;
@@ -266,7 +270,7 @@ static byocl_status plus_one_between(onnx_ctx *cx, const char *inner, const char
     int x;
     TRY(onnx_input(cx, 0, &x));
     TRY_ID(i, onnx_call1(cx, inner, x, NULL));
-    TRY_ID(i1, with_scalar(cx, "add", i, 1.0, false));
+    TRY_ID(i1, onnx_with_scalar(cx, "add", i, 1.0, false));
     int args[2] = {x, i1};
     TRY_ID(y, strcmp(outer, "divide") == 0 ? onnx_call(cx, outer, args, 2, NULL)
                                            : onnx_call1(cx, outer, i1, NULL));
@@ -288,7 +292,7 @@ static byocl_status convert_softsign(onnx_ctx *cx, const Onnx__NodeProto *n)
 /* where(x > threshold, x, other): ThresholdedRelu (other 0) and Selu's two branches. */
 static int above_or(onnx_ctx *cx, int x, double threshold, int other)
 {
-    int c = with_scalar(cx, "greater", x, threshold, false);
+    int c = onnx_with_scalar(cx, "greater", x, threshold, false);
     int args[3] = {c, x, other};
     return c < 0 ? -1 : onnx_call(cx, "where", args, 3, NULL);
 }
@@ -315,10 +319,10 @@ static byocl_status convert_selu(onnx_ctx *cx, const Onnx__NodeProto *n)
     int x;
     TRY(onnx_input(cx, 0, &x));
     TRY_ID(e, onnx_call1(cx, "exp", x, NULL));
-    TRY_ID(em1, with_scalar(cx, "subtract", e, 1.0, false));
-    TRY_ID(neg, with_scalar(cx, "multiply", em1, alpha, false));
+    TRY_ID(em1, onnx_with_scalar(cx, "subtract", e, 1.0, false));
+    TRY_ID(neg, onnx_with_scalar(cx, "multiply", em1, alpha, false));
     TRY_ID(sel, above_or(cx, x, 0.0, neg));
-    TRY_ID(y, with_scalar(cx, "multiply", sel, gamma, false));
+    TRY_ID(y, onnx_with_scalar(cx, "multiply", sel, gamma, false));
     return onnx_output(cx, 0, y);
 }
 
@@ -377,7 +381,7 @@ static byocl_status variadic(onnx_ctx *cx, const Onnx__NodeProto *n, const char 
     if (n->n_input == 1)
         return alias_input(cx, 0);
     TRY_ID(acc, chain(cx, n, op));
-    if (mean && (acc = with_scalar(cx, "divide", acc, (double)n->n_input, false)) < 0)
+    if (mean && (acc = onnx_with_scalar(cx, "divide", acc, (double)n->n_input, false)) < 0)
         return cx->err->status;
     return onnx_output(cx, 0, acc);
 }
@@ -470,9 +474,9 @@ static byocl_status convert_clip(onnx_ctx *cx, const Onnx__NodeProto *n)
 }
 
 /* cast(x, dtype) as a node; -1 when it failed (recorded). */
-static int cast_to(onnx_ctx *cx, int x, byocl_dtype dtype)
+int onnx_cast(onnx_ctx *cx, int x, byocl_dtype dtype)
 {
-    byocl_attrs *a = onnx_attrs(cx);
+    byocl_attrs *a = x < 0 ? NULL : onnx_attrs(cx);
     if (!a ||
         onnx_attrs_ok(cx, byocl_attrs_set_str(cx->mod, a, "dtype", byocl_dtype_name(dtype))) !=
             BYOCL_OK)
@@ -493,10 +497,10 @@ static byocl_status convert_pow(onnx_ctx *cx, const Onnx__NodeProto *n)
     byocl_dtype out = onnx_type(cx, ab[0])->dtype;
     byocl_dtype calc = byocl_dtype_is_float(out) ? out : BYOCL_FLOAT32;
     for (int k = 0; k < 2; k++)
-        if (onnx_type(cx, ab[k])->dtype != calc && (ab[k] = cast_to(cx, ab[k], calc)) < 0)
+        if (onnx_type(cx, ab[k])->dtype != calc && (ab[k] = onnx_cast(cx, ab[k], calc)) < 0)
             return cx->err->status;
     TRY_ID(y, onnx_call(cx, "power", ab, 2, NULL));
-    if (calc != out && (y = cast_to(cx, y, out)) < 0)
+    if (calc != out && (y = onnx_cast(cx, y, out)) < 0)
         return cx->err->status;
     return onnx_output(cx, 0, y);
 }
@@ -520,7 +524,7 @@ static byocl_status convert_cast(onnx_ctx *cx, const Onnx__NodeProto *n)
                          tensorio_onnx_supported_dtypes);
     int x;
     TRY(onnx_input(cx, 0, &x));
-    TRY_ID(y, cast_to(cx, x, dtype));
+    TRY_ID(y, onnx_cast(cx, x, dtype));
     return onnx_output(cx, 0, y);
 }
 
@@ -531,7 +535,7 @@ static byocl_status convert_cast_like(onnx_ctx *cx, const Onnx__NodeProto *n)
     int x, like;
     TRY(onnx_input(cx, 0, &x));
     TRY(onnx_input(cx, 1, &like));
-    TRY_ID(y, cast_to(cx, x, onnx_type(cx, like)->dtype));
+    TRY_ID(y, onnx_cast(cx, x, onnx_type(cx, like)->dtype));
     return onnx_output(cx, 0, y);
 }
 
@@ -869,8 +873,8 @@ static byocl_status convert_layer_norm(onnx_ctx *cx, const Onnx__NodeProto *n)
     byocl_dtype dt = onnx_type(cx, x)->dtype;
     int axis;
     TRY(onnx_axis(cx, axis_attr, shape_of(cx, x)->rank, "axis", &axis));
-    if (dt != BYOCL_FLOAT32 && ((x = cast_to(cx, x, BYOCL_FLOAT32)) < 0 ||
-                                (scale = cast_to(cx, scale, BYOCL_FLOAT32)) < 0))
+    if (dt != BYOCL_FLOAT32 && ((x = onnx_cast(cx, x, BYOCL_FLOAT32)) < 0 ||
+                                (scale = onnx_cast(cx, scale, BYOCL_FLOAT32)) < 0))
         return cx->err->status;
     TRY_ID(mean, mean_from(cx, x, axis));
     int args[2] = {x, mean};
@@ -878,7 +882,7 @@ static byocl_status convert_layer_norm(onnx_ctx *cx, const Onnx__NodeProto *n)
     args[0] = args[1] = d;
     TRY_ID(sq, onnx_call(cx, "multiply", args, 2, NULL));
     TRY_ID(var, mean_from(cx, sq, axis));
-    TRY_ID(var_eps, with_scalar(cx, "add", var, eps, false));
+    TRY_ID(var_eps, onnx_with_scalar(cx, "add", var, eps, false));
     TRY_ID(inv, onnx_call1(cx, "rsqrt", var_eps, NULL));
     args[1] = inv;
     TRY_ID(norm, onnx_call(cx, "multiply", args, 2, NULL));
@@ -888,12 +892,12 @@ static byocl_status convert_layer_norm(onnx_ctx *cx, const Onnx__NodeProto *n)
     if (onnx_has_input(n, 2)) {
         args[0] = y;
         TRY(onnx_input(cx, 2, &args[1]));
-        if (dt != BYOCL_FLOAT32 && (args[1] = cast_to(cx, args[1], BYOCL_FLOAT32)) < 0)
+        if (dt != BYOCL_FLOAT32 && (args[1] = onnx_cast(cx, args[1], BYOCL_FLOAT32)) < 0)
             return cx->err->status;
         if ((y = onnx_call(cx, "add", args, 2, NULL)) < 0)
             return cx->err->status;
     }
-    if (dt != BYOCL_FLOAT32 && (y = cast_to(cx, y, dt)) < 0)
+    if (dt != BYOCL_FLOAT32 && (y = onnx_cast(cx, y, dt)) < 0)
         return cx->err->status;
     TRY(onnx_output(cx, 1, mean));
     TRY(onnx_output(cx, 2, inv));
@@ -976,6 +980,13 @@ int onnx_log_softmax(onnx_ctx *cx, int x, int axis)
     return lse < 0 ? -1 : onnx_call(cx, "subtract", args, 2, NULL);
 }
 
+byocl_status onnx_softmax_axis(onnx_ctx *cx, int rank, int *axis)
+{
+    int64_t axis_attr;
+    TRY(onnx_attr_int(cx, "axis", cx->opset < 13 ? 1 : -1, &axis_attr));
+    return onnx_axis(cx, axis_attr, rank, "axis", axis);
+}
+
 /* Softmax and LogSoftmax before opset 13 normalize over the flattened axes axis..end (the
  * input seen as 2-D); from 13 on over the one axis. Softmax is nn.softmax, LogSoftmax
  * x - log(sum(exp(x - max))) - max (log_sum_exp below, the max shift keeping exp finite). */
@@ -984,10 +995,8 @@ static byocl_status softmax(onnx_ctx *cx, bool log)
     int x;
     TRY(onnx_input(cx, 0, &x));
     byocl_shape s = *shape_of(cx, x);
-    int64_t axis_attr;
-    TRY(onnx_attr_int(cx, "axis", cx->opset < 13 ? 1 : -1, &axis_attr));
     int axis;
-    TRY(onnx_axis(cx, axis_attr, s.rank, "axis", &axis));
+    TRY(onnx_softmax_axis(cx, s.rank, &axis));
     bool flatten = cx->opset < 13 && axis != s.rank - 1;
     if (flatten) {
         int64_t dims[2] = {product(s.dims, 0, axis), product(s.dims, axis, s.rank)};
@@ -1705,7 +1714,7 @@ static byocl_status arg_reduce(onnx_ctx *cx, const char *op)
     TRY(set_bool(cx, a, "keepdims", keepdims != 0));
     TRY(set_bool(cx, a, "select_last_index", last != 0));
     TRY_ID(y, onnx_call1(cx, op, x, a));
-    TRY_ID(z, cast_to(cx, y, BYOCL_INT64));
+    TRY_ID(z, onnx_cast(cx, y, BYOCL_INT64));
     return onnx_output(cx, 0, z);
 }
 
@@ -1884,6 +1893,10 @@ static const char *const depth_to_space_attrs[] = {"blocksize", "mode", NULL};
 static const char *const trilu_attrs[] = {"upper", NULL};
 static const char *const upsample_attrs[] = {"mode", "scales", NULL};
 static const char *const cumsum_attrs[] = {"exclusive", "reverse", NULL};
+static const char *const shrink_attrs[] = {"bias", "lambd", NULL};
+static const char *const epsilon_attrs[] = {"epsilon", NULL};
+static const char *const eye_like_attrs[] = {"dtype", "k", NULL};
+static const char *const lrn_attrs[] = {"alpha", "beta", "bias", "size", NULL};
 
 static const onnx_op onnx_ops[] = {
     {"Abs", convert_abs, no_attrs},
@@ -1900,6 +1913,8 @@ static const onnx_op onnx_ops[] = {
     {"AveragePool", convert_average_pool, avg_pool_attrs},
     {"BatchNormalization", convert_batch_norm, batch_norm_attrs},
     {"Cast", convert_cast, cast_attrs},
+    {"Ceil", convert_ceil, no_attrs},
+    {"Celu", onnx_convert_celu, alpha_attrs},
     {"CastLike", convert_cast_like, no_attrs},
     {"Clip", convert_clip, clip_attrs},
     {"Concat", convert_concat, axis_attrs},
@@ -1917,37 +1932,46 @@ static const onnx_op onnx_ops[] = {
     {"Erf", convert_erf, no_attrs},
     {"Exp", convert_exp, no_attrs},
     {"Expand", onnx_convert_expand, no_attrs},
+    {"EyeLike", onnx_convert_eye_like, eye_like_attrs},
     {"Flatten", convert_flatten, axis_attrs},
+    {"Floor", convert_floor, no_attrs},
     {"Gather", onnx_convert_gather, axis_attrs},
     {"GatherElements", onnx_convert_gather_elements, axis_attrs},
     {"Gemm", convert_gemm, gemm_attrs},
     {"GlobalAveragePool", convert_global_average_pool, no_attrs},
+    {"GlobalMaxPool", onnx_convert_global_max_pool, no_attrs},
     {"Greater", convert_greater, no_attrs},
     {"GreaterOrEqual", convert_greater_equal, no_attrs},
     {"HardSigmoid", convert_hard_sigmoid, alpha_beta_attrs},
     {"HardSwish", convert_hard_swish, no_attrs},
+    {"Hardmax", onnx_convert_hardmax, axis_attrs},
     {"Identity", convert_identity, no_attrs},
+    {"InstanceNormalization", onnx_convert_instance_norm, epsilon_attrs},
     {"IsInf", convert_isinf, isinf_attrs},
     {"IsNaN", convert_isnan, no_attrs},
     {"LayerNormalization", convert_layer_norm, layer_norm_attrs},
     {"LeakyRelu", convert_leaky_relu, alpha_attrs},
     {"Less", convert_less, no_attrs},
     {"LessOrEqual", convert_less_equal, no_attrs},
+    {"LRN", onnx_convert_lrn, lrn_attrs},
     {"Log", convert_log, no_attrs},
     {"LogSoftmax", convert_log_softmax, axis_attrs},
     {"MatMul", convert_matmul, no_attrs},
     {"Max", convert_max, no_attrs},
     {"MaxPool", convert_max_pool, max_pool_attrs},
     {"Mean", convert_mean, no_attrs},
+    {"MeanVarianceNormalization", onnx_convert_mvn, axes_attrs},
     {"Min", convert_min, no_attrs},
     {"Mod", convert_mod, mod_attrs},
     {"Mul", convert_mul, no_attrs},
     {"Neg", convert_neg, no_attrs},
     {"NegativeLogLikelihoodLoss", onnx_convert_nll_loss, loss_attrs},
     {"Not", convert_not, no_attrs},
+    {"OneHot", onnx_convert_one_hot, axis_attrs},
     {"Or", convert_or, no_attrs},
     {"Pad", convert_pad, pad_attrs},
     {"Pow", convert_pow, no_attrs},
+    {"PRelu", onnx_convert_prelu, no_attrs},
     {"Range", onnx_convert_range, no_attrs},
     {"Reciprocal", convert_reciprocal, no_attrs},
     {"ReduceL1", convert_reduce_l1, reduce_attrs},
@@ -1964,6 +1988,7 @@ static const onnx_op onnx_ops[] = {
     {"Reshape", convert_reshape, reshape_attrs},
     {"Round", convert_round, no_attrs},
     {"Selu", convert_selu, selu_attrs},
+    {"Shrink", onnx_convert_shrink, shrink_attrs},
     {"Shape", onnx_convert_shape, shape_attrs},
     {"Sigmoid", convert_sigmoid, no_attrs},
     {"Sign", convert_sign, no_attrs},
