@@ -121,7 +121,8 @@ static inline byocl_status lh_run(const byocl_module *m, byocl_tensor *const *in
             byocl_tensor *out = byocl_tensor_new(t->dtype, &t->shape, err);
             assert_non_null(out);
             /* junk, so that an element a kernel forgets shows */
-            memset(byocl_tensor_data(out), 0x7b, byocl_tensor_nbytes(out));
+            if (byocl_tensor_nbytes(out) > 0) /* an empty tensor has no data */
+                memset(byocl_tensor_data(out), 0x7b, byocl_tensor_nbytes(out));
             int at = lh_value_index(fn, base, grp->outputs[i]);
             assert_null(vals[at]);
             vals[at] = out;
