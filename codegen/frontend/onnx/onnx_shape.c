@@ -259,7 +259,7 @@ static byocl_status input_scalar(onnx_ctx *cx, int k, const char *why,
 byocl_status onnx_convert_range(onnx_ctx *cx, const Onnx__NodeProto *n) {
   (void)n;
   const byocl_tensor *first;
-  double start, limit, delta;
+  double start = 0, limit = 0, delta = 0; /* set by input_scalar; -O3 cannot see it */
   TRY(onnx_input_constant(cx, 0, "the start", &first));
   TRY(input_scalar(cx, 0, "the start", &start));
   TRY(input_scalar(cx, 1, "the limit", &limit));
