@@ -430,6 +430,34 @@ static void test_fusion_bn_params(void **state)
     mb_free(&b);
 }
 
+/* conv2d_transpose + bias_add + relu: one kernel (the transposed conv anchors its
+ * epilogue as conv2d does), many tasks, bit for bit with the reference (both sum in
+ * double in the same order). A weight that is a parameter works too. */
+static void test_fusion_conv_transpose(void **state)
+{
+    (void)state;
+    mb b;
+    mb_begin(&b);
+    int64_t xd[4] = {2, 4, 5, 6}, wd[4] = {4, 3, 3, 2}, bd[1] = {6};
+    int x = mb_param(&b, BYOCL_FLOAT32, 4, xd);
+    int conv = mb_call2(&b, "nn.conv2d_transpose", x, mb_const(&b, BYOCL_FLOAT32, 4, wd, -1, 1),
+                        "strides=[2, 3], padding=[1, 0, 0, 1], groups=2, output_padding=[1, 2]");
+    int biased = mb_call2(&b, "nn.bias_add", conv, mb_const(&b, BYOCL_FLOAT32, 1, bd, -1, 1),
+                          "axis=1");
+    mb_finish(&b, mb_call1(&b, "nn.relu", biased, NULL));
+    const char *names[] = {"fused_nn_conv2d_transpose_nn_bias_add_nn_relu_0"};
+    expect_groups(b.m, names, 1);
+    mb_check(&b, 0, "conv2d_transpose + bias_add + relu");
+    mb_free(&b);
+
+    mb_begin(&b);
+    x = mb_param(&b, BYOCL_FLOAT32, 4, xd);
+    int w = mb_param(&b, BYOCL_FLOAT32, 4, wd);
+    mb_finish(&b, mb_call2(&b, "nn.conv2d_transpose", x, w, "dilation=[2, 1]"));
+    mb_check(&b, 0, "conv2d_transpose of a weight parameter");
+    mb_free(&b);
+}
+
 /* dense + bias_add + leaky_relu, then a cast to float16: one kernel. */
 static void test_fusion_dense(void **state)
 {
@@ -713,6 +741,7 @@ int main(void)
         cmocka_unit_test(test_dense_tails),
         cmocka_unit_test(test_fusion_conv_block),
         cmocka_unit_test(test_fusion_bn_params),
+        cmocka_unit_test(test_fusion_conv_transpose),
         cmocka_unit_test(test_fusion_dense),
         cmocka_unit_test(test_fusion_elemwise),
         cmocka_unit_test(test_fusion_compare_where),

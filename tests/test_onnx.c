@@ -388,9 +388,9 @@ static void test_refused(void **state)
     expect_load_error("double_input.onnx", NULL, BYOCL_ERR_UNSUPPORTED,
                       "input 'x' has dtype double, which byocl does not support (byocl has "
                       "float32, float16, int32, int64, int8, uint8, bool)");
-    expect_load_error("pad_reflect.onnx", NULL, BYOCL_ERR_UNSUPPORTED,
-                      "node 0 (Pad): mode 'reflect' is not supported (only 'constant': byocl "
-                      "has no pad op, and builds constant padding from concatenations)");
+    expect_load_error("pad_wrap.onnx", NULL, BYOCL_ERR_UNSUPPORTED,
+                      "node 0 (Pad): mode 'wrap' is not supported (only 'constant', 'reflect' "
+                      "and 'edge')");
     expect_load_error("undefined_input.onnx", NULL, BYOCL_ERR_INVALID,
                       "node 'add1' (Add): input 1 'nowhere' is not defined by an earlier node, "
                       "a graph input or an initializer");
@@ -610,6 +610,33 @@ static void test_old_opsets(void **state)
                                          "9 passed, 0 failed, 0 skipped\n");
 }
 
+/* Pad's edge and reflect modes and negative pads, ConvTranspose's forms beyond the ONNX
+ * suite's (tests/gen/gen_onnx.py, pad_convt_suite); the same on every path. A constant
+ * Pad that crops and pads, and a ConvTranspose whose output starts before the full
+ * result, are refused. */
+static void test_pad_convt(void **state)
+{
+    (void)state;
+    conformance_everywhere(
+        "pad_convt",
+        "PASS test_convtranspose_1d_output_shape\n"
+        "PASS test_convtranspose_group_bias\n"
+        "SKIP test_convtranspose_negative_start: node 0 (ConvTranspose): the output would "
+        "start 1 cell before the full result (a negative start pad); not supported\n"
+        "PASS test_convtranspose_opset1_valid\n"
+        "PASS test_convtranspose_output_shape_nc\n"
+        "PASS test_convtranspose_same_lower\n"
+        "PASS test_pad_constant_crop\n"
+        "SKIP test_pad_constant_crop_and_pad: node 0 (Pad): mode 'constant' with both "
+        "negative pads (cropping) and positive ones is not supported\n"
+        "PASS test_pad_edge_int32\n"
+        "PASS test_pad_edge_negative\n"
+        "PASS test_pad_edge_opset2_attr\n"
+        "PASS test_pad_reflect_axes_opset18\n"
+        "PASS test_pad_reflect_wide\n"
+        "11 passed, 0 failed, 2 skipped\n");
+}
+
 /* shufflenet's channel shuffle as torch exports it: Shape -> Gather -> Div -> Concat ->
  * Reshape folds at import into plain reshapes around the transpose; it runs as numpy
  * computes it. */
@@ -776,6 +803,7 @@ int main(void)
         cmocka_unit_test(test_shape_ops),
         cmocka_unit_test(test_losses),
         cmocka_unit_test(test_old_opsets),
+        cmocka_unit_test(test_pad_convt),
         cmocka_unit_test(test_channel_shuffle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -67,6 +67,11 @@ double host_node_flops(const byocl_function *fn, int node)
     if (strcmp(op, "nn.conv2d") == 0 && arg1 && arg1->kind == BYOCL_TYPE_TENSOR &&
         arg1->shape.rank == 4) /* OIHW: I is the input channels per group */
         return 2 * out * (double)(arg1->shape.dims[1] * arg1->shape.dims[2] * arg1->shape.dims[3]);
+    if (strcmp(op, "nn.conv2d_transpose") == 0 && arg0 && arg0->kind == BYOCL_TYPE_TENSOR &&
+        arg0->shape.rank == 4 && arg1 && arg1->kind == BYOCL_TYPE_TENSOR &&
+        arg1->shape.rank == 4) /* IOHW: every input cell meets O / groups * H * W taps */
+        return 2 * first_numel(arg0) *
+               (double)(arg1->shape.dims[1] * arg1->shape.dims[2] * arg1->shape.dims[3]);
     if (strcmp(op, "nn.dense") == 0 && arg1 && arg1->kind == BYOCL_TYPE_TENSOR &&
         arg1->shape.rank == 2)
         return 2 * out * (double)arg1->shape.dims[1];

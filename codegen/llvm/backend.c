@@ -40,7 +40,7 @@ static byocl_status lower_group(lw *w)
     const byocl_host_group *g = w->grp;
     for (int i = 0; i < g->n_nodes; i++) {
         const byocl_node *n = lw_node(w, g->nodes[i]);
-        if (op_is(n, "nn.conv2d"))
+        if (op_is(n, "nn.conv2d") || op_is(n, "nn.conv2d_transpose"))
             return lower_conv2d(w, g->nodes[i]);
         if (op_is(n, "nn.dense"))
             return lower_dense(w, g->nodes[i]);

@@ -34,7 +34,8 @@ static const char *const elemwise_ops[] = {
 
 lop_class lop_classify(const char *op)
 {
-    if (strcmp(op, "nn.conv2d") == 0 || strcmp(op, "nn.dense") == 0)
+    if (strcmp(op, "nn.conv2d") == 0 || strcmp(op, "nn.conv2d_transpose") == 0 ||
+        strcmp(op, "nn.dense") == 0)
         return LOP_ANCHOR;
     for (size_t i = 0; i < sizeof elemwise_ops / sizeof elemwise_ops[0]; i++)
         if (strcmp(op, elemwise_ops[i]) == 0)

@@ -7,7 +7,8 @@
  *   lower_util.c      the kernel builder: function shell, loops, typed loads/stores,
  *                     conversions, constants, errors
  *   lower_elemwise.c  elementwise trees (standalone, and as conv/dense epilogues)
- *   lower_conv.c      nn.conv2d: packed weights, vector register tiles
+ *   lower_conv.c      nn.conv2d: packed weights, vector register tiles;
+ *                     nn.conv2d_transpose: a direct loop nest
  *   lower_dense.c     nn.dense: packed weights, vector register tiles
  *   lower_pool.c      max/avg/global pooling, softmax, the reductions (sum, mean, ...)
  *   lower_transform.c copies (reshape, squeeze, ...), transpose, concatenate, split
@@ -30,7 +31,7 @@
 
 /* How the planner treats an op. */
 typedef enum lop_class {
-    LOP_ANCHOR,   /* nn.conv2d, nn.dense: start a group that epilogues join */
+    LOP_ANCHOR,   /* nn.conv2d(_transpose), nn.dense: start a group that epilogues join */
     LOP_ELEMWISE, /* same-shape elementwise ops: join their producer's group */
     LOP_OTHER     /* pools, softmax, transforms, ...: a group of their own */
 } lop_class;

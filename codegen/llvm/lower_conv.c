@@ -1,4 +1,5 @@
-/* nn.conv2d (NCHW data, OIHW weight, any groups, strides, dilations and padding).
+/* nn.conv2d (NCHW data, OIHW weight, any groups, strides, dilations and padding), and
+ * nn.conv2d_transpose (IOHW weight) through the direct loop nest.
  *
  * Float convs run one schedule:
  *  - Weights are packed when the model is built (or, when they are not constants, by
@@ -28,6 +29,7 @@
 typedef struct conv_geom {
     int64_t n, c, h, w;          /* data */
     int64_t o, groups, ic, og;   /* out channels, groups, in/out channels per group */
+    bool transposed;             /* nn.conv2d_transpose: IOHW weight, taps gathered back */
     int64_t kh, kw;
     int64_t sh, sw, dh, dw;
     int64_t pt, pl, pb, pr;
@@ -52,12 +54,19 @@ static void conv_geometry(lw *w, int node, conv_geom *g)
     g->c = x->shape.dims[1];
     g->h = x->shape.dims[2];
     g->w = x->shape.dims[3];
-    g->o = wt->shape.dims[0];
-    g->ic = wt->shape.dims[1];
     g->kh = wt->shape.dims[2];
     g->kw = wt->shape.dims[3];
     g->groups = byocl_attrs_get_int(&n->attrs, "groups", 1);
-    g->og = g->o / g->groups;
+    g->transposed = strcmp(n->op->name, "nn.conv2d_transpose") == 0;
+    if (g->transposed) { /* weight (C, O / groups, KH, KW) */
+        g->og = wt->shape.dims[1];
+        g->o = g->og * g->groups;
+        g->ic = g->c / g->groups;
+    } else {             /* weight (O, C / groups, KH, KW) */
+        g->o = wt->shape.dims[0];
+        g->ic = wt->shape.dims[1];
+        g->og = g->o / g->groups;
+    }
     ints2(n, "strides", &g->sh, &g->sw);
     ints2(n, "dilation", &g->dh, &g->dw);
     const int64_t *p = NULL;
@@ -101,9 +110,34 @@ static byocl_status store_output(lw *w, int node, const ew_space *s, LLVMValueRe
 
 /* ------------------------------------------------------------ direct loop nest */
 
-/* Integer convs, and float convs whose strides exceed the phase tables (> 16): a loop
- * nest per output element, accumulating in 64-bit integers or in double, in the
- * reference's order (input channel, kh, kw), so float results match it exactly. */
+/* Input row (or column) `*at` that tap `k` of output `o` reads, and whether it exists.
+ * A conv reads o * stride + k * dilation - pad; a transposed conv gathers what the input
+ * cells it reads scattered: (o + pad - k * dilation) / stride when that divides. */
+static LLVMValueRef tap_source(lw *w, const conv_geom *g, LLVMValueRef o, LLVMValueRef k,
+                               int64_t stride, int64_t dilation, int64_t pad, int64_t in_len,
+                               LLVMValueRef *at)
+{
+    LLVMBuilderRef B = w->B;
+    LLVMValueRef ok;
+    if (g->transposed) {
+        LLVMValueRef t = LLVMBuildNSWAdd(B, o, lw_mad(w, k, -dilation, lw_i64(w, pad)), "");
+        ok = LLVMBuildICmp(B, LLVMIntSGE, t, lw_i64(w, 0), "");
+        if (stride > 1) {
+            LLVMValueRef rem = LLVMBuildSRem(B, t, lw_i64(w, stride), "");
+            ok = LLVMBuildAnd(B, ok, LLVMBuildICmp(B, LLVMIntEQ, rem, lw_i64(w, 0), ""), "");
+            t = LLVMBuildSDiv(B, t, lw_i64(w, stride), "");
+        }
+        *at = t;
+    } else {
+        *at = LLVMBuildNSWAdd(B, lw_mad(w, o, stride, NULL), lw_mad(w, k, dilation, lw_i64(w, -pad)), "");
+        ok = LLVMBuildICmp(B, LLVMIntSGE, *at, lw_i64(w, 0), "");
+    }
+    return LLVMBuildAnd(B, ok, LLVMBuildICmp(B, LLVMIntSLT, *at, lw_i64(w, in_len), ""), "");
+}
+
+/* Integer convs, float convs whose strides exceed the phase tables (> 16) and transposed
+ * convs: a loop nest per output element, accumulating in 64-bit integers or in double, in
+ * the reference's order (input channel, kh, kw), so float results match it exactly. */
 static byocl_status lower_conv_direct(lw *w, int node, const conv_geom *g, const ew_space *s)
 {
     const byocl_node *nd = lw_node(w, node);
@@ -128,18 +162,17 @@ static byocl_status lower_conv_direct(lw *w, int node, const conv_geom *g, const
     LLVMBuildStore(B, LLVMConstNull(at), acc);
     LLVMValueRef i = lw_for(w, &li, lw_i64(w, 0), lw_i64(w, g->ic), 1, "i");
     LLVMValueRef plane = lw_mad(w, lw_mad(w, n, g->c, LLVMBuildNSWAdd(B, first_c, i, "")), g->h * g->w, NULL);
-    LLVMValueRef wbase = lw_mad(w, lw_mad(w, oc, g->ic, i), g->kh * g->kw, NULL);
+    /* OIHW: [oc][i]; IOHW: [first_c + i][oc within its group] */
+    LLVMValueRef wrow = g->transposed
+        ? lw_mad(w, LLVMBuildNSWAdd(B, first_c, i, ""), g->og, LLVMBuildSRem(B, oc, lw_i64(w, g->og), ""))
+        : lw_mad(w, oc, g->ic, i);
+    LLVMValueRef wbase = lw_mad(w, wrow, g->kh * g->kw, NULL);
+    LLVMValueRef iy, ix;
     LLVMValueRef kh = lw_for(w, &lkh, lw_i64(w, 0), lw_i64(w, g->kh), 1, "kh");
-    LLVMValueRef iy = LLVMBuildNSWAdd(B, lw_mad(w, oy, g->sh, NULL), lw_mad(w, kh, g->dh, lw_i64(w, -g->pt)), "");
+    LLVMValueRef ok_y = tap_source(w, g, oy, kh, g->sh, g->dh, g->pt, g->h, &iy);
     LLVMValueRef kw = lw_for(w, &lkw, lw_i64(w, 0), lw_i64(w, g->kw), 1, "kw");
-    LLVMValueRef ix = LLVMBuildNSWAdd(B, lw_mad(w, ox, g->sw, NULL), lw_mad(w, kw, g->dw, lw_i64(w, -g->pl)), "");
-    LLVMValueRef ok = LLVMBuildAnd(
-        B,
-        LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, iy, lw_i64(w, 0), ""),
-                     LLVMBuildICmp(B, LLVMIntSLT, iy, lw_i64(w, g->h), ""), ""),
-        LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, ix, lw_i64(w, 0), ""),
-                     LLVMBuildICmp(B, LLVMIntSLT, ix, lw_i64(w, g->w), ""), ""),
-        "");
+    LLVMValueRef ok_x = tap_source(w, g, ox, kw, g->sw, g->dw, g->pl, g->w, &ix);
+    LLVMValueRef ok = LLVMBuildAnd(B, ok_y, ok_x, "");
     lw_if inside;
     lw_if_begin(w, &inside, ok, "tap");
     LLVMValueRef xv = lw_load(w, x, g->din, lw_mad(w, iy, g->w, LLVMBuildNSWAdd(B, plane, ix, "")));
@@ -699,7 +732,7 @@ byocl_status lower_conv2d(lw *w, int node)
     st = ew_store_passthrough(w);
     if (st != BYOCL_OK || !ew_has_root(w) || g.n * g.o * g.oh * g.ow == 0)
         return st;
-    if (!lw_is_float(g.din) || g.sh > 16 || g.sw > 16) /* phases past plan_conv's tables */
+    if (g.transposed || !lw_is_float(g.din) || g.sh > 16 || g.sw > 16) /* phases past plan_conv's tables */
         return lower_conv_direct(w, node, &g, &s);
     if (depthwise_schedule(&g))
         return lower_conv_depthwise(w, node, &g, &s);

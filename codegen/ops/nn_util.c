@@ -48,8 +48,9 @@ static byocl_status read_ints(const byocl_attrs *attrs, const char *key, const i
     return BYOCL_OK;
 }
 
-byocl_status nn_attr_pair(const byocl_attrs *attrs, const char *key, int64_t out[2],
-                          byocl_error *err)
+/* nn_attr_pair with values >= `min` (1: "positive", 0: "not negative"). */
+static byocl_status read_pair(const byocl_attrs *attrs, const char *key, int64_t min,
+                              int64_t out[2], byocl_error *err)
 {
     static const int allowed[] = {1, 2};
     int64_t v[2];
@@ -59,12 +60,25 @@ byocl_status nn_attr_pair(const byocl_attrs *attrs, const char *key, int64_t out
         return st;
     out[0] = v[0];
     out[1] = n == 2 ? v[1] : v[0];
-    if (out[0] < 1 || out[1] < 1) {
+    if (out[0] < min || out[1] < min) {
         char buf[160];
-        return byocl_error_set(err, BYOCL_ERR_INVALID, "%s must be positive, got %s", key,
+        return byocl_error_set(err, BYOCL_ERR_INVALID, "%s must %s, got %s", key,
+                               min > 0 ? "be positive" : "not be negative",
                                ints_str(v, n, buf, sizeof buf));
     }
     return BYOCL_OK;
+}
+
+byocl_status nn_attr_pair(const byocl_attrs *attrs, const char *key, int64_t out[2],
+                          byocl_error *err)
+{
+    return read_pair(attrs, key, 1, out, err);
+}
+
+byocl_status nn_attr_pair_nonnegative(const byocl_attrs *attrs, const char *key,
+                                      int64_t out[2], byocl_error *err)
+{
+    return read_pair(attrs, key, 0, out, err);
 }
 
 byocl_status nn_attr_padding(const byocl_attrs *attrs, int64_t out[4], byocl_error *err)
@@ -240,6 +254,39 @@ byocl_status nn_window_out_size(const nn_window *w, const int64_t in_hw[2],
         } else {
             out = (span - dilated) / stride + 1;
         }
+        out_hw[d] = out;
+    }
+    return BYOCL_OK;
+}
+
+byocl_status nn_window_transposed_size(const nn_window *w, const int64_t in_hw[2],
+                                       const int64_t out_pad[2], int64_t out_hw[2],
+                                       byocl_error *err)
+{
+    static const char *const dim_name[2] = {"height", "width"};
+    for (int d = 0; d < 2; d++) {
+        int64_t in = in_hw[d];
+        if (in < 1)
+            return byocl_error_set(err, BYOCL_ERR_TYPE, "data %s %lld is empty", dim_name[d],
+                                   (long long)in);
+        if (in > NN_DIM_MAX / w->stride[d])
+            return byocl_error_set(err, BYOCL_ERR_TYPE, "data %s %lld is too large",
+                                   dim_name[d], (long long)in);
+        if (w->kernel[d] < 1 || w->kernel[d] - 1 > NN_DIM_MAX / w->dilation[d])
+            return byocl_error_set(err, BYOCL_ERR_TYPE, "kernel %s %lld is out of range",
+                                   dim_name[d], (long long)w->kernel[d]);
+        /* Every input cell spreads the dilated kernel from cell * stride; the padding
+         * crops that full result, output_padding extends it at the bottom/right. */
+        int64_t dilated = w->dilation[d] * (w->kernel[d] - 1) + 1;
+        int64_t full = (in - 1) * w->stride[d] + dilated;
+        int64_t out = full - w->pad[d] - w->pad[d + 2] + out_pad[d];
+        if (out < 1)
+            return byocl_error_set(err, BYOCL_ERR_TYPE,
+                                   "output %s %lld is not positive: data %s %lld gives %lld, "
+                                   "padding (%lld, %lld) crops it, output_padding adds %lld",
+                                   dim_name[d], (long long)out, dim_name[d], (long long)in,
+                                   (long long)full, (long long)w->pad[d],
+                                   (long long)w->pad[d + 2], (long long)out_pad[d]);
         out_hw[d] = out;
     }
     return BYOCL_OK;

@@ -29,6 +29,9 @@
  * value serves both. */
 byocl_status nn_attr_pair(const byocl_attrs *attrs, const char *key, int64_t out[2],
                           byocl_error *err);
+/* nn_attr_pair for values that may be 0 (conv2d_transpose's output_padding). */
+byocl_status nn_attr_pair_nonnegative(const byocl_attrs *attrs, const char *key,
+                                      int64_t out[2], byocl_error *err);
 /* `padding` of 1, 2 or 4 values as TVM reads it, normalized to (top, left, bottom,
  * right): 1 value = all sides, 2 values = (top/bottom, left/right). Must be >= 0. */
 byocl_status nn_attr_padding(const byocl_attrs *attrs, int64_t out[4], byocl_error *err);
@@ -77,6 +80,12 @@ byocl_status nn_window_check(byocl_module *m, byocl_attrs *attrs, const char *ke
  * "kernel" or "pool window". */
 byocl_status nn_window_out_size(const nn_window *w, const int64_t in_hw[2],
                                 const char *kernel_name, int64_t out_hw[2], byocl_error *err);
+/* Output height and width of the transposed window (conv2d_transpose) over in_hw:
+ * (in - 1) * stride + dilation * (kernel - 1) + 1 - padding + out_pad. An empty input or
+ * output is an error naming the dimension. */
+byocl_status nn_window_transposed_size(const nn_window *w, const int64_t in_hw[2],
+                                       const int64_t out_pad[2], int64_t out_hw[2],
+                                       byocl_error *err);
 /* Outputs o in [*lo, *hi) are those for which o * stride + offset lies in [0, in_len). */
 void nn_valid_range(int64_t out_len, int64_t in_len, int64_t stride, int64_t offset,
                     int64_t *lo, int64_t *hi);

@@ -206,6 +206,55 @@ def onnx_loading_files():
     write("onnx", "weight_cut.onnx", whole[: len(whole) // 2])
 
 
+def conv_pad_files():
+    """ops_conv.cases: nn.conv2d_transpose with attributes or shapes it does not take (text),
+    ONNX ConvTranspose and Pad (reflect, edge, negative pads) given what they refuse."""
+    data = "def @main(%x: Tensor[(1, 4, 5, 5), float32], %w: Tensor[(4, 2, 3, 3), float32]) {\n"
+    write("text", "ops_conv_t_output_padding.relay",
+          data + "  nn.conv2d_transpose(%x, %w, output_padding=[1, -1])\n}\n")
+    write("text", "ops_conv_t_kernel_layout.relay",
+          data + "  nn.conv2d_transpose(%x, %w, kernel_layout=\"OIHW\")\n}\n")
+    write("text", "ops_conv_t_channels.relay",
+          "def @main(%x: Tensor[(1, 3, 5, 5), float32], %w: Tensor[(4, 2, 3, 3), float32]) {\n"
+          "  nn.conv2d_transpose(%x, %w)\n}\n")
+    write("text", "ops_conv_t_cropped_away.relay",
+          data + "  nn.conv2d_transpose(%x, %w, padding=[0, 0, 7, 0])\n}\n")
+    x4 = vi("x", [1, 2, 3, 3])
+    y = vi("y", None)
+    w = numpy_helper.from_array(np.ones((2, 1, 3, 3), np.float32), "w")
+    save_onnx("convtranspose_output_shape_length.onnx",
+              [helper.make_node("ConvTranspose", ["x", "w"], ["y"], output_shape=[5])],
+              [x4], [y], [w])
+    save_onnx("convtranspose_output_padding_negative.onnx",
+              [helper.make_node("ConvTranspose", ["x", "w"], ["y"], output_padding=[0, -1])],
+              [x4], [y], [w])
+    save_onnx("convtranspose_3d.onnx",
+              [helper.make_node("ConvTranspose", ["x", "w"], ["y"])],
+              [vi("x", [1, 2, 3, 3, 3])], [y],
+              [numpy_helper.from_array(np.ones((2, 1, 3, 3, 3), np.float32), "w")])
+    save_onnx("convtranspose_huge_stride.onnx",
+              [helper.make_node("ConvTranspose", ["x", "w"], ["y"], strides=[1, 1 << 40],
+                                auto_pad="SAME_UPPER")],
+              [x4], [y], [w])
+
+    def pads(v):
+        return numpy_helper.from_array(np.array(v, np.int64), "pads")
+
+    x2 = vi("x", [2, 4])
+    save_onnx("pad_reflect_overcrop.onnx",
+              [helper.make_node("Pad", ["x", "pads"], ["y"], mode="reflect")], [x2], [y],
+              [pads([-2, 0, -1, 0])])
+    save_onnx("pad_edge_huge.onnx",
+              [helper.make_node("Pad", ["x", "pads"], ["y"], mode="edge")], [x2], [y],
+              [pads([0, 1 << 62, 0, 0])])
+    save_onnx("pad_edge_over_tensor_limit.onnx",
+              [helper.make_node("Pad", ["x", "pads"], ["y"], mode="edge")], [x2], [y],
+              [pads([0, 1 << 40, 0, 0])])
+    save_onnx("pad_edge_empty_axis.onnx",
+              [helper.make_node("Pad", ["x", "pads"], ["y"], mode="edge")], [vi("x", [0, 4])],
+              [y], [pads([1, 0, 0, 0])])
+
+
 # ------------------------------------------------------------------ tensor files
 
 def npy(shape, data=b"", descr="<f4", fortran=False):
@@ -246,4 +295,5 @@ def tensor_files():
 text_files()
 onnx_files()
 onnx_loading_files()
+conv_pad_files()
 tensor_files()

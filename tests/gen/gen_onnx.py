@@ -20,7 +20,7 @@ Run with /usr/bin/python3; the files are small and committed.
   softmax11.onnx,    Softmax(axis=1) of a (2, 3, 4) input: over the flattened axes 1..2
   softmax13.onnx     before opset 13, over axis 1 alone from 13 (softmax_x.npy, _y11, _y13).
   Models that must be refused: unsupported.onnx, opset6.onnx, opset6_unsupported.onnx,
-  double_input.onnx, pad_reflect.onnx, undefined_input.onnx, reshape_runtime.onnx,
+  double_input.onnx, pad_wrap.onnx, undefined_input.onnx, reshape_runtime.onnx,
   unknown_attr.onnx.
   dropout_training.onnx  Dropouts in training mode with ratio 0 (identities), ratio and
                      training_mode from initializers and Constant nodes; input
@@ -36,6 +36,9 @@ Run with /usr/bin/python3; the files are small and committed.
                      GatherElements, ConstantOfShape, Expand, Range, Tile, Shape(start,
                      end), Size.
   old_opsets/        a backend-test folder of opset 1 to 9 forms (old_opsets_suite).
+  pad_convt/         a backend-test folder of Pad's edge and reflect modes and negative pads,
+                     and of the ConvTranspose forms the ONNX suite leaves out (group, bias,
+                     SAME_LOWER, output_shape, 1-D, opset 1), with two refusals (skips).
   losses/            a backend-test folder of what the ONNX suite's loss tests do not cover:
                      SoftmaxCrossEntropyLoss in float16 (weights, ignore_index, log_prob)
                      and NegativeLogLikelihoodLoss of an int32 target (the suite's are
@@ -336,8 +339,8 @@ def refused():
                opset=6, ir_version=3)
     save_model("double_input.onnx", [helper.make_node("Relu", ["x"], ["y"])],
                [vi("x", TensorProto.DOUBLE, [2])], [vi("y", TensorProto.DOUBLE, [2])])
-    save_model("pad_reflect.onnx",
-               [helper.make_node("Pad", ["x", "pads"], ["y"], mode="reflect")], [x], [y],
+    save_model("pad_wrap.onnx",
+               [helper.make_node("Pad", ["x", "pads"], ["y"], mode="wrap")], [x], [y],
                [numpy_helper.from_array(np.array([0, 1, 0, 1], np.int64), "pads")])
     save_model("undefined_input.onnx",
                [helper.make_node("Add", ["x", "nowhere"], ["y"], name="add1")], [x], [y])
@@ -647,6 +650,129 @@ def old_opsets_suite():
         (1 / (1 + np.exp(-x))).astype(np.float32), opset=6)
 
 
+def conv_transpose_onnx(x, w, strides, dilations, group, pads=None, output_padding=None,
+                        output_shape=None, auto_pad="NOTSET"):
+    """ConvTranspose as the ONNX spec defines it, over the spatial dims of x: the full
+    result (every input cell spreading the kernel from cell * stride), from which output
+    cell o reads cell o + pads[start] (zero outside it); pads from output_shape or
+    SAME_* split total_padding with Python's floor division."""
+    from gen_ops_conv import conv2d_transpose
+    spatial = x.ndim - 2
+    lift = spatial == 1
+    if lift:
+        x, w = x[:, :, None, :], w[:, :, None, :]
+        strides, dilations = [1] + list(strides), [1] + list(dilations)
+        output_padding = None if output_padding is None else [0] + list(output_padding)
+        output_shape = None if output_shape is None else [1] + list(output_shape)
+        pads = None if pads is None else [0, pads[0], 0, pads[1]]
+    full = conv2d_transpose(x, w, strides=strides, dilation=dilations, groups=group)
+    op = output_padding or [0, 0]
+    k = w.shape[2:]
+    start, length = [], []
+    for d in range(2):
+        natural = full.shape[2 + d] + op[d]
+        if output_shape is not None or auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            want = output_shape[d] if output_shape is not None else x.shape[2 + d] * strides[d]
+            total = natural - want
+            upper = auto_pad == "SAME_UPPER"
+            start.append(total // 2 if upper else total - total // 2)
+            length.append(want)
+        else:
+            p = pads or [0, 0, 0, 0]
+            start.append(p[d])
+            length.append(natural - p[d] - p[d + 2])
+        assert k[d] >= 1
+    out = np.zeros(full.shape[:2] + tuple(length))
+    for o0 in range(length[0]):
+        for o1 in range(length[1]):
+            i0, i1 = o0 + start[0], o1 + start[1]
+            if 0 <= i0 < full.shape[2] and 0 <= i1 < full.shape[3]:
+                out[:, :, o0, o1] = full[:, :, i0, i1]
+    return (out[:, :, 0, :] if lift else out).astype(np.float32)
+
+
+def pad_convt_suite():
+    """A backend-test folder of Pad's modes edge and reflect (numpy.pad's), negative pads
+    (cropping), the axes input of opset 18 and the pads attribute of opset 2; and of
+    ConvTranspose with group and bias, SAME_LOWER, output_shape (also listing N and C, and
+    reaching past the full result), 1-D, opset 1 with VALID and dilations. Refused: a
+    constant Pad that crops and pads, a ConvTranspose whose output would start before the
+    full result."""
+    root = os.path.join(OUT, "pad_convt")
+    shutil.rmtree(root, ignore_errors=True)
+
+    def pads_input(v):
+        return numpy_helper.from_array(np.array(v, np.int64), "pads")
+
+    def np_pad(x, before, after, mode):
+        grown = np.pad(x, [(max(b, 0), max(a, 0)) for b, a in zip(before, after)], mode=mode)
+        crop = tuple(slice(max(-b, 0), grown.shape[i] - max(-a, 0))
+                     for i, (b, a) in enumerate(zip(before, after)))
+        return grown[crop]
+
+    x = rand(81, (3, 4, 5))
+    single_input_test(root, "test_pad_edge_negative", [
+        helper.make_node("Pad", ["x", "pads"], ["y"], mode="edge")], x,
+        np_pad(x, [1, -1, 2], [2, 1, -2], "edge"), [pads_input([1, -1, 2, 2, 1, -2])], opset=11)
+    x2 = rand(82, (2, 3))
+    single_input_test(root, "test_pad_reflect_wide", [
+        helper.make_node("Pad", ["x", "pads"], ["y"], mode="reflect")], x2,
+        np_pad(x2, [1, 5], [0, 4], "reflect"), [pads_input([1, 5, 0, 4])], opset=13)
+    axes = numpy_helper.from_array(np.array([-1, 1], np.int64), "axes")
+    single_input_test(root, "test_pad_reflect_axes_opset18", [
+        helper.make_node("Pad", ["x", "pads", "", "axes"], ["y"], mode="reflect")], x,
+        np_pad(x, [0, 1, 2], [0, 0, 3], "reflect"), [pads_input([2, 1, 3, 0]), axes], opset=18)
+    single_input_test(root, "test_pad_edge_opset2_attr", [
+        helper.make_node("Pad", ["x"], ["y"], mode="edge", pads=[0, 2, 1, 1, 0, 3])], x,
+        np_pad(x, [0, 2, 1], [1, 0, 3], "edge"), opset=2)
+    xi = np.arange(12, dtype=np.int32).reshape(3, 4)
+    single_input_test(root, "test_pad_edge_int32", [
+        helper.make_node("Pad", ["x", "pads"], ["y"], mode="edge")], xi,
+        np_pad(xi, [2, 0], [1, 3], "edge"), [pads_input([2, 0, 1, 3])], opset=13)
+    single_input_test(root, "test_pad_constant_crop", [
+        helper.make_node("Pad", ["x", "pads"], ["y"])], x,
+        np_pad(x, [0, -1, 0], [-1, 0, -2], "constant"), [pads_input([0, -1, 0, -1, 0, -2])],
+        opset=13)
+    single_input_test(root, "test_pad_constant_crop_and_pad", [
+        helper.make_node("Pad", ["x", "pads"], ["y"])], x,
+        np_pad(x, [0, -1, 0], [1, 0, 0], "constant"), [pads_input([0, -1, 0, 1, 0, 0])],
+        opset=13)
+
+    def f32(name, v):
+        return numpy_helper.from_array(np.asarray(v, np.float32), name)
+
+    xc, wg, bias = rand(83, (2, 4, 3, 4)), rand(84, (4, 3, 2, 3)), rand(85, (6,))
+    want = conv_transpose_onnx(xc, wg, [2, 2], [1, 1], 2, pads=[1, 0, 0, 2])
+    single_input_test(root, "test_convtranspose_group_bias", [
+        helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], group=2, strides=[2, 2],
+                         pads=[1, 0, 0, 2])], xc,
+        (want + bias.reshape(1, 6, 1, 1)).astype(np.float32), [f32("w", wg), f32("b", bias)])
+    w3 = rand(86, (4, 2, 3, 3))
+    single_input_test(root, "test_convtranspose_same_lower", [
+        helper.make_node("ConvTranspose", ["x", "w"], ["y"], strides=[2, 3],
+                         auto_pad="SAME_LOWER")], xc,
+        conv_transpose_onnx(xc, w3, [2, 3], [1, 1], 1, auto_pad="SAME_LOWER"), [f32("w", w3)])
+    single_input_test(root, "test_convtranspose_output_shape_nc", [
+        helper.make_node("ConvTranspose", ["x", "w"], ["y"], strides=[2, 2],
+                         output_shape=[2, 2, 6, 10], dilations=[1, 2])], xc,
+        conv_transpose_onnx(xc, w3, [2, 2], [1, 2], 1, output_shape=[6, 10]), [f32("w", w3)])
+    x1, w1 = rand(87, (1, 2, 5)), rand(88, (2, 3, 3))
+    single_input_test(root, "test_convtranspose_1d_output_shape", [
+        helper.make_node("ConvTranspose", ["x", "w"], ["y"], strides=[2],
+                         output_shape=[12])], x1,
+        conv_transpose_onnx(x1, w1, [2], [1], 1, output_shape=[12]), [f32("w", w1)])
+    single_input_test(root, "test_convtranspose_opset1_valid", [
+        helper.make_node("ConvTranspose", ["x", "w"], ["y"], auto_pad="VALID",
+                         dilations=[2, 1], output_padding=[1, 0], strides=[3, 1])], xc,
+        conv_transpose_onnx(xc, w3, [3, 1], [2, 1], 1, output_padding=[1, 0]),
+        [f32("w", w3)], opset=1)
+    wk1 = rand(89, (4, 1, 1, 1))
+    single_input_test(root, "test_convtranspose_negative_start", [
+        helper.make_node("ConvTranspose", ["x", "w"], ["y"], strides=[3, 3],
+                         auto_pad="SAME_UPPER")], xc,
+        conv_transpose_onnx(xc, wk1, [3, 3], [1, 1], 1, auto_pad="SAME_UPPER"), [f32("w", wk1)])
+
+
 def channel_shuffle():
     """shufflenet_v2's channel_shuffle as torch.onnx exports it: the shape of x split into
     (batch, groups, channels // groups, h, w), transposed, flattened back."""
@@ -695,6 +821,7 @@ def main():
     shape_ops_suite()
     losses_suite()
     old_opsets_suite()
+    pad_convt_suite()
     channel_shuffle()
 
 

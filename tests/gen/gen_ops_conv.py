@@ -1,9 +1,13 @@
 #!/usr/bin/python3
-"""Expected results of nn.conv2d for tests/test_ops_conv.c, computed with numpy.
+"""Expected results of nn.conv2d and nn.conv2d_transpose for tests/test_ops_conv.c,
+computed with numpy.
 
 The convolution here gathers every window of the padded input with index arrays and
 contracts it with the weight through einsum, in float64 (a different method from the C
-kernel's loops over kernel taps). Run: /usr/bin/python3 tests/gen/gen_ops_conv.py"""
+kernel's loops over kernel taps). The transposed convolution contracts the input with
+each kernel tap over the channels (einsum) and adds the products into strided slices of
+the full result, which it then crops by the padding and extends by output_padding.
+Run: /usr/bin/python3 tests/gen/gen_ops_conv.py"""
 
 import numpy as np
 
@@ -39,6 +43,33 @@ def conv2d(x, w, strides=(1, 1), padding=(0,), dilation=(1, 1), groups=1):
         out[:, g * per_group:(g + 1) * per_group] = np.einsum(
             "niykxl,oikl->noyx", part, w[g * per_group:(g + 1) * per_group])
     return out
+
+
+def conv2d_transpose(x, w, strides=(1, 1), padding=(0,), dilation=(1, 1), groups=1,
+                     output_padding=(0, 0)):
+    top, left, bottom, right = pad4(padding)
+    x = x.astype(np.float64)
+    w = w.astype(np.float64)
+    n, c, h, wd = x.shape
+    i, og, kh, kw = w.shape
+    assert i == c and c % groups == 0
+    ic = c // groups
+    full_h = (h - 1) * strides[0] + (kh - 1) * dilation[0] + 1
+    full_w = (wd - 1) * strides[1] + (kw - 1) * dilation[1] + 1
+    oh = full_h - top - bottom + output_padding[0]
+    ow = full_w - left - right + output_padding[1]
+    # Room for output_padding past the full result.
+    full = np.zeros((n, og * groups, full_h + output_padding[0], full_w + output_padding[1]))
+    for g in range(groups):
+        xg = x[:, g * ic:(g + 1) * ic]
+        for y in range(kh):
+            for z in range(kw):
+                part = np.einsum("nchw,co->nohw", xg, w[g * ic:(g + 1) * ic, :, y, z])
+                r0, c0 = y * dilation[0], z * dilation[1]
+                full[:, g * og:(g + 1) * og,
+                     r0:r0 + (h - 1) * strides[0] + 1:strides[0],
+                     c0:c0 + (wd - 1) * strides[1] + 1:strides[1]] += part
+    return full[:, :, top:top + oh, left:left + ow]
 
 
 def main():
@@ -84,6 +115,43 @@ def main():
         integers(22, (3, 2, 3, 3), -128, 128, np.int8),
         {"strides": [2, 2], "padding": [1, 1, 1, 1], "out_dtype": "int32"},
         out_dtype=np.int32, check_shape=(1, 3, 3, 3))
+
+    def add_t(name, x, w, attrs, check_shape, out_dtype=np.float32, **tol):
+        t_attrs = {k: v for k, v in attrs.items()
+                   if k in ("strides", "padding", "dilation", "groups", "output_padding")}
+        want = conv2d_transpose(x, w, **t_attrs).astype(out_dtype)
+        assert want.shape == check_shape, (name, want.shape)
+        fx.case(name, "nn.conv2d_transpose", attrs, [x, w], [want], **tol)
+
+    add_t("conv_t_defaults", uniform(31, (1, 3, 4, 5)), uniform(32, (3, 2, 3, 3)), {},
+          (1, 2, 6, 7), **f32)
+    add_t("conv_t_stride2_pad1", uniform(33, (2, 3, 5, 4)), uniform(34, (3, 5, 3, 3)),
+          {"strides": [2, 2], "padding": [1], "channels": 5, "kernel_size": [3, 3]},
+          (2, 5, 9, 7), **f32)
+    add_t("conv_t_asymmetric", uniform(35, (1, 2, 4, 6)), uniform(36, (2, 3, 2, 4)),
+          {"strides": [3, 2], "padding": [0, 2, 1, 1]}, (1, 3, 10, 11), **f32)
+    add_t("conv_t_dilation", uniform(37, (1, 1, 3, 3)), uniform(38, (1, 1, 2, 3)),
+          {"dilation": [2, 3], "padding": [1, 2]}, (1, 1, 3, 5), **f32)
+    add_t("conv_t_output_padding", uniform(39, (1, 3, 3, 3)), uniform(40, (3, 1, 3, 3)),
+          {"strides": [3, 2], "output_padding": [1, 1]}, (1, 1, 10, 8), **f32)
+    # output_padding with padding: the extra rows lie inside the full result.
+    add_t("conv_t_output_padding_cropped", uniform(41, (1, 2, 4, 4)), uniform(42, (2, 2, 3, 3)),
+          {"strides": [2, 2], "padding": [1, 1, 1, 1], "output_padding": [1, 0]},
+          (1, 2, 8, 7), **f32)
+    add_t("conv_t_groups", uniform(43, (1, 6, 3, 4)), uniform(44, (6, 1, 3, 3)),
+          {"strides": [2, 1], "padding": [1, 0], "groups": 3, "channels": 3}, (1, 3, 5, 6),
+          **f32)
+    add_t("conv_t_groups_odd", uniform(45, (2, 3, 4, 3)), uniform(46, (3, 5, 2, 2)),
+          {"strides": [2, 3], "groups": 3, "output_padding": [1, 2]}, (2, 15, 9, 10), **f32)
+    add_t("conv_t_stride_over_kernel", uniform(47, (1, 2, 3, 3)), uniform(48, (2, 2, 2, 2)),
+          {"strides": [4, 3], "dilation": [1, 2]}, (1, 2, 10, 9), **f32)
+    add_t("conv_t_float16", uniform(49, (1, 2, 3, 3), dtype=np.float16),
+          uniform(50, (2, 3, 3, 3), dtype=np.float16),
+          {"strides": [2, 2], "padding": [1], "out_dtype": "float16"}, (1, 3, 5, 5),
+          out_dtype=np.float16)
+    add_t("conv_t_int8_to_int32", integers(51, (1, 2, 3, 3), -128, 128, np.int8),
+          integers(52, (2, 2, 3, 3), -128, 128, np.int8),
+          {"strides": [2, 2], "out_dtype": "int32"}, (1, 2, 7, 7), out_dtype=np.int32)
     fx.write("gen_ops_conv.py")
 
 

@@ -99,6 +99,12 @@ int onnx_with_scalar(onnx_ctx *cx, const char *op, int a, double v, bool scalar_
 byocl_status onnx_softmax_axis(onnx_ctx *cx, int rank, int *axis);
 /* onnx_ops.c: cast(x, dtype); -1 on failure (recorded). */
 int onnx_cast(onnx_ctx *cx, int x, byocl_dtype dtype);
+/* onnx_pad.c: x padded by `pads` (rank begins, then rank ends; negative ones crop) in
+ * Pad's mode 'reflect' or 'edge', as a take per padded axis; *y is the result. */
+byocl_status onnx_pad_by_index(onnx_ctx *cx, int x, const int64_t *pads, int rank,
+                               bool reflect, int *y);
+/* onnx_pad.c: x cropped by pads that are all <= 0 (a strided_slice). */
+byocl_status onnx_crop(onnx_ctx *cx, int x, const int64_t *pads, int rank, int *y);
 
 /* ------------------------------------------------ helpers for the converters */
 

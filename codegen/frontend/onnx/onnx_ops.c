@@ -2,6 +2,7 @@
  * with the attributes each one handles (any other attribute is refused, so that no ONNX
  * semantics are silently dropped). docs/onnx.md is the user's view of this file. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -547,28 +548,40 @@ typedef struct window {
     int64_t pad[4]; /* top, left, bottom, right */
 } window;
 
-/* Reads one per-spatial-dim attribute (strides, dilations, kernel_shape) into 2-D form;
- * absent: `def` each. */
-static byocl_status window_attr(onnx_ctx *cx, const char *name, int spatial, int64_t def,
-                                int64_t out[2])
+/* Reads one per-spatial-dim attribute (strides, dilations, kernel_shape, ConvTranspose's
+ * output_padding and output_shape) into 2-D form; absent: `def` each. Values must be >=
+ * `min`; output_shape may also list N and C first. */
+static byocl_status spatial_attr(onnx_ctx *cx, const char *name, int spatial, int64_t min,
+                                 int64_t def, int64_t out[2], bool *given)
 {
     int64_t v[MAX_INTS];
     int n;
     TRY(onnx_attr_ints(cx, name, v, MAX_INTS, &n));
     out[0] = out[1] = def;
+    *given = n >= 0;
     if (n < 0)
         return BYOCL_OK;
-    if (n != spatial)
+    int skip = n == spatial + 2 && strcmp(name, "output_shape") == 0 ? 2 : 0;
+    if (n - skip != spatial)
         return onnx_fail(cx, BYOCL_ERR_INVALID, "attribute '%s' has %d values for %d spatial "
                                                 "dimension%s",
                          name, n, spatial, spatial == 1 ? "" : "s");
-    for (int i = 0; i < n; i++)
-        if (v[i] < 1)
-            return onnx_fail(cx, BYOCL_ERR_INVALID, "attribute '%s' has %lld; it must be >= 1",
-                             name, (long long)v[i]);
-    out[0] = spatial == 2 ? v[0] : 1;
-    out[1] = v[spatial - 1];
+    for (int i = skip; i < n; i++)
+        if (v[i] < min)
+            return onnx_fail(cx, BYOCL_ERR_INVALID, "attribute '%s' has %lld; it must be >= %lld",
+                             name, (long long)v[i], (long long)min);
+    /* 1-D: the lifted height is `min`, a size or step of 1, an output_padding of 0. */
+    out[0] = spatial == 2 ? v[skip] : min;
+    out[1] = v[n - 1];
     return BYOCL_OK;
+}
+
+/* spatial_attr of values >= 1. */
+static byocl_status window_attr(onnx_ctx *cx, const char *name, int spatial, int64_t def,
+                                int64_t out[2])
+{
+    bool given;
+    return spatial_attr(cx, name, spatial, 1, def, out, &given);
 }
 
 /* Strides, dilations and padding of a Conv or pool over spatial input dims `in` (2-D form,
@@ -661,6 +674,48 @@ static int lower_1d(onnx_ctx *cx, int y)
     return onnx_reshape(cx, y, 3, dims);
 }
 
+/* The weight `*w` of a Conv or ConvTranspose over `spatial` dims: its rank is checked,
+ * its kernel (2-D form) checked against kernel_shape, and for a 1-D op it and the data
+ * `*x` are lifted to 2-D. */
+static byocl_status conv_weight(onnx_ctx *cx, int spatial, int *x, int *w, int64_t kernel[2])
+{
+    const byocl_shape *ws = shape_of(cx, *w);
+    if (ws->rank != spatial + 2)
+        return onnx_fail(cx, BYOCL_ERR_INVALID, "the weight has rank %d; a %d-D %s needs %d",
+                         ws->rank, spatial, cx->node->op_type, spatial + 2);
+    int64_t given[2];
+    TRY(window_attr(cx, "kernel_shape", spatial, -1, given));
+    kernel[0] = spatial == 2 ? ws->dims[2] : 1;
+    kernel[1] = ws->dims[spatial + 1];
+    if (given[0] >= 0 && (given[0] != kernel[0] || given[1] != kernel[1]))
+        return onnx_fail(cx, BYOCL_ERR_INVALID,
+                         "attribute 'kernel_shape' disagrees with the weight's shape");
+    if (spatial == 1) {
+        int64_t wdims[4] = {ws->dims[0], ws->dims[1], 1, ws->dims[2]};
+        if ((*x = lift_1d(cx, *x)) < 0 || (*w = onnx_reshape(cx, *w, 4, wdims)) < 0)
+            return cx->err->status;
+    }
+    return BYOCL_OK;
+}
+
+/* The end of a Conv or ConvTranspose: the optional bias B (input 2) over the channels,
+ * then the 1-D form back. */
+static byocl_status conv_finish(onnx_ctx *cx, const Onnx__NodeProto *n, int spatial, int y)
+{
+    if (onnx_has_input(n, 2)) {
+        int yb[2] = {y, -1};
+        TRY(onnx_input(cx, 2, &yb[1]));
+        byocl_attrs *ba;
+        TRY(new_attrs(cx, &ba));
+        TRY(set_int(cx, ba, "axis", 1));
+        if ((y = onnx_call(cx, "nn.bias_add", yb, 2, ba)) < 0)
+            return cx->err->status;
+    }
+    if (spatial == 1 && (y = lower_1d(cx, y)) < 0)
+        return cx->err->status;
+    return onnx_output(cx, 0, y);
+}
+
 static byocl_status convert_conv(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
     int x, w;
@@ -669,22 +724,9 @@ static byocl_status convert_conv(onnx_ctx *cx, const Onnx__NodeProto *n)
     TRY(onnx_input(cx, 1, &w));
     int spatial = 0;
     TRY(spatial_rank(cx, x, &spatial));
-    const byocl_shape *ws = shape_of(cx, w);
-    if (ws->rank != spatial + 2)
-        return onnx_fail(cx, BYOCL_ERR_INVALID, "the weight has rank %d; a %d-D Conv needs %d",
-                         ws->rank, spatial, spatial + 2);
-    int64_t out_channels = ws->dims[0];
-    int64_t kernel[2];
-    TRY(window_attr(cx, "kernel_shape", spatial, -1, kernel));
-    int64_t wk[2] = {spatial == 2 ? ws->dims[2] : 1, ws->dims[spatial + 1]};
-    if (kernel[0] >= 0 && (kernel[0] != wk[0] || kernel[1] != wk[1]))
-        return onnx_fail(cx, BYOCL_ERR_INVALID,
-                         "attribute 'kernel_shape' disagrees with the weight's shape");
-    if (spatial == 1) {
-        int64_t wdims[4] = {ws->dims[0], ws->dims[1], 1, ws->dims[2]};
-        if ((x = lift_1d(cx, x)) < 0 || (w = onnx_reshape(cx, w, 4, wdims)) < 0)
-            return cx->err->status;
-    }
+    int64_t out_channels = shape_of(cx, w)->dims[0];
+    int64_t wk[2];
+    TRY(conv_weight(cx, spatial, &x, &w, wk));
     const byocl_shape *xs = shape_of(cx, x);
     int64_t in[2] = {xs->dims[2] + folded[0] + folded[2], xs->dims[3] + folded[1] + folded[3]};
     window win;
@@ -700,18 +742,78 @@ static byocl_status convert_conv(onnx_ctx *cx, const Onnx__NodeProto *n)
     TRY(set_int(cx, a, "channels", out_channels));
     int xw[2] = {x, w};
     TRY_ID(y, onnx_call(cx, "nn.conv2d", xw, 2, a));
-    if (onnx_has_input(n, 2)) {
-        int yb[2] = {y, -1};
-        TRY(onnx_input(cx, 2, &yb[1]));
-        byocl_attrs *ba;
-        TRY(new_attrs(cx, &ba));
-        TRY(set_int(cx, ba, "axis", 1));
-        if ((y = onnx_call(cx, "nn.bias_add", yb, 2, ba)) < 0)
-            return cx->err->status;
+    return conv_finish(cx, n, spatial, y);
+}
+
+/* ConvTranspose -> nn.conv2d_transpose (IOHW, ONNX's (C, M / group, kH, kW)), then the
+ * optional bias. With output_shape, or auto_pad SAME_* (output = input * stride), the pads
+ * come from the total padding t = stride * (in - 1) + output_padding + dilated kernel -
+ * output, as ONNX splits it: SAME_UPPER puts floor(t / 2) at the start, anything else at
+ * the end. A negative end pad (the output reaches past the full result) becomes
+ * output_padding; a negative start pad is refused. */
+static byocl_status convert_conv_transpose(onnx_ctx *cx, const Onnx__NodeProto *n)
+{
+    int x, w;
+    TRY(onnx_input(cx, 0, &x));
+    TRY(onnx_input(cx, 1, &w));
+    int spatial = 0;
+    TRY(spatial_rank(cx, x, &spatial));
+    int64_t group_out = shape_of(cx, w)->dims[1];
+    int64_t wk[2], out_pad[2], out_shape[2];
+    bool has_out_pad, has_out_shape;
+    TRY(conv_weight(cx, spatial, &x, &w, wk));
+    TRY(spatial_attr(cx, "output_padding", spatial, 0, 0, out_pad, &has_out_pad));
+    TRY(spatial_attr(cx, "output_shape", spatial, 1, 1, out_shape, &has_out_shape));
+    const byocl_shape *xs = shape_of(cx, x);
+    int64_t in[2] = {xs->dims[2], xs->dims[3]};
+    window win;
+    TRY(read_window(cx, spatial, in, wk, &win));
+    char auto_pad[32];
+    TRY(onnx_attr_string(cx, "auto_pad", "NOTSET", auto_pad, sizeof auto_pad));
+    bool same = strncmp(auto_pad, "SAME_", 5) == 0;
+    if (has_out_shape || same) {
+        for (int d = 0; d < 2; d++) {
+            /* Keeps the arithmetic below inside int64; the op refuses such sizes anyway. */
+            int64_t sizes[5] = {in[d], win.stride[d], win.dilation[d], wk[d], out_pad[d]};
+            for (int k = 0; k < 5; k++)
+                if (sizes[k] > INT32_MAX || (has_out_shape && out_shape[d] > INT32_MAX))
+                    return onnx_fail(cx, BYOCL_ERR_INVALID,
+                                     "the sizes, strides, dilations, kernel, output_padding or "
+                                     "output_shape are too large to compute the pads from");
+            int64_t want = has_out_shape ? out_shape[d] : in[d] * win.stride[d];
+            int64_t total = win.stride[d] * (in[d] - 1) + out_pad[d] +
+                            (wk[d] - 1) * win.dilation[d] + 1 - want;
+            int64_t half = total >= 0 ? total / 2 : -((1 - total) / 2); /* floor */
+            bool upper = strcmp(auto_pad, "SAME_UPPER") == 0;
+            win.pad[d] = upper ? half : total - half;
+            win.pad[d + 2] = upper ? total - half : half;
+        }
     }
-    if (spatial == 1 && (y = lower_1d(cx, y)) < 0)
-        return cx->err->status;
-    return onnx_output(cx, 0, y);
+    for (int d = 0; d < 2; d++) {
+        if (win.pad[d] < 0)
+            return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+                             "the output would start %lld cell%s before the full result "
+                             "(a negative start pad); not supported",
+                             (long long)-win.pad[d], win.pad[d] == -1 ? "" : "s");
+        if (win.pad[d + 2] < 0) {
+            out_pad[d] -= win.pad[d + 2];
+            win.pad[d + 2] = 0;
+        }
+    }
+    int64_t groups;
+    TRY(onnx_attr_int(cx, "group", 1, &groups));
+    if (groups < 1)
+        return onnx_fail(cx, BYOCL_ERR_INVALID, "attribute 'group' is %lld; it must be >= 1",
+                         (long long)groups);
+    byocl_attrs *a;
+    TRY(new_attrs(cx, &a));
+    TRY(set_window(cx, a, &win, "kernel_size"));
+    TRY(set_int(cx, a, "groups", groups));
+    TRY(set_int(cx, a, "channels", group_out * groups));
+    TRY(set_ints(cx, a, "output_padding", out_pad, 2));
+    int xw[2] = {x, w};
+    TRY_ID(y, onnx_call(cx, "nn.conv2d_transpose", xw, 2, a));
+    return conv_finish(cx, n, spatial, y);
 }
 
 /* MaxPool and AveragePool. */
@@ -1730,17 +1832,18 @@ static byocl_status convert_arg_min(onnx_ctx *cx, const Onnx__NodeProto *n)
     return arg_reduce(cx, "argmin");
 }
 
-/* Pad, constant mode only. byocl has no pad op: the padding stays pending, and a Conv or
- * AveragePool that takes the result absorbs zero padding into its own; elsewhere it
- * becomes concatenations with constant blocks (onnx_import.c). */
+/* Pad. byocl has no pad op. Constant padding stays pending, and a Conv or AveragePool
+ * that takes the result absorbs zero padding into its own; elsewhere it becomes
+ * concatenations with constant blocks (onnx_import.c). Modes 'edge' and 'reflect', and
+ * negative pads (cropping), are takes and strided_slices (onnx_pad.c). */
 static byocl_status convert_pad(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
     char mode[32];
     TRY(onnx_attr_string(cx, "mode", "constant", mode, sizeof mode));
-    if (strcmp(mode, "constant") != 0)
+    bool constant = strcmp(mode, "constant") == 0, reflect = strcmp(mode, "reflect") == 0;
+    if (!constant && !reflect && strcmp(mode, "edge") != 0)
         return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
-                         "mode '%s' is not supported (only 'constant': byocl has no pad op, "
-                         "and builds constant padding from concatenations)",
+                         "mode '%s' is not supported (only 'constant', 'reflect' and 'edge')",
                          mode);
     int x;
     TRY(onnx_input(cx, 0, &x));
@@ -1779,19 +1882,29 @@ static byocl_status convert_pad(onnx_ctx *cx, const Onnx__NodeProto *n)
         return onnx_fail(cx, BYOCL_ERR_INVALID, "%d pads for %d axes; Pad needs two per axis",
                          n_given < 0 ? 0 : n_given, n_axes);
     int64_t pads[2 * BYOCL_MAX_RANK] = {0};
-    bool any = false;
+    bool any = false, cropping = false, padding = false;
     for (int i = 0; i < n_axes; i++) {
         int64_t before = given[i], after = given[n_axes + i];
-        if (before < 0 || after < 0)
-            return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
-                             "negative pads (cropping) are not supported");
         pads[axes[i]] = before;
         pads[rank + axes[i]] = after;
         any = any || before || after;
+        cropping = cropping || before < 0 || after < 0;
+        padding = padding || before > 0 || after > 0;
     }
     if (!any)
         return alias_input(cx, 0);
-    return onnx_output_pad(cx, 0, pads, rank, value, value_input);
+    int y;
+    if (!constant)
+        TRY(onnx_pad_by_index(cx, x, pads, rank, reflect, &y));
+    else if (!cropping)
+        return onnx_output_pad(cx, 0, pads, rank, value, value_input);
+    else if (!padding)
+        TRY(onnx_crop(cx, x, pads, rank, &y));
+    else
+        return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+                         "mode 'constant' with both negative pads (cropping) and positive "
+                         "ones is not supported");
+    return onnx_output(cx, 0, y);
 }
 
 /* Constant: a tensor, or a float/int (list) attribute; sparse and string values are not
@@ -1855,6 +1968,9 @@ static byocl_status convert_constant(onnx_ctx *cx, const Onnx__NodeProto *n)
 static const char *const no_attrs[] = {NULL};
 static const char *const conv_attrs[] = {"auto_pad", "dilations", "group", "kernel_shape",
                                          "pads", "strides", NULL};
+static const char *const conv_transpose_attrs[] = {
+    "auto_pad", "dilations", "group", "kernel_shape", "output_padding", "output_shape", "pads",
+    "strides", NULL};
 static const char *const max_pool_attrs[] = {"auto_pad", "ceil_mode", "dilations",
                                              "kernel_shape", "pads", "storage_order",
                                              "strides", NULL};
@@ -1921,6 +2037,7 @@ static const onnx_op onnx_ops[] = {
     {"Constant", convert_constant, constant_attrs},
     {"ConstantOfShape", onnx_convert_constant_of_shape, value_attrs},
     {"Conv", convert_conv, conv_attrs},
+    {"ConvTranspose", convert_conv_transpose, conv_transpose_attrs},
     {"Cos", convert_cos, no_attrs},
     {"Cosh", convert_cosh, no_attrs},
     {"CumSum", convert_cumsum, cumsum_attrs},
