@@ -70,10 +70,11 @@ static void check_module(const byocl_module *m, byocl_tensor **in, int n_in, dou
 /* ------------------------------------------------------------ generated cases */
 
 /* The documented bound of each op against the reference (0: exact). Ops computed in
- * float where the reference sums in double: conv2d and dense. */
+ * float where the reference sums in double: conv2d, dense and batch_matmul. */
 static double op_bound(const char *op, byocl_dtype dtype)
 {
-    if (strcmp(op, "nn.conv2d") == 0 || strcmp(op, "nn.dense") == 0)
+    if (strcmp(op, "nn.conv2d") == 0 || strcmp(op, "nn.dense") == 0 ||
+        strcmp(op, "nn.batch_matmul") == 0)
         return dtype == BYOCL_FLOAT16 ? 1e-3 : 1e-5;
     return 0;
 }

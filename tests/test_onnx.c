@@ -317,8 +317,10 @@ static void test_ops13_numbers(void **state)
 {
     (void)state;
     static const char *const ins[3] = {"a", "b", "c"};
-    static const char *const outs[] = {"mm",      "mean",  "s1_t", "cat",  "mx",    "mn",
-                                       "padded",  "c16",   "ident", "drop", "leaky", "clip_hi"};
+    static const char *const outs[] = {"mm",     "mm_broadcast", "mm_vector", "mean",
+                                       "s1_t",   "cat",          "mx",        "mn",
+                                       "padded", "c16",          "ident",     "drop",
+                                       "leaky",  "clip_hi"};
     check_numbers("ops13", ins, outs, (int)(sizeof outs / sizeof outs[0]));
 }
 

@@ -1,4 +1,4 @@
-/* nn.dense, nn.batch_norm, nn.bias_add, nn.relu, nn.leaky_relu, nn.softmax and
+/* nn.dense, nn.batch_matmul, nn.batch_norm, nn.bias_add, nn.relu, nn.leaky_relu, nn.softmax and
  * nn.batch_flatten: type relations, attribute checks and the reference kernels against
  * numpy (tests/gen/gen_ops_nn.py). */
 #include "ops_case.h"
@@ -13,7 +13,10 @@ static void test_schema(void **state)
     static const op_attr_spec bias_axis[] = {{"axis", "1"}};
     static const op_attr_spec alpha[] = {{"alpha", "0.25f"}};
     static const op_attr_spec softmax_axis[] = {{"axis", "-1"}};
+    static const op_attr_spec batch_matmul[] = {
+        {"out_dtype", "\"\""}, {"transpose_a", "False"}, {"transpose_b", "True"}};
     op_assert_schema("nn.dense", dense, N_ITEMS(dense));
+    op_assert_schema("nn.batch_matmul", batch_matmul, N_ITEMS(batch_matmul));
     op_assert_schema("nn.batch_norm", batch_norm, N_ITEMS(batch_norm));
     op_assert_schema("nn.bias_add", bias_axis, N_ITEMS(bias_axis));
     op_assert_schema("nn.relu", NULL, 0);
@@ -44,6 +47,34 @@ static void test_dense_errors(void **state)
                           "out_dtype \"f32\" is not a dtype");
     t[0] = byocl_type_tensor(f32, 0, NULL);
     op_expect_type_error("nn.dense", t, 2, "", type, "data must have at least 1 dimension");
+}
+
+static void test_batch_matmul_errors(void **state)
+{
+    const byocl_dtype f32 = BYOCL_FLOAT32;
+    const byocl_status type = BYOCL_ERR_TYPE;
+    byocl_type t[2] = {OP_TYPE(f32, 2, 3, 4), OP_TYPE(f32, 4, 3)};
+    op_expect_type_error("nn.batch_matmul", t, 2, "", type,
+                         "tensor_a (2, 3, 4) and tensor_b (4, 3) must both be 3-D (batch, rows, "
+                         "columns)");
+    t[1] = OP_TYPE(f32, 2, 5, 3);
+    op_expect_type_error("nn.batch_matmul", t, 2, "", type,
+                         "tensor_a (2, 3, 4) has 4 columns to reduce but tensor_b (2, 5, 3) "
+                         "(transposed) has 3");
+    t[1] = OP_TYPE(f32, 2, 5, 4);
+    op_expect_type_error("nn.batch_matmul", t, 2, "transpose_a=True", type,
+                         "tensor_a (2, 3, 4) (transposed) has 3 columns to reduce but tensor_b "
+                         "(2, 5, 4) (transposed) has 4");
+    t[1] = OP_TYPE(f32, 3, 5, 4);
+    op_expect_type_error("nn.batch_matmul", t, 2, "", type,
+                         "the batches of tensor_a (2, 3, 4) and tensor_b (3, 5, 4) differ and "
+                         "neither is 1");
+    t[1] = OP_TYPE(BYOCL_INT8, 2, 5, 4);
+    op_expect_type_error("nn.batch_matmul", t, 2, "", type,
+                         "tensor_b dtype int8 does not match data dtype float32");
+    t[1] = OP_TYPE(f32, 2, 5, 4);
+    op_expect_build_error("nn.batch_matmul", t, 2, "out_dtype=\"f32\"", BYOCL_ERR_INVALID,
+                          "out_dtype \"f32\" is not a dtype");
 }
 
 static void test_batch_norm_errors(void **state)
@@ -163,6 +194,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_schema),
         cmocka_unit_test(test_dense_errors),
+        cmocka_unit_test(test_batch_matmul_errors),
         cmocka_unit_test(test_batch_norm_errors),
         cmocka_unit_test(test_bias_add_errors),
         cmocka_unit_test(test_softmax_flatten_relu_errors),

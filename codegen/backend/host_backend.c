@@ -5,6 +5,7 @@
 #include "host_backend.h"
 #include "ir/ir_impl.h"
 #include "ops/op_impl.h"
+#include "ops/matmul.h"
 #include "ops/reduce.h"
 
 void host_groups_free(byocl_host_group *groups, int n_groups)
@@ -75,6 +76,12 @@ double host_node_flops(const byocl_function *fn, int node)
     if (strcmp(op, "nn.dense") == 0 && arg1 && arg1->kind == BYOCL_TYPE_TENSOR &&
         arg1->shape.rank == 2)
         return 2 * out * (double)arg1->shape.dims[1];
+    ops_bmm_geom g;
+    byocl_error ignored = {0};
+    if (strcmp(op, "nn.batch_matmul") == 0 && arg0 && arg1 &&
+        ops_batch_matmul_geometry(&n->attrs, &arg0->shape, &arg1->shape, &g, &ignored) ==
+            BYOCL_OK)
+        return 2 * out * (double)g.k;
     if (strcmp(op, "nn.max_pool2d") == 0 || strcmp(op, "nn.avg_pool2d") == 0) {
         const int64_t *pool = NULL;
         double window = 1;

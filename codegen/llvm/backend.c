@@ -67,6 +67,7 @@ static byocl_status lower_group(lw *w)
         {"take", lower_index_op},          {"gather", lower_index_op},
         {"arange", lower_index_op},        {"shape_of", lower_index_op},
         {"trilu", lower_index_op},         {"cumsum", lower_index_op},
+        {"nn.batch_matmul", lower_batch_matmul},
     };
     for (size_t k = 0; k < sizeof table / sizeof table[0]; k++)
         if (op_is(n, table[k].op))

@@ -9,7 +9,8 @@
  *   lower_elemwise.c  elementwise trees (standalone, and as conv/dense epilogues)
  *   lower_conv.c      nn.conv2d: packed weights, vector register tiles;
  *                     nn.conv2d_transpose: a direct loop nest
- *   lower_dense.c     nn.dense: packed weights, vector register tiles
+ *   lower_dense.c     nn.dense: packed weights, vector register tiles;
+ *                     nn.batch_matmul: a direct loop nest
  *   lower_pool.c      max/avg/global pooling, softmax, the reductions (sum, mean, ...)
  *   lower_transform.c copies (reshape, squeeze, ...), transpose, concatenate, split
  *   lower_index.c     strided_slice, broadcast_to, take, gather, arange, shape_of
@@ -255,6 +256,7 @@ byocl_status ew_store_passthrough(lw *w);
 byocl_status lower_elemwise_group(lw *w);
 byocl_status lower_conv2d(lw *w, int node);
 byocl_status lower_dense(lw *w, int node);
+byocl_status lower_batch_matmul(lw *w, int node);
 byocl_status lower_pool(lw *w, int node);
 byocl_status lower_reduce(lw *w, int node);
 byocl_status lower_softmax(lw *w, int node);

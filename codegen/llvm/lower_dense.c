@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "lower.h"
+#include "ops/matmul.h"
 #include "runtime.h"
 
 typedef struct dense_geom {
@@ -223,4 +224,59 @@ byocl_status lower_dense(lw *w, int node)
     if (!lw_is_float(g.din))
         return lower_dense_direct(w, node, &g, &s);
     return lower_dense_float(w, node, &g, &s);
+}
+
+/* nn.batch_matmul: out[t][i][j] = sum_r a[t][i][r] * b[t][r][j], either operand stored
+ * transposed, a batch of 1 serving every batch. A direct loop nest: tasks take ranges of
+ * output rows (t, i); floats accumulate in the compute type with fused multiply-adds,
+ * integers in 64 bits, as nn.dense's direct form does. */
+byocl_status lower_batch_matmul(lw *w, int node)
+{
+    const byocl_node *n = lw_node(w, node);
+    byocl_value_ref av = lv_resolve(w->fn, n->args[0], -1);
+    byocl_value_ref bv = lv_resolve(w->fn, n->args[1], -1), out_v = {node, -1};
+    byocl_dtype din = lw_value_type(w, av)->dtype, dout = n->type->dtype;
+    ops_bmm_geom g;
+    byocl_status st = ops_batch_matmul_geometry(&n->attrs, &lw_value_type(w, av)->shape,
+                                                &lw_value_type(w, bv)->shape, &g, w->err);
+    if (st != BYOCL_OK)
+        return lw_failed(w, st);
+    int64_t rows = g.batch * g.m;
+    if (rows * g.n == 0)
+        return w->status;
+    LLVMBuilderRef B = w->B;
+    bool fl = lw_is_float(din);
+    LLVMTypeRef acc_t = fl ? lw_calc_type(w, din) : w->t_i64;
+    LLVMValueRef a = lw_value_ptr(w, av), b = lw_value_ptr(w, bv), out = lw_output(w, out_v);
+    LLVMValueRef acc = lw_alloca(w, acc_t, "acc");
+    w->n_tasks = lw_pick_tasks(w, rows * g.n * g.k, 1 << 18, rows < 64 ? rows : 64);
+    LLVMValueRef lo, hi;
+    lw_task_range(w, rows, &lo, &hi);
+    lw_loop lrow, lj, lr;
+    LLVMValueRef row = lw_for(w, &lrow, lo, hi, 1, "row");
+    LLVMValueRef t = LLVMBuildSDiv(B, row, lw_i64(w, g.m), "t");
+    LLVMValueRef i = LLVMBuildSRem(B, row, lw_i64(w, g.m), "i");
+    LLVMValueRef a_base = g.batch_a == 1 ? lw_i64(w, 0) : LLVMBuildMul(B, t, lw_i64(w, g.m * g.k), "");
+    LLVMValueRef b_base = g.batch_b == 1 ? lw_i64(w, 0) : LLVMBuildMul(B, t, lw_i64(w, g.k * g.n), "");
+    LLVMValueRef j = lw_for(w, &lj, lw_i64(w, 0), lw_i64(w, g.n), 1, "j");
+    LLVMBuildStore(B, fl ? LLVMConstReal(acc_t, 0) : lw_i64(w, 0), acc);
+    LLVMValueRef r = lw_for(w, &lr, lw_i64(w, 0), lw_i64(w, g.k), 1, "r");
+    LLVMValueRef ai = LLVMBuildAdd(B, a_base, g.transpose_a ? lw_mad(w, r, g.m, i) : lw_mad(w, i, g.k, r), "");
+    LLVMValueRef bi = LLVMBuildAdd(B, b_base, g.transpose_b ? lw_mad(w, j, g.k, r) : lw_mad(w, r, g.n, j), "");
+    LLVMValueRef x = lw_load(w, a, din, ai), y = lw_load(w, b, din, bi);
+    LLVMValueRef sum = LLVMBuildLoad2(B, acc_t, acc, "");
+    if (fl) {
+        sum = lw_fma(w, x, y, sum);
+    } else {
+        x = lw_convert(w, x, din, BYOCL_INT64);
+        y = lw_convert(w, y, din, BYOCL_INT64);
+        sum = LLVMBuildAdd(B, sum, LLVMBuildMul(B, x, y, ""), "");
+    }
+    LLVMBuildStore(B, sum, acc);
+    lw_for_end(w, &lr);
+    LLVMValueRef v = LLVMBuildLoad2(B, acc_t, acc, "");
+    lw_store(w, out, dout, lw_mad(w, row, g.n, j), lw_convert(w, v, fl ? din : BYOCL_INT64, dout));
+    lw_for_end(w, &lj);
+    lw_for_end(w, &lrow);
+    return w->status;
 }

@@ -1,8 +1,9 @@
-/* Op group "nn": nn.dense, nn.batch_norm, nn.bias_add, nn.relu, nn.leaky_relu,
+/* Op group "nn": nn.dense, nn.batch_matmul, nn.batch_norm, nn.bias_add, nn.relu, nn.leaky_relu,
  * nn.softmax and nn.batch_flatten. */
 #include <math.h>
 #include <stdlib.h>
 
+#include "matmul.h"
 #include "nn_util.h"
 
 #define N_ITEMS(a) ((int)(sizeof a / sizeof a[0]))
@@ -165,6 +166,118 @@ static byocl_status dense_ref(const byocl_attrs *attrs, const byocl_tensor *cons
     }
     free(x);
     free(w);
+    return BYOCL_OK;
+}
+
+/* ------------------------------------------------------------ batch_matmul */
+
+byocl_status ops_batch_matmul_geometry(const byocl_attrs *attrs, const byocl_shape *a,
+                                       const byocl_shape *b, ops_bmm_geom *g, byocl_error *err)
+{
+    char sa[160], sb[160];
+    if (a->rank != 3 || b->rank != 3)
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "tensor_a %s and tensor_b %s must both be 3-D (batch, rows, "
+                               "columns)",
+                               byocl_shape_str(a, sa, sizeof sa), byocl_shape_str(b, sb, sizeof sb));
+    g->transpose_a = byocl_attrs_get_bool(attrs, "transpose_a", false);
+    g->transpose_b = byocl_attrs_get_bool(attrs, "transpose_b", true);
+    g->batch_a = a->dims[0];
+    g->batch_b = b->dims[0];
+    g->m = a->dims[g->transpose_a ? 2 : 1];
+    g->k = a->dims[g->transpose_a ? 1 : 2];
+    g->n = b->dims[g->transpose_b ? 1 : 2];
+    int64_t kb = b->dims[g->transpose_b ? 2 : 1];
+    if (kb != g->k)
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "tensor_a %s%s has %lld columns to reduce but tensor_b %s%s has "
+                               "%lld",
+                               byocl_shape_str(a, sa, sizeof sa),
+                               g->transpose_a ? " (transposed)" : "", (long long)g->k,
+                               byocl_shape_str(b, sb, sizeof sb),
+                               g->transpose_b ? " (transposed)" : "", (long long)kb);
+    if (g->batch_a != g->batch_b && g->batch_a != 1 && g->batch_b != 1)
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "the batches of tensor_a %s and tensor_b %s differ and neither "
+                               "is 1",
+                               byocl_shape_str(a, sa, sizeof sa), byocl_shape_str(b, sb, sizeof sb));
+    g->batch = g->batch_a > g->batch_b ? g->batch_a : g->batch_b;
+    if (g->batch_a == 0 || g->batch_b == 0)
+        g->batch = 0;
+    return BYOCL_OK;
+}
+
+static byocl_status batch_matmul_check(byocl_module *m, byocl_attrs *attrs, byocl_error *err)
+{
+    (void)m;
+    byocl_dtype dtype;
+    return nn_attr_out_dtype(attrs, BYOCL_FLOAT32, &dtype, err);
+}
+
+static byocl_status batch_matmul_infer(const byocl_infer_ctx *ctx, byocl_type *out,
+                                       byocl_error *err)
+{
+    const byocl_type *a = NULL, *b = NULL;
+    ops_bmm_geom g;
+    byocl_dtype dtype = BYOCL_FLOAT32;
+    byocl_status st = nn_tensor_arg(ctx, 0, "tensor_a", -1, NULL, &a, err);
+    if (st == BYOCL_OK)
+        st = nn_tensor_arg(ctx, 1, "tensor_b", -1, NULL, &b, err);
+    if (st == BYOCL_OK)
+        st = nn_same_dtype(b, "tensor_b", a, err);
+    if (st == BYOCL_OK)
+        st = ops_batch_matmul_geometry(ctx->attrs, &a->shape, &b->shape, &g, err);
+    if (st == BYOCL_OK)
+        st = nn_attr_out_dtype(ctx->attrs, a->dtype, &dtype, err);
+    if (st == BYOCL_OK) {
+        int64_t dims[3] = {g.batch, g.m, g.n};
+        *out = byocl_type_tensor(dtype, 3, dims);
+    }
+    return st;
+}
+
+/* Element (i, j) of matrix `batch` of an operand whose matrices are [rows, cols], stored
+ * as such or transposed ([cols, rows]); a batch of 1 serves every batch. */
+static double bmm_at(const double *v, int64_t batches, int64_t batch, bool transposed,
+                     int64_t rows, int64_t cols, int64_t i, int64_t j)
+{
+    int64_t base = (batches == 1 ? 0 : batch) * rows * cols;
+    return transposed ? v[base + j * rows + i] : v[base + i * cols + j];
+}
+
+static byocl_status batch_matmul_ref(const byocl_attrs *attrs, const byocl_tensor *const *in,
+                                     int n_in, byocl_tensor *const *out, int n_out,
+                                     byocl_error *err)
+{
+    static const char op[] = "nn.batch_matmul";
+    ops_bmm_geom g;
+    byocl_status st = nn_ref_args(op, in, n_in, 2, out, n_out, 1, err);
+    if (st == BYOCL_OK)
+        st = ops_batch_matmul_geometry(attrs, byocl_tensor_shape(in[0]),
+                                       byocl_tensor_shape(in[1]), &g, err);
+    if (st == BYOCL_OK) {
+        byocl_shape want = byocl_shape_make(3, (int64_t[]){g.batch, g.m, g.n});
+        st = nn_ref_out_shape(op, out[0], &want, err);
+    }
+    if (st != BYOCL_OK)
+        return st;
+    double *a = nn_to_doubles(in[0], err);
+    double *b = a ? nn_to_doubles(in[1], err) : NULL;
+    if (!b) {
+        free(a);
+        return BYOCL_ERR_NOMEM;
+    }
+    for (int64_t t = 0; t < g.batch; t++)
+        for (int64_t i = 0; i < g.m; i++)
+            for (int64_t j = 0; j < g.n; j++) {
+                double acc = 0.0;
+                for (int64_t r = 0; r < g.k; r++)
+                    acc += bmm_at(a, g.batch_a, t, g.transpose_a, g.m, g.k, i, r) *
+                           bmm_at(b, g.batch_b, t, g.transpose_b, g.k, g.n, r, j);
+                byocl_tensor_set(out[0], (t * g.m + i) * g.n + j, acc);
+            }
+    free(a);
+    free(b);
     return BYOCL_OK;
 }
 
@@ -427,6 +540,13 @@ static const byocl_attr_schema dense_attrs[] = {
      .doc = "output features; when given, must equal the weight's first dimension"},
     NN_ATTR_OUT_DTYPE,
 };
+static const byocl_attr_schema batch_matmul_attrs[] = {
+    NN_ATTR_OUT_DTYPE,
+    {.name = "transpose_a", .kind = BYOCL_ATTR_BOOL, .def_i = 0,
+     .doc = "tensor_a is [batch, K, M]: its matrices are used transposed"},
+    {.name = "transpose_b", .kind = BYOCL_ATTR_BOOL, .def_i = 1,
+     .doc = "tensor_b is [batch, N, K] (TVM's default); False: [batch, K, N]"},
+};
 static const byocl_attr_schema batch_norm_attrs[] = {
     {.name = "axis", .kind = BYOCL_ATTR_INT, .def_i = 1,
      .doc = "the channel axis of data (negative counts from the end)"},
@@ -455,6 +575,12 @@ const byocl_op ops_nn[] = {
      .n_attrs = N_ITEMS(dense_attrs),
      .doc = "fully connected layer: data [..., K] times weight [units, K] transposed",
      .check_attrs = dense_check, .infer = dense_infer, .ref = dense_ref},
+    {.name = "nn.batch_matmul", .min_args = 2, .max_args = 2, .attrs = batch_matmul_attrs,
+     .n_attrs = N_ITEMS(batch_matmul_attrs),
+     .doc = "matrix products over a batch: tensor_a [B, M, K] times tensor_b [B, N, K] "
+            "transposed; a batch of 1 broadcasts",
+     .check_attrs = batch_matmul_check, .infer = batch_matmul_infer,
+     .ref = batch_matmul_ref},
     {.name = "nn.batch_norm", .min_args = 5, .max_args = 5, .attrs = batch_norm_attrs,
      .n_attrs = N_ITEMS(batch_norm_attrs),
      .doc = "batch normalization with moving statistics; returns (out, moving_mean, "

@@ -19,6 +19,7 @@
 
 #include "byocl/passes.h"
 #include "byocl/text.h"
+#include "ops/matmul.h"
 #include "ops/op_impl.h"
 #include "ops/node_util.h"
 #include "split_impl.h"
@@ -87,6 +88,12 @@ static int64_t node_flops(const byocl_function *fn, int id, int depth)
             return 2 * out * per_output;
         }
     }
+    ops_bmm_geom g;
+    byocl_error ignored = {0};
+    if (strcmp(n->op->name, "nn.batch_matmul") == 0 && n->n_args == 2 &&
+        ops_batch_matmul_geometry(&n->attrs, &fn->nodes[n->args[0]].type->shape,
+                                  &fn->nodes[n->args[1]].type->shape, &g, &ignored) == BYOCL_OK)
+        return 2 * out * g.k;
     return out;
 }
 

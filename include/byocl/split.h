@@ -59,10 +59,10 @@ byocl_status byocl_split(const byocl_module *m, const int *cut_numbers, int n_cu
 byocl_status byocl_split_weighted(const byocl_module *m, int n_parts, const double *node_cost,
                                   int n_nodes, byocl_stages **out, byocl_error *err);
 
-/* The estimated cost that balancing uses for node `id` of `fn`: nn.conv2d and nn.dense
- * count 2 FLOPs per multiply-add; every other op counts one per output element; a call of
- * a global function counts what its nodes count; tuples, TupleGetItems, parameters and
- * constants count 0. */
+/* The estimated cost that balancing uses for node `id` of `fn`: nn.conv2d, nn.dense and
+ * nn.batch_matmul count 2 FLOPs per multiply-add; every other op counts one per output
+ * element; a call of a global function counts what its nodes count; tuples,
+ * TupleGetItems, parameters and constants count 0. */
 int64_t byocl_split_node_flops(const byocl_function *fn, int id);
 
 void byocl_stages_free(byocl_stages *s); /* NULL is fine */

@@ -146,6 +146,9 @@ def onnx_files():
               [x], [y])
     save_onnx("unsupported_op.onnx", [helper.make_node("Frobnicate", ["x"], ["y"])], [x], [y])
     save_onnx("no_nodes.onnx", [], [x], [y])
+    save_onnx("matmul_batch_mismatch.onnx", [helper.make_node("MatMul", ["a", "b"], ["y"])],
+              [vi("a", [2, 3, 4])], [y],
+              [numpy_helper.from_array(np.ones((3, 4, 5), np.float32), "b")])
 
 
 def onnx_loading_files():

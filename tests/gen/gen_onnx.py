@@ -7,7 +7,7 @@ Run with /usr/bin/python3; the files are small and committed.
                      "input.1" of shape (batch, 3, 8, 8): Pad (zeros) -> Conv -> BN -> Relu
                      -> MaxPool -> Clip(0, 6) -> GlobalAveragePool -> Flatten -> Gemm ->
                      Softmax. small_cnn_x.npy / .pb is an input, small_cnn_y.npy the output.
-  ops13.onnx         opset 13: MatMul (stacked), Unsqueeze/Squeeze/Split with axes and sizes
+  ops13.onnx         opset 13: MatMul (stacked, batch dims broadcast, a vector), Unsqueeze/Squeeze/Split with axes and sizes
                      as inputs, ReduceMean, Transpose, Concat, Max/Min of three, Pad with a
                      value (not absorbed: concatenations), Cast, Identity, Dropout, ...
                      ops13_<input>.npy are its inputs, ops13_<output>.npy its outputs.
@@ -189,8 +189,12 @@ def ops13():
     a = rand(11, (2, 3, 4))
     b = rand(12, (2, 4, 5))
     c = rand(13, (3, 4))
+    stack = rand(14, (3, 1, 4, 2))  # batch dims (3, 1) broadcast against a's (2)
+    vec = rand(15, (4,))
     nodes = [
         helper.make_node("MatMul", ["a", "b"], ["mm"]),
+        helper.make_node("MatMul", ["a", "stack"], ["mm_broadcast"]),
+        helper.make_node("MatMul", ["vec", "b"], ["mm_vector"]),
         helper.make_node("Unsqueeze", ["mm", "axes0"], ["mm_u"]),
         helper.make_node("Squeeze", ["mm_u", "axes0"], ["mm_s"]),
         helper.make_node("ReduceMean", ["mm_s"], ["mean"], axes=[2], keepdims=0),
@@ -214,9 +218,13 @@ def ops13():
         numpy_helper.from_array(np.array([1, 0, 0, 2], np.int64), "pads"),
         numpy_helper.from_array(np.array(2.5, np.float32), "pad_value"),
         numpy_helper.from_array(np.array(2, np.float32), "two"),
+        numpy_helper.from_array(stack, "stack"),
+        numpy_helper.from_array(vec, "vec"),
     ]
     outs = {
         "mm": a @ b,
+        "mm_broadcast": a.astype(np.float64) @ stack,
+        "mm_vector": vec.astype(np.float64) @ b,
         "mean": (a @ b).mean(axis=2),
         "s1_t": a[:, 1:, :].transpose(1, 0, 2),
         "cat": a,

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Expected results of nn.dense, nn.batch_norm, nn.bias_add, nn.relu, nn.leaky_relu,
+"""Expected results of nn.dense, nn.batch_matmul, nn.batch_norm, nn.bias_add, nn.relu, nn.leaky_relu,
 nn.softmax and nn.batch_flatten for tests/test_ops_nn.c, computed with numpy in float64
 (broadcasting, tensordot, logaddexp) and rounded once to the output dtype.
 Run: /usr/bin/python3 tests/gen/gen_ops_nn.py"""
@@ -48,6 +48,34 @@ def main():
             [dense(x, w).astype(np.int32)])
     x, w = uniform(56, (2, 6), dtype=np.float16), uniform(57, (3, 6), dtype=np.float16)
     fx.case("dense_float16", "nn.dense", {}, [x, w], [dense(x, w).astype(np.float16)])
+
+    # batch_matmul: a [B, M, K] ([B, K, M] transposed) . b [B, N, K] ([B, K, N]); B of 1
+    # broadcasts
+    def bmm(a, b, transpose_a=False, transpose_b=True):
+        a, b = a.astype(np.float64), b.astype(np.float64)
+        return np.matmul(a.transpose(0, 2, 1) if transpose_a else a,
+                         b.transpose(0, 2, 1) if transpose_b else b)
+
+    def bmm_case(name, a, b, attrs, dtype=np.float32, **tol):
+        flags = {k: v for k, v in attrs.items() if k.startswith("transpose")}
+        fx.case(name, "nn.batch_matmul", attrs, [a, b], [bmm(a, b, **flags).astype(dtype)], **tol)
+
+    bmm_case("batch_matmul", uniform(60, (3, 4, 5)), uniform(61, (3, 6, 5)), {}, **f32)
+    bmm_case("batch_matmul_b_plain", uniform(62, (2, 3, 4)), uniform(63, (2, 4, 5)),
+             {"transpose_b": False}, **f32)
+    bmm_case("batch_matmul_a_transposed", uniform(64, (2, 4, 3)), uniform(65, (2, 5, 4)),
+             {"transpose_a": True}, **f32)
+    bmm_case("batch_matmul_both_transposed", uniform(66, (2, 4, 3)), uniform(67, (2, 4, 5)),
+             {"transpose_a": True, "transpose_b": False}, **f32)
+    bmm_case("batch_matmul_broadcast_a", uniform(68, (1, 3, 4)), uniform(69, (5, 2, 4)), {},
+             **f32)
+    bmm_case("batch_matmul_broadcast_b", uniform(70, (4, 3, 6)), uniform(71, (1, 6, 2)),
+             {"transpose_b": False}, **f32)
+    bmm_case("batch_matmul_int8_to_int32",
+             integers(72, (2, 3, 7), -128, 128, np.int8), integers(73, (2, 4, 7), -128, 128, np.int8),
+             {"out_dtype": "int32"}, dtype=np.int32)
+    bmm_case("batch_matmul_float16", uniform(74, (2, 3, 6), dtype=np.float16),
+             uniform(75, (2, 2, 6), dtype=np.float16), {}, dtype=np.float16)
 
     # batch_norm: (out, moving_mean, moving_var)
     def bn_case(name, shape, axis, attrs, seed):

@@ -1180,83 +1180,58 @@ static byocl_status convert_gemm(onnx_ctx *cx, const Onnx__NodeProto *n)
     return onnx_output(cx, 0, y);
 }
 
-/* The batches a stacked MatMul unrolls into at most (byocl has no batch_matmul). */
-#define MATMUL_MAX_BATCH 256
+/* `x` of shape (batch..., R, C) brought to the batch dims `batch` (numpy broadcasting
+ * done by the caller) and flattened to (B, R, C); a batch of one element stays 1, which
+ * nn.batch_matmul broadcasts itself. */
+static int matmul_operand(onnx_ctx *cx, int x, const byocl_shape *batch)
+{
+    byocl_shape s = *shape_of(cx, x);
+    int64_t rows = s.dims[s.rank - 2], cols = s.dims[s.rank - 1];
+    int64_t own = product(s.dims, 0, s.rank - 2), all = product(batch->dims, 0, batch->rank);
+    if (own != 1 && own != all) { /* some batch dims broadcast: make them real */
+        byocl_attrs *a = onnx_attrs(cx);
+        byocl_shape to = *batch;
+        to.dims[to.rank++] = rows;
+        to.dims[to.rank++] = cols;
+        if (!a || set_ints(cx, a, "shape", to.dims, to.rank) != BYOCL_OK ||
+            (x = onnx_call1(cx, "broadcast_to", x, a)) < 0)
+            return -1;
+        own = all;
+    }
+    int64_t d3[3] = {own, rows, cols};
+    return onnx_reshape(cx, x, 3, d3);
+}
 
-/* A (..., M, K) times B (P..., K, N) with B stacked: per batch, nn.dense on the slices of
- * A (or A itself when it is a plain matrix) and B, concatenated back. */
+/* A (..., M, K) times B (..., K, N) with B stacked: the batch dims broadcast as numpy's,
+ * both flattened to one batch axis for nn.batch_matmul, the result reshaped back. */
 static int batched_matmul(onnx_ctx *cx, int a, int b)
 {
-    byocl_shape as = *shape_of(cx, a), bs = *shape_of(cx, b);
-    int64_t m = as.dims[as.rank - 2], k = as.dims[as.rank - 1], nn = bs.dims[bs.rank - 1];
-    int64_t batches = product(bs.dims, 0, bs.rank - 2);
-    bool a_stacked = as.rank > 2;
-    bool same = !a_stacked || as.rank == bs.rank;
-    for (int i = 0; same && a_stacked && i < as.rank - 2; i++)
-        same = as.dims[i] == bs.dims[i];
-    if (!same) {
-        char s1[128], s2[128];
-        onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
-                  "MatMul of %s by %s broadcasts batch dimensions, which is not supported",
-                  byocl_shape_str(&as, s1, sizeof s1), byocl_shape_str(&bs, s2, sizeof s2));
-        return -1;
-    }
-    if (batches == 0 || batches > MATMUL_MAX_BATCH) {
-        onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
-                  "MatMul over %lld stacked matrices is not supported (byocl has no "
-                  "batch_matmul; it unrolls 1 to %d)",
-                  (long long)batches, MATMUL_MAX_BATCH);
-        return -1;
-    }
-    int64_t b3[3] = {batches, k, nn}, a3[3] = {batches, m, k};
-    int64_t a2[2] = {m, k}, b2[2] = {k, nn}, y3[3] = {1, m, nn};
-    byocl_attrs *sa = onnx_attrs(cx);
-    if (!sa || set_int(cx, sa, "indices_or_sections", batches) != BYOCL_OK)
-        return -1;
-    int b_parts = onnx_reshape(cx, b, 3, b3);
-    if (b_parts < 0 || (b_parts = onnx_call1(cx, "split", b_parts, sa)) < 0)
-        return -1;
-    int a_parts = -1;
-    if (a_stacked) {
-        a_parts = onnx_reshape(cx, a, 3, a3);
-        if (a_parts < 0 || (a_parts = onnx_call1(cx, "split", a_parts, sa)) < 0)
+    byocl_shape as = *shape_of(cx, a), bs = *shape_of(cx, b), batch = {0};
+    batch.rank = (as.rank > bs.rank ? as.rank : bs.rank) - 2;
+    for (int i = 0; i < batch.rank; i++) {
+        int ia = i - (batch.rank - (as.rank - 2)), ib = i - (batch.rank - (bs.rank - 2));
+        int64_t da = ia >= 0 ? as.dims[ia] : 1, db = ib >= 0 ? bs.dims[ib] : 1;
+        if (da != db && da != 1 && db != 1) {
+            char s1[128], s2[128];
+            onnx_fail(cx, BYOCL_ERR_INVALID,
+                      "MatMul of %s by %s: batch dimensions %lld and %lld do not broadcast",
+                      byocl_shape_str(&as, s1, sizeof s1), byocl_shape_str(&bs, s2, sizeof s2),
+                      (long long)da, (long long)db);
             return -1;
+        }
+        batch.dims[i] = da == 1 ? db : da;
     }
-    int *pieces = malloc(sizeof *pieces * (size_t)batches);
-    if (!pieces) {
-        onnx_fail(cx, BYOCL_ERR_NOMEM, "out of memory");
+    int a3 = matmul_operand(cx, a, &batch), b3 = a3 < 0 ? -1 : matmul_operand(cx, b, &batch);
+    byocl_attrs *attrs = b3 < 0 ? NULL : onnx_attrs(cx);
+    if (!attrs || set_bool(cx, attrs, "transpose_b", false) != BYOCL_OK)
         return -1;
-    }
-    int y = 0;
-    for (int64_t i = 0; i < batches && y >= 0; i++) {
-        int ai = a, bi;
-        if (a_stacked && ((ai = onnx_getitem(cx, a_parts, (int)i)) < 0 ||
-                          (ai = onnx_reshape(cx, ai, 2, a2)) < 0)) {
-            y = -1;
-            break;
-        }
-        if ((bi = onnx_getitem(cx, b_parts, (int)i)) < 0 || (bi = onnx_reshape(cx, bi, 2, b2)) < 0 ||
-            (bi = onnx_call1(cx, "transpose", bi, NULL)) < 0) {
-            y = -1;
-            break;
-        }
-        int ab[2] = {ai, bi};
-        int yi = onnx_call(cx, "nn.dense", ab, 2, NULL);
-        if (yi < 0 || (pieces[i] = onnx_reshape(cx, yi, 3, y3)) < 0)
-            y = -1;
-    }
-    if (y >= 0) {
-        byocl_attrs *ca = onnx_attrs(cx);
-        int tuple = ca ? onnx_tuple(cx, pieces, (int)batches) : -1;
-        y = tuple >= 0 && set_int(cx, ca, "axis", 0) == BYOCL_OK
-                ? onnx_call1(cx, "concatenate", tuple, ca)
-                : -1;
-    }
-    free(pieces);
+    int ab[2] = {a3, b3};
+    int y = onnx_call(cx, "nn.batch_matmul", ab, 2, attrs);
     if (y < 0)
         return -1;
-    bs.dims[bs.rank - 2] = m;
-    return onnx_reshape(cx, y, bs.rank, bs.dims);
+    batch.dims[batch.rank++] = as.dims[as.rank - 2];
+    batch.dims[batch.rank++] = bs.dims[bs.rank - 1];
+    return onnx_reshape(cx, y, batch.rank, batch.dims);
 }
 
 /* numpy's matmul: 1-D operands gain a dim that the result drops again. */
