@@ -704,6 +704,71 @@ static void test_reductions_with_nan(void **state)
     }
 }
 
+/* topk over lines long enough to split into tasks, with ties (int8 values in [-9, 9]) and
+ * NaN, each ret_type, as the reference sorts them. */
+static void test_topk_many_lines(void **state)
+{
+    (void)state;
+    static const struct {
+        byocl_dtype dtype;
+        const char *attrs;
+    } calls[] = {
+        {BYOCL_FLOAT32, "k=7, axis=1, ret_type=\"values\""},
+        {BYOCL_INT8, "k=0, axis=1, ret_type=\"indices\", is_ascend=True"},
+        {BYOCL_FLOAT32, "k=5, axis=-1, ret_type=\"indices\", is_ascend=True, dtype=\"int32\""},
+    };
+    for (size_t k = 0; k < sizeof calls / sizeof calls[0]; k++) {
+        mb b;
+        mb_begin(&b);
+        int64_t d[3] = {64, 37, 9};
+        int x = mb_param(&b, calls[k].dtype, 3, d);
+        if (calls[k].dtype == BYOCL_FLOAT32) {
+            float *v = byocl_tensor_data(b.inputs[0]);
+            v[0] = v[9 * 5] = v[9 * 37 + 8] = NAN;
+            v[1] = v[10] = v[19] = 0.5f;
+        }
+        mb_finish(&b, mb_call1(&b, "topk", x, calls[k].attrs));
+        mb_check(&b, 0, calls[k].attrs);
+        mb_free(&b);
+    }
+}
+
+/* gather_nd, scatter_nd and scatter_elements fail on an index out of range as the
+ * reference does, and run when it is in range (negative counts from the end). */
+static void test_index_out_of_range(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *op;
+        int n_args;
+        int64_t idx_dims[2], upd_dims[2];
+        const char *msg;
+    } calls[] = {
+        {"gather_nd", 2, {2, 3}, {0, 0}, "host kernel gather_nd_0: an index is out of range"},
+        {"scatter_nd", 3, {1, 3}, {3, 5}, "host kernel scatter_nd_0: an index is out of range"},
+        {"scatter_elements", 3, {2, 5}, {2, 5},
+         "host kernel scatter_elements_0: an index is out of range"},
+    };
+    for (size_t k = 0; k < sizeof calls / sizeof calls[0]; k++) {
+        mb b;
+        mb_begin(&b);
+        int64_t d[2] = {4, 5};
+        int args[3] = {mb_param(&b, BYOCL_FLOAT32, 2, d),
+                       mb_param(&b, BYOCL_INT64, 2, calls[k].idx_dims), 0};
+        if (calls[k].n_args == 3)
+            args[2] = mb_param(&b, BYOCL_FLOAT32, 2, calls[k].upd_dims);
+        mb_finish(&b, mb_call(&b, calls[k].op, args, calls[k].n_args, NULL));
+        int64_t *idx = byocl_tensor_data(b.inputs[1]);
+        int64_t n = byocl_tensor_numel(b.inputs[1]);
+        for (int64_t i = 0; i < n; i++)
+            idx[i] = i % 2 ? -4 : 3; /* in range for both axes */
+        mb_check(&b, 0, calls[k].op);
+        idx[n - 1] = k == 2 ? 5 : -6;
+        expect_kernel_failure(b.m, b.inputs, calls[k].msg);
+        mb_free(&b);
+    }
+}
+
 /* ------------------------------------------------------------ coverage */
 
 /* Every op of the registry is exercised by a generated case above (so lowered and
@@ -750,6 +815,8 @@ int main(void)
         cmocka_unit_test(test_vgg_block_float16),
         cmocka_unit_test(test_builtin_models),
         cmocka_unit_test(test_integer_division_by_zero),
+        cmocka_unit_test(test_topk_many_lines),
+        cmocka_unit_test(test_index_out_of_range),
         cmocka_unit_test(test_integer_mean_of_nothing),
         cmocka_unit_test(test_max_of_nothing),
         cmocka_unit_test(test_reductions_with_nan),

@@ -639,6 +639,27 @@ static void test_pad_convt(void **state)
         "11 passed, 0 failed, 2 skipped\n");
 }
 
+/* TopK, ScatterND, ScatterElements, Scatter and GatherND in the forms the ONNX suite leaves
+ * out (tests/gen/gen_onnx.py, index_ops_suite): TopK's k attribute, K as an initializer,
+ * largest=0 with only Indices, ties; mul, min and max reductions on repeated indices;
+ * Scatter-9; GatherND's batch_dims with negative constant indices; the same on every
+ * path. */
+static void test_index_ops(void **state)
+{
+    (void)state;
+    conformance_everywhere("index_ops", "PASS test_gathernd_batch_dims_negative\n"
+                                        "PASS test_scatter_elements_min_axis1\n"
+                                        "PASS test_scatter_elements_mul_axis1\n"
+                                        "PASS test_scatter_opset9_axis0\n"
+                                        "PASS test_scatternd_max_repeated\n"
+                                        "PASS test_scatternd_min_repeated\n"
+                                        "PASS test_scatternd_mul_repeated\n"
+                                        "PASS test_topk_opset1_k_attr\n"
+                                        "PASS test_topk_opset10_k_initializer\n"
+                                        "PASS test_topk_smallest_indices_only\n"
+                                        "10 passed, 0 failed, 0 skipped\n");
+}
+
 /* shufflenet's channel shuffle as torch exports it: Shape -> Gather -> Div -> Concat ->
  * Reshape folds at import into plain reshapes around the transpose; it runs as numpy
  * computes it. */
@@ -806,6 +827,7 @@ int main(void)
         cmocka_unit_test(test_losses),
         cmocka_unit_test(test_old_opsets),
         cmocka_unit_test(test_pad_convt),
+        cmocka_unit_test(test_index_ops),
         cmocka_unit_test(test_channel_shuffle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

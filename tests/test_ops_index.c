@@ -1,4 +1,5 @@
-/* Op group "index": strided_slice, take, gather, broadcast_to, arange and shape_of,
+/* Op group "index": strided_slice, take, gather, broadcast_to, arange, shape_of, trilu,
+ * cumsum, scatter_elements, scatter_nd, gather_nd and topk,
  * checked against numpy (tests/gen/gen_ops_index.py), and their error messages. */
 #include "ops_case.h"
 
@@ -30,6 +31,27 @@ static void test_type_errors(void **state)
     op_expect_type_error("gather", xi, 2, "axis=0", BYOCL_ERR_TYPE,
                          "gather: indices (2) do not fit data (2, 3) (same rank, no larger off "
                          "axis 0)");
+    static const int64_t d13[] = {1, 3}, d32[] = {3, 2}, d12[] = {1, 2};
+    byocl_type s3[] = {x, byocl_type_tensor(BYOCL_INT64, 2, d13),
+                       byocl_type_tensor(BYOCL_FLOAT32, 2, d32)};
+    op_expect_type_error("scatter_elements", s3, 3, "", BYOCL_ERR_TYPE,
+                         "scatter_elements: indices (1, 3) and updates (3, 2) differ in shape");
+    s3[2] = byocl_type_tensor(BYOCL_INT32, 2, d13);
+    op_expect_type_error("scatter_elements", s3, 3, "", BYOCL_ERR_TYPE,
+                         "scatter_elements: the updates are int32 but the data float32");
+    byocl_type g[] = {x, byocl_type_tensor(BYOCL_INT32, 2, d32)};
+    op_expect_type_error("gather_nd", g, 2, "", BYOCL_ERR_TYPE,
+                         "gather_nd: indices (3, 2) index 3 axes but data (2, 3) has 2 after the "
+                         "batch axes");
+    g[1] = byocl_type_tensor(BYOCL_INT32, 2, d12);
+    op_expect_type_error("gather_nd", g, 2, "index_rank=2", BYOCL_ERR_TYPE,
+                         "gather_nd: index_rank is 2 but the index depth (the indices' first "
+                         "dimension) is 1");
+    byocl_type scalar = byocl_type_tensor(BYOCL_FLOAT32, 0, NULL);
+    op_expect_type_error("topk", &scalar, 1, "", BYOCL_ERR_TYPE,
+                         "topk: the input is a scalar; expected rank 1 or more");
+    op_expect_type_error("topk", &x, 1, "axis=-3", BYOCL_ERR_TYPE,
+                         "topk: axis -3 is out of range for rank 2 (expected -2..1)");
 }
 
 static void test_attr_errors(void **state)
@@ -62,6 +84,16 @@ static void test_attr_errors(void **state)
     op_expect_build_error("shape_of", &x, 1, "dtype=\"float32\"", BYOCL_ERR_INVALID,
                           "bad value for attribute 'dtype' of shape_of: float32 (expected int32 "
                           "or int64)");
+    byocl_type s3[] = {x, byocl_type_tensor(BYOCL_INT64, 2, d23), x};
+    op_expect_build_error("scatter_nd", s3, 3, "mode=\"replace\"", BYOCL_ERR_INVALID,
+                          "bad value for attribute 'mode' of scatter_nd: 'replace' (expected "
+                          "\"update\", \"add\", \"mul\", \"min\" or \"max\")");
+    op_expect_build_error("gather_nd", xi, 2, "batch_dims=-1", BYOCL_ERR_INVALID,
+                          "bad value for attribute 'batch_dims' of gather_nd: -1 (expected 0 or "
+                          "more)");
+    op_expect_build_error("topk", &x, 1, "dtype=\"float32\"", BYOCL_ERR_INVALID,
+                          "bad value for attribute 'dtype' of topk: 'float32' (expected int32 or "
+                          "int64)");
 }
 
 /* The reference kernels refuse indices their mode has no answer for. */
@@ -90,14 +122,61 @@ static void test_index_out_of_range(void **state)
     byocl_module_free(m);
 }
 
+/* gather_nd, scatter_nd and scatter_elements: an index below -n or at n and above is a
+ * run-time error naming the op (negative ones count from the end). */
+static void test_nd_index_out_of_range(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *call, *msg;
+    } calls[] = {
+        {"gather_nd(%x, %i)", "gather_nd: index -3 is out of range for an axis of 2"},
+        {"scatter_nd(%x, %i, %u)", "scatter_nd: index -3 is out of range for an axis of 2"},
+        {"scatter_elements(%x, reshape(%i, newshape=[1, 1]), reshape(strided_slice(%u, "
+         "begin=[0], end=[1]), newshape=[1, 1]))",
+         "scatter_elements: index -3 is out of range for an axis of 2"},
+    };
+    for (size_t k = 0; k < N_ITEMS(calls); k++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "#[version = \"0.0.5\"]\n"
+                 "def @main(%%x: Tensor[(2, 3), float32], %%i: Tensor[(1), int64], "
+                 "%%u: Tensor[(3), float32]) {\n  %s\n}\n",
+                 calls[k].call);
+        byocl_module *m = op_parse_typed(text, "nd.relay");
+        const float xv[6] = {0};
+        byocl_shape s1 = {.rank = 1, .dims = {1}}, s3 = {.rank = 1, .dims = {3}};
+        byocl_tensor *in[3] = {ts_tensor_f32(2, d23, xv), byocl_tensor_new(BYOCL_INT64, &s1, NULL),
+                               byocl_tensor_new(BYOCL_FLOAT32, &s3, NULL)};
+        ((int64_t *)byocl_tensor_data(in[1]))[0] = -3;
+        byocl_error err = {0};
+        byocl_tensor **out = NULL;
+        int n_out = 0;
+        byocl_status st = byocl_reference_run(m, "main", in, 3, &out, &n_out, &err);
+        if (st != BYOCL_ERR_RUNTIME)
+            fail_msg("%s: status %d, %s", calls[k].call, (int)st, err.msg);
+        ts_assert_contains(err.msg, calls[k].msg);
+        for (int i = 0; i < 3; i++)
+            byocl_tensor_unref(in[i]);
+        byocl_module_free(m);
+    }
+}
+
 static void test_ops_documented(void **state)
 {
     (void)state;
     const char *names[] = {"strided_slice", "take", "gather", "broadcast_to", "arange",
-                           "shape_of", "trilu", "cumsum"};
+                           "shape_of", "trilu", "cumsum", "scatter_elements", "scatter_nd",
+                           "gather_nd", "topk"};
     assert_ops_documented(names, N_ITEMS(names));
     static const op_attr_spec take[] = {{"axis", "None"}, {"mode", "\"clip\""}};
     op_assert_schema("take", take, N_ITEMS(take));
+    static const op_attr_spec topk[] = {{"k", "1"},
+                                        {"axis", "-1"},
+                                        {"ret_type", "\"both\""},
+                                        {"is_ascend", "False"},
+                                        {"dtype", "\"int64\""}};
+    op_assert_schema("topk", topk, N_ITEMS(topk));
 }
 
 int main(void)
@@ -106,6 +185,7 @@ int main(void)
         cmocka_unit_test(test_type_errors),
         cmocka_unit_test(test_attr_errors),
         cmocka_unit_test(test_index_out_of_range),
+        cmocka_unit_test(test_nd_index_out_of_range),
         cmocka_unit_test(test_ops_documented),
     };
     return op_run_suite("ops_index", index_cases, N_ITEMS(index_cases), tests, N_ITEMS(tests));

@@ -68,6 +68,8 @@ static byocl_status lower_group(lw *w)
         {"arange", lower_index_op},        {"shape_of", lower_index_op},
         {"trilu", lower_index_op},         {"cumsum", lower_index_op},
         {"nn.batch_matmul", lower_batch_matmul},
+        {"gather_nd", lower_index_op},     {"scatter_nd", lower_index_op},
+        {"scatter_elements", lower_index_op}, {"topk", lower_index_op},
     };
     for (size_t k = 0; k < sizeof table / sizeof table[0]; k++)
         if (op_is(n, table[k].op))

@@ -13,7 +13,8 @@
  *                     nn.batch_matmul: a direct loop nest
  *   lower_pool.c      max/avg/global pooling, softmax, the reductions (sum, mean, ...)
  *   lower_transform.c copies (reshape, squeeze, ...), transpose, concatenate, split
- *   lower_index.c     strided_slice, broadcast_to, take, gather, arange, shape_of
+ *   lower_index.c     strided_slice, broadcast_to, take, gather, arange, shape_of, trilu,
+ *                     cumsum, gather_nd, scatter_elements, scatter_nd, topk
  *   runtime.c         C helpers that generated code calls */
 #ifndef BYOCL_LLVM_LOWER_H
 #define BYOCL_LLVM_LOWER_H
@@ -77,7 +78,7 @@ enum {
     KERR_NOMEM = 2,        /* scratch memory could not be allocated */
     KERR_EMPTY_MEAN = 3,   /* integer mean over no elements */
     KERR_EMPTY_REDUCE = 4, /* max, min, argmax or argmin over no elements */
-    KERR_INDEX = 5,        /* take or gather: an index out of range */
+    KERR_INDEX = 5,        /* take, gather, gather_nd, the scatters: an index out of range */
 };
 
 struct llvm_state;
@@ -264,7 +265,8 @@ byocl_status lower_copy(lw *w, int node);
 byocl_status lower_transpose(lw *w, int node);
 byocl_status lower_concatenate(lw *w, int node);
 byocl_status lower_split(lw *w, int node);
-/* The op group "index": strided_slice, broadcast_to, take, gather, arange, shape_of. */
+/* The op group "index": strided_slice, broadcast_to, take, gather, arange, shape_of,
+ * trilu, cumsum, gather_nd, scatter_elements, scatter_nd, topk. */
 byocl_status lower_index_op(lw *w, int node);
 
 /* The shape and dtype of a node's tensor value (field 0 of a tuple). */

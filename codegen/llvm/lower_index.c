@@ -1,7 +1,8 @@
 /* The op group "index" (ops/index.c): strided_slice and broadcast_to as one affine copy
  * (ops_affine_map gives the offsets), take and gather reading their index tensor, arange
  * and shape_of storing values known when compiling, trilu (a select per element) and
- * cumsum (a running sum per line). Elements are moved as they are, so
+ * cumsum (a running sum per line), gather_nd (a slice copy per index), scatter_elements and
+ * scatter_nd (a copy of the data, then the updates in order), topk (ranks by counting). Elements are moved as they are, so
  * every dtype is served alike; an index out of range where the op has no answer fails the
  * kernel with KERR_INDEX, as the reference kernel fails. */
 #include <string.h>
@@ -9,13 +10,14 @@
 #include "lower.h"
 #include "ops/index.h"
 
-/* Nested loops over the output `s`, the first split over the tasks; returns the flat
- * output offset (C order) and leaves the induction variables in iv. */
-static LLVMValueRef open_loops(lw *w, const byocl_shape *s, lw_loop *loops, LLVMValueRef *iv)
+/* Nested loops over the output `s`, the first split over at most max_tasks tasks; returns
+ * the flat output offset (C order) and leaves the induction variables in iv. */
+static LLVMValueRef open_loops_split(lw *w, const byocl_shape *s, lw_loop *loops,
+                                     LLVMValueRef *iv, int64_t max_tasks)
 {
     if (s->rank > 0)
         w->n_tasks = lw_pick_tasks(w, byocl_shape_numel(s), 65536,
-                                   s->dims[0] < 64 ? s->dims[0] : 64);
+                                   s->dims[0] < max_tasks ? s->dims[0] : max_tasks);
     LLVMValueRef dst = lw_i64(w, 0);
     for (int d = 0; d < s->rank; d++) {
         LLVMValueRef lo = lw_i64(w, 0), hi = lw_i64(w, s->dims[d]);
@@ -25,6 +27,11 @@ static LLVMValueRef open_loops(lw *w, const byocl_shape *s, lw_loop *loops, LLVM
         dst = lw_mad(w, dst, s->dims[d], iv[d]);
     }
     return dst;
+}
+
+static LLVMValueRef open_loops(lw *w, const byocl_shape *s, lw_loop *loops, LLVMValueRef *iv)
+{
+    return open_loops_split(w, s, loops, iv, 64);
 }
 
 static void close_loops(lw *w, const byocl_shape *s, lw_loop *loops)
@@ -239,9 +246,231 @@ static byocl_status lower_cumsum(lw *w, int node)
     return w->status;
 }
 
+/* gather_nd: for each (batch, position) pair q of the plan, the data offset its M index
+ * rows give (each checked), then one slice copied. */
+static byocl_status lower_gather_nd(lw *w, int node)
+{
+    const byocl_node *n = lw_node(w, node);
+    byocl_value_ref in_v = lv_resolve(w->fn, n->args[0], -1), out_v = {node, -1};
+    byocl_value_ref idx_v = lv_resolve(w->fn, n->args[1], -1);
+    ops_nd_plan p;
+    byocl_status st = ops_nd_plan_make("gather_nd",
+                                       (int)byocl_attrs_get_int(&n->attrs, "batch_dims", 0),
+                                       &lw_value_type(w, in_v)->shape,
+                                       &lw_value_type(w, idx_v)->shape, &p, w->err);
+    if (st != BYOCL_OK)
+        return lw_failed(w, st);
+    int64_t lines = p.batch * p.positions, es = (int64_t)byocl_dtype_size(n->type->dtype);
+    if (lines * p.slice == 0)
+        return w->status;
+    LLVMBuilderRef B = w->B;
+    LLVMValueRef in = lw_value_ptr(w, in_v), out = lw_output(w, out_v);
+    w->n_tasks = lw_pick_tasks(w, lines * p.slice, 65536, lines < 64 ? lines : 64);
+    LLVMValueRef lo, hi;
+    lw_task_range(w, lines, &lo, &hi);
+    lw_loop l;
+    LLVMValueRef q = lw_for(w, &l, lo, hi, 1, "q");
+    LLVMValueRef bt = LLVMBuildUDiv(B, q, lw_i64(w, p.positions), "");
+    LLVMValueRef src = lw_mad(w, bt, p.batch_size, lw_i64(w, 0));
+    for (int j = 0; j < p.m; j++) {
+        LLVMValueRef at = LLVMBuildAdd(B, q, lw_i64(w, j * lines), "");
+        src = lw_mad(w, load_index(w, idx_v, at, p.dim[j], -1), p.stride[j], src);
+    }
+    LLVMValueRef doff = lw_mad(w, q, p.slice * es, lw_i64(w, 0));
+    LLVMValueRef soff = lw_mad(w, src, es, lw_i64(w, 0));
+    lw_memcpy(w, LLVMBuildInBoundsGEP2(B, w->t_i8, out, &doff, 1, ""),
+              LLVMBuildInBoundsGEP2(B, w->t_i8, in, &soff, 1, ""), lw_i64(w, p.slice * es));
+    lw_for_end(w, &l);
+    return w->status;
+}
+
+/* a combined with b (compute type of dt) as the reference's scatter_combine does: one
+ * rounded float op, wrapping integer ops, NaN-propagating min and max. */
+static LLVMValueRef scatter_combine(lw *w, ops_scatter_reduce r, byocl_dtype dt,
+                                    LLVMValueRef a, LLVMValueRef b)
+{
+    LLVMBuilderRef B = w->B;
+    bool fl = lw_is_float(dt);
+    switch (r) {
+    case OPS_SCATTER_ADD:
+        return fl ? lw_round(w, LLVMBuildFAdd(B, a, b, ""), dt) : LLVMBuildAdd(B, a, b, "");
+    case OPS_SCATTER_MUL:
+        return fl ? lw_round(w, LLVMBuildFMul(B, a, b, ""), dt) : LLVMBuildMul(B, a, b, "");
+    case OPS_SCATTER_MIN:
+    case OPS_SCATTER_MAX: {
+        bool mn = r == OPS_SCATTER_MIN;
+        if (!fl) {
+            LLVMIntPredicate pr = lw_is_unsigned(dt) ? (mn ? LLVMIntULT : LLVMIntUGT)
+                                                     : (mn ? LLVMIntSLT : LLVMIntSGT);
+            return LLVMBuildSelect(B, LLVMBuildICmp(B, pr, b, a, ""), b, a, "");
+        }
+        LLVMValueRef v = LLVMBuildSelect(B, LLVMBuildFCmp(B, mn ? LLVMRealOLT : LLVMRealOGT, b,
+                                                          a, ""), b, a, "");
+        v = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealUNO, b, b, ""), b, v, "");
+        return LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealUNO, a, a, ""), a, v, "");
+    }
+    default:
+        return b;
+    }
+}
+
+/* out[at] = combine(out[at], upd[from]). */
+static void scatter_store(lw *w, ops_scatter_reduce r, byocl_dtype dt, LLVMValueRef out,
+                          LLVMValueRef at, LLVMValueRef upd, LLVMValueRef from)
+{
+    LLVMValueRef b = lw_load(w, upd, dt, from);
+    if (r != OPS_SCATTER_UPDATE)
+        b = scatter_combine(w, r, dt, lw_load(w, out, dt, at), b);
+    lw_store(w, out, dt, at, b);
+}
+
+/* The scatters copy the data, then apply the updates in order in one task (a repeated
+ * index takes its updates one after the other, as in the reference). */
+static byocl_status lower_scatter(lw *w, int node)
+{
+    const byocl_node *n = lw_node(w, node);
+    byocl_value_ref in_v = lv_resolve(w->fn, n->args[0], -1), out_v = {node, -1};
+    byocl_value_ref idx_v = lv_resolve(w->fn, n->args[1], -1);
+    byocl_value_ref upd_v = lv_resolve(w->fn, n->args[2], -1);
+    const byocl_shape *ds = &lw_value_type(w, in_v)->shape;
+    const byocl_shape *is = &lw_value_type(w, idx_v)->shape;
+    byocl_dtype dt = n->type->dtype;
+    ops_scatter_reduce r = ops_scatter_reduce_of(&n->attrs);
+    bool nd = strcmp(n->op->name, "scatter_nd") == 0;
+    ops_nd_plan p;
+    if (nd) {
+        byocl_status st = ops_nd_plan_make("scatter_nd", 0, ds, is, &p, w->err);
+        if (st != BYOCL_OK)
+            return lw_failed(w, st);
+    }
+    int64_t numel = byocl_shape_numel(ds);
+    if (numel == 0)
+        return w->status;
+    LLVMValueRef in = lw_value_ptr(w, in_v), out = lw_output(w, out_v);
+    w->n_tasks = 1;
+    lw_memcpy(w, out, in, lw_i64(w, numel * (int64_t)byocl_dtype_size(dt)));
+    if (byocl_shape_numel(is) == 0 || (nd && p.positions * p.slice == 0))
+        return w->status;
+    LLVMValueRef upd = lw_value_ptr(w, upd_v);
+    if (nd) {
+        lw_loop ly, ls;
+        LLVMValueRef y = lw_for(w, &ly, lw_i64(w, 0), lw_i64(w, p.positions), 1, "y");
+        LLVMValueRef dst = lw_i64(w, 0);
+        for (int j = 0; j < p.m; j++) {
+            LLVMValueRef at = LLVMBuildAdd(w->B, y, lw_i64(w, j * p.positions), "");
+            dst = lw_mad(w, load_index(w, idx_v, at, p.dim[j], -1), p.stride[j], dst);
+        }
+        LLVMValueRef s = lw_for(w, &ls, lw_i64(w, 0), lw_i64(w, p.slice), 1, "s");
+        scatter_store(w, r, dt, out, LLVMBuildAdd(w->B, dst, s, ""), upd,
+                      lw_mad(w, y, p.slice, s));
+        lw_for_end(w, &ls);
+        lw_for_end(w, &ly);
+        return w->status;
+    }
+    int axis = ops_gather_axis(&n->attrs, ds->rank);
+    int64_t stride[BYOCL_MAX_RANK], k = 1;
+    for (int d = ds->rank - 1; d >= 0; d--) {
+        stride[d] = k;
+        k *= ds->dims[d];
+    }
+    lw_loop loops[BYOCL_MAX_RANK];
+    LLVMValueRef iv[BYOCL_MAX_RANK];
+    LLVMValueRef from = open_loops_split(w, is, loops, iv, 1);
+    LLVMValueRef dst = lw_mad(w, load_index(w, idx_v, from, ds->dims[axis], -1), stride[axis],
+                              lw_i64(w, 0));
+    for (int d = 0; d < ds->rank; d++)
+        if (d != axis)
+            dst = lw_mad(w, iv[d], stride[d], dst);
+    scatter_store(w, r, dt, out, dst, upd, from);
+    close_loops(w, is, loops);
+    return w->status;
+}
+
+/* Whether element e (value xe) comes before element t (value xt) of a topk line: the
+ * larger first (smaller with ascend), NaN above every number, equal values by position. */
+static LLVMValueRef topk_before(lw *w, byocl_dtype dt, bool ascend, LLVMValueRef xe,
+                                LLVMValueRef e, LLVMValueRef xt, LLVMValueRef t)
+{
+    LLVMBuilderRef B = w->B;
+    LLVMValueRef lt, gt;
+    if (lw_is_float(dt)) {
+        LLVMValueRef nan_e = LLVMBuildFCmp(B, LLVMRealUNO, xe, xe, "");
+        LLVMValueRef nan_t = LLVMBuildFCmp(B, LLVMRealUNO, xt, xt, "");
+        lt = LLVMBuildOr(B, LLVMBuildFCmp(B, LLVMRealOLT, xe, xt, ""),
+                         LLVMBuildAnd(B, LLVMBuildNot(B, nan_e, ""), nan_t, ""), "");
+        gt = LLVMBuildOr(B, LLVMBuildFCmp(B, LLVMRealOGT, xe, xt, ""),
+                         LLVMBuildAnd(B, nan_e, LLVMBuildNot(B, nan_t, ""), ""), "");
+    } else {
+        bool u = lw_is_unsigned(dt);
+        lt = LLVMBuildICmp(B, u ? LLVMIntULT : LLVMIntSLT, xe, xt, "");
+        gt = LLVMBuildICmp(B, u ? LLVMIntUGT : LLVMIntSGT, xe, xt, "");
+    }
+    LLVMValueRef eq = LLVMBuildNot(B, LLVMBuildOr(B, lt, gt, ""), "");
+    LLVMValueRef tie = LLVMBuildAnd(B, eq, LLVMBuildICmp(B, LLVMIntSLT, e, t, ""), "");
+    return LLVMBuildOr(B, ascend ? lt : gt, tie, "");
+}
+
+/* topk by counting: each element's rank in its line is the number of elements before it
+ * (topk_before); ranks below k are stored there. Quadratic in the axis, but a plain loop
+ * nest that splits over the lines. */
+static byocl_status lower_topk(lw *w, int node)
+{
+    const byocl_node *n = lw_node(w, node);
+    byocl_value_ref in_v = lv_resolve(w->fn, n->args[0], -1);
+    const byocl_type *it = lw_value_type(w, in_v);
+    ops_topk p;
+    ops_topk_plan(&n->attrs, &it->shape, &p);
+    int64_t lines = p.outer * p.inner;
+    if (lines * p.k == 0)
+        return w->status;
+    bool both = p.values && p.indices;
+    byocl_value_ref val_v = {node, both ? 0 : -1}, idx_v = {node, both ? 1 : -1};
+    LLVMValueRef vals = p.values ? lw_output(w, val_v) : NULL;
+    LLVMValueRef idxs = p.indices ? lw_output(w, idx_v) : NULL;
+    if (!vals && !idxs)
+        return w->status;
+    LLVMBuilderRef B = w->B;
+    LLVMValueRef in = lw_value_ptr(w, in_v), count = lw_alloca(w, w->t_i64, "rank");
+    w->n_tasks = lw_pick_tasks(w, lines * p.len * p.len, 65536, lines < 64 ? lines : 64);
+    LLVMValueRef lo, hi;
+    lw_task_range(w, lines, &lo, &hi);
+    lw_loop lq, lt, le;
+    LLVMValueRef q = lw_for(w, &lq, lo, hi, 1, "q");
+    LLVMValueRef o = LLVMBuildUDiv(B, q, lw_i64(w, p.inner), "");
+    LLVMValueRef j = LLVMBuildURem(B, q, lw_i64(w, p.inner), "");
+    LLVMValueRef base = lw_mad(w, o, p.len * p.inner, j);
+    LLVMValueRef t = lw_for(w, &lt, lw_i64(w, 0), lw_i64(w, p.len), 1, "t");
+    LLVMValueRef xt = lw_load(w, in, it->dtype, lw_mad(w, t, p.inner, base));
+    LLVMBuildStore(B, lw_i64(w, 0), count);
+    LLVMValueRef e = lw_for(w, &le, lw_i64(w, 0), lw_i64(w, p.len), 1, "e");
+    LLVMValueRef xe = lw_load(w, in, it->dtype, lw_mad(w, e, p.inner, base));
+    LLVMValueRef before = topk_before(w, it->dtype, p.ascend, xe, e, xt, t);
+    LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, w->t_i64, count, ""),
+                                   LLVMBuildZExt(B, before, w->t_i64, ""), ""), count);
+    lw_for_end(w, &le);
+    LLVMValueRef rank = LLVMBuildLoad2(B, w->t_i64, count, "");
+    lw_if keep;
+    lw_if_begin(w, &keep, LLVMBuildICmp(B, LLVMIntSLT, rank, lw_i64(w, p.k), ""), "keep");
+    LLVMValueRef to = lw_mad(w, lw_mad(w, o, p.k, rank), p.inner, j);
+    if (vals)
+        lw_store(w, vals, it->dtype, to, xt);
+    if (idxs)
+        lw_store(w, idxs, p.index_dtype, to, lw_convert(w, t, BYOCL_INT64, p.index_dtype));
+    lw_if_end(w, &keep);
+    lw_for_end(w, &lt);
+    lw_for_end(w, &lq);
+    return w->status;
+}
+
 byocl_status lower_index_op(lw *w, int node)
 {
     const char *op = lw_node(w, node)->op->name;
+    if (strcmp(op, "gather_nd") == 0)
+        return lower_gather_nd(w, node);
+    if (strcmp(op, "scatter_elements") == 0 || strcmp(op, "scatter_nd") == 0)
+        return lower_scatter(w, node);
+    if (strcmp(op, "topk") == 0)
+        return lower_topk(w, node);
     if (ops_is_affine(op))
         return lower_affine(w, node);
     if (strcmp(op, "take") == 0)

@@ -1,15 +1,19 @@
 /* Op group "index": ops that pick elements by position, with TVM Relay's attributes:
  * strided_slice and broadcast_to (each output element reads one input element at an
- * affine offset, ops_affine_map), take and gather (the positions come from an index
- * tensor), arange and shape_of (values from attributes or from a static shape; the
- * fold_constants pass turns them into constants), trilu (a triangle of each matrix) and
- * cumsum (running sums along an axis).
+ * affine offset, ops_affine_map), take, gather and gather_nd (the positions come from an
+ * index tensor), scatter_elements and scatter_nd (the data with updates written at the
+ * positions of an index tensor), arange and shape_of (values from attributes or from a
+ * static shape; the fold_constants pass turns them into constants), trilu (a triangle of
+ * each matrix), cumsum (running sums along an axis) and topk (the first k of each line
+ * sorted, with their positions).
  *
  * Like transform.c, every shape rule is one function that the type relation, the kernel
- * and the LLVM lowering (llvm/lower_index.c) share. The kernels move bytes, so they serve
- * every dtype alike. */
+ * and the LLVM lowering (llvm/lower_index.c) share. Most kernels move bytes, so they serve
+ * every dtype alike; the scatter reductions and topk's order read values as double (floats)
+ * or int64 (integers). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "elemwise_util.h"
@@ -379,12 +383,14 @@ static byocl_status take_shape(const byocl_attrs *attrs, const byocl_shape *data
     return BYOCL_OK;
 }
 
-/* gather's result: the indices' shape, same rank as the data, no larger off the axis. */
-static byocl_status gather_shape(const byocl_attrs *attrs, const byocl_shape *data,
-                                 const byocl_shape *idx, byocl_shape *out, byocl_error *err)
+/* gather's and scatter_elements' rule: indices of the data's rank, no larger than the
+ * data off the axis, and none into an empty axis. */
+static byocl_status along_axis_fit(const char *op, const byocl_attrs *attrs,
+                                   const byocl_shape *data, const byocl_shape *idx,
+                                   byocl_error *err)
 {
     char a[160], b[160];
-    byocl_status st = index_axis("gather", attrs, data->rank, err);
+    byocl_status st = index_axis(op, attrs, data->rank, err);
     if (st != BYOCL_OK)
         return st;
     int axis = ops_gather_axis(attrs, data->rank);
@@ -393,15 +399,23 @@ static byocl_status gather_shape(const byocl_attrs *attrs, const byocl_shape *da
         ok = d == axis || idx->dims[d] <= data->dims[d];
     if (!ok)
         return byocl_error_set(err, BYOCL_ERR_TYPE,
-                               "gather: indices %s do not fit data %s (same rank, no larger "
+                               "%s: indices %s do not fit data %s (same rank, no larger "
                                "off axis %d)",
-                               byocl_shape_str(idx, a, sizeof a),
+                               op, byocl_shape_str(idx, a, sizeof a),
                                byocl_shape_str(data, b, sizeof b), axis);
     if (data->dims[axis] == 0 && byocl_shape_numel(idx) > 0)
-        return byocl_error_set(err, BYOCL_ERR_TYPE,
-                               "gather: indices into an empty axis (nothing to gather)");
-    *out = *idx;
+        return byocl_error_set(err, BYOCL_ERR_TYPE, "%s: indices into an empty axis", op);
     return BYOCL_OK;
+}
+
+/* gather's result: the indices' shape. */
+static byocl_status gather_shape(const byocl_attrs *attrs, const byocl_shape *data,
+                                 const byocl_shape *idx, byocl_shape *out, byocl_error *err)
+{
+    byocl_status st = along_axis_fit("gather", attrs, data, idx, err);
+    if (st == BYOCL_OK)
+        *out = *idx;
+    return st;
 }
 
 typedef byocl_status (*index_shape_fn)(const byocl_attrs *attrs, const byocl_shape *data,
@@ -776,6 +790,528 @@ static byocl_status cumsum_ref(const byocl_attrs *attrs, const byocl_tensor *con
     return BYOCL_OK;
 }
 
+/* ------------------------------------------------------------- scatter and gather_nd */
+
+static const char *const scatter_reduce_names[] = {"update", "add", "mul", "min", "max"};
+
+/* The reduction of scatter_elements ("reduction") or scatter_nd ("mode"); checked. */
+ops_scatter_reduce ops_scatter_reduce_of(const byocl_attrs *attrs)
+{
+    const char *s = byocl_attrs_get_str(attrs, "reduction",
+                                        byocl_attrs_get_str(attrs, "mode", "update"));
+    for (int k = 0; k < ARRAY_LEN(scatter_reduce_names); k++)
+        if (strcmp(s, scatter_reduce_names[k]) == 0)
+            return (ops_scatter_reduce)k;
+    return OPS_SCATTER_UPDATE;
+}
+
+static byocl_status check_scatter_reduce(const char *op, const char *key,
+                                         const byocl_attrs *attrs, byocl_error *err)
+{
+    const char *s = byocl_attrs_get_str(attrs, key, "update");
+    for (int k = 0; k < ARRAY_LEN(scatter_reduce_names); k++)
+        if (strcmp(s, scatter_reduce_names[k]) == 0)
+            return BYOCL_OK;
+    if (strcmp(s, "mean") == 0)
+        return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
+                               "bad value for attribute '%s' of %s: 'mean' is not supported "
+                               "(\"update\", \"add\", \"mul\", \"min\" or \"max\")",
+                               key, op);
+    return byocl_error_set(err, BYOCL_ERR_INVALID,
+                           "bad value for attribute '%s' of %s: '%s' (expected \"update\", "
+                           "\"add\", \"mul\", \"min\" or \"max\")",
+                           key, op, s);
+}
+
+static byocl_status check_scatter_elements_attrs(byocl_module *m, byocl_attrs *attrs,
+                                                 byocl_error *err)
+{
+    (void)m;
+    return check_scatter_reduce("scatter_elements", "reduction", attrs, err);
+}
+
+static byocl_status check_scatter_nd_attrs(byocl_module *m, byocl_attrs *attrs,
+                                           byocl_error *err)
+{
+    (void)m;
+    return check_scatter_reduce("scatter_nd", "mode", attrs, err);
+}
+
+/* Data, indices and updates of a scatter: updates in the data's dtype, integer indices,
+ * and no add or mul on bool data (their sums have no bool answer). */
+static byocl_status scatter_args(const char *op, const byocl_infer_ctx *ctx,
+                                 const byocl_type **data, const byocl_type **idx,
+                                 const byocl_type **upd, byocl_error *err)
+{
+    byocl_status st = index_arg(op, ctx, data, idx, err);
+    if (st == BYOCL_OK)
+        st = elemwise_tensor_arg(ctx, 2, upd, err);
+    if (st == BYOCL_OK && (*upd)->dtype != (*data)->dtype)
+        st = byocl_error_set(err, BYOCL_ERR_TYPE, "%s: the updates are %s but the data %s", op,
+                             byocl_dtype_name((*upd)->dtype), byocl_dtype_name((*data)->dtype));
+    ops_scatter_reduce r = ops_scatter_reduce_of(ctx->attrs);
+    if (st == BYOCL_OK && (*data)->dtype == BYOCL_BOOL &&
+        (r == OPS_SCATTER_ADD || r == OPS_SCATTER_MUL))
+        st = byocl_error_set(err, BYOCL_ERR_TYPE, "%s: reduction \"%s\" of bool data (bool "
+                             "takes \"update\", \"min\" and \"max\")", op,
+                             scatter_reduce_names[r]);
+    return st;
+}
+
+/* scatter_elements: indices and updates of one shape, the data's rank, no larger than the
+ * data off the axis. */
+static byocl_status scatter_elements_check(const byocl_attrs *attrs, const byocl_shape *data,
+                                           const byocl_shape *idx, const byocl_shape *upd,
+                                           byocl_error *err)
+{
+    char a[160], b[160];
+    if (!byocl_shape_equal(idx, upd))
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "scatter_elements: indices %s and updates %s differ in shape",
+                               byocl_shape_str(idx, a, sizeof a), byocl_shape_str(upd, b, sizeof b));
+    return along_axis_fit("scatter_elements", attrs, data, idx, err);
+}
+
+static byocl_status infer_scatter_elements(const byocl_infer_ctx *ctx, byocl_type *out,
+                                           byocl_error *err)
+{
+    const byocl_type *data, *idx, *upd;
+    byocl_status st = scatter_args("scatter_elements", ctx, &data, &idx, &upd, err);
+    if (st == BYOCL_OK)
+        st = scatter_elements_check(ctx->attrs, &data->shape, &idx->shape, &upd->shape, err);
+    if (st == BYOCL_OK)
+        *out = *data;
+    return st;
+}
+
+/* gather_nd and scatter_nd as Relay lays them out: indices (M, B_0.., Y_0..) index the M
+ * axes after the b batch axes of data (B_0.., X_0.., S_0..); the slices S are whole. */
+byocl_status ops_nd_plan_make(const char *op, int batch_dims, const byocl_shape *data,
+                              const byocl_shape *idx, ops_nd_plan *p, byocl_error *err)
+{
+    char a[160], b[160];
+    memset(p, 0, sizeof *p);
+    if (idx->rank < 1)
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "%s: the indices are a scalar; expected rank 1 or more with the "
+                               "index depth first",
+                               op);
+    int64_t m = idx->dims[0];
+    if (batch_dims < 0 || batch_dims >= idx->rank || batch_dims > data->rank)
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "%s: batch_dims %d does not fit indices %s and data %s", op,
+                               batch_dims, byocl_shape_str(idx, a, sizeof a),
+                               byocl_shape_str(data, b, sizeof b));
+    if (m > data->rank - batch_dims)
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "%s: indices %s index %lld axes but data %s has %d after the "
+                               "batch axes",
+                               op, byocl_shape_str(idx, a, sizeof a), (long long)m,
+                               byocl_shape_str(data, b, sizeof b), data->rank - batch_dims);
+    p->m = (int)m;
+    p->batch = p->positions = p->slice = p->batch_size = 1;
+    for (int d = 0; d < batch_dims; d++) {
+        if (idx->dims[1 + d] != data->dims[d])
+            return byocl_error_set(err, BYOCL_ERR_TYPE,
+                                   "%s: batch axis %d is %lld in the indices %s but %lld in the "
+                                   "data %s",
+                                   op, d, (long long)idx->dims[1 + d],
+                                   byocl_shape_str(idx, a, sizeof a), (long long)data->dims[d],
+                                   byocl_shape_str(data, b, sizeof b));
+        p->batch *= data->dims[d];
+    }
+    for (int d = 1 + batch_dims; d < idx->rank; d++)
+        p->positions *= idx->dims[d];
+    for (int d = batch_dims + p->m; d < data->rank; d++)
+        p->slice *= data->dims[d];
+    int64_t s = p->slice;
+    for (int j = p->m - 1; j >= 0; j--) {
+        p->dim[j] = data->dims[batch_dims + j];
+        p->stride[j] = s;
+        s *= p->dim[j];
+    }
+    p->batch_size = s;
+    /* the result / updates: B.., Y.., S.. */
+    int rank = 0;
+    for (int d = 1; d < idx->rank; d++)
+        p->shape.dims[rank++] = idx->dims[d];
+    if (rank + data->rank - batch_dims - p->m > BYOCL_MAX_RANK)
+        return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
+                               "%s: the result would have rank %d; at most %d is supported", op,
+                               rank + data->rank - batch_dims - p->m, BYOCL_MAX_RANK);
+    for (int d = batch_dims + p->m; d < data->rank; d++)
+        p->shape.dims[rank++] = data->dims[d];
+    p->shape.rank = rank;
+    for (int j = 0; j < p->m; j++)
+        if (p->dim[j] == 0 && p->batch * p->positions > 0)
+            return byocl_error_set(err, BYOCL_ERR_TYPE, "%s: indices into an empty axis", op);
+    return BYOCL_OK;
+}
+
+static byocl_status check_gather_nd_attrs(byocl_module *m, byocl_attrs *attrs,
+                                          byocl_error *err)
+{
+    (void)m;
+    if (byocl_attrs_get_int(attrs, "batch_dims", 0) < 0)
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "bad value for attribute 'batch_dims' of gather_nd: %lld "
+                               "(expected 0 or more)",
+                               (long long)byocl_attrs_get_int(attrs, "batch_dims", 0));
+    return BYOCL_OK;
+}
+
+static byocl_status infer_gather_nd(const byocl_infer_ctx *ctx, byocl_type *out,
+                                    byocl_error *err)
+{
+    const byocl_type *data, *idx;
+    ops_nd_plan p;
+    byocl_status st = index_arg("gather_nd", ctx, &data, &idx, err);
+    if (st == BYOCL_OK)
+        st = ops_nd_plan_make("gather_nd", (int)byocl_attrs_get_int(ctx->attrs, "batch_dims", 0),
+                              &data->shape, &idx->shape, &p, err);
+    int64_t index_rank = byocl_attrs_get_int(ctx->attrs, "index_rank", INT64_MIN);
+    if (st == BYOCL_OK && index_rank != INT64_MIN && index_rank != p.m)
+        st = byocl_error_set(err, BYOCL_ERR_TYPE,
+                             "gather_nd: index_rank is %lld but the index depth (the indices' "
+                             "first dimension) is %d",
+                             (long long)index_rank, p.m);
+    if (st == BYOCL_OK)
+        *out = byocl_type_tensor(data->dtype, p.shape.rank, p.shape.dims);
+    return st;
+}
+
+static byocl_status infer_scatter_nd(const byocl_infer_ctx *ctx, byocl_type *out,
+                                     byocl_error *err)
+{
+    const byocl_type *data, *idx, *upd;
+    ops_nd_plan p;
+    char a[160], b[160], c[160], e[160];
+    byocl_status st = scatter_args("scatter_nd", ctx, &data, &idx, &upd, err);
+    if (st == BYOCL_OK)
+        st = ops_nd_plan_make("scatter_nd", 0, &data->shape, &idx->shape, &p, err);
+    if (st == BYOCL_OK && !byocl_shape_equal(&p.shape, &upd->shape))
+        st = byocl_error_set(err, BYOCL_ERR_TYPE,
+                             "scatter_nd: the updates are %s; indices %s into data %s need %s",
+                             byocl_shape_str(&upd->shape, a, sizeof a),
+                             byocl_shape_str(&idx->shape, b, sizeof b),
+                             byocl_shape_str(&data->shape, c, sizeof c),
+                             byocl_shape_str(&p.shape, e, sizeof e));
+    if (st == BYOCL_OK)
+        *out = *data;
+    return st;
+}
+
+/* The data offset of position (batch bt, position y) of an nd plan, reading the M index
+ * rows; -1 with the error set when an index is out of range. */
+static int64_t nd_offset(const char *op, const ops_nd_plan *p, const byocl_tensor *idx,
+                         int64_t bt, int64_t y, byocl_error *err)
+{
+    int64_t off = bt * p->batch_size, row = p->batch * p->positions;
+    for (int j = 0; j < p->m; j++) {
+        int64_t v = elemwise_load_int(idx, j * row + bt * p->positions + y);
+        int64_t at = resolve_index(v, p->dim[j], -1);
+        if (at < 0) {
+            bad_index(op, v, p->dim[j], err);
+            return -1;
+        }
+        off += at * p->stride[j];
+    }
+    return off;
+}
+
+static byocl_status gather_nd_ref(const byocl_attrs *attrs, const byocl_tensor *const *in,
+                                  int n_in, byocl_tensor *const *out, int n_out,
+                                  byocl_error *err)
+{
+    byocl_status st = elemwise_check_arity("gather_nd", n_in, 2, n_out, 1, err);
+    ops_nd_plan p;
+    if (st == BYOCL_OK)
+        st = ops_nd_plan_make("gather_nd", (int)byocl_attrs_get_int(attrs, "batch_dims", 0),
+                              byocl_tensor_shape(in[0]), byocl_tensor_shape(in[1]), &p, err);
+    if (st == BYOCL_OK)
+        st = check_out("gather_nd", byocl_tensor_dtype(in[0]), &p.shape, out[0], err);
+    if (st != BYOCL_OK)
+        return st;
+    size_t es = byocl_dtype_size(byocl_tensor_dtype(in[0]));
+    const unsigned char *src = byocl_tensor_cdata(in[0]);
+    unsigned char *dst = byocl_tensor_data(out[0]);
+    for (int64_t bt = 0; bt < p.batch; bt++)
+        for (int64_t y = 0; y < p.positions; y++) {
+            int64_t off = nd_offset("gather_nd", &p, in[1], bt, y, err);
+            if (off < 0)
+                return err->status;
+            memcpy(dst + (size_t)((bt * p.positions + y) * p.slice) * es,
+                   src + (size_t)off * es, (size_t)p.slice * es);
+        }
+    return BYOCL_OK;
+}
+
+/* out[at] combined with updates[from] by the reduction: floats in double (each result
+ * rounded to the dtype when stored, as one float op rounds), integers in 64 bits wrapped
+ * to the dtype. min and max propagate NaN, as numpy's minimum and maximum. */
+static void scatter_combine(ops_scatter_reduce r, byocl_tensor *out, int64_t at,
+                            const byocl_tensor *upd, int64_t from)
+{
+    if (byocl_dtype_is_float(byocl_tensor_dtype(out))) {
+        double a = byocl_tensor_get(out, at), b = byocl_tensor_get(upd, from);
+        double v = r == OPS_SCATTER_ADD ? a + b
+                   : r == OPS_SCATTER_MUL ? a * b
+                   : r == OPS_SCATTER_MIN ? (isnan(a) ? a : isnan(b) ? b : b < a ? b : a)
+                   : r == OPS_SCATTER_MAX ? (isnan(a) ? a : isnan(b) ? b : b > a ? b : a)
+                                          : b;
+        byocl_tensor_set(out, at, v);
+        return;
+    }
+    int64_t a = elemwise_load_int(out, at), b = elemwise_load_int(upd, from);
+    int64_t v = r == OPS_SCATTER_ADD ? (int64_t)((uint64_t)a + (uint64_t)b)
+                : r == OPS_SCATTER_MUL ? (int64_t)((uint64_t)a * (uint64_t)b)
+                : r == OPS_SCATTER_MIN ? (b < a ? b : a)
+                : r == OPS_SCATTER_MAX ? (b > a ? b : a)
+                                       : b;
+    elemwise_store_int(out, at, v);
+}
+
+/* A scatter kernel's checks; the output starts as a copy of the data. */
+static byocl_status scatter_begin(const char *op, const byocl_tensor *const *in, int n_in,
+                                  byocl_tensor *const *out, int n_out, byocl_error *err)
+{
+    byocl_status st = elemwise_check_arity(op, n_in, 3, n_out, 1, err);
+    if (st == BYOCL_OK)
+        st = check_out(op, byocl_tensor_dtype(in[0]), byocl_tensor_shape(in[0]), out[0], err);
+    if (st == BYOCL_OK && byocl_tensor_dtype(in[2]) != byocl_tensor_dtype(in[0]))
+        st = byocl_error_set(err, BYOCL_ERR_INVALID, "%s kernel: updates of another dtype", op);
+    if (st == BYOCL_OK)
+        memcpy(byocl_tensor_data(out[0]), byocl_tensor_cdata(in[0]),
+               (size_t)byocl_tensor_numel(in[0]) * byocl_dtype_size(byocl_tensor_dtype(in[0])));
+    return st;
+}
+
+/* Updates in order (a repeated index takes them one after the other). */
+static byocl_status scatter_elements_ref(const byocl_attrs *attrs, const byocl_tensor *const *in,
+                                         int n_in, byocl_tensor *const *out, int n_out,
+                                         byocl_error *err)
+{
+    byocl_status st = scatter_begin("scatter_elements", in, n_in, out, n_out, err);
+    const byocl_shape *ds = st == BYOCL_OK ? byocl_tensor_shape(in[0]) : NULL;
+    const byocl_shape *is = st == BYOCL_OK ? byocl_tensor_shape(in[1]) : NULL;
+    if (st == BYOCL_OK)
+        st = scatter_elements_check(attrs, ds, is, byocl_tensor_shape(in[2]), err);
+    if (st != BYOCL_OK)
+        return st;
+    int axis = ops_gather_axis(attrs, ds->rank);
+    ops_scatter_reduce r = ops_scatter_reduce_of(attrs);
+    int64_t stride[BYOCL_MAX_RANK], idx[BYOCL_MAX_RANK] = {0}, m = byocl_shape_numel(is);
+    c_strides(ds, stride);
+    for (int64_t i = 0; i < m; i++) {
+        int64_t v = elemwise_load_int(in[1], i), n = ds->dims[axis];
+        int64_t at = resolve_index(v, n, -1);
+        if (at < 0)
+            return bad_index("scatter_elements", v, n, err);
+        int64_t off = 0;
+        for (int d = 0; d < ds->rank; d++)
+            off += (d == axis ? at : idx[d]) * stride[d];
+        scatter_combine(r, out[0], off, in[2], i);
+        next_index(is, idx);
+    }
+    return BYOCL_OK;
+}
+
+static byocl_status scatter_nd_ref(const byocl_attrs *attrs, const byocl_tensor *const *in,
+                                   int n_in, byocl_tensor *const *out, int n_out,
+                                   byocl_error *err)
+{
+    byocl_status st = scatter_begin("scatter_nd", in, n_in, out, n_out, err);
+    ops_nd_plan p;
+    if (st == BYOCL_OK)
+        st = ops_nd_plan_make("scatter_nd", 0, byocl_tensor_shape(in[0]),
+                              byocl_tensor_shape(in[1]), &p, err);
+    if (st == BYOCL_OK && !byocl_shape_equal(&p.shape, byocl_tensor_shape(in[2])))
+        st = byocl_error_set(err, BYOCL_ERR_INVALID, "scatter_nd kernel: updates of another "
+                             "shape");
+    if (st != BYOCL_OK)
+        return st;
+    ops_scatter_reduce r = ops_scatter_reduce_of(attrs);
+    for (int64_t y = 0; y < p.positions; y++) {
+        int64_t off = nd_offset("scatter_nd", &p, in[1], 0, y, err);
+        if (off < 0)
+            return err->status;
+        for (int64_t s = 0; s < p.slice; s++)
+            scatter_combine(r, out[0], off + s, in[2], y * p.slice + s);
+    }
+    return BYOCL_OK;
+}
+
+/* ------------------------------------------------------------- topk */
+
+static byocl_status check_topk_attrs(byocl_module *m, byocl_attrs *attrs, byocl_error *err)
+{
+    (void)m;
+    const char *ret = byocl_attrs_get_str(attrs, "ret_type", "both");
+    if (strcmp(ret, "both") != 0 && strcmp(ret, "values") != 0 && strcmp(ret, "indices") != 0)
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "bad value for attribute 'ret_type' of topk: '%s' (expected "
+                               "\"both\", \"values\" or \"indices\")",
+                               ret);
+    byocl_dtype d = BYOCL_INT64;
+    const char *name = byocl_attrs_get_str(attrs, "dtype", "int64");
+    if (!byocl_dtype_from_name(name, &d) || (d != BYOCL_INT32 && d != BYOCL_INT64))
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "bad value for attribute 'dtype' of topk: '%s' (expected int32 "
+                               "or int64)",
+                               name);
+    return BYOCL_OK;
+}
+
+bool ops_topk_plan(const byocl_attrs *attrs, const byocl_shape *in, ops_topk *p)
+{
+    int rank = in->rank;
+    int64_t a = byocl_attrs_get_int(attrs, "axis", -1);
+    p->axis = (int)(a < 0 ? a + rank : a);
+    p->outer = p->inner = 1;
+    for (int d = 0; d < rank; d++)
+        if (d != p->axis)
+            *(d < p->axis ? &p->outer : &p->inner) *= in->dims[d];
+    p->len = in->dims[p->axis];
+    int64_t k = byocl_attrs_get_int(attrs, "k", 1);
+    p->k = k < 1 ? p->len : k;
+    p->ascend = byocl_attrs_get_bool(attrs, "is_ascend", false);
+    const char *ret = byocl_attrs_get_str(attrs, "ret_type", "both");
+    p->values = strcmp(ret, "indices") != 0;
+    p->indices = strcmp(ret, "values") != 0;
+    p->index_dtype = BYOCL_INT64;
+    byocl_dtype_from_name(byocl_attrs_get_str(attrs, "dtype", "int64"), &p->index_dtype);
+    return p->k <= p->len;
+}
+
+static byocl_status infer_topk(const byocl_infer_ctx *ctx, byocl_type *out, byocl_error *err)
+{
+    const byocl_type *in;
+    byocl_status st = elemwise_tensor_arg(ctx, 0, &in, err);
+    if (st == BYOCL_OK && in->shape.rank == 0)
+        st = byocl_error_set(err, BYOCL_ERR_TYPE, "topk: the input is a scalar; expected rank 1 "
+                             "or more");
+    if (st == BYOCL_OK)
+        st = index_axis("topk", ctx->attrs, in->shape.rank, err);
+    ops_topk p;
+    if (st == BYOCL_OK && !ops_topk_plan(ctx->attrs, &in->shape, &p))
+        st = byocl_error_set(err, BYOCL_ERR_TYPE,
+                             "topk: k is %lld but axis %d has %lld elements",
+                             (long long)p.k, p.axis, (long long)p.len);
+    if (st != BYOCL_OK)
+        return st;
+    byocl_shape s = in->shape;
+    s.dims[p.axis] = p.k;
+    byocl_type values = byocl_type_tensor(in->dtype, s.rank, s.dims);
+    byocl_type indices = byocl_type_tensor(p.index_dtype, s.rank, s.dims);
+    if (!p.indices || !p.values) {
+        *out = p.values ? values : indices;
+        return BYOCL_OK;
+    }
+    const byocl_type *fields[2] = {byocl_module_intern_type(ctx->mod, &values),
+                                   byocl_module_intern_type(ctx->mod, &indices)};
+    const byocl_type *tuple =
+        fields[0] && fields[1] ? byocl_module_tuple_type(ctx->mod, fields, 2) : NULL;
+    if (!tuple)
+        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory for the result type");
+    *out = *tuple;
+    return BYOCL_OK;
+}
+
+/* One line's keys: doubles for float data, int64 for integers. */
+typedef struct topk_line {
+    const double *f;
+    const int64_t *i;
+    bool ascend;
+} topk_line;
+
+/* Whether element a comes before element b: the larger first (the smaller with
+ * is_ascend), NaN above every number (as numpy sorts it last), equal keys by position. */
+static bool topk_before(const topk_line *l, int64_t a, int64_t b)
+{
+    int c;
+    if (l->f) {
+        double x = l->f[a], y = l->f[b];
+        c = isnan(x) ? (isnan(y) ? 0 : 1) : isnan(y) ? -1 : x < y ? -1 : x > y ? 1 : 0;
+    } else {
+        c = l->i[a] < l->i[b] ? -1 : l->i[a] > l->i[b] ? 1 : 0;
+    }
+    if (c == 0)
+        return a < b;
+    return l->ascend ? c < 0 : c > 0;
+}
+
+/* Stable merge sort of positions by topk_before. */
+static void topk_sort(const topk_line *l, int64_t *pos, int64_t *tmp, int64_t n)
+{
+    if (n < 2)
+        return;
+    int64_t h = n / 2;
+    topk_sort(l, pos, tmp, h);
+    topk_sort(l, pos + h, tmp, n - h);
+    int64_t i = 0, j = h, o = 0;
+    while (i < h || j < n)
+        tmp[o++] = j >= n || (i < h && topk_before(l, pos[i], pos[j])) ? pos[i++] : pos[j++];
+    memcpy(pos, tmp, (size_t)n * sizeof *pos);
+}
+
+static byocl_status topk_ref(const byocl_attrs *attrs, const byocl_tensor *const *in, int n_in,
+                             byocl_tensor *const *out, int n_out, byocl_error *err)
+{
+    ops_topk p;
+    const byocl_shape *s = n_in == 1 ? byocl_tensor_shape(in[0]) : NULL;
+    if (s)
+        ops_topk_plan(attrs, s, &p);
+    byocl_status st = elemwise_check_arity("topk", n_in, 1, n_out, s ? p.values + p.indices : 1,
+                                           err);
+    if (st != BYOCL_OK)
+        return st;
+    byocl_shape os = *s;
+    os.dims[p.axis] = p.k;
+    byocl_tensor *values = p.values ? out[0] : NULL, *indices = p.indices ? out[n_out - 1] : NULL;
+    if (values)
+        st = check_out("topk", byocl_tensor_dtype(in[0]), &os, values, err);
+    if (st == BYOCL_OK && indices)
+        st = check_out("topk", p.index_dtype, &os, indices, err);
+    if (st != BYOCL_OK || p.k == 0 || p.outer * p.inner == 0)
+        return st;
+    bool fl = byocl_dtype_is_float(byocl_tensor_dtype(in[0]));
+    size_t key = fl ? sizeof(double) : sizeof(int64_t);
+    void *keys = malloc((size_t)p.len * key);
+    int64_t *pos = malloc((size_t)p.len * 2 * sizeof *pos);
+    if (!keys || !pos) {
+        free(keys);
+        free(pos);
+        return byocl_error_set(err, BYOCL_ERR_NOMEM, "topk: out of memory");
+    }
+    topk_line l = {.f = fl ? keys : NULL, .i = fl ? NULL : keys, .ascend = p.ascend};
+    for (int64_t o = 0; o < p.outer; o++)
+        for (int64_t j = 0; j < p.inner; j++) {
+            for (int64_t t = 0; t < p.len; t++) {
+                int64_t at = (o * p.len + t) * p.inner + j;
+                if (fl)
+                    ((double *)keys)[t] = byocl_tensor_get(in[0], at);
+                else
+                    ((int64_t *)keys)[t] = elemwise_load_int(in[0], at);
+                pos[t] = t;
+            }
+            topk_sort(&l, pos, pos + p.len, p.len);
+            size_t es = byocl_dtype_size(byocl_tensor_dtype(in[0]));
+            for (int64_t r = 0; r < p.k; r++) {
+                int64_t to = (o * p.k + r) * p.inner + j;
+                if (values)
+                    memcpy((unsigned char *)byocl_tensor_data(values) + (size_t)to * es,
+                           (const unsigned char *)byocl_tensor_cdata(in[0]) +
+                               (size_t)((o * p.len + pos[r]) * p.inner + j) * es,
+                           es);
+                if (indices)
+                    elemwise_store_int(indices, to, pos[r]);
+            }
+        }
+    free(keys);
+    free(pos);
+    return BYOCL_OK;
+}
+
 /* ------------------------------------------------------------- the table */
 
 static const byocl_attr_schema strided_slice_attrs[] = {
@@ -842,6 +1378,40 @@ static const byocl_attr_schema cumsum_attrs[] = {
      .doc = "sum from the end of the axis backwards (byocl's; TVM has no such attribute)"},
 };
 
+static const byocl_attr_schema scatter_elements_attrs[] = {
+    {.name = "axis", .kind = BYOCL_ATTR_INT, .def_i = 0,
+     .doc = "axis the indices select along (negative counts from the end)"},
+    {.name = "reduction", .kind = BYOCL_ATTR_STR, .def_s = "update",
+     .doc = "how an update meets the element: \"update\" replaces it, \"add\", \"mul\", "
+            "\"min\", \"max\" combine (\"mean\" is not supported)"},
+};
+
+static const byocl_attr_schema scatter_nd_attrs[] = {
+    {.name = "mode", .kind = BYOCL_ATTR_STR, .def_s = "update",
+     .doc = "how an update meets the element: \"update\" replaces it, \"add\", \"mul\", "
+            "\"min\", \"max\" combine"},
+};
+
+static const byocl_attr_schema gather_nd_attrs[] = {
+    {.name = "batch_dims", .kind = BYOCL_ATTR_INT, .def_i = 0,
+     .doc = "leading axes shared by data and indices (after the indices' first axis)"},
+    {.name = "index_rank", .kind = BYOCL_ATTR_INT, .nullable = true, .def_null = true,
+     .doc = "the indices' first dimension (the index depth), checked; None: any"},
+};
+
+static const byocl_attr_schema topk_attrs[] = {
+    {.name = "k", .kind = BYOCL_ATTR_INT, .def_i = 1,
+     .doc = "elements to keep along the axis; below 1: all of them"},
+    {.name = "axis", .kind = BYOCL_ATTR_INT, .def_i = -1,
+     .doc = "axis to sort along (negative counts from the end)"},
+    {.name = "ret_type", .kind = BYOCL_ATTR_STR, .def_s = "both",
+     .doc = "\"both\" (a tuple of values and indices), \"values\" or \"indices\""},
+    {.name = "is_ascend", .kind = BYOCL_ATTR_BOOL, .def_i = 0,
+     .doc = "the smallest first instead of the largest"},
+    {.name = "dtype", .kind = BYOCL_ATTR_STR, .def_s = "int64",
+     .doc = "dtype of the indices: int64 or int32"},
+};
+
 const byocl_op ops_index[] = {
     {.name = "strided_slice", .min_args = 1, .max_args = 1, .attrs = strided_slice_attrs,
      .n_attrs = ARRAY_LEN(strided_slice_attrs),
@@ -879,5 +1449,30 @@ const byocl_op ops_index[] = {
      .doc = "running sums along an axis (exclusive: without the element itself; reverse: "
             "from the end)",
      .check_attrs = check_cumsum_attrs, .infer = infer_cumsum, .ref = cumsum_ref},
+    {.name = "scatter_elements", .min_args = 3, .max_args = 3, .attrs = scatter_elements_attrs,
+     .n_attrs = ARRAY_LEN(scatter_elements_attrs),
+     .doc = "scatter_elements(data, indices, updates): data with out[i with indices[i] on "
+            "axis] = updates[i] (or combined by the reduction; repeated indices apply in "
+            "order; negative indices count from the end; out of range: an error at run time)",
+     .check_attrs = check_scatter_elements_attrs, .infer = infer_scatter_elements,
+     .ref = scatter_elements_ref},
+    {.name = "scatter_nd", .min_args = 3, .max_args = 3, .attrs = scatter_nd_attrs,
+     .n_attrs = ARRAY_LEN(scatter_nd_attrs),
+     .doc = "scatter_nd(data, indices, updates): data with the slices at indices (M, Y..), "
+            "the index depth M first as in Relay (ONNX puts it last), replaced by (or "
+            "combined with) updates (Y.., S..); repeated indices apply in order; negative "
+            "ones count from the end; out of range: an error at run time",
+     .check_attrs = check_scatter_nd_attrs, .infer = infer_scatter_nd, .ref = scatter_nd_ref},
+    {.name = "gather_nd", .min_args = 2, .max_args = 2, .attrs = gather_nd_attrs,
+     .n_attrs = ARRAY_LEN(gather_nd_attrs),
+     .doc = "gather_nd(data, indices): the slices of data at indices (M, B.., Y..), the "
+            "index depth M first as in Relay (ONNX puts it last); negative indices count from "
+            "the end; out of range: an error at run time",
+     .check_attrs = check_gather_nd_attrs, .infer = infer_gather_nd, .ref = gather_nd_ref},
+    {.name = "topk", .min_args = 1, .max_args = 1, .attrs = topk_attrs,
+     .n_attrs = ARRAY_LEN(topk_attrs),
+     .doc = "the k largest (or smallest) elements along an axis, sorted, and their indices "
+            "(equal values: the lower index first; NaN above every number)",
+     .check_attrs = check_topk_attrs, .infer = infer_topk, .ref = topk_ref},
 };
 const int ops_index_count = ARRAY_LEN(ops_index);

@@ -36,4 +36,35 @@ bool ops_cumsum_plan(const byocl_attrs *attrs, const byocl_shape *in, int64_t *o
 /* cumsum's result dtype: the dtype attribute, or the input's. */
 byocl_dtype ops_cumsum_dtype(const byocl_attrs *attrs, byocl_dtype in);
 
+/* scatter_elements' reduction and scatter_nd's mode. */
+typedef enum ops_scatter_reduce {
+    OPS_SCATTER_UPDATE, OPS_SCATTER_ADD, OPS_SCATTER_MUL, OPS_SCATTER_MIN, OPS_SCATTER_MAX
+} ops_scatter_reduce;
+ops_scatter_reduce ops_scatter_reduce_of(const byocl_attrs *attrs);
+
+/* gather_nd and scatter_nd with Relay's layout: indices (M, B.., Y..) with the index depth
+ * M first select, in each of `batch` batches (the b leading axes data and indices share),
+ * `positions` slices of `slice` elements; row j of an index addresses data axis b + j. */
+typedef struct ops_nd_plan {
+    int m;                          /* the index depth                                  */
+    int64_t batch, positions, slice;
+    int64_t batch_size;             /* data elements per batch                          */
+    int64_t dim[BYOCL_MAX_RANK];    /* the indexed axes' sizes                           */
+    int64_t stride[BYOCL_MAX_RANK]; /* and strides in elements                           */
+    byocl_shape shape;              /* gather_nd's result, scatter_nd's updates: B.. Y.. S.. */
+} ops_nd_plan;
+byocl_status ops_nd_plan_make(const char *op, int batch_dims, const byocl_shape *data,
+                              const byocl_shape *idx, ops_nd_plan *p, byocl_error *err);
+
+/* topk's lines: outer x len (the sorted axis) x inner; k of each kept. */
+typedef struct ops_topk {
+    int axis;
+    int64_t outer, len, inner, k;
+    bool ascend;
+    bool values, indices;     /* which results ret_type asks for (both: a tuple, values first) */
+    byocl_dtype index_dtype;
+} ops_topk;
+/* False when k is larger than the axis. */
+bool ops_topk_plan(const byocl_attrs *attrs, const byocl_shape *in, ops_topk *p);
+
 #endif

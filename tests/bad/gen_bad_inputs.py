@@ -258,6 +258,26 @@ def conv_pad_files():
               [y], [pads([1, 0, 0, 0])])
 
 
+def index_ops_files():
+    """ops_index.cases: TopK's K computed at run time, ScatterND's reduction ONNX does not
+    define, ScatterElements' constant index out of range (a run-time error)."""
+    x = vi("x", [3, 4])
+    save_onnx("topk_runtime_k.onnx",
+              [helper.make_node("TopK", ["x", "k"], ["v", "i"], name="topk")],
+              [x, helper.make_tensor_value_info("k", TensorProto.INT64, [1])],
+              [vi("v", None), helper.make_tensor_value_info("i", TensorProto.INT64, None)],
+              opset=11)
+    save_onnx("scatternd_bad_reduction.onnx",
+              [helper.make_node("ScatterND", ["x", "i", "u"], ["y"], name="scatter",
+                                reduction="average")],
+              [x, vi("u", [4])], [vi("y", None)],
+              [helper.make_tensor("i", TensorProto.INT64, [1, 1], [2])], opset=16)
+    save_onnx("scatter_elements_out_of_range.onnx",
+              [helper.make_node("ScatterElements", ["x", "i", "u"], ["y"], axis=1)],
+              [x, vi("u", [1, 2])], [vi("y", None)],
+              [helper.make_tensor("i", TensorProto.INT64, [1, 2], [1, 4])])
+
+
 # ------------------------------------------------------------------ tensor files
 
 def npy(shape, data=b"", descr="<f4", fortran=False):
@@ -299,4 +319,5 @@ text_files()
 onnx_files()
 onnx_loading_files()
 conv_pad_files()
+index_ops_files()
 tensor_files()

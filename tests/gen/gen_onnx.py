@@ -39,6 +39,8 @@ Run with /usr/bin/python3; the files are small and committed.
   pad_convt/         a backend-test folder of Pad's edge and reflect modes and negative pads,
                      and of the ConvTranspose forms the ONNX suite leaves out (group, bias,
                      SAME_LOWER, output_shape, 1-D, opset 1), with two refusals (skips).
+  index_ops/         a backend-test folder of TopK, ScatterND, ScatterElements, Scatter
+                     and GatherND forms the ONNX suite leaves out (index_ops_suite).
   losses/            a backend-test folder of what the ONNX suite's loss tests do not cover:
                      SoftmaxCrossEntropyLoss in float16 (weights, ignore_index, log_prob)
                      and NegativeLogLikelihoodLoss of an int32 target (the suite's are
@@ -781,6 +783,86 @@ def pad_convt_suite():
         conv_transpose_onnx(xc, wk1, [3, 3], [1, 1], 1, auto_pad="SAME_UPPER"), [f32("w", wk1)])
 
 
+def index_ops_suite():
+    """A backend-test folder of the forms of TopK, ScatterND, ScatterElements, Scatter and
+    GatherND the ONNX suite leaves out: TopK's k attribute (opset 1), K as an initializer
+    (10), largest=0 with only the indices asked for (11), ties (the lower index first);
+    ScatterND and ScatterElements with reduction mul (16), min and max (18) on repeated
+    indices; Scatter (9); GatherND with batch_dims and negative indices as initializers."""
+    root = os.path.join(OUT, "index_ops")
+    shutil.rmtree(root, ignore_errors=True)
+
+    def info(n, v):
+        return vi(n, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[v.dtype], list(v.shape))
+
+    def test(name, nodes, values, outputs, inits=(), opset=13):
+        d = os.path.join(root, name)
+        os.makedirs(os.path.join(d, "test_data_set_0"))
+        graph = helper.make_graph(nodes, name, [info(n, v) for n, v in values],
+                                  [info(n, v) for n, v in outputs],
+                                  initializer=[numpy_helper.from_array(v, n) for n, v in inits])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+        model.ir_version = 7 if opset >= 7 else 3
+        save_test_folder(d, model, values, [v for _, v in outputs])
+
+    def topk(x, k, axis, largest=True):
+        """numpy's stable argsort: equal values keep their order."""
+        order = np.argsort(-x if largest else x, axis=axis, kind="stable")
+        order = np.take(order, np.arange(k), axis=axis)
+        return np.take_along_axis(x, order, axis=axis), order.astype(np.int64)
+
+    x = np.round(rand(81, (3, 6)) * 3).astype(np.float32)  # rounded: ties
+    v, i = topk(x, 3, 1)
+    test("test_topk_opset1_k_attr", [helper.make_node("TopK", ["x"], ["v", "i"], k=3)],
+         [("x", x)], [("v", v), ("i", i)], opset=1)
+    v, i = topk(x, 2, 0)
+    test("test_topk_opset10_k_initializer",
+         [helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=0)], [("x", x)],
+         [("v", v), ("i", i)], [("k", np.array([2], np.int64))], opset=10)
+    v, i = topk(x, 4, 1, largest=False)
+    test("test_topk_smallest_indices_only",
+         [helper.make_node("TopK", ["x", "k"], ["", "i"], axis=-1, largest=0, sorted=0)],
+         [("x", x)], [("i", i)], [("k", np.array([4], np.int64))], opset=11)
+
+    data = rand(82, (4, 3))
+    nd_idx = np.array([[1], [3], [1], [-4]], np.int64)  # rows 1 twice; -4 is row 0
+    nd_upd = rand(83, (4, 3))
+    for red, f, opset in (("mul", np.multiply, 16), ("max", np.maximum, 18),
+                          ("min", np.minimum, 18)):
+        out = data.copy()
+        for k in range(4):
+            r = nd_idx[k, 0] % 4
+            out[r] = f(out[r], nd_upd[k])
+        test("test_scatternd_%s_repeated" % red,
+             [helper.make_node("ScatterND", ["x", "i", "u"], ["y"], reduction=red)],
+             [("x", data), ("u", nd_upd)], [("y", out)], [("i", nd_idx)], opset=opset)
+    el_idx = np.array([[0, 2], [2, 2], [-1, 0]], np.int64)
+    el_upd = rand(84, (3, 2))
+    for red, f, opset in (("mul", np.multiply, 16), ("min", np.minimum, 18)):
+        out = data.copy()
+        for r, c in np.ndindex(el_idx.shape):
+            at = (r, el_idx[r, c] % 3)
+            out[at] = f(out[at], el_upd[r, c])
+        test("test_scatter_elements_%s_axis1" % red,
+             [helper.make_node("ScatterElements", ["x", "i", "u"], ["y"], axis=1,
+                               reduction=red)],
+             [("x", data), ("i", el_idx), ("u", el_upd)], [("y", out)], opset=opset)
+    out = data.copy()
+    for r, c in np.ndindex(el_idx.shape):
+        out[el_idx[r, c] % 4, c] = el_upd[r, c]
+    test("test_scatter_opset9_axis0",
+         [helper.make_node("Scatter", ["x", "i", "u"], ["y"], axis=0)],
+         [("x", data), ("u", el_upd)], [("y", out)], [("i", el_idx)], opset=9)
+
+    g = rand(85, (2, 3, 4))
+    gi = np.array([[[2, -1], [0, 0]], [[-3, 3], [1, 2]]], np.int64)  # batch 2, 2 positions
+    want = np.stack([np.stack([g[b][tuple(gi[b, p] % [3, 4])] for p in range(2)])
+                     for b in range(2)])
+    test("test_gathernd_batch_dims_negative",
+         [helper.make_node("GatherND", ["x", "i"], ["y"], batch_dims=1)], [("x", g)],
+         [("y", want)], [("i", gi)], opset=12)
+
+
 def channel_shuffle():
     """shufflenet_v2's channel_shuffle as torch.onnx exports it: the shape of x split into
     (batch, groups, channels // groups, h, w), transposed, flattened back."""
@@ -830,6 +912,7 @@ def main():
     losses_suite()
     old_opsets_suite()
     pad_convt_suite()
+    index_ops_suite()
     channel_shuffle()
 
 

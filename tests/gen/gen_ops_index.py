@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Expected results of byocl's index ops (strided_slice, take, gather, broadcast_to,
-arange, shape_of, trilu, cumsum), computed with numpy, for tests/test_ops_index.c and the LLVM backend
+arange, shape_of, trilu, cumsum, scatter_elements, scatter_nd, gather_nd, topk), computed with numpy, for tests/test_ops_index.c and the LLVM backend
 (tests/test_llvm_ops.c). Writes tests/fixtures/ops/index_cases.h.
 
 Relay's strided_slice is numpy slicing; take is np.take (mode "clip"/"wrap"); gather is
@@ -92,5 +92,147 @@ fx.case("cumsum_reverse_exclusive", "cumsum", "axis=-1, exclusive=True, reverse=
 ci = np.array([[1, -2, 3], [4, 5, -6]], np.int32)
 fx.case("cumsum_i32_to_i64", "cumsum", "axis=1, dtype=\"int64\", reverse=True", [ci],
         [np.flip(np.cumsum(np.flip(ci, 1), axis=1, dtype=np.int64), 1)])
+
+
+# ---- scatter_elements (ONNX ScatterElements: a loop in index order, each update combined
+# by the numpy ufunc in the data's dtype; negative indices count from the end)
+REDUCE = {"update": None, "add": np.add, "mul": np.multiply, "min": np.minimum,
+          "max": np.maximum}
+
+
+def scatter_elements(data, idx, upd, axis, reduction="update"):
+    out = data.copy()
+    f = REDUCE[reduction]
+    for i in np.ndindex(idx.shape):
+        at = list(i)
+        v = int(idx[i])
+        at[axis] = v + data.shape[axis] if v < 0 else v
+        at = tuple(at)
+        out[at] = upd[i] if f is None else f(out[at], upd[i])
+    return out
+
+
+sd = randn((3, 4))
+si = np.array([[1, 0, 2, -1], [0, 2, 1, 1]], np.int64)
+su = randn((2, 4))
+fx.case("scatter_elements_axis0", "scatter_elements", "", [sd, si, su],
+        [scatter_elements(sd, si, su, 0)])
+si1 = np.array([[1, -1], [0, 0], [3, 3]], np.int32)
+su1 = randn((3, 2))
+for red in ("add", "mul", "min", "max"):
+    fx.case("scatter_elements_%s" % red, "scatter_elements",
+            "axis=-1, reduction=\"%s\"" % red, [sd, si1, su1],
+            [scatter_elements(sd, si1, su1, 1, red)])
+sdi = np.arange(12, dtype=np.int32).reshape(3, 4)
+sui = np.array([[-5, 7], [9, -3], [100, 2]], np.int32)
+fx.case("scatter_elements_i32_add", "scatter_elements", "axis=1, reduction=\"add\"",
+        [sdi, si1, sui], [scatter_elements(sdi, si1, sui, 1, "add")])
+sdh = randn((2, 3), f16)
+suh = randn((1, 3), f16)
+sih = np.array([[1, 0, 1]], np.int64)
+fx.case("scatter_elements_f16_add", "scatter_elements", "reduction=\"add\"",
+        [sdh, sih, suh], [scatter_elements(sdh, sih, suh, 0, "add")])
+
+# ---- scatter_nd (Relay's layout: the index depth first; ONNX ScatterND's indices are
+# these transposed to put it last)
+
+
+def scatter_nd(data, idx_last, upd, reduction="update"):
+    out = data.copy()
+    f = REDUCE[reduction]
+    for i in np.ndindex(idx_last.shape[:-1]):
+        at = tuple(int(v) + data.shape[j] if v < 0 else int(v)
+                   for j, v in enumerate(idx_last[i]))
+        out[at] = upd[i] if f is None else f(out[at], upd[i])
+    return out
+
+
+def first(idx_last):
+    return np.moveaxis(idx_last, -1, 0).copy()
+
+
+nd = randn((4, 3, 2))
+ni = np.array([[[1, 2], [0, 0]], [[3, -1], [1, 2]]], np.int64)  # (2, 2, M=2)
+nu = randn((2, 2, 2))
+fx.case("scatter_nd_update", "scatter_nd", "", [nd, first(ni), nu], [scatter_nd(nd, ni, nu)])
+ni1 = np.array([[0], [2], [0]], np.int32)  # M = 1: whole (3, 2) slices, index 0 twice
+nu1 = randn((3, 3, 2))
+for red in ("add", "mul", "min", "max"):
+    fx.case("scatter_nd_%s" % red, "scatter_nd", "mode=\"%s\"" % red, [nd, first(ni1), nu1],
+            [scatter_nd(nd, ni1, nu1, red)])
+ndi = np.arange(8, dtype=np.int64).reshape(2, 4)
+nii = np.array([[1, 3], [0, 0], [1, -4]], np.int64)
+nui = np.array([10, -20, 30], np.int64)
+fx.case("scatter_nd_i64_full_index", "scatter_nd", "mode=\"add\"", [ndi, first(nii), nui],
+        [scatter_nd(ndi, nii, nui, "add")])
+
+# ---- gather_nd (ONNX GatherND with batch_dims; the indices given index-first)
+
+
+def gather_nd(data, idx_last, b=0):
+    batch = data.shape[:b]
+    out = np.empty(idx_last.shape[:-1] + data.shape[b + idx_last.shape[-1]:], data.dtype)
+    for i in np.ndindex(idx_last.shape[:-1]):
+        at = tuple(i[:b]) + tuple(int(v) + data.shape[b + j] if v < 0 else int(v)
+                                  for j, v in enumerate(idx_last[i]))
+        out[i] = data[at]
+    assert out.shape[:b] == batch
+    return out
+
+
+gd = randn((3, 4, 2))
+gi3 = np.array([[[0, 1], [2, -1]], [[1, 3], [2, 0]], [[0, 0], [1, 1]]], np.int64)
+fx.case("gather_nd_m2", "gather_nd", "", [gd, first(gi3)], [gather_nd(gd, gi3)])
+gi1 = np.array([[2], [0], [-1]], np.int32)
+fx.case("gather_nd_m1_index_rank", "gather_nd", "index_rank=1", [gd, first(gi1)],
+        [gather_nd(gd, gi1)])
+gib = np.array([[[1], [3]], [[0], [0]], [[2], [1]]], np.int64)  # batch 3, 2 positions, M 1
+fx.case("gather_nd_batch1", "gather_nd", "batch_dims=1", [gd, first(gib)],
+        [gather_nd(gd, gib, 1)])
+gdi = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
+gii = np.array([[[1, 2, 3]], [[0, 0, -1]]], np.int64)  # batch 2, 1 position, M 2 (+ batch)
+fx.case("gather_nd_i32_batch1_scalar_slices", "gather_nd", "batch_dims=1",
+        [gdi, first(gii[:, :, :2])], [gather_nd(gdi, gii[:, :, :2], 1)])
+
+# ---- topk (sorted; equal values by position; NaN above every number)
+
+
+def topk(x, k, axis, ascend=False):
+    x = np.moveaxis(x, axis, -1)
+    if x.dtype.kind == "f":
+        nan = np.isnan(x)
+        key = np.where(nan, 0, x).astype(np.float64)
+        order = np.lexsort(((key if ascend else -key), (nan if ascend else ~nan)), axis=-1)
+    else:
+        key = x.astype(np.int64)
+        order = np.argsort(key if ascend else -key, axis=-1, kind="stable")
+    order = order[..., :k]
+    vals = np.take_along_axis(x, order, axis=-1)
+    return np.moveaxis(vals, -1, axis).copy(), np.moveaxis(order, -1, axis).copy()
+
+
+tx = np.round(randn((3, 6, 4)) * 2).astype(f32)  # rounding makes ties
+v, i = topk(tx, 3, 1)
+fx.case("topk_both_axis1_ties", "topk", "k=3, axis=1", [tx], [v, i], tuple_result=True)
+v, i = topk(tx, 2, 2, True)
+fx.case("topk_values_ascend", "topk", "k=2, ret_type=\"values\", is_ascend=True", [tx], [v])
+tn = randn((5, 3))
+tn[1, 0] = tn[3, 0] = np.nan
+tn[2, 1] = np.nan
+tn[4, 2] = tn[0, 2]
+for asc in (False, True):
+    v, i = topk(tn, 5, 0, asc)
+    fx.case("topk_nan_%s" % ("ascend" if asc else "descend"), "topk",
+            "k=0, axis=0, is_ascend=%s" % asc, [tn], [v, i], tuple_result=True)
+ti32 = np.array([[5, -1, 5, 7, -1, 0], [2, 2, 2, 2, 2, 2]], np.int32)
+v, i = topk(ti32, 4, 1)
+fx.case("topk_i32_indices", "topk", "k=4, ret_type=\"indices\", dtype=\"int32\"", [ti32],
+        [i.astype(np.int32)])
+tu8 = np.array([200, 3, 255, 0, 3], np.uint8)
+v, i = topk(tu8, 2, 0, True)
+fx.case("topk_u8_ascend", "topk", "k=2, is_ascend=True", [tu8], [v, i], tuple_result=True)
+th = randn((4, 5), f16)
+v, i = topk(th, 2, 1)
+fx.case("topk_f16", "topk", "k=2", [th], [v, i], tuple_result=True)
 
 fx.write("gen_ops_index.py")

@@ -73,6 +73,12 @@ byocl_status onnx_convert_range(onnx_ctx *cx, const Onnx__NodeProto *n);
 byocl_status onnx_convert_tile(onnx_ctx *cx, const Onnx__NodeProto *n);
 byocl_status onnx_convert_upsample(onnx_ctx *cx, const Onnx__NodeProto *n);
 
+/* onnx_index.c: GatherND, ScatterND, ScatterElements (and Scatter), TopK. */
+byocl_status onnx_convert_gather_nd(onnx_ctx *cx, const Onnx__NodeProto *n);
+byocl_status onnx_convert_scatter_nd(onnx_ctx *cx, const Onnx__NodeProto *n);
+byocl_status onnx_convert_scatter_elements(onnx_ctx *cx, const Onnx__NodeProto *n);
+byocl_status onnx_convert_topk(onnx_ctx *cx, const Onnx__NodeProto *n);
+
 /* onnx_loss.c: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss. */
 byocl_status onnx_convert_nll_loss(onnx_ctx *cx, const Onnx__NodeProto *n);
 byocl_status onnx_convert_softmax_cross_entropy_loss(onnx_ctx *cx, const Onnx__NodeProto *n);

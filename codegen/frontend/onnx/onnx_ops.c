@@ -1988,6 +1988,10 @@ static const char *const shrink_attrs[] = {"bias", "lambd", NULL};
 static const char *const epsilon_attrs[] = {"epsilon", NULL};
 static const char *const eye_like_attrs[] = {"dtype", "k", NULL};
 static const char *const lrn_attrs[] = {"alpha", "beta", "bias", "size", NULL};
+static const char *const gather_nd_attrs[] = {"batch_dims", NULL};
+static const char *const reduction_attrs[] = {"reduction", NULL};
+static const char *const scatter_attrs[] = {"axis", "reduction", NULL};
+static const char *const topk_attrs[] = {"axis", "k", "largest", "sorted", NULL};
 
 static const onnx_op onnx_ops[] = {
     {"Abs", convert_abs, no_attrs},
@@ -2029,6 +2033,7 @@ static const onnx_op onnx_ops[] = {
     {"Floor", convert_floor, no_attrs},
     {"Gather", onnx_convert_gather, axis_attrs},
     {"GatherElements", onnx_convert_gather_elements, axis_attrs},
+    {"GatherND", onnx_convert_gather_nd, gather_nd_attrs},
     {"Gemm", convert_gemm, gemm_attrs},
     {"GlobalAveragePool", convert_global_average_pool, no_attrs},
     {"GlobalMaxPool", onnx_convert_global_max_pool, no_attrs},
@@ -2079,6 +2084,9 @@ static const onnx_op onnx_ops[] = {
     {"Relu", convert_relu, no_attrs},
     {"Reshape", convert_reshape, reshape_attrs},
     {"Round", convert_round, no_attrs},
+    {"Scatter", onnx_convert_scatter_elements, axis_attrs},
+    {"ScatterElements", onnx_convert_scatter_elements, scatter_attrs},
+    {"ScatterND", onnx_convert_scatter_nd, reduction_attrs},
     {"Selu", convert_selu, selu_attrs},
     {"Shrink", onnx_convert_shrink, shrink_attrs},
     {"Shape", onnx_convert_shape, shape_attrs},
@@ -2102,6 +2110,7 @@ static const onnx_op onnx_ops[] = {
     {"Tanh", convert_tanh, no_attrs},
     {"ThresholdedRelu", convert_thresholded_relu, alpha_attrs},
     {"Tile", onnx_convert_tile, no_attrs},
+    {"TopK", onnx_convert_topk, topk_attrs},
     {"Transpose", convert_transpose, transpose_attrs},
     {"Trilu", convert_trilu, trilu_attrs},
     {"Unsqueeze", convert_unsqueeze, axes_attrs},
