@@ -612,6 +612,26 @@ static void test_old_opsets(void **state)
                                          "9 passed, 0 failed, 0 skipped\n");
 }
 
+/* Einsum in float32 (tests/gen/gen_onnx.py, einsum_suite; the ONNX suite's are double):
+ * batch matmul, maxvit's attention equations, implicit outputs, an ellipsis that
+ * broadcasts, three operands, an outer product, sums, a transpose, diagonals and a trace,
+ * against numpy.einsum; the same on every path. */
+static void test_einsum(void **state)
+{
+    (void)state;
+    static const char *const passing[] = {
+        "batch_diagonal_f32", "batch_matmul_f32", "contract_and_sum", "diagonal",
+        "diagonal_then_matmul", "ellipsis_broadcast", "implicit", "implicit_sorted",
+        "inner_f32", "maxvit_scores", "maxvit_values", "outer", "sum_all", "sum_f32",
+        "three_operands", "trace", "transpose_f32"};
+    char want[2048] = "";
+    for (size_t k = 0; k < sizeof passing / sizeof *passing; k++)
+        snprintf(want + strlen(want), sizeof want - strlen(want), "PASS test_einsum_%s\n",
+                 passing[k]);
+    snprintf(want + strlen(want), sizeof want - strlen(want), "17 passed, 0 failed, 0 skipped\n");
+    conformance_everywhere("einsum", want);
+}
+
 /* Pad's edge and reflect modes and negative pads, ConvTranspose's forms beyond the ONNX
  * suite's (tests/gen/gen_onnx.py, pad_convt_suite); the same on every path. A constant
  * Pad that crops and pads, and a ConvTranspose whose output starts before the full
@@ -827,6 +847,7 @@ int main(void)
         cmocka_unit_test(test_losses),
         cmocka_unit_test(test_old_opsets),
         cmocka_unit_test(test_pad_convt),
+        cmocka_unit_test(test_einsum),
         cmocka_unit_test(test_index_ops),
         cmocka_unit_test(test_channel_shuffle),
     };

@@ -146,6 +146,15 @@ def onnx_files():
               [x], [y])
     save_onnx("unsupported_op.onnx", [helper.make_node("Frobnicate", ["x"], ["y"])], [x], [y])
     save_onnx("no_nodes.onnx", [], [x], [y])
+    for name, equation, shapes in (
+            ("einsum_term_count", "ij,jk->ik", [[2, 3]]),
+            ("einsum_bad_char", "i$,jk->ik", [[2, 3], [3, 4]]),
+            ("einsum_size_mismatch", "ij,jk->ik", [[2, 3], [4, 5]]),
+            ("einsum_output_unknown", "ij->iz", [[2, 3]]),
+            ("einsum_rank_mismatch", "ijk->i", [[2, 3]])):
+        names = ["x%d" % i for i in range(len(shapes))]
+        save_onnx(name + ".onnx", [helper.make_node("Einsum", names, ["y"], equation=equation)],
+                  [vi(n, sh) for n, sh in zip(names, shapes)], [y], opset=12)
     save_onnx("matmul_batch_mismatch.onnx", [helper.make_node("MatMul", ["a", "b"], ["y"])],
               [vi("a", [2, 3, 4])], [y],
               [numpy_helper.from_array(np.ones((3, 4, 5), np.float32), "b")])

@@ -897,6 +897,51 @@ def channel_shuffle():
              x.reshape(1, 2, 2, 2, 2).transpose(0, 2, 1, 3, 4).reshape(1, 4, 2, 2).copy())
 
 
+def einsum_suite():
+    """A backend-test folder of Einsum in float32 (the ONNX suite's Einsum tests are all
+    double): numpy.einsum's results for batch matmul, maxvit's attention equations (capital
+    letters and spaces), implicit outputs, an ellipsis broadcasting size-1 axes, three
+    operands, an outer product, sums, a transpose, diagonals and a trace."""
+    root = os.path.join(OUT, "einsum")
+    shutil.rmtree(root, ignore_errors=True)
+
+    def test(name, equation, operands, opset=12):
+        d = os.path.join(root, name)
+        os.makedirs(os.path.join(d, "test_data_set_0"))
+        names = ["x%d" % i for i in range(len(operands))]
+        y = np.einsum(equation.replace(" ", ""), *[o.astype(np.float64) for o in operands])
+        y = np.asarray(y, np.float32)
+        graph = helper.make_graph(
+            [helper.make_node("Einsum", names, ["y"], equation=equation)], name,
+            [vi(n, TensorProto.FLOAT, list(o.shape)) for n, o in zip(names, operands)],
+            [vi("y", TensorProto.FLOAT, list(y.shape))])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+        model.ir_version = 7
+        save_test_folder(d, model, list(zip(names, operands)), [y])
+
+    test("test_einsum_batch_matmul_f32", "bij, bjk -> bik", [rand(91, (5, 2, 3)), rand(92, (5, 3, 4))])
+    test("test_einsum_maxvit_scores", "B G H I D, B G H J D -> B G H I J",
+         [rand(93, (1, 2, 3, 4, 5)), rand(94, (1, 2, 3, 6, 5))])
+    test("test_einsum_maxvit_values", "B G H I J, B G H J D -> B G H I D",
+         [rand(95, (1, 2, 3, 4, 6)), rand(96, (1, 2, 3, 6, 5))])
+    test("test_einsum_implicit", "ij,jk", [rand(97, (3, 4)), rand(98, (4, 2))])
+    test("test_einsum_implicit_sorted", "ba,cb", [rand(99, (3, 4)), rand(100, (2, 3))])
+    test("test_einsum_ellipsis_broadcast", "...ij,...jk->...ik",
+         [rand(101, (2, 1, 3, 4)), rand(102, (3, 4, 5))])
+    test("test_einsum_three_operands", "ij,jk,kl->il",
+         [rand(103, (2, 3)), rand(104, (3, 4)), rand(105, (4, 5))])
+    test("test_einsum_outer", "i,j->ij", [rand(106, (3,)), rand(107, (4,))])
+    test("test_einsum_inner_f32", "i,i", [rand(108, (5,)), rand(109, (5,))])
+    test("test_einsum_sum_f32", "ij->i", [rand(110, (3, 4))])
+    test("test_einsum_sum_all", "ijk->", [rand(111, (2, 3, 4))])
+    test("test_einsum_transpose_f32", "ijk->kij", [rand(112, (2, 3, 4))])
+    test("test_einsum_contract_and_sum", "bij,bkj->b", [rand(113, (2, 3, 4)), rand(114, (2, 5, 4))])
+    test("test_einsum_diagonal", "ii->i", [rand(115, (3, 3))])
+    test("test_einsum_batch_diagonal_f32", "...ii ->...i", [rand(116, (3, 5, 5))])
+    test("test_einsum_trace", "ii", [rand(117, (4, 4))])
+    test("test_einsum_diagonal_then_matmul", "iij,jk->ik", [rand(118, (3, 3, 2)), rand(119, (2, 4))])
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     small_cnn()
@@ -914,6 +959,7 @@ def main():
     pad_convt_suite()
     index_ops_suite()
     channel_shuffle()
+    einsum_suite()
 
 
 if __name__ == "__main__":

@@ -103,6 +103,8 @@ int onnx_with_scalar(onnx_ctx *cx, const char *op, int a, double v, bool scalar_
 /* onnx_ops.c: the axis attribute of Softmax, LogSoftmax and Hardmax (default 1 before
  * opset 13, where the input is coerced to 2-D there; -1 from 13), normalized. */
 byocl_status onnx_softmax_axis(onnx_ctx *cx, int rank, int *axis);
+/* onnx_einsum.c: Einsum as sums, transposes, reshapes and nn.batch_matmul. */
+byocl_status onnx_convert_einsum(onnx_ctx *cx, const Onnx__NodeProto *n);
 /* onnx_ops.c: cast(x, dtype); -1 on failure (recorded). */
 int onnx_cast(onnx_ctx *cx, int x, byocl_dtype dtype);
 /* onnx_pad.c: x padded by `pads` (rank begins, then rank ends; negative ones crop) in

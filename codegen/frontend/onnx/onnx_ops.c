@@ -1954,6 +1954,7 @@ static const char *const avg_pool_attrs[] = {"auto_pad", "ceil_mode", "count_inc
                                              NULL};
 static const char *const batch_norm_attrs[] = {"epsilon", "momentum", "spatial",
                                                "training_mode", NULL};
+static const char *const einsum_attrs[] = {"equation", NULL};
 static const char *const gemm_attrs[] = {"alpha", "beta", "transA", "transB", NULL};
 static const char *const clip_attrs[] = {"min", "max", NULL};
 static const char *const alpha_attrs[] = {"alpha", NULL};
@@ -2070,6 +2071,7 @@ static const onnx_op onnx_ops[] = {
     {"Pow", convert_pow, no_attrs},
     {"PRelu", onnx_convert_prelu, no_attrs},
     {"Range", onnx_convert_range, no_attrs},
+    {"Einsum", onnx_convert_einsum, einsum_attrs},
     {"Reciprocal", convert_reciprocal, no_attrs},
     {"ReduceL1", convert_reduce_l1, reduce_attrs},
     {"ReduceL2", convert_reduce_l2, reduce_attrs},
