@@ -596,7 +596,7 @@ static void test_losses(void **state)
 /* The forms of opsets 1 to 9 that later opsets replaced (tests/gen/gen_onnx.py,
  * old_opsets_suite): BatchNormalization's is_test, Pad's paddings, Upsample nearest,
  * Gemm's and Add's broadcast, Reshape's shape attribute, Concat without axis,
- * consumed_inputs, Dropout's is_test; the same on every path. */
+ * consumed_inputs, Dropout's is_test, PRelu's per-channel slope; the same on every path. */
 static void test_old_opsets(void **state)
 {
     (void)state;
@@ -606,10 +606,11 @@ static void test_old_opsets(void **state)
                                          "PASS test_dropout_opset6_is_test\n"
                                          "PASS test_gemm_opset6_broadcast\n"
                                          "PASS test_pad_opset1_paddings\n"
+                                         "PASS test_prelu_opset6_per_channel\n"
                                          "PASS test_reshape_opset4_shape_attr\n"
                                          "PASS test_upsample_opset7_nearest\n"
                                          "PASS test_upsample_opset9_scales_input\n"
-                                         "9 passed, 0 failed, 0 skipped\n");
+                                         "10 passed, 0 failed, 0 skipped\n");
 }
 
 /* Einsum in float32 (tests/gen/gen_onnx.py, einsum_suite; the ONNX suite's are double):

@@ -658,6 +658,13 @@ def old_opsets_suite():
         helper.make_node("Dropout", ["x"], ["d"], is_test=1, ratio=0.3),
         helper.make_node("Sigmoid", ["d"], ["y"])], x,
         (1 / (1 + np.exp(-x))).astype(np.float32), opset=6)
+    # PRelu before opset 7: a 1-D slope of the channel count is per channel (axis 1).
+    x4 = rand(85, (2, 3, 4, 5))
+    slope = rand(86, (3,), 0.1, 0.5)
+    single_input_test(root, "test_prelu_opset6_per_channel", [
+        helper.make_node("PRelu", ["x", "slope"], ["y"])], x4,
+        np.where(x4 < 0, x4 * slope.reshape(3, 1, 1), x4).astype(np.float32),
+        [numpy_helper.from_array(slope, "slope")], opset=6)
 
 
 def conv_transpose_onnx(x, w, strides, dilations, group, pads=None, output_padding=None,

@@ -53,7 +53,8 @@ static byocl_status float_input(onnx_ctx *cx, int k, int *x)
 }
 
 /* PRelu: where(x < 0, x * slope, x); slope broadcasts to x (ONNX's unidirectional
- * broadcast: the result has x's shape). */
+ * broadcast: the result has x's shape). Before opset 7 a 1-D slope of x's channel count
+ * is per channel (axis 1), as PyTorch exported it then and TVM's importer reads it. */
 byocl_status onnx_convert_prelu(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
     (void)n;
@@ -61,6 +62,15 @@ byocl_status onnx_convert_prelu(onnx_ctx *cx, const Onnx__NodeProto *n)
     TRY(float_input(cx, 0, &x));
     TRY(onnx_input(cx, 1, &slope));
     const byocl_shape *xs = shape_of(cx, x), *ss = shape_of(cx, slope);
+    if (cx->opset < 7 && ss->rank == 1 && xs->rank > 2 && ss->dims[0] == xs->dims[1]) {
+        int64_t per_channel[BYOCL_MAX_RANK];
+        per_channel[0] = ss->dims[0];
+        for (int i = 1; i < xs->rank - 1; i++)
+            per_channel[i] = 1;
+        if ((slope = onnx_reshape(cx, slope, xs->rank - 1, per_channel)) < 0)
+            return cx->err->status;
+        ss = shape_of(cx, slope);
+    }
     bool ok = ss->rank <= xs->rank;
     for (int i = 0; ok && i < ss->rank; i++) {
         int64_t d = ss->dims[ss->rank - 1 - i];
