@@ -19,6 +19,7 @@
 #include "fixtures/ops/conv_cases.h"
 #include "fixtures/ops/elemwise_cases.h"
 #include "fixtures/ops/index_cases.h"
+#include "fixtures/ops/image_cases.h"
 #include "fixtures/ops/nn_cases.h"
 #include "fixtures/ops/pool_cases.h"
 #include "fixtures/ops/transform_cases.h"
@@ -777,10 +778,10 @@ static void test_every_op_covered(void **state)
 {
     (void)state;
     const gen_case *all[] = {elemwise_cases, nn_cases, pool_cases, transform_cases,
-                             annotation_cases, conv_cases, index_cases};
+                             annotation_cases, conv_cases, index_cases, image_cases};
     const int counts[] = {N_ITEMS(elemwise_cases), N_ITEMS(nn_cases), N_ITEMS(pool_cases),
                           N_ITEMS(transform_cases), N_ITEMS(annotation_cases), N_ITEMS(conv_cases),
-                          N_ITEMS(index_cases)};
+                          N_ITEMS(index_cases), N_ITEMS(image_cases)};
     for (int k = 0; k < byocl_op_count(); k++) {
         const char *name = byocl_op_name(byocl_op_at(k));
         bool found = false;
@@ -802,6 +803,7 @@ int main(void)
     failed += run_generated("llvm_annotation", annotation_cases, N_ITEMS(annotation_cases));
     failed += run_generated("llvm_conv", conv_cases, N_ITEMS(conv_cases));
     failed += run_generated("llvm_index", index_cases, N_ITEMS(index_cases));
+    failed += run_generated("llvm_image", image_cases, N_ITEMS(image_cases));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv_tails),
         cmocka_unit_test(test_dense_tails),

@@ -382,7 +382,7 @@ static void test_refused(void **state)
 {
     (void)state;
     expect_load_error("unsupported.onnx", NULL, BYOCL_ERR_UNSUPPORTED,
-                      "unsupported ONNX ops: LSTM x2, Resize x1, com.example.Foo x1 (opset 13)");
+                      "unsupported ONNX ops: LSTM x2, GridSample x1, com.example.Foo x1 (opset 13)");
     /* Opsets 1 to 18 are imported: an old opset names only the missing op. */
     byocl_module_free(load_ok("opset6.onnx", NULL));
     expect_load_error("opset6_unsupported.onnx", NULL, BYOCL_ERR_UNSUPPORTED,
@@ -594,7 +594,8 @@ static void test_losses(void **state)
 }
 
 /* The forms of opsets 1 to 9 that later opsets replaced (tests/gen/gen_onnx.py,
- * old_opsets_suite): BatchNormalization's is_test, Pad's paddings, Upsample nearest,
+ * old_opsets_suite): BatchNormalization's is_test, Pad's paddings, Upsample (nearest,
+ * linear, fractional scales),
  * Gemm's and Add's broadcast, Reshape's shape attribute, Concat without axis,
  * consumed_inputs, Dropout's is_test, PRelu's per-channel slope; the same on every path. */
 static void test_old_opsets(void **state)
@@ -609,8 +610,23 @@ static void test_old_opsets(void **state)
                                          "PASS test_prelu_opset6_per_channel\n"
                                          "PASS test_reshape_opset4_shape_attr\n"
                                          "PASS test_upsample_opset7_nearest\n"
+                                         "PASS test_upsample_opset7_nearest_fractional\n"
+                                         "PASS test_upsample_opset9_linear\n"
                                          "PASS test_upsample_opset9_scales_input\n"
-                                         "10 passed, 0 failed, 0 skipped\n");
+                                         "12 passed, 0 failed, 0 skipped\n");
+}
+
+/* Resize's forms the ONNX suite lacks (tests/gen/gen_onnx.py, resize_suite): opset 10,
+ * opset 18's axes and keep_aspect_ratio_policy, ranks 1 and 3 (resized through a rank-4
+ * view); the same on every path. */
+static void test_resize_forms(void **state)
+{
+    (void)state;
+    conformance_everywhere("resize", "PASS test_resize_opset10_nearest\n"
+                                     "PASS test_resize_opset18_axes_not_larger\n"
+                                     "PASS test_resize_rank1_nearest\n"
+                                     "PASS test_resize_rank3_cubic\n"
+                                     "4 passed, 0 failed, 0 skipped\n");
 }
 
 /* Einsum in float32 (tests/gen/gen_onnx.py, einsum_suite; the ONNX suite's are double):
@@ -850,6 +866,7 @@ int main(void)
         cmocka_unit_test(test_pad_convt),
         cmocka_unit_test(test_einsum),
         cmocka_unit_test(test_index_ops),
+        cmocka_unit_test(test_resize_forms),
         cmocka_unit_test(test_channel_shuffle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -204,6 +204,7 @@ typedef struct data_set {
     int n_inputs, n_outputs;
     byocl_tensor **inputs, **outputs;
     char **input_names;
+    bool *constant; /* input i is bound as a constant (bind_as_constant, load_for) */
 } data_set;
 
 static void data_set_free(data_set *ds)
@@ -216,6 +217,7 @@ static void data_set_free(data_set *ds)
         byocl_tensor_unref(ds->outputs[i]);
     free(ds->inputs);
     free(ds->input_names);
+    free(ds->constant);
     free(ds->outputs);
     memset(ds, 0, sizeof *ds);
 }
@@ -234,8 +236,9 @@ static byocl_status read_data_set(const char *dir, data_set *ds, byocl_error *er
     byocl_status st = BYOCL_OK;
     ds->inputs = calloc((size_t)ins.n + 1, sizeof *ds->inputs);
     ds->input_names = calloc((size_t)ins.n + 1, sizeof *ds->input_names);
+    ds->constant = calloc((size_t)ins.n + 1, sizeof *ds->constant);
     ds->outputs = calloc((size_t)outs.n + 1, sizeof *ds->outputs);
-    if (!ds->inputs || !ds->input_names || !ds->outputs)
+    if (!ds->inputs || !ds->input_names || !ds->constant || !ds->outputs)
         st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     for (int i = 0; i < ins.n + outs.n && st == BYOCL_OK; i++) {
         bool is_in = i < ins.n;
@@ -261,10 +264,27 @@ static byocl_status read_data_set(const char *dir, data_set *ds, byocl_error *er
 
 /* ONNX passes shapes, axes, pads and split sizes as int64 tensors, which byocl needs when
  * it compiles the model: the runner binds a test's int64 inputs as constants (TVM's test
- * runner freezes them likewise); every other input stays a run-time input. */
+ * runner freezes them likewise); every other input stays a run-time input, unless the
+ * importer says it needs it when compiling (load_for: Resize's and Upsample's float
+ * scales). */
 static bool bind_as_constant(const data_set *ds, int i)
 {
     return byocl_tensor_dtype(ds->inputs[i]) == BYOCL_INT64 && ds->input_names[i][0];
+}
+
+/* The input of the data set that a failed load says it needs when compiling (the
+ * importer's "input K ('NAME') is computed at run time"), not bound yet; -1 for none. */
+static int input_needed_constant(const data_set *ds, const byocl_error *err)
+{
+    if (err->status != BYOCL_ERR_UNSUPPORTED)
+        return -1;
+    for (int i = 0; i < ds->n_inputs; i++) {
+        char quoted[600];
+        snprintf(quoted, sizeof quoted, "('%s') is computed at run time", ds->input_names[i]);
+        if (!ds->constant[i] && ds->input_names[i][0] && strstr(err->msg, quoted))
+            return i;
+    }
+    return -1;
 }
 
 /* The parameter of @main that input i of the data set goes to: by name (the ONNX name
@@ -307,29 +327,39 @@ static bool compare_output(const byocl_tensor *got, const byocl_tensor *want, ch
     return r.ok;
 }
 
-/* Loads the model with the data set's int64 inputs bound as constants; NULL with the
- * verdict filled when that fails. */
-static byocl_module *load_for(const char *model_path, const data_set *ds, verdict *v)
+/* Loads the model with the data set's int64 inputs bound as constants, and then each
+ * input the importer says it needs when compiling, one by one (ds->constant says which);
+ * NULL with the verdict filled when that fails. */
+static byocl_module *load_for(const char *model_path, data_set *ds, verdict *v)
 {
     byocl_error err;
-    byocl_params *params = byocl_params_new();
-    if (!params) {
-        snprintf(v->why, sizeof v->why, "out of memory");
-        return NULL;
+    for (int i = 0; i < ds->n_inputs; i++)
+        ds->constant[i] = bind_as_constant(ds, i);
+    for (;;) {
+        byocl_params *params = byocl_params_new();
+        if (!params) {
+            snprintf(v->why, sizeof v->why, "out of memory");
+            return NULL;
+        }
+        byocl_status st = BYOCL_OK;
+        for (int i = 0; i < ds->n_inputs && st == BYOCL_OK; i++)
+            if (ds->constant[i])
+                st = byocl_params_set(params, ds->input_names[i], ds->inputs[i], &err);
+        byocl_module *m = NULL;
+        if (st == BYOCL_OK) {
+            byocl_load_options opt = {.params = params};
+            st = byocl_load_model_opts(model_path, &opt, &m, &err);
+        }
+        byocl_params_free(params);
+        if (st == BYOCL_OK)
+            return m;
+        int needed = input_needed_constant(ds, &err);
+        if (needed < 0) {
+            verdict_from_error(v, &err, model_path);
+            return NULL;
+        }
+        ds->constant[needed] = true;
     }
-    byocl_status st = BYOCL_OK;
-    for (int i = 0; i < ds->n_inputs && st == BYOCL_OK; i++)
-        if (bind_as_constant(ds, i))
-            st = byocl_params_set(params, ds->input_names[i], ds->inputs[i], &err);
-    byocl_module *m = NULL;
-    if (st == BYOCL_OK) {
-        byocl_load_options opt = {.params = params};
-        st = byocl_load_model_opts(model_path, &opt, &m, &err);
-    }
-    byocl_params_free(params);
-    if (st != BYOCL_OK)
-        verdict_from_error(v, &err, model_path);
-    return m;
 }
 
 /* Puts each run-time input of the data set into the slot of its parameter of fn; false
@@ -339,7 +369,7 @@ static bool bind_inputs(const byocl_function *fn, const data_set *ds, byocl_tens
 {
     int n_params = byocl_function_num_params(fn), n_bound = 0;
     for (int i = 0; i < ds->n_inputs; i++) {
-        if (bind_as_constant(ds, i))
+        if (ds->constant[i])
             continue;
         int k = param_for_input(fn, ds, i, taken);
         if (k < 0) {
@@ -384,7 +414,7 @@ static void compare_outputs(byocl_tensor *const *outputs, int n_outputs, const d
 }
 
 /* Loads the model for one data set, runs it, compares. */
-static void run_data_set(const char *model_path, const data_set *ds, runner *r, verdict *v)
+static void run_data_set(const char *model_path, data_set *ds, runner *r, verdict *v)
 {
     v->result = OUTCOME_FAIL;
     byocl_module *m = load_for(model_path, ds, v);

@@ -15,6 +15,7 @@
  *   lower_transform.c copies (reshape, squeeze, ...), transpose, concatenate, split
  *   lower_index.c     strided_slice, broadcast_to, take, gather, arange, shape_of, trilu,
  *                     cumsum, gather_nd, scatter_elements, scatter_nd, topk
+ *   lower_image.c     image.resize2d
  *   runtime.c         C helpers that generated code calls */
 #ifndef BYOCL_LLVM_LOWER_H
 #define BYOCL_LLVM_LOWER_H
@@ -268,6 +269,8 @@ byocl_status lower_split(lw *w, int node);
 /* The op group "index": strided_slice, broadcast_to, take, gather, arange, shape_of,
  * trilu, cumsum, gather_nd, scatter_elements, scatter_nd, topk. */
 byocl_status lower_index_op(lw *w, int node);
+/* The op group "image": image.resize2d. */
+byocl_status lower_resize2d(lw *w, int node);
 
 /* The shape and dtype of a node's tensor value (field 0 of a tuple). */
 const byocl_type *lw_value_type(lw *w, byocl_value_ref v);

@@ -1,6 +1,7 @@
 /* Internal view of the op registry: what an op file defines.
  *
- * Each op group file (conv.c, pool.c, nn.c, elemwise.c, transform.c, annotation.c)
+ * Each op group file (conv.c, pool.c, nn.c, elemwise.c, transform.c, index.c, image.c,
+ * annotation.c)
  * exports one table `const byocl_op ops_<group>[]` and its length
  * `const int ops_<group>_count`; registry.c concatenates them. */
 #ifndef BYOCL_OP_IMPL_H

@@ -3,7 +3,7 @@
 
 #include "op_impl.h"
 
-#define BYOCL_OP_GROUPS(X) X(conv) X(pool) X(nn) X(elemwise) X(transform) X(index) X(annotation)
+#define BYOCL_OP_GROUPS(X) X(conv) X(pool) X(nn) X(elemwise) X(transform) X(index) X(image) X(annotation)
 
 #define DECLARE_GROUP(g)                  \
     extern const byocl_op ops_##g[]; \

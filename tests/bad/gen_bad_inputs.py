@@ -162,7 +162,7 @@ def onnx_files():
 
 def onnx_loading_files():
     """onnx_loading.cases: training-mode Dropout, the opset and the ops refused together, old
-    forms refused (an opset-6 training BatchNormalization, Upsample linear),
+    forms refused (an opset-6 training BatchNormalization, Upsample bilinear), Resize's refusals,
     initializers whose values the importer reads straight from the file."""
     x = vi("x", [1, 4])
     y = vi("y", None)
@@ -200,9 +200,23 @@ def onnx_loading_files():
     save_onnx("batchnorm_opset6_training.onnx",
               [helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"])],
               [x, vi("s", [4]), vi("b", [4]), vi("m", [4]), vi("v", [4])], [y], opset=6)
-    save_onnx("upsample_linear.onnx",
-              [helper.make_node("Upsample", ["x"], ["y"], mode="linear", scales=[1.0, 2.0])],
+    save_onnx("upsample_bilinear.onnx",
+              [helper.make_node("Upsample", ["x"], ["y"], mode="bilinear", scales=[1.0, 2.0])],
               [x], [y], opset=7)
+    # Resize: scales computed at run time, a crop to a region of interest, a resized
+    # leading axis.
+    img = vi("x", [1, 1, 2, 4])
+    save_onnx("resize_runtime_scales.onnx",
+              [helper.make_node("Resize", ["x", "", "scales"], ["y"], name="resize")],
+              [img, helper.make_tensor_value_info("scales", TensorProto.FLOAT, [4])], [y])
+    save_onnx("resize_crop.onnx",
+              [helper.make_node("Resize", ["x", "roi", "", "sizes"], ["y"], name="resize",
+                                coordinate_transformation_mode="tf_crop_and_resize")],
+              [img], [y], [helper.make_tensor("roi", TensorProto.FLOAT, [8], [0, 0, 0, 0] + [1] * 4),
+                           helper.make_tensor("sizes", TensorProto.INT64, [4], [1, 1, 3, 3])])
+    save_onnx("resize_channels.onnx",
+              [helper.make_node("Resize", ["x", "", "scales"], ["y"], name="resize")],
+              [img], [y], [helper.make_tensor("scales", TensorProto.FLOAT, [4], [1, 2, 1, 1])])
     save_onnx("opset19_unsupported_ops.onnx", [helper.make_node("LSTM", ["x"], ["a"]),
                                                helper.make_node("Relu", ["a"], ["b"]),
                                                helper.make_node("LSTM", ["b"], ["y"])],

@@ -41,6 +41,9 @@ Run with /usr/bin/python3; the files are small and committed.
                      SAME_LOWER, output_shape, 1-D, opset 1), with two refusals (skips).
   index_ops/         a backend-test folder of TopK, ScatterND, ScatterElements, Scatter
                      and GatherND forms the ONNX suite leaves out (index_ops_suite).
+  resize/            a backend-test folder of Resize's forms the ONNX suite lacks
+                     (resize_suite): opset 10, opset 18's axes and keep_aspect_ratio_policy,
+                     ranks 1 and 3.
   losses/            a backend-test folder of what the ONNX suite's loss tests do not cover:
                      SoftmaxCrossEntropyLoss in float16 (weights, ignore_index, log_prob)
                      and NegativeLogLikelihoodLoss of an int32 target (the suite's are
@@ -50,6 +53,7 @@ Run with /usr/bin/python3; the files are small and committed.
                      shape arithmetic folds, byocl print shows a reshape/transpose.
 """
 
+import math
 import os
 import shutil
 
@@ -337,7 +341,7 @@ def refused():
     save_model("unsupported.onnx", [
         helper.make_node("Relu", ["x"], ["r"]),
         helper.make_node("LSTM", ["r"], ["l1"]),
-        helper.make_node("Resize", ["l1"], ["z"]),
+        helper.make_node("GridSample", ["l1"], ["z"]),
         helper.make_node("LSTM", ["z"], ["l2"]),
         helper.make_node("Foo", ["l2"], ["y"], domain="com.example"),
     ], [x], [y], domains=["com.example"])
@@ -608,6 +612,68 @@ def losses_suite():
          [("y", np.array(nll(x, t, reduction="sum")).astype(np.float32))])
 
 
+def resample(a, axis, n_out, source, kind, cubic_a=-0.75):
+    """a resampled along `axis` to n_out positions: output i reads around the input
+    coordinate source(i), the neighbours clamped into the axis; kind "floor" (nearest,
+    rounding down), "round_prefer_floor", "linear" or "cubic" (Keys, coefficient cubic_a)."""
+    n = a.shape[axis]
+    out = []
+    for i in range(n_out):
+        x = source(i)
+        f = math.floor(x)
+        if kind in ("floor", "round_prefer_floor"):
+            k = f if kind == "floor" or x - f <= 0.5 else f + 1
+            taps = {k: 1.0}
+        elif kind == "linear":
+            taps = {f: 1 - (x - f)}
+            taps[f + 1] = taps.get(f + 1, 0) + (x - f)
+        else:
+            def keys(d):
+                d = abs(d)
+                return ((cubic_a + 2) * d ** 3 - (cubic_a + 3) * d ** 2 + 1 if d <= 1 else
+                        cubic_a * (d ** 3 - 5 * d ** 2 + 8 * d - 4) if d < 2 else 0.0)
+            taps = {t: keys(x - t) for t in range(f - 1, f + 3)}
+        acc = 0
+        for t, w in taps.items():
+            acc = acc + w * np.take(a.astype(np.float64), min(max(t, 0), n - 1), axis=axis)
+        out.append(acc)
+    return np.stack(out, axis=axis).astype(a.dtype)
+
+
+def resize_suite():
+    """A backend-test folder of Resize's forms the ONNX suite lacks: opset 10 (Upsample's
+    arithmetic), opset 18's axes and keep_aspect_ratio_policy, ranks other than 4."""
+    root = os.path.join(OUT, "resize")
+    shutil.rmtree(root, ignore_errors=True)
+    x = rand(71, (2, 3, 4, 5))
+    single_input_test(root, "test_resize_opset10_nearest", [
+        helper.make_node("Resize", ["x", "sc"], ["y"])], x,
+        resample(resample(x, 2, 6, lambda i: i / 1.5, "floor"), 3, 3, lambda i: i / 0.7,
+                 "floor"),
+        [numpy_helper.from_array(np.array([1, 1, 1.5, 0.7], np.float32), "sc")], opset=10)
+    m = rand(72, (6, 8))
+    # not_larger: one scale, min(4 / 6, 9 / 8) = 2 / 3, for both axes: 4 x round(5.33) = 5
+    single_input_test(root, "test_resize_opset18_axes_not_larger", [
+        helper.make_node("Resize", ["x", "", "", "sz"], ["y"], mode="linear", axes=[1, 0],
+                         keep_aspect_ratio_policy="not_larger")], m,
+        resample(resample(m, 0, 4, lambda i: (i + 0.5) * 1.5 - 0.5, "linear"), 1, 5,
+                 lambda i: (i + 0.5) * 1.5 - 0.5, "linear"),
+        [numpy_helper.from_array(np.array([9, 4], np.int64), "sz")], opset=18)
+    v = rand(73, (2, 3, 4))
+    single_input_test(root, "test_resize_rank3_cubic", [
+        helper.make_node("Resize", ["x", "", "sc"], ["y"], mode="cubic",
+                         coordinate_transformation_mode="align_corners")], v,
+        resample(resample(v, 1, 6, lambda i: i * 2 / 5, "cubic"), 2, 6, lambda i: i * 3 / 5,
+                 "cubic"),
+        [numpy_helper.from_array(np.array([1, 2, 1.5], np.float32), "sc")], opset=13)
+    w = rand(74, (7,))
+    single_input_test(root, "test_resize_rank1_nearest", [
+        helper.make_node("Resize", ["x", "", "", "sz"], ["y"],
+                         coordinate_transformation_mode="half_pixel")], w,
+        resample(w, 0, 3, lambda i: (i + 0.5) * 7 / 3 - 0.5, "round_prefer_floor"),
+        [numpy_helper.from_array(np.array([3], np.int64), "sz")], opset=13)
+
+
 def old_opsets_suite():
     """A backend-test folder of the forms of opsets 1 to 9 that later opsets replaced:
     BatchNormalization with is_test (6), Pad's paddings (1), Upsample nearest with scales
@@ -639,6 +705,17 @@ def old_opsets_suite():
     single_input_test(root, "test_upsample_opset9_scales_input", [
         helper.make_node("Upsample", ["x", "sc"], ["y"])], x, up,
         [f32("sc", [1.0, 1.0, 2.0, 3.0])], opset=9)
+    # Upsample's linear mode and fractional scales: asymmetric coordinates (i / scale),
+    # nearest rounds down.
+    single_input_test(root, "test_upsample_opset9_linear", [
+        helper.make_node("Upsample", ["x", "sc"], ["y"], mode="linear")], x3,
+        resample(resample(x3, 1, 6, lambda i: i / 1.5, "linear"), 2, 12,
+                 lambda i: i / 2.5, "linear"),
+        [f32("sc", [1.0, 1.5, 2.5])], opset=9)
+    single_input_test(root, "test_upsample_opset7_nearest_fractional", [
+        helper.make_node("Upsample", ["x"], ["y"], mode="nearest", scales=[1.0, 1.0, 1.5, 0.6])],
+        x, resample(resample(x, 2, 6, lambda i: i / 1.5, "floor"), 3, 3, lambda i: i / 0.6,
+                    "floor"), opset=7)
     a, b, c = rand(67, (3, 4)), rand(68, (4, 5)), rand(69, (5,))
     single_input_test(root, "test_gemm_opset6_broadcast", [
         helper.make_node("Gemm", ["x", "b", "c"], ["y"], broadcast=1, alpha=0.5, beta=2.0)],
@@ -965,6 +1042,7 @@ def main():
     old_opsets_suite()
     pad_convt_suite()
     index_ops_suite()
+    resize_suite()
     channel_shuffle()
     einsum_suite()
 

@@ -78,6 +78,11 @@ byocl_status onnx_convert_gather_nd(onnx_ctx *cx, const Onnx__NodeProto *n);
 byocl_status onnx_convert_scatter_nd(onnx_ctx *cx, const Onnx__NodeProto *n);
 byocl_status onnx_convert_scatter_elements(onnx_ctx *cx, const Onnx__NodeProto *n);
 byocl_status onnx_convert_topk(onnx_ctx *cx, const Onnx__NodeProto *n);
+/* onnx_resize.c: Resize (image.resize2d), and Upsample's linear mode and fractional
+ * scales: x resized by scales (one per axis) with Upsample's arithmetic (asymmetric
+ * coordinates, nearest rounds down); -1 with the error recorded. */
+byocl_status onnx_convert_resize(onnx_ctx *cx, const Onnx__NodeProto *n);
+int onnx_upsample_resize(onnx_ctx *cx, int x, const double *scales, const char *mode);
 
 /* onnx_loss.c: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss. */
 byocl_status onnx_convert_nll_loss(onnx_ctx *cx, const Onnx__NodeProto *n);

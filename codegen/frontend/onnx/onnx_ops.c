@@ -1984,6 +1984,10 @@ static const char *const blocksize_attrs[] = {"blocksize", NULL};
 static const char *const depth_to_space_attrs[] = {"blocksize", "mode", NULL};
 static const char *const trilu_attrs[] = {"upper", NULL};
 static const char *const upsample_attrs[] = {"mode", "scales", NULL};
+static const char *const resize_attrs[] = {"antialias", "axes", "coordinate_transformation_mode",
+                                           "cubic_coeff_a", "exclude_outside",
+                                           "extrapolation_value", "keep_aspect_ratio_policy",
+                                           "mode", "nearest_mode", NULL};
 static const char *const cumsum_attrs[] = {"exclusive", "reverse", NULL};
 static const char *const shrink_attrs[] = {"bias", "lambd", NULL};
 static const char *const epsilon_attrs[] = {"epsilon", NULL};
@@ -2085,6 +2089,7 @@ static const onnx_op onnx_ops[] = {
     {"ReduceSumSquare", convert_reduce_sum_square, reduce_attrs},
     {"Relu", convert_relu, no_attrs},
     {"Reshape", convert_reshape, reshape_attrs},
+    {"Resize", onnx_convert_resize, resize_attrs},
     {"Round", convert_round, no_attrs},
     {"Scatter", onnx_convert_scatter_elements, axis_attrs},
     {"ScatterElements", onnx_convert_scatter_elements, scatter_attrs},

@@ -354,7 +354,7 @@ byocl_status onnx_convert_tile(onnx_ctx *cx, const Onnx__NodeProto *n) {
 /* Upsample (opset 7 to 9; deprecated from 10, where Resize replaces it): the
  * scales are an attribute in opsets 7 and 8, input 1 from 9. Nearest mode with
  * whole-number scales repeats each element (repeat_axes); linear mode and
- * fractional scales are refused. */
+ * fractional scales become image.resize2d (onnx_resize.c). */
 byocl_status onnx_convert_upsample(onnx_ctx *cx, const Onnx__NodeProto *n) {
   (void)n;
   if (cx->opset < 7)
@@ -362,10 +362,10 @@ byocl_status onnx_convert_upsample(onnx_ctx *cx, const Onnx__NodeProto *n) {
                                "width_scale; opset 7 on: scales)");
   char mode[32];
   TRY(onnx_attr_string(cx, "mode", "nearest", mode, sizeof mode));
-  if (strcmp(mode, "nearest") != 0)
+  if (strcmp(mode, "nearest") != 0 && strcmp(mode, "linear") != 0)
     return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
-                     "mode '%s' is not supported (only 'nearest', with "
-                     "whole-number scales)",
+                     "attribute 'mode' value '%s' is not supported (expected "
+                     "'nearest' or 'linear')",
                      mode);
   int x;
   TRY(onnx_input(cx, 0, &x));
@@ -392,14 +392,15 @@ byocl_status onnx_convert_upsample(onnx_ctx *cx, const Onnx__NodeProto *n) {
     return onnx_fail(cx, BYOCL_ERR_INVALID,
                      "%d scales for an input of rank %d", count, s.rank);
   int64_t reps[BYOCL_MAX_RANK];
+  bool whole = strcmp(mode, "nearest") == 0;
   for (int d = 0; d < s.rank; d++) {
-    reps[d] = (int64_t)scales[d];
-    if ((double)reps[d] != scales[d] || reps[d] < 1)
-      return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
-                       "scale %g on axis %d is not supported (nearest mode "
-                       "with whole-number scales >= 1 only)",
+    if (!(scales[d] > 0))
+      return onnx_fail(cx, BYOCL_ERR_INVALID, "scale %g on axis %d is not positive",
                        scales[d], d);
+    reps[d] = (int64_t)scales[d];
+    whole = whole && (double)reps[d] == scales[d];
   }
-  TRY_ID(y, repeat_axes(cx, x, reps, false));
+  TRY_ID(y, whole ? repeat_axes(cx, x, reps, false)
+                  : onnx_upsample_resize(cx, x, scales, mode));
   return onnx_output(cx, 0, y);
 }
