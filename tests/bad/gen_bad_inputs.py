@@ -155,6 +155,10 @@ def onnx_files():
         names = ["x%d" % i for i in range(len(shapes))]
         save_onnx(name + ".onnx", [helper.make_node("Einsum", names, ["y"], equation=equation)],
                   [vi(n, sh) for n, sh in zip(names, shapes)], [y], opset=12)
+    # an op used in a model of an opset before the op existed
+    save_onnx("op_after_opset.onnx",
+              [helper.make_node("LayerNormalization", ["x", "scale"], ["y"])], [x], [y],
+              [numpy_helper.from_array(np.ones((4,), np.float32), "scale")], opset=13)
     save_onnx("matmul_batch_mismatch.onnx", [helper.make_node("MatMul", ["a", "b"], ["y"])],
               [vi("a", [2, 3, 4])], [y],
               [numpy_helper.from_array(np.ones((3, 4, 5), np.float32), "b")])

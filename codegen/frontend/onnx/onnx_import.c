@@ -1077,6 +1077,11 @@ static byocl_status convert_node(onnx_ctx *cx, const Onnx__GraphProto *g, size_t
         if (onnx_has_input(n, (int)k) && find_value(cx, n->input[k]) < 0)
             return undefined_input(cx, g, at, k);
     const onnx_op *op = onnx_find_op(n->op_type);
+    if (cx->opset < op->since) /* a model that uses an op of a later opset than it imports */
+        return onnx_fail(cx, BYOCL_ERR_INVALID,
+                         "%s is not in opset %lld: it came in opset %d (the model should import "
+                         "opset %d or later)",
+                         n->op_type, (long long)cx->opset, op->since, op->since);
     for (size_t i = 0; i < n->n_attribute; i++) {
         const char *name = str_or_empty(n->attribute[i]->name);
         bool known = onnx_legacy_attr(cx->opset, n->op_type, name);

@@ -52,6 +52,7 @@ typedef struct onnx_op {
     const char *type;             /* ONNX op_type                                       */
     onnx_convert_fn convert;
     const char *const *attrs;     /* the attributes it handles; others are refused      */
+    int since;                    /* the first opset that defines it (ONNX's Operators.md) */
 } onnx_op;
 
 /* onnx_ops.c: the op table. NULL for an op byocl does not import. */
