@@ -9,7 +9,8 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 WERROR     ?= ON
 BYOCL       = $(BUILD_DIR)/tools/byocl
 
-.PHONY: all deps configure build demo test install docs clean fuzz test-asan test-valgrind
+.PHONY: all deps configure build demo test install docs clean fuzz test-asan test-valgrind \
+        test-torchvision
 
 all: build
 
@@ -52,6 +53,19 @@ test-asan: deps
 	    -DBYOCL_SANITIZE=ON $(call TVM_FFI_FLAG,$(ASAN_DIR))
 	cmake --build $(ASAN_DIR) -j $(JOBS)
 	ctest --test-dir $(ASAN_DIR) --output-on-failure -j $(JOBS)
+
+# torchvision's classification models against PyTorch on the reference executor, the host
+# and OpenCL (tests/test_torchvision.c prints the table; docs/onnx.md, "Real models").
+# TORCHVISION=quick (the default): the smallest model of each family; all: every model (hours
+# on two cores); or model names, comma-separated. Exported once into $(TORCHVISION_DIR).
+TORCHVISION ?= quick
+TORCHVISION_DIR = $(BUILD_DIR)/torchvision-$(TORCHVISION)
+test-torchvision: build
+	cmake/install-deps.sh cmake/debian-packages-torchvision.txt
+	/usr/bin/python3 tools/export_torchvision.py $(if $(filter quick all,$(TORCHVISION)),--$(TORCHVISION),--models $(TORCHVISION)) \
+	    $(TORCHVISION_DIR)
+	BYOCL_TORCHVISION_DIR=$(abspath $(TORCHVISION_DIR)) ctest --test-dir $(BUILD_DIR) \
+	    --output-on-failure --timeout 86400 -V -R '^test_torchvision$$'
 
 # valgrind memcheck of the CLI running a built-in model with OpenCL regions: no error, no
 # leak (tests/valgrind.supp: PoCL and the dynamic loader only). VALGRIND_MODELS adds more.

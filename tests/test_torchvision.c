@@ -1,31 +1,59 @@
-/* Real CNNs: torchvision's resnet18, mobilenet_v2 and squeezenet1_1 exported to ONNX by
- * tools/export_torchvision.py (random weights) with PyTorch's output for a fixed input;
- * `byocl run` on the reference executor, built for the host (--target host) and offloaded
- * (--target opencl: the regions on OpenCL, the rest on the host) must match it to a
- * relative L2 error of 1e-4.
+/* Real CNNs: torchvision's classification models exported to ONNX by
+ * tools/export_torchvision.py (random weights), each with PyTorch's output for a fixed
+ * input; `byocl run` on the reference executor, built for the host (--target host) and
+ * offloaded (--target opencl: the regions on OpenCL, the rest on the host) must match it
+ * to a relative L2 error of 1e-4. At the end the test prints a table: each model's GFLOP,
+ * whether byocl loads it, the error, build and run times per path.
  *
- * The models are not committed (about 65 MB). Produce them once with
- *     /usr/bin/python3 tools/export_torchvision.py <build>/torchvision
- * (or into $BYOCL_TORCHVISION_DIR); without them this test is skipped, saying so. */
+ * The models are not committed (65 MB for the default three, gigabytes for all). The test
+ * takes those that the exporter listed in <dir>/models.tsv; produce them with
+ *     /usr/bin/python3 tools/export_torchvision.py [--quick | --all] <build>/torchvision
+ * (`make test-torchvision` does it), or point $BYOCL_TORCHVISION_DIR elsewhere; without
+ * models.tsv the test is skipped, saying so.
+ *
+ * $BYOCL_TORCHVISION_PATHS: the paths to run (default "ref,host,opencl");
+ * $BYOCL_TORCHVISION_REF_GFLOP: the reference executor (plain C loops, about 1 GFLOP/s)
+ * runs the models up to this many GFLOP (default 4), the larger ones are marked "-". */
 #include "test_support.h"
+
+#include "byocl/frontend.h"
+#include "byocl/split.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define MAX_REL_L2 1e-4
-
-static const char *const models[] = {"resnet18", "mobilenet_v2", "squeezenet1_1"};
+#define MAX_MODELS 256
+#define N_PATHS 3
 
 /* The reference executor; the graph executor with LLVM-compiled host kernels; and with
- * the regions offloaded to OpenCL (PoCL), the rest on the host. */
+ * the regions offloaded to OpenCL (PoCL), the rest on the host. The built paths run three
+ * times: the first pays for what the driver finishes at a kernel's first launch. */
 static const struct {
-    const char *name, *flags;
-} paths[] = {{"the reference executor", ""},
-             {"target host", "--target host"},
-             {"target opencl", "--target opencl"}};
+    const char *name, *key, *flags;
+} paths[N_PATHS] = {{"the reference executor", "ref", ""},
+                    {"target host", "host", "--target host --runs 3"},
+                    {"target opencl", "opencl", "--target opencl --runs 3"}};
+
+/* What one path gave for one model. */
+typedef struct {
+    bool ran;
+    double rel_l2, build_ms, run_ms;
+    char why[256]; /* why it did not run or failed; "" when it passed */
+} path_result;
+
+typedef struct {
+    char name[64];
+    char export_status[256]; /* models.tsv's last column: "ok" or why not exported */
+    char load[BYOCL_ERROR_MSG_MAX]; /* "" when byocl loads it, else byocl's message */
+    double gflop;
+    path_result path[N_PATHS];
+} model_row;
+
+static model_row rows[MAX_MODELS];
+static int n_rows;
 
 /* $BYOCL_TORCHVISION_DIR, else <build>/torchvision next to <build>/tools/byocl. */
 static const char *models_dir(void)
@@ -43,12 +71,48 @@ static const char *models_dir(void)
     return dir;
 }
 
-static bool exists(const char *dir, const char *name, const char *suffix)
+static bool path_wanted(int p)
 {
-    char path[4096];
-    struct stat st;
-    snprintf(path, sizeof path, "%s/%s%s", dir, name, suffix);
-    return stat(path, &st) == 0;
+    const char *env = getenv("BYOCL_TORCHVISION_PATHS");
+    if (!env || !*env)
+        return true;
+    size_t n = strlen(paths[p].key);
+    for (const char *s = env; (s = strstr(s, paths[p].key)) != NULL; s += n)
+        if ((s == env || s[-1] == ',') && (s[n] == '\0' || s[n] == ','))
+            return true;
+    return false;
+}
+
+static double ref_gflop_limit(void)
+{
+    const char *env = getenv("BYOCL_TORCHVISION_REF_GFLOP");
+    return env && *env ? strtod(env, NULL) : 4.0;
+}
+
+/* Reads models.tsv: name, family, parameters, input size, seconds, status. */
+static bool read_manifest(const char *dir)
+{
+    char path[4096], line[1024];
+    snprintf(path, sizeof path, "%s/models.tsv", dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    while (fgets(line, sizeof line, f) && n_rows < MAX_MODELS) {
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        line[strcspn(line, "\n")] = '\0';
+        model_row *r = &rows[n_rows++];
+        memset(r, 0, sizeof *r);
+        char *tab = strchr(line, '\t');
+        if (tab)
+            *tab = '\0';
+        snprintf(r->name, sizeof r->name, "%.*s", (int)sizeof r->name - 1, line);
+        const char *status = tab ? strrchr(tab + 1, '\t') : NULL;
+        snprintf(r->export_status, sizeof r->export_status, "%.*s",
+                 (int)sizeof r->export_status - 1, status ? status + 1 : "ok");
+    }
+    fclose(f);
+    return true;
 }
 
 static byocl_tensor *read_npy(const char *path)
@@ -60,37 +124,101 @@ static byocl_tensor *read_npy(const char *path)
     return t;
 }
 
-/* Runs one model on one path and checks its output against PyTorch's. */
-static void check_model(const char *dir, const char *out_dir, const char *model, int path)
+/* The number after `key` in `text`, or NAN. */
+static double number_after(const char *text, const char *key)
 {
-    char args[16384], file[4096], *out, *err;
-    snprintf(args, sizeof args,
-             "run '%s/%s.onnx' --input input='%s/%s_input.npy' --output-dir '%s/%s-%d' %s", dir,
-             model, dir, model, out_dir, model, path, paths[path].flags);
-    int rc = ts_run_cli(args, &out, &err);
-    if (rc != 0)
-        fail_msg("byocl %s: exit %d: %s", args, rc, err);
-    free(out);
-    free(err);
-    snprintf(file, sizeof file, "%s/%s-%d/output_0.npy", out_dir, model, path);
-    byocl_tensor *got = read_npy(file);
-    snprintf(file, sizeof file, "%s/%s_output.npy", dir, model);
-    byocl_tensor *want = read_npy(file);
-    double rel = ts_relative_l2(got, want);
-    print_message("%s on %s: relative L2 error %.3g against PyTorch\n", model, paths[path].name,
-                  rel);
-    assert_true(rel <= MAX_REL_L2);
-    byocl_tensor_unref(got);
-    byocl_tensor_unref(want);
+    const char *at = text ? strstr(text, key) : NULL;
+    return at ? strtod(at + strlen(key), NULL) : NAN;
 }
 
-static bool models_present(const char *dir)
+/* Loads the model as `byocl run` would; records byocl's message when it cannot, else the
+ * estimated GFLOP of @main (2 per multiply-add of convolutions and dense layers). */
+static void load_model(const char *dir, model_row *r)
 {
-    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
-        if (!exists(dir, models[i], ".onnx") || !exists(dir, models[i], "_input.npy") ||
-            !exists(dir, models[i], "_output.npy"))
-            return false;
-    return true;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.onnx", dir, r->name);
+    byocl_module *m = NULL;
+    byocl_error err = {0};
+    if (byocl_load_model(path, NULL, &m, &err) != BYOCL_OK) {
+        snprintf(r->load, sizeof r->load, "%s", err.msg);
+        return;
+    }
+    const byocl_function *main_fn = byocl_module_find(m, "main");
+    int64_t flops = 0;
+    for (int id = 0; id < byocl_function_num_nodes(main_fn); id++)
+        flops += byocl_split_node_flops(main_fn, id);
+    r->gflop = (double)flops * 1e-9;
+    byocl_module_free(m);
+}
+
+/* Runs one model on one path and compares its output with PyTorch's. */
+static void run_path(const char *dir, const char *out_dir, model_row *r, int p)
+{
+    path_result *res = &r->path[p];
+    char args[16384], file[4096], *out, *err;
+    snprintf(args, sizeof args,
+             "run '%s/%s.onnx' --input input='%s/%s_input.npy' --output-dir '%s/%s-%s' %s", dir,
+             r->name, dir, r->name, out_dir, r->name, paths[p].key, paths[p].flags);
+    int rc = ts_run_cli(args, &out, &err);
+    if (rc != 0) {
+        snprintf(res->why, sizeof res->why, "exit %d: %.200s", rc, err);
+    } else {
+        snprintf(file, sizeof file, "%s/%s-%s/output_0.npy", out_dir, r->name, paths[p].key);
+        byocl_tensor *got = read_npy(file);
+        snprintf(file, sizeof file, "%s/%s_output.npy", dir, r->name);
+        byocl_tensor *want = read_npy(file);
+        res->ran = true;
+        res->rel_l2 = ts_relative_l2(got, want);
+        /* "built @main of M for target T in X ms", "ran ... 3 times: ... median X ms";
+         * the reference executor builds nothing: "ran @main of M on the ref executor in X" */
+        char built[64];
+        snprintf(built, sizeof built, "for target %s in ", paths[p].key);
+        res->build_ms = p == 0 ? NAN : number_after(out, built);
+        res->run_ms = number_after(out, p == 0 ? "executor in " : "median ");
+        if (!(res->rel_l2 <= MAX_REL_L2))
+            snprintf(res->why, sizeof res->why, "relative L2 error %.3g > %g", res->rel_l2,
+                     MAX_REL_L2);
+        byocl_tensor_unref(got);
+        byocl_tensor_unref(want);
+    }
+    print_message("%s on %s: %s\n", r->name, paths[p].name,
+                  res->why[0] ? res->why : "matches PyTorch");
+    free(out);
+    free(err);
+}
+
+static void print_cell(double v, const char *fmt)
+{
+    if (isnan(v))
+        printf(" - |");
+    else {
+        putchar(' ');
+        printf(fmt, v);
+        printf(" |");
+    }
+}
+
+/* The report: one markdown row per model. */
+static void print_table(void)
+{
+    printf("\n| model | GFLOP | load | rel. L2 ref | rel. L2 host | rel. L2 opencl | build host "
+           "ms | build opencl ms | run ref ms | run host ms | run opencl ms |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < n_rows; i++) {
+        const model_row *r = &rows[i];
+        bool exported = strcmp(r->export_status, "ok") == 0;
+        printf("| %s |", r->name);
+        print_cell(exported && !r->load[0] ? r->gflop : NAN, "%.2f");
+        printf(" %s |", !exported ? r->export_status : r->load[0] ? r->load : "ok");
+        for (int p = 0; p < N_PATHS; p++)
+            print_cell(r->path[p].ran ? r->path[p].rel_l2 : NAN, "%.2g");
+        for (int p = 1; p < N_PATHS; p++)
+            print_cell(r->path[p].ran ? r->path[p].build_ms : NAN, "%.0f");
+        for (int p = 0; p < N_PATHS; p++)
+            print_cell(r->path[p].ran ? r->path[p].run_ms : NAN, "%.1f");
+        putchar('\n');
+    }
+    fflush(stdout);
 }
 
 static void test_models_match_pytorch(void **state)
@@ -98,18 +226,42 @@ static void test_models_match_pytorch(void **state)
     (void)state;
     const char *dir = models_dir();
     const char *out_dir = ts_tmpdir("torchvision");
-    for (int p = 0; p < (int)(sizeof paths / sizeof paths[0]); p++)
-        for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
-            check_model(dir, out_dir, models[i], p);
+    int failures = 0;
+    for (int i = 0; i < n_rows; i++) {
+        model_row *r = &rows[i];
+        if (strcmp(r->export_status, "ok") != 0)
+            continue; /* PyTorch could not export it: reported, not byocl's failure */
+        load_model(dir, r);
+        if (r->load[0]) {
+            print_message("%s: byocl cannot load it: %s\n", r->name, r->load);
+            failures++;
+            continue;
+        }
+        for (int p = 0; p < N_PATHS; p++) {
+            if (!path_wanted(p))
+                continue;
+            if (p == 0 && r->gflop > ref_gflop_limit()) {
+                snprintf(r->path[p].why, sizeof r->path[p].why, "over %g GFLOP",
+                         ref_gflop_limit());
+                continue;
+            }
+            run_path(dir, out_dir, r, p);
+            failures += r->path[p].why[0] != '\0';
+        }
+    }
+    print_table();
     ts_remove_tree(out_dir);
+    if (failures)
+        fail_msg("%d model runs failed (the table above)", failures);
 }
 
 int main(void)
 {
-    if (!models_present(models_dir())) {
+    if (!read_manifest(models_dir())) {
         /* ctest shows exit code 77 as "Skipped" (SKIP_RETURN_CODE in tests/CMakeLists.txt) */
-        printf("SKIPPED: the exported torchvision models are not in %s; produce them with: "
-               "/usr/bin/python3 tools/export_torchvision.py %s\n",
+        printf("SKIPPED: no exported torchvision models (%s/models.tsv); produce them with: "
+               "/usr/bin/python3 tools/export_torchvision.py [--quick | --all] %s, or run "
+               "make test-torchvision\n",
                models_dir(), models_dir());
         return 77;
     }
