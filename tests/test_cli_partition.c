@@ -165,6 +165,53 @@ static void test_partition_onnx_shape(void **state)
     free(err);
 }
 
+/* --min-region-flops: the sigmoid + multiply region (2048 FLOPs) stays on the host and
+ * --explain says so; run and bench take the flag with a region target; bad values are
+ * usage errors. */
+static void test_partition_min_region_flops(void **state)
+{
+    (void)state;
+    char path[4096], args[8192], *out = NULL, *err = NULL;
+    snprintf(path, sizeof path, "%s/two_regions.relay", ts_tmpdir("cli-min-region-flops"));
+    ts_write_text(path, "#[version = \"0.0.5\"]\n"
+                        "def @main(%x: Tensor[(1, 3, 32, 32), float32], %w: Tensor[(8, 3, 3, 3), "
+                        "float32]) {\n"
+                        "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);\n"
+                        "  %1 = nn.relu(%0);\n"
+                        "  %2 = sum(%1, axis=[1], keepdims=True);\n"
+                        "  %3 = sigmoid(%2);\n"
+                        "  multiply(%3, 2f)\n"
+                        "}\n");
+    FMT(args, "partition '%s' --target opencl --min-region-flops 5k --explain --no-types", path);
+    assert_int_equal(ts_run_cli(args, &out, &err), 0);
+    assert_string_equal(err, "%2 (sum) stays on the host: opencl: op sum is not supported by the "
+                             "opencl target\n"
+                             "opencl region of 2 ops from sigmoid on (2048 FLOPs) stays on the "
+                             "host: under --min-region-flops 5000\n");
+    ts_assert_contains(out, "  %1 = sum(%0, axis=[1], keepdims=True);\n"
+                            "  %2 = sigmoid(%1);\n"
+                            "  multiply(%2, 2f)\n");
+    assert_null(strstr(out, "opencl_main_1"));
+    free(out);
+    free(err);
+    FMT(args, "run '%s' --random-inputs --target opencl --min-region-flops 1M", path);
+    assert_int_equal(ts_run_cli(args, &out, &err), 0);
+    free(out);
+    free(err);
+    FMT(args, "partition '%s' --target opencl --min-region-flops 1X", path);
+    ts_cli_expect_error(args, 2,
+                        "byocl: error: bad --min-region-flops '1X': expected a number of FLOPs "
+                        ">= 0, e.g. 2e6, 500k or 1.5G; see 'byocl partition --help'\n");
+    FMT(args, "partition '%s' --target opencl --min-region-flops -5", path);
+    ts_cli_expect_error(args, 2,
+                        "byocl: error: bad --min-region-flops '-5': expected a number of FLOPs "
+                        ">= 0, e.g. 2e6, 500k or 1.5G; see 'byocl partition --help'\n");
+    FMT(args, "run '%s' --random-inputs --min-region-flops 1k", path);
+    ts_cli_expect_error(args, 2,
+                        "byocl: error: --min-region-flops goes with a region target (--target "
+                        "T); see 'byocl run --help'\n");
+}
+
 /* The thread's VGG block: the error names the node, its op, the argument and a hint;
  * --complete fixes it, exactly as the API does. */
 static void test_partition_thread_block(void **state)
@@ -414,7 +461,8 @@ static void test_partition_usage_and_errors(void **state)
                  "16); see 'byocl partition --help'\n");
     ts_cli_expect_error("partition builtin:seed --dump-after parse", 2,
                  "byocl: error: unknown pass 'parse' for --dump-after (passes: fold_constants, "
-                 "annotate_target, annotate_range, check_annotations, merge_regions, partition, all); see 'byocl "
+                 "annotate_target, annotate_range, check_annotations, merge_regions, "
+                 "min_region_flops, partition, all); see 'byocl "
                  "partition --help'\n");
 }
 
@@ -548,6 +596,7 @@ int main(void)
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_partition_onnx_shape),
         cmocka_unit_test(test_partition_seed),
+        cmocka_unit_test(test_partition_min_region_flops),
         cmocka_unit_test(test_partition_thread_block),
         cmocka_unit_test(test_partition_no_types),
         cmocka_unit_test(test_partition_tvm_forms),

@@ -499,7 +499,8 @@ static void test_pipeline_errors_and_dumps(void **state)
     byocl_pipeline_options opt = {.dump_after = "parse"};
     PU_ASSERT_ERROR(byocl_pipeline_partition(m, &opt, &err), err, BYOCL_ERR_INVALID,
                     "unknown pass 'parse' for dump-after (passes: fold_constants, annotate_target, "
-                    "annotate_range, check_annotations, merge_regions, partition, all)");
+                    "annotate_range, check_annotations, merge_regions, min_region_flops, "
+                    "partition, all)");
     const char *targets[1] = {"opencl"};
     byocl_pipeline_options both = {.targets = targets, .n_targets = 1, .range_target = "x"};
     PU_ASSERT_ERROR(byocl_pipeline_partition(m, &both, &err), err, BYOCL_ERR_INVALID,
@@ -533,6 +534,101 @@ static void test_pipeline_errors_and_dumps(void **state)
                     "region 0 (acc) without annotation.compiler_end; hint: annotate every value "
                     "that flows out of a region with annotation.compiler_end (or run `byocl "
                     "partition --complete`)");
+    byocl_module_free(m);
+}
+
+/* --------------------------------------------------- cost-based offload */
+
+/* Reports of byocl_keep_small_regions_on_host, one line each. */
+static void note_small_region(void *user, const byocl_function *fn, int first,
+                              const char *target, int n_ops, double flops)
+{
+    char *log = user;
+    snprintf(log + strlen(log), 512 - strlen(log), "%s: %d ops from %s, %g FLOPs\n", target,
+             n_ops, byocl_node_op(fn, first), flops);
+}
+
+/* A test accelerator for the cost-based offload: everything but reductions. */
+static bool flopacc_supports(void *ctx, const byocl_function *fn, int node, char *why,
+                             size_t why_len)
+{
+    (void)ctx;
+    const char *op = byocl_node_op(fn, node);
+    if (strcmp(op, "sum") != 0)
+        return true;
+    snprintf(why, why_len, "%s is not supported", op);
+    return false;
+}
+
+/* Two flopacc regions around a host sum: the conv + relu region (2 * 8 * 32 * 32 * 27 =
+ * 442368 FLOPs of conv, 8192 of relu) and the sigmoid + multiply region (1024 + 1024). A
+ * threshold between them keeps the second on the host: its annotations become
+ * compiler="default" and partition makes one function. 0 changes nothing; a bad
+ * threshold is an error. */
+static void test_min_region_flops(void **state)
+{
+    (void)state;
+    static const char text[] =
+        HEADER "def @main(%x: Tensor[(1, 3, 32, 32), float32], %w: Tensor[(8, 3, 3, 3), "
+               "float32]) {\n"
+               "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);\n"
+               "  %1 = nn.relu(%0);\n"
+               "  %2 = sum(%1, axis=[1], keepdims=True);\n"
+               "  %3 = sigmoid(%2);\n"
+               "  multiply(%3, 2f)\n"
+               "}\n";
+    byocl_target_i acc = {.name = "flopacc", .api_version = BYOCL_TARGET_API_VERSION,
+                          .supports = flopacc_supports};
+    byocl_error err;
+    assert_int_equal(byocl_target_register(&acc, &err), BYOCL_OK);
+    const char *targets[1] = {"flopacc"};
+    char log[512] = "";
+    byocl_pipeline_options opt = {.targets = targets, .n_targets = 1,
+                                  .min_region_flops = 5000,
+                                  .on_small_region = note_small_region,
+                                  .small_region_user = log};
+    byocl_module *m = pu_parse(text);
+    byocl_module *p = pu_clone(m);
+    assert_int_equal(byocl_pipeline_partition(p, &opt, &err), BYOCL_OK);
+    assert_string_equal(log, "flopacc: 2 ops from sigmoid, 2048 FLOPs\n");
+    pu_assert_prints(p, HEADER
+        "def @main(%x: Tensor[(1, 3, 32, 32), float32], %w: Tensor[(8, 3, 3, 3), float32]) "
+        "-> Tensor[(1, 1, 32, 32), float32] {\n"
+        "  %0 = @flopacc_main_0(%x, %w);\n"
+        "  %1 = sum(%0, axis=[1], keepdims=True);\n"
+        "  %2 = sigmoid(%1);\n"
+        "  multiply(%2, 2f)\n"
+        "}\n\n"
+        "def @flopacc_main_0(%flopacc_0_i0: Tensor[(1, 3, 32, 32), float32], %flopacc_0_i1: "
+        "Tensor[(8, 3, 3, 3), float32], Compiler=\"flopacc\", Primitive=1, Inline=1, "
+        "global_symbol=\"flopacc_main_0\") -> Tensor[(1, 8, 32, 32), float32] {\n"
+        "  %0 = nn.conv2d(%flopacc_0_i0, %flopacc_0_i1, padding=[1, 1, 1, 1]);\n"
+        "  nn.relu(%0)\n"
+        "}\n");
+    pu_assert_same_outputs(m, p, 3);
+    byocl_module_free(p);
+
+    /* Above both regions: nothing is offloaded; 0 (off): both are. */
+    log[0] = '\0';
+    opt.min_region_flops = 1e9;
+    p = pu_clone(m);
+    assert_int_equal(byocl_pipeline_partition(p, &opt, &err), BYOCL_OK);
+    assert_string_equal(log, "flopacc: 2 ops from nn.conv2d, 450560 FLOPs\n"
+                             "flopacc: 2 ops from sigmoid, 2048 FLOPs\n");
+    assert_int_equal(byocl_module_num_functions(p), 1);
+    byocl_module_free(p);
+    opt.min_region_flops = 0;
+    p = pu_clone(m);
+    assert_int_equal(byocl_pipeline_partition(p, &opt, &err), BYOCL_OK);
+    assert_int_equal(byocl_module_num_functions(p), 3);
+    byocl_module_free(p);
+
+    opt.min_region_flops = -1;
+    p = pu_clone(m);
+    PU_ASSERT_ERROR(byocl_pipeline_partition(p, &opt, &err), err, BYOCL_ERR_INVALID,
+                    "min_region_flops: the least FLOPs of a region must be a number >= 0, got "
+                    "-1");
+    byocl_module_free(p);
     byocl_module_free(m);
 }
 
@@ -944,6 +1040,7 @@ int main(void)
         cmocka_unit_test(test_thread_vgg_blocks),
         cmocka_unit_test(test_thread_range),
         cmocka_unit_test(test_pipeline_errors_and_dumps),
+        cmocka_unit_test(test_min_region_flops),
         cmocka_unit_test(test_tvm_tuple_begin_and_default),
         cmocka_unit_test(test_tvm_tuple_end_batch_norm),
         cmocka_unit_test(test_tvm_tuple_end_of_tuple),

@@ -1,5 +1,6 @@
 /* Compiling a model for a target the way every command that runs one does, through
  * byocl_compile, with the target flags and progress. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,39 @@ static byocl_status make_options(const cli_build_request *req, byocl_target_opti
     return st;
 }
 
+int cli_min_region_flops(const cli_command *cmd, const cli_args *args, double *out)
+{
+    const char *text = cli_value(cmd, args, "min-region-flops", NULL);
+    *out = 0;
+    if (!text)
+        return CLI_EXIT_OK;
+    char *end;
+    double v = strtod(text, &end);
+    static const struct {
+        char suffix;
+        double scale;
+    } units[] = {{'k', 1e3}, {'K', 1e3}, {'M', 1e6}, {'G', 1e9}};
+    for (size_t i = 0; end != text && i < sizeof units / sizeof units[0]; i++)
+        if (*end == units[i].suffix) {
+            v *= units[i].scale;
+            end++;
+        }
+    if (end == text || *end || !(v >= 0) || isinf(v))
+        return cli_usage_error(cmd, "bad --min-region-flops '%s': expected a number of FLOPs >= 0, "
+                                    "e.g. 2e6, 500k or 1.5G", text);
+    *out = v;
+    return CLI_EXIT_OK;
+}
+
+int cli_min_region_flops_flag(const cli_command *cmd, const cli_args *args,
+                              cli_build_request *req)
+{
+    int rc = cli_min_region_flops(cmd, args, &req->min_region_flops);
+    if (rc == CLI_EXIT_OK && req->min_region_flops > 0 && !cli_is_region_target(req->target))
+        rc = cli_usage_error(cmd, "--min-region-flops goes with a region target (--target T)");
+    return rc;
+}
+
 int cli_target_flags(const cli_command *cmd, const cli_args *args, cli_build_request *req)
 {
     req->device = cli_value(cmd, args, "device", NULL);
@@ -105,6 +139,7 @@ byocl_status cli_partition_for_target(const cli_build_request *req, const byocl_
     byocl_compile_options co = byocl_compile_options_default();
     co.partition.targets = targets;
     co.partition.n_targets = 1;
+    co.partition.min_region_flops = req->min_region_flops;
     return byocl_compile_partition(m, &co, out, err);
 }
 
@@ -125,6 +160,7 @@ byocl_status cli_build_model(const cli_build_request *req, const byocl_module *m
     co.partition.n_targets = regions ? 1 : 0;
     co.partition.dump_after = req->dump_after;
     co.partition.complete = req->complete_annotations;
+    co.partition.min_region_flops = req->min_region_flops;
     co.build.target = regions ? "host" : req->target;
     co.build.fn_name = req->fn_name;
     co.build.threads = req->threads;

@@ -30,6 +30,7 @@ static const cli_option bench_options[] = {
     {"target", 0, CLI_ARG_REQUIRED, false, "T",
      "the region target to offload to (default: the first registered: opencl)"},
     CLI_OPTION_DEVICE,
+    CLI_OPTION_MIN_REGION_FLOPS,
     CLI_OPTION_TARGET_OPT,
     {"threads", 0, CLI_ARG_REQUIRED, false, "N", "threads of both builds (default: all cores)"},
     {"runs", 0, CLI_ARG_REQUIRED, false, "N", "timed runs of each build (default: 10)"},
@@ -121,6 +122,8 @@ static int parse_request(const cli_command *cmd, const cli_args *args, bench_req
         return rc;
     req->target_flags.target = req->target;
     rc = cli_target_flags(cmd, args, &req->target_flags);
+    if (rc == CLI_EXIT_OK)
+        rc = cli_min_region_flops_flag(cmd, args, &req->target_flags);
     if (rc != CLI_EXIT_OK)
         return rc;
     const char *v = cli_value(cmd, args, "threads", NULL);

@@ -23,6 +23,7 @@ static const cli_option partition_options[] = {
     {"no-merge", 0, CLI_ARG_NONE, false, NULL, "keep adjacent regions of one target apart"},
     {"explain", 0, CLI_ARG_NONE, false, NULL,
      "list on stderr every call left on the host and each target's reason"},
+    CLI_OPTION_MIN_REGION_FLOPS,
     {"constants-as-args", 0, CLI_ARG_NONE, false, NULL,
      "pass constants to regions as arguments instead of binding them inside"},
     CLI_OPTION_DUMP_AFTER,
@@ -62,6 +63,17 @@ static void explain_one(void *user, const byocl_function *fn, int node, const ch
             op ? op : byocl_node_callee(fn, node), reason);
 }
 
+/* --explain with --min-region-flops: each region that stays on the host for its size. */
+static void explain_small_region(void *user, const byocl_function *fn, int first,
+                                 const char *target, int n_ops, double flops)
+{
+    fprintf(stderr,
+            "%s region of %d op%s from %s on (%.4g FLOPs) stays on the host: under "
+            "--min-region-flops %.4g\n",
+            target, n_ops, n_ops == 1 ? "" : "s", byocl_node_op(fn, first), flops,
+            *(const double *)user);
+}
+
 /* --emit DIR: the code each region's target generates, for a person to read. */
 static int emit_code(const byocl_module *m, const char *dir)
 {
@@ -99,6 +111,12 @@ static int run_partition(const cli_command *cmd, const cli_args *args)
     }
     byocl_print_options print_opt;
     int rc = cli_print_options(cmd, args, true, &print_opt);
+    if (rc == CLI_EXIT_OK)
+        rc = cli_min_region_flops(cmd, args, &opt.min_region_flops);
+    if (explain && opt.min_region_flops > 0) {
+        opt.on_small_region = explain_small_region;
+        opt.small_region_user = &opt.min_region_flops;
+    }
     if (rc != CLI_EXIT_OK) {
         free(targets_buf);
         return rc;

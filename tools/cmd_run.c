@@ -40,6 +40,7 @@ static const cli_option run_options[] = {
     CLI_OPTION_OUTPUT_DIR,
     {"fn", 0, CLI_ARG_REQUIRED, false, "NAME", "run function @NAME instead of @main"},
     CLI_OPTION_DUMP_AFTER,
+    CLI_OPTION_MIN_REGION_FLOPS,
     CLI_OPTION_CAPTURE,
     CLI_OPTIONS_CAPTURE_NARROW,
     {NULL, 0, CLI_ARG_NONE, false, NULL, NULL},
@@ -252,6 +253,8 @@ static int parse_request(const cli_command *cmd, const cli_args *args, run_reque
     req->fallback = cli_value(cmd, args, "fallback", NULL);
     req->target_flags.target = req->target;
     rc = cli_target_flags(cmd, args, &req->target_flags);
+    if (rc == CLI_EXIT_OK)
+        rc = cli_min_region_flops_flag(cmd, args, &req->target_flags);
     if (rc != CLI_EXIT_OK)
         return rc;
     if (req->fallback && !req->regions)

@@ -92,6 +92,21 @@ byocl_status byocl_merge_regions(byocl_module *m, byocl_error *err);
 byocl_status byocl_regions_of_nodes(const byocl_function *fn, int *region_of, int *n_regions,
                                     byocl_error *err);
 
+/* What byocl_keep_small_regions_on_host says of each region it keeps on the host: its
+ * first call (`first`, a node of @main `fn`), its target, its number of ops and its
+ * estimated FLOPs. */
+typedef void (*byocl_small_region_fn)(void *user, const byocl_function *fn, int first,
+                                      const char *target, int n_ops, double flops);
+
+/* Cost-based offload: each region of @main (annotated, merged) whose estimated arithmetic
+ * (byocl_split_node_flops summed over its calls) is below `min_flops` stays on the host:
+ * its annotations become compiler="default", which partition removes. `report` (may be
+ * NULL) hears of each such region. min_flops 0 changes nothing; a negative, infinite or
+ * NaN min_flops is an error. */
+byocl_status byocl_keep_small_regions_on_host(byocl_module *m, double min_flops,
+                                              byocl_small_region_fn report, void *user,
+                                              byocl_error *err);
+
 typedef struct byocl_partition_options {
     /* Pass constants used by a region as arguments instead of binding them inside it. */
     bool constants_as_args;
