@@ -293,11 +293,64 @@ static void test_quiet(void **state)
     free(out);
 }
 
+/* --suggest names exactly the regions that ran slower offloaded in this run's JSON, and
+ * --offload-profile with that JSON keeps them on the host: the next table lists as many
+ * regions as ran faster. */
+static void test_suggest_and_profile(void **state)
+{
+    (void)state;
+    char args[4096], json_path[300];
+    FMT(json_path, "%s/suggest.json", dir);
+    FMT(args, "bench '%s' --runs 2 --warmup 0 --cache-dir '%s' --quiet --suggest --json '%s'",
+        model, caches, json_path);
+    char *out = ts_cli_expect(args, 0, "");
+    size_t len;
+    char *text = ts_read_file(json_path, &len);
+    byocl_json *j = NULL;
+    byocl_error jerr = {0};
+    if (base_json_parse(text, len, json_path, &j, &jerr) != BYOCL_OK)
+        fail_msg("%s", jerr.msg);
+    const byocl_json *regions = base_json_get(j, "regions");
+    int slower = 0;
+    for (int r = 0; r < regions->n; r++) {
+        const byocl_json *reg = &regions->items[r];
+        double host = json_number(reg, "host_ms"), off = json_number(reg, "offloaded_ms");
+        char line[200];
+        FMT(line, "  %s ran slower offloaded (%.3f ms against %.3f ms on the host)\n",
+            base_json_get(reg, "name")->string, off, host);
+        if (off > host) {
+            slower++;
+            ts_assert_contains(out, line);
+        } else {
+            assert_null(strstr(out, line));
+        }
+    }
+    if (slower == 0)
+        ts_assert_contains(out, "\n  suggestions: none, every region ran faster offloaded\n");
+    else {
+        FMT(args, "  to keep %s on the host: byocl run %s --target opencl --offload-profile %s\n",
+            slower == 1 ? "it" : "them", model, json_path);
+        ts_assert_contains(out, args);
+    }
+    free(out);
+    FMT(args, "bench '%s' --runs 1 --warmup 0 --cache-dir '%s' --quiet --offload-profile '%s'",
+        model, caches, json_path);
+    out = ts_cli_expect(args, 0, "");
+    int listed = 0;
+    for (const char *at = out; (at = strstr(at, "\n  opencl_main_")) != NULL; at++)
+        listed++;
+    assert_int_equal(listed, regions->n - slower);
+    free(out);
+    base_json_free(j);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_unwritable_report),
+        cmocka_unit_test(test_suggest_and_profile),
         cmocka_unit_test(test_table_json_and_progress),
         cmocka_unit_test(test_quiet),
     };

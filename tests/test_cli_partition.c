@@ -166,9 +166,10 @@ static void test_partition_onnx_shape(void **state)
 }
 
 /* --min-region-flops: the sigmoid + multiply region (2048 FLOPs) stays on the host and
- * --explain says so; run and bench take the flag with a region target; bad values are
- * usage errors. */
-static void test_partition_min_region_flops(void **state)
+ * --explain says so; --offload-profile keeps the region that ran slower offloaded in the
+ * profile; run takes both with a region target; bad values are usage errors, a missing
+ * profile a failure. */
+static void test_partition_keep_on_host(void **state)
 {
     (void)state;
     char path[4096], args[8192], *out = NULL, *err = NULL;
@@ -187,7 +188,7 @@ static void test_partition_min_region_flops(void **state)
     assert_string_equal(err, "%2 (sum) stays on the host: opencl: op sum is not supported by the "
                              "opencl target\n"
                              "opencl region of 2 ops from sigmoid on (2048 FLOPs) stays on the "
-                             "host: under --min-region-flops 5000\n");
+                             "host: under the minimum of 5000 FLOPs\n");
     ts_assert_contains(out, "  %1 = sum(%0, axis=[1], keepdims=True);\n"
                             "  %2 = sigmoid(%1);\n"
                             "  multiply(%2, 2f)\n");
@@ -196,6 +197,31 @@ static void test_partition_min_region_flops(void **state)
     free(err);
     FMT(args, "run '%s' --random-inputs --target opencl --min-region-flops 1M", path);
     assert_int_equal(ts_run_cli(args, &out, &err), 0);
+    free(out);
+    free(err);
+    /* --offload-profile: regions[] as byocl bench --json writes them; the conv region ran
+     * slower offloaded. */
+    char profile[4200];
+    snprintf(profile, sizeof profile, "%s.profile.json", path);
+    ts_write_text(profile, "{\"regions\": [{\"name\": \"opencl_main_0\", \"host_ms\": 0.5, "
+                           "\"offloaded_ms\": 0.9}, {\"name\": \"opencl_main_1\", "
+                           "\"host_ms\": 0.3, \"offloaded_ms\": 0.1}]}\n");
+    FMT(args, "partition '%s' --target opencl --offload-profile '%s' --explain --no-types", path,
+        profile);
+    assert_int_equal(ts_run_cli(args, &out, &err), 0);
+    ts_assert_contains(err, "opencl region of 2 ops from nn.conv2d on (4.506e+05 FLOPs) stays on "
+                            "the host: opencl_main_0 took 0.9 ms offloaded against 0.5 ms on the "
+                            "host in the profile\n");
+    ts_assert_contains(out, "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);\n");
+    free(out);
+    free(err);
+    FMT(args, "run '%s' --random-inputs --target opencl --offload-profile '%s'", path, profile);
+    assert_int_equal(ts_run_cli(args, &out, &err), 0);
+    free(out);
+    free(err);
+    FMT(args, "partition '%s' --target opencl --offload-profile '%s.missing'", path, profile);
+    assert_int_equal(ts_run_cli(args, &out, &err), 1);
+    ts_assert_contains(err, ".profile.json.missing");
     free(out);
     free(err);
     FMT(args, "partition '%s' --target opencl --min-region-flops 1X", path);
@@ -462,7 +488,7 @@ static void test_partition_usage_and_errors(void **state)
     ts_cli_expect_error("partition builtin:seed --dump-after parse", 2,
                  "byocl: error: unknown pass 'parse' for --dump-after (passes: fold_constants, "
                  "annotate_target, annotate_range, check_annotations, merge_regions, "
-                 "min_region_flops, partition, all); see 'byocl "
+                 "keep_on_host, partition, all); see 'byocl "
                  "partition --help'\n");
 }
 
@@ -596,7 +622,7 @@ int main(void)
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_partition_onnx_shape),
         cmocka_unit_test(test_partition_seed),
-        cmocka_unit_test(test_partition_min_region_flops),
+        cmocka_unit_test(test_partition_keep_on_host),
         cmocka_unit_test(test_partition_thread_block),
         cmocka_unit_test(test_partition_no_types),
         cmocka_unit_test(test_partition_tvm_forms),

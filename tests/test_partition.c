@@ -499,7 +499,7 @@ static void test_pipeline_errors_and_dumps(void **state)
     byocl_pipeline_options opt = {.dump_after = "parse"};
     PU_ASSERT_ERROR(byocl_pipeline_partition(m, &opt, &err), err, BYOCL_ERR_INVALID,
                     "unknown pass 'parse' for dump-after (passes: fold_constants, annotate_target, "
-                    "annotate_range, check_annotations, merge_regions, min_region_flops, "
+                    "annotate_range, check_annotations, merge_regions, keep_on_host, "
                     "partition, all)");
     const char *targets[1] = {"opencl"};
     byocl_pipeline_options both = {.targets = targets, .n_targets = 1, .range_target = "x"};
@@ -539,13 +539,13 @@ static void test_pipeline_errors_and_dumps(void **state)
 
 /* --------------------------------------------------- cost-based offload */
 
-/* Reports of byocl_keep_small_regions_on_host, one line each. */
-static void note_small_region(void *user, const byocl_function *fn, int first,
-                              const char *target, int n_ops, double flops)
+/* Reports of byocl_keep_regions_on_host, one line each. */
+static void note_kept_region(void *user, const byocl_function *fn, int first,
+                             const char *target, int n_ops, double flops, const char *why)
 {
     char *log = user;
-    snprintf(log + strlen(log), 512 - strlen(log), "%s: %d ops from %s, %g FLOPs\n", target,
-             n_ops, byocl_node_op(fn, first), flops);
+    snprintf(log + strlen(log), 1024 - strlen(log), "%s: %d ops from %s, %g FLOPs: %s\n",
+             target, n_ops, byocl_node_op(fn, first), flops, why);
 }
 
 /* A test accelerator for the cost-based offload: everything but reductions. */
@@ -560,37 +560,53 @@ static bool flopacc_supports(void *ctx, const byocl_function *fn, int node, char
     return false;
 }
 
+static const char two_regions[] =
+    HEADER "def @main(%x: Tensor[(1, 3, 32, 32), float32], %w: Tensor[(8, 3, 3, 3), "
+           "float32]) {\n"
+           "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);\n"
+           "  %1 = nn.relu(%0);\n"
+           "  %2 = sum(%1, axis=[1], keepdims=True);\n"
+           "  %3 = sigmoid(%2);\n"
+           "  multiply(%3, 2f)\n"
+           "}\n";
+
+/* Partitions a copy of two_regions for flopacc with `policy`; the log of kept regions. */
+static byocl_module *partition_two_regions(const byocl_module *m, byocl_offload_policy policy,
+                                           char *log, byocl_status want, const char *want_err)
+{
+    const char *targets[1] = {"flopacc"};
+    log[0] = '\0';
+    policy.report = note_kept_region;
+    policy.user = log;
+    byocl_pipeline_options opt = {.targets = targets, .n_targets = 1, .offload = policy};
+    byocl_module *p = pu_clone(m);
+    byocl_error err = {0};
+    byocl_status st = byocl_pipeline_partition(p, &opt, &err);
+    if (st != want)
+        fail_msg("pipeline: status %d, want %d: %s", st, want, err.msg);
+    if (want_err)
+        assert_string_equal(err.msg, want_err);
+    return p;
+}
+
 /* Two flopacc regions around a host sum: the conv + relu region (2 * 8 * 32 * 32 * 27 =
  * 442368 FLOPs of conv, 8192 of relu) and the sigmoid + multiply region (1024 + 1024). A
  * threshold between them keeps the second on the host: its annotations become
  * compiler="default" and partition makes one function. 0 changes nothing; a bad
  * threshold is an error. */
-static void test_min_region_flops(void **state)
+static void test_keep_regions_on_host(void **state)
 {
     (void)state;
-    static const char text[] =
-        HEADER "def @main(%x: Tensor[(1, 3, 32, 32), float32], %w: Tensor[(8, 3, 3, 3), "
-               "float32]) {\n"
-               "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);\n"
-               "  %1 = nn.relu(%0);\n"
-               "  %2 = sum(%1, axis=[1], keepdims=True);\n"
-               "  %3 = sigmoid(%2);\n"
-               "  multiply(%3, 2f)\n"
-               "}\n";
     byocl_target_i acc = {.name = "flopacc", .api_version = BYOCL_TARGET_API_VERSION,
                           .supports = flopacc_supports};
     byocl_error err;
     assert_int_equal(byocl_target_register(&acc, &err), BYOCL_OK);
-    const char *targets[1] = {"flopacc"};
-    char log[512] = "";
-    byocl_pipeline_options opt = {.targets = targets, .n_targets = 1,
-                                  .min_region_flops = 5000,
-                                  .on_small_region = note_small_region,
-                                  .small_region_user = log};
-    byocl_module *m = pu_parse(text);
-    byocl_module *p = pu_clone(m);
-    assert_int_equal(byocl_pipeline_partition(p, &opt, &err), BYOCL_OK);
-    assert_string_equal(log, "flopacc: 2 ops from sigmoid, 2048 FLOPs\n");
+    char log[1024];
+    byocl_module *m = pu_parse(two_regions);
+    byocl_module *p = partition_two_regions(m, (byocl_offload_policy){.min_flops = 5000}, log,
+                                            BYOCL_OK, NULL);
+    assert_string_equal(log, "flopacc: 2 ops from sigmoid, 2048 FLOPs: under the minimum of "
+                             "5000 FLOPs\n");
     pu_assert_prints(p, HEADER
         "def @main(%x: Tensor[(1, 3, 32, 32), float32], %w: Tensor[(8, 3, 3, 3), float32]) "
         "-> Tensor[(1, 1, 32, 32), float32] {\n"
@@ -609,27 +625,82 @@ static void test_min_region_flops(void **state)
     byocl_module_free(p);
 
     /* Above both regions: nothing is offloaded; 0 (off): both are. */
-    log[0] = '\0';
-    opt.min_region_flops = 1e9;
-    p = pu_clone(m);
-    assert_int_equal(byocl_pipeline_partition(p, &opt, &err), BYOCL_OK);
-    assert_string_equal(log, "flopacc: 2 ops from nn.conv2d, 450560 FLOPs\n"
-                             "flopacc: 2 ops from sigmoid, 2048 FLOPs\n");
+    p = partition_two_regions(m, (byocl_offload_policy){.min_flops = 1e9}, log, BYOCL_OK, NULL);
+    assert_string_equal(log, "flopacc: 2 ops from nn.conv2d, 450560 FLOPs: under the minimum "
+                             "of 1e+09 FLOPs\n"
+                             "flopacc: 2 ops from sigmoid, 2048 FLOPs: under the minimum of "
+                             "1e+09 FLOPs\n");
     assert_int_equal(byocl_module_num_functions(p), 1);
     byocl_module_free(p);
-    opt.min_region_flops = 0;
-    p = pu_clone(m);
-    assert_int_equal(byocl_pipeline_partition(p, &opt, &err), BYOCL_OK);
+    p = partition_two_regions(m, (byocl_offload_policy){0}, log, BYOCL_OK, NULL);
     assert_int_equal(byocl_module_num_functions(p), 3);
     byocl_module_free(p);
+    byocl_module_free(partition_two_regions(
+        m, (byocl_offload_policy){.min_flops = -1}, log, BYOCL_ERR_INVALID,
+        "keep_on_host: the least FLOPs of a region must be a number >= 0, got -1"));
 
-    opt.min_region_flops = -1;
-    p = pu_clone(m);
-    PU_ASSERT_ERROR(byocl_pipeline_partition(p, &opt, &err), err, BYOCL_ERR_INVALID,
-                    "min_region_flops: the least FLOPs of a region must be a number >= 0, got "
-                    "-1");
+    /* A profile: the first region ran slower offloaded, the second faster. */
+    byocl_region_timing profile[2] = {{"flopacc_main_0", 0.5, 0.9}, {"flopacc_main_1", 0.3, 0.1}};
+    p = partition_two_regions(m, (byocl_offload_policy){.profile = profile, .n_profile = 2}, log,
+                              BYOCL_OK, NULL);
+    assert_string_equal(log, "flopacc: 2 ops from nn.conv2d, 450560 FLOPs: flopacc_main_0 took "
+                             "0.9 ms offloaded against 0.5 ms on the host in the profile\n");
+    assert_null(byocl_module_find(p, "flopacc_main_1"));
+    assert_non_null(byocl_module_find(p, "flopacc_main_0")); /* the sigmoid region, renumbered */
+    pu_assert_same_outputs(m, p, 3);
     byocl_module_free(p);
+    /* A profile of something else. */
+    byocl_region_timing other[2] = {{"flopacc_main_0", 1, 2}, {"opencl_main_1", 1, 2}};
+    byocl_module_free(partition_two_regions(
+        m, (byocl_offload_policy){.profile = other, .n_profile = 2}, log, BYOCL_ERR_INVALID,
+        "keep_on_host: the profile's region 'opencl_main_1' is not a region of this partition "
+        "(it has 2): the profile comes from another model, target or options"));
+    byocl_module_free(partition_two_regions(
+        m, (byocl_offload_policy){.profile = profile, .n_profile = 1}, log, BYOCL_ERR_INVALID,
+        "keep_on_host: region flopacc_main_1 is not in the profile: the profile comes from "
+        "another model, target or options"));
     byocl_module_free(m);
+}
+
+/* byocl_offload_profile_read: byocl bench --json's regions[]; errors name the file and
+ * the entry. */
+static void test_offload_profile_read(void **state)
+{
+    (void)state;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/profile.json", ts_tmpdir("offload-profile"));
+    ts_write_text(path, "{\"model\": \"m\", \"regions\": [\n"
+                        "  {\"name\": \"opencl_main_0\", \"ops\": 3, \"host_ms\": 1.5, "
+                        "\"offloaded_ms\": 2.25}]}\n");
+    byocl_region_timing *profile = NULL;
+    int n = 0;
+    byocl_error err;
+    assert_int_equal(byocl_offload_profile_read(path, &profile, &n, &err), BYOCL_OK);
+    assert_int_equal(n, 1);
+    assert_string_equal(profile[0].symbol, "opencl_main_0");
+    assert_true(profile[0].host_ms == 1.5 && profile[0].offloaded_ms == 2.25);
+    byocl_offload_profile_free(profile, n);
+    static const struct {
+        const char *text, *want;
+    } bad[] = {
+        {"{\"host\": {}}", "no \"regions\" array: an offload profile is what byocl bench "
+                           "--json writes"},
+        {"{\"regions\": [{\"host_ms\": 1, \"offloaded_ms\": 2}]}",
+         "regions[0] has no \"name\" (the region's symbol)"},
+        {"{\"regions\": [{\"name\": \"a\", \"host_ms\": -1, \"offloaded_ms\": 2}]}",
+         "regions[0] has no \"host_ms\" (a time in ms >= 0), as byocl bench --json writes it"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ts_write_text(path, bad[i].text);
+        assert_int_equal(byocl_offload_profile_read(path, &profile, &n, &err), BYOCL_ERR_PARSE);
+        char want[8192];
+        snprintf(want, sizeof want, "%s: %s", path, bad[i].want);
+        assert_string_equal(err.msg, want);
+        assert_null(profile);
+    }
+    strcat(path, ".missing");
+    assert_int_not_equal(byocl_offload_profile_read(path, &profile, &n, &err), BYOCL_OK);
+    ts_assert_contains(err.msg, path);
 }
 
 /* ------------------------------------------------ TVM's annotated forms */
@@ -1040,7 +1111,8 @@ int main(void)
         cmocka_unit_test(test_thread_vgg_blocks),
         cmocka_unit_test(test_thread_range),
         cmocka_unit_test(test_pipeline_errors_and_dumps),
-        cmocka_unit_test(test_min_region_flops),
+        cmocka_unit_test(test_keep_regions_on_host),
+        cmocka_unit_test(test_offload_profile_read),
         cmocka_unit_test(test_tvm_tuple_begin_and_default),
         cmocka_unit_test(test_tvm_tuple_end_batch_norm),
         cmocka_unit_test(test_tvm_tuple_end_of_tuple),

@@ -23,7 +23,8 @@ static bool is_compute_call(const byocl_function *fn, int id)
 /* Annotates, checks and merges @main of a copy of m for `target`, as the pipeline does
  * before it partitions. */
 static byocl_status annotate_copy(const byocl_module *m, const char *target,
-                                  byocl_module **out, byocl_error *err)
+                                  const byocl_offload_policy *policy, byocl_module **out,
+                                  byocl_error *err)
 {
     byocl_module *a = byocl_module_clone(m, err);
     if (!a)
@@ -36,6 +37,8 @@ static byocl_status annotate_copy(const byocl_module *m, const char *target,
         st = byocl_check_annotations(a, false, err);
     if (st == BYOCL_OK)
         st = byocl_merge_regions(a, err);
+    if (st == BYOCL_OK && policy)
+        st = byocl_keep_regions_on_host(a, policy, err);
     if (st != BYOCL_OK) {
         byocl_module_free(a);
         return st;
@@ -73,7 +76,8 @@ static byocl_status map_calls(const byocl_function *orig, const byocl_function *
 }
 
 byocl_status bench_regions_annotate(const byocl_module *m, const char *target,
-                                    bench_regions *out, byocl_error *err)
+                                    const byocl_offload_policy *policy, bench_regions *out,
+                                    byocl_error *err)
 {
     *out = (bench_regions){0};
     for (int f = 0; f < byocl_module_num_functions(m); f++) {
@@ -88,7 +92,7 @@ byocl_status bench_regions_annotate(const byocl_module *m, const char *target,
     const byocl_function *orig = byocl_module_find(m, "main");
     if (!orig)
         return byocl_error_set(err, BYOCL_ERR_NOT_FOUND, "the model has no @main");
-    byocl_status st = annotate_copy(m, target, &out->annotated, err);
+    byocl_status st = annotate_copy(m, target, policy, &out->annotated, err);
     if (st != BYOCL_OK)
         return st;
     const byocl_function *ann = byocl_module_find(out->annotated, "main");

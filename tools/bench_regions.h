@@ -26,11 +26,13 @@ typedef struct bench_regions {
     byocl_module *annotated; /* the annotated copy, for the offloaded build to partition */
 } bench_regions;
 
-/* Fills `out` for @main of `m` (not changed) and region target `target`. Errors: a model
+/* Fills `out` for @main of `m` (not changed) and region target `target`, the regions that
+ * `policy` (may be NULL) keeps on the host left out (byocl_keep_regions_on_host). Errors: a model
  * already partitioned (functions with a Compiler attribute: its @main has no region nodes
  * to map), the passes' errors. */
 byocl_status bench_regions_annotate(const byocl_module *m, const char *target,
-                                    bench_regions *out, byocl_error *err);
+                                    const byocl_offload_policy *policy, bench_regions *out,
+                                    byocl_error *err);
 void bench_regions_free(bench_regions *r);
 
 #endif

@@ -75,12 +75,9 @@ static byocl_status make_options(const cli_build_request *req, byocl_target_opti
     return st;
 }
 
-int cli_min_region_flops(const cli_command *cmd, const cli_args *args, double *out)
+/* --min-region-flops X: a number >= 0, optionally with k, M or G. */
+static int parse_min_flops(const cli_command *cmd, const char *text, double *out)
 {
-    const char *text = cli_value(cmd, args, "min-region-flops", NULL);
-    *out = 0;
-    if (!text)
-        return CLI_EXIT_OK;
     char *end;
     double v = strtod(text, &end);
     static const struct {
@@ -99,13 +96,30 @@ int cli_min_region_flops(const cli_command *cmd, const cli_args *args, double *o
     return CLI_EXIT_OK;
 }
 
-int cli_min_region_flops_flag(const cli_command *cmd, const cli_args *args,
-                              cli_build_request *req)
+int cli_offload_flags(const cli_command *cmd, const cli_args *args, const char *target,
+                      byocl_offload_policy *out)
 {
-    int rc = cli_min_region_flops(cmd, args, &req->min_region_flops);
-    if (rc == CLI_EXIT_OK && req->min_region_flops > 0 && !cli_is_region_target(req->target))
-        rc = cli_usage_error(cmd, "--min-region-flops goes with a region target (--target T)");
+    memset(out, 0, sizeof *out);
+    const char *min_flops = cli_value(cmd, args, "min-region-flops", NULL);
+    const char *profile = cli_value(cmd, args, "offload-profile", NULL);
+    if ((min_flops || profile) && target && !cli_is_region_target(target))
+        return cli_usage_error(cmd, "--%s goes with a region target (--target T)",
+                               min_flops ? "min-region-flops" : "offload-profile");
+    int rc = min_flops ? parse_min_flops(cmd, min_flops, &out->min_flops) : CLI_EXIT_OK;
+    byocl_region_timing *timings = NULL;
+    byocl_error err;
+    if (rc == CLI_EXIT_OK && profile &&
+        byocl_offload_profile_read(profile, &timings, &out->n_profile, &err) != BYOCL_OK)
+        rc = cli_fail_error(&err);
+    out->profile = timings;
     return rc;
+}
+
+void cli_offload_free(byocl_offload_policy *policy)
+{
+    byocl_offload_profile_free((byocl_region_timing *)policy->profile, policy->n_profile);
+    policy->profile = NULL;
+    policy->n_profile = 0;
 }
 
 int cli_target_flags(const cli_command *cmd, const cli_args *args, cli_build_request *req)
@@ -139,7 +153,7 @@ byocl_status cli_partition_for_target(const cli_build_request *req, const byocl_
     byocl_compile_options co = byocl_compile_options_default();
     co.partition.targets = targets;
     co.partition.n_targets = 1;
-    co.partition.min_region_flops = req->min_region_flops;
+    co.partition.offload = req->offload;
     return byocl_compile_partition(m, &co, out, err);
 }
 
@@ -160,7 +174,7 @@ byocl_status cli_build_model(const cli_build_request *req, const byocl_module *m
     co.partition.n_targets = regions ? 1 : 0;
     co.partition.dump_after = req->dump_after;
     co.partition.complete = req->complete_annotations;
-    co.partition.min_region_flops = req->min_region_flops;
+    co.partition.offload = req->offload;
     co.build.target = regions ? "host" : req->target;
     co.build.fn_name = req->fn_name;
     co.build.threads = req->threads;

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 
+#include "byocl/passes.h"
 #include "byocl/runtime.h"
 #include "cli.h"
 
@@ -19,7 +20,8 @@ typedef struct cli_build_request {
     const char *const *target_opts;
     int n_target_opts;
     const char *dump_after; /* --dump-after PASS: print the module after that pass */
-    double min_region_flops; /* --min-region-flops: smaller regions stay on the host */
+    /* --min-region-flops, --offload-profile: the regions that stay on the host */
+    byocl_offload_policy offload;
     /* Complete the model's own annotations (check_annotations inserts what is missing):
      * a stage of a split model whose cut crossed an annotated region. */
     bool complete_annotations;
@@ -57,7 +59,7 @@ void cli_print_target(const byocl_target_i *t);
 #define CLI_OPTION_DUMP_AFTER                                                                \
     {"dump-after", 0, CLI_ARG_REQUIRED, false, "PASS",                                     \
      "print the module on stderr after PASS (annotate_target, annotate_range, "            \
-     "check_annotations, merge_regions, min_region_flops, partition) or after every pass "  \
+     "check_annotations, merge_regions, keep_on_host, partition) or after every pass "  \
      "(all)"}
 /* Checks --dump-after PASS (NULL is fine): a usage error naming the passes. */
 int cli_check_dump_after(const cli_command *cmd, const char *pass);
@@ -65,12 +67,17 @@ int cli_check_dump_after(const cli_command *cmd, const char *pass);
 #define CLI_OPTION_MIN_REGION_FLOPS                                                          \
     {"min-region-flops", 0, CLI_ARG_REQUIRED, false, "X",                                  \
      "keep each region of fewer estimated FLOPs than X (e.g. 2e6, 500k, 1.5G) on the host"}
-/* Reads --min-region-flops X (a number >= 0, optionally with k, M or G) into *out (0 when
- * absent). CLI_EXIT_OK or a usage error naming the value. */
-int cli_min_region_flops(const cli_command *cmd, const cli_args *args, double *out);
-/* The same into req->min_region_flops, which needs a region target in req->target. */
-int cli_min_region_flops_flag(const cli_command *cmd, const cli_args *args,
-                              cli_build_request *req);
+#define CLI_OPTION_OFFLOAD_PROFILE                                                           \
+    {"offload-profile", 0, CLI_ARG_REQUIRED, false, "FILE.json",                           \
+     "keep on the host each region that ran slower offloaded in FILE.json (byocl bench "   \
+     "--json of the same model and target)"}
+/* Reads --min-region-flops X (a number >= 0, optionally with k, M or G) and
+ * --offload-profile FILE.json (byocl_offload_profile_read) into *out, for a region target
+ * (`target`; NULL: not checked here). CLI_EXIT_OK, a usage error (a bad number, no region
+ * target) or a failure (a profile that cannot be read). Free with cli_offload_free. */
+int cli_offload_flags(const cli_command *cmd, const cli_args *args, const char *target,
+                      byocl_offload_policy *out);
+void cli_offload_free(byocl_offload_policy *policy);
 
 #define CLI_OPTION_DEVICE                                                                    \
     {"device", 0, CLI_ARG_REQUIRED, false, "D",                                            \

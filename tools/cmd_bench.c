@@ -31,6 +31,7 @@ static const cli_option bench_options[] = {
      "the region target to offload to (default: the first registered: opencl)"},
     CLI_OPTION_DEVICE,
     CLI_OPTION_MIN_REGION_FLOPS,
+    CLI_OPTION_OFFLOAD_PROFILE,
     CLI_OPTION_TARGET_OPT,
     {"threads", 0, CLI_ARG_REQUIRED, false, "N", "threads of both builds (default: all cores)"},
     {"runs", 0, CLI_ARG_REQUIRED, false, "N", "timed runs of each build (default: 10)"},
@@ -44,6 +45,9 @@ static const cli_option bench_options[] = {
     {"per-op", 0, CLI_ARG_NONE, false, NULL,
      "time and GFLOP/s of each step and kernel of both builds, slowest first"},
     {"quiet", 'q', CLI_ARG_NONE, false, NULL, "no progress on stderr"},
+    {"suggest", 0, CLI_ARG_NONE, false, NULL,
+     "after the table, name the regions that ran slower offloaded and how to keep them on "
+     "the host (--offload-profile)"},
     CLI_OPTION_INPUT,
     {"params", 0, CLI_ARG_REQUIRED, false, "FILE.npz",
      "tensors by name: @main's parameters to bind, the text's meta constants"},
@@ -59,7 +63,7 @@ typedef struct bench_request {
     cli_build_request target_flags; /* --device, --target-opt */
     const char *cache_dir; /* --cache-dir; NULL: fresh caches, removed at the end */
     int threads, runs, warmup;
-    bool per_op, quiet;
+    bool per_op, quiet, suggest;
     uint64_t seed;
 } bench_request;
 
@@ -112,7 +116,8 @@ static int parse_request(const cli_command *cmd, const cli_args *args, bench_req
                            .runs = 10,
                            .warmup = 2,
                            .per_op = cli_count(cmd, args, "per-op") > 0,
-                           .quiet = cli_count(cmd, args, "quiet") > 0};
+                           .quiet = cli_count(cmd, args, "quiet") > 0,
+                           .suggest = cli_count(cmd, args, "suggest") > 0};
     if (!cli_is_region_target(req->target))
         return cli_usage_error(cmd, "--target %s: bench compares the host with a region target "
                                     "such as %s",
@@ -122,8 +127,6 @@ static int parse_request(const cli_command *cmd, const cli_args *args, bench_req
         return rc;
     req->target_flags.target = req->target;
     rc = cli_target_flags(cmd, args, &req->target_flags);
-    if (rc == CLI_EXIT_OK)
-        rc = cli_min_region_flops_flag(cmd, args, &req->target_flags);
     if (rc != CLI_EXIT_OK)
         return rc;
     const char *v = cli_value(cmd, args, "threads", NULL);
@@ -447,6 +450,33 @@ static void print_table(const bench_request *req, const bench_path *paths,
            res->max_abs_err, res->rel_l2);
 }
 
+/* --suggest: the regions that ran slower offloaded than their nodes on the host, and the
+ * flag that keeps them there (the JSON of this run is the profile it reads). */
+static void print_suggestions(const bench_request *req, const bench_result *res)
+{
+    if (res->n_rows <= 1) {
+        printf("\n  suggestions: none, no region is offloaded\n");
+        return;
+    }
+    int slower = 0;
+    for (int r = 0; r + 1 < res->n_rows; r++) { /* the last row is the host ops */
+        const bench_row *row = &res->rows[r];
+        if (!(row->offloaded_ms > row->host_ms))
+            continue;
+        if (!slower++)
+            printf("\n  suggestions:\n");
+        printf("  %s ran slower offloaded (%.3f ms against %.3f ms on the host)\n", row->name,
+               row->offloaded_ms, row->host_ms);
+    }
+    if (!slower) {
+        printf("\n  suggestions: none, every region ran faster offloaded\n");
+        return;
+    }
+    printf("  to keep %s on the host: byocl run %s --target %s --offload-profile %s\n",
+           slower == 1 ? "it" : "them", req->spec, req->target,
+           req->json ? req->json : "FILE.json (this bench again with --json FILE.json)");
+}
+
 static int print_per_op(const bench_path *paths)
 {
     int rc = CLI_EXIT_OK;
@@ -622,11 +652,13 @@ static int bench_model(const bench_request *req, const byocl_module *m, const cl
 {
     bench_regions regions;
     byocl_error err;
-    if (bench_regions_annotate(m, req->target, &regions, &err) != BYOCL_OK) {
+    if (bench_regions_annotate(m, req->target, &req->target_flags.offload, &regions, &err) !=
+        BYOCL_OK) {
         byocl_error_prefix(&err, "%s: ", req->spec);
         return cli_fail_error(&err);
     }
     cli_build_request offloaded = req->target_flags;
+    offloaded.offload = (byocl_offload_policy){0}; /* applied above, in the annotated copy */
     offloaded.threads = req->threads;
     offloaded.profile = true;
     bench_path paths[2] = {
@@ -649,6 +681,8 @@ static int bench_model(const bench_request *req, const byocl_module *m, const cl
         rc = collect(paths, &regions, &res);
     if (rc == CLI_EXIT_OK) {
         print_table(req, paths, &res);
+        if (req->suggest)
+            print_suggestions(req, &res);
         if (req->per_op)
             rc = print_per_op(paths);
     }
@@ -678,10 +712,14 @@ static int bench_model(const bench_request *req, const byocl_module *m, const cl
 
 static int run_bench(const cli_command *cmd, const cli_args *args)
 {
-    bench_request req;
+    bench_request req = {0};
     int rc = parse_request(cmd, args, &req);
-    if (rc != CLI_EXIT_OK)
+    if (rc == CLI_EXIT_OK) /* last: the profile it reads is freed below */
+        rc = cli_offload_flags(cmd, args, req.target_flags.target, &req.target_flags.offload);
+    if (rc != CLI_EXIT_OK) {
+        cli_offload_free(&req.target_flags.offload);
         return rc;
+    }
     /* The report files are opened first: an unwritable path fails before the work. */
     cli_report_file json = {0}, svg = {0};
     if (req.json)
@@ -698,6 +736,7 @@ static int run_bench(const cli_command *cmd, const cli_args *args)
     cli_report_file_discard(&svg);
     cli_inputs_free(&in);
     byocl_module_free(m);
+    cli_offload_free(&req.target_flags.offload);
     return rc;
 }
 
@@ -706,6 +745,7 @@ const cli_command cli_cmd_bench = {
     .summary = "time a model on the host against its regions offloaded, region by region",
     .args_usage = "[MODEL] [--target T] [--device D] [--threads N] [--runs N] [--warmup N]\n"
                   "                 [--cache-dir DIR] [--json FILE] [--svg FILE] [--per-op] [--quiet]\n"
+                  "                 [--suggest] [--min-region-flops X] [--offload-profile FILE.json]\n"
                   "                 [--input NAME=FILE]... [--params FILE.npz] "
                   "[--random-inputs[=SEED]]",
     .min_positional = 0,
@@ -731,6 +771,11 @@ const cli_command cli_cmd_bench = {
         "GFLOP/s. --json FILE writes the same figures (host.median_ms,\n"
         "offloaded.median_ms, regions[], ...), --svg FILE a bar chart; both appear whole\n"
         "or not at all.\n"
+        "\n"
+        "--suggest names the regions that ran slower offloaded than on the host; the\n"
+        "--json of the run is a profile: --offload-profile FILE.json (here, and on run\n"
+        "and partition) keeps those regions on the host, --min-region-flops X every\n"
+        "region of fewer estimated FLOPs (docs/partitioning.md).\n"
         "\n"
         "Parameters not given by --input or --params get random values (--random-inputs\n"
         "seed, default 0). Progress goes to stderr when a step takes over a second (a bar\n"

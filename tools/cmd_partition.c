@@ -24,6 +24,7 @@ static const cli_option partition_options[] = {
     {"explain", 0, CLI_ARG_NONE, false, NULL,
      "list on stderr every call left on the host and each target's reason"},
     CLI_OPTION_MIN_REGION_FLOPS,
+    CLI_OPTION_OFFLOAD_PROFILE,
     {"constants-as-args", 0, CLI_ARG_NONE, false, NULL,
      "pass constants to regions as arguments instead of binding them inside"},
     CLI_OPTION_DUMP_AFTER,
@@ -63,15 +64,14 @@ static void explain_one(void *user, const byocl_function *fn, int node, const ch
             op ? op : byocl_node_callee(fn, node), reason);
 }
 
-/* --explain with --min-region-flops: each region that stays on the host for its size. */
-static void explain_small_region(void *user, const byocl_function *fn, int first,
-                                 const char *target, int n_ops, double flops)
+/* --explain with --min-region-flops or --offload-profile: each region that stays on the
+ * host for its cost. */
+static void explain_kept_region(void *user, const byocl_function *fn, int first,
+                                const char *target, int n_ops, double flops, const char *why)
 {
-    fprintf(stderr,
-            "%s region of %d op%s from %s on (%.4g FLOPs) stays on the host: under "
-            "--min-region-flops %.4g\n",
-            target, n_ops, n_ops == 1 ? "" : "s", byocl_node_op(fn, first), flops,
-            *(const double *)user);
+    (void)user;
+    fprintf(stderr, "%s region of %d op%s from %s on (%.4g FLOPs) stays on the host: %s\n",
+            target, n_ops, n_ops == 1 ? "" : "s", byocl_node_op(fn, first), flops, why);
 }
 
 /* --emit DIR: the code each region's target generates, for a person to read. */
@@ -111,12 +111,6 @@ static int run_partition(const cli_command *cmd, const cli_args *args)
     }
     byocl_print_options print_opt;
     int rc = cli_print_options(cmd, args, true, &print_opt);
-    if (rc == CLI_EXIT_OK)
-        rc = cli_min_region_flops(cmd, args, &opt.min_region_flops);
-    if (explain && opt.min_region_flops > 0) {
-        opt.on_small_region = explain_small_region;
-        opt.small_region_user = &opt.min_region_flops;
-    }
     if (rc != CLI_EXIT_OK) {
         free(targets_buf);
         return rc;
@@ -143,8 +137,12 @@ static int run_partition(const cli_command *cmd, const cli_args *args)
         opt.n_targets = n_targets;
     }
 
-    byocl_module *m;
-    rc = cli_load_model_args(cmd, args, args->positional[0], &m);
+    byocl_module *m = NULL;
+    rc = cli_offload_flags(cmd, args, NULL, &opt.offload); /* freed below */
+    if (explain)
+        opt.offload.report = explain_kept_region;
+    if (rc == CLI_EXIT_OK)
+        rc = cli_load_model_args(cmd, args, args->positional[0], &m);
     byocl_error err;
     if (rc == CLI_EXIT_OK && explain &&
         byocl_annotate_explain(m, targets, n_targets, explain_one, NULL, &err) != BYOCL_OK)
@@ -156,6 +154,7 @@ static int run_partition(const cli_command *cmd, const cli_args *args)
     if (rc == CLI_EXIT_OK && cli_value(cmd, args, "emit", NULL))
         rc = emit_code(m, cli_value(cmd, args, "emit", NULL));
     byocl_module_free(m);
+    cli_offload_free(&opt.offload);
     free(targets_buf);
     return rc;
 }

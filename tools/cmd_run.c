@@ -41,6 +41,7 @@ static const cli_option run_options[] = {
     {"fn", 0, CLI_ARG_REQUIRED, false, "NAME", "run function @NAME instead of @main"},
     CLI_OPTION_DUMP_AFTER,
     CLI_OPTION_MIN_REGION_FLOPS,
+    CLI_OPTION_OFFLOAD_PROFILE,
     CLI_OPTION_CAPTURE,
     CLI_OPTIONS_CAPTURE_NARROW,
     {NULL, 0, CLI_ARG_NONE, false, NULL, NULL},
@@ -253,8 +254,6 @@ static int parse_request(const cli_command *cmd, const cli_args *args, run_reque
     req->fallback = cli_value(cmd, args, "fallback", NULL);
     req->target_flags.target = req->target;
     rc = cli_target_flags(cmd, args, &req->target_flags);
-    if (rc == CLI_EXIT_OK)
-        rc = cli_min_region_flops_flag(cmd, args, &req->target_flags);
     if (rc != CLI_EXIT_OK)
         return rc;
     if (req->fallback && !req->regions)
@@ -289,12 +288,9 @@ static int parse_request(const cli_command *cmd, const cli_args *args, run_reque
     return rc;
 }
 
-static int run_run(const cli_command *cmd, const cli_args *args)
+static int run_parsed(const cli_command *cmd, const cli_args *args, run_request *req)
 {
-    run_request req;
-    int rc = parse_request(cmd, args, &req);
-    if (rc != CLI_EXIT_OK)
-        return rc;
+    int rc;
     bool random;
     uint64_t seed;
     rc = cli_check_input_flags(cmd, args, &random, &seed);
@@ -314,8 +310,21 @@ static int run_run(const cli_command *cmd, const cli_args *args)
     if (!fn)
         rc = cli_fail("%s has no function @%s", spec, fn_name);
     else
-        rc = run_function(cmd, args, spec, m, fn, random, seed, &req);
+        rc = run_function(cmd, args, spec, m, fn, random, seed, req);
     byocl_module_free(m);
+    return rc;
+}
+
+static int run_run(const cli_command *cmd, const cli_args *args)
+{
+    run_request req = {0};
+    int rc = parse_request(cmd, args, &req);
+    if (rc == CLI_EXIT_OK) /* last: the profile it reads is freed below */
+        rc = cli_offload_flags(cmd, args, req.target ? req.target : "ref",
+                               &req.target_flags.offload);
+    if (rc == CLI_EXIT_OK)
+        rc = run_parsed(cmd, args, &req);
+    cli_offload_free(&req.target_flags.offload);
     return rc;
 }
 

@@ -9,7 +9,7 @@
 
 static const char *const pass_names[] = {
     "fold_constants",   "annotate_target", "annotate_range", "check_annotations",
-    "merge_regions",    "min_region_flops", "partition",
+    "merge_regions",    "keep_on_host",    "partition",
 };
 #define N_PASSES ((int)(sizeof pass_names / sizeof pass_names[0]))
 
@@ -95,11 +95,8 @@ byocl_status byocl_pipeline_partition(byocl_module *m, const byocl_pipeline_opti
                    err);
     if (st == BYOCL_OK && !opt->no_merge)
         st = after(m, opt, "merge_regions", byocl_merge_regions(m, err), err);
-    if (st == BYOCL_OK && opt->min_region_flops != 0)
-        st = after(m, opt, "min_region_flops",
-                   byocl_keep_small_regions_on_host(m, opt->min_region_flops,
-                                                    opt->on_small_region,
-                                                    opt->small_region_user, err),
+    if (st == BYOCL_OK && (opt->offload.min_flops != 0 || opt->offload.n_profile != 0))
+        st = after(m, opt, "keep_on_host", byocl_keep_regions_on_host(m, &opt->offload, err),
                    err);
     if (st == BYOCL_OK) {
         byocl_partition_options popt = {.constants_as_args = opt->constants_as_args};

@@ -92,20 +92,49 @@ byocl_status byocl_merge_regions(byocl_module *m, byocl_error *err);
 byocl_status byocl_regions_of_nodes(const byocl_function *fn, int *region_of, int *n_regions,
                                     byocl_error *err);
 
-/* What byocl_keep_small_regions_on_host says of each region it keeps on the host: its
- * first call (`first`, a node of @main `fn`), its target, its number of ops and its
- * estimated FLOPs. */
-typedef void (*byocl_small_region_fn)(void *user, const byocl_function *fn, int first,
-                                      const char *target, int n_ops, double flops);
+/* Cost-based offload (the keep_on_host pass, after merge_regions). */
 
-/* Cost-based offload: each region of @main (annotated, merged) whose estimated arithmetic
- * (byocl_split_node_flops summed over its calls) is below `min_flops` stays on the host:
- * its annotations become compiler="default", which partition removes. `report` (may be
- * NULL) hears of each such region. min_flops 0 changes nothing; a negative, infinite or
- * NaN min_flops is an error. */
-byocl_status byocl_keep_small_regions_on_host(byocl_module *m, double min_flops,
-                                              byocl_small_region_fn report, void *user,
-                                              byocl_error *err);
+/* One region's figures in a profile: `byocl bench --json`'s regions[]. */
+typedef struct byocl_region_timing {
+    const char *symbol;  /* "<target>_main_<n>", as partition names the region */
+    double host_ms;      /* its nodes' time in the host build */
+    double offloaded_ms; /* its time offloaded */
+} byocl_region_timing;
+
+/* What byocl_keep_regions_on_host says of each region it keeps on the host: its first
+ * call (`first`, a node of @main `fn`), its target, number of ops and estimated FLOPs,
+ * and why ("under the minimum of 5000 FLOPs", "opencl_main_3 took 0.21 ms offloaded
+ * against 0.12 ms on the host in the profile"). */
+typedef void (*byocl_kept_region_fn)(void *user, const byocl_function *fn, int first,
+                                     const char *target, int n_ops, double flops,
+                                     const char *why);
+
+typedef struct byocl_offload_policy {
+    /* Regions of fewer estimated FLOPs (byocl_split_node_flops summed over their calls)
+     * stay on the host; 0: none. */
+    double min_flops;
+    /* A profile of the same model, targets and options (byocl_offload_profile_read):
+     * regions that took longer offloaded than on the host stay on the host. Every
+     * region must be in it and every entry must be a region; n_profile 0: none. */
+    const byocl_region_timing *profile;
+    int n_profile;
+    byocl_kept_region_fn report; /* may be NULL */
+    void *user;
+} byocl_offload_policy;
+
+/* Keeps the regions of @main (annotated, merged) that the policy says do not pay on the
+ * host: their annotations become compiler="default", which partition removes. A policy
+ * of no minimum and no profile changes nothing; a negative, infinite or NaN minimum, and
+ * a profile that does not match the regions, are errors. */
+byocl_status byocl_keep_regions_on_host(byocl_module *m, const byocl_offload_policy *policy,
+                                        byocl_error *err);
+
+/* Reads the regions[] of a `byocl bench --json` file (name, host_ms, offloaded_ms) into
+ * *out (n entries; free with byocl_offload_profile_free). Errors name the file and the
+ * entry. */
+byocl_status byocl_offload_profile_read(const char *path, byocl_region_timing **out, int *n,
+                                        byocl_error *err);
+void byocl_offload_profile_free(byocl_region_timing *profile, int n); /* NULL is fine */
 
 typedef struct byocl_partition_options {
     /* Pass constants used by a region as arguments instead of binding them inside it. */

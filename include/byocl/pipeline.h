@@ -41,12 +41,9 @@ typedef struct byocl_pipeline_options {
     bool no_merge;
     /* Pass constants used by a region as arguments (byocl_partition_options). */
     bool constants_as_args;
-    /* Keep each region of fewer estimated FLOPs than this on the host (0: none;
-     * byocl_keep_small_regions_on_host, after merge_regions); on_small_region (may be NULL)
-     * hears of each. */
-    double min_region_flops;
-    byocl_small_region_fn on_small_region;
-    void *small_region_user;
+    /* Which regions stay on the host for their cost (byocl_keep_regions_on_host, the pass
+     * keep_on_host after merge_regions); zeroed: all are offloaded. */
+    byocl_offload_policy offload;
     /* Print the module (typed Relay text) after the pass of this name, or after every
      * pass with "all"; NULL for none. Names: see byocl_pipeline_pass_name. */
     const char *dump_after;
@@ -62,7 +59,7 @@ byocl_status byocl_pipeline_partition(byocl_module *m, const byocl_pipeline_opti
 
 /* The pass names --dump-after accepts, by index (NULL past the end): "fold_constants",
  * "annotate_target", "annotate_range", "check_annotations", "merge_regions",
- * "min_region_flops", "partition". */
+ * "keep_on_host", "partition". */
 const char *byocl_pipeline_pass_name(int index);
 
 /* ------------------------------------------------------------------ compile */
