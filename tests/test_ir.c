@@ -328,7 +328,11 @@ static void test_tensor_set_get_and_limits(void **state)
     byocl_dtype dt;
     assert_true(byocl_dtype_from_name("float16", &dt));
     assert_int_equal(dt, BYOCL_FLOAT16);
-    assert_false(byocl_dtype_from_name("float64", &dt));
+    assert_true(byocl_dtype_from_name("float64", &dt));
+    assert_int_equal(dt, BYOCL_FLOAT64);
+    assert_int_equal(byocl_dtype_size(dt), 8);
+    assert_true(byocl_dtype_is_float(dt));
+    assert_false(byocl_dtype_from_name("float128", &dt));
 }
 
 static void test_error_prefix(void **state)

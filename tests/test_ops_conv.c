@@ -54,7 +54,7 @@ static void test_attr_errors(void **state)
     expect_attr_error("kernel_size=[3, 0]", bad, "kernel_size must be positive, got [3, 0]");
     expect_attr_error("groups=0", bad, "groups must be positive, got 0");
     expect_attr_error("channels=-4", bad, "channels must be positive, got -4");
-    expect_attr_error("out_dtype=\"float64\"", bad, "out_dtype \"float64\" is not a dtype");
+    expect_attr_error("out_dtype=\"float128\"", bad, "out_dtype \"float128\" is not a dtype");
     const byocl_status unsupported = BYOCL_ERR_UNSUPPORTED;
     expect_attr_error("data_layout=\"NHWC\"", unsupported,
                       "data_layout \"NHWC\" is not supported: byocl handles NCHW only");

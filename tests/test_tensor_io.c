@@ -4,6 +4,7 @@
 #include "test_support.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,7 @@ static const int64_t i64_values[] = {INT64_MAX, INT64_MIN, 0, -1, 5};
 static const int8_t i8_values[] = {0, -1, 127, -128, 42, -7};
 static const uint8_t u8_values[] = {0, 1, 255, 128, 42, 7};
 static const uint8_t bool_values[] = {1, 0, 1, 0, 0, 1};
+static const double f64_values[] = {0.0, -1.5, 0.1, 1.0e300, -5.0e-324, -INFINITY};
 static const int64_t dims_2x3[] = {2, 3};
 
 static byocl_tensor *fixture_f32(void)
@@ -151,6 +153,7 @@ static void test_numpy_writes_every_dtype(void **state)
         {"i8.npy", make_tensor(BYOCL_INT8, 2, dims_2x3, i8_values)},
         {"u8.npy", make_tensor(BYOCL_UINT8, 2, dims_2x3, u8_values)},
         {"bool.npy", fixture_bool()},
+        {"f64.npy", make_tensor(BYOCL_FLOAT64, 2, dims_2x3, f64_values)},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         check_numpy_fixture(cases[i].file, cases[i].want);
@@ -292,7 +295,7 @@ static void test_header_errors(void **state)
     expect_mem_error("{'descr': '|f4', 'fortran_order': False, 'shape': ()}", 4,
                      BYOCL_ERR_UNSUPPORTED,
                      "mem.npy: unsupported dtype '|f4' (byocl reads '<f4', '<f2', '<i4', "
-                     "'<i8', '|i1', '|u1', '|b1')");
+                     "'<i8', '|i1', '|u1', '|b1', '<f8')");
     expect_mem_error("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': ()}", 4,
                      BYOCL_ERR_INVALID,
                      "mem.npy: malformed .npy header: expected a quoted string, found '['");
@@ -332,10 +335,10 @@ static void test_numpy_file_errors(void **state)
              p);
     expect_npy_error(p, BYOCL_ERR_UNSUPPORTED, msg);
 
-    p = fixture("float64.npy");
+    p = fixture("uint16.npy");
     snprintf(msg, sizeof msg,
-             "%s: unsupported dtype '<f8' (byocl reads '<f4', '<f2', '<i4', '<i8', '|i1', "
-             "'|u1', '|b1')",
+             "%s: unsupported dtype '<u2' (byocl reads '<f4', '<f2', '<i4', '<i8', '|i1', "
+             "'|u1', '|b1', '<f8')",
              p);
     expect_npy_error(p, BYOCL_ERR_UNSUPPORTED, msg);
 
@@ -637,10 +640,10 @@ static void test_npz_errors(void **state)
     expect_npz_error(path, BYOCL_ERR_INVALID, msg);
 
     /* A member with a bad .npy inside names the archive and the member. */
-    snprintf(path, sizeof path, "%s", fixture("float64_member.npz"));
+    snprintf(path, sizeof path, "%s", fixture("uint16_member.npz"));
     snprintf(msg, sizeof msg,
-             "%s (member w.npy): unsupported dtype '<f8' (byocl reads '<f4', '<f2', '<i4', "
-             "'<i8', '|i1', '|u1', '|b1')",
+             "%s (member w.npy): unsupported dtype '<u2' (byocl reads '<f4', '<f2', '<i4', "
+             "'<i8', '|i1', '|u1', '|b1', '<f8')",
              path);
     expect_npz_error(path, BYOCL_ERR_UNSUPPORTED, msg);
 }

@@ -754,12 +754,12 @@ static void test_parse_attrs(void **state)
         {"a=%x", "attributes:1:3: error: expected an attribute value but found '%x'"},
         {"a=\"open", "attributes:1:3: error: unterminated string"},
         {"a=1.5i64", "attributes:1:6: error: a float literal cannot have the integer suffix 'i64'"},
-        {"a=2f64", "attributes:1:4: error: unknown literal suffix 'f64' (expected f, f16, i32, i64, "
-                   "i8 or u8)"},
+        {"a=2f128", "attributes:1:4: error: unknown literal suffix 'f128' (expected f, f16, f64, "
+                    "i32, i64, i8 or u8)"},
         {"a=99999999999999999999", "attributes:1:3: error: integer literal 99999999999999999999 is "
                                    "out of range"},
-        {"a=1x", "attributes:1:4: error: unknown literal suffix 'x' (expected f, f16, i32, i64, i8 "
-                 "or u8)"},
+        {"a=1x", "attributes:1:4: error: unknown literal suffix 'x' (expected f, f16, f64, i32, i64, "
+                 "i8 or u8)"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         byocl_attrs c = {0, NULL};
@@ -799,7 +799,7 @@ static void test_syntax_errors(void **state)
         {"def @main(%x: Tensor[(2), float32]) {\n  nn.relu(%x)\n",
          "t.relay:3:1: error: unexpected end of input, expected '}'", BYOCL_ERR_PARSE},
         {"def @main(%x: Tensor[(2), flo", "t.relay:1:27: error: unknown dtype 'flo' (expected "
-                                           "float32, float16, int32, int64, int8, uint8 or bool)", BYOCL_ERR_PARSE},
+                                           "float32, float16, int32, int64, int8, uint8, bool or float64)", BYOCL_ERR_PARSE},
         {"def @main(%x: Tensor[(2", "t.relay:1:24: error: unexpected end of input, expected ')'", BYOCL_ERR_PARSE},
         {"def @main(%x: float32) {\n  %0 = nn.relu(%x;\n}",
          "t.relay:2:18: error: expected ')' but found ';'", BYOCL_ERR_PARSE},
@@ -820,8 +820,8 @@ static void test_syntax_errors(void **state)
          "t.relay:1:26: error: a dimension cannot be less than 0, found -1", BYOCL_ERR_PARSE},
         {"def @main(%x: Tensor[(1, 1, 1, 1, 1, 1, 1, 1, 1), float32]) { %x }",
          "t.relay:1:47: error: tensor rank above 8 is not supported", BYOCL_ERR_UNSUPPORTED},
-        {"def @main(%x: float64) { %x }", "t.relay:1:15: error: unknown dtype 'float64' (expected "
-                                          "float32, float16, int32, int64, int8, uint8 or bool)", BYOCL_ERR_PARSE},
+        {"def @main(%x: float128) { %x }", "t.relay:1:15: error: unknown dtype 'float128' (expected "
+                                           "float32, float16, int32, int64, int8, uint8, bool or float64)", BYOCL_ERR_PARSE},
         {"def @main(%x: float32) { let %y = %x; %y }",
          "t.relay:1:26: error: 'let' expressions are not supported (only calls, tuples and "
          "constants)", BYOCL_ERR_UNSUPPORTED},

@@ -178,10 +178,14 @@ void lw_fail_if(lw *w, LLVMValueRef cond, int code);
 
 /* ---- dtypes. Values are computed in a "compute type" per dtype: float for float32 and
  * float16 (rounded to half after every op, as the reference stores each op's result),
- * the dtype's own integer width for integers (i8 for int8, uint8 and bool; bool is 0/1). */
+ * double for float64, the dtype's own integer width for integers (i8 for int8, uint8 and
+ * bool; bool is 0/1). */
 LLVMTypeRef lw_mem_type(lw *w, byocl_dtype d);     /* element type in memory */
 LLVMTypeRef lw_calc_type(lw *w, byocl_dtype d);    /* compute type */
-bool lw_is_float(byocl_dtype d);
+bool lw_is_float(byocl_dtype d);                   /* float32, float16, float64 */
+/* float32 and float16: computed in float, the dtypes of the vectorized float schedules
+ * (<vf x float> registers); float64 takes the direct loop nests, accumulating in double. */
+bool lw_is_single_float(byocl_dtype d);
 bool lw_is_unsigned(byocl_dtype d);                /* uint8, bool */
 LLVMValueRef lw_load(lw *w, LLVMValueRef ptr, byocl_dtype d, LLVMValueRef index);
 void lw_store(lw *w, LLVMValueRef ptr, byocl_dtype d, LLVMValueRef index, LLVMValueRef v);

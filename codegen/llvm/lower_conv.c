@@ -639,7 +639,7 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
 
 static bool depthwise_schedule(const conv_geom *g)
 {
-    return g->ic == 1 && g->sw <= 4 && lw_is_float(g->din);
+    return g->ic == 1 && g->sw <= 4 && lw_is_single_float(g->din);
 }
 
 static byocl_status lower_conv_depthwise(lw *w, int node, const conv_geom *g, const ew_space *s)
@@ -732,7 +732,8 @@ byocl_status lower_conv2d(lw *w, int node)
     st = ew_store_passthrough(w);
     if (st != BYOCL_OK || !ew_has_root(w) || g.n * g.o * g.oh * g.ow == 0)
         return st;
-    if (g.transposed || !lw_is_float(g.din) || g.sh > 16 || g.sw > 16) /* phases past plan_conv's tables */
+    /* integers and float64 take the direct loop nest; so do strides past plan_conv's tables */
+    if (g.transposed || !lw_is_single_float(g.din) || g.sh > 16 || g.sw > 16)
         return lower_conv_direct(w, node, &g, &s);
     if (depthwise_schedule(&g))
         return lower_conv_depthwise(w, node, &g, &s);

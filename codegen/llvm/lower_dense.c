@@ -69,14 +69,24 @@ static byocl_status lower_dense_direct(lw *w, int node, const dense_geom *g, con
     lw_loop lr, lu, lk;
     LLVMValueRef r = lw_for(w, &lr, lo, hi, 1, "r");
     LLVMValueRef u = lw_for(w, &lu, lw_i64(w, 0), lw_i64(w, g->u), 1, "u");
-    LLVMValueRef acc = lw_alloca(w, w->t_i64, "acc");
-    LLVMBuildStore(B, lw_i64(w, 0), acc);
+    bool fl = lw_is_float(g->din); /* float64: a double sum, as the reference's */
+    LLVMTypeRef at = fl ? w->t_f64 : w->t_i64;
+    LLVMValueRef acc = lw_alloca(w, at, "acc");
+    LLVMBuildStore(B, LLVMConstNull(at), acc);
     LLVMValueRef k = lw_for(w, &lk, lw_i64(w, 0), lw_i64(w, g->k), 1, "k");
-    LLVMValueRef xv = lw_convert(w, lw_load(w, x, g->din, lw_mad(w, r, g->k, k)), g->din, BYOCL_INT64);
-    LLVMValueRef wv = lw_convert(w, lw_load(w, wt, g->din, lw_mad(w, u, g->k, k)), g->din, BYOCL_INT64);
-    LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, w->t_i64, acc, ""), LLVMBuildMul(B, xv, wv, ""), ""), acc);
+    LLVMValueRef xv = lw_load(w, x, g->din, lw_mad(w, r, g->k, k));
+    LLVMValueRef wv = lw_load(w, wt, g->din, lw_mad(w, u, g->k, k));
+    LLVMValueRef sum = LLVMBuildLoad2(B, at, acc, "");
+    if (fl)
+        sum = LLVMBuildFAdd(B, sum, LLVMBuildFMul(B, lw_to_double(w, xv, g->din),
+                                                  lw_to_double(w, wv, g->din), ""), "");
+    else
+        sum = LLVMBuildAdd(B, sum, LLVMBuildMul(B, lw_convert(w, xv, g->din, BYOCL_INT64),
+                                                lw_convert(w, wv, g->din, BYOCL_INT64), ""), "");
+    LLVMBuildStore(B, sum, acc);
     lw_for_end(w, &lk);
-    LLVMValueRef v = lw_convert(w, LLVMBuildLoad2(B, w->t_i64, acc, ""), BYOCL_INT64, g->dout);
+    LLVMValueRef total = LLVMBuildLoad2(B, at, acc, "");
+    LLVMValueRef v = fl ? lw_from_double(w, total, g->dout) : lw_convert(w, total, BYOCL_INT64, g->dout);
     byocl_status st = store_output(w, node, s, g, r, u, v);
     lw_for_end(w, &lu);
     lw_for_end(w, &lr);
@@ -221,7 +231,7 @@ byocl_status lower_dense(lw *w, int node)
     st = ew_store_passthrough(w);
     if (st != BYOCL_OK || !ew_has_root(w) || g.rows * g.u == 0)
         return st;
-    if (!lw_is_float(g.din))
+    if (!lw_is_single_float(g.din)) /* integers and float64 */
         return lower_dense_direct(w, node, &g, &s);
     return lower_dense_float(w, node, &g, &s);
 }

@@ -118,7 +118,11 @@ static LLVMValueRef eval_channel_arg(ew_env *e, const byocl_node *n, int k, int 
 
 /* ------------------------------------------------------------ float helpers */
 
-static LLVMValueRef fconst(lw *w, double v) { return LLVMConstReal(w->t_f32, v); }
+/* v in float dtype d's compute type (float, or double for float64). */
+static LLVMValueRef fconst(lw *w, byocl_dtype d, double v)
+{
+    return LLVMConstReal(lw_calc_type(w, d), v);
+}
 static LLVMValueRef dconst(lw *w, double v) { return LLVMConstReal(w->t_f64, v); }
 
 /* Is v exactly a value of dtype d (so that comparing in the compute type is exact)? */
@@ -126,6 +130,8 @@ static bool exact_in(byocl_dtype d, double v)
 {
     if (isnan(v))
         return false;
+    if (d == BYOCL_FLOAT64)
+        return true;
     float f = (float)v;
     if (d == BYOCL_FLOAT16)
         f = byocl_f16_to_f32(byocl_f32_to_f16(f));
@@ -158,7 +164,7 @@ static LLVMValueRef binary(ew_env *e, bin_op op, byocl_dtype d, LLVMValueRef a, 
             LLVMRealPredicate pick = op == B_MAX ? LLVMRealOGT : LLVMRealOLT;
             LLVMValueRef sel = LLVMBuildSelect(B, LLVMBuildFCmp(B, pick, a, b, ""), a, b, "");
             LLVMValueRef nan = LLVMBuildFCmp(B, LLVMRealUNO, a, b, "");
-            r = LLVMBuildSelect(B, nan, fconst(w, NAN), sel, "");
+            r = LLVMBuildSelect(B, nan, fconst(w, d, NAN), sel, "");
         }
         }
         return lw_round(w, r, d);
@@ -199,7 +205,7 @@ static LLVMValueRef binary(ew_env *e, bin_op op, byocl_dtype d, LLVMValueRef a, 
 static LLVMValueRef op_abs(lw *w, byocl_dtype d, LLVMValueRef x)
 {
     if (lw_is_float(d)) {
-        LLVMTypeRef t = w->t_f32;
+        LLVMTypeRef t = LLVMTypeOf(x);
         return lw_intrinsic(w, "llvm.fabs", &t, 1, &x, 1);
     }
     if (lw_is_unsigned(d))
@@ -401,10 +407,10 @@ static LLVMValueRef op_clip(lw *w, const byocl_node *n, byocl_dtype d, LLVMValue
     if (lw_is_float(d)) {
         LLVMValueRef below, above;
         if (exact_in(d, lo) && exact_in(d, hi)) {
-            below = LLVMBuildFCmp(B, LLVMRealOLT, x, fconst(w, lo), "");
-            above = LLVMBuildFCmp(B, LLVMRealOGT, x, fconst(w, hi), "");
+            below = LLVMBuildFCmp(B, LLVMRealOLT, x, fconst(w, d, lo), "");
+            above = LLVMBuildFCmp(B, LLVMRealOGT, x, fconst(w, d, hi), "");
         } else {
-            LLVMValueRef xd = LLVMBuildFPExt(B, x, w->t_f64, "");
+            LLVMValueRef xd = lw_to_double(w, x, d);
             below = LLVMBuildFCmp(B, LLVMRealOLT, xd, dconst(w, lo), "");
             above = LLVMBuildFCmp(B, LLVMRealOGT, xd, dconst(w, hi), "");
         }
@@ -426,15 +432,14 @@ static LLVMValueRef op_relu(lw *w, const byocl_node *n, bool leaky, byocl_dtype 
     LLVMBuilderRef B = w->B;
     double alpha = leaky ? byocl_attrs_get_float(&n->attrs, "alpha", 0.25) : 0.0;
     if (lw_is_float(d)) {
-        LLVMValueRef neg = LLVMBuildFCmp(B, LLVMRealOLT, x, fconst(w, 0.0), "");
+        LLVMValueRef neg = LLVMBuildFCmp(B, LLVMRealOLT, x, fconst(w, d, 0.0), "");
         LLVMValueRef low;
         if (!leaky)
-            low = fconst(w, 0.0);
-        else if ((double)(float)alpha == alpha) /* float product is the rounded exact one */
-            low = lw_round(w, LLVMBuildFMul(B, x, fconst(w, alpha), ""), d);
+            low = fconst(w, d, 0.0);
+        else if (exact_in(d, alpha)) /* the product in the compute type is the rounded exact one */
+            low = lw_round(w, LLVMBuildFMul(B, x, fconst(w, d, alpha), ""), d);
         else
-            low = lw_from_double(w, LLVMBuildFMul(B, LLVMBuildFPExt(B, x, w->t_f64, ""),
-                                                  dconst(w, alpha), ""),
+            low = lw_from_double(w, LLVMBuildFMul(B, lw_to_double(w, x, d), dconst(w, alpha), ""),
                                  d);
         return LLVMBuildSelect(B, neg, low, x, "");
     }
@@ -504,7 +509,7 @@ static LLVMValueRef op_batch_norm(ew_env *e, const byocl_node *n, byocl_dtype d,
     lw *w = e->w;
     LLVMBuilderRef B = w->B;
     int axis = node_axis(n, e->space->rank);
-    bool folded = !e->exact && lw_is_float(d);
+    bool folded = !e->exact && lw_is_single_float(d);
     LLVMValueRef consts = bn_constants(e, n, folded);
     byocl_shape ch_shape = axis_shape(e->space, axis);
     LLVMValueRef ch = leaf_offset(e, &ch_shape);

@@ -78,6 +78,7 @@ static LLVMValueRef lowest(lw *w, byocl_dtype d)
     switch (d) {
     case BYOCL_FLOAT32:
     case BYOCL_FLOAT16: return LLVMConstReal(w->t_f32, -INFINITY);
+    case BYOCL_FLOAT64: return LLVMConstReal(w->t_f64, -INFINITY);
     case BYOCL_INT32: return LLVMConstInt(w->t_i32, (unsigned long long)INT32_MIN, 1);
     case BYOCL_INT64: return LLVMConstInt(w->t_i64, (unsigned long long)INT64_MIN, 1);
     case BYOCL_INT8: return LLVMConstInt(w->t_i8, (unsigned long long)INT8_MIN, 1);
@@ -174,7 +175,7 @@ static LLVMValueRef owned_i64s(lw *w, const int64_t *v, int n)
 
 static bool pool_in_registers(const pool_geom *g, byocl_dtype d)
 {
-    return lw_is_float(d) && g->kernel[1] <= 16 && g->stride[1] <= 4;
+    return lw_is_single_float(d) && g->kernel[1] <= 16 && g->stride[1] <= 4;
 }
 
 static byocl_status lower_pool_rows(lw *w, int node, const pool_geom *g, bool is_max,

@@ -378,7 +378,8 @@ void lw_fail_if(lw *w, LLVMValueRef cond, int code)
 
 /* ------------------------------------------------------------ dtypes */
 
-bool lw_is_float(byocl_dtype d) { return d == BYOCL_FLOAT32 || d == BYOCL_FLOAT16; }
+bool lw_is_float(byocl_dtype d) { return lw_is_single_float(d) || d == BYOCL_FLOAT64; }
+bool lw_is_single_float(byocl_dtype d) { return d == BYOCL_FLOAT32 || d == BYOCL_FLOAT16; }
 bool lw_is_unsigned(byocl_dtype d) { return d == BYOCL_UINT8 || d == BYOCL_BOOL; }
 
 LLVMTypeRef lw_mem_type(lw *w, byocl_dtype d)
@@ -388,6 +389,7 @@ LLVMTypeRef lw_mem_type(lw *w, byocl_dtype d)
     case BYOCL_FLOAT16: return w->t_f16;
     case BYOCL_INT32: return w->t_i32;
     case BYOCL_INT64: return w->t_i64;
+    case BYOCL_FLOAT64: return w->t_f64;
     default: return w->t_i8;
     }
 }
@@ -434,6 +436,8 @@ LLVMValueRef lw_round(lw *w, LLVMValueRef v, byocl_dtype d)
 
 LLVMValueRef lw_to_double(lw *w, LLVMValueRef v, byocl_dtype from)
 {
+    if (from == BYOCL_FLOAT64)
+        return v;
     if (lw_is_float(from))
         return LLVMBuildFPExt(w->B, v, w->t_f64, "");
     if (lw_is_unsigned(from))
@@ -454,6 +458,8 @@ static LLVMValueRef int_to_dtype(lw *w, LLVMValueRef v64, byocl_dtype d)
 
 LLVMValueRef lw_from_double(lw *w, LLVMValueRef v, byocl_dtype to)
 {
+    if (to == BYOCL_FLOAT64)
+        return v;
     if (to == BYOCL_FLOAT32)
         return LLVMBuildFPTrunc(w->B, v, w->t_f32, "");
     if (to == BYOCL_FLOAT16)
@@ -495,6 +501,7 @@ LLVMValueRef lw_const_of(lw *w, byocl_dtype d, double v)
     case BYOCL_FLOAT32: return LLVMConstReal(w->t_f32, (double)(float)v);
     case BYOCL_FLOAT16:
         return LLVMConstReal(w->t_f32, (double)byocl_f16_to_f32(byocl_f32_to_f16((float)v)));
+    case BYOCL_FLOAT64: return LLVMConstReal(w->t_f64, v);
     case BYOCL_BOOL: return LLVMConstInt(w->t_i8, v != 0.0, 0);
     default: {
         int64_t i = rt_f64_to_int(v);
@@ -573,6 +580,7 @@ LLVMValueRef lw_const_scalar(lw *w, const byocl_tensor *t)
     case BYOCL_INT64: return LLVMConstInt(w->t_i64, (unsigned long long)*(const int64_t *)p, 1);
     case BYOCL_INT8: return LLVMConstInt(w->t_i8, (unsigned long long)*(const int8_t *)p, 1);
     case BYOCL_BOOL: return LLVMConstInt(w->t_i8, *(const uint8_t *)p != 0, 0);
+    case BYOCL_FLOAT64: return LLVMConstReal(w->t_f64, *(const double *)p);
     default: return LLVMConstInt(w->t_i8, *(const uint8_t *)p, 0);
     }
 }

@@ -590,7 +590,7 @@ static const byocl_attr_schema clip_attrs[] = {
 
 static const byocl_attr_schema cast_attrs[] = {
     {.name = "dtype", .kind = BYOCL_ATTR_STR, .required = true,
-     .doc = "output dtype: float32, float16, int32, int64, int8, uint8 or bool"},
+     .doc = "output dtype: float32, float16, int32, int64, int8, uint8, bool or float64"},
 };
 
 #define BINARY_REL(op_name, relation, fn, what)                                          \

@@ -91,7 +91,7 @@ byocl_status text_metadata_decode_ndarray(const void *blob, size_t len, byocl_te
                                    (unsigned)lanes);
         return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
                                "dtype %s (code %u, bits %u) is not one byocl has (float32, "
-                               "float16, int32, int64, int8, uint8, bool)",
+                               "float16, int32, int64, int8, uint8, bool, float64)",
                                name, (unsigned)code, (unsigned)bits);
     }
     int64_t dims[BYOCL_MAX_RANK];

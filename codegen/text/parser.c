@@ -46,9 +46,9 @@
  *   GLOBAL  '@' and a name, as LOCAL.
  *   IDENT   letters, digits, '_' and '.' before a letter: nn.conv2d, relay.Constant.
  *   NUMBER  optional '-', digits, optional fraction and exponent, optional dtype suffix:
- *           f or f32 (float32), f16, i32, i64, i8, u8. Without a suffix an integer is int32
+ *           f or f32 (float32), f16, f64, i32, i64, i8, u8. Without a suffix an integer is int32
  *           and a number with a fraction or exponent is float32. Also inff, -inff, nanf
- *           (with any float suffix). Examples: 3, -1, 0i64, 2f, -1f, 2e-05f, 1.5f16.
+ *           (with any float suffix). Examples: 3, -1, 0i64, 2f, -1f, 2e-05f, 1.5f16, 0.1f64.
  *   INT     a NUMBER without fraction, exponent or float suffix; INDEX a non-negative INT.
  *   STRING  double-quoted, with the escapes \" \\ \n \t \r.
  *
@@ -291,7 +291,8 @@ static bool parse_dtype_name(parser *P, byocl_dtype *out)
         memcpy(name, tok->text, tok->len);
     if (!byocl_dtype_from_name(name, out)) {
         fail_tok(P, tok, BYOCL_ERR_PARSE,
-                 "unknown dtype '%.*s' (expected float32, float16, int32, int64, int8, uint8 or bool)",
+                 "unknown dtype '%.*s' (expected float32, float16, int32, int64, int8, uint8, bool or "
+                 "float64)",
                  (int)(tok->len > 40 ? 40 : tok->len), tok->text);
         return false;
     }

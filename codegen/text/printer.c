@@ -66,16 +66,19 @@ static char *format_attr(const void *a, char *buf, size_t len)
 
 /* ------------------------------------------------------------- literals */
 
-/* A scalar constant as a literal: 1f, 2e-05f, 1f16, 1, 1i64, 3i8, 3u8, True. */
+/* A scalar constant as a literal: 1f, 2e-05f, 1f16, 1f64, 1, 1i64, 3i8, 3u8, True. */
 static void format_scalar(const byocl_tensor *t, char *buf, size_t len)
 {
     double v = byocl_tensor_get(t, 0);
-    switch (byocl_tensor_dtype(t)) {
+    byocl_dtype d = byocl_tensor_dtype(t);
+    switch (d) {
     case BYOCL_FLOAT32:
-    case BYOCL_FLOAT16: {
+    case BYOCL_FLOAT16:
+    case BYOCL_FLOAT64: {
         char num[64];
-        ir_format_real(v, byocl_tensor_dtype(t) == BYOCL_FLOAT16 ? 16 : 32, num, sizeof num);
-        snprintf(buf, len, "%s%s", num, byocl_tensor_dtype(t) == BYOCL_FLOAT16 ? "f16" : "f");
+        ir_format_real(v, (int)byocl_dtype_size(d) * 8, num, sizeof num);
+        snprintf(buf, len, "%s%s", num,
+                 d == BYOCL_FLOAT16 ? "f16" : d == BYOCL_FLOAT64 ? "f64" : "f");
         break;
     }
     case BYOCL_BOOL:

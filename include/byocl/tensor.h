@@ -20,10 +20,11 @@ typedef enum byocl_dtype {
     BYOCL_INT8,
     BYOCL_UINT8,
     BYOCL_BOOL,
+    BYOCL_FLOAT64, /* appended so that the older dtypes keep their numbers */
     BYOCL_DTYPE_COUNT
 } byocl_dtype;
 
-/* "float32", "float16", "int32", "int64", "int8", "uint8", "bool". */
+/* "float32", "float16", "int32", "int64", "int8", "uint8", "bool", "float64". */
 const char *byocl_dtype_name(byocl_dtype dtype);
 /* Parses a dtype name; returns false for an unknown name. */
 bool byocl_dtype_from_name(const char *name, byocl_dtype *out);

@@ -28,7 +28,7 @@ static const struct {
     [BYOCL_FLOAT32] = {"float32", 4}, [BYOCL_FLOAT16] = {"float16", 2},
     [BYOCL_INT32] = {"int32", 4},     [BYOCL_INT64] = {"int64", 8},
     [BYOCL_INT8] = {"int8", 1},       [BYOCL_UINT8] = {"uint8", 1},
-    [BYOCL_BOOL] = {"bool", 1},
+    [BYOCL_BOOL] = {"bool", 1},       [BYOCL_FLOAT64] = {"float64", 8},
 };
 
 const char *byocl_dtype_name(byocl_dtype dtype)
@@ -53,7 +53,7 @@ size_t byocl_dtype_size(byocl_dtype dtype)
 
 bool byocl_dtype_is_float(byocl_dtype dtype)
 {
-    return dtype == BYOCL_FLOAT32 || dtype == BYOCL_FLOAT16;
+    return dtype == BYOCL_FLOAT32 || dtype == BYOCL_FLOAT16 || dtype == BYOCL_FLOAT64;
 }
 
 byocl_shape byocl_shape_make(int rank, const int64_t *dims)
@@ -275,6 +275,7 @@ double byocl_tensor_get(const byocl_tensor *t, int64_t i)
     case BYOCL_INT8: return ((const int8_t *)p)[i];
     case BYOCL_UINT8: return ((const uint8_t *)p)[i];
     case BYOCL_BOOL: return ((const uint8_t *)p)[i] != 0;
+    case BYOCL_FLOAT64: return ((const double *)p)[i];
     case BYOCL_DTYPE_COUNT: break;
     }
     return 0.0;
@@ -307,6 +308,7 @@ void byocl_tensor_set(byocl_tensor *t, int64_t i, double v)
     case BYOCL_INT8: ((int8_t *)p)[i] = (int8_t)(uint8_t)double_to_wrapped_int(v); break;
     case BYOCL_UINT8: ((uint8_t *)p)[i] = (uint8_t)double_to_wrapped_int(v); break;
     case BYOCL_BOOL: ((uint8_t *)p)[i] = v != 0.0; break;
+    case BYOCL_FLOAT64: ((double *)p)[i] = v; break;
     case BYOCL_DTYPE_COUNT: break;
     }
 }

@@ -16,6 +16,7 @@ DLDataType byocl_dtype_to_dlpack(byocl_dtype dtype)
     case BYOCL_INT8: return (DLDataType){kDLInt, 8, 1};
     case BYOCL_UINT8: return (DLDataType){kDLUInt, 8, 1};
     case BYOCL_BOOL: return (DLDataType){kDLUInt, 1, 1};
+    case BYOCL_FLOAT64: return (DLDataType){kDLFloat, 64, 1};
     case BYOCL_DTYPE_COUNT: break;
     }
     return (DLDataType){kDLOpaqueHandle, 0, 0};

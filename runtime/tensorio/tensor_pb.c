@@ -13,7 +13,7 @@
 #include "onnx.pb-c.h"
 #include "tensor_pb.h"
 
-const char tensorio_onnx_supported_dtypes[] = "float32, float16, int32, int64, int8, uint8, bool";
+const char tensorio_onnx_supported_dtypes[] = "float32, float16, int32, int64, int8, uint8, bool, float64";
 
 /* byocl dtype -> ONNX data type, in byocl_dtype order. */
 static const int32_t onnx_of_dtype[BYOCL_DTYPE_COUNT] = {
@@ -24,6 +24,7 @@ static const int32_t onnx_of_dtype[BYOCL_DTYPE_COUNT] = {
     [BYOCL_INT8] = ONNX__TENSOR_PROTO__DATA_TYPE__INT8,
     [BYOCL_UINT8] = ONNX__TENSOR_PROTO__DATA_TYPE__UINT8,
     [BYOCL_BOOL] = ONNX__TENSOR_PROTO__DATA_TYPE__BOOL,
+    [BYOCL_FLOAT64] = ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE,
 };
 
 bool tensorio_onnx_to_dtype(int32_t onnx_type, byocl_dtype *out)
@@ -45,7 +46,6 @@ const char *tensorio_onnx_dtype_name(int32_t onnx_type, char *buf, size_t len)
         [ONNX__TENSOR_PROTO__DATA_TYPE__UINT16] = "uint16",
         [ONNX__TENSOR_PROTO__DATA_TYPE__INT16] = "int16",
         [ONNX__TENSOR_PROTO__DATA_TYPE__STRING] = "string",
-        [ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE] = "double",
         [ONNX__TENSOR_PROTO__DATA_TYPE__UINT32] = "uint32",
         [ONNX__TENSOR_PROTO__DATA_TYPE__UINT64] = "uint64",
         [ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX64] = "complex64",
@@ -82,6 +82,8 @@ static const char *typed_field_of(byocl_dtype dtype)
         return "float_data";
     case BYOCL_INT64:
         return "int64_data";
+    case BYOCL_FLOAT64:
+        return "double_data";
     default:
         return "int32_data";
     }
@@ -102,6 +104,9 @@ static void fill_from_typed(const Onnx__TensorProto *tp, byocl_tensor *t)
         break;
     case BYOCL_INT32:
         memcpy(data, tp->int32_data, (size_t)n * sizeof(int32_t));
+        break;
+    case BYOCL_FLOAT64:
+        memcpy(data, tp->double_data, (size_t)n * sizeof(double));
         break;
     case BYOCL_FLOAT16: /* the half's bits, zero-extended */
         for (int64_t i = 0; i < n; i++)

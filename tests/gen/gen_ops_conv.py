@@ -152,6 +152,18 @@ def main():
     add_t("conv_t_int8_to_int32", integers(51, (1, 2, 3, 3), -128, 128, np.int8),
           integers(52, (2, 2, 3, 3), -128, 128, np.int8),
           {"strides": [2, 2], "out_dtype": "int32"}, (1, 2, 7, 7), out_dtype=np.int32)
+
+    # float64: summed in double (numpy's einsum in another order: 1e-12)
+    f64 = dict(rtol=1e-12, atol=1e-12)
+    add("conv_float64", uniform(60, (2, 3, 6, 5), dtype=np.float64),
+        uniform(61, (4, 3, 3, 3), dtype=np.float64), {"strides": [2, 1], "padding": [1, 1, 1, 1]},
+        out_dtype=np.float64, check_shape=(2, 4, 3, 5), **f64)
+    add("conv_float64_depthwise", uniform(62, (1, 3, 5, 5), dtype=np.float64),
+        uniform(63, (3, 1, 3, 3), dtype=np.float64), {"padding": [1, 1, 1, 1], "groups": 3},
+        out_dtype=np.float64, check_shape=(1, 3, 5, 5), **f64)
+    add_t("conv_t_float64", uniform(64, (1, 2, 3, 3), dtype=np.float64),
+          uniform(65, (2, 3, 3, 3), dtype=np.float64), {"strides": [2, 2], "padding": [1]},
+          (1, 3, 5, 5), out_dtype=np.float64, **f64)
     fx.write("gen_ops_conv.py")
 
 

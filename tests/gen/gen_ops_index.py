@@ -235,4 +235,12 @@ th = randn((4, 5), f16)
 v, i = topk(th, 2, 1)
 fx.case("topk_f16", "topk", "k=2", [th], [v, i], tuple_result=True)
 
+# ---- float64
+xd = randn((3, 5)).astype(np.float64) / 3
+fx.case("take_f64", "take", "axis=1", [xd, np.array([4, 0, -1], np.int64)],
+        [np.take(xd, [4, 0, 0], axis=1)])  # mode clip: -1 is column 0
+fx.case("cumsum_f64", "cumsum", "axis=1", [xd], [np.cumsum(xd, axis=1)])
+v, i = topk(xd, 2, 1)
+fx.case("topk_f64", "topk", "k=2", [xd], [v, i], tuple_result=True)
+
 fx.write("gen_ops_index.py")

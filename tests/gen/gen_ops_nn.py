@@ -138,6 +138,20 @@ def main():
     fx.case("batch_flatten_4d", "nn.batch_flatten", {}, [x], [x.reshape(2, -1)])
     x = uniform(121, (4,))
     fx.case("batch_flatten_1d", "nn.batch_flatten", {}, [x], [x.reshape(4, 1)])
+
+    # float64: computed in double (numpy's sums in another order: 1e-12)
+    f64 = dict(rtol=1e-12, atol=1e-12)
+    x, w = uniform(130, (3, 7), dtype=np.float64), uniform(131, (5, 7), dtype=np.float64)
+    fx.case("dense_float64", "nn.dense", {}, [x, w], [dense(x, w)], **f64)
+    bmm_case("batch_matmul_float64", uniform(132, (2, 3, 6), dtype=np.float64),
+             uniform(133, (1, 4, 6), dtype=np.float64), {}, dtype=np.float64, **f64)
+    x = uniform(134, (2, 3, 4), -3.0, 3.0, dtype=np.float64)
+    fx.case("softmax_float64", "nn.softmax", {"axis": 1}, [x], [softmax(x, axis=1)], **f64)
+    bias_case("bias_add_float64", uniform(135, (2, 3, 2, 2), dtype=np.float64),
+              uniform(136, (3,), dtype=np.float64), 1, {}, out_dtype=np.float64)
+    x = uniform(137, (2, 5), -2.0, 2.0, dtype=np.float64)
+    fx.case("leaky_relu_float64", "nn.leaky_relu", {"alpha": 0.1}, [x],
+            [np.where(x > 0, x, 0.1 * x)])
     fx.write("gen_ops_nn.py")
 
 

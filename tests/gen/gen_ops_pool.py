@@ -118,6 +118,18 @@ def main():
     h = uniform(41, (1, 2, 3, 3), dtype=np.float16)
     fx.case("global_avg_float16", "nn.global_avg_pool2d", {}, [h],
             [h.astype(np.float64).mean(axis=(2, 3), keepdims=True).astype(np.float16)])
+
+    # float64: maxima exact, averages in double
+    f64 = dict(rtol=1e-14, atol=1e-14)
+    add("max_float64", mp, uniform(42, (1, 2, 5, 5), dtype=np.float64),
+        {"pool_size": [3, 3], "strides": [2, 2], "padding": [1, 1, 1, 1]},
+        out_dtype=np.float64, check_shape=(1, 2, 3, 3))
+    add("avg_float64", ap, uniform(43, (1, 2, 5, 5), dtype=np.float64),
+        {"pool_size": [2, 2], "padding": [1, 1, 1, 1]}, out_dtype=np.float64,
+        check_shape=(1, 2, 6, 6), **f64)
+    x = uniform(44, (2, 3, 3, 4), dtype=np.float64)
+    fx.case("global_avg_float64", "nn.global_avg_pool2d", {}, [x],
+            [x.mean(axis=(2, 3), keepdims=True)], **f64)
     fx.write("gen_ops_pool.py")
 
 

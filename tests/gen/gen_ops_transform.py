@@ -187,4 +187,17 @@ fx.array("pipeline_y", y)
 fx.array("pipeline_out", out)
 fx.array("pipeline_piece1", p1)
 
+# ---- float64: reductions in double (numpy's pairwise sums in another order: 1e-14),
+# layout ops exact
+xd = randn((2, 3, 4)).astype(np.float64) * 1.1
+fx.case("sum_f64", "sum", "axis=[0, 2]", [xd], [np.sum(xd, axis=(0, 2))], rtol=1e-14)
+fx.case("mean_f64", "mean", "axis=1, keepdims=True", [xd], [np.mean(xd, 1, keepdims=True)],
+        rtol=1e-14)
+fx.case("prod_f64", "prod", "axis=-1", [xd], [np.prod(xd, -1)], rtol=1e-14)
+fx.case("max_f64", "max", "axis=[1]", [xd], [np.max(xd, 1)])
+fx.case("argmax_f64", "argmax", "axis=2", [xd], [arg(np.argmax, xd, 2)])
+fx.case("transpose_f64", "transpose", "axes=[2, 0, 1]", [xd], [np.transpose(xd, (2, 0, 1))])
+fx.case("concatenate_f64", "concatenate", "axis=1", [xd, xd[:, :1]],
+        [np.concatenate([xd, xd[:, :1]], axis=1)], tuple_arg=True)
+
 fx.write("gen_ops_transform.py")

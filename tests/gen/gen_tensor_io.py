@@ -19,6 +19,7 @@ ARRAYS = {
     "i8": np.array([[0, -1, 127], [-128, 42, -7]], dtype="|i1"),
     "u8": np.array([[0, 1, 255], [128, 42, 7]], dtype="|u1"),
     "bool": np.array([[True, False, True], [False, False, True]], dtype="|b1"),
+    "f64": np.array([[0.0, -1.5, 0.1], [1.0e300, -5.0e-324, -np.inf]], dtype="<f8"),
     "scalar_f32": np.array(3.5, dtype="<f4"),
     "empty_f32": np.zeros((0, 3), dtype="<f4"),
     "rank4_i32": np.arange(2 * 1 * 3 * 2, dtype="<i4").reshape(2, 1, 3, 2) - 5,
@@ -47,7 +48,7 @@ def main():
     # Error cases.
     np.save(path("fortran.npy"), np.asfortranarray(ARRAYS["f32"]))
     np.save(path("bigendian.npy"), ARRAYS["f32"].astype(">f4"))
-    np.save(path("float64.npy"), ARRAYS["f32"].astype("<f8"))
+    np.save(path("uint16.npy"), ARRAYS["u8"].astype("<u2"))
     with open(path("f32.npy"), "rb") as f:
         whole = f.read()
     with open(path("truncated.npy"), "wb") as f:
@@ -58,7 +59,7 @@ def main():
         with z.open("w.npy", "w") as m:
             np.lib.format.write_array(m, ARRAYS["f32"])
         z.writestr("README.txt", "not an array\n")
-    np.savez(path("float64_member.npz"), w=ARRAYS["f32"].astype("<f8"))
+    np.savez(path("uint16_member.npz"), w=ARRAYS["u8"].astype("<u2"))
     # A stored archive whose member data no longer matches its CRC.
     np.savez(path("bad_crc.npz"), w=ARRAYS["f32"])
     with open(path("bad_crc.npz"), "rb") as f:

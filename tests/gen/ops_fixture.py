@@ -19,6 +19,7 @@ C_TYPES = {
     "int8": ("int8_t", "BYOCL_INT8"),
     "uint8": ("uint8_t", "BYOCL_UINT8"),
     "bool": ("uint8_t", "BYOCL_BOOL"),
+    "float64": ("double", "BYOCL_FLOAT64"),
 }
 
 
@@ -45,6 +46,13 @@ def c_literal(dtype, v):
         return str(np.float32(v)) + "f"  # shortest spelling that reads back exactly
     if dtype == "float16":
         return "0x%04x" % int(v)
+    if dtype == "float64":
+        v = float(v)
+        if math.isnan(v):
+            return "NAN"
+        if math.isinf(v):
+            return "INFINITY" if v > 0 else "-INFINITY"
+        return repr(v)  # the shortest spelling that reads back as the same double
     if dtype == "int64":
         v = int(v)
         return "(-9223372036854775807LL - 1)" if v == -(2**63) else "%dLL" % v
