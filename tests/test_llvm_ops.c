@@ -76,7 +76,7 @@ static double op_bound(const char *op, byocl_dtype dtype)
 {
     if (strcmp(op, "nn.conv2d") == 0 || strcmp(op, "nn.dense") == 0 ||
         strcmp(op, "nn.batch_matmul") == 0)
-        return dtype == BYOCL_FLOAT16 ? 1e-3 : 1e-5;
+        return dtype == BYOCL_FLOAT16 ? 1e-3 : dtype == BYOCL_FLOAT64 ? 1e-12 : 1e-5;
     return 0;
 }
 

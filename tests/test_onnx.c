@@ -387,9 +387,9 @@ static void test_refused(void **state)
     byocl_module_free(load_ok("opset6.onnx", NULL));
     expect_load_error("opset6_unsupported.onnx", NULL, BYOCL_ERR_UNSUPPORTED,
                       "unsupported ONNX ops: LSTM x1 (opset 6)");
-    expect_load_error("double_input.onnx", NULL, BYOCL_ERR_UNSUPPORTED,
-                      "input 'x' has dtype double, which byocl does not support (byocl has "
-                      "float32, float16, int32, int64, int8, uint8, bool)");
+    expect_load_error("uint16_input.onnx", NULL, BYOCL_ERR_UNSUPPORTED,
+                      "input 'x' has dtype uint16, which byocl does not support (byocl has "
+                      "float32, float16, int32, int64, int8, uint8, bool, float64)");
     expect_load_error("pad_wrap.onnx", NULL, BYOCL_ERR_UNSUPPORTED,
                       "node 0 (Pad): mode 'wrap' is not supported (only 'constant', 'reflect' "
                       "and 'edge')");
@@ -649,6 +649,26 @@ static void test_einsum(void **state)
     conformance_everywhere("einsum", want);
 }
 
+/* Double models (tests/gen/gen_onnx.py, float64_suite): Conv, Gemm, MatMul, pools,
+ * Softmax, BatchNormalization, activations with double constants, reductions, Casts, and
+ * float32 between two Casts (the opencl target's region, float64 on the host) against
+ * numpy in double; the same on every path. */
+static void test_float64(void **state)
+{
+    (void)state;
+    static const char *const passing[] = {
+        "activations_double",      "averagepool_double_pads", "batchnorm_double",
+        "cast_double_relu_float",  "cast_double_to_int32",    "cast_float_conv_double",
+        "conv_double",             "gemm_double",             "globalaveragepool_double",
+        "matmul_double_batched",   "maxpool_double_pads",     "reduce_mean_sum_double",
+        "softmax_double"};
+    char want[2048] = "";
+    for (size_t k = 0; k < sizeof passing / sizeof *passing; k++)
+        snprintf(want + strlen(want), sizeof want - strlen(want), "PASS test_%s\n", passing[k]);
+    snprintf(want + strlen(want), sizeof want - strlen(want), "13 passed, 0 failed, 0 skipped\n");
+    conformance_everywhere("float64", want);
+}
+
 /* Pad's edge and reflect modes and negative pads, ConvTranspose's forms beyond the ONNX
  * suite's (tests/gen/gen_onnx.py, pad_convt_suite); the same on every path. A constant
  * Pad that crops and pads, and a ConvTranspose whose output starts before the full
@@ -865,6 +885,7 @@ int main(void)
         cmocka_unit_test(test_old_opsets),
         cmocka_unit_test(test_pad_convt),
         cmocka_unit_test(test_einsum),
+        cmocka_unit_test(test_float64),
         cmocka_unit_test(test_index_ops),
         cmocka_unit_test(test_resize_forms),
         cmocka_unit_test(test_channel_shuffle),

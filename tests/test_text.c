@@ -520,6 +520,37 @@ static void test_scalar_literals(void **state)
     byocl_module_free(m);
 }
 
+/* float64 (TVM's spelling): types, f64 literals printed with the digits a double needs,
+ * casts to and from it. */
+static void test_float64(void **state)
+{
+    (void)state;
+    const char *text = "def @main(%x: Tensor[(2, 3), float64], %y: Tensor[(3), float32]) {\n"
+                       "  %0 = add(%x, 0.1f64);\n"
+                       "  %1 = cast(%y, dtype=\"float64\");\n"
+                       "  %2 = multiply(%0, %1);\n"
+                       "  %3 = maximum(%2, -inff64);\n"
+                       "  (%3, cast(%3, dtype=\"float32\"), 1e+300f64, 3f64)\n"
+                       "}\n";
+    char *printed = assert_round_trip(text, NULL, true);
+    ts_assert_contains(printed, "%0 = add(%x, 0.1f64) /* ty=Tensor[(2, 3), float64] */;");
+    ts_assert_contains(printed, "%1 = cast(%y, dtype=\"float64\") /* ty=Tensor[(3), float64] */;");
+    ts_assert_contains(printed, "maximum(%2, -inff64)");
+    ts_assert_contains(printed, "1e+300f64, 3f64)");
+    free(printed);
+
+    byocl_module *m = parse_ok(text);
+    byocl_function *fn = byocl_module_find(m, "main");
+    bool seen = false;
+    for (int k = 0; k < byocl_function_num_nodes(fn); k++) {
+        const byocl_tensor *t = byocl_node_value(fn, k);
+        if (t && byocl_tensor_dtype(t) == BYOCL_FLOAT64 && byocl_tensor_get(t, 0) == 0.1)
+            seen = true; /* 0.1 as a double, not rounded through float */
+    }
+    assert_true(seen);
+    byocl_module_free(m);
+}
+
 static void test_tuples_and_items(void **state)
 {
     (void)state;
@@ -1009,6 +1040,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_partitioned_module),
         cmocka_unit_test(test_round_trip_fixtures),
         cmocka_unit_test(test_scalar_literals),
+        cmocka_unit_test(test_float64),
         cmocka_unit_test(test_tuples_and_items),
         cmocka_unit_test(test_positional_attributes),
         cmocka_unit_test(test_names_and_comments),

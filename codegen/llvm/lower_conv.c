@@ -732,8 +732,10 @@ byocl_status lower_conv2d(lw *w, int node)
     st = ew_store_passthrough(w);
     if (st != BYOCL_OK || !ew_has_root(w) || g.n * g.o * g.oh * g.ow == 0)
         return st;
-    /* integers and float64 take the direct loop nest; so do strides past plan_conv's tables */
-    if (g.transposed || !lw_is_single_float(g.din) || g.sh > 16 || g.sw > 16)
+    /* integers and float64 (in or out) take the direct loop nest; so do strides past
+     * plan_conv's tables */
+    if (g.transposed || !lw_is_single_float(g.din) || !lw_is_single_float(g.dout) || g.sh > 16 ||
+        g.sw > 16)
         return lower_conv_direct(w, node, &g, &s);
     if (depthwise_schedule(&g))
         return lower_conv_depthwise(w, node, &g, &s);

@@ -231,7 +231,7 @@ byocl_status lower_dense(lw *w, int node)
     st = ew_store_passthrough(w);
     if (st != BYOCL_OK || !ew_has_root(w) || g.rows * g.u == 0)
         return st;
-    if (!lw_is_single_float(g.din)) /* integers and float64 */
+    if (!lw_is_single_float(g.din) || !lw_is_single_float(g.dout)) /* integers, float64 */
         return lower_dense_direct(w, node, &g, &s);
     return lower_dense_float(w, node, &g, &s);
 }

@@ -452,7 +452,8 @@ double nn_dtype_lowest(byocl_dtype dtype)
 {
     switch (dtype) {
     case BYOCL_FLOAT32:
-    case BYOCL_FLOAT16: return -INFINITY;
+    case BYOCL_FLOAT16:
+    case BYOCL_FLOAT64: return -INFINITY;
     case BYOCL_INT32: return (double)INT32_MIN;
     case BYOCL_INT64: return (double)INT64_MIN;
     case BYOCL_INT8: return (double)INT8_MIN;

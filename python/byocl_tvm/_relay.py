@@ -107,11 +107,13 @@ def _attrs_of(call):
 
 
 def scalar_literal(value):
-    """A 0-d constant as a Relay literal (1f, 3, 3i64): an .npz member of shape () reads back
+    """A 0-d constant as a Relay literal (1f, 0.1f64, 3, 3i64): an .npz member of shape () reads back
     in byocl as shape (1,), which would change the region's types."""
     v = value.item()
     if value.dtype == np.float32 and np.isfinite(v):
         return f"{v!r}f"
+    if value.dtype == np.float64 and np.isfinite(v):
+        return f"{v!r}f64"
     if value.dtype == np.int32:
         return str(v)
     if value.dtype == np.int64:

@@ -20,7 +20,7 @@ Run with /usr/bin/python3; the files are small and committed.
   softmax11.onnx,    Softmax(axis=1) of a (2, 3, 4) input: over the flattened axes 1..2
   softmax13.onnx     before opset 13, over axis 1 alone from 13 (softmax_x.npy, _y11, _y13).
   Models that must be refused: unsupported.onnx, opset6.onnx, opset6_unsupported.onnx,
-  double_input.onnx, pad_wrap.onnx, undefined_input.onnx, reshape_runtime.onnx,
+  uint16_input.onnx, pad_wrap.onnx, undefined_input.onnx, reshape_runtime.onnx,
   unknown_attr.onnx.
   dropout_training.onnx  Dropouts in training mode with ratio 0 (identities), ratio and
                      training_mode from initializers and Constant nodes; input
@@ -44,6 +44,9 @@ Run with /usr/bin/python3; the files are small and committed.
   resize/            a backend-test folder of Resize's forms the ONNX suite lacks
                      (resize_suite): opset 10, opset 18's axes and keep_aspect_ratio_policy,
                      ranks 1 and 3.
+  float64/           a backend-test folder of double models the ONNX suite leaves out
+                     (Conv, Gemm, MatMul, pools, Softmax, BatchNormalization, activations,
+                     reductions, Cast, float32 between casts; float64_suite).
   losses/            a backend-test folder of what the ONNX suite's loss tests do not cover:
                      SoftmaxCrossEntropyLoss in float16 (weights, ignore_index, log_prob)
                      and NegativeLogLikelihoodLoss of an int32 target (the suite's are
@@ -351,8 +354,8 @@ def refused():
     save_model("opset6_unsupported.onnx", [helper.make_node("Relu", ["x"], ["r"]),
                                            helper.make_node("LSTM", ["r"], ["y"])], [x], [y],
                opset=6, ir_version=3)
-    save_model("double_input.onnx", [helper.make_node("Relu", ["x"], ["y"])],
-               [vi("x", TensorProto.DOUBLE, [2])], [vi("y", TensorProto.DOUBLE, [2])])
+    save_model("uint16_input.onnx", [helper.make_node("Relu", ["x"], ["y"])],
+               [vi("x", TensorProto.UINT16, [2])], [vi("y", TensorProto.UINT16, [2])])
     save_model("pad_wrap.onnx",
                [helper.make_node("Pad", ["x", "pads"], ["y"], mode="wrap")], [x], [y],
                [numpy_helper.from_array(np.array([0, 1, 0, 1], np.int64), "pads")])
@@ -1026,6 +1029,86 @@ def einsum_suite():
     test("test_einsum_diagonal_then_matmul", "iij,jk->ik", [rand(118, (3, 3, 2)), rand(119, (2, 4))])
 
 
+def float64_suite():
+    """A backend-test folder of double models beyond the ONNX suite's double tests (Cast,
+    Max/Min, Mod, ReduceLogSumExp, Einsum, EyeLike): Conv with a bias, Gemm, a batched
+    MatMul, MaxPool and AveragePool with padding, GlobalAveragePool, Softmax,
+    BatchNormalization, Relu/Sigmoid/Mul/Add chains with double constants, ReduceMean and
+    ReduceSum, Cast to int32 and float32; expected outputs computed by numpy in double."""
+    root = os.path.join(OUT, "float64")
+    shutil.rmtree(root, ignore_errors=True)
+
+    def d(seed, shape, lo=-1.0, hi=1.0):
+        return np.random.default_rng(seed).uniform(lo, hi, size=shape)
+
+    def f64(name, v):
+        return numpy_helper.from_array(np.asarray(v, np.float64), name)
+
+    x = d(120, (2, 3, 6, 6))
+    w, b = d(121, (4, 3, 3, 3)), d(122, (4,))
+    single_input_test(root, "test_conv_double", [
+        helper.make_node("Conv", ["x", "w", "b"], ["y"], pads=[1, 0, 1, 2], strides=[1, 2])],
+        x, conv2d(x, w, b, [1, 0, 1, 2], [1, 2]), [f64("w", w), f64("b", b)])
+    a, gw, gc = d(123, (3, 5)), d(124, (4, 5)), d(125, (4,))
+    single_input_test(root, "test_gemm_double", [
+        helper.make_node("Gemm", ["x", "w", "c"], ["y"], transB=1, alpha=0.5, beta=2.0)],
+        a, 0.5 * a @ gw.T + 2.0 * gc, [f64("w", gw), f64("c", gc)])
+    a, mb = d(126, (2, 3, 4)), d(127, (4, 5))
+    single_input_test(root, "test_matmul_double_batched",
+                      [helper.make_node("MatMul", ["x", "m"], ["y"])], a, a @ mb, [f64("m", mb)])
+    single_input_test(root, "test_maxpool_double_pads", [
+        helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2],
+                         pads=[1, 1, 1, 1])], x, pool2d(x, 3, 2, [1, 1, 1, 1], "max", -np.inf))
+    single_input_test(root, "test_averagepool_double_pads", [
+        helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2],
+                         pads=[1, 1, 1, 1])], x,
+        pool2d(x, 2, 2, [1, 1, 1, 1], "avg", 0.0, count_include_pad=False))
+    single_input_test(root, "test_globalaveragepool_double",
+                      [helper.make_node("GlobalAveragePool", ["x"], ["y"])], x,
+                      x.mean(axis=(2, 3), keepdims=True))
+    s = d(128, (2, 3, 5), -4.0, 4.0)
+    single_input_test(root, "test_softmax_double", [helper.make_node("Softmax", ["x"], ["y"])],
+                      s, softmax(s, -1))
+    g, bb, m, v = d(129, (3,)), d(130, (3,)), d(131, (3,)), d(132, (3,), 0.5, 2.0)
+    single_input_test(root, "test_batchnorm_double", [
+        helper.make_node("BatchNormalization", ["x", "g", "b", "m", "v"], ["y"], epsilon=1e-5)],
+        x, (x - m.reshape(1, 3, 1, 1)) / np.sqrt(v.reshape(1, 3, 1, 1) + 1e-5)
+        * g.reshape(1, 3, 1, 1) + bb.reshape(1, 3, 1, 1),
+        [f64("g", g), f64("b", bb), f64("m", m), f64("v", v)])
+    k = np.float64(0.1)
+    single_input_test(root, "test_activations_double", [
+        helper.make_node("Relu", ["x"], ["r"]),
+        helper.make_node("Sigmoid", ["x"], ["s"]),
+        helper.make_node("Mul", ["s", "k"], ["sk"]),
+        helper.make_node("Add", ["r", "sk"], ["y"])], s,
+        np.maximum(s, 0) + 1 / (1 + np.exp(-s)) * k, [f64("k", k)])
+    single_input_test(root, "test_reduce_mean_sum_double", [
+        helper.make_node("ReduceMean", ["x"], ["mean"], axes=[1], keepdims=0),
+        helper.make_node("ReduceSum", ["mean", "axes"], ["y"], keepdims=1)], s,
+        s.mean(axis=1).sum(axis=1, keepdims=True),
+        [numpy_helper.from_array(np.array([1], np.int64), "axes")])
+    c = np.array([[2.9, -2.9, 1e9], [0.5, -0.5, 7.0]])
+    single_input_test(root, "test_cast_double_to_int32",
+                      [helper.make_node("Cast", ["x"], ["y"], to=TensorProto.INT32)], c,
+                      c.astype(np.int32))
+    single_input_test(root, "test_cast_double_relu_float", [
+        helper.make_node("Relu", ["x"], ["r"]),
+        helper.make_node("Cast", ["r"], ["y"], to=TensorProto.FLOAT)], s,
+        np.maximum(s, 0).astype(np.float32))
+    # float32 between two casts: the opencl target runs the Conv and Relu, the host the
+    # casts (regions split around float64)
+    w32 = w.astype(np.float32)
+    xf = x.astype(np.float32).astype(np.float64)
+    single_input_test(root, "test_cast_float_conv_double", [
+        helper.make_node("Cast", ["x"], ["xf"], to=TensorProto.FLOAT),
+        helper.make_node("Conv", ["xf", "w"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["r"]),
+        helper.make_node("Cast", ["r"], ["y"], to=TensorProto.DOUBLE)], x,
+        np.maximum(conv2d(xf, w32.astype(np.float64), np.zeros(4), [1, 1, 1, 1], [1, 1]), 0)
+        .astype(np.float32).astype(np.float64),
+        [numpy_helper.from_array(w32, "w")])
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     small_cnn()
@@ -1045,6 +1128,7 @@ def main():
     resize_suite()
     channel_shuffle()
     einsum_suite()
+    float64_suite()
 
 
 if __name__ == "__main__":

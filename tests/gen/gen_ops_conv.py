@@ -164,6 +164,10 @@ def main():
     add_t("conv_t_float64", uniform(64, (1, 2, 3, 3), dtype=np.float64),
           uniform(65, (2, 3, 3, 3), dtype=np.float64), {"strides": [2, 2], "padding": [1]},
           (1, 3, 5, 5), out_dtype=np.float64, **f64)
+    # float32 in, float64 out: the exact sums, not rounded to float32
+    add("conv_float32_to_float64", uniform(66, (1, 2, 4, 4)), uniform(67, (3, 2, 3, 3)),
+        {"padding": [1, 1, 1, 1], "out_dtype": "float64"}, out_dtype=np.float64,
+        check_shape=(1, 3, 4, 4), **f64)
     fx.write("gen_ops_conv.py")
 
 

@@ -143,6 +143,9 @@ def main():
     f64 = dict(rtol=1e-12, atol=1e-12)
     x, w = uniform(130, (3, 7), dtype=np.float64), uniform(131, (5, 7), dtype=np.float64)
     fx.case("dense_float64", "nn.dense", {}, [x, w], [dense(x, w)], **f64)
+    x, w = uniform(138, (2, 5)), uniform(139, (3, 5))
+    fx.case("dense_float32_to_float64", "nn.dense", {"out_dtype": "float64"}, [x, w],
+            [dense(x, w)], **f64)
     bmm_case("batch_matmul_float64", uniform(132, (2, 3, 6), dtype=np.float64),
              uniform(133, (1, 4, 6), dtype=np.float64), {}, dtype=np.float64, **f64)
     x = uniform(134, (2, 3, 4), -3.0, 3.0, dtype=np.float64)
