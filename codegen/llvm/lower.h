@@ -199,6 +199,14 @@ LLVMValueRef lw_convert(lw *w, LLVMValueRef v, byocl_dtype from, byocl_dtype to)
 LLVMValueRef lw_from_double(lw *w, LLVMValueRef v, byocl_dtype to);
 /* A compute-type value as double (exact). */
 LLVMValueRef lw_to_double(lw *w, LLVMValueRef v, byocl_dtype from);
+/* Sums of products of dtype d, as the reference kernels accumulate them: in double for
+ * the float dtypes, in int64 for the integers (the direct conv and dense loop nests). */
+LLVMTypeRef lw_acc_type(lw *w, byocl_dtype d);
+/* sum + x * y in lw_acc_type(d), x and y compute-type values of d. */
+LLVMValueRef lw_acc_mul_add(lw *w, byocl_dtype d, LLVMValueRef sum, LLVMValueRef x,
+                            LLVMValueRef y);
+/* An accumulator of dtype d's sums converted to dtype `to` as byocl_tensor_set would. */
+LLVMValueRef lw_acc_to(lw *w, byocl_dtype d, LLVMValueRef acc, byocl_dtype to);
 /* Constant `v` in dtype d's compute type, converted as byocl_tensor_set would. */
 LLVMValueRef lw_const_of(lw *w, byocl_dtype d, double v);
 /* Intrinsic call helpers. */

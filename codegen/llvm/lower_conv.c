@@ -156,8 +156,7 @@ static byocl_status lower_conv_direct(lw *w, int node, const conv_geom *g, const
     LLVMValueRef first_c = lw_mad(w, LLVMBuildSDiv(B, oc, lw_i64(w, g->og), ""), g->ic, NULL);
     LLVMValueRef oy = lw_for(w, &ly, lw_i64(w, 0), lw_i64(w, g->oh), 1, "oy");
     LLVMValueRef ox = lw_for(w, &lx, lw_i64(w, 0), lw_i64(w, g->ow), 1, "ox");
-    bool is_float = lw_is_float(g->din);
-    LLVMTypeRef at = is_float ? w->t_f64 : w->t_i64;
+    LLVMTypeRef at = lw_acc_type(w, g->din);
     LLVMValueRef acc = lw_alloca(w, at, "acc");
     LLVMBuildStore(B, LLVMConstNull(at), acc);
     LLVMValueRef i = lw_for(w, &li, lw_i64(w, 0), lw_i64(w, g->ic), 1, "i");
@@ -177,21 +176,12 @@ static byocl_status lower_conv_direct(lw *w, int node, const conv_geom *g, const
     lw_if_begin(w, &inside, ok, "tap");
     LLVMValueRef xv = lw_load(w, x, g->din, lw_mad(w, iy, g->w, LLVMBuildNSWAdd(B, plane, ix, "")));
     LLVMValueRef wv = lw_load(w, wt, g->din, lw_mad(w, kh, g->kw, LLVMBuildNSWAdd(B, wbase, kw, "")));
-    LLVMValueRef sum = LLVMBuildLoad2(B, at, acc, "");
-    if (is_float)
-        sum = LLVMBuildFAdd(B, sum, LLVMBuildFMul(B, lw_to_double(w, xv, g->din),
-                                                  lw_to_double(w, wv, g->din), ""), "");
-    else
-        sum = LLVMBuildAdd(B, sum, LLVMBuildMul(B, lw_convert(w, xv, g->din, BYOCL_INT64),
-                                                lw_convert(w, wv, g->din, BYOCL_INT64), ""), "");
-    LLVMBuildStore(B, sum, acc);
+    LLVMBuildStore(B, lw_acc_mul_add(w, g->din, LLVMBuildLoad2(B, at, acc, ""), xv, wv), acc);
     lw_if_end(w, &inside);
     lw_for_end(w, &lkw);
     lw_for_end(w, &lkh);
     lw_for_end(w, &li);
-    LLVMValueRef total = LLVMBuildLoad2(B, at, acc, "");
-    LLVMValueRef v = is_float ? lw_from_double(w, total, g->dout)
-                              : lw_convert(w, total, BYOCL_INT64, g->dout);
+    LLVMValueRef v = lw_acc_to(w, g->din, LLVMBuildLoad2(B, at, acc, ""), g->dout);
     byocl_status st = store_output(w, node, s, n, oc, oy, ox, v, g);
     lw_for_end(w, &lx);
     lw_for_end(w, &ly);

@@ -69,24 +69,15 @@ static byocl_status lower_dense_direct(lw *w, int node, const dense_geom *g, con
     lw_loop lr, lu, lk;
     LLVMValueRef r = lw_for(w, &lr, lo, hi, 1, "r");
     LLVMValueRef u = lw_for(w, &lu, lw_i64(w, 0), lw_i64(w, g->u), 1, "u");
-    bool fl = lw_is_float(g->din); /* float64: a double sum, as the reference's */
-    LLVMTypeRef at = fl ? w->t_f64 : w->t_i64;
+    LLVMTypeRef at = lw_acc_type(w, g->din); /* float64: a double sum, as the reference's */
     LLVMValueRef acc = lw_alloca(w, at, "acc");
     LLVMBuildStore(B, LLVMConstNull(at), acc);
     LLVMValueRef k = lw_for(w, &lk, lw_i64(w, 0), lw_i64(w, g->k), 1, "k");
     LLVMValueRef xv = lw_load(w, x, g->din, lw_mad(w, r, g->k, k));
     LLVMValueRef wv = lw_load(w, wt, g->din, lw_mad(w, u, g->k, k));
-    LLVMValueRef sum = LLVMBuildLoad2(B, at, acc, "");
-    if (fl)
-        sum = LLVMBuildFAdd(B, sum, LLVMBuildFMul(B, lw_to_double(w, xv, g->din),
-                                                  lw_to_double(w, wv, g->din), ""), "");
-    else
-        sum = LLVMBuildAdd(B, sum, LLVMBuildMul(B, lw_convert(w, xv, g->din, BYOCL_INT64),
-                                                lw_convert(w, wv, g->din, BYOCL_INT64), ""), "");
-    LLVMBuildStore(B, sum, acc);
+    LLVMBuildStore(B, lw_acc_mul_add(w, g->din, LLVMBuildLoad2(B, at, acc, ""), xv, wv), acc);
     lw_for_end(w, &lk);
-    LLVMValueRef total = LLVMBuildLoad2(B, at, acc, "");
-    LLVMValueRef v = fl ? lw_from_double(w, total, g->dout) : lw_convert(w, total, BYOCL_INT64, g->dout);
+    LLVMValueRef v = lw_acc_to(w, g->din, LLVMBuildLoad2(B, at, acc, ""), g->dout);
     byocl_status st = store_output(w, node, s, g, r, u, v);
     lw_for_end(w, &lu);
     lw_for_end(w, &lr);

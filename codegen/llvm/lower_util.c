@@ -495,6 +495,26 @@ LLVMValueRef lw_convert(lw *w, LLVMValueRef v, byocl_dtype from, byocl_dtype to)
     return int_to_dtype(w, v64, to);
 }
 
+LLVMTypeRef lw_acc_type(lw *w, byocl_dtype d) { return lw_is_float(d) ? w->t_f64 : w->t_i64; }
+
+LLVMValueRef lw_acc_mul_add(lw *w, byocl_dtype d, LLVMValueRef sum, LLVMValueRef x,
+                            LLVMValueRef y)
+{
+    if (lw_is_float(d))
+        return LLVMBuildFAdd(w->B, sum,
+                             LLVMBuildFMul(w->B, lw_to_double(w, x, d), lw_to_double(w, y, d), ""),
+                             "");
+    return LLVMBuildAdd(w->B, sum,
+                        LLVMBuildMul(w->B, lw_convert(w, x, d, BYOCL_INT64),
+                                     lw_convert(w, y, d, BYOCL_INT64), ""),
+                        "");
+}
+
+LLVMValueRef lw_acc_to(lw *w, byocl_dtype d, LLVMValueRef acc, byocl_dtype to)
+{
+    return lw_is_float(d) ? lw_from_double(w, acc, to) : lw_convert(w, acc, BYOCL_INT64, to);
+}
+
 LLVMValueRef lw_const_of(lw *w, byocl_dtype d, double v)
 {
     switch (d) {

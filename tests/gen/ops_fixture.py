@@ -37,22 +37,16 @@ def integers(seed, shape, lo, hi, dtype):
 
 
 def c_literal(dtype, v):
-    if dtype == "float32":
+    if dtype in ("float32", "float64"):
         v = float(v)
         if math.isnan(v):
             return "NAN"
         if math.isinf(v):
             return "INFINITY" if v > 0 else "-INFINITY"
-        return str(np.float32(v)) + "f"  # shortest spelling that reads back exactly
+        # the shortest spelling that reads back exactly
+        return str(np.float32(v)) + "f" if dtype == "float32" else repr(v)
     if dtype == "float16":
         return "0x%04x" % int(v)
-    if dtype == "float64":
-        v = float(v)
-        if math.isnan(v):
-            return "NAN"
-        if math.isinf(v):
-            return "INFINITY" if v > 0 else "-INFINITY"
-        return repr(v)  # the shortest spelling that reads back as the same double
     if dtype == "int64":
         v = int(v)
         return "(-9223372036854775807LL - 1)" if v == -(2**63) else "%dLL" % v
