@@ -12,6 +12,7 @@
  * models.tsv the test is skipped, saying so.
  *
  * $BYOCL_TORCHVISION_PATHS: the paths to run (default "ref,host,opencl");
+ * $BYOCL_TORCHVISION_MODELS: the models of models.tsv to run (default all, comma-separated);
  * $BYOCL_TORCHVISION_REF_GFLOP: the reference executor (plain C loops, about 1 GFLOP/s)
  * runs the models up to this many GFLOP (default 4), the larger ones are marked "-". */
 #include "test_support.h"
@@ -71,13 +72,14 @@ static const char *models_dir(void)
     return dir;
 }
 
-static bool path_wanted(int p)
+/* Whether `word` is one of the comma-separated words of $`var` (all when it is unset). */
+static bool listed(const char *var, const char *word)
 {
-    const char *env = getenv("BYOCL_TORCHVISION_PATHS");
+    const char *env = getenv(var);
     if (!env || !*env)
         return true;
-    size_t n = strlen(paths[p].key);
-    for (const char *s = env; (s = strstr(s, paths[p].key)) != NULL; s += n)
+    size_t n = strlen(word);
+    for (const char *s = env; (s = strstr(s, word)) != NULL; s += n)
         if ((s == env || s[-1] == ',') && (s[n] == '\0' || s[n] == ','))
             return true;
     return false;
@@ -207,6 +209,8 @@ static void print_table(void)
     for (int i = 0; i < n_rows; i++) {
         const model_row *r = &rows[i];
         bool exported = strcmp(r->export_status, "ok") == 0;
+        if (!listed("BYOCL_TORCHVISION_MODELS", r->name))
+            continue;
         printf("| %s |", r->name);
         print_cell(exported && !r->load[0] ? r->gflop : NAN, "%.2f");
         printf(" %s |", !exported ? r->export_status : r->load[0] ? r->load : "ok");
@@ -229,8 +233,8 @@ static void test_models_match_pytorch(void **state)
     int failures = 0;
     for (int i = 0; i < n_rows; i++) {
         model_row *r = &rows[i];
-        if (strcmp(r->export_status, "ok") != 0)
-            continue; /* PyTorch could not export it: reported, not byocl's failure */
+        if (strcmp(r->export_status, "ok") != 0 || !listed("BYOCL_TORCHVISION_MODELS", r->name))
+            continue; /* not exported (reported, not byocl's failure), or not asked for */
         load_model(dir, r);
         if (r->load[0]) {
             print_message("%s: byocl cannot load it: %s\n", r->name, r->load);
@@ -238,7 +242,7 @@ static void test_models_match_pytorch(void **state)
             continue;
         }
         for (int p = 0; p < N_PATHS; p++) {
-            if (!path_wanted(p))
+            if (!listed("BYOCL_TORCHVISION_PATHS", paths[p].key))
                 continue;
             if (p == 0 && r->gflop > ref_gflop_limit()) {
                 snprintf(r->path[p].why, sizeof r->path[p].why, "over %g GFLOP",
