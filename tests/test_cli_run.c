@@ -88,7 +88,10 @@ static void test_stats(void **state)
     char *out = ts_cli_expect(args, 0, "");
     ts_assert_contains(out, "stats: 5 steps (5 kernels, 0 regions)\n"
                             "  intermediates: 4 tensors, 16384 bytes without reuse\n"
-                            "  storage plan:  2 buffers, 8192 bytes (50.0% of the intermediates)\n"
+                            "  storage plan:  8192 bytes, one pool of 2 blocks (50.0% of the "
+                            "intermediates)\n"
+                            "  live peak:     8192 bytes (the least a plan of this step order can "
+                            "use): the plan is 1.00x\n"
                             "  inputs 4096 bytes, outputs 4096 bytes, constants 0 bytes\n");
     char line[256];
     line_at(out, 0, line, sizeof line);

@@ -342,6 +342,50 @@ static void test_storage_plan_random(void **state)
     free(sizes);
 }
 
+/* The arena plan on the same random ranges: ranges that overlap in time never overlap in
+ * memory, offsets are aligned, the arena holds every range, the live peak is its lower
+ * bound and the plan stays close to it. */
+static void test_storage_plan_offsets_random(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    byocl_live_range r[N];
+    size_t at[N];
+    uint64_t s = 7;
+    for (int i = 0; i < N; i++) {
+        s = s * 6364136223846793005ull + 1;
+        int first = (int)((s >> 40) % 100);
+        int len = (int)((s >> 20) % 12);
+        r[i] = (byocl_live_range){(size_t)((s >> 8) % 5000), first, first + len};
+    }
+    size_t arena = 0;
+    byocl_error err;
+    assert_int_equal(storage_plan_offsets(r, N, 64, at, &arena, &err), BYOCL_OK);
+    for (int i = 0; i < N; i++) {
+        size_t bi = (r[i].bytes + 63) / 64 * 64;
+        assert_int_equal(at[i] % 64, 0);
+        assert_true(at[i] + r[i].bytes <= arena);
+        for (int j = i + 1; j < N; j++) {
+            size_t bj = (r[j].bytes + 63) / 64 * 64;
+            bool in_time = !(r[i].last < r[j].first || r[j].last < r[i].first);
+            bool in_memory = at[i] < at[j] + bj && at[j] < at[i] + bi;
+            if (in_time && in_memory)
+                fail_msg("ranges %d and %d are live together and overlap in memory", i, j);
+        }
+    }
+    size_t peak = storage_plan_live_peak(r, N, 64);
+    assert_true(peak <= arena);
+    assert_true((double)arena <= 1.25 * (double)peak);
+
+    /* A chain of equal tensors needs two at a time; none, nothing. */
+    byocl_live_range chain[4] = {{100, 0, 1}, {100, 1, 2}, {100, 2, 3}, {100, 3, 4}};
+    assert_int_equal(storage_plan_offsets(chain, 4, 64, at, &arena, &err), BYOCL_OK);
+    assert_int_equal(arena, 256);
+    assert_int_equal(storage_plan_live_peak(chain, 4, 64), 256);
+    assert_int_equal(storage_plan_offsets(NULL, 0, 64, at, &arena, &err), BYOCL_OK);
+    assert_int_equal(arena, 0);
+}
+
 /* ------------------------------------------------------------- the executor */
 
 static void test_stress_graph_matches_reference(void **state)
@@ -1247,6 +1291,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_storage_plan_reuse),
         cmocka_unit_test(test_storage_plan_random),
+        cmocka_unit_test(test_storage_plan_offsets_random),
         cmocka_unit_test(test_stress_graph_matches_reference),
         cmocka_unit_test(test_stats_and_aliases),
         cmocka_unit_test(test_copy_copies),

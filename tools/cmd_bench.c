@@ -443,6 +443,14 @@ static void print_table(const bench_request *req, const bench_path *paths,
                paths[k].first_run_ms, paths[k].cached_ms,
                (double)st.planned_bytes / (1024.0 * 1024.0));
     }
+    printf("  (activations: the storage plan; the least any plan of the same steps can use, "
+           "their live peak:");
+    for (int k = 0; k < 2; k++) {
+        byocl_plan_stats st;
+        byocl_compiled_stats(paths[k].c, &st);
+        printf(" %s %.2f MiB%s", paths[k].name, (double)st.live_peak_bytes / (1024.0 * 1024.0),
+               k == 0 ? "," : ")\n");
+    }
     printf("\n  peak RSS: %.1f MiB\n", (double)res->peak_rss_kib / 1024.0);
     printf("  agreement (offloaded against host, %d output%s, %lld values): max abs err %.3g, "
            "rel L2 %.3g\n",
@@ -508,8 +516,8 @@ static void json_path(FILE *f, const bench_path *p)
     json_num(f, "compile_cold_ms", p->cold_ms, ", ");
     json_num(f, "first_run_cold_ms", p->first_run_ms, ", ");
     json_num(f, "compile_cached_ms", p->cached_ms, ", ");
-    fprintf(f, "\"steps\": %d, \"planned_activation_bytes\": %zu},\n", st.n_steps,
-            st.planned_bytes);
+    fprintf(f, "\"steps\": %d, \"planned_activation_bytes\": %zu, \"live_peak_activation_bytes\": %zu},\n",
+            st.n_steps, st.planned_bytes, st.live_peak_bytes);
 }
 
 static void json_row(FILE *f, const bench_row *row, bool region, const char *after)

@@ -124,11 +124,16 @@ static void print_stats(const byocl_compiled *c)
            st.n_kernels, st.n_kernels == 1 ? "" : "s", st.n_regions, st.n_regions == 1 ? "" : "s");
     printf("  intermediates: %d tensor%s, %zu bytes without reuse\n", st.n_intermediates,
            st.n_intermediates == 1 ? "" : "s", st.intermediate_bytes);
-    printf("  storage plan:  %d buffer%s, %zu bytes", st.n_buffers, st.n_buffers == 1 ? "" : "s",
-           st.planned_bytes);
+    printf("  storage plan:  %zu bytes, one pool of %d block%s", st.planned_bytes, st.n_buffers,
+           st.n_buffers == 1 ? "" : "s");
     if (st.intermediate_bytes > 0)
         printf(" (%.1f%% of the intermediates)\n",
                100.0 * (double)st.planned_bytes / (double)st.intermediate_bytes);
+    else
+        printf("\n");
+    printf("  live peak:     %zu bytes (the least a plan of this step order can use)", st.live_peak_bytes);
+    if (st.live_peak_bytes > 0)
+        printf(": the plan is %.2fx\n", (double)st.planned_bytes / (double)st.live_peak_bytes);
     else
         printf("\n");
     printf("  inputs %zu bytes, outputs %zu bytes, constants %zu bytes\n", st.input_bytes,

@@ -21,5 +21,17 @@ typedef struct byocl_live_range {
 byocl_status storage_plan(const byocl_live_range *ranges, int n, size_t align,
                           int *buffer_of, size_t **sizes, int *n_buffers,
                           byocl_error *err);
+/* Places every range at a byte offset of one arena so that ranges that overlap in time
+ * never overlap in memory (TFLite's greedy-by-size: the largest first, each at the
+ * smallest gap between the ranges already placed that it overlaps in time, else after
+ * them). offset_of[i] is range i's offset, a multiple of `align`; *arena_bytes the
+ * arena's size. Unlike storage_plan's whole buffers, a tensor may reuse part of a larger
+ * dead one, which keeps the arena near storage_plan_live_peak. */
+byocl_status storage_plan_offsets(const byocl_live_range *ranges, int n, size_t align,
+                                  size_t *offset_of, size_t *arena_bytes, byocl_error *err);
+/* The most bytes live at one step (each range rounded up to `align`): no plan for this
+ * order of steps can use less, so a plan's total against it says what reuse lost to
+ * fragmentation. */
+size_t storage_plan_live_peak(const byocl_live_range *ranges, int n, size_t align);
 
 #endif

@@ -842,9 +842,9 @@ static byocl_status plan_storage(builder *b, byocl_error *err)
     /* Everything a step writes that is not an output shares the pool. */
     byocl_live_range *ranges = malloc((size_t)(c->n_values + 1) * sizeof *ranges);
     int *value_of = malloc((size_t)(c->n_values + 1) * sizeof *value_of);
-    int *buffer_of = malloc((size_t)(c->n_values + 1) * sizeof *buffer_of);
+    size_t *offset_of = malloc((size_t)(c->n_values + 1) * sizeof *offset_of);
     int n = 0;
-    if (!ranges || !value_of || !buffer_of) {
+    if (!ranges || !value_of || !offset_of) {
         st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     } else {
         for (int v = 0; v < c->n_values; v++) {
@@ -855,18 +855,22 @@ static byocl_status plan_storage(builder *b, byocl_error *err)
             ranges[n] = (byocl_live_range){x->nbytes, x->producer, x->last_use};
             value_of[n++] = v;
         }
-        st = storage_plan(ranges, n, BUFFER_ALIGN, buffer_of, &c->buffer_bytes,
-                          &c->n_buffers, err);
+        st = storage_plan_offsets(ranges, n, BUFFER_ALIGN, offset_of, &c->pool_bytes, err);
+        c->stats.live_peak_bytes = storage_plan_live_peak(ranges, n, BUFFER_ALIGN);
     }
     byocl_plan_stats *stats = &c->stats;
     for (int i = 0; st == BYOCL_OK && i < n; i++) {
-        c->values[value_of[i]].slot = buffer_of[i];
+        c->values[value_of[i]].pool_offset = offset_of[i];
         stats->n_intermediates++;
         stats->intermediate_bytes += c->values[value_of[i]].nbytes;
+        bool first_at = true; /* the distinct offsets: the plan's blocks */
+        for (int j = 0; j < i && first_at; j++)
+            first_at = offset_of[j] != offset_of[i];
+        stats->n_buffers += first_at;
     }
     free(ranges);
     free(value_of);
-    free(buffer_of);
+    free(offset_of);
     if (st != BYOCL_OK)
         return st;
     stats->n_steps = c->n_steps;
@@ -876,9 +880,7 @@ static byocl_status plan_storage(builder *b, byocl_error *err)
         else
             stats->n_regions++;
     }
-    stats->n_buffers = c->n_buffers;
-    for (int i = 0; i < c->n_buffers; i++)
-        stats->planned_bytes += c->buffer_bytes[i];
+    stats->planned_bytes = c->pool_bytes;
     for (int k = 0; k < c->n_inputs; k++)
         stats->input_bytes += c->values[c->input_values[k]].nbytes;
     for (int i = 0; i < c->n_output_buffers; i++)
@@ -1030,7 +1032,6 @@ void byocl_compiled_free(byocl_compiled *c)
     free(c->node_first);
     free(c->input_values);
     free(c->outputs);
-    free(c->buffer_bytes);
     free(c->output_buffer_bytes);
     byocl_module_free(c->mod);
     free(c);

@@ -14,7 +14,7 @@
 typedef enum value_home {
     HOME_INPUT,    /* a parameter: the executor's input buffer `slot` */
     HOME_CONSTANT, /* a constant node's tensor (read-only) */
-    HOME_POOL,     /* an intermediate: storage-plan buffer `slot` */
+    HOME_POOL,     /* an intermediate: at `pool_offset` in the storage plan's pool */
     HOME_OUTPUT    /* a step's result that is an output: its own buffer `slot` */
 } value_home;
 
@@ -31,8 +31,8 @@ typedef struct byocl_xvalue {
     int root;            /* the value whose buffer this one uses (itself for roots) */
     /* Roots only: */
     value_home home;
-    int slot;            /* HOME_INPUT: input index; HOME_POOL: buffer; HOME_OUTPUT: output
-                            buffer index */
+    int slot;            /* HOME_INPUT: input index; HOME_OUTPUT: output buffer index */
+    size_t pool_offset;  /* HOME_POOL: its first byte in the pool */
     const void *constant; /* HOME_CONSTANT */
     int producer;        /* the step that writes it, -1 for inputs and constants */
     int last_use;        /* the last step that reads it (directly or through an alias) */
@@ -114,8 +114,7 @@ struct byocl_compiled {
     int n_outputs;
     byocl_xoutput *outputs;
 
-    int n_buffers;       /* the storage plan */
-    size_t *buffer_bytes;
+    size_t pool_bytes;   /* the storage plan: one pool of intermediates */
     int n_output_buffers;
     size_t *output_buffer_bytes;
 

@@ -225,8 +225,10 @@ typedef struct byocl_plan_stats {
     int n_steps, n_kernels, n_regions;
     int n_intermediates;
     size_t intermediate_bytes; /* their sizes summed */
-    int n_buffers;             /* the storage plan's shared buffers */
-    size_t planned_bytes;      /* their sizes summed (each rounded up to 64 bytes) */
+    int n_buffers;             /* the storage plan's blocks: distinct offsets in its pool */
+    size_t planned_bytes;      /* the pool's size (each tensor rounded up to 64 bytes) */
+    size_t live_peak_bytes;    /* the most intermediate bytes live at one step: the least
+                                  any plan of this step order can use */
     size_t input_bytes, output_bytes, constant_bytes;
     /* Copies between host and device memory that each run makes (see byocl_device_memory;
      * all 0 when no region module has device memory of its own). Constants a region reads

@@ -59,24 +59,18 @@ static size_t align_up(size_t n)
     return (n + BLOCK_ALIGN - 1) / BLOCK_ALIGN * BLOCK_ALIGN;
 }
 
-/* Lays out the block: pool buffers, output buffers, input buffers. */
+/* Lays out the block: the pool, output buffers, input buffers. */
 static byocl_status place_buffers(byocl_executor *ex, byocl_error *err)
 {
     const byocl_compiled *c = ex->c;
-    size_t *pool_at = malloc((size_t)(c->n_buffers + 1) * sizeof *pool_at);
     size_t *out_at = malloc((size_t)(c->n_output_buffers + 1) * sizeof *out_at);
     size_t *in_at = malloc((size_t)(c->n_inputs + 1) * sizeof *in_at);
     byocl_status st = BYOCL_OK;
-    if (!pool_at || !out_at || !in_at) {
+    if (!out_at || !in_at) {
         st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
         goto done;
     }
-    size_t total = 0, largest = 0;
-    for (int i = 0; i < c->n_buffers; i++) {
-        pool_at[i] = total;
-        total += align_up(c->buffer_bytes[i]);
-        largest = c->buffer_bytes[i] > largest ? c->buffer_bytes[i] : largest;
-    }
+    size_t total = align_up(c->pool_bytes), largest = c->pool_bytes; /* the pool first */
     for (int i = 0; i < c->n_output_buffers; i++) {
         out_at[i] = total;
         total += align_up(c->output_buffer_bytes[i]);
@@ -107,7 +101,7 @@ static byocl_status place_buffers(byocl_executor *ex, byocl_error *err)
             /* A root no step writes (inside a fused group) has no buffer, nor one that
              * lives in device memory only. */
             ex->value_data[v] = r->producer >= 0 && (r->memory == HOST_MEMORY || r->host_copy)
-                                    ? ex->block + pool_at[r->slot]
+                                    ? ex->block + r->pool_offset
                                     : NULL;
             break;
         case HOME_OUTPUT: ex->value_data[v] = ex->block + out_at[r->slot]; break;
@@ -119,7 +113,6 @@ static byocl_status place_buffers(byocl_executor *ex, byocl_error *err)
         ex->output_data[i] = c->outputs[i].copy ? ex->block + out_at[c->outputs[i].buffer]
                                                 : ex->value_data[c->outputs[i].value];
 done:
-    free(pool_at);
     free(out_at);
     free(in_at);
     return st;
