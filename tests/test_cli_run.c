@@ -86,7 +86,7 @@ static void test_stats(void **state)
     ts_write_text(path, chain_model);
     FMT(args, "run '%s' --random-inputs --target ref --threads 1 --stats", path);
     char *out = ts_cli_expect(args, 0, "");
-    ts_assert_contains(out, "stats: 5 steps (5 kernels, 0 regions)\n"
+    ts_assert_contains(out, "stats: 5 steps (5 kernels of 1 function, 0 regions)\n"
                             "  intermediates: 4 tensors, 16384 bytes without reuse\n"
                             "  storage plan:  8192 bytes, one pool of 2 blocks (50.0% of the "
                             "intermediates)\n"
@@ -97,6 +97,43 @@ static void test_stats(void **state)
     line_at(out, 0, line, sizeof line);
     ts_assert_contains(line, " ms: 5 steps, 1 thread");
     free(out);
+    ts_remove_tree(tmp);
+}
+
+/* Two conv + relu groups of equal shapes (different weights, read through each kernel's
+ * own arguments): the host backend compiles one function for both, and the outputs are
+ * still each group's own (against the reference executor). */
+static void test_equal_kernels_share_code(void **state)
+{
+    (void)state;
+    const char *tmp = ts_tmpdir("cli-run-twins");
+    char path[4200], args[8800];
+    FMT(path, "%s/twins.relay", tmp);
+    ts_write_text(path, "#[version = \"0.0.5\"]\n"
+                        "def @main(%x: Tensor[(1, 8, 16, 16), float32], %w1: Tensor[(8, 8, 3, 3), "
+                        "float32], %w2: Tensor[(8, 8, 3, 3), float32]) {\n"
+                        "  %0 = nn.conv2d(%x, %w1, padding=[1, 1, 1, 1]);\n"
+                        "  %1 = nn.relu(%0);\n"
+                        "  %2 = nn.conv2d(%1, %w2, padding=[1, 1, 1, 1]);\n"
+                        "  nn.relu(%2)\n"
+                        "}\n");
+    FMT(args, "run '%s' --random-inputs --target host --stats --output-dir '%s/host'", path, tmp);
+    char *out = ts_cli_expect(args, 0, "");
+    ts_assert_contains(out, "stats: 2 steps (2 kernels of 1 function, 0 regions)\n");
+    free(out);
+    FMT(args, "run '%s' --random-inputs --output-dir '%s/ref'", path, tmp);
+    free(ts_cli_expect(args, 0, ""));
+    char file[8800];
+    byocl_tensor *t[2];
+    byocl_error err = {0};
+    const char *dirs[2] = {"host", "ref"};
+    for (int k = 0; k < 2; k++) {
+        FMT(file, "%s/%s/output_0.npy", tmp, dirs[k]);
+        assert_int_equal(byocl_npy_read(file, &t[k], &err), BYOCL_OK);
+    }
+    assert_true(ts_relative_l2(t[0], t[1]) < 1e-5);
+    byocl_tensor_unref(t[0]);
+    byocl_tensor_unref(t[1]);
     ts_remove_tree(tmp);
 }
 
@@ -190,7 +227,7 @@ static void test_partitioned_model(void **state)
     FMT(args, "run '%s' --random-inputs=5 --target ref --profile --stats --output-dir '%s'", path,
         graph_dir);
     char *out = ts_cli_expect(args, 0, "");
-    ts_assert_contains(out, "stats: 2 steps (1 kernel, 1 region)\n");
+    ts_assert_contains(out, "stats: 2 steps (1 kernel of 1 function, 1 region)\n");
     ts_assert_contains(out, "  acc_main_0 (region, ref)\n");
     ts_assert_contains(out, "  add_0 (kernel, ref)\n");
     free(out);
@@ -293,6 +330,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_target_ref_equals_reference),
         cmocka_unit_test(test_stats),
+        cmocka_unit_test(test_equal_kernels_share_code),
         cmocka_unit_test(test_profile_and_runs),
         cmocka_unit_test(test_partitioned_model),
         cmocka_unit_test(test_run_failure),

@@ -120,8 +120,10 @@ static void print_stats(const byocl_compiled *c)
 {
     byocl_plan_stats st;
     byocl_compiled_stats(c, &st);
-    printf("stats: %d step%s (%d kernel%s, %d region%s)\n", st.n_steps, st.n_steps == 1 ? "" : "s",
-           st.n_kernels, st.n_kernels == 1 ? "" : "s", st.n_regions, st.n_regions == 1 ? "" : "s");
+    printf("stats: %d step%s (%d kernel%s of %d function%s, %d region%s)\n", st.n_steps,
+           st.n_steps == 1 ? "" : "s", st.n_kernels, st.n_kernels == 1 ? "" : "s",
+           st.n_kernel_functions, st.n_kernel_functions == 1 ? "" : "s", st.n_regions,
+           st.n_regions == 1 ? "" : "s");
     printf("  intermediates: %d tensor%s, %zu bytes without reuse\n", st.n_intermediates,
            st.n_intermediates == 1 ? "" : "s", st.intermediate_bytes);
     printf("  storage plan:  %zu bytes, one pool of %d block%s", st.planned_bytes, st.n_buffers,

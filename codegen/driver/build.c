@@ -875,10 +875,16 @@ static byocl_status plan_storage(builder *b, byocl_error *err)
         return st;
     stats->n_steps = c->n_steps;
     for (int s = 0; s < c->n_steps; s++) {
-        if (c->steps[s].kind == BYOCL_STEP_KERNEL)
-            stats->n_kernels++;
-        else
+        if (c->steps[s].kind != BYOCL_STEP_KERNEL) {
             stats->n_regions++;
+            continue;
+        }
+        stats->n_kernels++;
+        bool first = true; /* kernels of equal code share one function */
+        for (int e = 0; e < s && first; e++)
+            first = c->steps[e].kind != BYOCL_STEP_KERNEL ||
+                    c->steps[e].kernel.fn != c->steps[s].kernel.fn;
+        stats->n_kernel_functions += first;
     }
     stats->planned_bytes = c->pool_bytes;
     for (int k = 0; k < c->n_inputs; k++)

@@ -2,6 +2,7 @@
  * optimize it for this CPU and JIT-compile it; kernels keep their constants (model
  * constants, packed weights) in per-kernel ctx arrays owned by the state. */
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,39 @@ static int compile_threads(int n_groups)
     return parts < 1 ? 1 : parts;
 }
 
+/* Kernels already lowered, by their key (jit_kernel_key): a group whose code equals an
+ * earlier one's uses that one's function with its own ctx (its own weights), so repeated
+ * blocks of a model (a transformer's layers) compile once. */
+typedef struct kernel_keys {
+    char **key;     /* per group: its key when it has its own function, else NULL */
+    uint64_t *hash; /* per group: FNV-1a of the key */
+} kernel_keys;
+
+static uint64_t fnv1a(const char *s)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* The earlier group whose function kernel g can use, or g itself (its key kept). */
+static int find_twin(kernel_keys *k, int g, LLVMValueRef body)
+{
+    char *key = jit_kernel_key(body);
+    if (!key)
+        return g; /* out of memory: a function of its own, which is always right */
+    uint64_t h = fnv1a(key);
+    for (int e = 0; e < g; e++)
+        if (k->key[e] && k->hash[e] == h && strcmp(k->key[e], key) == 0) {
+            free(key);
+            return e;
+        }
+    k->key[g] = key;
+    k->hash[g] = h;
+    return g;
+}
+
 static byocl_status llvm_compile(const byocl_function *fn, const byocl_host_group *groups,
                                  int n_groups, const byocl_host_backend_options *opt,
                                  byocl_host_kernel *kernels, void **state_out, byocl_error *err)
@@ -105,8 +139,11 @@ static byocl_status llvm_compile(const byocl_function *fn, const byocl_host_grou
     const char **symbols = malloc(ng * sizeof *symbols);
     void **addrs = calloc(ng, sizeof *addrs);
     int64_t *n_tasks = calloc(ng, sizeof *n_tasks);
+    int *twin = calloc(ng, sizeof *twin);
+    kernel_keys keys = {calloc(ng, sizeof *keys.key), calloc(ng, sizeof *keys.hash)};
+    int n_own = 0; /* kernels with a function of their own */
     byocl_status st = BYOCL_OK;
-    if (!s || !symbols || !addrs || !n_tasks ||
+    if (!s || !symbols || !addrs || !n_tasks || !twin || !keys.key || !keys.hash ||
         !(s->names = calloc(ng, sizeof *s->names)) || !(s->consts = calloc(ng, sizeof *s->consts))) {
         st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory compiling host kernels");
         goto done;
@@ -124,8 +161,8 @@ static byocl_status llvm_compile(const byocl_function *fn, const byocl_host_grou
             if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
                   (*c >= '0' && *c <= '9') || *c == '_'))
                 *c = '_';
-        symbols[g] = s->names[g];
-        if (kconsts_add(&s->consts[g], (void *)&s->error_slot, NULL, NULL) != 0) {
+        if (kconsts_add(&s->consts[g], (void *)&s->error_slot, NULL, NULL) != 0 ||
+            kconsts_add(&s->consts[g], (void *)(intptr_t)g, NULL, NULL) != 1) {
             st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory compiling host kernels");
             break;
         }
@@ -144,8 +181,15 @@ static byocl_status llvm_compile(const byocl_function *fn, const byocl_host_grou
         byocl_status end = w.B ? lw_end(&w) : w.status;
         if (st == BYOCL_OK)
             st = end;
-        if (st == BYOCL_OK)
+        if (st == BYOCL_OK && (twin[g] = find_twin(&keys, g, w.body)) != g) {
+            /* twin[g]'s code serves, with this group's ctx: the wrapper (which calls the
+             * body) goes first, then the body */
+            LLVMDeleteFunction(LLVMGetNamedFunction(LLVMGetGlobalParent(w.body), s->names[g]));
+            LLVMDeleteFunction(w.body);
+        } else if (st == BYOCL_OK)
             jit_kernel_done(s->j, w.body);
+        if (st == BYOCL_OK && twin[g] == g)
+            symbols[n_own++] = s->names[g];
         free(w.data);
         n_tasks[g] = w.n_tasks;
         if (st != BYOCL_OK)
@@ -157,13 +201,16 @@ static byocl_status llvm_compile(const byocl_function *fn, const byocl_host_grou
     char *cache_dir = NULL;
     if (base_cache_dir(opt ? opt->cache_dir : NULL, &cache_dir, NULL) != BYOCL_OK)
         cache_dir = NULL;
-    st = jit_finish(s->j, opt ? opt->opt_level : 3, cache_dir, symbols, n_groups, addrs, err);
+    st = jit_finish(s->j, opt ? opt->opt_level : 3, cache_dir, symbols, n_own, addrs, err);
     free(cache_dir);
     if (st != BYOCL_OK)
         goto done;
-    for (int g = 0; g < n_groups; g++)
-        kernels[g] = (byocl_host_kernel){(byocl_host_kernel_fn)addrs[g], s->consts[g].ptrs,
+    /* addrs[k] is the k-th kernel with a function of its own; twins share it. */
+    for (int g = 0, k = 0; g < n_groups; g++) {
+        void *addr = twin[g] == g ? addrs[k++] : (void *)kernels[twin[g]].fn;
+        kernels[g] = (byocl_host_kernel){(byocl_host_kernel_fn)addr, s->consts[g].ptrs,
                                          n_tasks[g] > 0 ? n_tasks[g] : 1};
+    }
     *state_out = s;
     s = NULL;
 done:
@@ -171,6 +218,11 @@ done:
     free(symbols);
     free(addrs);
     free(n_tasks);
+    free(twin);
+    for (int g = 0; keys.key && g < n_groups; g++)
+        free(keys.key[g]);
+    free(keys.key);
+    free(keys.hash);
     return st;
 }
 

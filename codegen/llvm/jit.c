@@ -268,6 +268,96 @@ void jit_kernel_done(jit *j, LLVMValueRef fn)
     j->parts[j->current].instructions += n;
 }
 
+/* Appends `text` to the growing string *key (length *len); false when out of memory. */
+static bool key_append(char **key, size_t *len, const char *text)
+{
+    size_t n = strlen(text);
+    char *grown = realloc(*key, *len + n + 1);
+    if (!grown)
+        return false;
+    memcpy(grown + *len, text, n + 1);
+    *key = grown;
+    *len += n;
+    return true;
+}
+
+/* The definitions of the global variables that value v uses, through constant
+ * expressions too. */
+static bool key_globals(char **key, size_t *len, LLVMValueRef v)
+{
+    if (LLVMIsAGlobalVariable(v)) {
+        char *text = LLVMPrintValueToString(v);
+        bool ok = key_append(key, len, text);
+        LLVMDisposeMessage(text);
+        return ok;
+    }
+    if (!LLVMIsAConstantExpr(v))
+        return true;
+    for (int k = 0; k < LLVMGetNumOperands(v); k++)
+        if (!key_globals(key, len, LLVMGetOperand(v, (unsigned)k)))
+            return false;
+    return true;
+}
+
+/* Metadata numbers (!12) are the module's, not the function's: each becomes its order of
+ * first appearance in the key (!m0, !m1, ...). What the nodes hold (loop hints, the empty
+ * invariant.load node) is the lowering's, the same for equal code; a difference there
+ * would change speed, never results. In place; false when out of memory. */
+static bool renumber_metadata(char **key)
+{
+    long seen[256];
+    int n_seen = 0;
+    size_t len = strlen(*key), out_len = 0;
+    char *out = malloc(len * 3 + 16); /* "!1" (2 bytes) may become "!m255" (5) */
+    if (!out)
+        return false;
+    for (const char *p = *key; *p;) {
+        if (p[0] != '!' || !(p[1] >= '0' && p[1] <= '9')) {
+            out[out_len++] = *p++;
+            continue;
+        }
+        char *end;
+        long id = strtol(p + 1, &end, 10);
+        int k = 0;
+        while (k < n_seen && seen[k] != id)
+            k++;
+        if (k == n_seen && n_seen < 256)
+            seen[n_seen++] = id;
+        out_len += (size_t)sprintf(out + out_len, "!m%d", k < 256 ? k : 255);
+        p = end;
+    }
+    out[out_len] = '\0';
+    free(*key);
+    *key = out;
+    return true;
+}
+
+char *jit_kernel_key(LLVMValueRef fn)
+{
+    size_t name_len = 0;
+    const char *name = LLVMGetValueName2(fn, &name_len);
+    char *text = LLVMPrintValueToString(fn);
+    char *key = NULL;
+    size_t len = 0;
+    /* "define ... @NAME(": the name left out */
+    char *at = strstr(text, "@");
+    bool ok = at && strncmp(at + 1, name, name_len) == 0;
+    if (ok) {
+        at[1] = '\0';
+        ok = key_append(&key, &len, text) && key_append(&key, &len, at + 1 + name_len);
+    }
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); ok && b; b = LLVMGetNextBasicBlock(b))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(b); ok && i; i = LLVMGetNextInstruction(i))
+            for (int k = 0; ok && k < LLVMGetNumOperands(i); k++)
+                ok = key_globals(&key, &len, LLVMGetOperand(i, (unsigned)k));
+    LLVMDisposeMessage(text);
+    if (!ok || !renumber_metadata(&key)) {
+        free(key);
+        return NULL;
+    }
+    return key;
+}
+
 LLVMContextRef jit_context(jit *j) { return j->parts[j->current].ctx; }
 int jit_vector_floats(const jit *j) { return j->vector_floats; }
 LLVMModuleRef jit_module(jit *j) { return j->parts[j->current].module; }

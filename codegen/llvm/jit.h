@@ -33,6 +33,10 @@ byocl_status jit_create(jit **out, int n_parts, byocl_error *err);
  * before generating each kernel, and jit_kernel_done with its main function after. */
 void jit_next_kernel(jit *j);
 void jit_kernel_done(jit *j, LLVMValueRef fn);
+/* What makes kernel `fn` what it is: its IR as text, its own name left out, with the
+ * definitions of the globals it reads (malloc'ed; NULL when out of memory). Two kernels
+ * of equal keys compute the same from the same arguments and ctx: one can serve both. */
+char *jit_kernel_key(LLVMValueRef fn);
 /* The context and module of the current kernel. */
 LLVMContextRef jit_context(jit *j);
 LLVMModuleRef jit_module(jit *j);

@@ -58,7 +58,8 @@ byocl_status llvm_group(const byocl_function *fn, const int *compute, int n_comp
 /* Constant data that kernels reach through their ctx (an array of pointers): constant
  * tensors of the model (kept alive by a reference) and packed weights (owned). */
 typedef struct kconsts {
-    void **ptrs;           /* ptrs[0] is the error slot of the backend state */
+    void **ptrs;           /* ptrs[0] is the error slot of the backend state, ptrs[1] the
+                              group's index (so that the code of equal groups is equal) */
     int n, cap;
     byocl_tensor **keep;   /* references held while the kernel lives */
     int n_keep, cap_keep;

@@ -140,12 +140,19 @@ byocl_status lw_begin(lw *w, const char *name)
     LLVMPositionBuilderAtEnd(w->B_entry, w->entry);
     w->fail_code = LLVMBuildAlloca(w->B_entry, w->t_i32, "fail_code");
 
-    /* fail: record (group << 8 | code) in the state's error slot, return the code. */
+    /* fail: record (group << 8 | code) in the state's error slot, return the code. The
+     * group's index comes from ctx[1], not the code, so equal groups share their code. */
     LLVMPositionBuilderAtEnd(w->B, w->fail);
     LLVMValueRef code = LLVMBuildLoad2(w->B, w->t_i32, w->fail_code, "code");
     LLVMValueRef slot = LLVMBuildLoad2(w->B, w->t_ptr, w->ctx, "error_slot");
-    LLVMValueRef tagged = LLVMBuildOr(
-        w->B, LLVMBuildShl(w->B, lw_i32(w, w->group_index), lw_i32(w, 8), ""), code, "");
+    LLVMValueRef one = lw_i64(w, 1);
+    LLVMValueRef group = LLVMBuildPtrToInt(
+        w->B,
+        LLVMBuildLoad2(w->B, w->t_ptr, LLVMBuildInBoundsGEP2(w->B, w->t_ptr, w->ctx, &one, 1, ""),
+                       "group"),
+        w->t_i32, "");
+    LLVMValueRef tagged =
+        LLVMBuildOr(w->B, LLVMBuildShl(w->B, group, lw_i32(w, 8), ""), code, "");
     LLVMValueRef st = LLVMBuildStore(w->B, tagged, slot);
     LLVMSetOrdering(st, LLVMAtomicOrderingMonotonic);
     LLVMSetAlignment(st, 4);
@@ -221,7 +228,7 @@ LLVMValueRef lw_output(lw *w, byocl_value_ref v)
 
 LLVMValueRef lw_const_ptr(lw *w, const void *data, byocl_tensor *keep, void *owned)
 {
-    for (int i = 1; i < w->consts->n && !owned; i++)
+    for (int i = 2; i < w->consts->n && !owned; i++) /* past the error slot and index */
         if (w->consts->ptrs[i] == data)
             return lw_const_ptr_at(w, i);
     int k = kconsts_add(w->consts, data, keep, owned);

@@ -223,6 +223,7 @@ const byocl_type *byocl_compiled_output_type(const byocl_compiled *c, int index)
  * steps produce that are not outputs; without reuse each would need its own buffer. */
 typedef struct byocl_plan_stats {
     int n_steps, n_kernels, n_regions;
+    int n_kernel_functions;    /* distinct functions among the kernels (equal code shared) */
     int n_intermediates;
     size_t intermediate_bytes; /* their sizes summed */
     int n_buffers;             /* the storage plan's blocks: distinct offsets in its pool */
