@@ -121,6 +121,19 @@ static void table_row(const char *out, const char *name, int *ops, double *v)
     assert_int_equal(sscanf(at + strlen(key), "%d %lf %lf %lf", ops, &v[0], &v[1], &v[2]), 4);
 }
 
+/* The parsed JSON file at `path` (fails the test when it does not parse). */
+static byocl_json *read_json(const char *path)
+{
+    size_t len;
+    char *text = ts_read_file(path, &len);
+    byocl_json *j = NULL;
+    byocl_error err = {0};
+    if (base_json_parse(text, len, path, &j, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    free(text);
+    return j;
+}
+
 static double json_number(const byocl_json *obj, const char *key)
 {
     const byocl_json *v = base_json_get(obj, key);
@@ -206,12 +219,7 @@ static void test_table_json_and_progress(void **state)
     ts_assert_contains(out, " (region, opencl)\n");
 
     /* The JSON holds the table's figures. */
-    size_t len;
-    char *text = ts_read_file(json_path, &len);
-    byocl_json *j = NULL;
-    byocl_error jerr = {0};
-    if (base_json_parse(text, len, json_path, &j, &jerr) != BYOCL_OK)
-        fail_msg("%s", jerr.msg);
+    byocl_json *j = read_json(json_path);
     const char *paths[2] = {"host", "offloaded"};
     for (int k = 0; k < 2; k++) {
         const byocl_json *p = base_json_get(j, paths[k]);
@@ -269,6 +277,7 @@ static void test_table_json_and_progress(void **state)
               "rel L2 %.3g\n", got_max, got_l2);
     ts_assert_contains(out, line);
 
+    size_t len;
     char *svg = ts_read_file(svg_path, &len);
     assert_true(strncmp(svg, "<svg ", 5) == 0);
     ts_assert_contains(svg, ">opencl_main_1</text>");
@@ -276,7 +285,6 @@ static void test_table_json_and_progress(void **state)
     ts_assert_contains(svg, "</svg>\n");
     free(svg);
     base_json_free(j);
-    free(text);
     free(out);
     free(err);
 }
@@ -304,12 +312,7 @@ static void test_suggest_and_profile(void **state)
     FMT(args, "bench '%s' --runs 2 --warmup 0 --cache-dir '%s' --quiet --suggest --json '%s'",
         model, caches, json_path);
     char *out = ts_cli_expect(args, 0, "");
-    size_t len;
-    char *text = ts_read_file(json_path, &len);
-    byocl_json *j = NULL;
-    byocl_error jerr = {0};
-    if (base_json_parse(text, len, json_path, &j, &jerr) != BYOCL_OK)
-        fail_msg("%s", jerr.msg);
+    byocl_json *j = read_json(json_path);
     const byocl_json *regions = base_json_get(j, "regions");
     int slower = 0;
     for (int r = 0; r < regions->n; r++) {
@@ -342,7 +345,6 @@ static void test_suggest_and_profile(void **state)
     assert_int_equal(listed, regions->n - slower);
     free(out);
     base_json_free(j);
-    free(text);
 }
 
 int main(void)

@@ -173,16 +173,7 @@ static void test_partition_keep_on_host(void **state)
 {
     (void)state;
     char path[4096], args[8192], *out = NULL, *err = NULL;
-    snprintf(path, sizeof path, "%s/two_regions.relay", ts_tmpdir("cli-min-region-flops"));
-    ts_write_text(path, "#[version = \"0.0.5\"]\n"
-                        "def @main(%x: Tensor[(1, 3, 32, 32), float32], %w: Tensor[(8, 3, 3, 3), "
-                        "float32]) {\n"
-                        "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);\n"
-                        "  %1 = nn.relu(%0);\n"
-                        "  %2 = sum(%1, axis=[1], keepdims=True);\n"
-                        "  %3 = sigmoid(%2);\n"
-                        "  multiply(%3, 2f)\n"
-                        "}\n");
+    snprintf(path, sizeof path, "%s", ts_fixture("text/two_regions.relay"));
     FMT(args, "partition '%s' --target opencl --min-region-flops 5k --explain --no-types", path);
     assert_int_equal(ts_run_cli(args, &out, &err), 0);
     assert_string_equal(err, "%2 (sum) stays on the host: opencl: op sum is not supported by the "
@@ -202,7 +193,7 @@ static void test_partition_keep_on_host(void **state)
     /* --offload-profile: regions[] as byocl bench --json writes them; the conv region ran
      * slower offloaded. */
     char profile[4200];
-    snprintf(profile, sizeof profile, "%s.profile.json", path);
+    snprintf(profile, sizeof profile, "%s/profile.json", ts_tmpdir("cli-keep-on-host"));
     ts_write_text(profile, "{\"regions\": [{\"name\": \"opencl_main_0\", \"host_ms\": 0.5, "
                            "\"offloaded_ms\": 0.9}, {\"name\": \"opencl_main_1\", "
                            "\"host_ms\": 0.3, \"offloaded_ms\": 0.1}]}\n");
@@ -221,7 +212,7 @@ static void test_partition_keep_on_host(void **state)
     free(err);
     FMT(args, "partition '%s' --target opencl --offload-profile '%s.missing'", path, profile);
     assert_int_equal(ts_run_cli(args, &out, &err), 1);
-    ts_assert_contains(err, ".profile.json.missing");
+    ts_assert_contains(err, "profile.json.missing");
     free(out);
     free(err);
     FMT(args, "partition '%s' --target opencl --min-region-flops 1X", path);

@@ -307,6 +307,18 @@ static void test_storage_plan_reuse(void **state)
     free(sizes);
 }
 
+/* n live ranges of steps 0..110 and up to 5000 bytes, the same on every run. */
+static void random_ranges(byocl_live_range *r, int n)
+{
+    uint64_t s = 7;
+    for (int i = 0; i < n; i++) {
+        s = s * 6364136223846793005ull + 1;
+        int first = (int)((s >> 40) % 100);
+        int len = (int)((s >> 20) % 12);
+        r[i] = (byocl_live_range){(size_t)((s >> 8) % 5000), first, first + len};
+    }
+}
+
 /* Random ranges: overlapping ones never share a buffer; every buffer holds its tensors. */
 static void test_storage_plan_random(void **state)
 {
@@ -314,13 +326,7 @@ static void test_storage_plan_random(void **state)
     enum { N = 300 };
     byocl_live_range r[N];
     int buf[N];
-    uint64_t s = 7;
-    for (int i = 0; i < N; i++) {
-        s = s * 6364136223846793005ull + 1;
-        int first = (int)((s >> 40) % 100);
-        int len = (int)((s >> 20) % 12);
-        r[i] = (byocl_live_range){(size_t)((s >> 8) % 5000), first, first + len};
-    }
+    random_ranges(r, N);
     size_t *sizes;
     int n_buf;
     byocl_error err;
@@ -351,13 +357,7 @@ static void test_storage_plan_offsets_random(void **state)
     enum { N = 300 };
     byocl_live_range r[N];
     size_t at[N];
-    uint64_t s = 7;
-    for (int i = 0; i < N; i++) {
-        s = s * 6364136223846793005ull + 1;
-        int first = (int)((s >> 40) % 100);
-        int len = (int)((s >> 20) % 12);
-        r[i] = (byocl_live_range){(size_t)((s >> 8) % 5000), first, first + len};
-    }
+    random_ranges(r, N);
     size_t arena = 0;
     byocl_error err;
     assert_int_equal(storage_plan_offsets(r, N, 64, at, &arena, &err), BYOCL_OK);

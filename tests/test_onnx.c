@@ -565,6 +565,19 @@ static void conformance_everywhere(const char *folder, const char *want)
     }
 }
 
+/* conformance_everywhere of a folder whose tests all pass: `prefix` + each name. */
+static void conformance_all_pass(const char *folder, const char *prefix,
+                                 const char *const *names, size_t n)
+{
+    char want[4096] = "";
+    for (size_t k = 0; k < n; k++)
+        snprintf(want + strlen(want), sizeof want - strlen(want), "PASS %s%s\n", prefix,
+                 names[k]);
+    snprintf(want + strlen(want), sizeof want - strlen(want), "%zu passed, 0 failed, 0 skipped\n",
+             n);
+    conformance_everywhere(folder, want);
+}
+
 /* The shape and index ops (tests/gen/gen_onnx.py, shape_ops_suite): Slice, Gather with
  * negative indices, GatherElements, ConstantOfShape, Expand, Range, Tile, Shape, Size,
  * their shape inputs constant or folded from Shape arithmetic; the same on every path. */
@@ -575,11 +588,7 @@ static void test_shape_ops(void **state)
         "constant_of_shape", "expand_bidirectional", "gather_elements",  "gather_negative",
         "gather_scalar_index", "range_add",          "shape_start_end",  "slice_attrs_opset9",
         "slice_inputs",       "slice_shape_arith",    "tile"};
-    char want[2048] = "";
-    for (size_t k = 0; k < sizeof passing / sizeof *passing; k++)
-        snprintf(want + strlen(want), sizeof want - strlen(want), "PASS test_%s\n", passing[k]);
-    snprintf(want + strlen(want), sizeof want - strlen(want), "11 passed, 0 failed, 0 skipped\n");
-    conformance_everywhere("shape_ops", want);
+    conformance_all_pass("shape_ops", "test_", passing, sizeof passing / sizeof *passing);
 }
 
 /* The losses in the dtypes the ONNX suite leaves out (tests/gen/gen_onnx.py,
@@ -641,12 +650,7 @@ static void test_einsum(void **state)
         "diagonal_then_matmul", "ellipsis_broadcast", "implicit", "implicit_sorted",
         "inner_f32", "maxvit_scores", "maxvit_values", "outer", "sum_all", "sum_f32",
         "three_operands", "trace", "transpose_f32"};
-    char want[2048] = "";
-    for (size_t k = 0; k < sizeof passing / sizeof *passing; k++)
-        snprintf(want + strlen(want), sizeof want - strlen(want), "PASS test_einsum_%s\n",
-                 passing[k]);
-    snprintf(want + strlen(want), sizeof want - strlen(want), "17 passed, 0 failed, 0 skipped\n");
-    conformance_everywhere("einsum", want);
+    conformance_all_pass("einsum", "test_einsum_", passing, sizeof passing / sizeof *passing);
 }
 
 /* Double models (tests/gen/gen_onnx.py, float64_suite): Conv, Gemm, MatMul, pools,
@@ -662,11 +666,7 @@ static void test_float64(void **state)
         "conv_double",             "gemm_double",             "globalaveragepool_double",
         "matmul_double_batched",   "maxpool_double_pads",     "reduce_mean_sum_double",
         "softmax_double"};
-    char want[2048] = "";
-    for (size_t k = 0; k < sizeof passing / sizeof *passing; k++)
-        snprintf(want + strlen(want), sizeof want - strlen(want), "PASS test_%s\n", passing[k]);
-    snprintf(want + strlen(want), sizeof want - strlen(want), "13 passed, 0 failed, 0 skipped\n");
-    conformance_everywhere("float64", want);
+    conformance_all_pass("float64", "test_", passing, sizeof passing / sizeof *passing);
 }
 
 /* Pad's edge and reflect modes and negative pads, ConvTranspose's forms beyond the ONNX

@@ -560,16 +560,6 @@ static bool flopacc_supports(void *ctx, const byocl_function *fn, int node, char
     return false;
 }
 
-static const char two_regions[] =
-    HEADER "def @main(%x: Tensor[(1, 3, 32, 32), float32], %w: Tensor[(8, 3, 3, 3), "
-           "float32]) {\n"
-           "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);\n"
-           "  %1 = nn.relu(%0);\n"
-           "  %2 = sum(%1, axis=[1], keepdims=True);\n"
-           "  %3 = sigmoid(%2);\n"
-           "  multiply(%3, 2f)\n"
-           "}\n";
-
 /* Partitions a copy of two_regions for flopacc with `policy`; the log of kept regions. */
 static byocl_module *partition_two_regions(const byocl_module *m, byocl_offload_policy policy,
                                            char *log, byocl_status want, const char *want_err)
@@ -602,7 +592,10 @@ static void test_keep_regions_on_host(void **state)
     byocl_error err;
     assert_int_equal(byocl_target_register(&acc, &err), BYOCL_OK);
     char log[1024];
-    byocl_module *m = pu_parse(two_regions);
+    /* a conv + relu region and a sigmoid + multiply region around a host sum */
+    char *text = ts_read_file(ts_fixture("text/two_regions.relay"), NULL);
+    byocl_module *m = pu_parse(text);
+    free(text);
     byocl_module *p = partition_two_regions(m, (byocl_offload_policy){.min_flops = 5000}, log,
                                             BYOCL_OK, NULL);
     assert_string_equal(log, "flopacc: 2 ops from sigmoid, 2048 FLOPs: under the minimum of "
