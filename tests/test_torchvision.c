@@ -183,8 +183,11 @@ static void run_path(const char *dir, const char *out_dir, model_row *r, int p)
         byocl_tensor_unref(got);
         byocl_tensor_unref(want);
     }
-    print_message("%s on %s: %s\n", r->name, paths[p].name,
-                  res->why[0] ? res->why : "matches PyTorch");
+    if (res->why[0])
+        print_message("%s on %s: %s\n", r->name, paths[p].name, res->why);
+    else
+        print_message("%s on %s: matches PyTorch (relative L2 error %.2g)\n", r->name,
+                      paths[p].name, res->rel_l2);
     free(out);
     free(err);
 }
