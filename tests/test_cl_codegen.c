@@ -14,9 +14,14 @@
 #include <CL/cl.h>
 
 #include "test_support.h"
+#include "ops_case.h"
+#include "byocl/pipeline.h"
+#include "byocl/target.h"
+#include "fixtures/ops/transform_cases.h"
 #include "ir/ir_impl.h"
 #include "opencl/cl_codegen.h"
 #include "opencl/cl_impl.h"
+#include "ops/reduce.h"
 
 /* ------------------------------------------------------------ the runner */
 
@@ -608,6 +613,155 @@ static void test_softmax(void **state)
     check_region(MAIN("%x: Tensor[(2, 5, 3), float32]") "  nn.softmax(%x, axis=1)\n}\n");
 }
 
+/* ------------------------------------------------------------ reductions */
+
+/* Each reduction over the last axes, a middle one, several apart, all, with exclude and
+ * keepdims, across axes of 1; float32 and float16. */
+static void test_reduce(void **state)
+{
+    (void)state;
+    static const char *const calls[] = {
+        "mean(%x, axis=[-1], keepdims=True)",
+        "sum(%x, axis=[1])",
+        "max(%x, axis=[0, 2])",
+        "min(%x, axis=[1], exclude=True, keepdims=True)",
+        "prod(%x, axis=[-1])",
+        "sum(%x)",
+        "mean(%x, axis=[0, 3], keepdims=True)",
+        "max(%x, axis=[2, 3])",
+        "min(%x, axis=[])",
+    };
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text, MAIN("%%x: Tensor[(2, 3, 4, 5), float32]") "  %s\n}\n",
+                 calls[i]);
+        check_region(text);
+        check_region_f16(text);
+    }
+    /* Axes of 1 between the reduced ones: merged away. */
+    check_region(MAIN("%x: Tensor[(3, 1, 4, 1, 6), float32]")
+                 "  sum(%x, axis=[1, 2, 4])\n}\n");
+    /* Large sums: compensated, within the float32 bound of the double reference. */
+    run_opts big = {.seed = 3, .lo = 0, .hi = 1000};
+    check_region_opts(MAIN("%x: Tensor[(3, 20000), float32]") "  sum(%x, axis=[1])\n}\n", &big);
+    /* An epilogue: one launch. */
+    run_opts fused = {.seed = 5, .expect_launches = 1};
+    check_region_opts(MAIN("%x: Tensor[(2, 3, 4), float32]")
+                      "  %0 = sum(%x, axis=[1]);\n  %1 = add(%0, 1f);\n  nn.relu(%1)\n}\n",
+                      &fused);
+    /* NaN (log of the negative inputs) propagates through max and min, as in the
+     * reference; sums of it are NaN. */
+    check_region(MAIN("%x: Tensor[(4, 6), float32]")
+                 "  %0 = log(%x);\n  %1 = max(%0, axis=[1]);\n  %2 = min(%0, axis=[0]);\n"
+                 "  %3 = sum(%0, axis=[1]);\n  (%1, %2, %3)\n}\n");
+}
+
+/* LayerNormalization as the ONNX importer writes it: one opencl region that agrees with
+ * the reference. */
+static void test_layer_norm_region(void **state)
+{
+    (void)state;
+    static const char text[] =
+        MAIN("%x: Tensor[(2, 5, 16), float32], %g: Tensor[(16), float32], "
+             "%b: Tensor[(16), float32]")
+        "  %0 = mean(%x, axis=[-1], keepdims=True);\n"
+        "  %1 = subtract(%x, %0);\n"
+        "  %2 = multiply(%1, %1);\n"
+        "  %3 = mean(%2, axis=[-1], keepdims=True);\n"
+        "  %4 = add(%3, 1e-05f);\n"
+        "  %5 = rsqrt(%4);\n"
+        "  %6 = multiply(%1, %5);\n"
+        "  %7 = multiply(%6, %g);\n"
+        "  add(%7, %b)\n}\n";
+    byocl_module *m = parse(text);
+    const char *targets[1] = {"opencl"};
+    byocl_pipeline_options opt = {.targets = targets, .n_targets = 1};
+    byocl_error err = {0};
+    assert_int_equal(byocl_target_register_builtins(&err), BYOCL_OK);
+    if (byocl_pipeline_partition(m, &opt, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(byocl_module_num_functions(m), 2);
+    const byocl_function *region = byocl_module_find(m, "opencl_main_0");
+    assert_non_null(region);
+    int calls = 0;
+    for (int id = 0; id < byocl_function_num_nodes(region); id++)
+        calls += byocl_node_op(region, id) != NULL;
+    assert_int_equal(calls, 9);
+    byocl_module_free(m);
+    byocl_target_registry_reset();
+    check_region(text);
+}
+
+/* Runs a generated reduction case's plan and compares with numpy's result: max and min
+ * bit for bit, sums within the documented bound. */
+static void check_generated_reduce(const gen_case *k, ops_reduce_kind kind,
+                                   const byocl_cl_plan *plan, byocl_tensor *const *in)
+{
+    if (getenv("BYOCL_TEST_CL_GENERATE_ONLY"))
+        return;
+    byocl_tensor *want = gen_array_tensor(k->out[0]);
+    byocl_dtype dtype = byocl_tensor_dtype(want);
+    byocl_tensor *got = byocl_tensor_new(dtype, byocl_tensor_shape(want), NULL);
+    run_plan(plan, in, &got);
+    if (kind == OPS_REDUCE_MAX || kind == OPS_REDUCE_MIN) {
+        assert_tensor_bytes_equal(got, want, k->name);
+    } else {
+        double e = ts_relative_l2(got, want);
+        double tol = dtype == BYOCL_FLOAT16 ? TOL_F16 : TOL_F32;
+        if (!(e <= tol))
+            fail_msg("%s: relative L2 error %g > %g", k->name, e, tol);
+    }
+    byocl_tensor_unref(got);
+    byocl_tensor_unref(want);
+}
+
+/* The reduction cases of tests/gen/gen_ops_transform.py on the opencl target: float32
+ * and float16 ones run and agree with numpy (max and min exactly, sums within the
+ * documented bound); the others are refused, saying why. */
+static void test_reduce_generated(void **state)
+{
+    (void)state;
+    int ran = 0;
+    for (int i = 0; i < N_ITEMS(transform_cases); i++) {
+        const gen_case *k = &transform_cases[i];
+        ops_reduce_kind kind = ops_reduce_kind_of(k->op);
+        if (kind == OPS_REDUCE_NONE)
+            continue;
+        byocl_tensor *in[5];
+        op_case c;
+        gen_case_build(k, &c, in);
+        byocl_dtype dtype = k->in[0]->dtype;
+        int64_t numel = byocl_tensor_numel(in[0]);
+        char why[256] = "";
+        bool ok = clg_supports(c.fn, c.call, why, sizeof why);
+        bool arg = kind == OPS_REDUCE_ARGMAX || kind == OPS_REDUCE_ARGMIN;
+        bool float_in = dtype == BYOCL_FLOAT32 || dtype == BYOCL_FLOAT16;
+        const char *want_why = arg         ? "is not supported by the opencl target"
+                               : !float_in ? "is not supported (the opencl target computes"
+                               : numel == 0 ? "empty tensors are not supported"
+                                            : NULL;
+        if (want_why) {
+            if (ok)
+                fail_msg("%s: accepted", k->name);
+            ts_assert_contains(why, want_why);
+        } else if (!ok) {
+            fail_msg("%s: refused: %s", k->name, why);
+        } else {
+            byocl_cl_codegen_options opt = {.compute_units = 2, .max_work_group_size = 4096};
+            byocl_cl_plan *plan = NULL;
+            byocl_error err = {0};
+            if (clg_codegen(c.fn, &opt, &plan, &err) != BYOCL_OK)
+                fail_msg("%s: %s", k->name, err.msg);
+            check_generated_reduce(k, kind, plan, in);
+            clg_plan_free(plan);
+            ran++;
+        }
+        op_tensors_free(in, k->n_in);
+        op_case_free(&c);
+    }
+    assert_true(ran >= 14);
+}
+
 static void test_transpose_concat(void **state)
 {
     (void)state;
@@ -1001,6 +1155,9 @@ int main(void)
         cmocka_unit_test(test_math_functions),
         cmocka_unit_test(test_elemwise_chain),
         cmocka_unit_test(test_softmax),
+        cmocka_unit_test(test_reduce),
+        cmocka_unit_test(test_layer_norm_region),
+        cmocka_unit_test(test_reduce_generated),
         cmocka_unit_test(test_transpose_concat),
         cmocka_unit_test(test_views_and_outputs),
         cmocka_unit_test(test_launch_plan_text),

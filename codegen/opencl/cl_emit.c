@@ -11,6 +11,7 @@
 #include "cl_impl.h"
 #include "ops/nn_util.h"
 #include "ops/op_impl.h"
+#include "ops/reduce.h"
 
 static byocl_dtype dtype_of(const clg_gen *gen, int node)
 {
@@ -328,6 +329,114 @@ static byocl_status emit_softmax(clg_gen *gen, const clg_group *grp)
     return end_kernel(&k, st, "softmax", label, 1, &global, group_flops(gen, grp));
 }
 
+/* The offset, in an array whose axes have extents dims[] and strides strides[] (C order,
+ * n of them), of the element at flat index `var` of those axes: its digits times the
+ * strides ("0" without axes). */
+static void digits_offset_text(const int64_t *dims, const int64_t *strides, int n,
+                               const char *var, byocl_textbuf *t)
+{
+    if (n == 0)
+        base_textbuf_puts(t, "0");
+    int64_t below = 1; /* elements of the axes after g */
+    for (int g = n - 1; g >= 0; g--) {
+        base_textbuf_printf(t, "%s(%s)", g < n - 1 ? " + " : "", var);
+        if (below > 1)
+            base_textbuf_printf(t, " / %lld", (long long)below);
+        if (g > 0) /* the outermost digit needs no modulo: var < the product of dims */
+            base_textbuf_printf(t, " %% %lld", (long long)dims[g]);
+        if (strides[g] > 1)
+            base_textbuf_printf(t, " * %lld", (long long)strides[g]);
+        below *= dims[g];
+    }
+}
+
+/* sum, mean, prod, max, min (kernels_cl/reduce.cl): the input's axes that are 1 are
+ * dropped and neighbours that are both reduced or both kept merged (they are contiguous),
+ * so the inner loop's AT(r) divides only when the reduced axes lie apart. */
+static byocl_status emit_reduce(clg_gen *gen, const clg_group *grp)
+{
+    const byocl_function *fn = gen->fn;
+    const byocl_node *n = &fn->nodes[grp->anchor];
+    const byocl_shape *in = &fn->nodes[n->args[0]].type->shape;
+    ops_reduce_kind kind = ops_reduce_kind_of(n->op->name);
+    bool reduced[BYOCL_MAX_RANK];
+    byocl_status st = ops_reduce_axes(&n->attrs, in->rank, reduced, gen->err);
+    if (st != BYOCL_OK)
+        return st;
+    /* The merged axes, C order: kept ones (index the output) and reduced ones. */
+    int64_t dims[2][BYOCL_MAX_RANK], strides[2][BYOCL_MAX_RANK], count = 1, stride = 1;
+    int n_axes[2] = {0, 0}, last = -1;
+    for (int d = in->rank - 1; d >= 0; d--) {
+        int64_t axis_stride = stride;
+        stride *= in->dims[d];
+        if (in->dims[d] == 1)
+            continue;
+        int r = reduced[d];
+        if (r == last) {
+            dims[r][n_axes[r] - 1] *= in->dims[d];
+        } else {
+            dims[r][n_axes[r]] = in->dims[d];
+            strides[r][n_axes[r]++] = axis_stride;
+        }
+        last = r;
+        if (r)
+            count *= in->dims[d];
+    }
+    for (int r = 0; r < 2; r++) /* gathered innermost first */
+        for (int i = 0; i < n_axes[r] / 2; i++) {
+            int j = n_axes[r] - 1 - i;
+            int64_t td = dims[r][i], ts = strides[r][i];
+            dims[r][i] = dims[r][j];
+            strides[r][i] = strides[r][j];
+            dims[r][j] = td;
+            strides[r][j] = ts;
+        }
+    byocl_textbuf base = {0}, at = {0};
+    digits_offset_text(dims[0], strides[0], n_axes[0], "o", &base);
+    digits_offset_text(dims[1], strides[1], n_axes[1], "r", &at);
+    char *base_text = base_textbuf_take(&base), *at_text = base_textbuf_take(&at);
+    char label[96];
+    group_label(gen, grp, label, sizeof label);
+    int x_root = gen->graph.info[n->args[0]].root;
+    int x = base_text && at_text ? clg_gen_root_buf(gen, x_root) : -1;
+    int y = x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
+    if (y < 0) {
+        free(base_text);
+        free(at_text);
+        return base_text && at_text ? gen->err->status
+                                    : byocl_error_set(gen->err, BYOCL_ERR_NOMEM,
+                                                      "out of memory writing %s", label);
+    }
+    int64_t nout = byocl_shape_numel(&n->type->shape);
+    clg_kernel k;
+    clg_kernel_begin(&k, gen, "reduce");
+    clg_kernel_buffer(&k, "x", x, dtype_of(gen, x_root), false);
+    clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
+    clg_kernel_define(&k, "NOUT", "%lld", (long long)nout);
+    clg_kernel_define(&k, "COUNT", "%lld", (long long)count);
+    clg_kernel_define(&k, "BASE(o)", "(%s)", base_text);
+    clg_kernel_define(&k, "AT(r)", "(%s)", at_text);
+    free(base_text);
+    free(at_text);
+    bool sums = kind == OPS_REDUCE_SUM || kind == OPS_REDUCE_MEAN;
+    clg_kernel_define(&k, "SUMS", "%d", sums);
+    if (kind == OPS_REDUCE_MEAN) {
+        char divisor[48];
+        clg_float_literal((double)count, divisor, sizeof divisor);
+        clg_kernel_define(&k, "FINISH(v)", "((v) / %s)", divisor);
+    } else if (sums) {
+        clg_kernel_define(&k, "FINISH(v)", "(v)");
+    } else {
+        bool prod = kind == OPS_REDUCE_PROD, max = kind == OPS_REDUCE_MAX;
+        clg_kernel_define(&k, "INIT", "%s", prod ? "1.0f" : max ? "(-INFINITY)" : "INFINITY");
+        clg_kernel_define(&k, "STEP(a, x)", "%s",
+                          prod ? "((a) * (x))" : max ? "byocl_max(a, x)" : "byocl_min(a, x)");
+    }
+    st = clg_epilogue_define(&k, grp, gen->err);
+    size_t global = (size_t)nout;
+    return end_kernel(&k, st, "reduce", label, 1, &global, group_flops(gen, grp));
+}
+
 static byocl_status emit_elemwise(clg_gen *gen, const clg_group *grp)
 {
     char label[96];
@@ -444,6 +553,7 @@ byocl_status clg_emit_group(clg_gen *gen, const clg_group *grp)
     case CLG_ANCHOR_DENSE: return emit_dense(gen, grp);
     case CLG_ANCHOR_POOL: return emit_pool(gen, grp);
     case CLG_ANCHOR_SOFTMAX: return emit_softmax(gen, grp);
+    case CLG_ANCHOR_REDUCE: return emit_reduce(gen, grp);
     case CLG_ANCHOR_ELEMWISE: return emit_elemwise(gen, grp);
     case CLG_ANCHOR_TRANSPOSE: return emit_transpose(gen, grp);
     case CLG_ANCHOR_CONCAT: return emit_concat(gen, grp);

@@ -1,7 +1,7 @@
 /* Region analysis: which node's storage holds each tensor (tuples, TupleGetItem,
  * reshape and batch_flatten only name other storage), how often each is read, and the
- * groups of ops that become one kernel: an anchor (conv2d, dense, a pool, softmax,
- * transpose, concatenate, or an elementwise op) and the elementwise ops fused after it
+ * groups of ops that become one kernel: an anchor (conv2d, dense, a pool, softmax, a
+ * reduction, transpose, concatenate, or an elementwise op) and the elementwise ops fused after it
  * where the value in between has no other reader. */
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +9,7 @@
 #include "cl_impl.h"
 #include "ops/op_impl.h"
 #include "ops/node_util.h"
+#include "ops/reduce.h"
 
 /* More steps and operands than any model chains; they bound a kernel's parameters
  * (clg_kernel holds 48: the anchor's own buffers and the operands). */
@@ -34,6 +35,8 @@ static clg_anchor anchor_of(const char *op)
         return CLG_ANCHOR_DENSE;
     if (strcmp(op, "nn.softmax") == 0)
         return CLG_ANCHOR_SOFTMAX;
+    if (ops_reduce_kind_of(op) != OPS_REDUCE_NONE)
+        return CLG_ANCHOR_REDUCE; /* clg_supports admitted sum, mean, prod, max, min */
     if (strcmp(op, "transpose") == 0)
         return CLG_ANCHOR_TRANSPOSE;
     if (strcmp(op, "concatenate") == 0)

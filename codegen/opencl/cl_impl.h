@@ -33,6 +33,7 @@ typedef enum clg_anchor {
     CLG_ANCHOR_DENSE,     /* nn.dense */
     CLG_ANCHOR_POOL,      /* nn.max_pool2d, nn.avg_pool2d, nn.global_avg_pool2d */
     CLG_ANCHOR_SOFTMAX,   /* nn.softmax */
+    CLG_ANCHOR_REDUCE,    /* sum, mean, prod, max, min */
     CLG_ANCHOR_ELEMWISE,  /* a chain of elementwise ops */
     CLG_ANCHOR_TRANSPOSE, /* transpose */
     CLG_ANCHOR_CONCAT     /* concatenate */

@@ -18,7 +18,8 @@
 static const char *const supported_ops[] = {
     "nn.conv2d",     "nn.dense",      "nn.max_pool2d",    "nn.avg_pool2d",
     "nn.global_avg_pool2d", "nn.softmax", "nn.batch_flatten", "reshape",
-    "transpose",     "concatenate",
+    "transpose",     "concatenate",   "sum",              "mean",
+    "prod",          "max",           "min",
 };
 
 static bool refuse(char *why, size_t why_len, const char *fmt, ...)

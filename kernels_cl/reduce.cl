@@ -1,0 +1,39 @@
+/* reduce.cl: sum, mean, prod, max and min over any set of axes, one output element per
+ * work-item, as the reference kernel computes them (codegen/ops/transform.c): max and min
+ * propagate NaN (byocl_max/byocl_min); sums are compensated (Neumaier), so that a float
+ * sum comes close to the reference's double sum however many elements it adds; mean
+ * divides the sum by the count. The result is rounded once, when stored (float16).
+ *
+ * Work-item o computes output element o from the COUNT input elements
+ * BASE(o) + AT(r), r in [0, COUNT): BASE(o) is the offset of the first of them (o's digits
+ * along the kept axes times their input strides), AT(r) the offset of the r-th (C order)
+ * from it (r's digits along the reduced axes times theirs).
+ *
+ * Defined by the generator: KNAME, KPARAMS (x, y, then epilogue operands), NOUT, COUNT,
+ * BASE(o), AT(r), SUMS (1: sum or mean, then FINISH(v) is the result of sum v), else
+ * INIT and STEP(a, x) (prod: 1 and a * x; max: -INFINITY and byocl_max; min: INFINITY and
+ * byocl_min), EPILOGUE(v, fi), LD_x, ST_Y. */
+__kernel void KNAME(KPARAMS)
+{
+    const int o = get_global_id(0);
+    if (o >= NOUT)
+        return;
+    const int base = BASE(o);
+#if SUMS
+    float s = 0.0f, c = 0.0f;
+    for (int r = 0; r < COUNT; r++) {
+        const float e = LD_x(base + AT(r)); /* not `x`: the input parameter's name */
+        const float t = s + e;
+        c += fabs(s) >= fabs(e) ? (s - t) + e : (e - t) + s;
+        s = t;
+    }
+    /* Once s is infinite or NaN the compensation is NaN, and s is the result. */
+    float v = FINISH(isfinite(s) ? s + c : s);
+#else
+    float v = INIT;
+    for (int r = 0; r < COUNT; r++)
+        v = STEP(v, LD_x(base + AT(r)));
+#endif
+    EPILOGUE(v, o);
+    ST_Y(o, v);
+}
