@@ -758,7 +758,7 @@ static void test_cli_stats(void **state)
              "--plugin " PLUGIN_PATH " run '%s' --target devmem --random-inputs --stats", model);
     char *out = NULL;
     assert_int_equal(ts_run_cli(args, &out, NULL), 0);
-    ts_assert_contains(out, "stats: 3 steps (1 kernel, 2 regions)\n");
+    ts_assert_contains(out, "stats: 3 steps (1 kernel of 1 function, 2 regions)\n");
     ts_assert_contains(out, "  device copies per run: 3 uploads (72 bytes), 2 downloads (48 "
                             "bytes)\n");
     free(out);
