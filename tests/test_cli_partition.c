@@ -225,6 +225,15 @@ static void test_partition_keep_on_host(void **state)
     ts_cli_expect_error(args, 2,
                         "byocl: error: --min-region-flops goes with a region target (--target "
                         "T); see 'byocl run --help'\n");
+    FMT(args, "run '%s' --random-inputs --target host --offload-profile '%s'", path, profile);
+    ts_cli_expect_error(args, 2,
+                        "byocl: error: --offload-profile goes with a region target (--target "
+                        "T); see 'byocl run --help'\n");
+    /* a profile that is not JSON: the reader's message, with the file and position */
+    FMT(args, "run '%s' --random-inputs --target opencl --offload-profile '%s'", path, path);
+    char want[8400];
+    FMT(want, "%s:1:1: error: expected a value\n", path);
+    ts_cli_expect_error(args, 1, want);
 }
 
 /* The thread's VGG block: the error names the node, its op, the argument and a hint;
