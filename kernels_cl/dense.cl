@@ -1,18 +1,24 @@
-/* dense.cl: nn.dense (y[r][u] = sum_k x[r][k] * w[u][k]) with a fused elementwise
- * epilogue.
+/* dense.cl: nn.dense (y[r][u] = sum_k x[r][k] * w[u][k]) and nn.batch_matmul (one such
+ * product per batch index b, x = tensor_a and w = tensor_b, y[b][r][u] = sum_k
+ * x[b][r][k] * w[b][k][u], either operand possibly stored transposed or one matrix for
+ * every b) with a fused elementwise epilogue.
  *
- * Work-item (ub, rb) computes UT units (block ub) for RT rows (block rb): RT accumulators
- * of UT floats; each step over k is one vector load of the packed weight and RT fused
- * multiply-adds with x[r][k] broadcast. Weights are packed as [UB][K][UT] (zeros past
- * U). Rows past R re-read row R - 1 and are not stored.
+ * Work-item (ub, rb, b) computes UT units (block ub) for RT rows (block rb) of product b
+ * (dense launches two dimensions: b is 0): RT accumulators of UT floats; each step over
+ * k is one vector load of the packed weight and RT fused multiply-adds with x's element
+ * broadcast. Weights (batch_matmul's tensor_b) are packed as [matrices][UB][K][UT] (zeros
+ * past U), so the loads do not depend on how w is stored. Rows past R re-read row R - 1
+ * and are not stored.
  *
  * Defined by the generator: KNAME, KPARAMS (x, w, y, then epilogue operands), VEC
- * (float##UT, or float), VLOAD_W(ptr), UT, RT, K, U, R, EPILOGUE(v, fi), ST_Y, LD_x. */
+ * (float##UT, or float), VLOAD_W(ptr), UT, RT, K, U, R, UB, X_AT(b, row, k) (the offset
+ * of x's element), W_MATRIX(b) (the packed matrix product b reads), EPILOGUE(v, fi),
+ * ST_Y, LD_x. */
 __kernel void KNAME(KPARAMS)
 {
-    const int ub = get_global_id(0), rb = get_global_id(1);
+    const int ub = get_global_id(0), rb = get_global_id(1), b = get_global_id(2);
     const int r0 = rb * RT;
-    const __global float *wp = w + ub * (K * UT);
+    const __global float *wp = w + (W_MATRIX(b) * UB + ub) * (K * UT);
     VEC acc[RT]; /* in registers: the loops over them are unrolled */
 #pragma unroll
     for (int i = 0; i < RT; i++)
@@ -22,7 +28,7 @@ __kernel void KNAME(KPARAMS)
 #pragma unroll
         for (int i = 0; i < RT; i++) {
             const int row = min(r0 + i, R - 1);
-            acc[i] = fma((VEC)(LD_x(row * K + k)), wv, acc[i]);
+            acc[i] = fma((VEC)(LD_x(X_AT(b, row, k))), wv, acc[i]);
         }
     }
     const float *res = (const float *)acc;
@@ -33,7 +39,7 @@ __kernel void KNAME(KPARAMS)
         for (int t = 0; t < UT; t++) {
             const int u = ub * UT + t;
             if (row < R && u < U) {
-                const int fi = row * U + u;
+                const int fi = (b * R + row) * U + u;
                 float v = res[i * UT + t];
                 EPILOGUE(v, fi);
                 ST_Y(fi, v);

@@ -1,8 +1,9 @@
 /* The kernels of each group, in launch order. A conv2d may first need its input laid out
  * (padding and stride phases, see kernels_cl/conv2d.cl) and, when its weight is a region
  * input rather than a constant, the weight packed; dense likewise packs a weight that is
- * not constant. Those helper launches use the `move` template, as do transpose,
- * concatenate and the copies of outputs that no group writes in place. */
+ * not constant (batch_matmul's tensor_b, an activation in attention, on every run). Those
+ * helper launches use the `move` template, as do transpose, concatenate and the copies
+ * of outputs that no group writes in place. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,7 +144,7 @@ static int emit_conv_input(clg_gen *gen, const clg_conv_sched *s, const char *de
                               s->wph, s->stride[0], s->stride[1], s->pad[0], s->pad[1]};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         clg_kernel_define(&k, names[i], "%lld", (long long)values[i]);
-    char py[160], px[160];
+    char py[512], px[512]; /* up to 15 phases listed: see phase_expr */
     clg_conv_phase_exprs(s, py, px, sizeof py);
     clg_kernel_define(&k, "PHASE_Y(s)", "%s", py);
     clg_kernel_define(&k, "PHASE_X(s)", "%s", px);
@@ -215,6 +216,19 @@ static byocl_status emit_conv(clg_gen *gen, const clg_group *grp)
     return st;
 }
 
+/* X_AT(b, row, k) of dense.cl: the offset of x's element (row, k) in product b. */
+static void x_offset_text(const clg_dense_sched *s, char *buf, size_t len)
+{
+    size_t at = 0;
+    if (s->x_matrices > 1)
+        at = (size_t)snprintf(buf, len, "(b) * %lld + ", (long long)(s->r * s->k));
+    if (at < len)
+        snprintf(buf + at, len - at,
+                 s->x_kr ? "(k) * %lld + (row)" : "(row) * %lld + (k)",
+                 (long long)(s->x_kr ? s->r : s->k));
+}
+
+/* nn.dense and nn.batch_matmul: dense.cl after packing the weight (tensor_b). */
 static byocl_status emit_dense(clg_gen *gen, const clg_group *grp)
 {
     const byocl_function *fn = gen->fn;
@@ -231,12 +245,13 @@ static byocl_status emit_dense(clg_gen *gen, const clg_group *grp)
     int y = x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
     if (y < 0)
         return gen->err->status;
+    bool batched = strcmp(fn->nodes[node].op->name, "nn.batch_matmul") == 0;
     clg_kernel k;
-    clg_kernel_begin(&k, gen, "dense");
+    clg_kernel_begin(&k, gen, batched ? "batch_matmul" : "dense");
     clg_kernel_buffer(&k, "x", x, dtype_of(gen, x_root), false);
     clg_kernel_buffer(&k, "w", w, BYOCL_FLOAT32, false);
     clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
-    char vload[96];
+    char vload[96], x_at[96];
     if (s.ut == 1)
         clg_kernel_define(&k, "VEC", "float");
     else
@@ -247,9 +262,13 @@ static byocl_status emit_dense(clg_gen *gen, const clg_group *grp)
     clg_kernel_define(&k, "K", "%lld", (long long)s.k);
     clg_kernel_define(&k, "U", "%lld", (long long)s.u);
     clg_kernel_define(&k, "R", "%lld", (long long)s.r);
+    clg_kernel_define(&k, "UB", "%lld", (long long)s.ub);
+    x_offset_text(&s, x_at, sizeof x_at);
+    clg_kernel_define(&k, "X_AT(b, row, k)", "(%s)", x_at);
+    clg_kernel_define(&k, "W_MATRIX(b)", "%s", s.w_matrices > 1 ? "(b)" : "0");
     st = clg_epilogue_define(&k, grp, gen->err);
-    size_t global[2] = {(size_t)s.ub, (size_t)s.rb};
-    return end_kernel(&k, st, "dense", label, 2, global, group_flops(gen, grp));
+    size_t global[3] = {(size_t)s.ub, (size_t)s.rb, (size_t)s.batch};
+    return end_kernel(&k, st, "dense", label, batched ? 3 : 2, global, group_flops(gen, grp));
 }
 
 static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)

@@ -1,8 +1,8 @@
 /* Region analysis: which node's storage holds each tensor (tuples, TupleGetItem,
  * reshape and batch_flatten only name other storage), how often each is read, and the
- * groups of ops that become one kernel: an anchor (conv2d, dense, a pool, softmax, a
- * reduction, transpose, concatenate, or an elementwise op) and the elementwise ops fused after it
- * where the value in between has no other reader. */
+ * groups of ops that become one kernel: an anchor (conv2d, dense, batch_matmul, a pool,
+ * softmax, a reduction, transpose, concatenate, or an elementwise op) and the elementwise
+ * ops fused after it where the value in between has no other reader. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,7 +31,7 @@ static clg_anchor anchor_of(const char *op)
 {
     if (strcmp(op, "nn.conv2d") == 0)
         return CLG_ANCHOR_CONV;
-    if (strcmp(op, "nn.dense") == 0)
+    if (strcmp(op, "nn.dense") == 0 || strcmp(op, "nn.batch_matmul") == 0)
         return CLG_ANCHOR_DENSE;
     if (strcmp(op, "nn.softmax") == 0)
         return CLG_ANCHOR_SOFTMAX;

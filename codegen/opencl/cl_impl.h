@@ -30,7 +30,7 @@ void clg_float_literal(double v, char *buf, size_t len);
 /* What a group's first op is; it picks the kernel template. */
 typedef enum clg_anchor {
     CLG_ANCHOR_CONV,      /* nn.conv2d */
-    CLG_ANCHOR_DENSE,     /* nn.dense */
+    CLG_ANCHOR_DENSE,     /* nn.dense, nn.batch_matmul */
     CLG_ANCHOR_POOL,      /* nn.max_pool2d, nn.avg_pool2d, nn.global_avg_pool2d */
     CLG_ANCHOR_SOFTMAX,   /* nn.softmax */
     CLG_ANCHOR_REDUCE,    /* sum, mean, prod, max, min */
@@ -187,6 +187,10 @@ void clg_broadcast_offset(const byocl_shape *out, const byocl_shape *operand, in
 
 /* ------------------------------------------------------------- cl_schedule.c */
 
+/* Stride phases of a conv2d input are listed in the generated code (16: ViT-B/16's
+ * patch embedding, a 16x16 conv with stride 16, whose phase planes are its patches). */
+#define CLG_MAX_CONV_STRIDE 16
+
 /* conv2d: geometry, work split and input layout. */
 typedef struct clg_conv_sched {
     int64_t n, c, h, w, oc, oh, ow, kh, kw;   /* shapes */
@@ -196,7 +200,7 @@ typedef struct clg_conv_sched {
     int64_t ob;              /* output-channel blocks per group */
     bool direct;             /* reads the input as it is (no layout launch) */
     int n_phase_y, n_phase_x;
-    int64_t phase_y[8], phase_x[8]; /* the stride phases the taps use */
+    int64_t phase_y[CLG_MAX_CONV_STRIDE], phase_x[CLG_MAX_CONV_STRIDE]; /* phases used */
     int64_t hph, wph;        /* height and width of each phase plane (wph: grid width) */
     int64_t xc_stride;       /* floats between channels of the laid-out input */
     int64_t x_planes;        /* planes of the laid-out input, zero planes included */
@@ -218,11 +222,17 @@ void clg_conv_pack_index_text(const clg_conv_sched *s, byocl_textbuf *t);
  * slot s. */
 void clg_conv_phase_exprs(const clg_conv_sched *s, char *py, char *px, size_t len);
 
+/* dense and batch_matmul: `batch` products of an R x K matrix of x by a K x U matrix of
+ * w (dense: one product, w stored [U][K]; batch_matmul: tensor_a and tensor_b). */
 typedef struct clg_dense_sched {
-    int64_t r, k, u;         /* rows, input features, units */
+    int64_t r, k, u;         /* rows, input features (the reduced axis), units */
+    int64_t batch;           /* products (1 for dense) */
+    int64_t x_matrices, w_matrices; /* matrices stored in x and w: batch, or 1 for all */
+    bool x_kr;               /* x's matrices are stored [K][R] (transpose_a) */
+    bool w_ku;               /* w's matrices are stored [K][U] (transpose_b=False) */
     int ut, rt;              /* units x rows per work-item */
     int64_t ub, rb;          /* blocks */
-    int64_t packed_elems;    /* ub * k * ut */
+    int64_t packed_elems;    /* w_matrices * ub * k * ut */
 } clg_dense_sched;
 
 byocl_status clg_dense_schedule(const byocl_function *fn, int node, clg_dense_sched *s,

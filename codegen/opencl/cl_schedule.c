@@ -1,7 +1,8 @@
 /* Schedules of the two kernels that do the arithmetic of a model: how conv2d and dense
- * split their work into register tiles, how conv2d's input is laid out so that every tap
- * is a constant offset (kernels_cl/conv2d.cl explains the layout), and how their weights
- * are packed so that each work-item reads them in order. A packing is written once as a
+ * (which also runs nn.batch_matmul, tensor_b as its weight) split their work into
+ * register tiles, how conv2d's input is laid out so that every tap is a constant offset
+ * (kernels_cl/conv2d.cl explains the layout), and how their weights are packed so that
+ * each work-item reads them in order. A packing is written once as a
  * mixed-radix decomposition of the packed index: the host packs constant weights with
  * the C version, and a `move` kernel packs weights that arrive as region inputs with the
  * OpenCL C text of the same formula. */
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "cl_impl.h"
+#include "ops/matmul.h"
 #include "ops/nn_util.h"
 
 #define CLG_MAX_INDEX ((int64_t)1 << 31)
@@ -47,7 +49,7 @@ static byocl_status too_large(const byocl_function *fn, int node, const char *wh
  * count. */
 static int phases_of(int64_t taps, int64_t dilation, int64_t stride, int64_t *out)
 {
-    bool used[8] = {false};
+    bool used[CLG_MAX_CONV_STRIDE] = {false};
     for (int64_t k = 0; k < taps; k++)
         used[(k * dilation) % stride] = true;
     int n = 0;
@@ -215,44 +217,72 @@ byocl_status clg_dense_schedule(const byocl_function *fn, int node, clg_dense_sc
                                byocl_error *err)
 {
     const byocl_node *n = &fn->nodes[node];
+    const byocl_shape *x = &fn->nodes[n->args[0]].type->shape;
     const byocl_shape *w = &fn->nodes[n->args[1]].type->shape;
-    int64_t numel = byocl_shape_numel(&n->type->shape);
     memset(s, 0, sizeof *s);
-    s->u = w->dims[0];
-    s->k = w->dims[1];
-    s->r = numel / s->u;
+    if (strcmp(n->op->name, "nn.batch_matmul") == 0) {
+        ops_bmm_geom g;
+        byocl_status st = ops_batch_matmul_geometry(&n->attrs, x, w, &g, err);
+        if (st != BYOCL_OK)
+            return st;
+        s->batch = g.batch, s->r = g.m, s->k = g.k, s->u = g.n;
+        s->x_matrices = g.batch_a, s->w_matrices = g.batch_b;
+        s->x_kr = g.transpose_a;
+        s->w_ku = !g.transpose_b;
+    } else {
+        s->batch = s->x_matrices = s->w_matrices = 1;
+        s->u = w->dims[0];
+        s->k = w->dims[1];
+        s->r = byocl_shape_numel(&n->type->shape) / s->u;
+    }
     s->ut = pow2_at_least(s->u, DENSE_UT);
     s->rt = s->r < DENSE_RT ? (int)s->r : DENSE_RT;
     s->ub = div_up(s->u, s->ut);
     s->rb = div_up(s->r, s->rt);
-    s->packed_elems = s->ub * s->k * s->ut;
+    s->packed_elems = s->w_matrices * s->ub * s->k * s->ut;
     if (s->packed_elems >= CLG_MAX_INDEX)
         return too_large(fn, node, "packed weight", err);
     return BYOCL_OK;
 }
 
-/* Packed dense weight: [ub][k][ut]. */
+/* Packed dense weight (batch_matmul's tensor_b): [w_matrices][ub][k][ut]. */
 int64_t clg_dense_pack_source(const clg_dense_sched *s, int64_t i)
 {
     int64_t t = i % s->ut, r = i / s->ut;
-    int64_t k = r % s->k, ub = r / s->k;
+    int64_t k = r % s->k;
+    r /= s->k;
+    int64_t ub = r % s->ub, m = r / s->ub;
     int64_t u = ub * s->ut + t;
-    return u < s->u ? u * s->k + k : -1;
+    if (u >= s->u)
+        return -1;
+    return m * s->u * s->k + (s->w_ku ? k * s->u + u : u * s->k + k);
 }
 
 void clg_dense_pack_index_text(const clg_dense_sched *s, byocl_textbuf *t)
 {
+    long long per_matrix = (long long)s->ub * s->k * s->ut;
     base_textbuf_printf(t,
                         "{ \\\n"
                         "    const int t_ = (i) %% %d, k_ = (i) / %d %% %lld, "
-                        "ub_ = (i) / %lld; \\\n"
+                        "ub_ = (i) / %lld",
+                        s->ut, s->ut, (long long)s->k, (long long)s->k * s->ut);
+    if (s->w_matrices > 1)
+        base_textbuf_printf(t, " %% %lld, m_ = (i) / %lld", (long long)s->ub, per_matrix);
+    base_textbuf_printf(t,
+                        "; \\\n"
                         "    const int u_ = ub_ * %d + t_; \\\n"
                         "    ok = u_ < %lld; \\\n"
-                        "    src = u_ * %lld + k_; \\\n"
-                        "    dst = (i); \\\n"
-                        "}",
-                        s->ut, s->ut, (long long)s->k, (long long)s->k * s->ut, s->ut,
-                        (long long)s->u, (long long)s->k);
+                        "    src = ",
+                        s->ut, (long long)s->u);
+    if (s->w_matrices > 1)
+        base_textbuf_printf(t, "m_ * %lld + ", (long long)s->u * s->k);
+    if (s->w_ku)
+        base_textbuf_printf(t, "k_ * %lld + u_", (long long)s->u);
+    else
+        base_textbuf_printf(t, "u_ * %lld + k_", (long long)s->k);
+    base_textbuf_puts(t, "; \\\n"
+                         "    dst = (i); \\\n"
+                         "}");
 }
 
 byocl_tensor *clg_pack_host(const byocl_tensor *src, int64_t n,

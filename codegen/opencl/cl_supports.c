@@ -11,8 +11,6 @@
 #define CLG_MAX_ELEMS ((int64_t)1 << 31)
 /* Taps of a conv2d kernel are unrolled in the generated code. */
 #define CLG_MAX_CONV_TAPS 256
-/* Stride phases of a conv2d input are listed in the generated code. */
-#define CLG_MAX_CONV_STRIDE 8
 
 /* Besides the elementwise ops (clg_is_elemwise_op: cl_epilogue.c's table). */
 static const char *const supported_ops[] = {
@@ -20,6 +18,7 @@ static const char *const supported_ops[] = {
     "nn.global_avg_pool2d", "nn.softmax", "nn.batch_flatten", "reshape",
     "transpose",     "concatenate",   "sum",              "mean",
     "prod",          "max",           "min",
+    "nn.batch_matmul",
 };
 
 static bool refuse(char *why, size_t why_len, const char *fmt, ...)

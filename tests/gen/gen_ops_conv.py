@@ -105,6 +105,12 @@ def main():
         check_shape=(2, 7, 4, 3), **f32)
     add("conv_kernel_covers_input", uniform(17, (1, 1, 4, 4)), uniform(18, (2, 1, 4, 4)),
         {"kernel_size": [4, 4]}, check_shape=(1, 2, 1, 1), **f32)
+    # Strides above 8: ViT's patch embedding (a 16x16 kernel with stride 16, patches that
+    # do not overlap), and a 3x3 kernel with stride 12 that reads 3 of 12 stride phases.
+    add("conv_patch_stride16", uniform(23, (1, 2, 32, 32)), uniform(24, (3, 2, 16, 16)),
+        {"strides": [16, 16]}, check_shape=(1, 3, 2, 2), **f32)
+    add("conv_stride12_padded", uniform(25, (2, 2, 27, 30)), uniform(26, (3, 2, 3, 3)),
+        {"strides": [12, 12], "padding": [1, 1, 1, 1]}, check_shape=(2, 3, 3, 3), **f32)
     # float16 in, float16 out: numpy's exact float64 result rounded once to float16.
     add("conv_float16", uniform(19, (1, 3, 6, 6), dtype=np.float16),
         uniform(20, (4, 3, 3, 3), dtype=np.float16),

@@ -76,6 +76,19 @@ def main():
              {"out_dtype": "int32"}, dtype=np.int32)
     bmm_case("batch_matmul_float16", uniform(74, (2, 3, 6), dtype=np.float16),
              uniform(75, (2, 2, 6), dtype=np.float16), {}, dtype=np.float16)
+    # Tile tails on the opencl target (16 columns x 4 rows per work-item): 7 x 13 times
+    # 13 x 5; 9 rows of tensor_a transposed against 37 columns of a plain tensor_b
+    # that has two matrices; float16 (computed in float there: within a rounding); float16
+    # products summed into float32.
+    bmm_case("batch_matmul_7x13x5", uniform(76, (3, 7, 13)), uniform(77, (3, 5, 13)), {},
+             **f32)
+    bmm_case("batch_matmul_tails_broadcast_a", uniform(78, (1, 11, 9)),
+             uniform(79, (2, 11, 37)), {"transpose_a": True, "transpose_b": False}, **f32)
+    bmm_case("batch_matmul_float16_tails", uniform(80, (2, 7, 13), dtype=np.float16),
+             uniform(81, (2, 13, 19), dtype=np.float16), {"transpose_b": False},
+             dtype=np.float16, rtol=1e-3, atol=1e-3)
+    bmm_case("batch_matmul_float16_to_float32", uniform(82, (3, 5, 6), dtype=np.float16),
+             uniform(83, (1, 9, 6), dtype=np.float16), {"out_dtype": "float32"}, **f32)
 
     # batch_norm: (out, moving_mean, moving_var)
     def bn_case(name, shape, axis, attrs, seed):
