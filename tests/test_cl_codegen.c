@@ -980,6 +980,9 @@ static void test_kernel_text(void **state)
     assert_string_equal(
         got,
         "/* ---- k2_conv2d: nn.conv2d+nn.bias_add+nn.relu (%0 to the result) ---- */\n"
+        "__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void k2_conv2d("
+        "__global const float *restrict x, __global const float *restrict w, "
+        "__global float *restrict y, __global const float *restrict e0);\n"
         "#define KNAME k2_conv2d\n"
         "#define KPARAMS __global const float *restrict x, __global const float *restrict w, "
         "__global float *restrict y, __global const float *restrict e0\n"
@@ -1015,6 +1018,45 @@ static void test_kernel_text(void **state)
     assert_non_null(strstr(end, "#undef CONV_TAPS\n#undef LD_e0\n#undef EPILOGUE\n"));
     clg_plan_free(plan);
     byocl_module_free(m);
+}
+
+/* Layers of one shape and epilogue launch one kernel: the program holds it once (the
+ * driver compiles it once), both launches name it, and the result is still right. Each
+ * kernel declares the work-group size it is launched with. */
+static void test_equal_kernels_once(void **state)
+{
+    (void)state;
+    static const char text[] =
+        MAIN("%x: Tensor[(1, 4, 6, 6), float32], %c_w1: Tensor[(4, 4, 3, 3), float32], "
+             "%c_w2: Tensor[(4, 4, 3, 3), float32], %c_w3: Tensor[(4, 4, 3, 3), float32]")
+        "  %0 = nn.conv2d(%x, %c_w1, padding=[1, 1, 1, 1]);\n"
+        "  %1 = nn.relu(%0);\n"
+        "  %2 = nn.conv2d(%1, %c_w2, padding=[1, 1, 1, 1]);\n"
+        "  %3 = nn.relu(%2);\n"
+        "  %4 = nn.conv2d(%3, %c_w3, padding=[1, 1, 1, 1]);\n"
+        "  %5 = add(%4, %1);\n"
+        "  nn.relu(%5)\n}\n";
+    byocl_module *m = parse(text);
+    bind_constants(m, 0);
+    byocl_cl_plan *plan = generate(m, &pocl_options);
+    /* Per conv: its input layout and the conv; the third conv's epilogue differs. */
+    assert_int_equal(plan->n_launches, 6);
+    const char *want[] = {"k0_conv2d_input", "k1_conv2d", "k0_conv2d_input",
+                          "k1_conv2d",       "k0_conv2d_input", "k5_conv2d"};
+    for (int l = 0; l < plan->n_launches; l++) {
+        assert_string_equal(plan->launches[l].kernel, want[l]);
+        char declared[160];
+        const size_t *local = plan->launches[l].local;
+        snprintf(declared, sizeof declared,
+                 "__kernel __attribute__((reqd_work_group_size(%zu, %zu, %zu))) void %s(",
+                 local[0], local[1], local[2] ? local[2] : 1, want[l]);
+        ts_assert_contains(plan->source, declared);
+    }
+    assert_int_equal(ts_count_substrings(plan->source, "#define KNAME "), 3);
+    clg_plan_free(plan);
+    byocl_module_free(m);
+    run_opts o = {.seed = 5, .expect_launches = 6};
+    check_region_opts(text, &o);
 }
 
 /* Float16 storage: ushort pointers read through vload_half, results stored rounded, a
@@ -1272,6 +1314,7 @@ int main(void)
         cmocka_unit_test(test_launch_plan_text),
         cmocka_unit_test(test_kernel_text),
         cmocka_unit_test(test_float16_text),
+        cmocka_unit_test(test_equal_kernels_once),
         cmocka_unit_test(test_plan_write),
         cmocka_unit_test(test_supports),
         cmocka_unit_test(test_codegen_errors),

@@ -379,15 +379,6 @@ static void test_seed_annotations(void **state)
     byocl_module_free(m);
 }
 
-/* Counts of `needle` in `text`. */
-static int count_text(const char *text, const char *needle)
-{
-    int n = 0;
-    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
-        n++;
-    return n;
-}
-
 static void test_seed_printed(void **state)
 {
     (void)state;
@@ -397,10 +388,10 @@ static void test_seed_printed(void **state)
     char *text = byocl_text_print(m, &opt, NULL, &err);
     if (!text)
         fail_msg("print: %s", err.msg);
-    assert_int_equal(count_text(text, "annotation.compiler_begin("), 6);
-    assert_int_equal(count_text(text, "annotation.compiler_end("), 3);
-    assert_int_equal(count_text(text, "compiler=\"opencl\""), 9);
-    assert_int_equal(count_text(text, " abs("), 2);
+    assert_int_equal(ts_count_substrings(text, "annotation.compiler_begin("), 6);
+    assert_int_equal(ts_count_substrings(text, "annotation.compiler_end("), 3);
+    assert_int_equal(ts_count_substrings(text, "compiler=\"opencl\""), 9);
+    assert_int_equal(ts_count_substrings(text, " abs("), 2);
     ts_assert_contains(text, "def @main(%data: Tensor[(1, 3, 224, 224), float32], "
                              "%weight: Tensor[(16, 3, 3, 3), float32], "
                              "%bn_gamma: Tensor[(16), float32], %bn_beta: Tensor[(16), float32], "
@@ -409,7 +400,7 @@ static void test_seed_printed(void **state)
     ts_assert_contains(text, "add(%weight, %w0)");
     ts_assert_contains(text, "annotation.compiler_begin(%data, compiler=\"opencl\")");
     /* no binding names: the printer numbers every node, TVM style */
-    assert_int_equal(count_text(text, "%x"), 0);
+    assert_int_equal(ts_count_substrings(text, "%x"), 0);
     free(text);
     byocl_module_free(m);
 }

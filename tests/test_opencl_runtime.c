@@ -456,6 +456,44 @@ static void expect_stats(int hits, int misses, int corrupt, int stored)
     assert_int_equal(s.rejected, 0);
 }
 
+/* The .so files under `dir`, at any depth. */
+static int count_shared_objects(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat sb;
+        size_t len = strlen(e->d_name);
+        if (lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+            n += count_shared_objects(path);
+        else
+            n += len > 3 && strcmp(e->d_name + len - 3, ".so") == 0;
+    }
+    closedir(d);
+    return n;
+}
+
+/* A cold build stores the program binary and runs it once: PoCL compiles the kernel once
+ * (its compiled kernels are the .so files of its cache), not once for the binary and
+ * again for the launch (opencl_device.c, avoid_second_compilation). */
+static void test_each_kernel_compiled_once(void **state)
+{
+    (void)state;
+    ts_remove_tree(byocl_cache);
+    assert_int_equal(count_shared_objects(pocl_cache), 0); /* the process's first program */
+    byocl_module *m = relu_module();
+    compile_and_run(region_of(m));
+    assert_int_equal(count_shared_objects(pocl_cache), 1);
+    assert_string_equal(getenv("POCL_WORK_GROUP_SPECIALIZATION"), "0");
+    byocl_module_free(m);
+}
+
 static void test_cache_miss_then_hit(void **state)
 {
     (void)state;
@@ -924,10 +962,13 @@ static void probe_no_platform(void)
 int main(void)
 {
     probe_no_platform();
+    /* test_each_kernel_compiled_once checks byocl's default, not a value set outside. */
+    unsetenv("POCL_WORK_GROUP_SPECIALIZATION");
     ocl_fresh_caches("opencl_runtime", pocl_cache, byocl_cache, sizeof pocl_cache);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_no_platform),
         cmocka_unit_test(test_devices_listed),
+        cmocka_unit_test(test_each_kernel_compiled_once),
         cmocka_unit_test(test_device_choice),
         cmocka_unit_test(test_shared_device),
         cmocka_unit_test(test_relu_runs_zero_copy),

@@ -166,6 +166,7 @@ byocl_status clg_codegen(const byocl_function *region, const byocl_cl_codegen_op
     for (int i = 0; i < gen.n_launches; i++)
         free(gen.launches[i].args);
     free(gen.launches);
+    free(gen.kernel_texts);
     free(gen.bufs);
     free(gen.output_bufs);
     base_textbuf_free(&gen.src);

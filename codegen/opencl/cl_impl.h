@@ -105,6 +105,13 @@ typedef struct clg_buf {
     char what[112];         /* for the launch plan: "%5 (nn.relu)", "packed weight of %3" */
 } clg_buf;
 
+/* A kernel written into the program: its name, and the digest of what makes it what it
+ * is (template, parameters, #defines without their comments, work-group size). */
+typedef struct clg_kernel_text {
+    unsigned char digest[32];
+    char name[64];
+} clg_kernel_text;
+
 typedef struct clg_gen {
     const byocl_function *fn;
     byocl_cl_codegen_options opt;
@@ -119,6 +126,8 @@ typedef struct clg_gen {
     byocl_textbuf src;
     const char *templates_used[16]; /* names of templates already in src */
     int n_templates_used;
+    clg_kernel_text *kernel_texts; /* the kernels in src, to launch again instead of repeating */
+    int n_kernel_texts, cap_kernel_texts;
     byocl_error *err;
 } clg_gen;
 
@@ -163,7 +172,9 @@ void clg_kernel_define(clg_kernel *k, const char *name, const char *fmt, ...)
 /* Writes the instance (comment, #defines, template, #undefs) into the program and appends
  * its launch with its work-group size: one-dimensional kernels (which check their index)
  * get `global` rounded up to whole work-groups, others must cover `global` exactly.
- * Returns the launch index or -1 (err set). */
+ * An instance equal to one already in the program (layers of one shape and epilogue)
+ * is not written again: its launch names the earlier kernel, which the driver then
+ * compiles once. Returns the launch index or -1 (err set). */
 int clg_kernel_end(clg_kernel *k, const char *template_name, const char *label, int work_dim,
                   const size_t *global, double flops);
 /* Frees an instance that will not be written (after an error). */

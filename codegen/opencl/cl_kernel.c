@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sha256.h"
 #include "cl_impl.h"
 #include "cl_templates.h"
 
@@ -210,6 +211,54 @@ static void free_macros(clg_kernel *k)
     k->n_macros = k->cap_macros = 0;
 }
 
+/* Hashes `text` without its C comments: the generator's comments name the nodes an
+ * instance computes, which differ between otherwise equal instances. */
+static void hash_without_comments(byocl_sha256 *h, const char *text)
+{
+    for (const char *p = text; *p;) {
+        const char *open = strstr(p, "/*");
+        const char *close = open ? strstr(open + 2, "*/") : NULL;
+        if (!close) {
+            base_sha256_update(h, p, strlen(p));
+            break;
+        }
+        base_sha256_update(h, p, (size_t)(open - p));
+        p = close + 2;
+    }
+    base_sha256_update(h, "", 1);
+}
+
+/* The kernel already in the program that equals this instance, or NULL; records the
+ * instance as `name` if none does (a table that cannot grow only costs duplicates). */
+static const char *find_equal_kernel(clg_gen *gen, const char *template_name,
+                                     const char *params, const char *defines,
+                                     const byocl_cl_launch *launch, const char *name)
+{
+    byocl_sha256 h;
+    base_sha256_init(&h);
+    base_sha256_update(&h, template_name, strlen(template_name) + 1);
+    hash_without_comments(&h, params);
+    hash_without_comments(&h, defines);
+    base_sha256_update(&h, &launch->work_dim, sizeof launch->work_dim);
+    base_sha256_update(&h, launch->local, sizeof launch->local);
+    clg_kernel_text text;
+    base_sha256_final(&h, text.digest);
+    for (int i = 0; i < gen->n_kernel_texts; i++)
+        if (memcmp(gen->kernel_texts[i].digest, text.digest, sizeof text.digest) == 0)
+            return gen->kernel_texts[i].name;
+    if (gen->n_kernel_texts == gen->cap_kernel_texts) {
+        int cap = gen->cap_kernel_texts ? 2 * gen->cap_kernel_texts : 16;
+        clg_kernel_text *t = realloc(gen->kernel_texts, (size_t)cap * sizeof *t);
+        if (!t)
+            return NULL;
+        gen->kernel_texts = t;
+        gen->cap_kernel_texts = cap;
+    }
+    snprintf(text.name, sizeof text.name, "%s", name);
+    gen->kernel_texts[gen->n_kernel_texts++] = text;
+    return NULL;
+}
+
 void clg_kernel_abandon(clg_kernel *k)
 {
     free_macros(k);
@@ -267,9 +316,20 @@ int clg_kernel_end(clg_kernel *k, const char *template_name, const char *label, 
         local_nd(gen, work_dim, launch->global, launch->local);
     launch->flops = flops;
     index = gen->n_launches++;
+    const char *equal = find_equal_kernel(gen, template_name, params, defines, launch, k->name);
+    if (equal) {
+        snprintf(launch->kernel, sizeof launch->kernel, "%s", equal);
+        goto done;
+    }
 
     byocl_textbuf *src = &gen->src;
     base_textbuf_printf(src, "\n/* ---- %s: %s ---- */\n", k->name, label);
+    if (launch->local[0])
+        base_textbuf_printf(src,
+                            "__kernel __attribute__((reqd_work_group_size(%zu, %zu, %zu))) "
+                            "void %s(%s);\n",
+                            launch->local[0], work_dim > 1 ? launch->local[1] : 1,
+                            work_dim > 2 ? launch->local[2] : 1, k->name, params);
     base_textbuf_printf(src, "#define KNAME %s\n#define KPARAMS %s\n%s", k->name, params,
                         defines);
     /* A template's leading comment explains it once per program. */

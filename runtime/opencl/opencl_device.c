@@ -286,9 +286,23 @@ static void device_free(ocl_device *dev)
     free(dev);
 }
 
+/* PoCL compiles a kernel twice by default: once for the program binary that byocl's cache
+ * stores (for any work-group size) and again at its first launch (specialized to the
+ * launch's work-group size and offset). Every byocl kernel declares the one work-group
+ * size it is launched with (reqd_work_group_size), so the first compilation is already as
+ * specific, and turning the second off halves a cold build at no measured cost
+ * (docs/opencl-codegen.md). PoCL reads the setting at each compilation; a value the user
+ * set is kept. */
+static void avoid_second_compilation(const ocl_device_desc *desc)
+{
+    if (strstr(desc->info.platform, "Portable Computing Language"))
+        setenv("POCL_WORK_GROUP_SPECIALIZATION", "0", 0);
+}
+
 static byocl_status device_open(const ocl_device_desc *desc, bool profiling, bool zero_copy,
                                 ocl_device **out, byocl_error *err)
 {
+    avoid_second_compilation(desc);
     ocl_device *dev = calloc(1, sizeof *dev);
     if (!dev)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory opening an OpenCL device");

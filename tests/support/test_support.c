@@ -193,6 +193,14 @@ void ts_assert_contains(const char *haystack, const char *needle)
         fail_msg("expected to find \"%s\" in:\n%s", needle, haystack ? haystack : "(null)");
 }
 
+int ts_count_substrings(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
 /* m once parsed (`parsed` is the parser's status) and type-checked, or the test fails. */
 static byocl_module *typed_or_fail(byocl_status parsed, byocl_module *m, byocl_error *err)
 {

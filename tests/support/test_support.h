@@ -55,5 +55,7 @@ void ts_assert_f32_close(const byocl_tensor *got, const float *want, int64_t n, 
 double ts_relative_l2(const byocl_tensor *got, const byocl_tensor *want);
 /* Asserts that `haystack` contains `needle` (with a readable failure message). */
 void ts_assert_contains(const char *haystack, const char *needle);
+/* How many times `needle` occurs in `text` (overlapping occurrences counted). */
+int ts_count_substrings(const char *text, const char *needle);
 
 #endif
