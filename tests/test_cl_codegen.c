@@ -18,6 +18,7 @@
 #include "byocl/pipeline.h"
 #include "byocl/target.h"
 #include "fixtures/ops/conv_cases.h"
+#include "fixtures/ops/index_cases.h"
 #include "fixtures/ops/nn_cases.h"
 #include "fixtures/ops/transform_cases.h"
 #include "ir/ir_impl.h"
@@ -779,6 +780,20 @@ static void check_generated(const gen_case *k, bool exact, const byocl_cl_plan *
     byocl_tensor_unref(want);
 }
 
+/* Generates `fn` (a generated case's call, or that call with some inputs bound), runs it
+ * on `in` and checks the result (check_generated). */
+static void run_generated(const gen_case *k, const byocl_function *fn, byocl_tensor *const *in,
+                          bool exact)
+{
+    byocl_cl_codegen_options opt = {.compute_units = 2, .max_work_group_size = 4096};
+    byocl_cl_plan *plan = NULL;
+    byocl_error err = {0};
+    if (clg_codegen(fn, &opt, &plan, &err) != BYOCL_OK)
+        fail_msg("%s: %s", k->name, err.msg);
+    check_generated(k, exact, plan, in);
+    clg_plan_free(plan);
+}
+
 /* A generated case on the opencl target: refused with a reason containing `want_why`
  * when that is not NULL, else run and checked (check_generated). Returns whether it
  * ran. */
@@ -796,13 +811,7 @@ static bool generated_on_opencl(const gen_case *k, const char *want_why, bool ex
     } else if (!ok) {
         fail_msg("%s: refused: %s", k->name, why);
     } else {
-        byocl_cl_codegen_options opt = {.compute_units = 2, .max_work_group_size = 4096};
-        byocl_cl_plan *plan = NULL;
-        byocl_error err = {0};
-        if (clg_codegen(c.fn, &opt, &plan, &err) != BYOCL_OK)
-            fail_msg("%s: %s", k->name, err.msg);
-        check_generated(k, exact, plan, in);
-        clg_plan_free(plan);
+        run_generated(k, c.fn, in, exact);
     }
     op_tensors_free(in, k->n_in);
     op_case_free(&c);
@@ -867,6 +876,156 @@ static void test_matmul_conv_generated(void **state)
         }
         assert_int_equal(ran, sets[s].want_ran);
     }
+}
+
+/* ------------------------------------------------------------ strided_slice, broadcast_to, take */
+
+static bool is_gather_op(const char *op)
+{
+    return strcmp(op, "strided_slice") == 0 || strcmp(op, "broadcast_to") == 0 ||
+           strcmp(op, "take") == 0;
+}
+
+/* take's generated case with its indices bound as a constant of the region: accepted,
+ * run and equal to numpy's result bit for bit. */
+static void take_constant_on_opencl(const gen_case *k)
+{
+    byocl_tensor *in[5];
+    op_case c;
+    gen_case_build(k, &c, in);
+    const char *names[1] = {"p1"};
+    byocl_error err = {0};
+    if (byocl_bind_params(c.m, names, &in[1], 1, &err) != BYOCL_OK ||
+        byocl_infer_types(c.m, &err) != BYOCL_OK)
+        fail_msg("%s: %s", k->name, err.msg);
+    const byocl_function *fn = byocl_module_find(c.m, "main");
+    assert_int_equal(byocl_function_num_params(fn), 1);
+    char why[256] = "";
+    if (!clg_supports(fn, byocl_function_body(fn), why, sizeof why))
+        fail_msg("%s: refused: %s", k->name, why);
+    run_generated(k, fn, in, true);
+    op_tensors_free(in, k->n_in);
+    op_case_free(&c);
+}
+
+/* The strided_slice, broadcast_to and take cases of tests/gen/gen_ops_index.py on the
+ * opencl target: float32 and float16 ones run and agree with numpy exactly (the kernel
+ * moves elements), take's with the indices a region input and again a constant of the
+ * region; the others are refused, saying why. */
+static void test_index_generated(void **state)
+{
+    (void)state;
+    int ran = 0, constant = 0;
+    for (int i = 0; i < N_ITEMS(index_cases); i++) {
+        const gen_case *k = &index_cases[i];
+        if (!is_gather_op(k->op))
+            continue;
+        byocl_shape out = byocl_shape_make(k->out[0]->rank, k->out[0]->dims);
+        const char *want_why = !is_float(k->in[0]->dtype)
+                                   ? "is not supported (the opencl target computes"
+                               : byocl_shape_numel(&out) == 0 ? "empty tensors are not supported"
+                                                              : NULL;
+        bool this_ran = generated_on_opencl(k, want_why, true);
+        ran += this_ran;
+        if (this_ran && strcmp(k->op, "take") == 0) {
+            take_constant_on_opencl(k);
+            constant++;
+        }
+    }
+    assert_int_equal(ran, 17);
+    assert_int_equal(constant, 9);
+}
+
+/* Epilogues fuse after a slice and a take (one launch each), with the reference's
+ * results unfused too; a slice's source offset merges the axes it walks as one. */
+static void test_gather_fusion(void **state)
+{
+    (void)state;
+    static const char slice[] = MAIN("%x: Tensor[(2, 3, 4, 5), float32], %b: Tensor[(5), float32]")
+        "  %0 = strided_slice(%x, begin=[1], end=[3], axes=[1]);\n"
+        "  %1 = add(%0, %b);\n  nn.relu(%1)\n}\n";
+    run_opts fused = {.seed = 5, .expect_launches = 1};
+    check_region_opts(slice, &fused);
+    check_region(slice);
+    check_region_f16(slice);
+    byocl_module *m = parse(slice);
+    byocl_cl_plan *plan = NULL;
+    byocl_error err = {0};
+    if (clg_codegen(byocl_module_find(m, "main"), NULL, &plan, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    /* (2, 2, 4, 5) from (2, 3, 4, 5): 20 + 40 contiguous elements per 60 */
+    ts_assert_contains(plan->source, "#define GATHER_INDEX(fi, src, ok) "
+                                     "{ src = 20 + (fi) % 40 + (fi) / 40 * 60; }\n");
+    clg_plan_free(plan);
+    byocl_module_free(m);
+
+    /* Indices in [-6, 6) from a region input, int64 and int32, wrap and clip. */
+    static const char take[] = MAIN("%x: Tensor[(3, 4, 5), float32], %i: Tensor[(2, 3), int64]")
+        "  %0 = take(%x, %i, axis=1, mode=\"wrap\");\n  %1 = add(%0, 1f);\n  tanh(%1)\n}\n";
+    run_opts wide = {.seed = 11, .lo = -6, .hi = 6, .expect_launches = 1};
+    check_region_opts(take, &wide);
+    wide.no_fusion = true;
+    wide.expect_launches = 0;
+    check_region_opts(take, &wide);
+    static const char take_clip[] = MAIN("%x: Tensor[(4, 5), float16], %i: Tensor[(7), int32]")
+        "  %0 = take(%x, %i, axis=0);\n  multiply(%0, 3f16)\n}\n";
+    run_opts clip = {.seed = 12, .lo = -6, .hi = 6};
+    check_region_opts(take_clip, &clip);
+    static const char take_flat[] = MAIN("%x: Tensor[(3, 4), float32], %i: Tensor[(2, 2), int64]")
+        "  take(%x, %i)\n}\n";
+    check_region_opts(take_flat, &clip);
+}
+
+/* take(mode="fast"): the host fails on an index out of range; constant indices out of
+ * range leave the call to the host, indices that arrive at run time give NaN there and
+ * nothing is read out of bounds. */
+static void test_take_fast(void **state)
+{
+    (void)state;
+    static const char text[] = MAIN("%x: Tensor[(2, 5), float32], %i: Tensor[(3), int64]")
+        "  take(%x, %i, axis=0, mode=\"fast\")\n}\n";
+    byocl_module *m = parse(text);
+    byocl_function *fn = byocl_module_find(m, "main");
+    byocl_cl_plan *plan = NULL;
+    byocl_error err = {0};
+    if (clg_codegen(fn, NULL, &plan, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    ts_assert_contains(plan->source, "#define GATHER_INDEX(fi, src, ok) { \\\n"
+                                     "    const long v_ = (long)LD_ix((fi) / 5); \\\n"
+                                     "    ok = v_ >= 0 && v_ < 2; \\\n"
+                                     "    const int at_ = ok ? (int)v_ : 0; \\\n"
+                                     "    src = at_ * 5 + (fi) % 5; \\\n}\n");
+    byocl_shape xs = byocl_shape_make(2, (int64_t[]){2, 5}), is = byocl_shape_make(1, (int64_t[]){3});
+    float xv[10];
+    for (int i = 0; i < 10; i++)
+        xv[i] = (float)i;
+    int64_t iv[3] = {1, 2, -1};
+    byocl_tensor *in[2] = {byocl_tensor_from_data(BYOCL_FLOAT32, &xs, xv, NULL),
+                           byocl_tensor_from_data(BYOCL_INT64, &is, iv, NULL)};
+    if (!getenv("BYOCL_TEST_CL_GENERATE_ONLY")) {
+        byocl_tensor *got = byocl_tensor_new(BYOCL_FLOAT32, &(byocl_shape){.rank = 2, .dims = {3, 5}}, NULL);
+        run_plan(plan, in, &got);
+        for (int e = 0; e < 15; e++) {
+            double v = byocl_tensor_get(got, e);
+            if (e < 5 ? v != 5 + e : !isnan(v))
+                fail_msg("element %d is %g", e, v);
+        }
+        byocl_tensor_unref(got);
+    }
+    clg_plan_free(plan);
+
+    /* The same indices as a constant: refused, naming the first out of range. */
+    const char *names[1] = {"i"};
+    if (byocl_bind_params(m, names, &in[1], 1, &err) != BYOCL_OK ||
+        byocl_infer_types(m, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    fn = byocl_module_find(m, "main");
+    char why[256] = "";
+    assert_false(clg_supports(fn, byocl_function_body(fn), why, sizeof why));
+    assert_string_equal(why, "take: index 2 is out of range for an axis of 2 (mode \"fast\" "
+                             "fails there; the host reports it)");
+    op_tensors_free(in, 2);
+    byocl_module_free(m);
 }
 
 static void test_transpose_concat(void **state)
@@ -1165,6 +1324,9 @@ static void test_supports(void **state)
                    "  where(%c, %x, %x)\n}\n", -1, "op where is not supported by the opencl target");
     assert_refused(MAIN("%x: Tensor[(4, 6), float32]") "  isnan(%x)\n}\n", -1,
                    "op isnan is not supported by the opencl target");
+    assert_refused(MAIN("%x: Tensor[(4, 6), float32], %i: Tensor[(2), int8]")
+                   "  take(%x, %i, axis=1)\n}\n", -1,
+                   "take's indices are int8 (the opencl target reads int32 and int64)");
     assert_refused(MAIN("%x: Tensor[(0, 6), float32]") "  nn.relu(%x)\n}\n", -1,
                    "empty tensors are not supported");
     assert_refused(MAIN("%x: Tensor[(1, 1, 20, 20), float32], %w: Tensor[(1, 1, 17, 17), float32]")
@@ -1309,6 +1471,9 @@ int main(void)
         cmocka_unit_test(test_layer_norm_region),
         cmocka_unit_test(test_reduce_generated),
         cmocka_unit_test(test_matmul_conv_generated),
+        cmocka_unit_test(test_index_generated),
+        cmocka_unit_test(test_gather_fusion),
+        cmocka_unit_test(test_take_fast),
         cmocka_unit_test(test_transpose_concat),
         cmocka_unit_test(test_views_and_outputs),
         cmocka_unit_test(test_launch_plan_text),

@@ -10,6 +10,7 @@
 
 #include "backend/host_backend.h"
 #include "cl_impl.h"
+#include "ops/index.h"
 #include "ops/nn_util.h"
 #include "ops/op_impl.h"
 #include "ops/reduce.h"
@@ -349,24 +350,27 @@ static byocl_status emit_softmax(clg_gen *gen, const clg_group *grp)
 }
 
 /* The offset, in an array whose axes have extents dims[] and strides strides[] (C order,
- * n of them), of the element at flat index `var` of those axes: its digits times the
- * strides ("0" without axes). */
+ * n of them; a stride may be 0 or negative), of the element at flat index `var` of those
+ * axes: its digits times the strides ("0" when no stride is nonzero). */
 static void digits_offset_text(const int64_t *dims, const int64_t *strides, int n,
                                const char *var, byocl_textbuf *t)
 {
-    if (n == 0)
-        base_textbuf_puts(t, "0");
+    bool any = false;
     int64_t below = 1; /* elements of the axes after g */
-    for (int g = n - 1; g >= 0; g--) {
-        base_textbuf_printf(t, "%s(%s)", g < n - 1 ? " + " : "", var);
+    for (int g = n - 1; g >= 0; below *= dims[g], g--) {
+        if (strides[g] == 0)
+            continue;
+        base_textbuf_printf(t, "%s(%s)", any ? " + " : "", var);
+        any = true;
         if (below > 1)
             base_textbuf_printf(t, " / %lld", (long long)below);
         if (g > 0) /* the outermost digit needs no modulo: var < the product of dims */
             base_textbuf_printf(t, " %% %lld", (long long)dims[g]);
-        if (strides[g] > 1)
+        if (strides[g] != 1)
             base_textbuf_printf(t, " * %lld", (long long)strides[g]);
-        below *= dims[g];
     }
+    if (!any)
+        base_textbuf_puts(t, "0");
 }
 
 /* sum, mean, prod, max, min (kernels_cl/reduce.cl): the input's axes that are 1 are
@@ -454,6 +458,125 @@ static byocl_status emit_reduce(clg_gen *gen, const clg_group *grp)
     st = clg_epilogue_define(&k, grp, gen->err);
     size_t global = (size_t)nout;
     return end_kernel(&k, st, "reduce", label, 1, &global, group_flops(gen, grp));
+}
+
+/* GATHER_INDEX of strided_slice and broadcast_to: src = map.base + the output index's
+ * digits times map.coef, with the output's axes of extent 1 dropped and neighbours that
+ * the map walks as one merged. */
+static void affine_index_text(const byocl_shape *out, const ops_affine *map, byocl_textbuf *t)
+{
+    int64_t dims[BYOCL_MAX_RANK], coef[BYOCL_MAX_RANK];
+    int n = 0;
+    for (int d = 0; d < out->rank; d++) {
+        if (out->dims[d] == 1)
+            continue;
+        if (n > 0 && coef[n - 1] == map->coef[d] * out->dims[d]) {
+            dims[n - 1] *= out->dims[d];
+            coef[n - 1] = map->coef[d];
+            continue;
+        }
+        dims[n] = out->dims[d];
+        coef[n++] = map->coef[d];
+    }
+    base_textbuf_printf(t, "{ src = %lld + ", (long long)map->base);
+    digits_offset_text(dims, coef, n, "fi", t);
+    base_textbuf_puts(t, "; }");
+}
+
+/* GATHER_INDEX of take: output element fi is (o, j, r) of outer x m x inner (m: the
+ * indices, o and r: the data's axes before and after the axis; the axis None: the data
+ * flattened, outer = inner = 1); it reads data element (o, at, r) of outer x count x inner,
+ * at = index j resolved by the mode as the reference kernel does (codegen/ops/index.c):
+ * clip clamps, wrap takes it modulo count, fast has no element out of range (ok false). */
+static void take_index_text(const byocl_node *n, const byocl_shape *data, int64_t m,
+                            byocl_textbuf *t)
+{
+    int axis = ops_take_axis(&n->attrs, data->rank);
+    int64_t outer = 1, inner = 1, count = axis < 0 ? byocl_shape_numel(data) : data->dims[axis];
+    for (int d = 0; axis >= 0 && d < data->rank; d++)
+        if (d != axis)
+            *(d < axis ? &outer : &inner) *= data->dims[d];
+    char j[64] = "(fi)";
+    if (inner > 1)
+        snprintf(j, sizeof j, "(fi) / %lld", (long long)inner);
+    if (outer > 1) {
+        size_t at = strlen(j);
+        snprintf(j + at, sizeof j - at, " %% %lld", (long long)m);
+    }
+    base_textbuf_printf(t, "{ \\\n    const long v_ = (long)LD_ix(%s); \\\n", j);
+    switch (ops_take_mode_of(&n->attrs)) {
+    case OPS_TAKE_CLIP:
+        base_textbuf_printf(t, "    const int at_ = (int)clamp(v_, 0L, %lldL); \\\n",
+                            (long long)(count - 1));
+        break;
+    case OPS_TAKE_WRAP:
+        base_textbuf_printf(t, "    const int at_ = (int)((v_ %% %lld + %lld) %% %lld); \\\n",
+                            (long long)count, (long long)count, (long long)count);
+        break;
+    case OPS_TAKE_FAST:
+        base_textbuf_printf(t, "    ok = v_ >= 0 && v_ < %lld; \\\n"
+                               "    const int at_ = ok ? (int)v_ : 0; \\\n",
+                            (long long)count);
+        break;
+    }
+    base_textbuf_puts(t, "    src = ");
+    if (outer > 1)
+        base_textbuf_printf(t, "(fi) / %lld * %lld + ", (long long)(m * inner),
+                            (long long)(count * inner));
+    base_textbuf_puts(t, inner > 1 ? "at_ * " : "at_");
+    if (inner > 1)
+        base_textbuf_printf(t, "%lld + (fi) %% %lld", (long long)inner, (long long)inner);
+    base_textbuf_puts(t, "; \\\n}");
+}
+
+/* strided_slice, broadcast_to and take (kernels_cl/gather.cl): one input element per
+ * output element, then the epilogue. */
+static byocl_status emit_gather(clg_gen *gen, const clg_group *grp)
+{
+    const byocl_function *fn = gen->fn;
+    const byocl_node *n = &fn->nodes[grp->anchor];
+    const char *op = n->op->name;
+    const byocl_shape *in = &fn->nodes[n->args[0]].type->shape;
+    const byocl_shape *out = &n->type->shape;
+    bool take = !ops_is_affine(op);
+    byocl_textbuf index = {0};
+    if (take) {
+        take_index_text(n, in, byocl_shape_numel(&fn->nodes[n->args[1]].type->shape), &index);
+    } else {
+        ops_affine map;
+        byocl_shape shape;
+        byocl_status st = ops_affine_map(op, &n->attrs, in, &shape, &map, gen->err);
+        if (st != BYOCL_OK)
+            return st;
+        affine_index_text(out, &map, &index);
+    }
+    char *body = base_textbuf_take(&index);
+    char label[96];
+    group_label(gen, grp, label, sizeof label);
+    int x_root = gen->graph.info[n->args[0]].root;
+    int ix_root = take ? gen->graph.info[n->args[1]].root : -1;
+    int x = body ? clg_gen_root_buf(gen, x_root) : -1;
+    int ix = x >= 0 && take ? clg_gen_root_buf(gen, ix_root) : x;
+    int y = ix >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
+    if (y < 0) {
+        free(body);
+        return body ? gen->err->status
+                    : byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory writing %s",
+                                      label);
+    }
+    int64_t nout = byocl_shape_numel(out);
+    clg_kernel k;
+    clg_kernel_begin(&k, gen, op);
+    clg_kernel_buffer(&k, "x", x, dtype_of(gen, x_root), false);
+    clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
+    if (take)
+        clg_kernel_buffer(&k, "ix", ix, fn->nodes[ix_root].type->dtype, false);
+    clg_kernel_define(&k, "NOUT", "%lld", (long long)nout);
+    clg_kernel_define(&k, "GATHER_INDEX(fi, src, ok)", "%s", body);
+    free(body);
+    byocl_status st = clg_epilogue_define(&k, grp, gen->err);
+    size_t global = (size_t)nout;
+    return end_kernel(&k, st, "gather", label, 1, &global, group_flops(gen, grp));
 }
 
 static byocl_status emit_elemwise(clg_gen *gen, const clg_group *grp)
@@ -574,6 +697,7 @@ byocl_status clg_emit_group(clg_gen *gen, const clg_group *grp)
     case CLG_ANCHOR_SOFTMAX: return emit_softmax(gen, grp);
     case CLG_ANCHOR_REDUCE: return emit_reduce(gen, grp);
     case CLG_ANCHOR_ELEMWISE: return emit_elemwise(gen, grp);
+    case CLG_ANCHOR_GATHER: return emit_gather(gen, grp);
     case CLG_ANCHOR_TRANSPOSE: return emit_transpose(gen, grp);
     case CLG_ANCHOR_CONCAT: return emit_concat(gen, grp);
     }

@@ -1,12 +1,14 @@
 /* Region analysis: which node's storage holds each tensor (tuples, TupleGetItem,
  * reshape and batch_flatten only name other storage), how often each is read, and the
  * groups of ops that become one kernel: an anchor (conv2d, dense, batch_matmul, a pool,
- * softmax, a reduction, transpose, concatenate, or an elementwise op) and the elementwise
- * ops fused after it where the value in between has no other reader. */
+ * softmax, a reduction, strided_slice, broadcast_to, take, transpose, concatenate, or an
+ * elementwise op) and the elementwise ops fused after it where the value in between has no
+ * other reader. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cl_impl.h"
+#include "ops/index.h"
 #include "ops/op_impl.h"
 #include "ops/node_util.h"
 #include "ops/reduce.h"
@@ -39,6 +41,8 @@ static clg_anchor anchor_of(const char *op)
         return CLG_ANCHOR_REDUCE; /* clg_supports admitted sum, mean, prod, max, min */
     if (strcmp(op, "transpose") == 0)
         return CLG_ANCHOR_TRANSPOSE;
+    if (ops_is_affine(op) || strcmp(op, "take") == 0)
+        return CLG_ANCHOR_GATHER;
     if (strcmp(op, "concatenate") == 0)
         return CLG_ANCHOR_CONCAT;
     if (clg_is_elemwise_op(op))

@@ -35,6 +35,7 @@ typedef enum clg_anchor {
     CLG_ANCHOR_SOFTMAX,   /* nn.softmax */
     CLG_ANCHOR_REDUCE,    /* sum, mean, prod, max, min */
     CLG_ANCHOR_ELEMWISE,  /* a chain of elementwise ops */
+    CLG_ANCHOR_GATHER,    /* strided_slice, broadcast_to, take */
     CLG_ANCHOR_TRANSPOSE, /* transpose */
     CLG_ANCHOR_CONCAT     /* concatenate */
 } clg_anchor;
@@ -160,8 +161,9 @@ typedef struct clg_kernel {
 
 /* Starts kernel "k<N>_<what>". */
 void clg_kernel_begin(clg_kernel *k, clg_gen *gen, const char *what);
-/* Adds a buffer parameter `name` for clg_buf `buf` holding `dtype` (read-only unless
- * `output`), with its LD_<name>/ST_Y macros. */
+/* Adds a buffer parameter `name` for clg_buf `buf` holding `dtype` (float32 or float16;
+ * int32 or int64 for an index tensor; read-only unless `output`), with its LD_<name>/ST_Y
+ * macros. */
 void clg_kernel_buffer(clg_kernel *k, const char *name, int buf, byocl_dtype dtype, bool output);
 /* The parameter name for an epilogue operand in clg_buf `buf` ("e0", "e1", ...), added
  * on first use. NULL when the kernel has too many parameters. */

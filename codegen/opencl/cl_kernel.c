@@ -61,8 +61,14 @@ void clg_kernel_buffer(clg_kernel *k, const char *name, int buf, byocl_dtype dty
         k->defines.oom = true;
         return;
     }
-    const char *elem = dtype == BYOCL_FLOAT16 ? "ushort" : "float";
-    const char *suffix = dtype == BYOCL_FLOAT16 ? "F16" : "F32";
+    /* Index tensors (take's) are int32 or int64; the rest float32 or float16. */
+    const char *elem = dtype == BYOCL_FLOAT16 ? "ushort"
+                       : dtype == BYOCL_INT32 ? "int"
+                       : dtype == BYOCL_INT64 ? "long"
+                                              : "float";
+    const char *suffix = dtype == BYOCL_FLOAT16                           ? "F16"
+                         : dtype == BYOCL_INT32 || dtype == BYOCL_INT64 ? "INT"
+                                                                         : "F32";
     base_textbuf_printf(&k->params, "%s__global %s%s *restrict %s", k->n_args ? ", " : "",
                         output ? "" : "const ", elem, name);
     if (output) {

@@ -1,10 +1,13 @@
 /* Which calls the OpenCL target accepts: the ops the generator has kernels for, on
- * float32 and float16 tensors (float16 as storage: every kernel computes in float). */
+ * float32 and float16 tensors (float16 as storage: every kernel computes in float), and
+ * take's int32 or int64 indices. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cl_impl.h"
+#include "ops/elemwise_util.h"
+#include "ops/index.h"
 #include "ops/op_impl.h"
 
 /* Kernels index with 32-bit ints. */
@@ -17,8 +20,8 @@ static const char *const supported_ops[] = {
     "nn.conv2d",     "nn.dense",      "nn.max_pool2d",    "nn.avg_pool2d",
     "nn.global_avg_pool2d", "nn.softmax", "nn.batch_flatten", "reshape",
     "transpose",     "concatenate",   "sum",              "mean",
-    "prod",          "max",           "min",
-    "nn.batch_matmul",
+    "prod",          "max",           "min",              "nn.batch_matmul",
+    "strided_slice", "broadcast_to",  "take",
 };
 
 static bool refuse(char *why, size_t why_len, const char *fmt, ...)
@@ -32,6 +35,17 @@ static bool refuse(char *why, size_t why_len, const char *fmt, ...)
         va_end(ap);
     }
     return false;
+}
+
+/* A tensor that is non-empty and small enough to index with an int. */
+static bool size_ok(const byocl_type *type, char *why, size_t why_len)
+{
+    int64_t n = byocl_shape_numel(&type->shape);
+    if (n == 0)
+        return refuse(why, why_len, "empty tensors are not supported");
+    if (n < 0 || n >= CLG_MAX_ELEMS)
+        return refuse(why, why_len, "tensors of 2^31 elements or more are not supported");
+    return true;
 }
 
 /* Every tensor of `type` (tuple fields included) is float32/float16, non-empty and
@@ -51,11 +65,38 @@ static bool tensors_ok(const byocl_type *type, char *why, size_t why_len)
                       "dtype %s is not supported (the opencl target computes float32 and "
                       "float16)",
                       byocl_dtype_name(type->dtype));
-    int64_t n = byocl_shape_numel(&type->shape);
-    if (n == 0)
-        return refuse(why, why_len, "empty tensors are not supported");
-    if (n < 0 || n >= CLG_MAX_ELEMS)
-        return refuse(why, why_len, "tensors of 2^31 elements or more are not supported");
+    return size_ok(type, why, why_len);
+}
+
+/* take's indices: an int32 or int64 tensor. With mode "fast" an index out of range is an
+ * error that only the host reports (the kernel gives NaN there): constant indices are
+ * checked here, so that a region never holds a take the host would fail. */
+static bool take_indices_ok(const byocl_node *n, const byocl_function *fn, char *why,
+                            size_t why_len)
+{
+    const byocl_node *idx = &fn->nodes[n->args[1]];
+    const byocl_type *t = idx->type;
+    if (t->kind != BYOCL_TYPE_TENSOR)
+        return refuse(why, why_len, "the indices have no inferred type");
+    if (t->dtype != BYOCL_INT32 && t->dtype != BYOCL_INT64)
+        return refuse(why, why_len,
+                      "take's indices are %s (the opencl target reads int32 and int64)",
+                      byocl_dtype_name(t->dtype));
+    if (!size_ok(t, why, why_len))
+        return false;
+    if (ops_take_mode_of(&n->attrs) != OPS_TAKE_FAST || idx->kind != BYOCL_NODE_CONSTANT)
+        return true;
+    const byocl_shape *data = &fn->nodes[n->args[0]].type->shape;
+    int axis = ops_take_axis(&n->attrs, data->rank);
+    int64_t count = axis < 0 ? byocl_shape_numel(data) : data->dims[axis];
+    for (int64_t i = 0, m = byocl_tensor_numel(idx->value); i < m; i++) {
+        int64_t v = elemwise_load_int(idx->value, i);
+        if (v < 0 || v >= count)
+            return refuse(why, why_len,
+                          "take: index %lld is out of range for an axis of %lld (mode "
+                          "\"fast\" fails there; the host reports it)",
+                          (long long)v, (long long)count);
+    }
     return true;
 }
 
@@ -109,8 +150,10 @@ bool clg_supports(const byocl_function *fn, int node, char *why, size_t why_len)
         return refuse(why, why_len, "op %s is not supported by the opencl target", op);
     if (!tensors_ok(n->type, why, why_len))
         return false;
+    bool take = strcmp(op, "take") == 0;
     for (int k = 0; k < n->n_args; k++)
-        if (!tensors_ok(fn->nodes[n->args[k]].type, why, why_len))
+        if (!(take && k == 1 ? take_indices_ok(n, fn, why, why_len)
+                             : tensors_ok(fn->nodes[n->args[k]].type, why, why_len)))
             return false;
     if (strcmp(op, "nn.conv2d") == 0)
         return conv2d_ok(n, fn, why, why_len);

@@ -243,4 +243,31 @@ fx.case("cumsum_f64", "cumsum", "axis=1", [xd], [np.cumsum(xd, axis=1)])
 v, i = topk(xd, 2, 1)
 fx.case("topk_f64", "topk", "k=2", [xd], [v, i], tuple_result=True)
 
+# ---- more strided_slice, broadcast_to and take (also run on the opencl target by
+# tests/test_cl_codegen.c, with the indices as a region input and as a constant)
+x4 = randn((2, 3, 4, 5))
+h4 = randn((2, 3, 6, 5), f16)
+fx.case("strided_slice_f16_axes", "strided_slice",
+        "begin=[-1, 1], end=[-100, 6], strides=[-1, 2], axes=[1, 2]", [h4],
+        [h4[:, -1:-100:-1, 1:6:2]])
+fx.case("strided_slice_inner_run", "strided_slice", "begin=[1], end=[3], axes=[1]", [x4],
+        [x4[:, 1:3]])
+fx.case("strided_slice_steps", "strided_slice",
+        "begin=[1, 0, 3, 4], end=[2, 3, 0, -6], strides=[1, 2, -1, -3]", [x4],
+        [x4[1:2, 0:3:2, 3:0:-1, 4:-6:-3]])
+b16 = randn((1, 4), f16)
+fx.case("broadcast_to_f16", "broadcast_to", "shape=[3, 2, 4]", [b16],
+        [np.broadcast_to(b16, (3, 2, 4)).copy()])
+fx.case("take_neg_clip", "take", "axis=-2",
+        [x4, np.array([[-1, 5], [0, 3], [2, -4]], np.int32)],
+        [np.take(x4, [[-1, 5], [0, 3], [2, -4]], axis=-2, mode="clip")])
+ti = np.array([-7, -1, 3, 9], np.int64)
+fx.case("take_f16_wrap_neg", "take", "axis=1, mode=\"wrap\"", [h4, ti],
+        [np.take(h4, ti, axis=1, mode="wrap")])
+tf = np.array([[-61, 2], [119, -1]], np.int64)
+fx.case("take_flat_wrap", "take", "mode=\"wrap\"", [x4, tf], [np.take(x4, tf, mode="wrap")])
+fx.case("take_fast_axis1", "take", "axis=1, mode=\"fast\"", [x4, np.array([2, 0, 2, 1], np.int32)],
+        [x4[:, [2, 0, 2, 1]]])
+fx.case("take_f16_scalar_clip", "take", "axis=0", [h4, np.array(-3, np.int64)], [h4[0]])
+
 fx.write("gen_ops_index.py")
