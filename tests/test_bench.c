@@ -236,8 +236,21 @@ static void test_table_json_and_progress(void **state)
         assert_true(min <= median && median <= max);
         assert_true(json_number(p, "compile_cold_ms") > 0);
         assert_true(json_number(p, "compile_cached_ms") > 0);
+        /* The parts add up to the totals; the host build has nothing to partition. */
+        const char *whole[2] = {"compile_cold_ms", "compile_cached_ms"};
+        const char *split[2] = {"compile_cold_parts_ms", "compile_cached_parts_ms"};
+        for (int w = 0; w < 2; w++) {
+            const byocl_json *parts = base_json_get(p, split[w]);
+            assert_non_null(parts);
+            double partition = json_number(parts, "partition"), build = json_number(parts, "build");
+            assert_true(build > 0);
+            assert_true(k == 0 ? partition == 0 : partition > 0);
+            assert_true(fabs(partition + build - json_number(p, whole[w])) <=
+                        1e-6 * json_number(p, whole[w]));
+        }
     }
     assert_int_equal((int)json_number(j, "runs"), 3);
+    assert_true(json_number(j, "import_ms") > 0);
     assert_int_equal((int)json_number(j, "threads"), 2);
     const byocl_json *regions = base_json_get(j, "regions");
     assert_non_null(regions);

@@ -67,12 +67,20 @@ typedef struct bench_request {
     uint64_t seed;
 } bench_request;
 
+/* A build's wall time in its two steps: partitioning @main for the region target (none
+ * for the host build), then byocl_build: code generation, LLVM, and for the offloaded
+ * build the region target's compile (OpenCL C and the driver's program builds). */
+typedef struct bench_build_parts {
+    double partition_ms, build_ms;
+} bench_build_parts;
+
 /* One of the two builds. */
 typedef struct bench_path {
     const char *name;        /* "host", "offloaded" */
     cli_build_request build; /* how it is built */
     const byocl_module *m;   /* what it builds */
-    double cold_ms, cached_ms;
+    double cold_ms, cached_ms; /* partition + build */
+    bench_build_parts cold, cached;
     double first_run_ms;     /* the cold build's first run */
     byocl_compiled *c;       /* the cached build, which runs */
     byocl_executor *ex;
@@ -90,6 +98,7 @@ typedef struct bench_row {
 } bench_row;
 
 typedef struct bench_result {
+    double import_ms; /* loading the model (the ONNX import, or parsing the text) */
     int n_rows;       /* regions, then the host ops */
     bench_row *rows;
     long peak_rss_kib;
@@ -208,9 +217,11 @@ static void remove_caches(char *fresh)
 
 /* ------------------------------------------------------------------ builds */
 
-/* Builds path p once, timed, with progress; the build is kept in *out. */
+/* Builds path p once, timed in its two steps (the region target's partitioning, then the
+ * build of the partitioned module, which byocl_compile does not partition again), with
+ * progress; the build is kept in *out and *ms receives the sum. */
 static int build_once(const bench_request *req, bench_path *p, const char *kind,
-                      byocl_compiled **out, double *ms)
+                      byocl_compiled **out, double *ms, bench_build_parts *parts)
 {
     char label[160];
     snprintf(label, sizeof label, "compiling the %s build (%s)", p->name, kind);
@@ -218,7 +229,19 @@ static int build_once(const bench_request *req, bench_path *p, const char *kind,
     build.label = label;
     build.quiet = req->quiet;
     byocl_error err;
-    byocl_status st = cli_build_model(&build, p->m, out, ms, &err);
+    byocl_module *partitioned = NULL;
+    byocl_status st = BYOCL_OK;
+    *parts = (bench_build_parts){0};
+    if (cli_is_region_target(build.target)) {
+        double t0 = cli_seconds();
+        st = cli_partition_for_target(&build, p->m, &partitioned, &err);
+        parts->partition_ms = (cli_seconds() - t0) * 1e3;
+    }
+    if (st == BYOCL_OK)
+        st = cli_build_model(&build, partitioned ? partitioned : p->m, out, &parts->build_ms,
+                             &err);
+    byocl_module_free(partitioned);
+    *ms = parts->partition_ms + parts->build_ms;
     if (st != BYOCL_OK) {
         byocl_error_prefix(&err, "the %s build of %s: ", p->name, req->spec);
         return cli_fail_error(&err);
@@ -250,7 +273,7 @@ static int run_once(bench_path *p, double *ms)
  * same caches, now filled): the cached build runs. */
 static int build_path(const bench_request *req, bench_path *p, const cli_inputs *in)
 {
-    int rc = build_once(req, p, "cold", &p->c, &p->cold_ms);
+    int rc = build_once(req, p, "cold", &p->c, &p->cold_ms, &p->cold);
     if (rc == CLI_EXIT_OK)
         rc = new_executor(p, in);
     if (rc == CLI_EXIT_OK) {
@@ -263,7 +286,7 @@ static int build_path(const bench_request *req, bench_path *p, const cli_inputs 
     p->ex = NULL;
     p->c = NULL;
     if (rc == CLI_EXIT_OK)
-        rc = build_once(req, p, "cached", &p->c, &p->cached_ms);
+        rc = build_once(req, p, "cached", &p->c, &p->cached_ms, &p->cached);
     if (rc == CLI_EXIT_OK)
         rc = new_executor(p, in);
     return rc;
@@ -505,6 +528,13 @@ static void json_num(FILE *f, const char *key, double v, const char *after)
         fprintf(f, "null%s", after);
 }
 
+static void json_build_parts(FILE *f, const char *key, const bench_build_parts *parts)
+{
+    fprintf(f, "\"%s\": {", key);
+    json_num(f, "partition", parts->partition_ms, ", ");
+    json_num(f, "build", parts->build_ms, "}, ");
+}
+
 static void json_path(FILE *f, const bench_path *p)
 {
     byocl_plan_stats st;
@@ -516,6 +546,8 @@ static void json_path(FILE *f, const bench_path *p)
     json_num(f, "compile_cold_ms", p->cold_ms, ", ");
     json_num(f, "first_run_cold_ms", p->first_run_ms, ", ");
     json_num(f, "compile_cached_ms", p->cached_ms, ", ");
+    json_build_parts(f, "compile_cold_parts_ms", &p->cold);
+    json_build_parts(f, "compile_cached_parts_ms", &p->cached);
     fprintf(f, "\"steps\": %d, \"planned_activation_bytes\": %zu, \"live_peak_activation_bytes\": %zu},\n",
             st.n_steps, st.planned_bytes, st.live_peak_bytes);
 }
@@ -583,6 +615,8 @@ static void write_json(FILE *f, const bench_request *req, const bench_path *path
     cli_json_string(f, req->target);
     fprintf(f, ",\n  \"threads\": %d, \"runs\": %d, \"warmup\": %d,\n",
             byocl_compiled_threads(paths[0].c), req->runs, req->warmup);
+    fprintf(f, "  ");
+    json_num(f, "import_ms", res->import_ms, ",\n");
     for (int k = 0; k < 2; k++)
         json_path(f, &paths[k]);
     fprintf(f, "  ");
@@ -642,11 +676,14 @@ static int write_svg(FILE *f, const bench_request *req, const bench_path *paths,
 
 /* ------------------------------------------------------------------ command */
 
-/* Loads the model and binds @main's parameters: --input, --params, then random values. */
+/* Loads the model (*import_ms: how long that took) and binds @main's parameters: --input,
+ * --params, then random values. */
 static int load_inputs(const cli_command *cmd, const cli_args *args, const bench_request *req,
-                       byocl_module **m, cli_inputs *in)
+                       byocl_module **m, cli_inputs *in, double *import_ms)
 {
+    double t0 = cli_seconds();
     int rc = cli_load_model_args(cmd, args, req->spec, m);
+    *import_ms = (cli_seconds() - t0) * 1e3;
     if (rc != CLI_EXIT_OK)
         return rc;
     const byocl_function *fn = byocl_module_find(*m, "main");
@@ -656,7 +693,7 @@ static int load_inputs(const cli_command *cmd, const cli_args *args, const bench
 }
 
 static int bench_model(const bench_request *req, const byocl_module *m, const cli_inputs *in,
-                       cli_report_file *json, cli_report_file *svg)
+                       double import_ms, cli_report_file *json, cli_report_file *svg)
 {
     bench_regions regions;
     byocl_error err;
@@ -673,7 +710,7 @@ static int bench_model(const bench_request *req, const byocl_module *m, const cl
         {.name = "host", .m = m, .build = {.target = "host", .threads = req->threads}},
         {.name = "offloaded", .m = regions.annotated, .build = offloaded},
     };
-    bench_result res = {0};
+    bench_result res = {.import_ms = import_ms};
     char *caches = NULL;
     int rc = set_up_caches(req, &caches);
     for (int k = 0; k < 2 && rc == CLI_EXIT_OK; k++) {
@@ -736,10 +773,11 @@ static int run_bench(const cli_command *cmd, const cli_args *args)
         rc = cli_report_file_open(&svg, req.svg, "--svg");
     byocl_module *m = NULL;
     cli_inputs in = {0};
+    double import_ms = 0;
     if (rc == CLI_EXIT_OK)
-        rc = load_inputs(cmd, args, &req, &m, &in);
+        rc = load_inputs(cmd, args, &req, &m, &in, &import_ms);
     if (rc == CLI_EXIT_OK)
-        rc = bench_model(&req, m, &in, &json, &svg);
+        rc = bench_model(&req, m, &in, import_ms, &json, &svg);
     cli_report_file_discard(&json);
     cli_report_file_discard(&svg);
     cli_inputs_free(&in);
