@@ -208,6 +208,8 @@ typedef struct run_opts {
     uint64_t seed;
     double lo, hi;          /* input value range (default [-1, 1)) */
     int expect_launches;    /* when > 0 */
+    int vector_width;       /* the device's float vector width (0: the default, 16) */
+    const char *expect_text; /* when set: text the program must contain */
 } run_opts;
 
 /* Generates @main of `text` (after binding "c_" parameters), runs it on random inputs and
@@ -219,10 +221,12 @@ static double check_region_opts(const char *text, const run_opts *o)
     byocl_function *fn = byocl_module_find(m, "main");
     byocl_error err = {0};
     byocl_cl_codegen_options opt = {.compute_units = 2, .max_work_group_size = 4096,
-                                    .no_fusion = o->no_fusion};
+                                    .no_fusion = o->no_fusion, .vector_width = o->vector_width};
     byocl_cl_plan *plan = NULL;
     if (clg_codegen(fn, &opt, &plan, &err) != BYOCL_OK)
         fail_msg("%s", err.msg);
+    if (o->expect_text)
+        ts_assert_contains(plan->source, o->expect_text);
     if (o->expect_launches > 0 && plan->n_launches != o->expect_launches)
         fail_msg("%d launches, expected %d:\n%s", plan->n_launches, o->expect_launches,
                  clg_plan_text(plan, "main"));
@@ -327,6 +331,17 @@ static void test_conv2d_padded(void **state)
         "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=11, kernel_size=[3, 3])\n}\n";
     check_region(text);
     check_region_f16(text);
+    /* Devices of narrower vectors (AVX2's 8 floats, SSE's 4) get tiles of that many
+     * positions; a width the schedule does not use gets the default 16. */
+    const struct { int width; const char *vec; } widths[] = {
+        {8, "#define VEC float8\n#define VLOAD_X(p) vload8(0, (p))\n#define PT 8\n"},
+        {4, "#define VEC float4\n#define VLOAD_X(p) vload4(0, (p))\n#define PT 4\n"},
+        {1, "#define VEC float16\n#define VLOAD_X(p) vload16(0, (p))\n#define PT 16\n"},
+    };
+    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+        run_opts o = {.seed = 7, .vector_width = widths[i].width, .expect_text = widths[i].vec};
+        check_region_opts(text, &o);
+    }
 }
 
 static void test_conv2d_strided(void **state)
@@ -335,8 +350,12 @@ static void test_conv2d_strided(void **state)
     check_region(MAIN("%x: Tensor[(2, 3, 10, 11), float32], %w: Tensor[(4, 3, 3, 3), float32]")
                  "  nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1])\n}\n");
     /* The stem of resnet18, small: 7x7, stride 2, padding 3. */
-    check_region(MAIN("%x: Tensor[(1, 3, 20, 20), float32], %c_w: Tensor[(8, 3, 7, 7), float32]")
-                 "  nn.conv2d(%x, %c_w, strides=[2, 2], padding=[3, 3, 3, 3])\n}\n");
+    static const char stem[] =
+        MAIN("%x: Tensor[(1, 3, 20, 20), float32], %c_w: Tensor[(8, 3, 7, 7), float32]")
+        "  nn.conv2d(%x, %c_w, strides=[2, 2], padding=[3, 3, 3, 3])\n}\n";
+    check_region(stem);
+    run_opts narrow = {.seed = 7, .vector_width = 8, .expect_text = "#define PT 8\n"};
+    check_region_opts(stem, &narrow);
     /* Uneven strides and asymmetric padding. */
     check_region(MAIN("%x: Tensor[(1, 2, 9, 13), float32], %w: Tensor[(3, 2, 2, 3), float32]")
                  "  nn.conv2d(%x, %w, strides=[3, 2], padding=[0, 1, 2, 0])\n}\n");

@@ -142,6 +142,8 @@ static void test_devices_listed(void **state)
     assert_string_equal(devs[0].type, "CPU");
     assert_true(devs[0].unified_memory);
     assert_true(devs[0].compute_units >= 1);
+    assert_true(devs[0].float_vector_width == 4 || devs[0].float_vector_width == 8 ||
+                devs[0].float_vector_width == 16); /* a CPU's SIMD width */
     assert_true(devs[0].global_mem_bytes > 0);
     free(devs);
 }

@@ -20,6 +20,11 @@ typedef struct byocl_cl_codegen_options {
     /* The device's CL_DEVICE_MAX_WORK_ITEM_SIZES; a 0 entry means max_work_group_size for
      * dimensions 0 and 1, and at most 64 for dimension 2 (the smallest common GPU limit). */
     size_t max_work_item_sizes[3];
+    /* The device's CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT; 0 means 16. A conv2d
+     * work-item computes one such vector of positions for each of its output channels,
+     * so that its accumulators fit the vector registers (4, 8 or 16; other widths, GPUs'
+     * 1 among them, get 16). */
+    int vector_width;
     /* Every op its own kernel (no epilogue fusion): for debugging and tests. */
     bool no_fusion;
 } byocl_cl_codegen_options;

@@ -159,7 +159,7 @@ static byocl_status emit_conv(clg_gen *gen, const clg_group *grp)
     int node = grp->anchor;
     const byocl_node *n = &fn->nodes[node];
     clg_conv_sched s;
-    byocl_status st = clg_conv_schedule(fn, node, &s, gen->err);
+    byocl_status st = clg_conv_schedule(fn, node, gen->opt.vector_width, &s, gen->err);
     if (st != BYOCL_OK) {
         clg_conv_sched_free(&s);
         return st;

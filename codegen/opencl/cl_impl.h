@@ -224,8 +224,10 @@ typedef struct clg_conv_sched {
     int64_t packed_elems;    /* packed weight: groups * ob * cin_g * ntaps * oct */
 } clg_conv_sched;
 
-byocl_status clg_conv_schedule(const byocl_function *fn, int node, clg_conv_sched *s,
-                              byocl_error *err);
+/* The schedule of conv2d `node` for a device of `vector_width` floats per vector
+ * (byocl_cl_codegen_options.vector_width). */
+byocl_status clg_conv_schedule(const byocl_function *fn, int node, int vector_width,
+                              clg_conv_sched *s, byocl_error *err);
 void clg_conv_sched_free(clg_conv_sched *s);
 /* Element of the (OIHW) weight that packed element i holds, or -1 for a zero. */
 int64_t clg_conv_pack_source(const clg_conv_sched *s, int64_t i);

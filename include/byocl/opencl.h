@@ -73,6 +73,8 @@ typedef struct byocl_opencl_device_info {
     char driver[128];       /* CL_DRIVER_VERSION */
     char version[128];      /* CL_DEVICE_VERSION */
     int compute_units;
+    int float_vector_width; /* CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT: 8 on AVX2, 16 on
+                             * AVX-512 (PoCL), 1 on GPUs */
     uint64_t global_mem_bytes;
     bool unified_memory;    /* CPU device or CL_DEVICE_HOST_UNIFIED_MEMORY */
 } byocl_opencl_device_info;

@@ -93,6 +93,9 @@ static void describe(cl_platform_id p, cl_device_id d, int index, byocl_opencl_d
     cl_uint cu = 0;
     clGetDeviceInfo(d, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
     out->compute_units = (int)cu;
+    cl_uint width = 0;
+    clGetDeviceInfo(d, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, sizeof width, &width, NULL);
+    out->float_vector_width = (int)width;
     cl_ulong mem = 0;
     clGetDeviceInfo(d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem, NULL);
     out->global_mem_bytes = mem;

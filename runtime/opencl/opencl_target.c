@@ -71,8 +71,10 @@ static byocl_status target_emit(void *ctx, const byocl_function *region,
     byocl_opencl_options o = options_of(config, device, sizeof device);
     byocl_cl_codegen_options copt = {.compute_units = 0};
     ocl_device_desc desc;
-    if (ocl_choose_device(o.device, &desc, NULL) == BYOCL_OK)
+    if (ocl_choose_device(o.device, &desc, NULL) == BYOCL_OK) {
         copt.compute_units = desc.info.compute_units;
+        copt.vector_width = desc.info.float_vector_width;
+    }
     const char *symbol = byocl_attrs_get_str(byocl_function_attrs(region), "global_symbol",
                                              byocl_function_name(region));
     byocl_cl_plan *plan = NULL;
@@ -175,7 +177,8 @@ byocl_status byocl_opencl_compile(const byocl_function *region, const byocl_open
     if (st == BYOCL_OK && opt->keep_device)
         ocl_device_keep(dev);
     if (st == BYOCL_OK) {
-        byocl_cl_codegen_options copt = {.compute_units = dev->info.compute_units};
+        byocl_cl_codegen_options copt = {.compute_units = dev->info.compute_units,
+                                         .vector_width = dev->info.float_vector_width};
         st = clg_codegen(region, &copt, &plan, err);
     }
     /* A cache folder that cannot be made only costs build time: compile without one. */
