@@ -247,6 +247,19 @@ static void test_table_json_and_progress(void **state)
             assert_true(k == 0 ? partition == 0 : partition > 0);
             assert_true(fabs(partition + build - json_number(p, whole[w])) <=
                         1e-6 * json_number(p, whole[w]));
+            /* Of the build, the OpenCL programs: one per region offloaded (two), loaded
+             * from the program cache by the cached build, none on the host. */
+            const char *kinds[2] = {"opencl_programs_cold", "opencl_programs_cached"};
+            const byocl_json *programs = base_json_get(p, kinds[w]);
+            assert_non_null(programs);
+            int compiled = (int)json_number(programs, "compiled");
+            int loaded = (int)json_number(programs, "loaded");
+            double ms = json_number(programs, "compiled_ms") + json_number(programs, "loaded_ms");
+            expect_printed(json_number(parts, "opencl_programs"), ms);
+            assert_int_equal(compiled + loaded, k == 0 ? 0 : 2);
+            if (w == 1)
+                assert_int_equal(compiled, 0);
+            assert_true(k == 0 ? ms == 0 : ms > 0 && ms <= build);
         }
     }
     assert_int_equal((int)json_number(j, "runs"), 3);

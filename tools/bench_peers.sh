@@ -302,7 +302,8 @@ for threads in thread_counts:
 COLUMNS = ("threads", "model", "input_size", "pytorch_jit_ms", "onnxruntime_ms",
            "byocl_host_ms", "byocl_offloaded_ms", "best_peer", "host_over_best_peer",
            "offloaded_over_host", "host_cold_ms", "host_cached_ms", "offloaded_cold_ms",
-           "offloaded_first_run_ms", "offloaded_cached_ms", "note")
+           "offloaded_first_run_ms", "offloaded_cached_ms", "offloaded_cold_programs_ms",
+           "note")
 def cell(column, v):
     if v is None: return "-"
     if isinstance(v, float): return ("%.3f" if "_over_" in column else "%.2f") % v
@@ -316,6 +317,8 @@ with open(os.path.join(out, "peers.tsv.part"), "w") as f:
         row += [r.get("best_peer"), r.get("host_over_best_peer"), r.get("offloaded_over_host")]
         row += [c.get(k) for k in ("host_cold", "host_cached", "offloaded_cold",
                                    "offloaded_first_run", "offloaded_cached")]
+        # of the offloaded cold build, the OpenCL programs (a byocl that writes it)
+        row.append(c.get("offloaded_cold_parts", {}).get("opencl_programs"))
         row.append("; ".join(note for _, note in sorted(r["notes"].items())) or None)
         f.write("\t".join(cell(c, v) for c, v in zip(COLUMNS, row)) + "\n")
 with open(os.path.join(out, "peers.json.part"), "w") as f:

@@ -19,6 +19,7 @@
 
 #include "bench_plot.h"
 #include "bench_regions.h"
+#include "byocl/opencl.h"
 #include "byocl/runtime.h"
 #include "cli.h"
 #include "cli_inputs.h"
@@ -69,9 +70,11 @@ typedef struct bench_request {
 
 /* A build's wall time in its two steps: partitioning @main for the region target (none
  * for the host build), then byocl_build: code generation, LLVM, and for the offloaded
- * build the region target's compile (OpenCL C and the driver's program builds). */
+ * build the region target's compile (OpenCL C and the driver's program builds). Of the
+ * build, what the OpenCL programs took (byocl_opencl_build_totals, over the build). */
 typedef struct bench_build_parts {
     double partition_ms, build_ms;
+    byocl_opencl_build_totals programs;
 } bench_build_parts;
 
 /* One of the two builds. */
@@ -237,9 +240,18 @@ static int build_once(const bench_request *req, bench_path *p, const char *kind,
         st = cli_partition_for_target(&build, p->m, &partitioned, &err);
         parts->partition_ms = (cli_seconds() - t0) * 1e3;
     }
+    byocl_opencl_build_totals before, after;
+    byocl_opencl_build_totals_get(&before);
     if (st == BYOCL_OK)
         st = cli_build_model(&build, partitioned ? partitioned : p->m, out, &parts->build_ms,
                              &err);
+    byocl_opencl_build_totals_get(&after);
+    parts->programs = (byocl_opencl_build_totals){
+        .compiled = after.compiled - before.compiled,
+        .loaded = after.loaded - before.loaded,
+        .compiled_ms = after.compiled_ms - before.compiled_ms,
+        .loaded_ms = after.loaded_ms - before.loaded_ms,
+    };
     byocl_module_free(partitioned);
     *ms = parts->partition_ms + parts->build_ms;
     if (st != BYOCL_OK) {
@@ -528,11 +540,18 @@ static void json_num(FILE *f, const char *key, double v, const char *after)
         fprintf(f, "null%s", after);
 }
 
-static void json_build_parts(FILE *f, const char *key, const bench_build_parts *parts)
+/* "compile_<kind>_parts_ms": {...}, "opencl_programs_<kind>": {...} */
+static void json_build_parts(FILE *f, const char *kind, const bench_build_parts *parts)
 {
-    fprintf(f, "\"%s\": {", key);
+    const byocl_opencl_build_totals *pr = &parts->programs;
+    fprintf(f, "\"compile_%s_parts_ms\": {", kind);
     json_num(f, "partition", parts->partition_ms, ", ");
-    json_num(f, "build", parts->build_ms, "}, ");
+    json_num(f, "build", parts->build_ms, ", ");
+    json_num(f, "opencl_programs", pr->compiled_ms + pr->loaded_ms, "}, ");
+    fprintf(f, "\"opencl_programs_%s\": {\"compiled\": %d, \"loaded\": %d, ", kind,
+            pr->compiled, pr->loaded);
+    json_num(f, "compiled_ms", pr->compiled_ms, ", ");
+    json_num(f, "loaded_ms", pr->loaded_ms, "}, ");
 }
 
 static void json_path(FILE *f, const bench_path *p)
@@ -546,8 +565,8 @@ static void json_path(FILE *f, const bench_path *p)
     json_num(f, "compile_cold_ms", p->cold_ms, ", ");
     json_num(f, "first_run_cold_ms", p->first_run_ms, ", ");
     json_num(f, "compile_cached_ms", p->cached_ms, ", ");
-    json_build_parts(f, "compile_cold_parts_ms", &p->cold);
-    json_build_parts(f, "compile_cached_parts_ms", &p->cached);
+    json_build_parts(f, "cold", &p->cold);
+    json_build_parts(f, "cached", &p->cached);
     fprintf(f, "\"steps\": %d, \"planned_activation_bytes\": %zu, \"live_peak_activation_bytes\": %zu},\n",
             st.n_steps, st.planned_bytes, st.live_peak_bytes);
 }

@@ -90,6 +90,18 @@ byocl_status byocl_opencl_devices(byocl_opencl_device_info **out, int *n, byocl_
 byocl_status byocl_opencl_device_find(const char *device, byocl_opencl_device_info *out,
                                       byocl_error *err);
 
+/* What getting OpenCL programs built cost this process so far, over every device and
+ * region: each region's program is compiled from its OpenCL C (clCreateProgramWithSource
+ * and clBuildProgram, then written to the program cache) or loaded from byocl's program
+ * cache (clCreateProgramWithBinary and clBuildProgram). Times are wall times summed over
+ * programs. `byocl bench` reads it before and after a build. */
+typedef struct byocl_opencl_build_totals {
+    int compiled, loaded;          /* programs compiled from source, loaded from the cache */
+    double compiled_ms, loaded_ms; /* the time each kind took */
+} byocl_opencl_build_totals;
+
+void byocl_opencl_build_totals_get(byocl_opencl_build_totals *out);
+
 /* Closes the devices kept open (byocl_opencl_options.keep_device, the target option
  * keep_device) that no region module uses any more. The OpenCL target calls it when it is
  * unregistered (byocl_target_registry_reset). */

@@ -6,11 +6,13 @@
  * the build options, the device's name and version, the driver and platform versions.
  * An entry that fails a check, or that the driver refuses, is deleted and the program
  * rebuilt from source. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/cache.h"
+#include "base/clock.h"
 #include "opencl_impl.h"
 
 /* Format 2: SHA-256 keys and digests (runtime/base/cache.c); format 1 entries had other names. */
@@ -19,6 +21,31 @@ static byocl_cache_kind program_cache = BYOCL_CACHE_KIND_INIT("BYOCLPC1", 2u, ".
 ocl_cache_stats ocl_cache_stats_get(void) { return base_cache_stats_get(&program_cache); }
 
 void ocl_cache_stats_reset(void) { base_cache_stats_reset(&program_cache); }
+
+/* Regions may build on several threads: the totals have a lock. */
+static pthread_mutex_t totals_lock = PTHREAD_MUTEX_INITIALIZER;
+static byocl_opencl_build_totals totals;
+
+static void count_program(bool compiled, double since_ms)
+{
+    double ms = base_now_ms() - since_ms;
+    pthread_mutex_lock(&totals_lock);
+    if (compiled) {
+        totals.compiled++;
+        totals.compiled_ms += ms;
+    } else {
+        totals.loaded++;
+        totals.loaded_ms += ms;
+    }
+    pthread_mutex_unlock(&totals_lock);
+}
+
+void byocl_opencl_build_totals_get(byocl_opencl_build_totals *out)
+{
+    pthread_mutex_lock(&totals_lock);
+    *out = totals;
+    pthread_mutex_unlock(&totals_lock);
+}
 
 static void device_key(const ocl_device *dev, const char *source, const char *options,
                        byocl_cache_key *key)
@@ -173,6 +200,7 @@ byocl_status ocl_program_get(ocl_device *dev, const char *dir, const char *regio
                              byocl_error *err)
 {
     *out = NULL;
+    double start_ms = base_now_ms();
     byocl_cache_key key;
     char *path = NULL;
     device_key(dev, source, options, &key);
@@ -188,6 +216,7 @@ byocl_status ocl_program_get(ocl_device *dev, const char *dir, const char *regio
             if (*out) {
                 base_cache_accept(&program_cache);
                 free(path);
+                count_program(false, start_ms);
                 return BYOCL_OK;
             }
             base_cache_reject(&program_cache, path);
@@ -212,5 +241,6 @@ byocl_status ocl_program_get(ocl_device *dev, const char *dir, const char *regio
         return st;
     }
     *out = program;
+    count_program(true, start_ms);
     return BYOCL_OK;
 }
