@@ -5,7 +5,8 @@
  *   copy                DST = SRC = i (a region output that another value already holds)
  *   weight packing      DST = i over the packed layout, SRC = the weight, absent past the
  *                       last output channel (when the weight is a region input)
- * Values pass through float, which is exact for float32 and float16.
+ * Values pass through float, which is exact for float32 and float16; integers (argmax's
+ * positions) pass as they are.
  *
  * Defined by the generator: KNAME, KPARAMS (x, y), N (work-items that do something),
  * MOVE_INDEX(i, src, dst, ok) (sets int src, dst and bool ok), LD_x, ST_Y. */
@@ -17,5 +18,5 @@ __kernel void KNAME(KPARAMS)
     int src = 0, dst = 0;
     bool ok = true;
     MOVE_INDEX(i, src, dst, ok);
-    ST_Y(dst, ok ? LD_x(src) : 0.0f);
+    ST_Y(dst, ok ? LD_x(src) : 0); /* 0, not 0.0f: an int stays an int */
 }

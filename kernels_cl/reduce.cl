@@ -9,16 +9,33 @@
  * along the kept axes times their input strides), AT(r) the offset of the r-th (C order)
  * from it (r's digits along the reduced axes times theirs).
  *
+ * argmax and argmin (ARG 1) store the int32 position r of the best element instead, as
+ * the reference picks it: TAKES(x, b) says whether x replaces the best so far (greater,
+ * or smaller; with select_last_index an equal one too; a NaN replaces any number and is
+ * then kept, so the first NaN wins).
+ *
  * Defined by the generator: KNAME, KPARAMS (x, y, then epilogue operands), NOUT, COUNT,
- * BASE(o), AT(r), SUMS (1: sum or mean, then FINISH(v) is the result of sum v), else
- * INIT and STEP(a, x) (prod: 1 and a * x; max: -INFINITY and byocl_max; min: INFINITY and
- * byocl_min), EPILOGUE(v, fi), LD_x, ST_Y. */
+ * BASE(o), AT(r), ARG (0/1), SUMS (1: sum or mean, then FINISH(v) is the result of sum
+ * v), else INIT and STEP(a, x) (prod: 1 and a * x; max: -INFINITY and byocl_max; min:
+ * INFINITY and byocl_min; argmax and argmin: -INFINITY or INFINITY and TAKES(x, b)),
+ * EPILOGUE(v, fi), LD_x, ST_Y. */
 __kernel void KNAME(KPARAMS)
 {
     const int o = get_global_id(0);
     if (o >= NOUT)
         return;
     const int base = BASE(o);
+#if ARG
+    float best = INIT;
+    int at = 0;
+    for (int r = 0; r < COUNT; r++) {
+        const float e = LD_x(base + AT(r));
+        const bool takes = TAKES(e, best);
+        best = takes ? e : best;
+        at = takes ? r : at;
+    }
+    ST_Y(o, at);
+#else
 #if SUMS
     float s = 0.0f, c = 0.0f;
     for (int r = 0; r < COUNT; r++) {
@@ -36,4 +53,5 @@ __kernel void KNAME(KPARAMS)
 #endif
     EPILOGUE(v, o);
     ST_Y(o, v);
+#endif
 }

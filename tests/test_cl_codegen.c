@@ -18,6 +18,7 @@
 #include "byocl/pipeline.h"
 #include "byocl/target.h"
 #include "fixtures/ops/conv_cases.h"
+#include "fixtures/ops/image_cases.h"
 #include "fixtures/ops/index_cases.h"
 #include "fixtures/ops/nn_cases.h"
 #include "fixtures/ops/transform_cases.h"
@@ -843,8 +844,9 @@ static bool is_float(byocl_dtype dtype)
 }
 
 /* The reduction cases of tests/gen/gen_ops_transform.py on the opencl target: float32
- * and float16 ones run and agree with numpy (max and min exactly, sums within the
- * documented bound); the others are refused, saying why. */
+ * and float16 ones run and agree with numpy (max, min and the argmax/argmin positions,
+ * ties and NaN included, exactly; sums within the documented bound); the others are
+ * refused, saying why. */
 static void test_reduce_generated(void **state)
 {
     (void)state;
@@ -856,22 +858,24 @@ static void test_reduce_generated(void **state)
             continue;
         byocl_shape shape = byocl_shape_make(k->in[0]->rank, k->in[0]->dims);
         bool arg = kind == OPS_REDUCE_ARGMAX || kind == OPS_REDUCE_ARGMIN;
-        const char *want_why = arg ? "is not supported by the opencl target"
-                               : !is_float(k->in[0]->dtype)
+        const char *want_why = !is_float(k->in[0]->dtype)
                                    ? "is not supported (the opencl target computes"
                                : byocl_shape_numel(&shape) == 0 ? "empty tensors are not supported"
                                                                 : NULL;
         ran += generated_on_opencl(k, want_why,
-                                   kind == OPS_REDUCE_MAX || kind == OPS_REDUCE_MIN);
+                                   arg || kind == OPS_REDUCE_MAX || kind == OPS_REDUCE_MIN);
     }
-    assert_true(ran >= 14);
+    assert_int_equal(ran, 30);
 }
 
-/* The batch_matmul cases of tests/gen/gen_ops_nn.py and the conv2d cases of
- * tests/gen/gen_ops_conv.py (transposes, a broadcast batch, tile tails, float16, strides
- * of 12 and 16) on the opencl target: float32 and float16 ones run and agree with numpy
- * within the documented bound; int8 and float64 ones are refused, saying why. */
-static void test_matmul_conv_generated(void **state)
+/* The batch_matmul cases of tests/gen/gen_ops_nn.py, the conv2d and conv2d_transpose
+ * cases of tests/gen/gen_ops_conv.py (transposes, a broadcast batch, tile tails, float16,
+ * strides of 12 and 16; the transposed convs' strides, groups, padding, output_padding,
+ * dilation) and the resize2d cases of tests/gen/gen_ops_image.py (every method, rounding
+ * and coordinate transformation, up and down, float16) on the opencl target: float32 and
+ * float16 ones run and agree with numpy within the documented bound (nearest resizing bit
+ * for bit); integer and float64 ones are refused, saying why. */
+static void test_ops_generated(void **state)
 {
     (void)state;
     static const struct {
@@ -882,6 +886,8 @@ static void test_matmul_conv_generated(void **state)
     } sets[] = {
         {nn_cases, N_ITEMS(nn_cases), "nn.batch_matmul", 11},
         {conv_cases, N_ITEMS(conv_cases), "nn.conv2d", 12},
+        {conv_cases, N_ITEMS(conv_cases), "nn.conv2d_transpose", 11},
+        {image_cases, N_ITEMS(image_cases), "image.resize2d", 22},
     };
     for (size_t s = 0; s < sizeof sets / sizeof sets[0]; s++) {
         int ran = 0;
@@ -890,8 +896,9 @@ static void test_matmul_conv_generated(void **state)
             if (strcmp(k->op, sets[s].op) != 0)
                 continue;
             bool float_io = is_float(k->in[0]->dtype) && is_float(k->out[0]->dtype);
+            bool copies = strstr(k->attrs, "nearest_neighbor") != NULL; /* resize2d's */
             ran += generated_on_opencl(
-                k, float_io ? NULL : "is not supported (the opencl target computes", false);
+                k, float_io ? NULL : "is not supported (the opencl target computes", copies);
         }
         assert_int_equal(ran, sets[s].want_ran);
     }
@@ -1045,6 +1052,27 @@ static void test_take_fast(void **state)
                              "fails there; the host reports it)");
     op_tensors_free(in, 2);
     byocl_module_free(m);
+}
+
+/* A segmentation head as one region: conv2d_transpose + bias_add + relu, a bilinear
+ * resize + add, and an argmax over the channels: three kernels, epilogues fused; the
+ * int32 positions agree with the reference executor. */
+static void test_decoder_region(void **state)
+{
+    (void)state;
+    static const char text[] =
+        MAIN("%x: Tensor[(1, 4, 6, 5), float32], %c_w: Tensor[(4, 8, 4, 4), float32], "
+             "%c_b: Tensor[(8), float32]")
+        "  %0 = nn.conv2d_transpose(%x, %c_w, strides=[2, 2], padding=[1, 1, 1, 1]);\n"
+        "  %1 = nn.bias_add(%0, %c_b);\n"
+        "  %2 = nn.relu(%1);\n"
+        "  %3 = image.resize2d(%2, size=[23, 21], method=\"linear\", "
+        "coordinate_transformation_mode=\"half_pixel\");\n"
+        "  %4 = add(%3, 1f);\n"
+        "  %5 = argmax(%4, axis=[1]);\n"
+        "  (%4, %5)\n}\n";
+    run_opts o = {.seed = 11, .expect_launches = 3};
+    check_region_opts(text, &o);
 }
 
 static void test_transpose_concat(void **state)
@@ -1489,7 +1517,8 @@ int main(void)
         cmocka_unit_test(test_reduce),
         cmocka_unit_test(test_layer_norm_region),
         cmocka_unit_test(test_reduce_generated),
-        cmocka_unit_test(test_matmul_conv_generated),
+        cmocka_unit_test(test_ops_generated),
+        cmocka_unit_test(test_decoder_region),
         cmocka_unit_test(test_index_generated),
         cmocka_unit_test(test_gather_fusion),
         cmocka_unit_test(test_take_fast),

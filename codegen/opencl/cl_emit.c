@@ -13,6 +13,7 @@
 #include "ops/index.h"
 #include "ops/nn_util.h"
 #include "ops/op_impl.h"
+#include "ops/image.h"
 #include "ops/reduce.h"
 
 static byocl_dtype dtype_of(const clg_gen *gen, int node)
@@ -62,6 +63,13 @@ static byocl_status end_kernel(clg_kernel *k, byocl_status st, const char *tmpl,
     }
     return clg_kernel_end(k, tmpl, label, work_dim, global, flops) < 0 ? k->gen->err->status
                                                                       : BYOCL_OK;
+}
+
+/* #define names[i] values[i], for n integer parameters. */
+static void define_ints(clg_kernel *k, const char *const *names, const int64_t *values, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        clg_kernel_define(k, names[i], "%lld", (long long)values[i]);
 }
 
 /* A `move` launch of n elements from buffer src to buffer dst; `index` is MOVE_INDEX's
@@ -143,8 +151,7 @@ static int emit_conv_input(clg_gen *gen, const clg_conv_sched *s, const char *de
                                         "PAD_T", "PAD_L"};
     const int64_t values[] = {s->n * s->c, s->n_phase_y * s->n_phase_x, s->h, s->w, s->hph,
                               s->wph, s->stride[0], s->stride[1], s->pad[0], s->pad[1]};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        clg_kernel_define(&k, names[i], "%lld", (long long)values[i]);
+    define_ints(&k, names, values, sizeof names / sizeof names[0]);
     char py[512], px[512]; /* up to 15 phases listed: see phase_expr */
     clg_conv_phase_exprs(s, py, px, sizeof py);
     clg_kernel_define(&k, "PHASE_Y(s)", "%s", py);
@@ -309,8 +316,7 @@ static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)
     clg_kernel_define(&k, "POOL_MAX", "%d", strcmp(n->op->name, "nn.max_pool2d") == 0);
     clg_kernel_define(&k, "COUNT_INCLUDE_PAD", "%d",
                      byocl_attrs_get_bool(&n->attrs, "count_include_pad", false));
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        clg_kernel_define(&k, names[i], "%lld", (long long)values[i]);
+    define_ints(&k, names, values, sizeof names / sizeof names[0]);
     byocl_status st = clg_epilogue_define(&k, grp, gen->err);
     size_t global[3] = {(size_t)out->dims[3], (size_t)out->dims[2],
                         (size_t)(out->dims[0] * out->dims[1])};
@@ -373,9 +379,10 @@ static void digits_offset_text(const int64_t *dims, const int64_t *strides, int 
         base_textbuf_puts(t, "0");
 }
 
-/* sum, mean, prod, max, min (kernels_cl/reduce.cl): the input's axes that are 1 are
- * dropped and neighbours that are both reduced or both kept merged (they are contiguous),
- * so the inner loop's AT(r) divides only when the reduced axes lie apart. */
+/* sum, mean, prod, max, min, argmax, argmin (kernels_cl/reduce.cl): the input's axes that
+ * are 1 are dropped and neighbours that are both reduced or both kept merged (they are
+ * contiguous, and merging keeps the C order that argmax's positions count in), so the
+ * inner loop's AT(r) divides only when the reduced axes lie apart. */
 static byocl_status emit_reduce(clg_gen *gen, const clg_group *grp)
 {
     const byocl_function *fn = gen->fn;
@@ -442,8 +449,18 @@ static byocl_status emit_reduce(clg_gen *gen, const clg_group *grp)
     free(base_text);
     free(at_text);
     bool sums = kind == OPS_REDUCE_SUM || kind == OPS_REDUCE_MEAN;
+    bool arg = kind == OPS_REDUCE_ARGMAX || kind == OPS_REDUCE_ARGMIN;
     clg_kernel_define(&k, "SUMS", "%d", sums);
-    if (kind == OPS_REDUCE_MEAN) {
+    clg_kernel_define(&k, "ARG", "%d", arg);
+    if (arg) {
+        /* The reference's reduce_takes_f: x replaces the best b unless b is NaN or x is
+         * not past it (for the first index, not equal to it either). */
+        bool up = kind == OPS_REDUCE_ARGMAX;
+        bool to_last = byocl_attrs_get_bool(&n->attrs, "select_last_index", false);
+        const char *not_past = up ? (to_last ? "<" : "<=") : (to_last ? ">" : ">=");
+        clg_kernel_define(&k, "INIT", "%s", up ? "(-INFINITY)" : "INFINITY");
+        clg_kernel_define(&k, "TAKES(x, b)", "(!isnan(b) && !((x) %s (b)))", not_past);
+    } else if (kind == OPS_REDUCE_MEAN) {
         char divisor[48];
         clg_float_literal((double)count, divisor, sizeof divisor);
         clg_kernel_define(&k, "FINISH(v)", "((v) / %s)", divisor);
@@ -579,6 +596,125 @@ static byocl_status emit_gather(clg_gen *gen, const clg_group *grp)
     return end_kernel(&k, st, "gather", label, 1, &global, group_flops(gen, grp));
 }
 
+/* The taps of image.resize2d as kernels_cl/resize.cl reads them: the plans of the output
+ * rows then columns (ops_resize_plan, the reference's), offsets (rows times the input
+ * width) in *offsets and weights in *weights, two new tensors. */
+static byocl_status resize_tables(const byocl_node *n, const byocl_shape *in,
+                                  byocl_tensor **offsets, byocl_tensor **weights,
+                                  byocl_error *err)
+{
+    ops_resize_axis plan[2] = {{0}, {0}};
+    byocl_status st = ops_resize_plan(&n->attrs, 0, in->dims[2], &plan[0], err);
+    if (st == BYOCL_OK)
+        st = ops_resize_plan(&n->attrs, 1, in->dims[3], &plan[1], err);
+    int taps = plan[0].taps;
+    byocl_shape shape = {.rank = 1, .dims = {(plan[0].out + plan[1].out) * taps}};
+    *offsets = st == BYOCL_OK ? byocl_tensor_new(BYOCL_INT32, &shape, err) : NULL;
+    *weights = *offsets ? byocl_tensor_new(BYOCL_FLOAT32, &shape, err) : NULL;
+    if (*weights) {
+        int32_t *at = byocl_tensor_data(*offsets);
+        float *wt = byocl_tensor_data(*weights);
+        int64_t e = 0;
+        for (int a = 0; a < 2; a++)
+            for (int64_t i = 0; i < plan[a].out * taps; i++, e++) {
+                at[e] = (int32_t)(plan[a].index[i] * (a == 0 ? in->dims[3] : 1));
+                wt[e] = (float)plan[a].weight[i];
+            }
+    } else if (st == BYOCL_OK) {
+        byocl_tensor_unref(*offsets);
+        *offsets = NULL;
+        st = err->status;
+    }
+    ops_resize_axis_free(&plan[0]);
+    ops_resize_axis_free(&plan[1]);
+    return st;
+}
+
+/* image.resize2d (kernels_cl/resize.cl): the taps are planned here and passed as two
+ * constant tables. */
+static byocl_status emit_resize(clg_gen *gen, const clg_group *grp)
+{
+    const byocl_function *fn = gen->fn;
+    const byocl_node *n = &fn->nodes[grp->anchor];
+    const byocl_shape *in = &fn->nodes[n->args[0]].type->shape;
+    const byocl_shape *out = &n->type->shape;
+    byocl_tensor *offsets, *weights;
+    byocl_status st = resize_tables(n, in, &offsets, &weights, gen->err);
+    if (st != BYOCL_OK)
+        return st;
+    int64_t taps = byocl_tensor_numel(offsets) / (out->dims[2] + out->dims[3]);
+    char label[96], desc[64], what[112];
+    group_label(gen, grp, label, sizeof label);
+    clg_node_desc(fn, grp->anchor, desc, sizeof desc);
+    snprintf(what, sizeof what, "tap offsets of %s", desc);
+    int at = clg_gen_const(gen, offsets, what);
+    snprintf(what, sizeof what, "tap weights of %s", desc);
+    int wt = at >= 0 ? clg_gen_const(gen, weights, what) : -1;
+    if (at < 0)
+        byocl_tensor_unref(weights);
+    int x_root = gen->graph.info[n->args[0]].root;
+    int x = wt >= 0 ? clg_gen_root_buf(gen, x_root) : -1;
+    int y = x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
+    if (y < 0)
+        return gen->err->status;
+    int64_t nout = byocl_shape_numel(out);
+    clg_kernel k;
+    clg_kernel_begin(&k, gen, "resize");
+    clg_kernel_buffer(&k, "x", x, dtype_of(gen, x_root), false);
+    clg_kernel_buffer(&k, "at", at, BYOCL_INT32, false);
+    clg_kernel_buffer(&k, "wt", wt, BYOCL_FLOAT32, false);
+    clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
+    static const char *const names[] = {"NOUT", "H", "W", "OH", "OW", "TAPS"};
+    const int64_t values[] = {nout, in->dims[2], in->dims[3], out->dims[2], out->dims[3], taps};
+    define_ints(&k, names, values, sizeof names / sizeof names[0]);
+    st = clg_epilogue_define(&k, grp, gen->err);
+    size_t global = (size_t)nout;
+    return end_kernel(&k, st, "resize", label, 1, &global, group_flops(gen, grp));
+}
+
+/* nn.conv2d_transpose (kernels_cl/conv2d_transpose.cl): a gather over the taps that
+ * reach each output element, the weight read as it is. */
+static byocl_status emit_conv_transpose(clg_gen *gen, const clg_group *grp)
+{
+    const byocl_function *fn = gen->fn;
+    const byocl_node *n = &fn->nodes[grp->anchor];
+    const byocl_shape *in = &fn->nodes[n->args[0]].type->shape;
+    const byocl_shape *wshape = &fn->nodes[n->args[1]].type->shape;
+    const byocl_shape *out = &n->type->shape;
+    nn_slide slide;
+    byocl_status st = nn_slide_read(&n->attrs, NULL, in, &slide, gen->err);
+    if (st != BYOCL_OK)
+        return st;
+    int64_t groups = byocl_attrs_get_int(&n->attrs, "groups", 1);
+    char label[96];
+    group_label(gen, grp, label, sizeof label);
+    int x_root = gen->graph.info[n->args[0]].root, w_root = gen->graph.info[n->args[1]].root;
+    int x = clg_gen_root_buf(gen, x_root);
+    int w = x >= 0 ? clg_gen_root_buf(gen, w_root) : -1;
+    int y = w >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
+    if (y < 0)
+        return gen->err->status;
+    int64_t nout = byocl_shape_numel(out);
+    clg_kernel k;
+    clg_kernel_begin(&k, gen, "conv2d_transpose");
+    clg_kernel_buffer(&k, "x", x, dtype_of(gen, x_root), false);
+    clg_kernel_buffer(&k, "w", w, dtype_of(gen, w_root), false);
+    clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
+    const nn_window *win = &slide.win;
+    static const char *const names[] = {"NOUT", "C", "H", "W", "OC", "OH", "OW", "KH", "KW",
+                                        "SH", "SW", "DH", "DW", "PAD_T", "PAD_L", "CIN_G",
+                                        "OC_G"};
+    const int64_t values[] = {nout, in->dims[1], in->dims[2], in->dims[3], out->dims[1],
+                              out->dims[2], out->dims[3], wshape->dims[2], wshape->dims[3],
+                              win->stride[0], win->stride[1], win->dilation[0],
+                              win->dilation[1], win->pad[0], win->pad[1], in->dims[1] / groups,
+                              wshape->dims[1]};
+    define_ints(&k, names, values, sizeof names / sizeof names[0]);
+    st = clg_epilogue_define(&k, grp, gen->err);
+    size_t global = (size_t)nout;
+    return end_kernel(&k, st, "conv2d_transpose", label, 1, &global, group_flops(gen, grp));
+}
+
 static byocl_status emit_elemwise(clg_gen *gen, const clg_group *grp)
 {
     char label[96];
@@ -696,6 +832,8 @@ byocl_status clg_emit_group(clg_gen *gen, const clg_group *grp)
     case CLG_ANCHOR_POOL: return emit_pool(gen, grp);
     case CLG_ANCHOR_SOFTMAX: return emit_softmax(gen, grp);
     case CLG_ANCHOR_REDUCE: return emit_reduce(gen, grp);
+    case CLG_ANCHOR_RESIZE: return emit_resize(gen, grp);
+    case CLG_ANCHOR_CONV_TRANSPOSE: return emit_conv_transpose(gen, grp);
     case CLG_ANCHOR_ELEMWISE: return emit_elemwise(gen, grp);
     case CLG_ANCHOR_GATHER: return emit_gather(gen, grp);
     case CLG_ANCHOR_TRANSPOSE: return emit_transpose(gen, grp);

@@ -1,9 +1,9 @@
 /* Region analysis: which node's storage holds each tensor (tuples, TupleGetItem,
  * reshape and batch_flatten only name other storage), how often each is read, and the
- * groups of ops that become one kernel: an anchor (conv2d, dense, batch_matmul, a pool,
- * softmax, a reduction, strided_slice, broadcast_to, take, transpose, concatenate, or an
- * elementwise op) and the elementwise ops fused after it where the value in between has no
- * other reader. */
+ * groups of ops that become one kernel: an anchor (conv2d, conv2d_transpose, dense,
+ * batch_matmul, a pool, softmax, a reduction, resize2d, strided_slice, broadcast_to, take,
+ * transpose, concatenate, or an elementwise op) and the elementwise ops fused after it
+ * where the value in between has no other reader. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,12 +33,16 @@ static clg_anchor anchor_of(const char *op)
 {
     if (strcmp(op, "nn.conv2d") == 0)
         return CLG_ANCHOR_CONV;
+    if (strcmp(op, "nn.conv2d_transpose") == 0)
+        return CLG_ANCHOR_CONV_TRANSPOSE;
     if (strcmp(op, "nn.dense") == 0 || strcmp(op, "nn.batch_matmul") == 0)
         return CLG_ANCHOR_DENSE;
     if (strcmp(op, "nn.softmax") == 0)
         return CLG_ANCHOR_SOFTMAX;
     if (ops_reduce_kind_of(op) != OPS_REDUCE_NONE)
-        return CLG_ANCHOR_REDUCE; /* clg_supports admitted sum, mean, prod, max, min */
+        return CLG_ANCHOR_REDUCE; /* clg_supports admitted every reduction */
+    if (strcmp(op, "image.resize2d") == 0)
+        return CLG_ANCHOR_RESIZE;
     if (strcmp(op, "transpose") == 0)
         return CLG_ANCHOR_TRANSPOSE;
     if (ops_is_affine(op) || strcmp(op, "take") == 0)

@@ -30,10 +30,12 @@ void clg_float_literal(double v, char *buf, size_t len);
 /* What a group's first op is; it picks the kernel template. */
 typedef enum clg_anchor {
     CLG_ANCHOR_CONV,      /* nn.conv2d */
+    CLG_ANCHOR_CONV_TRANSPOSE, /* nn.conv2d_transpose */
     CLG_ANCHOR_DENSE,     /* nn.dense, nn.batch_matmul */
     CLG_ANCHOR_POOL,      /* nn.max_pool2d, nn.avg_pool2d, nn.global_avg_pool2d */
     CLG_ANCHOR_SOFTMAX,   /* nn.softmax */
-    CLG_ANCHOR_REDUCE,    /* sum, mean, prod, max, min */
+    CLG_ANCHOR_REDUCE,    /* sum, mean, prod, max, min, argmax, argmin */
+    CLG_ANCHOR_RESIZE,    /* image.resize2d */
     CLG_ANCHOR_ELEMWISE,  /* a chain of elementwise ops */
     CLG_ANCHOR_GATHER,    /* strided_slice, broadcast_to, take */
     CLG_ANCHOR_TRANSPOSE, /* transpose */
@@ -162,8 +164,8 @@ typedef struct clg_kernel {
 /* Starts kernel "k<N>_<what>". */
 void clg_kernel_begin(clg_kernel *k, clg_gen *gen, const char *what);
 /* Adds a buffer parameter `name` for clg_buf `buf` holding `dtype` (float32 or float16;
- * int32 or int64 for an index tensor; read-only unless `output`), with its LD_<name>/ST_Y
- * macros. */
+ * int32 or int64 for an index tensor, resize2d's offset table or argmax's result;
+ * read-only unless `output`), with its LD_<name>/ST_Y macros. */
 void clg_kernel_buffer(clg_kernel *k, const char *name, int buf, byocl_dtype dtype, bool output);
 /* The parameter name for an epilogue operand in clg_buf `buf` ("e0", "e1", ...), added
  * on first use. NULL when the kernel has too many parameters. */

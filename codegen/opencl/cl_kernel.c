@@ -61,7 +61,8 @@ void clg_kernel_buffer(clg_kernel *k, const char *name, int buf, byocl_dtype dty
         k->defines.oom = true;
         return;
     }
-    /* Index tensors (take's) are int32 or int64; the rest float32 or float16. */
+    /* Integer buffers (take's index tensors, resize's offset table, argmax's result) are
+     * plain int or long arrays. */
     const char *elem = dtype == BYOCL_FLOAT16 ? "ushort"
                        : dtype == BYOCL_INT32 ? "int"
                        : dtype == BYOCL_INT64 ? "long"

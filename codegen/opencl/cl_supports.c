@@ -1,6 +1,6 @@
 /* Which calls the OpenCL target accepts: the ops the generator has kernels for, on
  * float32 and float16 tensors (float16 as storage: every kernel computes in float), and
- * take's int32 or int64 indices. */
+ * take's int32 or int64 indices, and argmax/argmin's int32 results. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +9,7 @@
 #include "ops/elemwise_util.h"
 #include "ops/index.h"
 #include "ops/op_impl.h"
+#include "ops/reduce.h"
 
 /* Kernels index with 32-bit ints. */
 #define CLG_MAX_ELEMS ((int64_t)1 << 31)
@@ -21,7 +22,8 @@ static const char *const supported_ops[] = {
     "nn.global_avg_pool2d", "nn.softmax", "nn.batch_flatten", "reshape",
     "transpose",     "concatenate",   "sum",              "mean",
     "prod",          "max",           "min",              "nn.batch_matmul",
-    "strided_slice", "broadcast_to",  "take",
+    "strided_slice", "broadcast_to",  "take",             "image.resize2d",
+    "nn.conv2d_transpose", "argmax",  "argmin",
 };
 
 static bool refuse(char *why, size_t why_len, const char *fmt, ...)
@@ -48,19 +50,20 @@ static bool size_ok(const byocl_type *type, char *why, size_t why_len)
     return true;
 }
 
-/* Every tensor of `type` (tuple fields included) is float32/float16, non-empty and
- * small enough to index with an int. */
-static bool tensors_ok(const byocl_type *type, char *why, size_t why_len)
+/* Every tensor of `type` (tuple fields included) is float32/float16 (or int32 when
+ * `int32_ok`), non-empty and small enough to index with an int. */
+static bool tensors_ok(const byocl_type *type, bool int32_ok, char *why, size_t why_len)
 {
     if (type->kind == BYOCL_TYPE_TUPLE) {
         for (int i = 0; i < type->n_fields; i++)
-            if (!tensors_ok(type->fields[i], why, why_len))
+            if (!tensors_ok(type->fields[i], int32_ok, why, why_len))
                 return false;
         return true;
     }
     if (type->kind != BYOCL_TYPE_TENSOR)
         return refuse(why, why_len, "the call has no inferred type");
-    if (type->dtype != BYOCL_FLOAT32 && type->dtype != BYOCL_FLOAT16)
+    if (type->dtype != BYOCL_FLOAT32 && type->dtype != BYOCL_FLOAT16 &&
+        !(int32_ok && type->dtype == BYOCL_INT32))
         return refuse(why, why_len,
                       "dtype %s is not supported (the opencl target computes float32 and "
                       "float16)",
@@ -148,15 +151,22 @@ bool clg_supports(const byocl_function *fn, int node, char *why, size_t why_len)
         known = known || strcmp(op, supported_ops[i]) == 0;
     if (!known)
         return refuse(why, why_len, "op %s is not supported by the opencl target", op);
-    if (!tensors_ok(n->type, why, why_len))
+    /* argmax and argmin: float data in, int32 positions out. */
+    ops_reduce_kind reduce = ops_reduce_kind_of(op);
+    bool int32_result = reduce == OPS_REDUCE_ARGMAX || reduce == OPS_REDUCE_ARGMIN;
+    if (!tensors_ok(n->type, int32_result, why, why_len))
         return false;
     bool take = strcmp(op, "take") == 0;
     for (int k = 0; k < n->n_args; k++)
         if (!(take && k == 1 ? take_indices_ok(n, fn, why, why_len)
-                             : tensors_ok(fn->nodes[n->args[k]].type, why, why_len)))
+                             : tensors_ok(fn->nodes[n->args[k]].type, false, why, why_len)))
             return false;
     if (strcmp(op, "nn.conv2d") == 0)
         return conv2d_ok(n, fn, why, why_len);
+    if (strcmp(op, "nn.conv2d_transpose") == 0)
+        return layout_ok(&n->attrs, "data_layout", "NCHW", why, why_len) &&
+               layout_ok(&n->attrs, "kernel_layout", "IOHW", why, why_len) &&
+               layout_ok(&n->attrs, "out_layout", "NCHW", why, why_len);
     if (strcmp(op, "nn.max_pool2d") == 0 || strcmp(op, "nn.avg_pool2d") == 0 ||
         strcmp(op, "nn.global_avg_pool2d") == 0)
         return layout_ok(&n->attrs, "layout", "NCHW", why, why_len) &&

@@ -155,6 +155,9 @@ def main():
           uniform(50, (2, 3, 3, 3), dtype=np.float16),
           {"strides": [2, 2], "padding": [1], "out_dtype": "float16"}, (1, 3, 5, 5),
           out_dtype=np.float16)
+    # A decoder's 2x upsampling (kernel 4, stride 2, padding 1) over more channels.
+    add_t("conv_t_decoder_upsample", uniform(53, (1, 16, 6, 5)), uniform(54, (16, 8, 4, 4)),
+          {"strides": [2, 2], "padding": [1]}, (1, 8, 12, 10), **f32)
     add_t("conv_t_int8_to_int32", integers(51, (1, 2, 3, 3), -128, 128, np.int8),
           integers(52, (2, 2, 3, 3), -128, 128, np.int8),
           {"strides": [2, 2], "out_dtype": "int32"}, (1, 2, 7, 7), out_dtype=np.int32)

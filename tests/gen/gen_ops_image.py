@@ -154,5 +154,19 @@ case("cubic_asym_scales", uniform(114, (1, 1, 4, 4)), (3, 3), "cubic", "asymmetr
      scales=(0.8, 0.8))
 case("linear_f16", uniform(115, (1, 2, 3, 3), dtype=f16), (5, 4), "linear", "half_pixel",
      tol=2e-3)
+# More float cases for the opencl target (tests/test_cl_codegen.c): every coordinate
+# transformation on floats, cubic in float16, a larger down-scale.
+case("nearest_tf_half_pixel_ceil_f32", uniform(116, (1, 2, 5, 4)), (3, 7), "nearest_neighbor",
+     "tf_half_pixel_for_nn", "ceil")
+case("nearest_pytorch_prefer_floor_down", uniform(117, (1, 1, 9, 8)), (4, 3),
+     "nearest_neighbor", "pytorch_half_pixel", "round_prefer_floor")
+case("linear_pytorch_up", uniform(118, (1, 3, 4, 3)), (8, 6), "linear", "pytorch_half_pixel")
+case("linear_tf_half_pixel_down", uniform(119, (2, 1, 9, 10)), (4, 3), "linear",
+     "tf_half_pixel_for_nn")
+case("cubic_down_half_pixel", uniform(120, (1, 2, 12, 11)), (5, 4), "cubic", "half_pixel")
+case("cubic_pytorch_up_exclude", uniform(121, (1, 1, 3, 4)), (7, 9), "cubic",
+     "pytorch_half_pixel", a=-0.5, exclude=1)
+case("cubic_f16", uniform(122, (1, 2, 4, 3), dtype=f16), (6, 5), "cubic", "align_corners",
+     tol=2e-3)
 
 fx.write("gen_ops_image.py")

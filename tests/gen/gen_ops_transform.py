@@ -200,4 +200,24 @@ fx.case("transpose_f64", "transpose", "axes=[2, 0, 1]", [xd], [np.transpose(xd, 
 fx.case("concatenate_f64", "concatenate", "axis=1", [xd, xd[:, :1]],
         [np.concatenate([xd, xd[:, :1]], axis=1)], tuple_arg=True)
 
+# ---- argmax, argmin on floats with ties and NaN (the opencl target runs these: first
+# index on a tie unless select_last_index; the first NaN wins, as numpy's)
+tf = np.array([[1, 3, 3, 0], [2, 2, 2, 2], [-1, -5, -5, 4]], f32)
+fx.case("argmax_f32_ties_first", "argmax", "axis=1", [tf], [arg(np.argmax, tf, 1)])
+fx.case("argmax_f32_ties_last_keepdims", "argmax",
+        "axis=[1], keepdims=True, select_last_index=True", [tf],
+        [arg(np.argmax, tf, 1, True, last=True)])
+fx.case("argmin_f32_ties_first_axis0", "argmin", "axis=0", [tf], [arg(np.argmin, tf, 0)])
+fx.case("argmin_f32_ties_last", "argmin", "axis=-1, select_last_index=True", [tf],
+        [arg(np.argmin, tf, -1, last=True)])
+tn = np.array([[1, np.nan, 5, np.nan], [-np.inf, -np.inf, 2, 1], [np.inf, 0, np.nan, np.inf]],
+              f32)
+fx.case("argmax_f32_nan_inf", "argmax", "axis=1", [tn], [arg(np.argmax, tn, 1)])
+fx.case("argmin_f32_nan_inf", "argmin", "axis=1", [tn], [arg(np.argmin, tn, 1)])
+t4 = np.arange(2 * 3 * 4 * 5, dtype=f32).reshape(2, 3, 4, 5) % 7
+fx.case("argmax_f32_two_axes_apart", "argmax", "axis=[1, 3]", [t4],
+        [np.argmax(np.moveaxis(t4, 1, 2).reshape(2, 4, 15), axis=2).astype(np.int32)])
+fx.case("argmin_f16_keepdims_all", "argmin", "keepdims=True", [t4.astype(f16)],
+        [arg(np.argmin, t4, None, True)])
+
 fx.write("gen_ops_transform.py")
