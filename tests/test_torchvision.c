@@ -2,8 +2,11 @@
  * tools/export_torchvision.py (random weights), each with PyTorch's output for a fixed
  * input; `byocl run` on the reference executor, built for the host (--target host) and
  * offloaded (--target opencl: the regions on OpenCL, the rest on the host) must match it
- * to a relative L2 error of 1e-4. At the end the test prints a table: each model's GFLOP,
- * whether byocl loads it, the error, build and run times per path.
+ * to a relative L2 error of 1e-4, or of twice PyTorch's own float32 error where that is
+ * larger (<name>_output_f32.npy: deep networks with random weights, resnet152 among them,
+ * amplify float32 rounding to 3.6e-4 in PyTorch itself). At the end the test prints a
+ * table: each model's GFLOP, whether byocl loads it, PyTorch's float32 error, byocl's
+ * error, build and run times per path.
  *
  * The models are not committed (65 MB for the default three, gigabytes for all). The test
  * takes those that the exporter listed in <dir>/models.tsv; produce them with
@@ -50,6 +53,7 @@ typedef struct {
     char export_status[256]; /* models.tsv's last column: "ok" or why not exported */
     char load[BYOCL_ERROR_MSG_MAX]; /* "" when byocl loads it, else byocl's message */
     double gflop;
+    double torch_f32_rel_l2; /* PyTorch's float32 output against its float64 one, or NAN */
     path_result path[N_PATHS];
 } model_row;
 
@@ -105,6 +109,7 @@ static bool read_manifest(const char *dir)
         line[strcspn(line, "\n")] = '\0';
         model_row *r = &rows[n_rows++];
         memset(r, 0, sizeof *r);
+        r->torch_f32_rel_l2 = NAN;
         char *tab = strchr(line, '\t');
         if (tab)
             *tab = '\0';
@@ -153,6 +158,31 @@ static void load_model(const char *dir, model_row *r)
     byocl_module_free(m);
 }
 
+/* How far PyTorch's own float32 output is from the float64 reference (NAN without
+ * <name>_output_f32.npy, which older exports lack). */
+static double torch_f32_error(const char *dir, const char *name)
+{
+    char file[4096];
+    snprintf(file, sizeof file, "%s/%s_output_f32.npy", dir, name);
+    FILE *f = fopen(file, "rb");
+    if (!f)
+        return NAN;
+    fclose(f);
+    byocl_tensor *f32 = read_npy(file);
+    snprintf(file, sizeof file, "%s/%s_output.npy", dir, name);
+    byocl_tensor *want = read_npy(file);
+    double e = ts_relative_l2(f32, want);
+    byocl_tensor_unref(f32);
+    byocl_tensor_unref(want);
+    return e;
+}
+
+/* The error a path may have: MAX_REL_L2, or twice PyTorch's float32 error if larger. */
+static double tolerance(const model_row *r)
+{
+    return r->torch_f32_rel_l2 > MAX_REL_L2 / 2 ? 2 * r->torch_f32_rel_l2 : MAX_REL_L2;
+}
+
 /* Runs one model on one path and compares its output with PyTorch's. */
 static void run_path(const char *dir, const char *out_dir, model_row *r, int p)
 {
@@ -177,9 +207,11 @@ static void run_path(const char *dir, const char *out_dir, model_row *r, int p)
         snprintf(built, sizeof built, "for target %s in ", paths[p].key);
         res->build_ms = p == 0 ? NAN : number_after(out, built);
         res->run_ms = number_after(out, p == 0 ? "executor in " : "median ");
-        if (!(res->rel_l2 <= MAX_REL_L2))
-            snprintf(res->why, sizeof res->why, "relative L2 error %.3g > %g", res->rel_l2,
-                     MAX_REL_L2);
+        if (!(res->rel_l2 <= tolerance(r)))
+            snprintf(res->why, sizeof res->why,
+                     "relative L2 error %.3g > %.3g (1e-4, or twice PyTorch's float32 error "
+                     "%.3g)",
+                     res->rel_l2, tolerance(r), r->torch_f32_rel_l2);
         byocl_tensor_unref(got);
         byocl_tensor_unref(want);
     }
@@ -206,9 +238,10 @@ static void print_cell(double v, const char *fmt)
 /* The report: one markdown row per model. */
 static void print_table(void)
 {
-    printf("\n| model | GFLOP | load | rel. L2 ref | rel. L2 host | rel. L2 opencl | build host "
-           "ms | build opencl ms | run ref ms | run host ms | run opencl ms |\n"
-           "|---|---|---|---|---|---|---|---|---|---|---|\n");
+    printf("\n| model | GFLOP | load | rel. L2 PyTorch float32 | rel. L2 ref | rel. L2 host | "
+           "rel. L2 opencl | build host ms | build opencl ms | run ref ms | run host ms | "
+           "run opencl ms |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < n_rows; i++) {
         const model_row *r = &rows[i];
         bool exported = strcmp(r->export_status, "ok") == 0;
@@ -217,6 +250,7 @@ static void print_table(void)
         printf("| %s |", r->name);
         print_cell(exported && !r->load[0] ? r->gflop : NAN, "%.2f");
         printf(" %s |", !exported ? r->export_status : r->load[0] ? r->load : "ok");
+        print_cell(r->torch_f32_rel_l2, "%.2g");
         for (int p = 0; p < N_PATHS; p++)
             print_cell(r->path[p].ran ? r->path[p].rel_l2 : NAN, "%.2g");
         for (int p = 1; p < N_PATHS; p++)
@@ -239,6 +273,7 @@ static void test_models_match_pytorch(void **state)
         if (strcmp(r->export_status, "ok") != 0 || !listed("BYOCL_TORCHVISION_MODELS", r->name))
             continue; /* not exported (reported, not byocl's failure), or not asked for */
         load_model(dir, r);
+        r->torch_f32_rel_l2 = torch_f32_error(dir, r->name);
         if (r->load[0]) {
             print_message("%s: byocl cannot load it: %s\n", r->name, r->load);
             failures++;

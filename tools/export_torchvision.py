@@ -20,10 +20,15 @@ OUT_DIR (default build/torchvision) receives, per model:
                       (299 for inception_v3)
   <name>_input.npy    the input: uniform in [-1, 1) from seed 0, float32
   <name>_output.npy   PyTorch's output (1, 1000), float32, computed in float64 and rounded
+  <name>_output_f32.npy  PyTorch's output computed in float32: how far float32 arithmetic
+                      itself lands from the float64 output on this model (deep networks
+                      with random weights, resnet152's, amplify rounding), so the test can
+                      tell byocl's error from the model's own sensitivity
 
 and models.tsv, one line per model asked for: name, family, parameters, input size,
 seconds taken, and "ok" or why the export failed (e.g. a model over protobuf's 2 GiB).
-A model already exported (its three files present) is kept. The ctest `test_torchvision`
+A model already exported (its three files present) is kept; its float32 output is added
+when missing. The ctest `test_torchvision`
 (tests/test_torchvision.c) runs each model of models.tsv with `byocl run` and compares.
 """
 
@@ -145,12 +150,10 @@ def calibrate_batch_norms(model, shape):
     model.eval()
 
 
-def export(name, out_dir):
-    """Writes the model's three files; returns "ok" or the reason it could not."""
-    n = num_params(name)
-    if n is not None and n > MAX_PARAMS:
-        return "not exported: %d parameters make an ONNX file over protobuf's 2 GiB" % n
-    torch.manual_seed(0)  # the random weights are the same on every run
+def prepared(name):
+    """The model with its random weights as exported, and the input: the same on every run
+    (seeded), so that a later run can add the float32 output of an exported model."""
+    torch.manual_seed(0)
     size = INPUT_SIZE.get(name, 224)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # e.g. inception_v3's note on init_weights
@@ -161,8 +164,33 @@ def export(name, out_dir):
     if not depends_on_input(model, x):
         calibrate_batch_norms(model, x.shape)
         if not depends_on_input(model, x):
-            return "not exported: PyTorch's output does not depend on the input"
-    model = model.float()
+            return None, x
+    return model.float(), x
+
+
+def save_float32_output(model, x, out_dir, name):
+    with torch.no_grad():
+        y = model.float()(torch.from_numpy(x)).numpy()
+    np.save(os.path.join(out_dir, name + "_output_f32.npy"), y.astype(np.float32))
+
+
+def add_float32_output(name, out_dir):
+    """For a model exported before the float32 output was: computes it."""
+    if os.path.isfile(os.path.join(out_dir, name + "_output_f32.npy")):
+        return
+    model, x = prepared(name)
+    if model is not None:
+        save_float32_output(model, x, out_dir, name)
+
+
+def export(name, out_dir):
+    """Writes the model's files; returns "ok" or the reason it could not."""
+    n = num_params(name)
+    if n is not None and n > MAX_PARAMS:
+        return "not exported: %d parameters make an ONNX file over protobuf's 2 GiB" % n
+    model, x = prepared(name)
+    if model is None:
+        return "not exported: PyTorch's output does not depend on the input"
     path = os.path.join(out_dir, name + ".onnx")
     partial = path + ".part"
     try:
@@ -184,6 +212,7 @@ def export(name, out_dir):
         os.remove(partial)
         return "not exported: PyTorch's output is constant"
     np.save(os.path.join(out_dir, name + "_input.npy"), x)
+    save_float32_output(model, x, out_dir, name)
     np.save(os.path.join(out_dir, name + "_output.npy"), y.astype(np.float32))
     os.replace(partial, path)  # the .onnx last: its presence says the three are complete
     return "ok"
@@ -203,7 +232,11 @@ def main():
     rows = []
     for name in choose(args):
         start = time.time()
-        status = "ok" if exported(args.out_dir, name) else export(name, args.out_dir)
+        if exported(args.out_dir, name):
+            add_float32_output(name, args.out_dir)
+            status = "ok"
+        else:
+            status = export(name, args.out_dir)
         seconds = time.time() - start
         rows.append("%s\t%s\t%s\t%d\t%.1f\t%s" % (
             name, family(name), num_params(name) or "-", INPUT_SIZE.get(name, 224), seconds,
