@@ -4,11 +4,16 @@ install(TARGETS byocl EXPORT byoclTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS byocl_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The OpenCL target's build worker, where the library looks for it (opencl_build_parts.c).
+install(TARGETS byocl_opencl_build RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/byocl)
 # --- LLVM host backend: libbyocl_llvm.so next to libbyocl.so, found through $ORIGIN
 install(TARGETS byocl_llvm EXPORT byoclTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 file(RELATIVE_PATH BYOCL_BIN_TO_LIB "/root/${CMAKE_INSTALL_BINDIR}" "/root/${CMAKE_INSTALL_LIBDIR}")
 set_target_properties(byocl PROPERTIES INSTALL_RPATH "$ORIGIN")
 set_target_properties(byocl_cli PROPERTIES INSTALL_RPATH "$ORIGIN/${BYOCL_BIN_TO_LIB}")
+file(RELATIVE_PATH BYOCL_LIBEXEC_TO_LIB "/root/${CMAKE_INSTALL_LIBEXECDIR}/byocl"
+     "/root/${CMAKE_INSTALL_LIBDIR}")
+set_target_properties(byocl_opencl_build PROPERTIES INSTALL_RPATH "$ORIGIN/${BYOCL_LIBEXEC_TO_LIB}")
 # --- end LLVM host backend
 # The TVM bridge, where it is built (cmake/tvm.cmake): libbyocl_tvm.so beside libbyocl.so.
 # libtvm_ffi.so is found as the process has it (a Python that imported tvm_ffi) or through

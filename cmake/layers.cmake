@@ -62,6 +62,8 @@ foreach(layer IN LISTS BYOCL_LAYERS)
     list(APPEND sources ${found})
   endforeach()
   list(FILTER sources EXCLUDE REGEX "/codegen/llvm/|/runtime/tvm/")
+  # A *_main.c file is the entry point of a program of the layer's own, not library code.
+  list(FILTER sources EXCLUDE REGEX "_main\\.c$")
   # runtime/distributed: MPI's implementation where MPI is found, else mpi_absent.c.
   if(BYOCL_HAVE_MPI)
     list(FILTER sources EXCLUDE REGEX "/runtime/distributed/mpi_absent\\.c$")

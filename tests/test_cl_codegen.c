@@ -640,6 +640,41 @@ static void test_binary_broadcast(void **state)
     check_region_f16(text);
 }
 
+/* A float constant of one element is a literal in the kernel, not a load from a buffer;
+ * power by 2 is v * v, exact as the reference's pow in double rounded once is. */
+static void test_scalar_constants(void **state)
+{
+    (void)state;
+    static const char text[] = MAIN("%x: Tensor[(3, 50), float32]")
+        "  %0 = power(%x, 2f);\n"
+        "  %1 = add(%0, 0.5f);\n"
+        "  %2 = divide(3f, %1);\n"
+        "  %3 = power(%x, 3f);\n"
+        "  %4 = power(2f, %x);\n"
+        "  %5 = reshape(-0.25f, newshape=[1, 1]);\n"
+        "  %6 = multiply(%x, %5);\n"
+        "  (%2, %3, %4, %6)\n"
+        "}\n";
+    run_opts o = {.seed = 3,
+                  .expect_text = "    v = v * v; \\\n"
+                                 "    /* %1 (add) */ \\\n"
+                                 "    v = v + 0.5f; \\\n"
+                                 "    /* %2 (divide) */ \\\n"
+                                 "    v = 3.0f / v; \\\n"};
+    check_region_opts(text, &o);
+    o.expect_text = "#define LD_FIRST(fi) 2.0f\n"; /* 2 to the power of x */
+    check_region_opts(text, &o);
+    o.expect_text = "    v = v * (-0.25f); \\\n"; /* through the reshape */
+    check_region_opts(text, &o);
+    o.expect_text = "    v = pow(v, 3.0f); \\\n";
+    check_region_opts(text, &o);
+    check_region(MAIN("%x: Tensor[(3, 50), float16]") "  %0 = power(%x, 2f16);\n"
+                 "  %1 = add(%0, 0.5f16);\n  divide(3f16, %1)\n}\n");
+    o = (run_opts){.seed = 5, .lo = -1e4, .hi = 1e4};
+    assert_true(check_region_opts(MAIN("%x: Tensor[(4, 1000), float32]") "  power(%x, 2f)\n}\n",
+                                  &o) == 0.0);
+}
+
 static void test_bias_add_batch_norm(void **state)
 {
     (void)state;
@@ -1509,6 +1544,7 @@ int main(void)
         cmocka_unit_test(test_avg_pool),
         cmocka_unit_test(test_unary),
         cmocka_unit_test(test_binary_broadcast),
+        cmocka_unit_test(test_scalar_constants),
         cmocka_unit_test(test_bias_add_batch_norm),
         cmocka_unit_test(test_float_functions),
         cmocka_unit_test(test_math_functions),

@@ -106,6 +106,7 @@ static void test_install_and_consume(void **state)
              "pkg-config: builtin:seed has %d function(s); byocl %s\n"
              "find_package: builtin:seed has %d function(s); byocl %s\n"
              "cli: byocl %s\n"
+             "worker: exit 2: byocl-opencl-build: another byocl's protocol\n"
              "%s%s",
              BYOCL_VERSION_STRING, n_fns, BYOCL_VERSION_STRING, n_fns, BYOCL_VERSION_STRING,
              BYOCL_VERSION_STRING, example_pc, example_cmake);

@@ -24,31 +24,14 @@ static double check_model(const char *name, bool by_support)
     byocl_module *m = NULL;
     if (byocl_builtin_build(name, &m, &err) != BYOCL_OK)
         fail_msg("%s", err.msg);
-    const byocl_function *fn = byocl_module_find(m, "main");
-    int n_in = byocl_function_num_params(fn);
-    byocl_tensor **inputs = calloc((size_t)n_in + 1, sizeof *inputs);
-    assert_non_null(inputs);
-    for (int k = 0; k < n_in; k++) {
-        const byocl_type *t = byocl_node_type(fn, byocl_function_param(fn, k));
-        inputs[k] = byocl_tensor_new(t->dtype, &t->shape, &err);
-        assert_non_null(inputs[k]);
-        byocl_tensor_fill_random(inputs[k], 100 + (uint64_t)k, 0, 1);
-    }
+    int n_in = 0, n_want = 0;
     byocl_tensor **want = NULL;
-    int n_want = 0;
-    if (byocl_reference_run(m, "main", inputs, n_in, &want, &n_want, &err) != BYOCL_OK)
-        fail_msg("%s", err.msg);
+    byocl_tensor **inputs = ocl_reference_case(m, 100, 0, 1, &n_in, &want, &n_want);
 
     /* A model with its own annotations keeps them: the target then annotates nothing. */
     assert_int_equal(byocl_module_has_regions(m), !by_support);
-    const char *targets[1] = {"opencl"};
-    byocl_compile_options co = byocl_compile_options_default();
-    co.partition.targets = targets;
-    co.partition.n_targets = 1;
-    byocl_compiled *c = NULL;
+    byocl_compiled *c = ocl_compile(m);
     byocl_executor *ex = NULL;
-    if (byocl_compile(m, &co, &c, &err) != BYOCL_OK)
-        fail_msg("%s: %s", name, err.msg);
     byocl_plan_stats st;
     byocl_compiled_stats(c, &st);
     assert_true(st.n_regions >= 1);
@@ -81,10 +64,7 @@ static double check_model(const char *name, bool by_support)
     }
     byocl_executor_free(ex);
     byocl_compiled_free(c);
-    byocl_tensors_free(want, n_want);
-    for (int k = 0; k < n_in; k++)
-        byocl_tensor_unref(inputs[k]);
-    free(inputs);
+    ocl_reference_case_free(inputs, n_in, want, n_want);
     byocl_module_free(m);
     return worst;
 }
@@ -104,13 +84,10 @@ static void test_resnet18(void **state)
 /* An executor of `m` compiled with its regions on OpenCL (partitioned by op support). */
 static byocl_executor *opencl_executor(const byocl_module *m, byocl_compiled **c)
 {
-    const char *targets[1] = {"opencl"};
-    byocl_compile_options co = byocl_compile_options_default();
-    co.partition.targets = targets;
-    co.partition.n_targets = 1;
+    *c = ocl_compile(m);
     byocl_error err;
     byocl_executor *ex = NULL;
-    if (byocl_compile(m, &co, c, &err) != BYOCL_OK || byocl_executor_new(*c, &ex, &err) != BYOCL_OK)
+    if (byocl_executor_new(*c, &ex, &err) != BYOCL_OK)
         fail_msg("%s", err.msg);
     return ex;
 }

@@ -1,7 +1,7 @@
 /* The OpenCL runtime module (runtime/opencl/) on PoCL: device listing and choice, one
  * shared context per device, regions run on the executor's tensors (zero-copy and with
  * copies), the program cache (miss, hit, corrupted entries), profiling parts, fallback to
- * the host, and the faults: no platform, a program that does not build, a buffer the
+ * the host, large regions built in parallel parts by worker processes, and the faults: no platform, a program that does not build, a buffer the
  * device cannot allocate, bad arguments.
  *
  * Every test uses fresh PoCL and byocl cache folders (set before the first OpenCL call):
@@ -18,6 +18,7 @@
 #include "opencl_test_util.h"
 #include "byocl/opencl.h"
 #include "byocl/pipeline.h"
+#include "byocl/reference.h"
 #include "byocl/target.h"
 #include "opencl/cl_codegen.h"
 #include "opencl/opencl_impl.h"
@@ -912,6 +913,220 @@ static void test_target_without_compile(void **state)
     byocl_target_registry_reset();
 }
 
+/* ----------------------------------------------------- parallel builds */
+
+/* Four convolutions of different shapes with their weights as inputs: four conv2d kernels
+ * (build cost 3 each) and their layout and packing launches, enough for two parts. */
+static byocl_module *four_convs(void)
+{
+    return ts_parse_typed(
+        "def @main(%x: Tensor[(1, 8, 12, 12), float32], %w1: Tensor[(8, 8, 3, 3), float32], "
+        "%w2: Tensor[(16, 8, 3, 3), float32], %w3: Tensor[(16, 16, 3, 3), float32], "
+        "%w4: Tensor[(8, 16, 1, 1), float32]) {\n"
+        "  %0 = nn.conv2d(%x, %w1, padding=[1, 1, 1, 1], channels=8, kernel_size=[3, 3]);\n"
+        "  %1 = nn.relu(%0);\n"
+        "  %2 = nn.conv2d(%1, %w2, padding=[1, 1, 1, 1], channels=16, kernel_size=[3, 3]);\n"
+        "  %3 = nn.conv2d(%2, %w3, strides=[2, 2], padding=[1, 1, 1, 1], channels=16, "
+        "kernel_size=[3, 3]);\n"
+        "  nn.conv2d(%3, %w4, padding=[0, 0, 0, 0], channels=8, kernel_size=[1, 1])\n"
+        "}\n");
+}
+
+/* Builds `m` with its ops on OpenCL, runs it against the reference executor and returns
+ * what the build did to the process's program totals. */
+static byocl_opencl_build_totals build_and_check(const byocl_module *m)
+{
+    byocl_error err = {0};
+    int n_in = 0, n_want = 0;
+    byocl_tensor **want = NULL;
+    byocl_tensor **inputs = ocl_reference_case(m, 40, -1, 1, &n_in, &want, &n_want);
+    byocl_opencl_build_totals before, after;
+    byocl_opencl_build_totals_get(&before);
+    byocl_compiled *c = ocl_compile(m);
+    byocl_opencl_build_totals_get(&after);
+    byocl_executor *ex = NULL;
+    assert_int_equal(byocl_executor_new(c, &ex, &err), BYOCL_OK);
+    for (int k = 0; k < n_in; k++)
+        assert_int_equal(byocl_executor_set_input(ex, byocl_compiled_input_name(c, k), inputs[k],
+                                                  &err),
+                         BYOCL_OK);
+    if (byocl_executor_run(ex, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    const byocl_tensor *got;
+    assert_int_equal(byocl_executor_output(ex, 0, &got, &err), BYOCL_OK);
+    double e = ts_relative_l2(got, want[0]);
+    if (e > OCL_TOL_F32)
+        fail_msg("relative L2 error %g against the reference", e);
+    byocl_executor_free(ex);
+    byocl_compiled_free(c);
+    ocl_reference_case_free(inputs, n_in, want, n_want);
+    return (byocl_opencl_build_totals){
+        .compiled = after.compiled - before.compiled,
+        .loaded = after.loaded - before.loaded,
+        .compiled_by_workers = after.compiled_by_workers - before.compiled_by_workers,
+    };
+}
+
+static void expect_totals(byocl_opencl_build_totals t, int compiled, int by_workers, int loaded)
+{
+    assert_int_equal(t.compiled, compiled);
+    assert_int_equal(t.compiled_by_workers, by_workers);
+    assert_int_equal(t.loaded, loaded);
+}
+
+/* Two build jobs: this process compiles one part while a worker compiles the other into
+ * the cache; the next build loads both; one job builds the whole program as one. */
+static void test_parallel_build(void **state)
+{
+    (void)state;
+    ts_remove_tree(byocl_cache);
+    char path[4096];
+    assert_non_null(ocl_build_worker_path(path, sizeof path));
+    ts_assert_contains(path, "/tools/byocl-opencl-build");
+    byocl_module *m = four_convs();
+    setenv("BYOCL_OPENCL_BUILD_JOBS", "2", 1);
+    expect_totals(build_and_check(m), 2, 1, 0);
+    assert_int_equal(count_files(".clbin"), 2);
+    assert_int_equal(count_files("part-"), 0); /* the parts' sources handed to the worker */
+    expect_totals(build_and_check(m), 0, 0, 2);
+    setenv("BYOCL_OPENCL_BUILD_JOBS", "1", 1);
+    expect_totals(build_and_check(m), 1, 0, 0);
+    assert_int_equal(count_files(".clbin"), 3);
+    /* A small region is one program whatever the jobs. */
+    setenv("BYOCL_OPENCL_BUILD_JOBS", "8", 1);
+    byocl_module *small = relu_module();
+    compile_and_run(region_of(small));
+    assert_int_equal(count_files(".clbin"), 4);
+    byocl_module_free(small);
+    unsetenv("BYOCL_OPENCL_BUILD_JOBS");
+    byocl_module_free(m);
+    byocl_target_registry_reset();
+}
+
+/* What a worker does not deliver is compiled here: a worker that fails, none at all, and
+ * without a cache folder the parts go through a temporary one, removed afterwards. */
+static void test_parallel_build_fallbacks(void **state)
+{
+    (void)state;
+    byocl_module *m = four_convs();
+    setenv("BYOCL_OPENCL_BUILD_JOBS", "2", 1);
+    ts_remove_tree(byocl_cache);
+    setenv("BYOCL_OPENCL_BUILD_WORKER", "/bin/false", 1);
+    expect_totals(build_and_check(m), 2, 0, 0);
+    assert_int_equal(count_files(".clbin"), 2);
+    ts_remove_tree(byocl_cache);
+    setenv("BYOCL_OPENCL_BUILD_WORKER", "", 1); /* workers off: one program */
+    char path[16];
+    assert_null(ocl_build_worker_path(path, sizeof path));
+    expect_totals(build_and_check(m), 1, 0, 0);
+    assert_int_equal(count_files(".clbin"), 1);
+    unsetenv("BYOCL_OPENCL_BUILD_WORKER");
+
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s", ts_tmpdir("opencl_parts_tmp"));
+    char *old_tmp = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+    setenv("TMPDIR", tmp, 1);
+    setenv("BYOCL_CACHE_DIR", "", 1); /* no program cache */
+    expect_totals(build_and_check(m), 2, 1, 0);
+    DIR *d = opendir(tmp);
+    assert_non_null(d);
+    int left = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        left += e->d_name[0] != '.';
+    closedir(d);
+    assert_int_equal(left, 0);
+    setenv("BYOCL_CACHE_DIR", byocl_cache, 1);
+    if (old_tmp)
+        setenv("TMPDIR", old_tmp, 1);
+    else
+        unsetenv("TMPDIR");
+    free(old_tmp);
+    ts_remove_tree(tmp);
+    unsetenv("BYOCL_OPENCL_BUILD_JOBS");
+    byocl_module_free(m);
+    byocl_target_registry_reset();
+}
+
+/* A bad job count is refused, naming the variable and the value. */
+static void test_bad_build_jobs(void **state)
+{
+    (void)state;
+    const char *bad[] = {"abc", "0", "-2", "3x", "99999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv("BYOCL_OPENCL_BUILD_JOBS", bad[i], 1);
+        int jobs = 0;
+        byocl_error err = {0};
+        assert_int_equal(ocl_build_jobs(&jobs, &err), BYOCL_ERR_INVALID);
+        char want[256];
+        snprintf(want, sizeof want,
+                 "bad BYOCL_OPENCL_BUILD_JOBS '%s': expected a whole number of build jobs from 1 "
+                 "to 4096 (1: build in this process only)",
+                 bad[i]);
+        assert_string_equal(err.msg, want);
+    }
+    byocl_module *m = relu_module();
+    byocl_opencl_options o = options();
+    byocl_rtmod *mod = NULL;
+    byocl_error err = {0};
+    assert_int_equal(byocl_opencl_compile(region_of(m), &o, &mod, &err), BYOCL_ERR_INVALID);
+    ts_assert_contains(err.msg, "bad BYOCL_OPENCL_BUILD_JOBS '99999'");
+    assert_null(mod);
+    unsetenv("BYOCL_OPENCL_BUILD_JOBS");
+    int jobs = 0;
+    assert_int_equal(ocl_build_jobs(&jobs, &err), BYOCL_OK);
+    assert_true(jobs >= 1);
+    byocl_module_free(m);
+}
+
+/* Runs the worker with `args` (shell words); its output (stdout and stderr) in out and its
+ * exit status. */
+static int run_worker(const char *worker, const char *args, char *out, size_t len)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", worker, args);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t got = fread(out, 1, len - 1, p);
+    out[got] = '\0';
+    int status = pclose(p);
+    assert_true(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+/* The worker program refuses what it was not made for, saying so. */
+static void test_worker_usage(void **state)
+{
+    (void)state;
+    char worker[4096];
+    assert_non_null(ocl_build_worker_path(worker, sizeof worker));
+    const struct {
+        const char *args, *why;
+    } cases[] = {
+        {"", "another byocl's protocol"},
+        {"--protocol 0 --device 0 --cache-dir /tmp --options '' --region r f.cl",
+         "another byocl's protocol"},
+        {"--protocol 1 --device 0 --cache-dir /tmp --options ''", "an argument is missing"},
+        {"--protocol 1 --bogus 1", "an unknown argument"},
+        {"--protocol 1 --device", "an option without its value"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[1024], want[256];
+        assert_int_equal(run_worker(worker, cases[i].args, out, sizeof out), 2);
+        snprintf(want, sizeof want, "byocl-opencl-build: %s\n", cases[i].why);
+        ts_assert_contains(out, want);
+    }
+    /* A source that does not build: status 1 and the build's message. */
+    char src[700], args[2048], out[8192];
+    snprintf(src, sizeof src, "%s/broken.cl", ts_tmpdir("opencl_worker"));
+    ts_write_text(src, "__kernel void k(__global float *x) { x[0] = undefined_name; }\n");
+    snprintf(args, sizeof args,
+             "--protocol 1 --device 0 --cache-dir '%s' --options '-cl-std=CL1.2' --region @r '%s'",
+             byocl_cache, src);
+    assert_int_equal(run_worker(worker, args, out, sizeof out), 1);
+    ts_assert_contains(out, "byocl-opencl-build: region @r: the OpenCL program does not build");
+    ts_assert_contains(out, "undefined_name");
+}
+
 /* ------------------------------------------------------------------ main */
 
 static int setup(void **state)
@@ -985,6 +1200,10 @@ int main(void)
         cmocka_unit_test(test_allocation_failure),
         cmocka_unit_test(test_fallback_to_host),
         cmocka_unit_test(test_target_without_compile),
+        cmocka_unit_test(test_parallel_build),
+        cmocka_unit_test(test_parallel_build_fallbacks),
+        cmocka_unit_test(test_bad_build_jobs),
+        cmocka_unit_test(test_worker_usage),
     };
     int failed = cmocka_run_group_tests(tests, setup, NULL);
     ts_remove_tree(pocl_cache);

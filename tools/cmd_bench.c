@@ -249,6 +249,7 @@ static int build_once(const bench_request *req, bench_path *p, const char *kind,
     parts->programs = (byocl_opencl_build_totals){
         .compiled = after.compiled - before.compiled,
         .loaded = after.loaded - before.loaded,
+        .compiled_by_workers = after.compiled_by_workers - before.compiled_by_workers,
         .compiled_ms = after.compiled_ms - before.compiled_ms,
         .loaded_ms = after.loaded_ms - before.loaded_ms,
     };
@@ -548,8 +549,10 @@ static void json_build_parts(FILE *f, const char *kind, const bench_build_parts 
     json_num(f, "partition", parts->partition_ms, ", ");
     json_num(f, "build", parts->build_ms, ", ");
     json_num(f, "opencl_programs", pr->compiled_ms + pr->loaded_ms, "}, ");
-    fprintf(f, "\"opencl_programs_%s\": {\"compiled\": %d, \"loaded\": %d, ", kind,
-            pr->compiled, pr->loaded);
+    fprintf(f,
+            "\"opencl_programs_%s\": {\"compiled\": %d, \"compiled_by_workers\": %d, "
+            "\"loaded\": %d, ",
+            kind, pr->compiled, pr->compiled_by_workers, pr->loaded);
     json_num(f, "compiled_ms", pr->compiled_ms, ", ");
     json_num(f, "loaded_ms", pr->loaded_ms, "}, ");
 }

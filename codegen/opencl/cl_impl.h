@@ -108,11 +108,12 @@ typedef struct clg_buf {
     char what[112];         /* for the launch plan: "%5 (nn.relu)", "packed weight of %3" */
 } clg_buf;
 
-/* A kernel written into the program: its name, and the digest of what makes it what it
- * is (template, parameters, #defines without their comments, work-group size). */
+/* A kernel written into the program: the digest of what makes it what it is (template,
+ * parameters, #defines without their comments, work-group size), its name and where its
+ * text lies. */
 typedef struct clg_kernel_text {
     unsigned char digest[32];
-    char name[64];
+    byocl_cl_kernel_span span;
 } clg_kernel_text;
 
 typedef struct clg_gen {
@@ -127,6 +128,7 @@ typedef struct clg_gen {
     byocl_cl_launch *launches; /* buffer args hold clg_buf ids until the buffer plan */
     int n_launches, cap_launches;
     byocl_textbuf src;
+    size_t prelude_length; /* of src, before the first kernel */
     const char *templates_used[16]; /* names of templates already in src */
     int n_templates_used;
     clg_kernel_text *kernel_texts; /* the kernels in src, to launch again instead of repeating */

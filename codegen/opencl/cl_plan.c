@@ -16,6 +16,7 @@ void clg_plan_free(byocl_cl_plan *plan)
     if (!plan)
         return;
     free(plan->source);
+    free(plan->kernels);
     free(plan->build_options);
     free(plan->scratch_bytes);
     for (int i = 0; i < plan->n_constants; i++)
@@ -124,19 +125,26 @@ byocl_status clg_plan_finish(clg_gen *gen, byocl_cl_plan **out)
     if (plan) {
         plan->buffers_text = base_textbuf_take(&text);
         plan->source = base_textbuf_take(&gen->src);
+        plan->kernels = malloc((size_t)(gen->n_kernel_texts ? gen->n_kernel_texts : 1) *
+                               sizeof *plan->kernels);
         /* -w: the kernels are byocl's, not the user's; without it PoCL's clang prints
          * "N warnings generated." on the user's stderr when float16 vectors meet a
          * device without AVX-512 (a -Wpsabi note that changes nothing here). */
         plan->build_options = strdup("-cl-std=CL1.2 -cl-mad-enable -w");
         plan->region = strdup(gen->fn->name);
     }
-    if (!plan || !plan->buffers_text || !plan->source || !plan->build_options || !plan->region) {
+    if (!plan || !plan->buffers_text || !plan->source || !plan->kernels ||
+        !plan->build_options || !plan->region) {
         base_textbuf_free(&text);
         free(scratch);
         clg_plan_free(plan);
         return byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory finishing the plan of @%s",
                                gen->fn->name);
     }
+    plan->n_kernels = gen->n_kernel_texts;
+    plan->prelude_length = gen->prelude_length;
+    for (int i = 0; i < gen->n_kernel_texts; i++)
+        plan->kernels[i] = gen->kernel_texts[i].span;
     plan->n_inputs = gen->fn->n_params;
     plan->n_outputs = gen->graph.n_outputs;
     plan->n_scratch = n_scratch;

@@ -52,8 +52,22 @@ typedef struct byocl_cl_launch {
     double flops;
 } byocl_cl_launch;
 
+/* Where one kernel's text lies in the program. The program is a prelude (the source's
+ * first prelude_length bytes) followed by the kernels' texts, each complete on its own
+ * (its #defines undone at its end): the prelude with any subset of them is a program too,
+ * which is how the runtime builds a large region in parts, in parallel
+ * (runtime/opencl/opencl_build_parts.c). */
+typedef struct byocl_cl_kernel_span {
+    char name[64];           /* the kernel function's name */
+    size_t offset, length;   /* its text: source[offset, offset + length) */
+    double build_cost;       /* its compile time relative to a simple kernel's */
+} byocl_cl_kernel_span;
+
 typedef struct byocl_cl_plan {
     char *source;            /* OpenCL C 1.2 program text (malloc'ed) */
+    size_t prelude_length;   /* the text before the first kernel */
+    int n_kernels;
+    byocl_cl_kernel_span *kernels; /* each distinct kernel once, in source order (malloc'ed) */
     char *build_options;     /* e.g. "-cl-std=CL1.2 -cl-mad-enable -w" (malloc'ed) */
     int n_inputs, n_outputs;
     int n_scratch;

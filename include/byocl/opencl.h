@@ -93,10 +93,14 @@ byocl_status byocl_opencl_device_find(const char *device, byocl_opencl_device_in
 /* What getting OpenCL programs built cost this process so far, over every device and
  * region: each region's program is compiled from its OpenCL C (clCreateProgramWithSource
  * and clBuildProgram, then written to the program cache) or loaded from byocl's program
- * cache (clCreateProgramWithBinary and clBuildProgram). Times are wall times summed over
- * programs. `byocl bench` reads it before and after a build. */
+ * cache (clCreateProgramWithBinary and clBuildProgram). A large region is built as several
+ * programs, its parts, compiled at the same time by this process and worker processes
+ * (docs/opencl-runtime.md, "Parallel builds"); those count as compiled, and the wall time of
+ * the whole region's build goes to compiled_ms. Times are wall times summed over regions.
+ * `byocl bench` reads it before and after a build. */
 typedef struct byocl_opencl_build_totals {
     int compiled, loaded;          /* programs compiled from source, loaded from the cache */
+    int compiled_by_workers;       /* of `compiled`, those that worker processes compiled */
     double compiled_ms, loaded_ms; /* the time each kind took */
 } byocl_opencl_build_totals;
 

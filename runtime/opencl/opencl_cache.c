@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/cache.h"
 #include "base/clock.h"
@@ -26,17 +27,17 @@ void ocl_cache_stats_reset(void) { base_cache_stats_reset(&program_cache); }
 static pthread_mutex_t totals_lock = PTHREAD_MUTEX_INITIALIZER;
 static byocl_opencl_build_totals totals;
 
-static void count_program(bool compiled, double since_ms)
+void ocl_build_totals_add(int compiled, int loaded, int by_workers, double since_ms)
 {
     double ms = base_now_ms() - since_ms;
     pthread_mutex_lock(&totals_lock);
-    if (compiled) {
-        totals.compiled++;
+    totals.compiled += compiled;
+    totals.loaded += loaded;
+    totals.compiled_by_workers += by_workers;
+    if (compiled)
         totals.compiled_ms += ms;
-    } else {
-        totals.loaded++;
+    else
         totals.loaded_ms += ms;
-    }
     pthread_mutex_unlock(&totals_lock);
 }
 
@@ -199,8 +200,31 @@ byocl_status ocl_program_get(ocl_device *dev, const char *dir, const char *regio
                              const char *source, const char *options, cl_program *out,
                              byocl_error *err)
 {
-    *out = NULL;
     double start_ms = base_now_ms();
+    bool compiled = false;
+    byocl_status st = ocl_program_fetch(dev, dir, region, source, options, out, &compiled, err);
+    if (st == BYOCL_OK)
+        ocl_build_totals_add(compiled, !compiled, 0, start_ms);
+    return st;
+}
+
+bool ocl_program_cached(const ocl_device *dev, const char *dir, const char *source,
+                        const char *options)
+{
+    char *path = NULL;
+    if (!dir || ocl_cache_entry_path(dir, dev, source, options, &path, NULL) != BYOCL_OK)
+        return false;
+    bool there = access(path, R_OK) == 0;
+    free(path);
+    return there;
+}
+
+byocl_status ocl_program_fetch(ocl_device *dev, const char *dir, const char *region,
+                               const char *source, const char *options, cl_program *out,
+                               bool *compiled, byocl_error *err)
+{
+    *out = NULL;
+    *compiled = false;
     byocl_cache_key key;
     char *path = NULL;
     device_key(dev, source, options, &key);
@@ -216,7 +240,6 @@ byocl_status ocl_program_get(ocl_device *dev, const char *dir, const char *regio
             if (*out) {
                 base_cache_accept(&program_cache);
                 free(path);
-                count_program(false, start_ms);
                 return BYOCL_OK;
             }
             base_cache_reject(&program_cache, path);
@@ -241,6 +264,6 @@ byocl_status ocl_program_get(ocl_device *dev, const char *dir, const char *regio
         return st;
     }
     *out = program;
-    count_program(true, start_ms);
+    *compiled = true;
     return BYOCL_OK;
 }

@@ -100,6 +100,59 @@ byocl_status ocl_program_get(ocl_device *dev, const char *dir, const char *regio
                              const char *source, const char *options, cl_program *out,
                              byocl_error *err);
 
+/* ocl_program_get without counting the build in the process's totals; *compiled says
+ * whether it was compiled from source (else loaded from the cache). */
+byocl_status ocl_program_fetch(ocl_device *dev, const char *dir, const char *region,
+                               const char *source, const char *options, cl_program *out,
+                               bool *compiled, byocl_error *err);
+
+/* Whether the cache folder `dir` (NULL: none) holds an entry for this program; it may still
+ * turn out corrupt when loaded. */
+bool ocl_program_cached(const ocl_device *dev, const char *dir, const char *source,
+                        const char *options);
+
+/* Adds programs built since `since_ms` (base_now_ms) to byocl_opencl_build_totals. */
+void ocl_build_totals_add(int compiled, int loaded, int by_workers, double since_ms);
+
+/* ------------------------------------------------------- opencl_build_parts.c */
+
+/* A region's programs: one, or one per part of a large region built in parallel. */
+typedef struct ocl_program_parts {
+    int n;
+    cl_program *programs;  /* n programs (malloc'ed) */
+    int *part_of_kernel;   /* per kernel span of the plan: the program that holds it */
+} ocl_program_parts;
+
+/* Builds the programs of `plan` for `region` on dev, through the cache folder `dir` (NULL:
+ * none): one program, or, when the region's kernels cost enough to compile and several
+ * build jobs are allowed, one per part, the parts after the first compiled by worker
+ * processes (byocl-opencl-build) while this one compiles the first. Whatever a worker does
+ * not deliver is compiled here, so errors are those of ocl_program_get. */
+byocl_status ocl_program_parts_build(ocl_device *dev, const char *dir, const char *region,
+                                     const byocl_cl_plan *plan, ocl_program_parts *out,
+                                     byocl_error *err);
+/* The program that holds kernel `name`, or NULL. */
+cl_program ocl_program_parts_find(const ocl_program_parts *parts, const byocl_cl_plan *plan,
+                                  const char *name);
+void ocl_program_parts_release(ocl_program_parts *parts);
+
+/* The number of build jobs: $BYOCL_OPENCL_BUILD_JOBS (a whole number from 1), else the
+ * CPUs this process may run on. An error names a bad value. */
+byocl_status ocl_build_jobs(int *out, byocl_error *err);
+/* The worker program's path in buf, or NULL when there is none to run:
+ * $BYOCL_OPENCL_BUILD_WORKER ("" turns workers off), else the one in the build tree that
+ * made this library, else the installed one. */
+const char *ocl_build_worker_path(char *buf, size_t len);
+
+/* ------------------------------------------------------ opencl_build_worker.c */
+
+/* The worker program's main: builds one program into a cache folder.
+ *   byocl-opencl-build --protocol N --device INDEX --cache-dir DIR --options OPTIONS
+ *                      --region NAME SOURCE_FILE
+ * Exit status 0: the program is in the cache; 1: it did not build (the error on stderr);
+ * 2: wrong arguments or another protocol. */
+int ocl_build_worker_main(int argc, char **argv);
+
 /* ------------------------------------------------------------ opencl_rtmod.c */
 
 typedef struct ocl_rtmod_options {

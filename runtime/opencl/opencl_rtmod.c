@@ -40,7 +40,7 @@ typedef struct ocl_region {
     int n_in, n_out;
     byocl_type *types; /* inputs then outputs */
     size_t *bytes;     /* their sizes */
-    cl_program program;
+    ocl_program_parts programs; /* one, or the parts of a large region */
     ocl_launch *launches;
     cl_mem *scratch, *constants;
     cl_mem *io;        /* copy mode: made once; zero-copy: for the tensors of a call */
@@ -83,8 +83,7 @@ static void region_destroy(void *ctx)
     free(r->io_host);
     free(r->events);
     free(r->times);
-    if (r->program)
-        clReleaseProgram(r->program);
+    ocl_program_parts_release(&r->programs);
     clg_plan_free(r->plan);
     ocl_device_release(r->dev);
     free(r->types);
@@ -237,7 +236,8 @@ static byocl_status make_launch(ocl_region *r, int l, byocl_error *err)
     if (launch->work_dim < 1 || launch->work_dim > 3)
         return byocl_error_set(err, BYOCL_ERR_INVALID, "region %s: kernel %s has work_dim %d",
                                r->symbol, launch->kernel, launch->work_dim);
-    k->kernel = clCreateKernel(r->program, launch->kernel, &e);
+    k->kernel = clCreateKernel(ocl_program_parts_find(&r->programs, r->plan, launch->kernel),
+                               launch->kernel, &e);
     if (e != CL_SUCCESS)
         return launch_error(r, l, "clCreateKernel", e, err);
     k->io_arg = malloc(((size_t)launch->n_args + 1) * sizeof *k->io_arg);
@@ -519,8 +519,8 @@ byocl_status ocl_rtmod_new(ocl_device *dev, const byocl_function *region, byocl_
         st = make_buffers(r, err);
     r->keep_io = r->dev->zero_copy && strcmp(r->dev->info.type, "CPU") == 0;
     if (st == BYOCL_OK)
-        st = ocl_program_get(r->dev, opt ? opt->cache_dir : NULL, r->symbol, plan->source,
-                             plan->build_options, &r->program, err);
+        st = ocl_program_parts_build(r->dev, opt ? opt->cache_dir : NULL, r->symbol, plan,
+                                     &r->programs, err);
     for (int l = 0; l < plan->n_launches && st == BYOCL_OK; l++)
         st = make_launch(r, l, err);
     if (st != BYOCL_OK) {

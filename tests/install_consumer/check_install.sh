@@ -44,6 +44,12 @@ echo "find_package: $out"
 out=$("$prefix/bin/byocl" --version)
 echo "cli: $out"
 
+# The OpenCL build worker, where the library looks for it; without arguments it says why
+# it refuses (exit status 2).
+rc=0
+out=$("$prefix/libexec/byocl/byocl-opencl-build" 2>&1) || rc=$?
+echo "worker: exit $rc: $(echo "$out" | head -n 1)"
+
 # The docs' example program (docs/examples/run_model.c), built with pkg-config and with
 # find_package, runs builtin:seed on target ref; each line of its output is prefixed.
 examples=$here/../../docs/examples
