@@ -1,5 +1,6 @@
 /* byocl_fold_constants alone: calls of constants become constants, shape_of becomes the
- * static shape, chains collapse, unused nodes go, large results and run-time values stay;
+ * static shape, chains collapse, unused nodes go, large results and run-time values stay
+ * (a large result no larger than its constant arguments, a transposed weight, folds);
  * a kernel error names the node. The printed IR is compared exactly. */
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,58 @@ static void test_limits(void **state)
     expect_folded(big, big);
 }
 
+/* A result over 1 MiB that is no larger than its constant arguments folds: a transposed
+ * (and reshaped) 2 MiB weight becomes one constant holding the transposed values, and
+ * the weight itself, unused, goes; a cast that doubles the bytes stays a call. */
+static void test_weights_fold(void **state)
+{
+    (void)state;
+    byocl_module *m = ts_parse_typed("#[version = \"0.0.5\"]\n"
+                                     "def @main(%x: Tensor[(3, 1024), float32], "
+                                     "%w: Tensor[(1024, 512), float32]) {\n"
+                                     "  %0 = transpose(%w, axes=[1, 0]);\n"
+                                     "  %1 = reshape(%0, newshape=[512, 1024]);\n"
+                                     "  %2 = nn.dense(%x, %1);\n"
+                                     "  %3 = cast(%w, dtype=\"float64\");\n"
+                                     "  (%2, %3)\n"
+                                     "}\n");
+    int64_t dims[2] = {1024, 512};
+    byocl_tensor *w = ts_tensor_f32(2, dims, NULL);
+    for (int64_t i = 0; i < 1024 * 512; i++)
+        byocl_tensor_set(w, i, (double)(i % 1000) - 500);
+    byocl_error err = {0};
+    const char *names[1] = {"w"};
+    assert_int_equal(byocl_bind_params(m, names, (byocl_tensor *const[]){w}, 1, &err),
+                     BYOCL_OK);
+    if (byocl_fold_constants(m, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    byocl_print_options opt = {.show_types = false};
+    char *got = byocl_text_print(m, &opt, NULL, &err);
+    assert_non_null(got);
+    assert_string_equal(got, "#[version = \"0.0.5\"]\n"
+                             "def @main(%x: Tensor[(3, 1024), float32]) -> (Tensor[(3, 512), "
+                             "float32], Tensor[(1024, 512), float64]) {\n"
+                             "  %2 = nn.dense(%x, meta[relay.Constant][0]);\n"
+                             "  %3 = cast(meta[relay.Constant][1], dtype=\"float64\");\n"
+                             "  (%2, %3)\n"
+                             "}\n");
+    free(got);
+    /* The folded weight holds w transposed: row j is column j of w. */
+    const byocl_function *fn = byocl_module_find(m, "main");
+    const byocl_tensor *folded = NULL;
+    for (int id = 0; id < byocl_function_num_nodes(fn) && !folded; id++)
+        if (byocl_node_kind_of(fn, id) == BYOCL_NODE_CONSTANT &&
+            byocl_tensor_shape(byocl_node_value(fn, id))->dims[0] == 512)
+            folded = byocl_node_value(fn, id);
+    assert_non_null(folded);
+    for (int64_t j = 0; j < 512; j += 37)
+        for (int64_t k = 0; k < 1024; k += 101)
+            assert_true(byocl_tensor_get(folded, j * 1024 + k) ==
+                        byocl_tensor_get(w, k * 512 + j));
+    byocl_tensor_unref(w);
+    byocl_module_free(m);
+}
+
 /* An index out of range in constant data: the error names the node. */
 static void test_error_names_node(void **state)
 {
@@ -102,6 +155,7 @@ int main(void)
         cmocka_unit_test(test_shape_chain),
         cmocka_unit_test(test_partial),
         cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_weights_fold),
         cmocka_unit_test(test_error_names_node),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,8 +23,8 @@ static bool constant_args(const byocl_function *fn, int arg, const byocl_tensor 
 
 #define FOLD_MAX_INPUTS 64
 
-byocl_status ops_fold_node(const byocl_function *fn, int id, byocl_tensor **out,
-                           byocl_error *err)
+byocl_status ops_fold_node(const byocl_function *fn, int id, ops_fold_limit limit,
+                           byocl_tensor **out, byocl_error *err)
 {
     *out = NULL;
     const byocl_node *n = &fn->nodes[id];
@@ -32,7 +32,8 @@ byocl_status ops_fold_node(const byocl_function *fn, int id, byocl_tensor **out,
         n->type->kind != BYOCL_TYPE_TENSOR)
         return BYOCL_OK;
     int64_t numel = byocl_shape_numel(&n->type->shape);
-    if (numel < 0 || (size_t)numel * byocl_dtype_size(n->type->dtype) > OPS_FOLD_MAX_BYTES)
+    size_t bytes = (size_t)numel * byocl_dtype_size(n->type->dtype);
+    if (numel < 0 || (bytes > OPS_FOLD_MAX_BYTES && limit == OPS_FOLD_SMALL))
         return BYOCL_OK;
     if (strcmp(n->op->name, "shape_of") == 0) {
         /* Only the argument's static shape is read: no kernel needed. */
@@ -50,6 +51,11 @@ byocl_status ops_fold_node(const byocl_function *fn, int id, byocl_tensor **out,
     for (int k = 0; k < n->n_args; k++)
         if (!constant_args(fn, n->args[k], in, &n_in, FOLD_MAX_INPUTS))
             return BYOCL_OK;
+    size_t in_bytes = 0;
+    for (int k = 0; k < n_in; k++)
+        in_bytes += byocl_tensor_nbytes(in[k]);
+    if (bytes > OPS_FOLD_MAX_BYTES && bytes > in_bytes)
+        return BYOCL_OK;
     byocl_tensor *t = byocl_tensor_new(n->type->dtype, &n->type->shape, err);
     if (!t)
         return err ? err->status : BYOCL_ERR_NOMEM;
@@ -62,10 +68,11 @@ byocl_status ops_fold_node(const byocl_function *fn, int id, byocl_tensor **out,
     return BYOCL_OK;
 }
 
-byocl_status ops_fold_in_place(byocl_function *fn, int id, bool *done, byocl_error *err)
+byocl_status ops_fold_in_place(byocl_function *fn, int id, ops_fold_limit limit, bool *done,
+                               byocl_error *err)
 {
     byocl_tensor *t;
-    byocl_status st = ops_fold_node(fn, id, &t, err);
+    byocl_status st = ops_fold_node(fn, id, limit, &t, err);
     *done = t != NULL;
     if (t) {
         byocl_node *n = &fn->nodes[id];

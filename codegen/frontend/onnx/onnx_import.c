@@ -136,12 +136,13 @@ static int typed(onnx_ctx *cx, int id, const char *what)
  * (or shape_of of anything: shapes are static here) becomes a constant node in place,
  * evaluated by ops_fold_node exactly as the fold_constants pass would, so that the
  * converters after it (a Reshape's shape, a Slice's starts) can read its value. Results
- * over OPS_FOLD_MAX_BYTES stay calls; a kernel error (an index out of range in constant
+ * over OPS_FOLD_MAX_BYTES stay calls here (OPS_FOLD_SMALL: every weight is still held;
+ * the fold_constants pass folds the larger ones that do not grow, transposed weights); a kernel error (an index out of range in constant
  * data) is an error of the ONNX node. */
 static int folded(onnx_ctx *cx, int id, const char *op)
 {
     bool done;
-    if (id >= 0 && ops_fold_in_place(cx->fn, id, &done, cx->err) != BYOCL_OK)
+    if (id >= 0 && ops_fold_in_place(cx->fn, id, OPS_FOLD_SMALL, &done, cx->err) != BYOCL_OK)
         return builder_failed(cx, op);
     cx->folded += id >= 0 && done;
     return id;
