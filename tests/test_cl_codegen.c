@@ -596,6 +596,52 @@ static void test_float_functions(void **state)
     check_region_opts(hard_swish, &o);
 }
 
+/* erf is byocl_erf (kernels_cl/prelude.cl), a rational approximation: each element within
+ * 8 ulp of the reference's double erf over a sweep of [-5, 5] and tiny arguments, and the
+ * special values exact: NaN stays NaN, +-inf and large arguments give +-1, +-0 keep their
+ * sign. */
+static void test_erf(void **state)
+{
+    (void)state;
+    enum { N = 4096 };
+    static const float special[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1e-30f, -1e-30f,
+                                    4.0f, -4.0f, 10.0f, -10.0f, 3.28478f, 0.5f, 1e-8f};
+    enum { N_SPECIAL = sizeof special / sizeof special[0] };
+    float values[N];
+    for (int i = 0; i < N; i++)
+        values[i] = i < N_SPECIAL ? special[i] : -5.0f + 10.0f * (float)i / N;
+    int64_t dims[1] = {N};
+    byocl_module *m = parse(MAIN("%x: Tensor[(4096), float32]") "  erf(%x)\n}\n");
+    byocl_cl_plan *plan = NULL;
+    byocl_error err = {0};
+    byocl_cl_codegen_options opt = {.compute_units = 2, .max_work_group_size = 4096};
+    if (clg_codegen(byocl_module_find(m, "main"), &opt, &plan, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    ts_assert_contains(plan->source, "v = byocl_erf(v);");
+    if (getenv("BYOCL_TEST_CL_GENERATE_ONLY")) {
+        clg_plan_free(plan);
+        byocl_module_free(m);
+        return;
+    }
+    byocl_tensor *x = ts_tensor_f32(1, dims, values), *y = ts_tensor_f32(1, dims, NULL);
+    run_plan(plan, &x, &y);
+    const float *got = byocl_tensor_data(y);
+    for (int i = 0; i < N; i++) {
+        double want = erf((double)values[i]);
+        if (isnan(values[i])) {
+            assert_true(isnan(got[i]));
+            continue;
+        }
+        double ulp = nextafterf((float)fabs(want), INFINITY) - (float)fabs(want);
+        if (!(fabs(got[i] - want) <= 8 * ulp) || !signbit(got[i]) != !signbit(want))
+            fail_msg("erf(%.9g): %.9g, want %.9g", values[i], got[i], want);
+    }
+    byocl_tensor_unref(x);
+    byocl_tensor_unref(y);
+    clg_plan_free(plan);
+    byocl_module_free(m);
+}
+
 /* The trigonometric and hyperbolic functions (inverse sine, cosine and tanh of tanh(x),
  * inside [-1, 1]; acosh of cosh(x), at least 1), round (half to even), sign, mod and
  * floor_mod with a broadcast divisor: one kernel. */
@@ -1547,6 +1593,7 @@ int main(void)
         cmocka_unit_test(test_scalar_constants),
         cmocka_unit_test(test_bias_add_batch_norm),
         cmocka_unit_test(test_float_functions),
+        cmocka_unit_test(test_erf),
         cmocka_unit_test(test_math_functions),
         cmocka_unit_test(test_elemwise_chain),
         cmocka_unit_test(test_softmax),

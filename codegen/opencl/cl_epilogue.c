@@ -1,8 +1,9 @@
 /* Elementwise steps as OpenCL C: EPILOGUE(v, fi) applies a group's chain of elementwise
  * ops to the value v of the element at flat index fi, in float, with the semantics of
  * the reference kernels (codegen/ops/elemwise.c, nn.c): NaN stays NaN through relu and
- * clip and wins in maximum/minimum; the float functions (exp, log, sqrt, rsqrt, erf, pow,
- * tanh, fmod, rint for round, floor, ceil, sin ... atanh) are OpenCL's, in float; a step whose op
+ * clip and wins in maximum/minimum; the float functions (exp, log, sqrt, rsqrt, pow,
+ * tanh, fmod, rint for round, floor, ceil, sin ... atanh) are OpenCL's, in float, and erf
+ * is byocl_erf (kernels_cl/prelude.cl: OpenCL's is slow on PoCL); a step whose op
  * yields float16 rounds there, as the unfused op would store it. Operands (a residual, a bias, batch_norm's statistics) are
  * kernel parameters read at their broadcast offset. */
 #include <math.h>
@@ -255,7 +256,7 @@ static const struct {
     {"log", NULL, NULL, "log(v)"},
     {"sqrt", NULL, NULL, "sqrt(v)"},
     {"rsqrt", NULL, NULL, "rsqrt(v)"},
-    {"erf", NULL, NULL, "erf(v)"},
+    {"erf", NULL, NULL, "byocl_erf(v)"},
     {"sign", NULL, NULL, "v > 0.0f ? 1.0f : v < 0.0f ? -1.0f : v"},
     {"round", NULL, NULL, "rint(v)"},
     {"floor", NULL, NULL, "floor(v)"},
