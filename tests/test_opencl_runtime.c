@@ -1047,6 +1047,45 @@ static void test_parallel_build_fallbacks(void **state)
     byocl_target_registry_reset();
 }
 
+/* A part that does not build: the region is built again as one program, so the error
+ * names the kernel and its line in the whole program (the one --emit writes). */
+static void test_parallel_build_failure(void **state)
+{
+    (void)state;
+    byocl_module *m = four_convs();
+    ocl_device *dev = default_device();
+    byocl_cl_codegen_options copt = {.compute_units = dev->info.compute_units,
+                                     .vector_width = dev->info.float_vector_width};
+    byocl_cl_plan *plan = NULL;
+    byocl_error err = {0};
+    assert_int_equal(clg_codegen(byocl_module_find(m, "main"), &copt, &plan, &err), BYOCL_OK);
+    /* The last kernel's KPARAMS line becomes an #error of the same length. */
+    const byocl_cl_kernel_span *k = &plan->kernels[plan->n_kernels - 1];
+    char *at = strstr(plan->source + k->offset, "#define KPARAMS");
+    assert_non_null(at);
+    assert_true(at < plan->source + k->offset + k->length);
+    memcpy(at, "#error  KPARAMS", 15);
+    char c = *at;
+    *at = '\0';
+    int line = count_lines(plan->source);
+    *at = c;
+    setenv("BYOCL_OPENCL_BUILD_JOBS", "2", 1);
+    ts_remove_tree(byocl_cache);
+    assert_int_equal(mkdir(byocl_cache, 0700), 0); /* as byocl_opencl_compile makes it */
+    ocl_program_parts parts;
+    assert_int_equal(ocl_program_parts_build(dev, byocl_cache, "@r", plan, &parts, &err),
+                     BYOCL_ERR_RUNTIME);
+    char want[256];
+    snprintf(want, sizeof want, "in kernel %s (line %d of the program); build log:\n", k->name,
+             line);
+    ts_assert_contains(err.msg, want);
+    assert_int_equal(count_files("part-"), 0);
+    unsetenv("BYOCL_OPENCL_BUILD_JOBS");
+    clg_plan_free(plan);
+    ocl_device_release(dev);
+    byocl_module_free(m);
+}
+
 /* A bad job count is refused, naming the variable and the value. */
 static void test_bad_build_jobs(void **state)
 {
@@ -1202,6 +1241,7 @@ int main(void)
         cmocka_unit_test(test_target_without_compile),
         cmocka_unit_test(test_parallel_build),
         cmocka_unit_test(test_parallel_build_fallbacks),
+        cmocka_unit_test(test_parallel_build_failure),
         cmocka_unit_test(test_bad_build_jobs),
         cmocka_unit_test(test_worker_usage),
     };

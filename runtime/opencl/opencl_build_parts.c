@@ -220,14 +220,11 @@ static byocl_status build_parts(ocl_device *dev, const char *dir, const char *re
     for (int p = 0; st == BYOCL_OK && p < n; p++)
         if (!(sources[p] = part_source(plan, out->part_of_kernel, p)))
             st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
-    bool *was_cached = calloc((size_t)n, sizeof *was_cached);
-    if (!was_cached && st == BYOCL_OK)
-        st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     int started = 0;
     for (int p = 0; st == BYOCL_OK && p < n; p++) {
-        was_cached[p] = ocl_program_cached(dev, dir, sources[p], plan->build_options);
+        bool cached = ocl_program_cached(dev, dir, sources[p], plan->build_options);
         /* The first part not cached is this process's own. */
-        if (!was_cached[p] && started++ > 0)
+        if (!cached && started++ > 0)
             pids[p] = start_worker(worker, dev, dir, region, sources[p], plan->build_options, p,
                                    &files[p]);
     }
@@ -260,7 +257,6 @@ static byocl_status build_parts(ocl_device *dev, const char *dir, const char *re
     free(sources);
     free(files);
     free(pids);
-    free(was_cached);
     if (st == BYOCL_OK)
         ocl_build_totals_add(compiled, loaded, by_workers, start_ms);
     return st;
@@ -307,12 +303,19 @@ byocl_status ocl_program_parts_build(ocl_device *dev, const char *dir, const cha
         if (mkdtemp(tmpl))
             dir = own_dir = strdup(tmpl);
     }
-    if (dir) {
+    if (dir)
         st = build_parts(dev, dir, region, plan, worker, start_ms, out, err);
-    } else { /* nowhere to hand programs over: the whole program, here */
+    /* Nowhere to hand programs over, or a part that does not build: the whole program,
+     * here, whose build error (if it has one) names the kernel and its line in the
+     * program that `byocl partition --emit` writes. */
+    if (!dir || (st != BYOCL_OK && st != BYOCL_ERR_NOMEM)) {
+        for (int p = 0; p < n; p++)
+            if (out->programs[p])
+                clReleaseProgram(out->programs[p]);
+        memset(out->programs, 0, (size_t)n * sizeof *out->programs);
         out->n = 1;
-        st = ocl_program_get(dev, NULL, region, plan->source, plan->build_options,
-                             &out->programs[0], err);
+        st = ocl_program_get(dev, dir == own_dir ? NULL : dir, region, plan->source,
+                             plan->build_options, &out->programs[0], err);
     }
     if (own_dir) {
         base_dir_remove_files(own_dir);
