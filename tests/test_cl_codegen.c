@@ -1501,6 +1501,59 @@ static void test_codegen_errors(void **state)
 
 /* ------------------------------------------------------------ pieces */
 
+/* The one-pass float32 packers give what packing element by element gives: grouped and
+ * depthwise convs with a ragged last block of output channels, dense and batched weights
+ * in both layouts with a ragged last block of units. */
+static void expect_same_packing(int64_t n, int64_t weight_elems, const clg_packing *p,
+                                const void *sched)
+{
+    float *w = malloc((size_t)weight_elems * sizeof *w), *bulk = malloc((size_t)n * sizeof *bulk);
+    assert_true(w && bulk);
+    for (int64_t i = 0; i < weight_elems; i++)
+        w[i] = (float)(i + 1);
+    p->pack_f32(sched, w, bulk);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t from = p->source(sched, i);
+        float want = from < 0 ? 0.0f : w[from];
+        if (bulk[i] != want)
+            fail_msg("packed element %lld: %g, want %g", (long long)i, bulk[i], want);
+    }
+    free(w);
+    free(bulk);
+}
+
+static int64_t conv_src(const void *s, int64_t i) { return clg_conv_pack_source(s, i); }
+static void conv_all(const void *s, const float *w, float *o) { clg_conv_pack_f32(s, w, o); }
+static int64_t dense_src(const void *s, int64_t i) { return clg_dense_pack_source(s, i); }
+static void dense_all(const void *s, const float *w, float *o) { clg_dense_pack_f32(s, w, o); }
+
+static void test_weight_packing(void **state)
+{
+    (void)state;
+    const clg_packing conv = {conv_src, NULL, conv_all}, dense = {dense_src, NULL, dense_all};
+    const clg_conv_sched convs[] = {
+        {.groups = 2, .cin_g = 3, .oc_g = 5, .oct = 4, .ob = 2, .ntaps = 9},
+        {.groups = 3, .cin_g = 1, .oc_g = 1, .oct = 1, .ob = 1, .ntaps = 4},
+        {.groups = 1, .cin_g = 7, .oc_g = 16, .oct = 8, .ob = 2, .ntaps = 1},
+    };
+    for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
+        const clg_conv_sched *c = &convs[i];
+        expect_same_packing(c->groups * c->ob * c->cin_g * c->ntaps * c->oct,
+                            c->groups * c->oc_g * c->cin_g * c->ntaps, &conv, c);
+    }
+    for (int ku = 0; ku < 2; ku++) {
+        const clg_dense_sched denses[] = {
+            {.k = 3, .u = 6, .w_matrices = 2, .w_ku = ku, .ut = 4, .ub = 2},
+            {.k = 5, .u = 16, .w_matrices = 1, .w_ku = ku, .ut = 16, .ub = 1},
+        };
+        for (size_t i = 0; i < sizeof denses / sizeof denses[0]; i++) {
+            const clg_dense_sched *d = &denses[i];
+            expect_same_packing(d->w_matrices * d->ub * d->k * d->ut,
+                                d->w_matrices * d->u * d->k, &dense, d);
+        }
+    }
+}
+
 static void test_float_literals(void **state)
 {
     (void)state;
@@ -1615,6 +1668,7 @@ int main(void)
         cmocka_unit_test(test_supports),
         cmocka_unit_test(test_codegen_errors),
         cmocka_unit_test(test_float_literals),
+        cmocka_unit_test(test_weight_packing),
         cmocka_unit_test(test_broadcast_offsets),
         cmocka_unit_test(test_buffer_reuse),
     };

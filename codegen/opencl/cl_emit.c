@@ -94,9 +94,8 @@ static byocl_status emit_move(clg_gen *gen, const char *what, const char *label,
 
 /* The buffer of a packed weight: a constant packed here when the weight is one, else a
  * scratch buffer that a `move` launch packs on every run. */
-static int packed_weight(clg_gen *gen, int node, int64_t elems,
-                         int64_t (*source)(const void *sched, int64_t i), const void *sched,
-                         void (*index_text)(const void *sched, byocl_textbuf *t))
+static int packed_weight(clg_gen *gen, int node, int64_t elems, const clg_packing *packing,
+                         const void *sched)
 {
     const byocl_function *fn = gen->fn;
     int root = gen->graph.info[fn->nodes[node].args[1]].root;
@@ -104,7 +103,7 @@ static int packed_weight(clg_gen *gen, int node, int64_t elems,
     clg_node_desc(fn, node, desc, sizeof desc);
     snprintf(what, sizeof what, "packed weight of %s", desc);
     if (fn->nodes[root].kind == BYOCL_NODE_CONSTANT) {
-        byocl_tensor *t = clg_pack_host(fn->nodes[root].value, elems, source, sched, gen->err);
+        byocl_tensor *t = clg_pack_host(fn->nodes[root].value, elems, packing, sched, gen->err);
         return t ? clg_gen_const(gen, t, what) : -1;
     }
     int src = clg_gen_root_buf(gen, root);
@@ -112,15 +111,22 @@ static int packed_weight(clg_gen *gen, int node, int64_t elems,
     if (dst < 0)
         return -1;
     byocl_textbuf index = {0};
-    index_text(sched, &index);
+    packing->index_text(sched, &index);
     return emit_move(gen, "pack", what, src, dtype_of(gen, root), dst, BYOCL_FLOAT32, elems,
                      &index) == BYOCL_OK ? dst : -1;
 }
 
 static int64_t conv_source(const void *s, int64_t i) { return clg_conv_pack_source(s, i); }
 static void conv_index(const void *s, byocl_textbuf *t) { clg_conv_pack_index_text(s, t); }
+static void conv_f32(const void *s, const float *w, float *out) { clg_conv_pack_f32(s, w, out); }
+static const clg_packing conv_packing = {conv_source, conv_index, conv_f32};
 static int64_t dense_source(const void *s, int64_t i) { return clg_dense_pack_source(s, i); }
 static void dense_index(const void *s, byocl_textbuf *t) { clg_dense_pack_index_text(s, t); }
+static void dense_f32(const void *s, const float *w, float *out)
+{
+    clg_dense_pack_f32(s, w, out);
+}
+static const clg_packing dense_packing = {dense_source, dense_index, dense_f32};
 
 static const char *vload_text(byocl_dtype dtype, int width, char *buf, size_t len)
 {
@@ -174,7 +180,7 @@ static byocl_status emit_conv(clg_gen *gen, const clg_group *grp)
     char label[96], desc[64];
     group_label(gen, grp, label, sizeof label);
     clg_node_desc(fn, node, desc, sizeof desc);
-    int w = packed_weight(gen, node, s.packed_elems, conv_source, &s, conv_index);
+    int w = packed_weight(gen, node, s.packed_elems, &conv_packing, &s);
     int x_root = gen->graph.info[n->args[0]].root;
     int x = w >= 0 ? clg_gen_root_buf(gen, x_root) : -1;
     byocl_dtype x_dtype = dtype_of(gen, x_root);
@@ -247,7 +253,7 @@ static byocl_status emit_dense(clg_gen *gen, const clg_group *grp)
         return st;
     char label[96];
     group_label(gen, grp, label, sizeof label);
-    int w = packed_weight(gen, node, s.packed_elems, dense_source, &s, dense_index);
+    int w = packed_weight(gen, node, s.packed_elems, &dense_packing, &s);
     int x_root = gen->graph.info[fn->nodes[node].args[0]].root;
     int x = w >= 0 ? clg_gen_root_buf(gen, x_root) : -1;
     int y = x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;

@@ -259,11 +259,24 @@ byocl_status clg_dense_schedule(const byocl_function *fn, int node, clg_dense_sc
 int64_t clg_dense_pack_source(const clg_dense_sched *s, int64_t i);
 void clg_dense_pack_index_text(const clg_dense_sched *s, byocl_textbuf *t);
 
+/* clg_conv_pack_source and clg_dense_pack_source for every packed element at once, from
+ * a float32 weight: the same values, in nested loops without a division per element
+ * (a build from the cache packs every constant weight again; resnet18 has 11 million). */
+void clg_conv_pack_f32(const clg_conv_sched *s, const float *w, float *out);
+void clg_dense_pack_f32(const clg_dense_sched *s, const float *w, float *out);
+
+/* How a weight is packed: the source of each packed element (-1: a zero), that mapping
+ * as the MOVE_INDEX text of a packing launch, and all of it at once from float32. */
+typedef struct clg_packing {
+    int64_t (*source)(const void *sched, int64_t i);
+    void (*index_text)(const void *sched, byocl_textbuf *t);
+    void (*pack_f32)(const void *sched, const float *w, float *out);
+} clg_packing;
+
 /* A float32 tensor of `n` elements whose element i is src's element source(i) (as a
  * float), or 0 where source gives -1: host-side weight packing. NULL on no memory. */
-byocl_tensor *clg_pack_host(const byocl_tensor *src, int64_t n,
-                           int64_t (*source)(const void *sched, int64_t i), const void *sched,
-                           byocl_error *err);
+byocl_tensor *clg_pack_host(const byocl_tensor *src, int64_t n, const clg_packing *packing,
+                           const void *sched, byocl_error *err);
 
 /* ------------------------------------------------------------- cl_emit.c */
 

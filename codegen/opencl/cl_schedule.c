@@ -171,6 +171,21 @@ int64_t clg_conv_pack_source(const clg_conv_sched *s, int64_t i)
     return ((g * s->oc_g + ocg) * s->cin_g + c) * s->ntaps + t;
 }
 
+void clg_conv_pack_f32(const clg_conv_sched *s, const float *w, float *out)
+{
+    int64_t i = 0;
+    for (int64_t g = 0; g < s->groups; g++)
+        for (int64_t ob = 0; ob < s->ob; ob++)
+            for (int64_t c = 0; c < s->cin_g; c++)
+                for (int64_t t = 0; t < s->ntaps; t++)
+                    for (int64_t o = 0; o < s->oct; o++, i++) {
+                        int64_t ocg = ob * s->oct + o;
+                        out[i] = ocg < s->oc_g
+                                     ? w[((g * s->oc_g + ocg) * s->cin_g + c) * s->ntaps + t]
+                                     : 0.0f;
+                    }
+}
+
 void clg_conv_pack_index_text(const clg_conv_sched *s, byocl_textbuf *t)
 {
     base_textbuf_printf(t,
@@ -264,6 +279,20 @@ int64_t clg_dense_pack_source(const clg_dense_sched *s, int64_t i)
     return m * s->u * s->k + (s->w_ku ? k * s->u + u : u * s->k + k);
 }
 
+void clg_dense_pack_f32(const clg_dense_sched *s, const float *w, float *out)
+{
+    int64_t i = 0;
+    for (int64_t m = 0; m < s->w_matrices; m++)
+        for (int64_t ub = 0; ub < s->ub; ub++)
+            for (int64_t k = 0; k < s->k; k++)
+                for (int64_t t = 0; t < s->ut; t++, i++) {
+                    int64_t u = ub * s->ut + t;
+                    out[i] = u < s->u ? w[m * s->u * s->k + (s->w_ku ? k * s->u + u
+                                                                      : u * s->k + k)]
+                                      : 0.0f;
+                }
+}
+
 void clg_dense_pack_index_text(const clg_dense_sched *s, byocl_textbuf *t)
 {
     long long per_matrix = (long long)s->ub * s->k * s->ut;
@@ -291,21 +320,23 @@ void clg_dense_pack_index_text(const clg_dense_sched *s, byocl_textbuf *t)
                          "}");
 }
 
-byocl_tensor *clg_pack_host(const byocl_tensor *src, int64_t n,
-                           int64_t (*source)(const void *sched, int64_t i), const void *sched,
-                           byocl_error *err)
+byocl_tensor *clg_pack_host(const byocl_tensor *src, int64_t n, const clg_packing *packing,
+                           const void *sched, byocl_error *err)
 {
     byocl_shape shape = byocl_shape_make(1, &n);
     byocl_tensor *t = byocl_tensor_new(BYOCL_FLOAT32, &shape, err);
     if (!t)
         return NULL;
     float *out = byocl_tensor_data(t);
-    /* float32 weights (the common case) are read directly, others through the
-     * conversion that handles every dtype. */
-    const float *f32 = byocl_tensor_dtype(src) == BYOCL_FLOAT32 ? byocl_tensor_cdata(src) : NULL;
+    /* float32 weights (the common case) are packed in one pass, others element by
+     * element through the conversion that handles every dtype. */
+    if (byocl_tensor_dtype(src) == BYOCL_FLOAT32) {
+        packing->pack_f32(sched, byocl_tensor_cdata(src), out);
+        return t;
+    }
     for (int64_t i = 0; i < n; i++) {
-        int64_t from = source(sched, i);
-        out[i] = from < 0 ? 0.0f : f32 ? f32[from] : (float)byocl_tensor_get(src, from);
+        int64_t from = packing->source(sched, i);
+        out[i] = from < 0 ? 0.0f : (float)byocl_tensor_get(src, from);
     }
     return t;
 }
