@@ -2,9 +2,10 @@
  * (TVM's FoldConstant). A call of an op with a reference kernel whose arguments are all
  * constants (or tuples of constants) is evaluated with that kernel, and shape_of of any
  * value becomes its (static) shape; results over OPS_FOLD_MAX_BYTES that are larger than
- * their arguments stay calls (OPS_FOLD_NO_GROWTH, ops/fold.h). Folding goes in node order, so whole chains of shape arithmetic collapse;
- * the nodes nothing uses any more (also those the ONNX importer's folding left, which
- * runs this pass at its end) are then dropped by a rebuild of @main. */
+ * their arguments stay calls (OPS_FOLD_NO_GROWTH, ops/fold.h). Folding goes in node order,
+ * so whole chains of shape arithmetic collapse; the nodes nothing uses any more (also
+ * those the ONNX importer's folding left, which runs this pass at its end) are then
+ * dropped by a rebuild of @main. */
 #include <stdlib.h>
 
 #include "byocl/passes.h"
