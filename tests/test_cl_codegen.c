@@ -1086,6 +1086,65 @@ static void test_gather_fusion(void **state)
 /* take(mode="fast"): the host fails on an index out of range; constant indices out of
  * range leave the call to the host, indices that arrive at run time give NaN there and
  * nothing is read out of bounds. */
+/* gather (ONNX GatherElements) along each axis, int64 and int32 indices with negative
+ * ones among them (-n..-1 count from the end), a fused epilogue; an index out of range
+ * given at run time gives NaN and reads nothing outside the data, a constant one keeps
+ * the call on the host. */
+static void test_gather(void **state)
+{
+    (void)state;
+    static const char text[] = MAIN("%x: Tensor[(3, 4, 5), float32], "
+                                    "%i: Tensor[(2, 4, 5), int64], %j: Tensor[(3, 3, 5), int32], "
+                                    "%k: Tensor[(3, 4, 2), int64]")
+        "  %0 = gather(%x, %i, axis=0);\n"
+        "  %1 = gather(%x, %j, axis=1);\n"
+        "  %2 = gather(%x, %k, axis=-1);\n"
+        "  %3 = nn.relu(%2);\n"
+        "  (%0, %1, %3)\n}\n";
+    run_opts o = {.seed = 9, .lo = -3, .hi = 3, .expect_launches = 3,
+                  .expect_text = "    v_ = v_ < 0 ? v_ + 4 : v_; \\\n"
+                                 "    ok = v_ >= 0 && v_ < 4; \\\n"
+                                 "    src = (ok ? (int)v_ : 0) * 5 + (fi) % 5 + (fi) / 15 * 20; "
+                                 "\\\n}\n"};
+    check_region_opts(text, &o);
+    check_region_f16(text);
+
+    static const char one[] = MAIN("%x: Tensor[(2, 3), float32], %i: Tensor[(2, 2), int64]")
+        "  gather(%x, %i, axis=1)\n}\n";
+    byocl_module *m = parse(one);
+    byocl_shape xs = byocl_shape_make(2, (int64_t[]){2, 3});
+    byocl_shape is = byocl_shape_make(2, (int64_t[]){2, 2});
+    float xv[6] = {0, 1, 2, 3, 4, 5};
+    int64_t iv[4] = {-1, 3, 0, -4};
+    byocl_tensor *in[2] = {byocl_tensor_from_data(BYOCL_FLOAT32, &xs, xv, NULL),
+                           byocl_tensor_from_data(BYOCL_INT64, &is, iv, NULL)};
+    if (!getenv("BYOCL_TEST_CL_GENERATE_ONLY")) {
+        byocl_cl_plan *plan = NULL;
+        byocl_error err = {0};
+        if (clg_codegen(byocl_module_find(m, "main"), NULL, &plan, &err) != BYOCL_OK)
+            fail_msg("%s", err.msg);
+        byocl_tensor *got = byocl_tensor_new(BYOCL_FLOAT32, &is, NULL);
+        run_plan(plan, in, &got);
+        assert_true(byocl_tensor_get(got, 0) == 2 && byocl_tensor_get(got, 2) == 3);
+        assert_true(isnan(byocl_tensor_get(got, 1)) && isnan(byocl_tensor_get(got, 3)));
+        byocl_tensor_unref(got);
+        clg_plan_free(plan);
+    }
+    /* The same indices as a constant: refused, naming the first out of range. */
+    const char *names[1] = {"i"};
+    byocl_error err = {0};
+    if (byocl_bind_params(m, names, &in[1], 1, &err) != BYOCL_OK ||
+        byocl_infer_types(m, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    byocl_function *fn = byocl_module_find(m, "main");
+    char why[256] = "";
+    assert_false(clg_supports(fn, byocl_function_body(fn), why, sizeof why));
+    assert_string_equal(why, "gather: index 3 is out of range for an axis of 3 (the host "
+                             "reports it)");
+    op_tensors_free(in, 2);
+    byocl_module_free(m);
+}
+
 static void test_take_fast(void **state)
 {
     (void)state;
@@ -1658,6 +1717,7 @@ int main(void)
         cmocka_unit_test(test_index_generated),
         cmocka_unit_test(test_gather_fusion),
         cmocka_unit_test(test_take_fast),
+        cmocka_unit_test(test_gather),
         cmocka_unit_test(test_transpose_concat),
         cmocka_unit_test(test_views_and_outputs),
         cmocka_unit_test(test_launch_plan_text),

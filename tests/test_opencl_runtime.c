@@ -1,8 +1,9 @@
 /* The OpenCL runtime module (runtime/opencl/) on PoCL: device listing and choice, one
  * shared context per device, regions run on the executor's tensors (zero-copy and with
  * copies), the program cache (miss, hit, corrupted entries), profiling parts, fallback to
- * the host, large regions built in parallel parts by worker processes, and the faults: no platform, a program that does not build, a buffer the
- * device cannot allocate, bad arguments.
+ * the host, large regions built in parallel parts by worker processes, and the faults:
+ * no platform, a program that does not build, a buffer the device cannot allocate, bad
+ * arguments.
  *
  * Every test uses fresh PoCL and byocl cache folders (set before the first OpenCL call):
  * a warm cache would hide build problems. The no-platform case runs in a child forked

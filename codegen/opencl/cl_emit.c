@@ -552,8 +552,34 @@ static void take_index_text(const byocl_node *n, const byocl_shape *data, int64_
     base_textbuf_puts(t, "; \\\n}");
 }
 
-/* strided_slice, broadcast_to and take (kernels_cl/gather.cl): one input element per
- * output element, then the epilogue. */
+/* GATHER_INDEX of gather (ONNX GatherElements): the indices have the output's shape, so
+ * output element fi reads index fi, resolved as the reference does (-n..-1 count from the
+ * end; out of range: ok false), and the data element whose digits are fi's with the
+ * axis digit replaced by that index. */
+static void gather_index_text(const byocl_node *n, const byocl_shape *data,
+                              const byocl_shape *out, byocl_textbuf *t)
+{
+    int axis = ops_gather_axis(&n->attrs, data->rank);
+    int64_t stride[BYOCL_MAX_RANK], coef[BYOCL_MAX_RANK], s = 1;
+    for (int d = data->rank - 1; d >= 0; d--) {
+        stride[d] = s;
+        s *= data->dims[d];
+    }
+    for (int d = 0; d < out->rank; d++)
+        coef[d] = d == axis ? 0 : stride[d];
+    long long count = (long long)data->dims[axis];
+    base_textbuf_printf(t,
+                        "{ \\\n    long v_ = (long)LD_ix(fi); \\\n"
+                        "    v_ = v_ < 0 ? v_ + %lld : v_; \\\n"
+                        "    ok = v_ >= 0 && v_ < %lld; \\\n"
+                        "    src = (ok ? (int)v_ : 0) * %lld + ",
+                        count, count, (long long)stride[axis]);
+    digits_offset_text(out->dims, coef, out->rank, "fi", t);
+    base_textbuf_puts(t, "; \\\n}");
+}
+
+/* strided_slice, broadcast_to, take and gather (kernels_cl/gather.cl): one input element
+ * per output element, then the epilogue. */
 static byocl_status emit_gather(clg_gen *gen, const clg_group *grp)
 {
     const byocl_function *fn = gen->fn;
@@ -561,9 +587,11 @@ static byocl_status emit_gather(clg_gen *gen, const clg_group *grp)
     const char *op = n->op->name;
     const byocl_shape *in = &fn->nodes[n->args[0]].type->shape;
     const byocl_shape *out = &n->type->shape;
-    bool take = !ops_is_affine(op);
+    bool take = !ops_is_affine(op); /* take or gather: indices as a second input */
     byocl_textbuf index = {0};
-    if (take) {
+    if (strcmp(op, "gather") == 0) {
+        gather_index_text(n, in, out, &index);
+    } else if (take) {
         take_index_text(n, in, byocl_shape_numel(&fn->nodes[n->args[1]].type->shape), &index);
     } else {
         ops_affine map;

@@ -2,7 +2,7 @@
  * reshape and batch_flatten only name other storage), how often each is read, and the
  * groups of ops that become one kernel: an anchor (conv2d, conv2d_transpose, dense,
  * batch_matmul, a pool, softmax, a reduction, resize2d, strided_slice, broadcast_to, take,
- * transpose, concatenate, or an elementwise op) and the elementwise ops fused after it
+ * gather, transpose, concatenate, or an elementwise op) and the elementwise ops fused after it
  * where the value in between has no other reader. */
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +45,7 @@ static clg_anchor anchor_of(const char *op)
         return CLG_ANCHOR_RESIZE;
     if (strcmp(op, "transpose") == 0)
         return CLG_ANCHOR_TRANSPOSE;
-    if (ops_is_affine(op) || strcmp(op, "take") == 0)
+    if (ops_is_affine(op) || strcmp(op, "take") == 0 || strcmp(op, "gather") == 0)
         return CLG_ANCHOR_GATHER;
     if (strcmp(op, "concatenate") == 0)
         return CLG_ANCHOR_CONCAT;

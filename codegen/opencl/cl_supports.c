@@ -1,6 +1,6 @@
 /* Which calls the OpenCL target accepts: the ops the generator has kernels for, on
  * float32 and float16 tensors (float16 as storage: every kernel computes in float), and
- * take's int32 or int64 indices, and argmax/argmin's int32 results. */
+ * take's and gather's int32 or int64 indices, and argmax/argmin's int32 results. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,7 +22,8 @@ static const char *const supported_ops[] = {
     "nn.global_avg_pool2d", "nn.softmax", "nn.batch_flatten", "reshape",
     "transpose",     "concatenate",   "sum",              "mean",
     "prod",          "max",           "min",              "nn.batch_matmul",
-    "strided_slice", "broadcast_to",  "take",             "image.resize2d",
+    "strided_slice", "broadcast_to",  "take",             "gather",
+    "image.resize2d",
     "nn.conv2d_transpose", "argmax",  "argmin",
 };
 
@@ -71,33 +72,40 @@ static bool tensors_ok(const byocl_type *type, bool int32_ok, char *why, size_t 
     return size_ok(type, why, why_len);
 }
 
-/* take's indices: an int32 or int64 tensor. With mode "fast" an index out of range is an
- * error that only the host reports (the kernel gives NaN there): constant indices are
- * checked here, so that a region never holds a take the host would fail. */
-static bool take_indices_ok(const byocl_node *n, const byocl_function *fn, char *why,
-                            size_t why_len)
+/* The indices of take and gather: an int32 or int64 tensor. An index out of range (take
+ * with mode "fast"; gather, where -n..-1 count from the end) is an error that only the
+ * host reports (the kernel gives NaN there): constant indices are checked here, so that
+ * a region never holds a call the host would fail. */
+static bool indices_ok(const byocl_node *n, const byocl_function *fn, char *why,
+                       size_t why_len)
 {
+    const char *op = n->op->name;
     const byocl_node *idx = &fn->nodes[n->args[1]];
     const byocl_type *t = idx->type;
     if (t->kind != BYOCL_TYPE_TENSOR)
         return refuse(why, why_len, "the indices have no inferred type");
     if (t->dtype != BYOCL_INT32 && t->dtype != BYOCL_INT64)
         return refuse(why, why_len,
-                      "take's indices are %s (the opencl target reads int32 and int64)",
+                      "%s's indices are %s (the opencl target reads int32 and int64)", op,
                       byocl_dtype_name(t->dtype));
     if (!size_ok(t, why, why_len))
         return false;
-    if (ops_take_mode_of(&n->attrs) != OPS_TAKE_FAST || idx->kind != BYOCL_NODE_CONSTANT)
+    bool gather = strcmp(op, "gather") == 0;
+    if (idx->kind != BYOCL_NODE_CONSTANT ||
+        (!gather && ops_take_mode_of(&n->attrs) != OPS_TAKE_FAST))
         return true;
     const byocl_shape *data = &fn->nodes[n->args[0]].type->shape;
-    int axis = ops_take_axis(&n->attrs, data->rank);
+    int axis = gather ? ops_gather_axis(&n->attrs, data->rank)
+                      : ops_take_axis(&n->attrs, data->rank);
     int64_t count = axis < 0 ? byocl_shape_numel(data) : data->dims[axis];
     for (int64_t i = 0, m = byocl_tensor_numel(idx->value); i < m; i++) {
         int64_t v = elemwise_load_int(idx->value, i);
-        if (v < 0 || v >= count)
+        if (v < (gather ? -count : 0) || v >= count)
             return refuse(why, why_len,
-                          "take: index %lld is out of range for an axis of %lld (mode "
-                          "\"fast\" fails there; the host reports it)",
+                          gather ? "gather: index %lld is out of range for an axis of %lld "
+                                   "(the host reports it)"
+                                 : "take: index %lld is out of range for an axis of %lld (mode "
+                                   "\"fast\" fails there; the host reports it)",
                           (long long)v, (long long)count);
     }
     return true;
@@ -156,9 +164,9 @@ bool clg_supports(const byocl_function *fn, int node, char *why, size_t why_len)
     bool int32_result = reduce == OPS_REDUCE_ARGMAX || reduce == OPS_REDUCE_ARGMIN;
     if (!tensors_ok(n->type, int32_result, why, why_len))
         return false;
-    bool take = strcmp(op, "take") == 0;
+    bool indexed = strcmp(op, "take") == 0 || strcmp(op, "gather") == 0;
     for (int k = 0; k < n->n_args; k++)
-        if (!(take && k == 1 ? take_indices_ok(n, fn, why, why_len)
+        if (!(indexed && k == 1 ? indices_ok(n, fn, why, why_len)
                              : tensors_ok(fn->nodes[n->args[k]].type, false, why, why_len)))
             return false;
     if (strcmp(op, "nn.conv2d") == 0)
