@@ -107,6 +107,18 @@ static void test_device_errors(void **state)
     unsetenv("BYOCL_OPENCL_DEVICE");
     ts_assert_contains(err, "BYOCL_OPENCL_DEVICE 'radeon' names no OpenCL device");
     free(err);
+    /* A bad number of build jobs fails the region's build, naming the variable. */
+    setenv("BYOCL_OPENCL_BUILD_JOBS", "abc", 1);
+    char *out = NULL;
+    assert_int_equal(ts_run_cli("run builtin:seed --random-inputs --target opencl", &out, &err),
+                     1);
+    unsetenv("BYOCL_OPENCL_BUILD_JOBS");
+    assert_string_equal(out, "");
+    assert_string_equal(err, "byocl: error: in @main, %1 (@opencl_main_0): bad "
+                             "BYOCL_OPENCL_BUILD_JOBS 'abc': expected a whole number of build "
+                             "jobs from 1 to 4096 (1: build in this process only)\n");
+    free(out);
+    free(err);
 }
 
 static void test_profile_lines(void **state)
