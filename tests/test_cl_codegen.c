@@ -211,6 +211,8 @@ typedef struct run_opts {
     int expect_launches;    /* when > 0 */
     int vector_width;       /* the device's float vector width (0: the default, 16) */
     const char *expect_text; /* when set: text the program must contain */
+    bool exact;             /* outputs must equal the reference's bit for bit */
+    byocl_tensor *const *inputs; /* when set: the inputs, instead of random ones */
 } run_opts;
 
 /* Generates @main of `text` (after binding "c_" parameters), runs it on random inputs and
@@ -244,6 +246,10 @@ static double check_region_opts(const char *text, const run_opts *o)
     byocl_tensor **in = calloc((size_t)n_in + 1, sizeof *in);
     for (int k = 0; k < n_in; k++) {
         const byocl_type *t = byocl_node_type(fn, byocl_function_param(fn, k));
+        if (o->inputs) {
+            in[k] = byocl_tensor_ref(o->inputs[k]);
+            continue;
+        }
         in[k] = byocl_tensor_new(t->dtype, &t->shape, NULL);
         double lo = o->lo != o->hi ? o->lo : -1.0, hi = o->lo != o->hi ? o->hi : 1.0;
         byocl_tensor_fill_random(in[k], o->seed + (uint64_t)k, lo, hi);
@@ -259,6 +265,8 @@ static double check_region_opts(const char *text, const run_opts *o)
     run_plan(plan, in, got);
     double worst = 0;
     for (int i = 0; i < n_want; i++) {
+        if (o->exact)
+            assert_tensor_bytes_equal(got[i], want[i], text);
         double e = ts_relative_l2(got[i], want[i]);
         double tol = byocl_tensor_dtype(want[i]) == BYOCL_FLOAT16 ? TOL_F16 : TOL_F32;
         if (!(e <= tol))
@@ -306,14 +314,21 @@ static void check_region(const char *text)
         check_region_opts(text, &o);
 }
 
-/* The same text with every "float32" replaced by "float16". */
-static void check_region_f16(const char *text)
+/* `text` with every "float32" replaced by "float16" (malloc'ed). */
+static char *float16_text(const char *text)
 {
     size_t len = strlen(text);
     char *t16 = malloc(len + 1);
     memcpy(t16, text, len + 1);
     for (char *p = t16; (p = strstr(p, "float32")) != NULL; p += 7)
         memcpy(p, "float16", 7);
+    return t16;
+}
+
+/* The same text with every "float32" replaced by "float16". */
+static void check_region_f16(const char *text)
+{
+    char *t16 = float16_text(text);
     check_region(t16);
     free(t16);
 }
@@ -993,9 +1008,9 @@ static bool is_gather_op(const char *op)
            strcmp(op, "take") == 0;
 }
 
-/* take's generated case with its indices bound as a constant of the region: accepted,
- * run and equal to numpy's result bit for bit. */
-static void take_constant_on_opencl(const gen_case *k)
+/* A generated case of take, gather or a scatter with its indices (input 1) bound as a
+ * constant of the region: accepted, run and checked as check_generated does. */
+static void indices_constant_on_opencl(const gen_case *k, bool exact)
 {
     byocl_tensor *in[5];
     op_case c;
@@ -1006,11 +1021,14 @@ static void take_constant_on_opencl(const gen_case *k)
         byocl_infer_types(c.m, &err) != BYOCL_OK)
         fail_msg("%s: %s", k->name, err.msg);
     const byocl_function *fn = byocl_module_find(c.m, "main");
-    assert_int_equal(byocl_function_num_params(fn), 1);
+    assert_int_equal(byocl_function_num_params(fn), k->n_in - 1);
     char why[256] = "";
     if (!clg_supports(fn, byocl_function_body(fn), why, sizeof why))
         fail_msg("%s: refused: %s", k->name, why);
-    run_generated(k, fn, in, true);
+    byocl_tensor *params[5] = {in[0]}; /* the inputs left: all but the indices */
+    for (int i = 2; i < k->n_in; i++)
+        params[i - 1] = in[i];
+    run_generated(k, fn, params, exact);
     op_tensors_free(in, k->n_in);
     op_case_free(&c);
 }
@@ -1035,7 +1053,7 @@ static void test_index_generated(void **state)
         bool this_ran = generated_on_opencl(k, want_why, true);
         ran += this_ran;
         if (this_ran && strcmp(k->op, "take") == 0) {
-            take_constant_on_opencl(k);
+            indices_constant_on_opencl(k, true);
             constant++;
         }
     }
@@ -1192,6 +1210,303 @@ static void test_take_fast(void **state)
                              "fails there; the host reports it)");
     op_tensors_free(in, 2);
     byocl_module_free(m);
+}
+
+/* ------------------------------------------------------------ cumsum, scatter_elements, scatter_nd */
+
+/* The cumsum, scatter_elements and scatter_nd cases of tests/gen/gen_ops_index.py on the
+ * opencl target: float32 and float16 ones run and agree with numpy (the scatters bit for
+ * bit, again with their indices a constant of the region; cumsum, which numpy sums in
+ * float64, within the documented bound); the integer and float64 ones are refused, saying
+ * why. */
+static void test_scan_generated(void **state)
+{
+    (void)state;
+    int ran = 0, constant = 0;
+    for (int i = 0; i < N_ITEMS(index_cases); i++) {
+        const gen_case *k = &index_cases[i];
+        bool cumsum = strcmp(k->op, "cumsum") == 0;
+        if (!cumsum && strcmp(k->op, "scatter_elements") != 0 &&
+            strcmp(k->op, "scatter_nd") != 0)
+            continue;
+        const char *want_why =
+            is_float(k->in[0]->dtype) ? NULL : "is not supported (the opencl target computes";
+        bool this_ran = generated_on_opencl(k, want_why, !cumsum);
+        ran += this_ran;
+        if (this_ran && !cumsum) {
+            indices_constant_on_opencl(k, true);
+            constant++;
+        }
+    }
+    assert_int_equal(ran, 15);
+    assert_int_equal(constant, 11);
+}
+
+/* Generates @main of `text` (one output) and runs it on `in`; its output, of `dtype` and
+ * `shape`, or NULL with BYOCL_TEST_CL_GENERATE_ONLY (generated only). */
+static byocl_tensor *run_text(const char *text, byocl_tensor *const *in, byocl_dtype dtype,
+                              const byocl_shape *shape)
+{
+    byocl_module *m = parse(text);
+    byocl_cl_plan *plan = NULL;
+    byocl_error err = {0};
+    if (clg_codegen(byocl_module_find(m, "main"), NULL, &plan, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(plan->n_outputs, 1);
+    byocl_tensor *got = NULL;
+    if (!getenv("BYOCL_TEST_CL_GENERATE_ONLY")) {
+        got = byocl_tensor_new(dtype, shape, NULL);
+        run_plan(plan, in, &got);
+    }
+    clg_plan_free(plan);
+    byocl_module_free(m);
+    return got;
+}
+
+/* clg_supports refuses node `number` of @main of `text` (-1: the body), saying `why`. */
+static void assert_refused(const char *text, int number, const char *why);
+
+/* clg_supports refuses the body of @main of `text` once its parameter `name` is bound to
+ * the constant `value`, saying `want_why`. */
+static void assert_refused_bound(const char *text, const char *name, byocl_tensor *value,
+                                 const char *want_why)
+{
+    byocl_module *m = parse(text);
+    byocl_error err = {0};
+    if (byocl_bind_params(m, &name, &value, 1, &err) != BYOCL_OK ||
+        byocl_infer_types(m, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    const byocl_function *fn = byocl_module_find(m, "main");
+    char why[256] = "";
+    assert_false(clg_supports(fn, byocl_function_body(fn), why, sizeof why));
+    assert_string_equal(why, want_why);
+    byocl_module_free(m);
+}
+
+/* cumsum along an axis, reverse and exclusive, with a fused epilogue (one launch) and
+ * unfused, float16 too; the axis None; float16 summed into float32 (the dtype attribute);
+ * integer results are refused. */
+static void test_cumsum(void **state)
+{
+    (void)state;
+    static const char text[] = MAIN("%x: Tensor[(3, 7, 4), float32], %b: Tensor[(4), float32]")
+        "  %0 = cumsum(%x, axis=1, exclusive=True, reverse=True);\n"
+        "  %1 = add(%0, %b);\n  nn.relu(%1)\n}\n";
+    run_opts o = {.seed = 3, .expect_launches = 1,
+                  .expect_text = "#define LINES 12\n#define LEN 7\n#define INNER 4\n"
+                                 "#define REVERSE 1\n#define EXCLUSIVE 1\n"};
+    check_region_opts(text, &o);
+    check_region(text);
+    check_region_f16(text);
+    static const char flat[] = MAIN("%x: Tensor[(5, 6), float32]") "  cumsum(%x)\n}\n";
+    check_region(flat);
+    check_region_f16(flat);
+    static const char widen[] = MAIN("%x: Tensor[(4, 9), float16]")
+        "  cumsum(%x, axis=0, dtype=\"float32\")\n}\n";
+    check_region(widen);
+    static const char ints[] = MAIN("%x: Tensor[(4), int32]") "  cumsum(%x)\n}\n";
+    assert_refused(ints, -1,
+                   "dtype int32 is not supported (the opencl target computes float32 and "
+                   "float16)");
+    static const char to_int[] = MAIN("%x: Tensor[(4), float32]")
+        "  cumsum(%x, dtype=\"int64\")\n}\n";
+    assert_refused(to_int, -1,
+                   "dtype int64 is not supported (the opencl target computes float32 and "
+                   "float16)");
+}
+
+/* One line of 100000 values in [0, 1000): every prefix of the compensated float sum is
+ * within 2^-23 relative of the exact (double) running sum, where a plain float sum drifts
+ * by far more. */
+static void test_cumsum_long(void **state)
+{
+    (void)state;
+    enum { N = 100000 };
+    static const char text[] = MAIN("%x: Tensor[(100000), float32]") "  cumsum(%x)\n}\n";
+    byocl_shape shape = byocl_shape_make(1, (int64_t[]){N});
+    byocl_tensor *x = byocl_tensor_new(BYOCL_FLOAT32, &shape, NULL);
+    byocl_tensor_fill_random(x, 41, 0.0, 1000.0);
+    byocl_tensor *got = run_text(text, &x, BYOCL_FLOAT32, &shape);
+    if (got) {
+        const float *xv = byocl_tensor_cdata(x), *g = byocl_tensor_cdata(got);
+        double exact = 0, worst = 0, worst_plain = 0;
+        float plain = 0;
+        for (int i = 0; i < N; i++) {
+            exact += xv[i];
+            plain += xv[i];
+            double e = fabs(g[i] - exact) / exact, p = fabs(plain - exact) / exact;
+            worst = e > worst ? e : worst;
+            worst_plain = p > worst_plain ? p : worst_plain;
+        }
+        if (getenv("CL_TEST_VERBOSE"))
+            fprintf(stderr, "  cumsum of %d: worst relative error %.3g (plain float sum %.3g)\n",
+                    N, worst, worst_plain);
+        assert_true(worst <= 0x1p-23);
+        assert_true(worst_plain > 0x1p-20); /* the compensation is what keeps it close */
+        byocl_tensor_unref(got);
+    }
+    byocl_tensor_unref(x);
+}
+
+/* scatter_elements and scatter_nd with every reduction, as many updates as rows and more,
+ * so indices repeat (update keeps the last, in order) and run from -n (negative ones count
+ * from the end): bit for bit the reference's, float16 too, with a fused epilogue; indices
+ * narrower than the data off the axis leave the rest as it was. */
+static void test_scatter(void **state)
+{
+    (void)state;
+    static const char elements[] =
+        MAIN("%x: Tensor[(4, 3), float32], %i: Tensor[(6, 3), int64], "
+             "%u: Tensor[(6, 3), float32]")
+        "  %0 = scatter_elements(%x, %i, %u);\n"
+        "  %1 = scatter_elements(%x, %i, %u, reduction=\"add\");\n"
+        "  %2 = scatter_elements(%x, %i, %u, reduction=\"mul\");\n"
+        "  %3 = scatter_elements(%x, %i, %u, reduction=\"min\");\n"
+        "  %4 = scatter_elements(%x, %i, %u, reduction=\"max\");\n"
+        "  %5 = nn.relu(%4);\n"
+        "  (%0, %1, %2, %3, %5)\n}\n";
+    run_opts o = {.seed = 31, .lo = -4, .hi = 4, .exact = true, .expect_launches = 5,
+                  .expect_text = "#define SCATTER_SETUP(fi, count) const int want_ = (fi) / 3; "
+                                 "\\\nconst int first_ = (fi) % 3; \\\ncount = 6\n"
+                                 "#define SCATTER_MATCH(t, from, hit) { \\\n"
+                                 "    from = first_ + (t) * 3; \\\n"
+                                 "    const long v_ = (long)LD_ix(from); \\\n"
+                                 "    hit = (v_ < 0 ? v_ + 4 : v_) == want_; \\\n}\n"};
+    char *elements16 = float16_text(elements);
+    check_region_opts(elements, &o);
+    check_region_opts(elements16, &o);
+    free(elements16);
+
+    static const char narrow[] =
+        MAIN("%x: Tensor[(4, 5), float32], %i: Tensor[(2, 7), int32], "
+             "%u: Tensor[(2, 7), float32]")
+        "  scatter_elements(%x, %i, %u, axis=1, reduction=\"add\")\n}\n";
+    run_opts o_narrow = {.seed = 32, .lo = -5, .hi = 5, .exact = true,
+                         .expect_text = "count = (fi) / 5 < 2 ? 7 : 0\n"};
+    check_region_opts(narrow, &o_narrow);
+
+    static const char nd[] =
+        MAIN("%x: Tensor[(3, 3, 2), float32], %i: Tensor[(2, 8), int32], "
+             "%u: Tensor[(8, 2), float32]")
+        "  %0 = scatter_nd(%x, %i, %u);\n"
+        "  %1 = scatter_nd(%x, %i, %u, mode=\"add\");\n"
+        "  %2 = scatter_nd(%x, %i, %u, mode=\"mul\");\n"
+        "  %3 = scatter_nd(%x, %i, %u, mode=\"min\");\n"
+        "  %4 = scatter_nd(%x, %i, %u, mode=\"max\");\n"
+        "  (%0, %1, %2, %3, %4)\n}\n";
+    run_opts o_nd = {.seed = 33, .lo = -3, .hi = 3, .exact = true, .expect_launches = 5,
+                     .expect_text = "#define SCATTER_MATCH(t, from, hit) { \\\n"
+                                    "    long v_; \\\n    hit = true; \\\n"
+                                    "    v_ = (long)LD_ix((t)); \\\n"
+                                    "    hit = hit && (v_ < 0 ? v_ + 3 : v_) == w0_; \\\n"
+                                    "    v_ = (long)LD_ix(8 + (t)); \\\n"
+                                    "    hit = hit && (v_ < 0 ? v_ + 3 : v_) == w1_; \\\n"
+                                    "    from = (t) * 2 + s_; \\\n}\n"};
+    char *nd16 = float16_text(nd);
+    check_region_opts(nd, &o_nd);
+    check_region_opts(nd16, &o_nd);
+    free(nd16);
+}
+
+/* min and max propagate NaN as the reference does: a NaN in the data stays, a NaN update
+ * replaces a number and then stays (bit for bit the reference's). */
+static void test_scatter_nan(void **state)
+{
+    (void)state;
+    static const char text[] =
+        MAIN("%x: Tensor[(4), float32], %i: Tensor[(5), int64], %u: Tensor[(5), float32], "
+             "%j: Tensor[(1, 5), int64]")
+        "  %0 = scatter_elements(%x, %i, %u, reduction=\"min\");\n"
+        "  %1 = scatter_nd(%x, %j, %u, mode=\"max\");\n"
+        "  (%0, %1)\n}\n";
+    byocl_shape s4 = byocl_shape_make(1, (int64_t[]){4}), s5 = byocl_shape_make(1, (int64_t[]){5});
+    byocl_shape s15 = byocl_shape_make(2, (int64_t[]){1, 5});
+    float xv[4] = {1, NAN, 3, 4}, uv[5] = {NAN, 5, NAN, 2, -7};
+    int64_t iv[5] = {0, 1, 2, -2, 3};
+    byocl_tensor *in[4] = {byocl_tensor_from_data(BYOCL_FLOAT32, &s4, xv, NULL),
+                           byocl_tensor_from_data(BYOCL_INT64, &s5, iv, NULL),
+                           byocl_tensor_from_data(BYOCL_FLOAT32, &s5, uv, NULL),
+                           byocl_tensor_from_data(BYOCL_INT64, &s15, iv, NULL)};
+    run_opts o = {.exact = true, .inputs = in};
+    check_region_opts(text, &o);
+    static const char min_only[] =
+        MAIN("%x: Tensor[(4), float32], %i: Tensor[(5), int64], %u: Tensor[(5), float32]")
+        "  scatter_elements(%x, %i, %u, reduction=\"min\")\n}\n";
+    byocl_tensor *got = run_text(min_only, in, BYOCL_FLOAT32, &s4);
+    if (got) { /* min: NaN, NaN, NaN (3, then NaN, then 2), min(4, -7) */
+        assert_true(isnan(byocl_tensor_get(got, 0)) && isnan(byocl_tensor_get(got, 1)) &&
+                    isnan(byocl_tensor_get(got, 2)) && byocl_tensor_get(got, 3) == -7);
+        byocl_tensor_unref(got);
+    }
+    op_tensors_free(in, 4);
+}
+
+/* Indices out of range: at run time the update is skipped (the host would fail); constant
+ * ones keep the call on the host, naming the first. */
+static void test_scatter_out_of_range(void **state)
+{
+    (void)state;
+    static const char elements[] =
+        MAIN("%x: Tensor[(3), float32], %i: Tensor[(3), int64], %u: Tensor[(3), float32]")
+        "  scatter_elements(%x, %i, %u)\n}\n";
+    static const char nd[] =
+        MAIN("%x: Tensor[(3), float32], %i: Tensor[(1, 3), int64], %u: Tensor[(3), float32]")
+        "  scatter_nd(%x, %i, %u, mode=\"add\")\n}\n";
+    byocl_shape s3 = byocl_shape_make(1, (int64_t[]){3});
+    byocl_shape s13 = byocl_shape_make(2, (int64_t[]){1, 3});
+    float xv[3] = {10, 20, 30}, uv[3] = {1, 2, 4};
+    int64_t iv[3] = {5, -1, -4};
+    byocl_tensor *in[3] = {byocl_tensor_from_data(BYOCL_FLOAT32, &s3, xv, NULL),
+                           byocl_tensor_from_data(BYOCL_INT64, &s3, iv, NULL),
+                           byocl_tensor_from_data(BYOCL_FLOAT32, &s3, uv, NULL)};
+    byocl_tensor *in_nd[3] = {in[0], byocl_tensor_from_data(BYOCL_INT64, &s13, iv, NULL), in[2]};
+    const double want[2][3] = {{10, 20, 2}, {10, 20, 32}}; /* only -1 (element 2) lands */
+    for (int k = 0; k < 2; k++) {
+        byocl_tensor *got = run_text(k ? nd : elements, k ? in_nd : in, BYOCL_FLOAT32, &s3);
+        for (int e = 0; got && e < 3; e++)
+            if (byocl_tensor_get(got, e) != want[k][e])
+                fail_msg("%s: element %d is %g", k ? "scatter_nd" : "scatter_elements", e,
+                         byocl_tensor_get(got, e));
+        byocl_tensor_unref(got);
+    }
+    assert_refused_bound(elements, "i", in[1],
+                   "scatter_elements: index 5 is out of range for an axis of 3 (the host "
+                   "reports it)");
+    assert_refused_bound(nd, "i", in_nd[1],
+                   "scatter_nd: index 5 is out of range for an axis of 3 (the host reports it)");
+    byocl_tensor_unref(in_nd[1]);
+    op_tensors_free(in, 3);
+}
+
+/* The gather form's cost bound: numel(output) x candidates up to 2^30 is taken, above it
+ * refused with the counts. */
+static void test_scatter_cost_bound(void **state)
+{
+    (void)state;
+    static const char at_bound[] =
+        MAIN("%x: Tensor[(1024, 1024), float32], %i: Tensor[(1024, 1024), int32], "
+             "%u: Tensor[(1024, 1024), float32]")
+        "  scatter_elements(%x, %i, %u)\n}\n";
+    byocl_module *m = parse(at_bound);
+    const byocl_function *fn = byocl_module_find(m, "main");
+    assert_true(clg_supports(fn, byocl_function_body(fn), NULL, 0));
+    byocl_module_free(m);
+    static const char over[] =
+        MAIN("%x: Tensor[(1024, 1024), float32], %i: Tensor[(1025, 1024), int32], "
+             "%u: Tensor[(1025, 1024), float32]")
+        "  scatter_elements(%x, %i, %u)\n}\n";
+    assert_refused(over, -1,
+                   "scatter_elements: 1048576 output elements x 1025 candidate updates each is "
+                   "over 2^30 steps (the opencl target's gather form; the host applies the "
+                   "updates in one pass)");
+    static const char nd_over[] =
+        MAIN("%x: Tensor[(64, 16384), float32], %i: Tensor[(1, 1100), int64], "
+             "%u: Tensor[(1100, 16384), float32]")
+        "  scatter_nd(%x, %i, %u)\n}\n";
+    assert_refused(nd_over, -1,
+                   "scatter_nd: 1048576 output elements x 1100 candidate updates each is over "
+                   "2^30 steps (the opencl target's gather form; the host applies the updates "
+                   "in one pass)");
 }
 
 /* A segmentation head as one region: conv2d_transpose + bias_add + relu, a bilinear
@@ -1718,6 +2033,13 @@ int main(void)
         cmocka_unit_test(test_gather_fusion),
         cmocka_unit_test(test_take_fast),
         cmocka_unit_test(test_gather),
+        cmocka_unit_test(test_scan_generated),
+        cmocka_unit_test(test_cumsum),
+        cmocka_unit_test(test_cumsum_long),
+        cmocka_unit_test(test_scatter),
+        cmocka_unit_test(test_scatter_nan),
+        cmocka_unit_test(test_scatter_out_of_range),
+        cmocka_unit_test(test_scatter_cost_bound),
         cmocka_unit_test(test_transpose_concat),
         cmocka_unit_test(test_views_and_outputs),
         cmocka_unit_test(test_launch_plan_text),

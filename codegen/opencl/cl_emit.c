@@ -21,8 +21,7 @@ static byocl_dtype dtype_of(const clg_gen *gen, int node)
     return clg_tensor_type(gen->fn, node)->dtype;
 }
 
-/* "nn.conv2d+nn.batch_norm+nn.relu (%3 to %6)": the group's ops, its first and last node. */
-static void group_label(const clg_gen *gen, const clg_group *grp, char *buf, size_t len)
+void clg_group_label(const clg_gen *gen, const clg_group *grp, char *buf, size_t len)
 {
     const byocl_function *fn = gen->fn;
     size_t at = 0;
@@ -44,7 +43,7 @@ static void group_label(const clg_gen *gen, const clg_group *grp, char *buf, siz
     }
 }
 
-static double group_flops(const clg_gen *gen, const clg_group *grp)
+double clg_group_flops(const clg_gen *gen, const clg_group *grp)
 {
     double flops = grp->kind == CLG_ANCHOR_ELEMWISE ? 0 : host_node_flops(gen->fn, grp->anchor);
     for (int i = 0; i < grp->n_steps; i++)
@@ -52,8 +51,7 @@ static double group_flops(const clg_gen *gen, const clg_group *grp)
     return flops;
 }
 
-/* Writes the instance when st is BYOCL_OK, else drops it; returns the outcome. */
-static byocl_status end_kernel(clg_kernel *k, byocl_status st, const char *tmpl,
+byocl_status clg_kernel_finish(clg_kernel *k, byocl_status st, const char *tmpl,
                                const char *label, int work_dim, const size_t *global,
                                double flops)
 {
@@ -89,7 +87,7 @@ static byocl_status emit_move(clg_gen *gen, const char *what, const char *label,
     clg_kernel_define(&k, "MOVE_INDEX(i, src, dst, ok)", "%s", body);
     free(body);
     size_t global = (size_t)n;
-    return end_kernel(&k, BYOCL_OK, "move", label, 1, &global, 0);
+    return clg_kernel_finish(&k, BYOCL_OK, "move", label, 1, &global, 0);
 }
 
 /* The buffer of a packed weight: a constant packed here when the weight is one, else a
@@ -163,7 +161,9 @@ static int emit_conv_input(clg_gen *gen, const clg_conv_sched *s, const char *de
     clg_kernel_define(&k, "PHASE_Y(s)", "%s", py);
     clg_kernel_define(&k, "PHASE_X(s)", "%s", px);
     size_t global[3] = {(size_t)s->wph, (size_t)s->hph, (size_t)s->x_planes};
-    return end_kernel(&k, BYOCL_OK, "conv2d_input", what, 3, global, 0) == BYOCL_OK ? laid : -1;
+    return clg_kernel_finish(&k, BYOCL_OK, "conv2d_input", what, 3, global, 0) == BYOCL_OK
+               ? laid
+               : -1;
 }
 
 static byocl_status emit_conv(clg_gen *gen, const clg_group *grp)
@@ -178,7 +178,7 @@ static byocl_status emit_conv(clg_gen *gen, const clg_group *grp)
         return st;
     }
     char label[96], desc[64];
-    group_label(gen, grp, label, sizeof label);
+    clg_group_label(gen, grp, label, sizeof label);
     clg_node_desc(fn, node, desc, sizeof desc);
     int w = packed_weight(gen, node, s.packed_elems, &conv_packing, &s);
     int x_root = gen->graph.info[n->args[0]].root;
@@ -225,7 +225,7 @@ static byocl_status emit_conv(clg_gen *gen, const clg_group *grp)
     st = tap_list ? clg_epilogue_define(&k, grp, gen->err)
                   : byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory writing %s", label);
     size_t global[3] = {(size_t)s.npt, (size_t)s.ob, (size_t)(s.n * s.groups)};
-    st = end_kernel(&k, st, "conv2d", label, 3, global, group_flops(gen, grp));
+    st = clg_kernel_finish(&k, st, "conv2d", label, 3, global, clg_group_flops(gen, grp));
     clg_conv_sched_free(&s);
     return st;
 }
@@ -252,7 +252,7 @@ static byocl_status emit_dense(clg_gen *gen, const clg_group *grp)
     if (st != BYOCL_OK)
         return st;
     char label[96];
-    group_label(gen, grp, label, sizeof label);
+    clg_group_label(gen, grp, label, sizeof label);
     int w = packed_weight(gen, node, s.packed_elems, &dense_packing, &s);
     int x_root = gen->graph.info[fn->nodes[node].args[0]].root;
     int x = w >= 0 ? clg_gen_root_buf(gen, x_root) : -1;
@@ -282,7 +282,8 @@ static byocl_status emit_dense(clg_gen *gen, const clg_group *grp)
     clg_kernel_define(&k, "W_MATRIX(b)", "%s", s.w_matrices > 1 ? "(b)" : "0");
     st = clg_epilogue_define(&k, grp, gen->err);
     size_t global[3] = {(size_t)s.ub, (size_t)s.rb, (size_t)s.batch};
-    return end_kernel(&k, st, "dense", label, batched ? 3 : 2, global, group_flops(gen, grp));
+    return clg_kernel_finish(&k, st, "dense", label, batched ? 3 : 2, global,
+                             clg_group_flops(gen, grp));
 }
 
 static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)
@@ -303,7 +304,7 @@ static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)
         win = slide.win;
     }
     char label[96];
-    group_label(gen, grp, label, sizeof label);
+    clg_group_label(gen, grp, label, sizeof label);
     int x_root = gen->graph.info[n->args[0]].root;
     int x = clg_gen_root_buf(gen, x_root);
     int y = x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
@@ -326,7 +327,7 @@ static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)
     byocl_status st = clg_epilogue_define(&k, grp, gen->err);
     size_t global[3] = {(size_t)out->dims[3], (size_t)out->dims[2],
                         (size_t)(out->dims[0] * out->dims[1])};
-    return end_kernel(&k, st, "pool2d", label, 3, global, group_flops(gen, grp));
+    return clg_kernel_finish(&k, st, "pool2d", label, 3, global, clg_group_flops(gen, grp));
 }
 
 static byocl_status emit_softmax(clg_gen *gen, const clg_group *grp)
@@ -343,7 +344,7 @@ static byocl_status emit_softmax(clg_gen *gen, const clg_group *grp)
     for (int d = (int)axis + 1; d < shape->rank; d++)
         inner *= shape->dims[d];
     char label[96];
-    group_label(gen, grp, label, sizeof label);
+    clg_group_label(gen, grp, label, sizeof label);
     int x_root = gen->graph.info[n->args[0]].root;
     int x = clg_gen_root_buf(gen, x_root);
     int y = x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
@@ -358,14 +359,11 @@ static byocl_status emit_softmax(clg_gen *gen, const clg_group *grp)
     clg_kernel_define(&k, "INNER", "%lld", (long long)inner);
     byocl_status st = clg_epilogue_define(&k, grp, gen->err);
     size_t global = (size_t)(outer * inner);
-    return end_kernel(&k, st, "softmax", label, 1, &global, group_flops(gen, grp));
+    return clg_kernel_finish(&k, st, "softmax", label, 1, &global, clg_group_flops(gen, grp));
 }
 
-/* The offset, in an array whose axes have extents dims[] and strides strides[] (C order,
- * n of them; a stride may be 0 or negative), of the element at flat index `var` of those
- * axes: its digits times the strides ("0" when no stride is nonzero). */
-static void digits_offset_text(const int64_t *dims, const int64_t *strides, int n,
-                               const char *var, byocl_textbuf *t)
+void clg_digits_offset_text(const int64_t *dims, const int64_t *strides, int n,
+                            const char *var, byocl_textbuf *t)
 {
     bool any = false;
     int64_t below = 1; /* elements of the axes after g */
@@ -428,11 +426,11 @@ static byocl_status emit_reduce(clg_gen *gen, const clg_group *grp)
             strides[r][j] = ts;
         }
     byocl_textbuf base = {0}, at = {0};
-    digits_offset_text(dims[0], strides[0], n_axes[0], "o", &base);
-    digits_offset_text(dims[1], strides[1], n_axes[1], "r", &at);
+    clg_digits_offset_text(dims[0], strides[0], n_axes[0], "o", &base);
+    clg_digits_offset_text(dims[1], strides[1], n_axes[1], "r", &at);
     char *base_text = base_textbuf_take(&base), *at_text = base_textbuf_take(&at);
     char label[96];
-    group_label(gen, grp, label, sizeof label);
+    clg_group_label(gen, grp, label, sizeof label);
     int x_root = gen->graph.info[n->args[0]].root;
     int x = base_text && at_text ? clg_gen_root_buf(gen, x_root) : -1;
     int y = x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
@@ -480,7 +478,7 @@ static byocl_status emit_reduce(clg_gen *gen, const clg_group *grp)
     }
     st = clg_epilogue_define(&k, grp, gen->err);
     size_t global = (size_t)nout;
-    return end_kernel(&k, st, "reduce", label, 1, &global, group_flops(gen, grp));
+    return clg_kernel_finish(&k, st, "reduce", label, 1, &global, clg_group_flops(gen, grp));
 }
 
 /* GATHER_INDEX of strided_slice and broadcast_to: src = map.base + the output index's
@@ -502,7 +500,7 @@ static void affine_index_text(const byocl_shape *out, const ops_affine *map, byo
         coef[n++] = map->coef[d];
     }
     base_textbuf_printf(t, "{ src = %lld + ", (long long)map->base);
-    digits_offset_text(dims, coef, n, "fi", t);
+    clg_digits_offset_text(dims, coef, n, "fi", t);
     base_textbuf_puts(t, "; }");
 }
 
@@ -574,7 +572,7 @@ static void gather_index_text(const byocl_node *n, const byocl_shape *data,
                         "    ok = v_ >= 0 && v_ < %lld; \\\n"
                         "    src = (ok ? (int)v_ : 0) * %lld + ",
                         count, count, (long long)stride[axis]);
-    digits_offset_text(out->dims, coef, out->rank, "fi", t);
+    clg_digits_offset_text(out->dims, coef, out->rank, "fi", t);
     base_textbuf_puts(t, "; \\\n}");
 }
 
@@ -603,7 +601,7 @@ static byocl_status emit_gather(clg_gen *gen, const clg_group *grp)
     }
     char *body = base_textbuf_take(&index);
     char label[96];
-    group_label(gen, grp, label, sizeof label);
+    clg_group_label(gen, grp, label, sizeof label);
     int x_root = gen->graph.info[n->args[0]].root;
     int ix_root = take ? gen->graph.info[n->args[1]].root : -1;
     int x = body ? clg_gen_root_buf(gen, x_root) : -1;
@@ -627,7 +625,7 @@ static byocl_status emit_gather(clg_gen *gen, const clg_group *grp)
     free(body);
     byocl_status st = clg_epilogue_define(&k, grp, gen->err);
     size_t global = (size_t)nout;
-    return end_kernel(&k, st, "gather", label, 1, &global, group_flops(gen, grp));
+    return clg_kernel_finish(&k, st, "gather", label, 1, &global, clg_group_flops(gen, grp));
 }
 
 /* The taps of image.resize2d as kernels_cl/resize.cl reads them: the plans of the output
@@ -678,7 +676,7 @@ static byocl_status emit_resize(clg_gen *gen, const clg_group *grp)
         return st;
     int64_t taps = byocl_tensor_numel(offsets) / (out->dims[2] + out->dims[3]);
     char label[96], desc[64], what[112];
-    group_label(gen, grp, label, sizeof label);
+    clg_group_label(gen, grp, label, sizeof label);
     clg_node_desc(fn, grp->anchor, desc, sizeof desc);
     snprintf(what, sizeof what, "tap offsets of %s", desc);
     int at = clg_gen_const(gen, offsets, what);
@@ -703,7 +701,7 @@ static byocl_status emit_resize(clg_gen *gen, const clg_group *grp)
     define_ints(&k, names, values, sizeof names / sizeof names[0]);
     st = clg_epilogue_define(&k, grp, gen->err);
     size_t global = (size_t)nout;
-    return end_kernel(&k, st, "resize", label, 1, &global, group_flops(gen, grp));
+    return clg_kernel_finish(&k, st, "resize", label, 1, &global, clg_group_flops(gen, grp));
 }
 
 /* nn.conv2d_transpose (kernels_cl/conv2d_transpose.cl): a gather over the taps that
@@ -721,7 +719,7 @@ static byocl_status emit_conv_transpose(clg_gen *gen, const clg_group *grp)
         return st;
     int64_t groups = byocl_attrs_get_int(&n->attrs, "groups", 1);
     char label[96];
-    group_label(gen, grp, label, sizeof label);
+    clg_group_label(gen, grp, label, sizeof label);
     int x_root = gen->graph.info[n->args[0]].root, w_root = gen->graph.info[n->args[1]].root;
     int x = clg_gen_root_buf(gen, x_root);
     int w = x >= 0 ? clg_gen_root_buf(gen, w_root) : -1;
@@ -746,13 +744,14 @@ static byocl_status emit_conv_transpose(clg_gen *gen, const clg_group *grp)
     define_ints(&k, names, values, sizeof names / sizeof names[0]);
     st = clg_epilogue_define(&k, grp, gen->err);
     size_t global = (size_t)nout;
-    return end_kernel(&k, st, "conv2d_transpose", label, 1, &global, group_flops(gen, grp));
+    return clg_kernel_finish(&k, st, "conv2d_transpose", label, 1, &global,
+                             clg_group_flops(gen, grp));
 }
 
 static byocl_status emit_elemwise(clg_gen *gen, const clg_group *grp)
 {
     char label[96];
-    group_label(gen, grp, label, sizeof label);
+    clg_group_label(gen, grp, label, sizeof label);
     int y = clg_gen_root_buf(gen, grp->tail);
     if (y < 0)
         return gen->err->status;
@@ -763,7 +762,7 @@ static byocl_status emit_elemwise(clg_gen *gen, const clg_group *grp)
     clg_kernel_define(&k, "NOUT", "%lld", (long long)nout);
     byocl_status st = clg_epilogue_define(&k, grp, gen->err);
     size_t global = (size_t)nout;
-    return end_kernel(&k, st, "elemwise", label, 1, &global, group_flops(gen, grp));
+    return clg_kernel_finish(&k, st, "elemwise", label, 1, &global, clg_group_flops(gen, grp));
 }
 
 static byocl_status emit_transpose(clg_gen *gen, const clg_group *grp)
@@ -793,7 +792,7 @@ static byocl_status emit_transpose(clg_gen *gen, const clg_group *grp)
     }
     base_textbuf_puts(&index, "    dst = (i); \\\n}");
     char label[96];
-    group_label(gen, grp, label, sizeof label);
+    clg_group_label(gen, grp, label, sizeof label);
     int x_root = gen->graph.info[n->args[0]].root;
     int x = clg_gen_root_buf(gen, x_root);
     int y = x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
@@ -828,7 +827,7 @@ static byocl_status emit_concat(clg_gen *gen, const clg_group *grp)
                                fn->name);
     }
     char group[96];
-    group_label(gen, grp, group, sizeof group);
+    clg_group_label(gen, grp, group, sizeof group);
     int y = clg_gen_root_buf(gen, grp->tail);
     byocl_status st = y >= 0 ? BYOCL_OK : gen->err->status;
     int64_t offset = 0;
@@ -872,6 +871,8 @@ byocl_status clg_emit_group(clg_gen *gen, const clg_group *grp)
     case CLG_ANCHOR_GATHER: return emit_gather(gen, grp);
     case CLG_ANCHOR_TRANSPOSE: return emit_transpose(gen, grp);
     case CLG_ANCHOR_CONCAT: return emit_concat(gen, grp);
+    case CLG_ANCHOR_CUMSUM: return clg_emit_cumsum(gen, grp);
+    case CLG_ANCHOR_SCATTER: return clg_emit_scatter(gen, grp);
     }
     return byocl_error_set(gen->err, BYOCL_ERR_INVALID, "unknown kernel kind");
 }

@@ -2,8 +2,8 @@
  * reshape and batch_flatten only name other storage), how often each is read, and the
  * groups of ops that become one kernel: an anchor (conv2d, conv2d_transpose, dense,
  * batch_matmul, a pool, softmax, a reduction, resize2d, strided_slice, broadcast_to, take,
- * gather, transpose, concatenate, or an elementwise op) and the elementwise ops fused after it
- * where the value in between has no other reader. */
+ * gather, transpose, concatenate, cumsum, scatter_elements, scatter_nd, or an elementwise op)
+ * and the elementwise ops fused after it where the value in between has no other reader. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +49,10 @@ static clg_anchor anchor_of(const char *op)
         return CLG_ANCHOR_GATHER;
     if (strcmp(op, "concatenate") == 0)
         return CLG_ANCHOR_CONCAT;
+    if (strcmp(op, "cumsum") == 0)
+        return CLG_ANCHOR_CUMSUM;
+    if (strcmp(op, "scatter_elements") == 0 || strcmp(op, "scatter_nd") == 0)
+        return CLG_ANCHOR_SCATTER;
     if (clg_is_elemwise_op(op))
         return CLG_ANCHOR_ELEMWISE;
     return CLG_ANCHOR_POOL; /* the pools: clg_supports admitted nothing else */

@@ -2,6 +2,7 @@
  *   cl_codegen.c   clg_codegen: the steps in order; buffers and constants
  *   cl_graph.c     region analysis: value roots, uses, fusion groups, region outputs
  *   cl_emit.c      the kernels of each group (and helper launches: layouts, packing)
+ *   cl_emit_scan.c the kernels of cumsum, scatter_elements and scatter_nd
  *   cl_kernel.c    a kernel instance: parameters, #defines, template, launch
  *   cl_epilogue.c  elementwise steps as OpenCL C text (epilogues, elemwise kernels)
  *   cl_schedule.c  conv2d and dense schedules: tiles, input layout, weight packing
@@ -37,9 +38,11 @@ typedef enum clg_anchor {
     CLG_ANCHOR_REDUCE,    /* sum, mean, prod, max, min, argmax, argmin */
     CLG_ANCHOR_RESIZE,    /* image.resize2d */
     CLG_ANCHOR_ELEMWISE,  /* a chain of elementwise ops */
-    CLG_ANCHOR_GATHER,    /* strided_slice, broadcast_to, take */
+    CLG_ANCHOR_GATHER,    /* strided_slice, broadcast_to, take, gather */
     CLG_ANCHOR_TRANSPOSE, /* transpose */
-    CLG_ANCHOR_CONCAT     /* concatenate */
+    CLG_ANCHOR_CONCAT,    /* concatenate */
+    CLG_ANCHOR_CUMSUM,    /* cumsum */
+    CLG_ANCHOR_SCATTER    /* scatter_elements, scatter_nd */
 } clg_anchor;
 
 /* A group: one kernel (plus helper launches) computing an anchor op and the chain of
@@ -284,6 +287,34 @@ byocl_tensor *clg_pack_host(const byocl_tensor *src, int64_t n, const clg_packin
 byocl_status clg_emit_group(clg_gen *gen, const clg_group *grp);
 /* Copies region output k from the buffer that holds its value. */
 byocl_status clg_emit_output_copy(clg_gen *gen, int k);
+/* "nn.conv2d+nn.batch_norm+nn.relu (%3 to %6)": the group's ops, its first and last node. */
+void clg_group_label(const clg_gen *gen, const clg_group *grp, char *buf, size_t len);
+/* The estimated FLOPs of the group's ops (host_node_flops). */
+double clg_group_flops(const clg_gen *gen, const clg_group *grp);
+/* Writes the instance when st is BYOCL_OK (clg_kernel_end), else drops it; returns the
+ * outcome. */
+byocl_status clg_kernel_finish(clg_kernel *k, byocl_status st, const char *tmpl,
+                               const char *label, int work_dim, const size_t *global,
+                               double flops);
+/* The offset, in an array whose axes have extents dims[] and strides strides[] (C order,
+ * n of them; a stride may be 0 or negative), of the element at flat index `var` of those
+ * axes: its digits times the strides ("0" when no stride is nonzero). */
+void clg_digits_offset_text(const int64_t *dims, const int64_t *strides, int n,
+                            const char *var, byocl_textbuf *t);
+
+/* ------------------------------------------------------------- cl_emit_scan.c */
+
+/* The gather form of a scatter loops, for each output element, over every update that
+ * may target it: numel(output) x clg_scatter_candidates steps. Above this bound
+ * (clg_supports refuses) the host's one pass over the updates is the better place. */
+#define CLG_MAX_SCATTER_STEPS ((int64_t)1 << 30)
+/* The updates that may target one output element of scatter_elements or scatter_nd call
+ * `n`: the indices' extent along the axis, or scatter_nd's index positions. */
+int64_t clg_scatter_candidates(const byocl_function *fn, const byocl_node *n);
+/* cumsum (kernels_cl/cumsum.cl) and scatter_elements and scatter_nd (kernels_cl/scatter.cl),
+ * each with its epilogue. */
+byocl_status clg_emit_cumsum(clg_gen *gen, const clg_group *grp);
+byocl_status clg_emit_scatter(clg_gen *gen, const clg_group *grp);
 
 /* ------------------------------------------------------------- cl_plan.c */
 

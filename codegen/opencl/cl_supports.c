@@ -1,6 +1,7 @@
 /* Which calls the OpenCL target accepts: the ops the generator has kernels for, on
  * float32 and float16 tensors (float16 as storage: every kernel computes in float), and
- * take's and gather's int32 or int64 indices, and argmax/argmin's int32 results. */
+ * the int32 or int64 indices of take, gather, scatter_elements and scatter_nd, and
+ * argmax/argmin's int32 results. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +26,7 @@ static const char *const supported_ops[] = {
     "strided_slice", "broadcast_to",  "take",             "gather",
     "image.resize2d",
     "nn.conv2d_transpose", "argmax",  "argmin",
+    "cumsum",        "scatter_elements", "scatter_nd",
 };
 
 static bool refuse(char *why, size_t why_len, const char *fmt, ...)
@@ -72,10 +74,26 @@ static bool tensors_ok(const byocl_type *type, bool int32_ok, char *why, size_t 
     return size_ok(type, why, why_len);
 }
 
-/* The indices of take and gather: an int32 or int64 tensor. An index out of range (take
- * with mode "fast"; gather, where -n..-1 count from the end) is an error that only the
- * host reports (the kernel gives NaN there): constant indices are checked here, so that
- * a region never holds a call the host would fail. */
+/* The extent of the axis that element i of call n's indices indexes: scatter_nd's row j
+ * indexes data axis j; the others index one axis (take's axis None: the data flattened). */
+static int64_t index_extent(const byocl_node *n, const byocl_function *fn, int64_t i)
+{
+    const char *op = n->op->name;
+    const byocl_shape *data = &fn->nodes[n->args[0]].type->shape;
+    if (strcmp(op, "scatter_nd") == 0) {
+        int64_t positions = byocl_tensor_numel(fn->nodes[n->args[1]].value) /
+                            byocl_tensor_shape(fn->nodes[n->args[1]].value)->dims[0];
+        return data->dims[i / positions];
+    }
+    int axis = strcmp(op, "take") == 0 ? ops_take_axis(&n->attrs, data->rank)
+                                       : ops_gather_axis(&n->attrs, data->rank);
+    return axis < 0 ? byocl_shape_numel(data) : data->dims[axis];
+}
+
+/* The indices of take, gather and the scatters: an int32 or int64 tensor. An index out of
+ * range (take with mode "fast"; the others, where -n..-1 count from the end) is an error
+ * that only the host reports (the kernels give NaN or skip the update there): constant
+ * indices are checked here, so that a region never holds a call the host would fail. */
 static bool indices_ok(const byocl_node *n, const byocl_function *fn, char *why,
                        size_t why_len)
 {
@@ -90,25 +108,36 @@ static bool indices_ok(const byocl_node *n, const byocl_function *fn, char *why,
                       byocl_dtype_name(t->dtype));
     if (!size_ok(t, why, why_len))
         return false;
-    bool gather = strcmp(op, "gather") == 0;
+    bool take = strcmp(op, "take") == 0;
     if (idx->kind != BYOCL_NODE_CONSTANT ||
-        (!gather && ops_take_mode_of(&n->attrs) != OPS_TAKE_FAST))
+        (take && ops_take_mode_of(&n->attrs) != OPS_TAKE_FAST))
         return true;
-    const byocl_shape *data = &fn->nodes[n->args[0]].type->shape;
-    int axis = gather ? ops_gather_axis(&n->attrs, data->rank)
-                      : ops_take_axis(&n->attrs, data->rank);
-    int64_t count = axis < 0 ? byocl_shape_numel(data) : data->dims[axis];
     for (int64_t i = 0, m = byocl_tensor_numel(idx->value); i < m; i++) {
-        int64_t v = elemwise_load_int(idx->value, i);
-        if (v < (gather ? -count : 0) || v >= count)
-            return refuse(why, why_len,
-                          gather ? "gather: index %lld is out of range for an axis of %lld "
-                                   "(the host reports it)"
-                                 : "take: index %lld is out of range for an axis of %lld (mode "
-                                   "\"fast\" fails there; the host reports it)",
+        int64_t v = elemwise_load_int(idx->value, i), count = index_extent(n, fn, i);
+        if (v >= (take ? 0 : -count) && v < count)
+            continue;
+        if (take)
+            return refuse(why, why_len, "take: index %lld is out of range for an axis of %lld "
+                          "(mode \"fast\" fails there; the host reports it)",
                           (long long)v, (long long)count);
+        return refuse(why, why_len,
+                      "%s: index %lld is out of range for an axis of %lld (the host reports it)",
+                      op, (long long)v, (long long)count);
     }
     return true;
+}
+
+/* A scatter's gather form (cl_emit_scan.c) takes numel(output) x candidates steps. */
+static bool scatter_cost_ok(const byocl_node *n, const byocl_function *fn, char *why,
+                            size_t why_len)
+{
+    int64_t elems = byocl_shape_numel(&n->type->shape), each = clg_scatter_candidates(fn, n);
+    if (each <= CLG_MAX_SCATTER_STEPS / elems)
+        return true;
+    return refuse(why, why_len,
+                  "%s: %lld output elements x %lld candidate updates each is over 2^30 steps "
+                  "(the opencl target's gather form; the host applies the updates in one pass)",
+                  n->op->name, (long long)elems, (long long)each);
 }
 
 static bool layout_ok(const byocl_attrs *attrs, const char *key, const char *want,
@@ -164,11 +193,14 @@ bool clg_supports(const byocl_function *fn, int node, char *why, size_t why_len)
     bool int32_result = reduce == OPS_REDUCE_ARGMAX || reduce == OPS_REDUCE_ARGMIN;
     if (!tensors_ok(n->type, int32_result, why, why_len))
         return false;
-    bool indexed = strcmp(op, "take") == 0 || strcmp(op, "gather") == 0;
+    bool scatter = strcmp(op, "scatter_elements") == 0 || strcmp(op, "scatter_nd") == 0;
+    bool indexed = strcmp(op, "take") == 0 || strcmp(op, "gather") == 0 || scatter;
     for (int k = 0; k < n->n_args; k++)
         if (!(indexed && k == 1 ? indices_ok(n, fn, why, why_len)
                              : tensors_ok(fn->nodes[n->args[k]].type, false, why, why_len)))
             return false;
+    if (scatter)
+        return scatter_cost_ok(n, fn, why, why_len);
     if (strcmp(op, "nn.conv2d") == 0)
         return conv2d_ok(n, fn, why, why_len);
     if (strcmp(op, "nn.conv2d_transpose") == 0)
