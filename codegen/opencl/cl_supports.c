@@ -128,6 +128,7 @@ static bool indices_ok(const byocl_node *n, const byocl_function *fn, char *why,
 }
 
 /* A scatter's gather form (cl_emit_scan.c) takes numel(output) x candidates steps. */
+_Static_assert(CLG_MAX_SCATTER_STEPS == (int64_t)1 << 24, "the refusal below says 2^24");
 static bool scatter_cost_ok(const byocl_node *n, const byocl_function *fn, char *why,
                             size_t why_len)
 {
@@ -135,7 +136,7 @@ static bool scatter_cost_ok(const byocl_node *n, const byocl_function *fn, char 
     if (each <= CLG_MAX_SCATTER_STEPS / elems)
         return true;
     return refuse(why, why_len,
-                  "%s: %lld output elements x %lld candidate updates each is over 2^30 steps "
+                  "%s: %lld output elements x %lld candidate updates each is over 2^24 steps "
                   "(the opencl target's gather form; the host applies the updates in one pass)",
                   n->op->name, (long long)elems, (long long)each);
 }
