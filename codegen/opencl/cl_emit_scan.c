@@ -56,7 +56,7 @@ static byocl_status begin_kernel(clg_gen *gen, const clg_group *grp, const char 
     return BYOCL_OK;
 }
 
-/* Adds the group's epilogue and writes the kernel, one work-item per element of `global`. */
+/* Adds the group's epilogue and writes the kernel, launched over `global` work-items. */
 static byocl_status finish_kernel(clg_gen *gen, const clg_group *grp, clg_kernel *k,
                                   const char *tmpl, int64_t global)
 {
