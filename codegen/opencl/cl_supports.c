@@ -13,6 +13,9 @@
 
 /* Kernels index with 32-bit ints. */
 #define CLG_MAX_ELEMS ((int64_t)1 << 31)
+/* topk's steps in one work-item (line length times k, kernels_cl/topk.cl): about 0.1 s
+ * on a CPU core at the bound; longer sorts stay on the host, which sorts in n log n. */
+#define CLG_MAX_TOPK_STEPS ((int64_t)1 << 26)
 /* Taps of a conv2d kernel are unrolled in the generated code. */
 #define CLG_MAX_CONV_TAPS 256
 
@@ -24,7 +27,7 @@ static const char *const supported_ops[] = {
     "prod",          "max",           "min",              "nn.batch_matmul",
     "strided_slice", "broadcast_to",  "take",             "gather",
     "image.resize2d",
-    "nn.conv2d_transpose", "argmax",  "argmin",
+    "nn.conv2d_transpose", "argmax",  "argmin",           "topk",
 };
 
 static bool refuse(char *why, size_t why_len, const char *fmt, ...)
@@ -111,6 +114,47 @@ static bool indices_ok(const byocl_node *n, const byocl_function *fn, char *why,
     return true;
 }
 
+/* topk's results: values as any float tensor, indices int32 or int64; with both, each read
+ * through a TupleGetItem (the generator stores the fields apart, cl_graph.c); a line
+ * short enough for one work-item to sort. */
+static bool topk_ok(const byocl_node *n, int node, const byocl_function *fn, char *why,
+                    size_t why_len)
+{
+    const byocl_type *x = fn->nodes[n->args[0]].type;
+    ops_topk p;
+    if (x->kind != BYOCL_TYPE_TENSOR || !ops_topk_plan(&n->attrs, &x->shape, &p))
+        return refuse(why, why_len, "topk: the call is not type-checked");
+    const byocl_type *t = n->type;
+    for (int f = 0; f < p.values + p.indices; f++) {
+        const byocl_type *field = t->kind == BYOCL_TYPE_TUPLE ? t->fields[f] : t;
+        bool indices = f == 1 || !p.values;
+        if (indices ? !size_ok(field, why, why_len) : !tensors_ok(field, false, why, why_len))
+            return false;
+    }
+    if (p.len * p.k > CLG_MAX_TOPK_STEPS)
+        return refuse(why, why_len,
+                      "topk: keeping %lld of %lld elements per line takes up to %lld steps in "
+                      "one work-item (at most 2^26); the host sorts it",
+                      (long long)p.k, (long long)p.len, (long long)(p.k * p.len));
+    if (!(p.values && p.indices))
+        return true;
+    for (int id = node + 1; id <= fn->body; id++) {
+        const byocl_node *user = &fn->nodes[id];
+        bool reads = false;
+        for (int k = 0; k < user->n_args; k++)
+            reads = reads || user->args[k] == node;
+        if (reads && user->kind != BYOCL_NODE_GETITEM)
+            return refuse(why, why_len,
+                          "topk: its (values, indices) tuple is used whole; the opencl target "
+                          "needs each result taken by a TupleGetItem");
+    }
+    if (fn->body == node)
+        return refuse(why, why_len,
+                      "topk: its (values, indices) tuple is returned whole; the opencl target "
+                      "needs each result taken by a TupleGetItem");
+    return true;
+}
+
 static bool layout_ok(const byocl_attrs *attrs, const char *key, const char *want,
                       char *why, size_t why_len)
 {
@@ -162,7 +206,9 @@ bool clg_supports(const byocl_function *fn, int node, char *why, size_t why_len)
     /* argmax and argmin: float data in, int32 positions out. */
     ops_reduce_kind reduce = ops_reduce_kind_of(op);
     bool int32_result = reduce == OPS_REDUCE_ARGMAX || reduce == OPS_REDUCE_ARGMIN;
-    if (!tensors_ok(n->type, int32_result, why, why_len))
+    bool topk = strcmp(op, "topk") == 0;
+    if (topk ? !topk_ok(n, node, fn, why, why_len)
+             : !tensors_ok(n->type, int32_result, why, why_len))
         return false;
     bool indexed = strcmp(op, "take") == 0 || strcmp(op, "gather") == 0;
     for (int k = 0; k < n->n_args; k++)
