@@ -1145,6 +1145,44 @@ static void test_gather(void **state)
     byocl_module_free(m);
 }
 
+/* ------------------------------------------------------------ one_hot */
+
+/* The one_hot cases of tests/gen/gen_ops_index.py on the opencl target: float32 and float16
+ * results from int32 or int64 indices (negative and too large ones matching nothing) run
+ * and agree with numpy bit for bit; an integer result and float indices are refused. */
+static void test_one_hot_generated(void **state)
+{
+    (void)state;
+    int ran = 0;
+    for (int i = 0; i < N_ITEMS(index_cases); i++) {
+        const gen_case *k = &index_cases[i];
+        if (strcmp(k->op, "one_hot") != 0)
+            continue;
+        const char *want_why =
+            !is_float(k->out[0]->dtype) ? "dtype int32 is not supported (the opencl target"
+            : is_float(k->in[0]->dtype) ? "one_hot's indices are float32 (the opencl target "
+                                          "reads int32 and int64)"
+                                        : NULL;
+        ran += generated_on_opencl(k, want_why, true);
+    }
+    assert_int_equal(ran, 3);
+}
+
+/* one_hot on random indices (some out of range), with an epilogue fused after it, on and
+ * off values as constants of the region; float16 too. */
+static void test_one_hot(void **state)
+{
+    (void)state;
+    static const char text[] = MAIN("%i: Tensor[(3, 4), int64], %x: Tensor[(3, 6, 4), float32], "
+                                    "%c_on: float32, %c_off: float32")
+        "  %0 = one_hot(%i, %c_on, %c_off, depth=6, axis=1, dtype=\"float32\");\n"
+        "  multiply(%0, %x)\n}\n";
+    run_opts o = {.seed = 4, .lo = -2, .hi = 8, .expect_launches = 1,
+                  .expect_text = "const int j = fi % INNER, k = fi / INNER % DEPTH"};
+    check_region_opts(text, &o);
+    check_region_f16(text);
+}
+
 /* ------------------------------------------------------------ topk */
 
 /* A generated topk case run with its fields taken by TupleGetItem (with both results), so
@@ -1825,6 +1863,8 @@ int main(void)
         cmocka_unit_test(test_gather_fusion),
         cmocka_unit_test(test_take_fast),
         cmocka_unit_test(test_gather),
+        cmocka_unit_test(test_one_hot_generated),
+        cmocka_unit_test(test_one_hot),
         cmocka_unit_test(test_topk_generated),
         cmocka_unit_test(test_topk),
         cmocka_unit_test(test_transpose_concat),

@@ -630,6 +630,40 @@ static byocl_status emit_gather(clg_gen *gen, const clg_group *grp)
     return end_kernel(&k, st, "gather", label, 1, &global, group_flops(gen, grp));
 }
 
+/* one_hot (kernels_cl/one_hot.cl): one output element per work-item, on or off by its
+ * index, then the epilogue. */
+static byocl_status emit_one_hot(clg_gen *gen, const clg_group *grp)
+{
+    const byocl_function *fn = gen->fn;
+    const byocl_node *n = &fn->nodes[grp->anchor];
+    int roots[3], bufs[3];
+    for (int k = 0; k < 3; k++) {
+        roots[k] = gen->graph.info[n->args[k]].root;
+        bufs[k] = clg_gen_root_buf(gen, roots[k]);
+        if (bufs[k] < 0)
+            return gen->err->status;
+    }
+    int y = clg_gen_root_buf(gen, grp->tail);
+    if (y < 0)
+        return gen->err->status;
+    int64_t outer, depth, inner;
+    ops_one_hot_plan(&n->attrs, &fn->nodes[roots[0]].type->shape, &outer, &depth, &inner);
+    char label[96];
+    group_label(gen, grp, label, sizeof label);
+    clg_kernel k;
+    clg_kernel_begin(&k, gen, "one_hot");
+    static const char *const names[] = {"ix", "on", "off"};
+    for (int a = 0; a < 3; a++)
+        clg_kernel_buffer(&k, names[a], bufs[a], dtype_of(gen, roots[a]), false);
+    clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
+    static const char *const sizes[] = {"NOUT", "DEPTH", "INNER"};
+    const int64_t values[] = {outer * depth * inner, depth, inner};
+    define_ints(&k, sizes, values, sizeof sizes / sizeof sizes[0]);
+    byocl_status st = clg_epilogue_define(&k, grp, gen->err);
+    size_t global = (size_t)(outer * depth * inner);
+    return end_kernel(&k, st, "one_hot", label, 1, &global, group_flops(gen, grp));
+}
+
 /* topk (kernels_cl/topk.cl): one work-item per line sorts by insertion into the results,
  * which it reads back: the values, or with ret_type "indices" the data through the
  * indices. With both results and nothing taking the indices, they go to scratch. */
@@ -923,6 +957,7 @@ byocl_status clg_emit_group(clg_gen *gen, const clg_group *grp)
     case CLG_ANCHOR_TRANSPOSE: return emit_transpose(gen, grp);
     case CLG_ANCHOR_CONCAT: return emit_concat(gen, grp);
     case CLG_ANCHOR_TOPK: return emit_topk(gen, grp);
+    case CLG_ANCHOR_ONE_HOT: return emit_one_hot(gen, grp);
     }
     return byocl_error_set(gen->err, BYOCL_ERR_INVALID, "unknown kernel kind");
 }

@@ -2,7 +2,7 @@
  * reshape and batch_flatten only name other storage), how often each is read, and the
  * groups of ops that become one kernel: an anchor (conv2d, conv2d_transpose, dense,
  * batch_matmul, a pool, softmax, a reduction, resize2d, strided_slice, broadcast_to, take,
- * gather, transpose, concatenate, topk, or an elementwise op) and the elementwise ops fused
+ * gather, transpose, concatenate, topk, one_hot, or an elementwise op) and the elementwise ops fused
  * after it where the value in between has no other reader. topk's (values, indices) tuple
  * is two stored values: the call's node holds the values, and the first TupleGetItem of
  * field 1 the indices (clg_supports admits the tuple only when items are all that read
@@ -56,6 +56,8 @@ static clg_anchor anchor_of(const char *op)
         return CLG_ANCHOR_ELEMWISE;
     if (strcmp(op, "topk") == 0)
         return CLG_ANCHOR_TOPK;
+    if (strcmp(op, "one_hot") == 0)
+        return CLG_ANCHOR_ONE_HOT;
     return CLG_ANCHOR_POOL; /* the pools: clg_supports admitted nothing else */
 }
 

@@ -40,7 +40,8 @@ typedef enum clg_anchor {
     CLG_ANCHOR_GATHER,    /* strided_slice, broadcast_to, take */
     CLG_ANCHOR_TRANSPOSE, /* transpose */
     CLG_ANCHOR_CONCAT,    /* concatenate */
-    CLG_ANCHOR_TOPK       /* topk */
+    CLG_ANCHOR_TOPK,      /* topk */
+    CLG_ANCHOR_ONE_HOT    /* one_hot */
 } clg_anchor;
 
 /* A group: one kernel (plus helper launches) computing an anchor op and the chain of

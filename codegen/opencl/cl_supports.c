@@ -28,6 +28,7 @@ static const char *const supported_ops[] = {
     "strided_slice", "broadcast_to",  "take",             "gather",
     "image.resize2d",
     "nn.conv2d_transpose", "argmax",  "argmin",           "topk",
+    "one_hot",
 };
 
 static bool refuse(char *why, size_t why_len, const char *fmt, ...)
@@ -75,15 +76,25 @@ static bool tensors_ok(const byocl_type *type, bool int32_ok, char *why, size_t 
     return size_ok(type, why, why_len);
 }
 
-/* The indices of take and gather: an int32 or int64 tensor. An index out of range (take
- * with mode "fast"; gather, where -n..-1 count from the end) is an error that only the
- * host reports (the kernel gives NaN there): constant indices are checked here, so that
- * a region never holds a call the host would fail. */
+/* Which argument of `op` holds indices: take's and gather's second, one_hot's first; -1
+ * for ops without. */
+static int indices_arg(const char *op)
+{
+    return strcmp(op, "take") == 0 || strcmp(op, "gather") == 0 ? 1
+           : strcmp(op, "one_hot") == 0                          ? 0
+                                                                 : -1;
+}
+
+/* The indices of take, gather and one_hot: an int32 or int64 tensor. An index out of range
+ * (take with mode "fast"; gather, where -n..-1 count from the end) is an error that only
+ * the host reports (the kernel gives NaN there): constant indices are checked here, so
+ * that a region never holds a call the host would fail. one_hot has an answer for every
+ * index. */
 static bool indices_ok(const byocl_node *n, const byocl_function *fn, char *why,
                        size_t why_len)
 {
     const char *op = n->op->name;
-    const byocl_node *idx = &fn->nodes[n->args[1]];
+    const byocl_node *idx = &fn->nodes[n->args[indices_arg(op)]];
     const byocl_type *t = idx->type;
     if (t->kind != BYOCL_TYPE_TENSOR)
         return refuse(why, why_len, "the indices have no inferred type");
@@ -94,7 +105,7 @@ static bool indices_ok(const byocl_node *n, const byocl_function *fn, char *why,
     if (!size_ok(t, why, why_len))
         return false;
     bool gather = strcmp(op, "gather") == 0;
-    if (idx->kind != BYOCL_NODE_CONSTANT ||
+    if (idx->kind != BYOCL_NODE_CONSTANT || strcmp(op, "one_hot") == 0 ||
         (!gather && ops_take_mode_of(&n->attrs) != OPS_TAKE_FAST))
         return true;
     const byocl_shape *data = &fn->nodes[n->args[0]].type->shape;
@@ -210,10 +221,10 @@ bool clg_supports(const byocl_function *fn, int node, char *why, size_t why_len)
     if (topk ? !topk_ok(n, node, fn, why, why_len)
              : !tensors_ok(n->type, int32_result, why, why_len))
         return false;
-    bool indexed = strcmp(op, "take") == 0 || strcmp(op, "gather") == 0;
+    int indices = indices_arg(op);
     for (int k = 0; k < n->n_args; k++)
-        if (!(indexed && k == 1 ? indices_ok(n, fn, why, why_len)
-                             : tensors_ok(fn->nodes[n->args[k]].type, false, why, why_len)))
+        if (!(k == indices ? indices_ok(n, fn, why, why_len)
+                           : tensors_ok(fn->nodes[n->args[k]].type, false, why, why_len)))
             return false;
     if (strcmp(op, "nn.conv2d") == 0)
         return conv2d_ok(n, fn, why, why_len);
