@@ -1163,6 +1163,151 @@ static void test_gather(void **state)
     byocl_module_free(m);
 }
 
+/* ------------------------------------------------------------ one_hot */
+
+/* The one_hot cases of tests/gen/gen_ops_index.py on the opencl target: float32 and float16
+ * results from int32 or int64 indices (negative and too large ones matching nothing) run
+ * and agree with numpy bit for bit; an integer result and float indices are refused. */
+static void test_one_hot_generated(void **state)
+{
+    (void)state;
+    int ran = 0;
+    for (int i = 0; i < N_ITEMS(index_cases); i++) {
+        const gen_case *k = &index_cases[i];
+        if (strcmp(k->op, "one_hot") != 0)
+            continue;
+        const char *want_why =
+            !is_float(k->out[0]->dtype) ? "dtype int32 is not supported (the opencl target"
+            : is_float(k->in[0]->dtype) ? "one_hot's indices are float32 (the opencl target "
+                                          "reads int32 and int64)"
+                                        : NULL;
+        ran += generated_on_opencl(k, want_why, true);
+    }
+    assert_int_equal(ran, 3);
+}
+
+/* one_hot on random indices (some out of range), with an epilogue fused after it, on and
+ * off values as constants of the region; float16 too. */
+static void test_one_hot(void **state)
+{
+    (void)state;
+    static const char text[] = MAIN("%i: Tensor[(3, 4), int64], %x: Tensor[(3, 6, 4), float32], "
+                                    "%c_on: float32, %c_off: float32")
+        "  %0 = one_hot(%i, %c_on, %c_off, depth=6, axis=1, dtype=\"float32\");\n"
+        "  multiply(%0, %x)\n}\n";
+    run_opts o = {.seed = 4, .lo = -2, .hi = 8, .expect_launches = 1,
+                  .expect_text = "const int j = fi % INNER, k = fi / INNER % DEPTH"};
+    check_region_opts(text, &o);
+    check_region_f16(text);
+}
+
+/* ------------------------------------------------------------ topk */
+
+/* A generated topk case run with its fields taken by TupleGetItem (with both results), so
+ * that the opencl target stores them apart: every result bit for bit. */
+static void topk_items_on_opencl(const gen_case *k)
+{
+    byocl_type t = gen_array_type(k->in[0]);
+    char type[96], text[512];
+    byocl_type_str(&t, type, sizeof type);
+    snprintf(text, sizeof text, MAIN("%%x: %s") "  %%0 = topk(%%x, %s);\n  %s\n}\n", type,
+             k->attrs, k->n_out == 2 ? "(%0.0, %0.1)" : "%0");
+    byocl_module *m = parse(text);
+    byocl_function *fn = byocl_module_find(m, "main");
+    char why[256] = "";
+    if (!clg_supports(fn, 1, why, sizeof why))
+        fail_msg("%s: refused: %s", k->name, why);
+    byocl_cl_plan *plan = NULL;
+    byocl_error err = {0};
+    if (clg_codegen(fn, NULL, &plan, &err) != BYOCL_OK)
+        fail_msg("%s: %s", k->name, err.msg);
+    assert_int_equal(plan->n_launches, 1);
+    if (!getenv("BYOCL_TEST_CL_GENERATE_ONLY")) {
+        byocl_tensor *in = gen_array_tensor(k->in[0]), *want[2], *got[2];
+        for (int i = 0; i < k->n_out; i++) {
+            want[i] = gen_array_tensor(k->out[i]);
+            got[i] = byocl_tensor_new(byocl_tensor_dtype(want[i]), byocl_tensor_shape(want[i]),
+                                      NULL);
+        }
+        run_plan(plan, &in, got);
+        for (int i = 0; i < k->n_out; i++) {
+            assert_tensor_bytes_equal(got[i], want[i], k->name);
+            byocl_tensor_unref(got[i]);
+            byocl_tensor_unref(want[i]);
+        }
+        byocl_tensor_unref(in);
+    }
+    clg_plan_free(plan);
+    byocl_module_free(m);
+}
+
+/* The topk cases of tests/gen/gen_ops_index.py on the opencl target: float32 and float16
+ * ones run and agree with numpy bit for bit (ties by position, NaN above every number,
+ * ascending and descending, values alone); a tuple returned whole is refused, as are
+ * integer and float64 data. */
+static void test_topk_generated(void **state)
+{
+    (void)state;
+    int ran = 0;
+    for (int i = 0; i < N_ITEMS(index_cases); i++) {
+        const gen_case *k = &index_cases[i];
+        if (strcmp(k->op, "topk") != 0)
+            continue;
+        bool float_data = is_float(k->in[0]->dtype);
+        const char *want_why = !float_data ? "is not supported (the opencl target computes"
+                               : k->tuple_result
+                                   ? "topk: its (values, indices) tuple is returned whole; the "
+                                     "opencl target needs each result taken by a TupleGetItem"
+                                   : NULL;
+        if (k->tuple_result || !float_data) {
+            generated_on_opencl(k, want_why, true);
+            if (!float_data)
+                continue;
+        }
+        topk_items_on_opencl(k);
+        ran++;
+    }
+    assert_int_equal(ran, 5);
+}
+
+/* topk on random data: both results, each with its readers (an epilogue after the values
+ * in its own kernel; the indices as an output), float16 too; values alone; indices alone
+ * (read back through the data); a region returning only the indices of both. Refused: a
+ * tuple used whole, and a line too long for one work-item. */
+static void test_topk(void **state)
+{
+    (void)state;
+    static const char both[] = MAIN("%x: Tensor[(4, 50, 3), float32]")
+        "  %0 = topk(%x, k=7, axis=1);\n"
+        "  %1 = %0.0;\n  %2 = nn.relu(%1);\n"
+        "  %3 = %0.1;\n  (%2, %3)\n}\n";
+    run_opts o = {.seed = 3, .expect_launches = 2};
+    check_region_opts(both, &o);
+    check_region_f16(both);
+    static const char one[] = MAIN("%x: Tensor[(2, 300), float32]")
+        "  %0 = topk(%x, k=30, ret_type=\"values\", is_ascend=True);\n"
+        "  %1 = topk(%x, k=300, ret_type=\"indices\", dtype=\"int32\");\n"
+        "  %2 = topk(%x, k=1, axis=0);\n  %3 = %2.1;\n"
+        "  (%0, %1, %3)\n}\n";
+    check_region(one);
+
+    static const char whole[] = MAIN("%x: Tensor[(4, 5), float32]")
+        "  %0 = topk(%x, k=2);\n  %1 = (%0, %x);\n  %1.0\n}\n";
+    byocl_module *m = parse(whole);
+    char why[256] = "";
+    assert_false(clg_supports(byocl_module_find(m, "main"), 1, why, sizeof why));
+    assert_string_equal(why, "topk: its (values, indices) tuple is used whole; the opencl "
+                             "target needs each result taken by a TupleGetItem");
+    byocl_module_free(m);
+    static const char longer[] = MAIN("%x: Tensor[(2, 100000), float32]")
+        "  topk(%x, k=700, ret_type=\"values\")\n}\n";
+    m = parse(longer);
+    assert_false(clg_supports(byocl_module_find(m, "main"), 1, why, sizeof why));
+    assert_string_equal(why, "topk: keeping 700 of 100000 elements per line takes up to "
+                             "70000000 steps in one work-item (at most 2^26); the host sorts it");
+    byocl_module_free(m);
+}
+
 static void test_take_fast(void **state)
 {
     (void)state;
@@ -2033,6 +2178,10 @@ int main(void)
         cmocka_unit_test(test_gather_fusion),
         cmocka_unit_test(test_take_fast),
         cmocka_unit_test(test_gather),
+        cmocka_unit_test(test_one_hot_generated),
+        cmocka_unit_test(test_one_hot),
+        cmocka_unit_test(test_topk_generated),
+        cmocka_unit_test(test_topk),
         cmocka_unit_test(test_scan_generated),
         cmocka_unit_test(test_cumsum),
         cmocka_unit_test(test_cumsum_long),

@@ -174,13 +174,14 @@ static void test_partition_keep_on_host(void **state)
     snprintf(path, sizeof path, "%s", ts_fixture("text/two_regions.relay"));
     FMT(args, "partition '%s' --target opencl --min-region-flops 5k --explain --no-types", path);
     assert_int_equal(ts_run_cli(args, &out, &err), 0);
-    assert_string_equal(err, "%2 (topk) stays on the host: opencl: op topk is not supported by "
-                             "the opencl target\n"
+    assert_string_equal(err, "%2 (split) stays on the host: opencl: op split is not supported "
+                             "by the opencl target\n"
                              "opencl region of 2 ops from sigmoid on (2048 FLOPs) stays on the "
                              "host: under the minimum of 5000 FLOPs\n");
-    ts_assert_contains(out, "  %1 = topk(%0, axis=1, ret_type=\"values\");\n"
-                            "  %2 = sigmoid(%1);\n"
-                            "  multiply(%2, 2f)\n");
+    ts_assert_contains(out, "  %1 = split(%0, indices_or_sections=8, axis=1);\n"
+                            "  %2 = %1.0;\n"
+                            "  %3 = sigmoid(%2);\n"
+                            "  multiply(%3, 2f)\n");
     assert_null(strstr(out, "opencl_main_1"));
     free(out);
     free(err);

@@ -1,5 +1,5 @@
 /* Op group "index": strided_slice, take, gather, broadcast_to, arange, shape_of, trilu,
- * cumsum, scatter_elements, scatter_nd, gather_nd and topk,
+ * cumsum, scatter_elements, scatter_nd, gather_nd, topk and one_hot,
  * checked against numpy (tests/gen/gen_ops_index.py), and their error messages. */
 #include "ops_case.h"
 
@@ -52,6 +52,16 @@ static void test_type_errors(void **state)
                          "topk: the input is a scalar; expected rank 1 or more");
     op_expect_type_error("topk", &x, 1, "axis=-3", BYOCL_ERR_TYPE,
                          "topk: axis -3 is out of range for rank 2 (expected -2..1)");
+    byocl_type oh[] = {byocl_type_tensor(BYOCL_INT64, 2, d23), scalar, scalar};
+    op_expect_type_error("one_hot", oh, 3, "depth=4, axis=3", BYOCL_ERR_TYPE,
+                         "one_hot: axis 3 is out of range for indices of rank 2 (expected "
+                         "-1..2)");
+    oh[2] = v;
+    op_expect_type_error("one_hot", oh, 3, "depth=4", BYOCL_ERR_TYPE,
+                         "one_hot: off_value is (2); expected a scalar");
+    oh[0] = byocl_type_tensor(BYOCL_BOOL, 2, d23);
+    op_expect_type_error("one_hot", oh, 3, "depth=4", BYOCL_ERR_TYPE,
+                         "one_hot: the indices are bool; expected a number dtype");
 }
 
 static void test_attr_errors(void **state)
@@ -94,6 +104,12 @@ static void test_attr_errors(void **state)
     op_expect_build_error("topk", &x, 1, "dtype=\"float32\"", BYOCL_ERR_INVALID,
                           "bad value for attribute 'dtype' of topk: 'float32' (expected int32 or "
                           "int64)");
+    byocl_type scalar = byocl_type_tensor(BYOCL_FLOAT32, 0, NULL);
+    byocl_type oh[] = {byocl_type_tensor(BYOCL_INT64, 1, d2), scalar, scalar};
+    op_expect_build_error("one_hot", oh, 3, "depth=-1", BYOCL_ERR_INVALID,
+                          "bad value for attribute 'depth' of one_hot: -1 (expected 0 or more)");
+    op_expect_build_error("one_hot", oh, 3, "depth=2, dtype=\"float31\"", BYOCL_ERR_INVALID,
+                          "bad value for attribute 'dtype' of one_hot: unknown dtype 'float31'");
 }
 
 /* The reference kernels refuse indices their mode has no answer for. */
@@ -167,7 +183,7 @@ static void test_ops_documented(void **state)
     (void)state;
     const char *names[] = {"strided_slice", "take", "gather", "broadcast_to", "arange",
                            "shape_of", "trilu", "cumsum", "scatter_elements", "scatter_nd",
-                           "gather_nd", "topk"};
+                           "gather_nd", "topk", "one_hot"};
     assert_ops_documented(names, N_ITEMS(names));
     static const op_attr_spec take[] = {{"axis", "None"}, {"mode", "\"clip\""}};
     op_assert_schema("take", take, N_ITEMS(take));
@@ -177,6 +193,8 @@ static void test_ops_documented(void **state)
                                         {"is_ascend", "False"},
                                         {"dtype", "\"int64\""}};
     op_assert_schema("topk", topk, N_ITEMS(topk));
+    static const op_attr_spec one_hot[] = {{"depth", NULL}, {"axis", "-1"}, {"dtype", "\"float32\""}};
+    op_assert_schema("one_hot", one_hot, N_ITEMS(one_hot));
 }
 
 int main(void)

@@ -1,7 +1,7 @@
 /* The op group "index" (ops/index.c): strided_slice and broadcast_to as one affine copy
  * (ops_affine_map gives the offsets), take and gather reading their index tensor, arange
- * and shape_of storing values known when compiling, trilu (a select per element) and
- * cumsum (a running sum per line), gather_nd (a slice copy per index), scatter_elements and
+ * and shape_of storing values known when compiling, trilu and one_hot (a select per
+ * element), cumsum (a running sum per line), gather_nd (a slice copy per index), scatter_elements and
  * scatter_nd (a copy of the data, then the updates in order), topk (ranks by counting). Elements are moved as they are, so
  * every dtype is served alike; an index out of range where the op has no answer fails the
  * kernel with KERR_INDEX, as the reference kernel fails. */
@@ -201,6 +201,43 @@ static byocl_status lower_trilu(lw *w, int node)
                                      lw_const_of(w, it->dtype, 0), "");
     lw_store(w, out, it->dtype, at, v);
     close_loops(w, s, loops);
+    return w->status;
+}
+
+/* one_hot: a select per output element between on_value and off_value (converted to the
+ * result's dtype), by whether the index equals the position along the new axis. */
+static byocl_status lower_one_hot(lw *w, int node)
+{
+    const byocl_node *n = lw_node(w, node);
+    byocl_value_ref idx_v = lv_resolve(w->fn, n->args[0], -1), out_v = {node, -1};
+    byocl_value_ref on_v = lv_resolve(w->fn, n->args[1], -1);
+    byocl_value_ref off_v = lv_resolve(w->fn, n->args[2], -1);
+    const byocl_type *it = lw_value_type(w, idx_v);
+    byocl_dtype dt = n->type->dtype;
+    int64_t outer, depth, inner;
+    ops_one_hot_plan(&n->attrs, &it->shape, &outer, &depth, &inner);
+    if (outer * depth * inner == 0)
+        return w->status;
+    LLVMBuilderRef B = w->B;
+    const byocl_shape s = {.rank = 3, .dims = {outer, depth, inner}};
+    lw_loop loops[3];
+    LLVMValueRef iv[3];
+    LLVMValueRef out = lw_output(w, out_v), idx = lw_value_ptr(w, idx_v);
+    LLVMValueRef values[2];
+    byocl_value_ref refs[2] = {on_v, off_v};
+    for (int k = 0; k < 2; k++) {
+        byocl_dtype vt = lw_value_type(w, refs[k])->dtype;
+        values[k] = lw_convert(w, lw_load(w, lw_value_ptr(w, refs[k]), vt, lw_i64(w, 0)), vt, dt);
+    }
+    LLVMValueRef at = open_loops(w, &s, loops, iv);
+    LLVMValueRef v = lw_load(w, idx, it->dtype, lw_mad(w, iv[0], inner, iv[2]));
+    LLVMValueRef hot =
+        byocl_dtype_is_float(it->dtype)
+            ? LLVMBuildFCmp(B, LLVMRealOEQ, lw_to_double(w, v, it->dtype),
+                            LLVMBuildSIToFP(B, iv[1], w->t_f64, ""), "")
+            : LLVMBuildICmp(B, LLVMIntEQ, lw_convert(w, v, it->dtype, BYOCL_INT64), iv[1], "");
+    lw_store(w, out, dt, at, LLVMBuildSelect(B, hot, values[0], values[1], ""));
+    close_loops(w, &s, loops);
     return w->status;
 }
 
@@ -483,5 +520,7 @@ byocl_status lower_index_op(lw *w, int node)
         return lower_trilu(w, node);
     if (strcmp(op, "cumsum") == 0)
         return lower_cumsum(w, node);
+    if (strcmp(op, "one_hot") == 0)
+        return lower_one_hot(w, node);
     return lower_shape_of(w, node);
 }

@@ -107,7 +107,9 @@ static byocl_status bind_io(clg_gen *gen, int *copies, int *n_copies)
     for (int k = 0; k < g->n_outputs; k++) {
         int r = g->outputs[k];
         const clg_node_info *info = &g->info[r];
-        bool computed = info->group >= 0 && g->groups[info->group].tail == r;
+        /* topk's group computes its indices item too (cl_graph.c). */
+        bool computed = info->group >= 0 && (g->groups[info->group].tail == r ||
+                                             g->groups[info->group].kind == CLG_ANCHOR_TOPK);
         char what[112];
         clg_node_desc(fn, r, what, sizeof what);
         int b = clg_gen_buf(gen, BYOCL_CL_BUF_OUTPUT, k, tensor_bytes(clg_tensor_type(fn, r)),

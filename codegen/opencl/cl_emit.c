@@ -3,7 +3,7 @@
  * input rather than a constant, the weight packed; dense likewise packs a weight that is
  * not constant (batch_matmul's tensor_b, an activation in attention, on every run). Those
  * helper launches use the `move` template, as do transpose, concatenate and the copies
- * of outputs that no group writes in place. */
+ * of outputs that no group writes in place. topk's group writes two results. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -628,6 +628,90 @@ static byocl_status emit_gather(clg_gen *gen, const clg_group *grp)
     return clg_kernel_finish(&k, st, "gather", label, 1, &global, clg_group_flops(gen, grp));
 }
 
+/* one_hot (kernels_cl/one_hot.cl): one output element per work-item, on or off by its
+ * index, then the epilogue. */
+static byocl_status emit_one_hot(clg_gen *gen, const clg_group *grp)
+{
+    const byocl_function *fn = gen->fn;
+    const byocl_node *n = &fn->nodes[grp->anchor];
+    int roots[3], bufs[3];
+    for (int k = 0; k < 3; k++) {
+        roots[k] = gen->graph.info[n->args[k]].root;
+        bufs[k] = clg_gen_root_buf(gen, roots[k]);
+        if (bufs[k] < 0)
+            return gen->err->status;
+    }
+    int y = clg_gen_root_buf(gen, grp->tail);
+    if (y < 0)
+        return gen->err->status;
+    int64_t outer, depth, inner;
+    ops_one_hot_plan(&n->attrs, &fn->nodes[roots[0]].type->shape, &outer, &depth, &inner);
+    char label[96];
+    clg_group_label(gen, grp, label, sizeof label);
+    clg_kernel k;
+    clg_kernel_begin(&k, gen, "one_hot");
+    static const char *const names[] = {"ix", "on", "off"};
+    for (int a = 0; a < 3; a++)
+        clg_kernel_buffer(&k, names[a], bufs[a], dtype_of(gen, roots[a]), false);
+    clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
+    static const char *const sizes[] = {"NOUT", "DEPTH", "INNER"};
+    const int64_t values[] = {outer * depth * inner, depth, inner};
+    define_ints(&k, sizes, values, sizeof sizes / sizeof sizes[0]);
+    byocl_status st = clg_epilogue_define(&k, grp, gen->err);
+    size_t global = (size_t)(outer * depth * inner);
+    return clg_kernel_finish(&k, st, "one_hot", label, 1, &global, clg_group_flops(gen, grp));
+}
+
+/* topk (kernels_cl/topk.cl): one work-item per line sorts by insertion into the results,
+ * which it reads back: the values, or with ret_type "indices" the data through the
+ * indices. With both results and nothing taking the indices, they go to scratch. */
+static byocl_status emit_topk(clg_gen *gen, const clg_group *grp)
+{
+    const byocl_function *fn = gen->fn;
+    const byocl_node *n = &fn->nodes[grp->anchor];
+    int x_root = gen->graph.info[n->args[0]].root;
+    ops_topk p;
+    ops_topk_plan(&n->attrs, &fn->nodes[x_root].type->shape, &p);
+    char label[96], desc[64], what[112];
+    clg_group_label(gen, grp, label, sizeof label);
+    int x = clg_gen_root_buf(gen, x_root);
+    int vals = x >= 0 && p.values ? clg_gen_root_buf(gen, grp->anchor) : -1;
+    int idx = -1;
+    if (x >= 0 && p.indices) {
+        int item = p.values ? clg_item_of(fn, grp->anchor, 1) : grp->anchor;
+        clg_node_desc(fn, grp->anchor, desc, sizeof desc);
+        snprintf(what, sizeof what, "indices of %s", desc);
+        size_t bytes = (size_t)(p.outer * p.k * p.inner) * byocl_dtype_size(p.index_dtype);
+        idx = item >= 0 ? clg_gen_root_buf(gen, item)
+                        : clg_gen_buf(gen, BYOCL_CL_BUF_SCRATCH, -1, bytes, what);
+    }
+    if (x < 0 || (p.values && vals < 0) || (p.indices && idx < 0))
+        return gen->err->status;
+    clg_kernel k;
+    clg_kernel_begin(&k, gen, "topk");
+    clg_kernel_buffer(&k, "x", x, dtype_of(gen, x_root), false);
+    if (p.values)
+        clg_kernel_buffer_rw(&k, "vals", vals, dtype_of(gen, grp->anchor));
+    if (p.indices)
+        clg_kernel_buffer_rw(&k, "idx", idx, p.index_dtype);
+    static const char *const names[] = {"LINES", "LEN", "INNER", "K"};
+    const int64_t values[] = {p.outer * p.inner, p.len, p.inner, p.k};
+    define_ints(&k, names, values, sizeof names / sizeof names[0]);
+    /* The reference's topk_before, for a later element a against an earlier b. */
+    clg_kernel_define(&k, "BEFORE(a, b)", "%s",
+                      p.ascend ? "(!isnan(a) && (isnan(b) || (a) < (b)))"
+                               : "(isnan(a) ? !isnan(b) : (a) > (b))");
+    clg_kernel_define(&k, "KEY(at)", "%s",
+                      p.values ? "LD_vals(at)" : "LD_x(src + (int)LD_idx(at) * INNER)");
+    clg_kernel_define(&k, "SET(at, v, t)", "{ %s%s}", p.values ? "ST_vals(at, v); " : "",
+                      p.indices ? "ST_idx(at, t); " : "");
+    clg_kernel_define(&k, "MOVE(to, from)", "{ %s%s}",
+                      p.values ? "ST_vals(to, LD_vals(from)); " : "",
+                      p.indices ? "ST_idx(to, LD_idx(from)); " : "");
+    size_t global = (size_t)(p.outer * p.inner);
+    return clg_kernel_finish(&k, BYOCL_OK, "topk", label, 1, &global, 0);
+}
+
 /* The taps of image.resize2d as kernels_cl/resize.cl reads them: the plans of the output
  * rows then columns (ops_resize_plan, the reference's), offsets (rows times the input
  * width) in *offsets and weights in *weights, two new tensors. */
@@ -871,6 +955,8 @@ byocl_status clg_emit_group(clg_gen *gen, const clg_group *grp)
     case CLG_ANCHOR_GATHER: return emit_gather(gen, grp);
     case CLG_ANCHOR_TRANSPOSE: return emit_transpose(gen, grp);
     case CLG_ANCHOR_CONCAT: return emit_concat(gen, grp);
+    case CLG_ANCHOR_TOPK: return emit_topk(gen, grp);
+    case CLG_ANCHOR_ONE_HOT: return emit_one_hot(gen, grp);
     case CLG_ANCHOR_CUMSUM: return clg_emit_cumsum(gen, grp);
     case CLG_ANCHOR_SCATTER: return clg_emit_scatter(gen, grp);
     }

@@ -2,8 +2,11 @@
  * reshape and batch_flatten only name other storage), how often each is read, and the
  * groups of ops that become one kernel: an anchor (conv2d, conv2d_transpose, dense,
  * batch_matmul, a pool, softmax, a reduction, resize2d, strided_slice, broadcast_to, take,
- * gather, transpose, concatenate, cumsum, scatter_elements, scatter_nd, or an elementwise op)
- * and the elementwise ops fused after it where the value in between has no other reader. */
+ * gather, transpose, concatenate, topk, one_hot, cumsum, scatter_elements, scatter_nd, or an
+ * elementwise op) and the elementwise ops fused after it where the value in between has no
+ * other reader. topk's (values, indices) tuple is two stored values: the call's node holds
+ * the values, and the first TupleGetItem of field 1 the indices (clg_supports admits the
+ * tuple only when items are all that read it). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,13 +58,37 @@ static clg_anchor anchor_of(const char *op)
         return CLG_ANCHOR_SCATTER;
     if (clg_is_elemwise_op(op))
         return CLG_ANCHOR_ELEMWISE;
+    if (strcmp(op, "topk") == 0)
+        return CLG_ANCHOR_TOPK;
+    if (strcmp(op, "one_hot") == 0)
+        return CLG_ANCHOR_ONE_HOT;
     return CLG_ANCHOR_POOL; /* the pools: clg_supports admitted nothing else */
 }
 
 /* Anchors whose kernels run an epilogue on each result element. */
 static bool takes_epilogue(clg_anchor kind)
 {
-    return kind != CLG_ANCHOR_TRANSPOSE && kind != CLG_ANCHOR_CONCAT;
+    return kind != CLG_ANCHOR_TRANSPOSE && kind != CLG_ANCHOR_CONCAT && kind != CLG_ANCHOR_TOPK;
+}
+
+/* A call whose tuple result is stored field by field: batch_norm (its statistics are its
+ * arguments) and topk with both results. */
+static bool is_tuple_call(const byocl_function *fn, int node, const char *op)
+{
+    const byocl_type *t = fn->nodes[node].type;
+    return t->kind == BYOCL_TYPE_TUPLE && t->n_fields > 0 &&
+           t->fields[0]->kind == BYOCL_TYPE_TENSOR &&
+           (strcmp(op, "nn.batch_norm") == 0 || strcmp(op, "topk") == 0);
+}
+
+int clg_item_of(const byocl_function *fn, int node, int field)
+{
+    for (int id = node + 1; id < fn->n_nodes; id++) {
+        const byocl_node *n = &fn->nodes[id];
+        if (n->kind == BYOCL_NODE_GETITEM && n->args[0] == node && n->index == field)
+            return id;
+    }
+    return -1;
 }
 
 const byocl_type *clg_tensor_type(const byocl_function *fn, int node)
@@ -70,10 +97,7 @@ const byocl_type *clg_tensor_type(const byocl_function *fn, int node)
     if (t->kind == BYOCL_TYPE_TENSOR)
         return t;
     const char *op = op_name(fn, node);
-    if (op && strcmp(op, "nn.batch_norm") == 0 && t->kind == BYOCL_TYPE_TUPLE && t->n_fields > 0 &&
-        t->fields[0]->kind == BYOCL_TYPE_TENSOR)
-        return t->fields[0];
-    return NULL;
+    return op && is_tuple_call(fn, node, op) ? t->fields[0] : NULL;
 }
 
 
@@ -148,6 +172,10 @@ static byocl_status flatten_node(const byocl_function *fn, int id, clg_flat_tabl
             /* TVM's inference form: fields 1 and 2 are the moving statistics as given. */
             ok = flat_push(ft, id) && flat_push(ft, flat_first(ft, n->args[3])) &&
                  flat_push(ft, flat_first(ft, n->args[4]));
+        else if (op && strcmp(op, "topk") == 0 && is_tuple_call(fn, id, op))
+            /* Field 1 (the indices), when something takes it, in its first item. */
+            ok = flat_push(ft, id) &&
+                 (clg_item_of(fn, id, 1) < 0 || flat_push(ft, clg_item_of(fn, id, 1)));
         else if (op && is_view_op(op))
             ok = flat_push(ft, flat_first(ft, n->args[0]));
         else
@@ -230,12 +258,19 @@ static int compare_tail(const void *a, const void *b)
     return (x->tail > y->tail) - (x->tail < y->tail);
 }
 
+/* Reads of what call `id` computes: its own root's, and for topk's tuple the indices'. */
+static int uses_of_call(const clg_graph *g, int id, const char *op)
+{
+    int item = strcmp(op, "topk") == 0 ? clg_item_of(g->fn, id, 1) : -1;
+    return g->info[id].uses + (item >= 0 ? g->info[item].uses : 0);
+}
+
 static byocl_status form_groups(clg_graph *g, const bool *live, bool no_fusion, byocl_error *err)
 {
     const byocl_function *fn = g->fn;
     for (int id = 0; id < fn->n_nodes; id++) {
         const char *op = op_name(fn, id);
-        if (!live[id] || !op || is_view_op(op) || g->info[id].uses == 0)
+        if (!live[id] || !op || is_view_op(op) || uses_of_call(g, id, op) == 0)
             continue; /* views compute nothing; an unread batch_norm neither */
         clg_anchor kind = anchor_of(op);
         int k = kind == CLG_ANCHOR_ELEMWISE && !no_fusion ? fusable_arg(g, id) : -1;
@@ -260,6 +295,9 @@ static byocl_status form_groups(clg_graph *g, const bool *live, bool no_fusion, 
     for (int i = 0; i < g->n_groups; i++) {
         const clg_group *grp = &g->groups[i];
         g->info[grp->anchor].group = i;
+        int item = grp->kind == CLG_ANCHOR_TOPK ? clg_item_of(fn, grp->anchor, 1) : -1;
+        if (item >= 0)
+            g->info[item].group = i;
         for (int s = 0; s < grp->n_steps; s++)
             g->info[grp->steps[s]].group = i;
     }

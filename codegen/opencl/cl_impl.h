@@ -41,6 +41,8 @@ typedef enum clg_anchor {
     CLG_ANCHOR_GATHER,    /* strided_slice, broadcast_to, take, gather */
     CLG_ANCHOR_TRANSPOSE, /* transpose */
     CLG_ANCHOR_CONCAT,    /* concatenate */
+    CLG_ANCHOR_TOPK,      /* topk */
+    CLG_ANCHOR_ONE_HOT,   /* one_hot */
     CLG_ANCHOR_CUMSUM,    /* cumsum */
     CLG_ANCHOR_SCATTER    /* scatter_elements, scatter_nd */
 } clg_anchor;
@@ -93,8 +95,11 @@ typedef struct clg_graph {
 byocl_status clg_graph_build(const byocl_function *fn, bool no_fusion, clg_graph *g,
                             byocl_error *err);
 void clg_graph_free(clg_graph *g);
-/* The tensor type of a tensor-valued node (batch_norm: its field 0); NULL otherwise. */
+/* The tensor type of a tensor-valued node (batch_norm and topk's tuple: field 0); NULL
+ * otherwise. */
 const byocl_type *clg_tensor_type(const byocl_function *fn, int node);
+/* The first TupleGetItem of field `field` of `node`'s tuple; -1 when there is none. */
+int clg_item_of(const byocl_function *fn, int node, int field);
 /* Roots of the tensors a node stands for (a tuple: its fields flattened); returns the
  * count, at most `max`. */
 int clg_flatten(const clg_graph *g, int node, int *roots, int max);
@@ -172,6 +177,9 @@ void clg_kernel_begin(clg_kernel *k, clg_gen *gen, const char *what);
  * int32 or int64 for an index tensor, resize2d's offset table or argmax's result;
  * read-only unless `output`), with its LD_<name>/ST_Y macros. */
 void clg_kernel_buffer(clg_kernel *k, const char *name, int buf, byocl_dtype dtype, bool output);
+/* Adds a buffer parameter that the kernel both writes and reads back (topk keeps its
+ * sorted results there), with LD_<name>(i) and ST_<name>(i, v) macros. */
+void clg_kernel_buffer_rw(clg_kernel *k, const char *name, int buf, byocl_dtype dtype);
 /* The parameter name for an epilogue operand in clg_buf `buf` ("e0", "e1", ...), added
  * on first use. NULL when the kernel has too many parameters. */
 const char *clg_kernel_operand(clg_kernel *k, int buf, byocl_dtype dtype);

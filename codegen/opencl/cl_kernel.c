@@ -55,7 +55,15 @@ void clg_kernel_define(clg_kernel *k, const char *name, const char *fmt, ...)
     record_macro(k, bare);
 }
 
-void clg_kernel_buffer(clg_kernel *k, const char *name, int buf, byocl_dtype dtype, bool output)
+/* How a kernel uses a buffer parameter: which macros it gets. */
+typedef enum buffer_access {
+    BUFFER_READ,      /* const; LD_<name>(i) */
+    BUFFER_WRITE_Y,   /* ST_Y(i, v) */
+    BUFFER_READ_WRITE /* LD_<name>(i) and ST_<name>(i, v) */
+} buffer_access;
+
+static void add_buffer(clg_kernel *k, const char *name, int buf, byocl_dtype dtype,
+                       buffer_access access)
 {
     if (k->n_args >= KERNEL_MAX_ARGS) {
         k->defines.oom = true;
@@ -71,15 +79,16 @@ void clg_kernel_buffer(clg_kernel *k, const char *name, int buf, byocl_dtype dty
                          : dtype == BYOCL_INT32 || dtype == BYOCL_INT64 ? "INT"
                                                                          : "F32";
     base_textbuf_printf(&k->params, "%s__global %s%s *restrict %s", k->n_args ? ", " : "",
-                        output ? "" : "const ", elem, name);
-    if (output) {
-        char value[64];
-        snprintf(value, sizeof value, "BYOCL_ST_%s(%s, i, v)", suffix, name);
-        clg_kernel_define(k, "ST_Y(i, v)", "%s", value);
-    } else {
-        char macro[32];
+                        access == BUFFER_READ ? "const " : "", elem, name);
+    char macro[32], value[64];
+    if (access != BUFFER_WRITE_Y) {
         snprintf(macro, sizeof macro, "LD_%s(i)", name);
         clg_kernel_define(k, macro, "BYOCL_LD_%s(%s, i)", suffix, name);
+    }
+    if (access != BUFFER_READ) {
+        snprintf(macro, sizeof macro, "ST_%s(i, v)", access == BUFFER_WRITE_Y ? "Y" : name);
+        snprintf(value, sizeof value, "BYOCL_ST_%s(%s, i, v)", suffix, name);
+        clg_kernel_define(k, macro, "%s", value);
     }
     k->args[k->n_args++] = (byocl_cl_arg){.kind = BYOCL_CL_ARG_BUFFER,
                                           .buffer = {.kind = BYOCL_CL_BUF_SCRATCH, .index = buf}};
@@ -88,6 +97,16 @@ void clg_kernel_buffer(clg_kernel *k, const char *name, int buf, byocl_dtype dty
         snprintf(k->param_name[k->n_params_by_buf], sizeof k->param_name[0], "%s", name);
         k->n_params_by_buf++;
     }
+}
+
+void clg_kernel_buffer(clg_kernel *k, const char *name, int buf, byocl_dtype dtype, bool output)
+{
+    add_buffer(k, name, buf, dtype, output ? BUFFER_WRITE_Y : BUFFER_READ);
+}
+
+void clg_kernel_buffer_rw(clg_kernel *k, const char *name, int buf, byocl_dtype dtype)
+{
+    add_buffer(k, name, buf, dtype, BUFFER_READ_WRITE);
 }
 
 const char *clg_kernel_operand(clg_kernel *k, int buf, byocl_dtype dtype)

@@ -1,7 +1,7 @@
 /* Which calls the OpenCL target accepts: the ops the generator has kernels for, on
  * float32 and float16 tensors (float16 as storage: every kernel computes in float), and
- * the int32 or int64 indices of take, gather, scatter_elements and scatter_nd, and
- * argmax/argmin's int32 results. */
+ * the int32 or int64 indices of take, gather, scatter_elements, scatter_nd and one_hot,
+ * and argmax/argmin's int32 results. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +14,9 @@
 
 /* Kernels index with 32-bit ints. */
 #define CLG_MAX_ELEMS ((int64_t)1 << 31)
+/* topk's steps in one work-item (line length times k, kernels_cl/topk.cl): about 0.1 s
+ * on a CPU core at the bound; longer sorts stay on the host, which sorts in n log n. */
+#define CLG_MAX_TOPK_STEPS ((int64_t)1 << 26)
 /* Taps of a conv2d kernel are unrolled in the generated code. */
 #define CLG_MAX_CONV_TAPS 256
 
@@ -25,8 +28,8 @@ static const char *const supported_ops[] = {
     "prod",          "max",           "min",              "nn.batch_matmul",
     "strided_slice", "broadcast_to",  "take",             "gather",
     "image.resize2d",
-    "nn.conv2d_transpose", "argmax",  "argmin",
-    "cumsum",        "scatter_elements", "scatter_nd",
+    "nn.conv2d_transpose", "argmax",  "argmin",           "topk",
+    "one_hot",       "cumsum",        "scatter_elements", "scatter_nd",
 };
 
 static bool refuse(char *why, size_t why_len, const char *fmt, ...)
@@ -74,6 +77,17 @@ static bool tensors_ok(const byocl_type *type, bool int32_ok, char *why, size_t 
     return size_ok(type, why, why_len);
 }
 
+/* Which argument of `op` holds indices: the second of take, gather and the scatters,
+ * one_hot's first; -1 for ops without. */
+static int indices_arg(const char *op)
+{
+    if (strcmp(op, "one_hot") == 0)
+        return 0;
+    bool second = strcmp(op, "take") == 0 || strcmp(op, "gather") == 0 ||
+                  strcmp(op, "scatter_elements") == 0 || strcmp(op, "scatter_nd") == 0;
+    return second ? 1 : -1;
+}
+
 /* The extent of the axis that element i of call n's indices indexes: scatter_nd's row j
  * indexes data axis j; the others index one axis (take's axis None: the data flattened). */
 static int64_t index_extent(const byocl_node *n, const byocl_function *fn, int64_t i)
@@ -90,15 +104,16 @@ static int64_t index_extent(const byocl_node *n, const byocl_function *fn, int64
     return axis < 0 ? byocl_shape_numel(data) : data->dims[axis];
 }
 
-/* The indices of take, gather and the scatters: an int32 or int64 tensor. An index out of
- * range (take with mode "fast"; the others, where -n..-1 count from the end) is an error
- * that only the host reports (the kernels give NaN or skip the update there): constant
- * indices are checked here, so that a region never holds a call the host would fail. */
+/* The indices of take, gather, the scatters and one_hot: an int32 or int64 tensor. An
+ * index out of range (take with mode "fast"; gather and the scatters, where -n..-1 count
+ * from the end) is an error that only the host reports (the kernels give NaN or skip the
+ * update there): constant indices are checked here, so that a region never holds a call
+ * the host would fail. one_hot has an answer for every index. */
 static bool indices_ok(const byocl_node *n, const byocl_function *fn, char *why,
                        size_t why_len)
 {
     const char *op = n->op->name;
-    const byocl_node *idx = &fn->nodes[n->args[1]];
+    const byocl_node *idx = &fn->nodes[n->args[indices_arg(op)]];
     const byocl_type *t = idx->type;
     if (t->kind != BYOCL_TYPE_TENSOR)
         return refuse(why, why_len, "the indices have no inferred type");
@@ -109,7 +124,7 @@ static bool indices_ok(const byocl_node *n, const byocl_function *fn, char *why,
     if (!size_ok(t, why, why_len))
         return false;
     bool take = strcmp(op, "take") == 0;
-    if (idx->kind != BYOCL_NODE_CONSTANT ||
+    if (idx->kind != BYOCL_NODE_CONSTANT || strcmp(op, "one_hot") == 0 ||
         (take && ops_take_mode_of(&n->attrs) != OPS_TAKE_FAST))
         return true;
     for (int64_t i = 0, m = byocl_tensor_numel(idx->value); i < m; i++) {
@@ -139,6 +154,47 @@ static bool scatter_cost_ok(const byocl_node *n, const byocl_function *fn, char 
                   "%s: %lld output elements x %lld candidate updates each is over 2^24 steps "
                   "(the opencl target's gather form; the host applies the updates in one pass)",
                   n->op->name, (long long)elems, (long long)each);
+}
+
+/* topk's results: values as any float tensor, indices int32 or int64; with both, each read
+ * through a TupleGetItem (the generator stores the fields apart, cl_graph.c); a line
+ * short enough for one work-item to sort. */
+static bool topk_ok(const byocl_node *n, int node, const byocl_function *fn, char *why,
+                    size_t why_len)
+{
+    const byocl_type *x = fn->nodes[n->args[0]].type;
+    ops_topk p;
+    if (x->kind != BYOCL_TYPE_TENSOR || !ops_topk_plan(&n->attrs, &x->shape, &p))
+        return refuse(why, why_len, "topk: the call is not type-checked");
+    const byocl_type *t = n->type;
+    for (int f = 0; f < p.values + p.indices; f++) {
+        const byocl_type *field = t->kind == BYOCL_TYPE_TUPLE ? t->fields[f] : t;
+        bool indices = f == 1 || !p.values;
+        if (indices ? !size_ok(field, why, why_len) : !tensors_ok(field, false, why, why_len))
+            return false;
+    }
+    if (p.len * p.k > CLG_MAX_TOPK_STEPS)
+        return refuse(why, why_len,
+                      "topk: keeping %lld of %lld elements per line takes up to %lld steps in "
+                      "one work-item (at most 2^26); the host sorts it",
+                      (long long)p.k, (long long)p.len, (long long)(p.k * p.len));
+    if (!(p.values && p.indices))
+        return true;
+    for (int id = node + 1; id <= fn->body; id++) {
+        const byocl_node *user = &fn->nodes[id];
+        bool reads = false;
+        for (int k = 0; k < user->n_args; k++)
+            reads = reads || user->args[k] == node;
+        if (reads && user->kind != BYOCL_NODE_GETITEM)
+            return refuse(why, why_len,
+                          "topk: its (values, indices) tuple is used whole; the opencl target "
+                          "needs each result taken by a TupleGetItem");
+    }
+    if (fn->body == node)
+        return refuse(why, why_len,
+                      "topk: its (values, indices) tuple is returned whole; the opencl target "
+                      "needs each result taken by a TupleGetItem");
+    return true;
 }
 
 static bool layout_ok(const byocl_attrs *attrs, const char *key, const char *want,
@@ -192,13 +248,15 @@ bool clg_supports(const byocl_function *fn, int node, char *why, size_t why_len)
     /* argmax and argmin: float data in, int32 positions out. */
     ops_reduce_kind reduce = ops_reduce_kind_of(op);
     bool int32_result = reduce == OPS_REDUCE_ARGMAX || reduce == OPS_REDUCE_ARGMIN;
-    if (!tensors_ok(n->type, int32_result, why, why_len))
+    bool topk = strcmp(op, "topk") == 0;
+    if (topk ? !topk_ok(n, node, fn, why, why_len)
+             : !tensors_ok(n->type, int32_result, why, why_len))
         return false;
     bool scatter = strcmp(op, "scatter_elements") == 0 || strcmp(op, "scatter_nd") == 0;
-    bool indexed = strcmp(op, "take") == 0 || strcmp(op, "gather") == 0 || scatter;
+    int indices = indices_arg(op);
     for (int k = 0; k < n->n_args; k++)
-        if (!(indexed && k == 1 ? indices_ok(n, fn, why, why_len)
-                             : tensors_ok(fn->nodes[n->args[k]].type, false, why, why_len)))
+        if (!(k == indices ? indices_ok(n, fn, why, why_len)
+                           : tensors_ok(fn->nodes[n->args[k]].type, false, why, why_len)))
             return false;
     if (scatter)
         return scatter_cost_ok(n, fn, why, why_len);

@@ -4,8 +4,9 @@
  * index tensor), scatter_elements and scatter_nd (the data with updates written at the
  * positions of an index tensor), arange and shape_of (values from attributes or from a
  * static shape; the fold_constants pass turns them into constants), trilu (a triangle of
- * each matrix), cumsum (running sums along an axis) and topk (the first k of each line
- * sorted, with their positions).
+ * each matrix), cumsum (running sums along an axis), one_hot (on or off by whether the
+ * position along a new axis is the index) and topk (the first k of each line sorted, with
+ * their positions).
  *
  * Like transform.c, every shape rule is one function that the type relation, the kernel
  * and the LLVM lowering (llvm/lower_index.c) share. Most kernels move bytes, so they serve
@@ -1141,6 +1142,121 @@ static byocl_status scatter_nd_ref(const byocl_attrs *attrs, const byocl_tensor 
     return BYOCL_OK;
 }
 
+/* ------------------------------------------------------------- one_hot */
+
+static byocl_status check_one_hot_attrs(byocl_module *m, byocl_attrs *attrs, byocl_error *err)
+{
+    (void)m;
+    int64_t depth = byocl_attrs_get_int(attrs, "depth", 0);
+    if (depth < 0)
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "bad value for attribute 'depth' of one_hot: %lld (expected 0 or "
+                               "more)",
+                               (long long)depth);
+    return check_dtype_attr("one_hot", attrs, "float32", err);
+}
+
+/* Where one_hot puts the new axis: axis -1 is the last; checked against the indices'
+ * rank. */
+static byocl_status one_hot_axis(const byocl_attrs *attrs, int rank, int *axis,
+                                 byocl_error *err)
+{
+    int64_t a = byocl_attrs_get_int(attrs, "axis", -1);
+    if (a < -1 || a > rank)
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "one_hot: axis %lld is out of range for indices of rank %d "
+                               "(expected -1..%d)",
+                               (long long)a, rank, rank);
+    *axis = a < 0 ? rank : (int)a;
+    return BYOCL_OK;
+}
+
+void ops_one_hot_plan(const byocl_attrs *attrs, const byocl_shape *idx, int64_t *outer,
+                      int64_t *depth, int64_t *inner)
+{
+    int64_t a = byocl_attrs_get_int(attrs, "axis", -1);
+    int axis = a < 0 ? idx->rank : (int)a;
+    *depth = byocl_attrs_get_int(attrs, "depth", 0);
+    *outer = *inner = 1;
+    for (int d = 0; d < idx->rank; d++)
+        *(d < axis ? outer : inner) *= idx->dims[d];
+}
+
+/* The indices' shape with depth inserted at the (checked) axis. */
+static byocl_shape one_hot_shape(const byocl_attrs *attrs, const byocl_shape *idx)
+{
+    int64_t a = byocl_attrs_get_int(attrs, "axis", -1);
+    int axis = a < 0 ? idx->rank : (int)a;
+    byocl_shape s = {.rank = idx->rank + 1};
+    for (int d = 0, from = 0; d < s.rank; d++)
+        s.dims[d] = d == axis ? byocl_attrs_get_int(attrs, "depth", 0) : idx->dims[from++];
+    return s;
+}
+
+/* one_hot(indices, on_value, off_value): the indices' shape with depth inserted at the
+ * axis, in the dtype attribute; on_value and off_value are scalars. */
+static byocl_status infer_one_hot(const byocl_infer_ctx *ctx, byocl_type *out, byocl_error *err)
+{
+    const byocl_type *idx, *value;
+    byocl_status st = elemwise_tensor_arg(ctx, 0, &idx, err);
+    if (st == BYOCL_OK && idx->dtype == BYOCL_BOOL)
+        st = byocl_error_set(err, BYOCL_ERR_TYPE,
+                             "one_hot: the indices are bool; expected a number dtype");
+    static const char *const names[2] = {"on_value", "off_value"};
+    for (int k = 1; st == BYOCL_OK && k <= 2; k++) {
+        st = elemwise_tensor_arg(ctx, k, &value, err);
+        char a[160];
+        if (st == BYOCL_OK && value->shape.rank != 0)
+            st = byocl_error_set(err, BYOCL_ERR_TYPE, "one_hot: %s is %s; expected a scalar",
+                                 names[k - 1], byocl_shape_str(&value->shape, a, sizeof a));
+    }
+    int axis = 0;
+    if (st == BYOCL_OK)
+        st = one_hot_axis(ctx->attrs, idx->shape.rank, &axis, err);
+    if (st == BYOCL_OK && idx->shape.rank + 1 > BYOCL_MAX_RANK)
+        st = byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
+                             "one_hot: the result would have rank %d; at most %d is supported",
+                             idx->shape.rank + 1, BYOCL_MAX_RANK);
+    if (st != BYOCL_OK)
+        return st;
+    byocl_shape s = one_hot_shape(ctx->attrs, &idx->shape);
+    *out = byocl_type_tensor(dtype_attr(ctx->attrs, "float32"), s.rank, s.dims);
+    return BYOCL_OK;
+}
+
+/* out[.., k, ..] = on_value where indices[.., ..] == k, else off_value (an index outside
+ * 0..depth-1, a negative one included, matches nothing: Relay's rule). */
+static byocl_status one_hot_ref(const byocl_attrs *attrs, const byocl_tensor *const *in,
+                                int n_in, byocl_tensor *const *out, int n_out, byocl_error *err)
+{
+    byocl_status st = elemwise_check_arity("one_hot", n_in, 3, n_out, 1, err);
+    if (st != BYOCL_OK)
+        return st;
+    const byocl_shape *is = byocl_tensor_shape(in[0]);
+    int64_t outer, depth, inner;
+    ops_one_hot_plan(attrs, is, &outer, &depth, &inner);
+    byocl_dtype dt = dtype_attr(attrs, "float32");
+    byocl_shape want = one_hot_shape(attrs, is);
+    st = check_out("one_hot", dt, &want, out[0], err);
+    if (st != BYOCL_OK)
+        return st;
+    bool float_index = byocl_dtype_is_float(byocl_tensor_dtype(in[0]));
+    bool float_out = byocl_dtype_is_float(dt);
+    for (int64_t o = 0, at = 0; o < outer; o++)
+        for (int64_t k = 0; k < depth; k++)
+            for (int64_t j = 0; j < inner; j++, at++) {
+                int64_t from = o * inner + j;
+                bool hot = float_index ? byocl_tensor_get(in[0], from) == (double)k
+                                       : elemwise_load_int(in[0], from) == k;
+                const byocl_tensor *value = in[hot ? 1 : 2];
+                if (float_out)
+                    byocl_tensor_set(out[0], at, byocl_tensor_get(value, 0));
+                else
+                    elemwise_store_int(out[0], at, elemwise_load_int(value, 0));
+            }
+    return BYOCL_OK;
+}
+
 /* ------------------------------------------------------------- topk */
 
 static byocl_status check_topk_attrs(byocl_module *m, byocl_attrs *attrs, byocl_error *err)
@@ -1412,6 +1528,15 @@ static const byocl_attr_schema topk_attrs[] = {
      .doc = "dtype of the indices: int64 or int32"},
 };
 
+static const byocl_attr_schema one_hot_attrs[] = {
+    {.name = "depth", .kind = BYOCL_ATTR_INT, .required = true,
+     .doc = "the length of the new axis"},
+    {.name = "axis", .kind = BYOCL_ATTR_INT, .def_i = -1,
+     .doc = "where the new axis goes among the result's axes (-1: last)"},
+    {.name = "dtype", .kind = BYOCL_ATTR_STR, .def_s = "float32",
+     .doc = "dtype of the result (on_value and off_value are converted to it)"},
+};
+
 const byocl_op ops_index[] = {
     {.name = "strided_slice", .min_args = 1, .max_args = 1, .attrs = strided_slice_attrs,
      .n_attrs = ARRAY_LEN(strided_slice_attrs),
@@ -1469,6 +1594,12 @@ const byocl_op ops_index[] = {
             "index depth M first as in Relay (ONNX puts it last); negative indices count from "
             "the end; out of range: an error at run time",
      .check_attrs = check_gather_nd_attrs, .infer = infer_gather_nd, .ref = gather_nd_ref},
+    {.name = "one_hot", .min_args = 3, .max_args = 3, .attrs = one_hot_attrs,
+     .n_attrs = ARRAY_LEN(one_hot_attrs),
+     .doc = "one_hot(indices, on_value, off_value): on_value where the new axis' position "
+            "equals the index, off_value elsewhere (an index outside 0..depth-1 matches "
+            "nothing)",
+     .check_attrs = check_one_hot_attrs, .infer = infer_one_hot, .ref = one_hot_ref},
     {.name = "topk", .min_args = 1, .max_args = 1, .attrs = topk_attrs,
      .n_attrs = ARRAY_LEN(topk_attrs),
      .doc = "the k largest (or smallest) elements along an axis, sorted, and their indices "

@@ -57,6 +57,11 @@ byocl_status ops_nd_plan_make(const char *op, int batch_dims, const byocl_shape 
                               const byocl_shape *idx, ops_nd_plan *p, byocl_error *err);
 
 /* topk's lines: outer x len (the sorted axis) x inner; k of each kept. */
+/* one_hot's result as (outer, depth, inner): the indices' axes before the new axis, the
+ * new axis, the indices' axes after it. */
+void ops_one_hot_plan(const byocl_attrs *attrs, const byocl_shape *idx, int64_t *outer,
+                      int64_t *depth, int64_t *inner);
+
 typedef struct ops_topk {
     int axis;
     int64_t outer, len, inner, k;

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Expected results of byocl's index ops (strided_slice, take, gather, broadcast_to,
-arange, shape_of, trilu, cumsum, scatter_elements, scatter_nd, gather_nd, topk), computed with numpy, for tests/test_ops_index.c and the LLVM backend
+arange, shape_of, trilu, cumsum, scatter_elements, scatter_nd, gather_nd, topk, one_hot), computed with numpy, for tests/test_ops_index.c and the LLVM backend
 (tests/test_llvm_ops.c). Writes tests/fixtures/ops/index_cases.h.
 
 Relay's strided_slice is numpy slicing; take is np.take (mode "clip"/"wrap"); gather is
@@ -269,5 +269,35 @@ fx.case("take_flat_wrap", "take", "mode=\"wrap\"", [x4, tf], [np.take(x4, tf, mo
 fx.case("take_fast_axis1", "take", "axis=1, mode=\"fast\"", [x4, np.array([2, 0, 2, 1], np.int32)],
         [x4[:, [2, 0, 2, 1]]])
 fx.case("take_f16_scalar_clip", "take", "axis=0", [h4, np.array(-3, np.int64)], [h4[0]])
+
+
+# ---- one_hot (Relay's: an index outside 0..depth-1, a negative one too, matches nothing;
+# also run on the opencl target by tests/test_cl_codegen.c)
+
+
+def one_hot(idx, on, off, depth, axis, dtype):
+    rank = idx.ndim + 1
+    at = rank - 1 if axis == -1 else axis
+    pos = np.arange(depth).reshape([depth if d == at else 1 for d in range(rank)])
+    return np.where(np.expand_dims(idx, at) == pos, on, off).astype(dtype)
+
+
+oi = np.array([[0, 3, -1], [4, 2, 2]], np.int64)
+on1, off0 = np.array(1, f32), np.array(0, f32)
+fx.case("one_hot_last", "one_hot", "depth=4", [oi, on1, off0],
+        [one_hot(oi, on1, off0, 4, -1, f32)])
+oi32 = np.array([4, 0, 2, 5], np.int32)
+on, off = np.array(2.5, f32), np.array(-1, f32)
+fx.case("one_hot_axis0_i32", "one_hot", "depth=5, axis=0", [oi32, on, off],
+        [one_hot(oi32, on, off, 5, 0, f32)])
+onh, offh = np.array(0.333, f16), np.array(-7, f16)
+fx.case("one_hot_axis1_f16", "one_hot", "depth=3, axis=1, dtype=\"float16\"", [oi, onh, offh],
+        [one_hot(oi, onh, offh, 3, 1, f16)])
+oni, offi = np.array(9, np.int32), np.array(-2, np.int32)
+fx.case("one_hot_int32", "one_hot", "depth=5, axis=1, dtype=\"int32\"", [oi, oni, offi],
+        [one_hot(oi, oni, offi, 5, 1, np.int32)])
+of = np.array([0, 1.5, 2, -1], f32)
+fx.case("one_hot_float_indices", "one_hot", "depth=3", [of, on1, off0],
+        [one_hot(of, on1, off0, 3, -1, f32)])
 
 fx.write("gen_ops_index.py")

@@ -2,7 +2,7 @@
  * broadcast to x one way), Celu, Shrink, GlobalMaxPool (max over the spatial axes),
  * InstanceNormalization and MeanVarianceNormalization (mean and variance over axes),
  * Hardmax (equal(arange, argmax) cast to the input's dtype), EyeLike (a constant), OneHot
- * with a constant depth and values (equal(expand_dims(indices), arange(depth))), and LRN
+ * with a constant depth and values (one_hot of the indices with negatives wrapped), and LRN
  * (the sum of squares over a channel window as an avg_pool2d that counts the padding). */
 #include <string.h>
 
@@ -301,8 +301,9 @@ byocl_status onnx_convert_eye_like(onnx_ctx *cx, const Onnx__NodeProto *n)
     return st;
 }
 
-/* OneHot: where(equal(expand_dims(indices, axis), arange(depth) at axis), on, off), a
- * negative index counting from depth; depth and values must be known at import. */
+/* OneHot: one_hot(where(indices < 0, indices + depth, indices), on, off), as TVM's
+ * frontend writes it (Relay's one_hot matches 0..depth-1 only; ONNX counts negative
+ * indices from depth); depth and values must be known at import. */
 byocl_status onnx_convert_one_hot(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
     (void)n;
@@ -324,16 +325,19 @@ byocl_status onnx_convert_one_hot(onnx_ctx *cx, const Onnx__NodeProto *n)
     TRY(onnx_input(cx, 0, &idx));
     int rank = shape_of(cx, idx)->rank + 1, axis;
     TRY(onnx_axis(cx, axis_attr, rank, "axis", &axis));
-    byocl_dtype it = onnx_type(cx, idx)->dtype, vt = byocl_tensor_dtype(values);
-    TRY_ID(wrapped, where3(cx, onnx_with_scalar(cx, "less", idx, 0.0, false),
-                           onnx_with_scalar(cx, "add", idx, (double)depth, false), idx));
+    byocl_dtype vt = byocl_tensor_dtype(values);
+    int args[3] = {where3(cx, onnx_with_scalar(cx, "less", idx, 0.0, false),
+                          onnx_with_scalar(cx, "add", idx, (double)depth, false), idx),
+                   onnx_scalar(cx, vt, byocl_tensor_get(values, 1)),
+                   onnx_scalar(cx, vt, byocl_tensor_get(values, 0))};
     byocl_attrs *a = onnx_attrs(cx);
-    if (!a || onnx_attrs_ok(cx, byocl_attrs_set_int(cx->mod, a, "axis", axis)) != BYOCL_OK)
+    if (!a || args[0] < 0 || args[1] < 0 || args[2] < 0 ||
+        onnx_attrs_ok(cx, byocl_attrs_set_int(cx->mod, a, "depth", depth)) != BYOCL_OK ||
+        onnx_attrs_ok(cx, byocl_attrs_set_int(cx->mod, a, "axis", axis)) != BYOCL_OK ||
+        onnx_attrs_ok(cx, byocl_attrs_set_str(cx->mod, a, "dtype", byocl_dtype_name(vt))) !=
+            BYOCL_OK)
         return cx->err->status;
-    TRY_ID(e, onnx_call1(cx, "expand_dims", wrapped, a));
-    TRY_ID(hot, call2(cx, "equal", e, arange_at(cx, depth, it, axis, rank)));
-    TRY_ID(y, where3(cx, hot, onnx_scalar(cx, vt, byocl_tensor_get(values, 1)),
-                     onnx_scalar(cx, vt, byocl_tensor_get(values, 0))));
+    TRY_ID(y, onnx_call(cx, "one_hot", args, 3, a));
     return onnx_output(cx, 0, y);
 }
 
