@@ -1,7 +1,7 @@
 /* Which calls the OpenCL target accepts: the ops the generator has kernels for, on
  * float32 and float16 tensors (float16 as storage: every kernel computes in float), and
  * the int32 or int64 indices of take, gather, scatter_elements, scatter_nd and one_hot,
- * and argmax/argmin's int32 results. */
+ * topk's int32 or int64 indices and argmax/argmin's int32 results. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
