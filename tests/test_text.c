@@ -520,6 +520,30 @@ static void test_scalar_literals(void **state)
     byocl_module_free(m);
 }
 
+/* A list of floats (image.resize2d's roi) prints as TVM prints an Array of FloatImm and
+ * reads back the same; integers in it read as floats, a default roi is left out. */
+static void test_float_list_attribute(void **state)
+{
+    (void)state;
+    const char *text =
+        "def @main(%x: Tensor[(1, 1, 4, 4), float32]) {\n"
+        "  %0 = image.resize2d(%x, size=[3, 3], roi=[0, 0.5f, 1, 1.2], "
+        "coordinate_transformation_mode=\"tf_crop_and_resize\", extrapolation_value=10f);\n"
+        "  image.resize2d(%0, size=[2, 2], roi=[0f, 0f, 0f, 0f])\n"
+        "}\n";
+    char *printed = assert_round_trip(text, NULL, true);
+    assert_string_equal(printed,
+                        "#[version = \"0.0.5\"]\n"
+                        "def @main(%x: Tensor[(1, 1, 4, 4), float32]) -> Tensor[(1, 1, 2, 2), "
+                        "float32] {\n"
+                        "  %0 = image.resize2d(%x, size=[3, 3], roi=[0f, 0.5f, 1f, 1.2f], "
+                        "coordinate_transformation_mode=\"tf_crop_and_resize\", "
+                        "extrapolation_value=10f) /* ty=Tensor[(1, 1, 3, 3), float32] */;\n"
+                        "  image.resize2d(%0, size=[2, 2]) /* ty=Tensor[(1, 1, 2, 2), float32] */\n"
+                        "}\n");
+    free(printed);
+}
+
 /* float64 (TVM's spelling): types, f64 literals printed with the digits a double needs,
  * casts to and from it. */
 static void test_float64(void **state)
@@ -1050,6 +1074,7 @@ int main(void)
         cmocka_unit_test(test_resnet18_tvm_text),
         cmocka_unit_test(test_round_trip_partitioned_module),
         cmocka_unit_test(test_round_trip_fixtures),
+        cmocka_unit_test(test_float_list_attribute),
         cmocka_unit_test(test_scalar_literals),
         cmocka_unit_test(test_float64),
         cmocka_unit_test(test_tuples_and_items),
