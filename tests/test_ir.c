@@ -145,6 +145,11 @@ static void test_attrs_defaults_and_printing(void **state)
     int64_t v[] = {1, -1};
     byocl_attr l = {.key = "k", .kind = BYOCL_ATTR_INTS, .n = 2, .ints = v};
     assert_string_equal(byocl_attr_value_str(&l, s, sizeof s), "[1, -1]");
+    double roi[] = {0, 0.5, 1, -2e-05};
+    byocl_attr fl = {.key = "roi", .kind = BYOCL_ATTR_FLOATS, .n = 4, .floats = roi};
+    assert_string_equal(byocl_attr_value_str(&fl, s, sizeof s), "[0f, 0.5f, 1f, -2e-05f]");
+    fl.n = 0;
+    assert_string_equal(byocl_attr_value_str(&fl, s, sizeof s), "[]");
     byocl_module_free(m);
 }
 

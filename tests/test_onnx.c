@@ -627,15 +627,18 @@ static void test_old_opsets(void **state)
 
 /* Resize's forms the ONNX suite lacks (tests/gen/gen_onnx.py, resize_suite): opset 10,
  * opset 18's axes and keep_aspect_ratio_policy, ranks 1 and 3 (resized through a rank-4
- * view); the same on every path. */
+ * view), tf_crop_and_resize with opset 18's axes (a rank-3 crop beyond the input) and
+ * with scales (the leading axes' roi whole); the same on every path. */
 static void test_resize_forms(void **state)
 {
     (void)state;
-    conformance_everywhere("resize", "PASS test_resize_opset10_nearest\n"
+    conformance_everywhere("resize", "PASS test_resize_crop_rank3_axes\n"
+                                     "PASS test_resize_crop_scales_nearest\n"
+                                     "PASS test_resize_opset10_nearest\n"
                                      "PASS test_resize_opset18_axes_not_larger\n"
                                      "PASS test_resize_rank1_nearest\n"
                                      "PASS test_resize_rank3_cubic\n"
-                                     "4 passed, 0 failed, 0 skipped\n");
+                                     "6 passed, 0 failed, 0 skipped\n");
 }
 
 /* Einsum in float32 (tests/gen/gen_onnx.py, einsum_suite; the ONNX suite's are double):

@@ -1,5 +1,6 @@
 /* Op group "image": image.resize2d checked against numpy's ONNX Resize
- * (tests/gen/gen_ops_image.py), and its error messages. */
+ * (tests/gen/gen_ops_image.py, tf_crop_and_resize's crops included), and its error
+ * messages. */
 #include "ops_case.h"
 
 #include "fixtures/ops/image_cases.h"
@@ -43,14 +44,26 @@ static void test_attr_errors(void **state)
                           BYOCL_ERR_INVALID,
                           "bad value for attribute 'coordinate_transformation_mode' of "
                           "image.resize2d: 'edge' (expected \"half_pixel\", \"align_corners\", "
-                          "\"asymmetric\", \"pytorch_half_pixel\" or \"tf_half_pixel_for_nn\")");
+                          "\"asymmetric\", \"pytorch_half_pixel\", \"tf_half_pixel_for_nn\" or "
+                          "\"tf_crop_and_resize\")");
+    op_expect_build_error(op, &x, 1, "size=[2, 2], roi=[0f, 0f, 1f]", BYOCL_ERR_INVALID,
+                          "attribute 'roi' of image.resize2d has 3 values; expected 4 (start_h, "
+                          "start_w, end_h, end_w, as fractions of the input's height and width)");
+    op_expect_build_error(op, &x, 1, "size=[2, 2], roi=[]", BYOCL_ERR_INVALID,
+                          "attribute 'roi' of image.resize2d has 0 values; expected 4 (start_h, "
+                          "start_w, end_h, end_w, as fractions of the input's height and width)");
     op_expect_build_error(op, &x, 1,
-                          "size=[2, 2], coordinate_transformation_mode=\"tf_crop_and_resize\"",
-                          BYOCL_ERR_UNSUPPORTED,
-                          "bad value for attribute 'coordinate_transformation_mode' of "
-                          "image.resize2d: 'tf_crop_and_resize' is not supported (it needs a "
-                          "region of interest, roi, and byocl attributes hold no lists of "
-                          "floats)");
+                          "size=[2, 2], roi=[0f, nanf, 1f, 1f], "
+                          "coordinate_transformation_mode=\"tf_crop_and_resize\"",
+                          BYOCL_ERR_INVALID,
+                          "bad value for attribute 'roi' of image.resize2d: start_w is nan "
+                          "(expected a finite number)");
+    op_expect_build_error(op, &x, 1, "size=[2, 2], roi=[0, 0, 1, -inff]", BYOCL_ERR_INVALID,
+                          "bad value for attribute 'roi' of image.resize2d: end_w is -inf "
+                          "(expected a finite number)");
+    op_expect_build_error(op, &x, 1, "size=[2, 2], roi=0.5f", BYOCL_ERR_INVALID,
+                          "bad value for attribute 'roi' of image.resize2d: expected a list of "
+                          "numbers, got 0.5f");
     op_expect_build_error(op, &x, 1, "size=[2, 2], rounding_method=\"up\"", BYOCL_ERR_INVALID,
                           "bad value for attribute 'rounding_method' of image.resize2d: 'up' "
                           "(expected \"\", \"round\", \"round_prefer_floor\", "
@@ -71,6 +84,7 @@ static void test_ops_documented(void **state)
     (void)state;
     static const op_attr_spec resize[] = {
         {"size", NULL},
+        {"roi", "[0f, 0f, 0f, 0f]"},
         {"layout", "\"NCHW\""},
         {"method", "\"linear\""},
         {"coordinate_transformation_mode", "\"half_pixel\""},

@@ -520,6 +520,30 @@ static void test_scalar_literals(void **state)
     byocl_module_free(m);
 }
 
+/* A list of floats (image.resize2d's roi) prints as TVM prints an Array of FloatImm and
+ * reads back the same; integers in it read as floats, a default roi is left out. */
+static void test_float_list_attribute(void **state)
+{
+    (void)state;
+    const char *text =
+        "def @main(%x: Tensor[(1, 1, 4, 4), float32]) {\n"
+        "  %0 = image.resize2d(%x, size=[3, 3], roi=[0, 0.5f, 1, 1.2], "
+        "coordinate_transformation_mode=\"tf_crop_and_resize\", extrapolation_value=10f);\n"
+        "  image.resize2d(%0, size=[2, 2], roi=[0f, 0f, 0f, 0f])\n"
+        "}\n";
+    char *printed = assert_round_trip(text, NULL, true);
+    assert_string_equal(printed,
+                        "#[version = \"0.0.5\"]\n"
+                        "def @main(%x: Tensor[(1, 1, 4, 4), float32]) -> Tensor[(1, 1, 2, 2), "
+                        "float32] {\n"
+                        "  %0 = image.resize2d(%x, size=[3, 3], roi=[0f, 0.5f, 1f, 1.2f], "
+                        "coordinate_transformation_mode=\"tf_crop_and_resize\", "
+                        "extrapolation_value=10f) /* ty=Tensor[(1, 1, 3, 3), float32] */;\n"
+                        "  image.resize2d(%0, size=[2, 2]) /* ty=Tensor[(1, 1, 2, 2), float32] */\n"
+                        "}\n");
+    free(printed);
+}
+
 /* float64 (TVM's spelling): types, f64 literals printed with the digits a double needs,
  * casts to and from it. */
 static void test_float64(void **state)
@@ -750,10 +774,11 @@ static void test_parse_attrs(void **state)
     assert_int_equal(byocl_text_parse_attrs(m,
                                             "strides=[2, 2], channels=64, epsilon=2e-05f, "
                                             "center=False, layout=\"NC\\\"HW\", axis=None, "
-                                            "pad=(1, -1,), empty=[], big=9i64, f=1.5,",
+                                            "pad=(1, -1,), empty=[], big=9i64, f=1.5, "
+                                            "roi=[0, 0.5f, 1.25, -2e-05f]",
                                             &a, &err),
                      BYOCL_OK);
-    assert_int_equal(a.n, 10);
+    assert_int_equal(a.n, 11);
     const int64_t *v;
     assert_int_equal(byocl_attrs_get_ints(&a, "strides", &v), 2);
     assert_int_equal(v[1], 2);
@@ -769,6 +794,15 @@ static void test_parse_attrs(void **state)
     assert_int_equal(byocl_attrs_get_ints(&a, "empty", &v), 0);
     assert_int_equal(byocl_attrs_get_int(&a, "big", 0), 9);
     assert_true(byocl_attrs_get_float(&a, "f", 0) == 1.5);
+    /* one float makes a list of floats, its integers read as floats */
+    const double *fv;
+    assert_int_equal(byocl_attrs_find(&a, "roi")->kind, BYOCL_ATTR_FLOATS);
+    assert_int_equal(byocl_attrs_get_floats(&a, "roi", &fv), 4);
+    assert_true(fv[0] == 0 && fv[1] == 0.5 && fv[2] == 1.25 && fv[3] == -2e-05);
+    assert_int_equal(byocl_attrs_get_ints(&a, "roi", &v), -1);
+    assert_int_equal(byocl_attrs_get_floats(&a, "f", &fv), 1);
+    assert_true(fv[0] == 1.5);
+    assert_int_equal(byocl_attrs_get_floats(&a, "strides", &fv), -1);
 
     byocl_attrs b = {0, NULL};
     assert_int_equal(byocl_text_parse_attrs(m, "", &b, &err), BYOCL_OK);
@@ -780,8 +814,9 @@ static void test_parse_attrs(void **state)
         {"a=1 b=2", "attributes:1:5: error: expected ',' or the end of the attributes but found 'b'"},
         {"a=1, a=2", "attributes:1:6: error: attribute 'a' is given twice"},
         {"=1", "attributes:1:1: error: expected 'key=value' but found '='"},
-        {"a=[1, 2.5]", "attributes:1:7: error: attribute lists hold integers, not '2.5'"},
-        {"a=[1, \"x\"]", "attributes:1:7: error: expected an integer but found string \"x\""},
+        {"a=[1, \"x\"]", "attributes:1:7: error: expected a number but found string \"x\""},
+        {"a=[0.5f, None]", "attributes:1:10: error: expected a number but found 'None'"},
+        {"a=[1.5, 2", "attributes:1:10: error: unexpected end of input, expected ']'"},
         {"a=%x", "attributes:1:3: error: expected an attribute value but found '%x'"},
         {"a=\"open", "attributes:1:3: error: unterminated string"},
         {"a=1.5i64", "attributes:1:6: error: a float literal cannot have the integer suffix 'i64'"},
@@ -1039,6 +1074,7 @@ int main(void)
         cmocka_unit_test(test_resnet18_tvm_text),
         cmocka_unit_test(test_round_trip_partitioned_module),
         cmocka_unit_test(test_round_trip_fixtures),
+        cmocka_unit_test(test_float_list_attribute),
         cmocka_unit_test(test_scalar_literals),
         cmocka_unit_test(test_float64),
         cmocka_unit_test(test_tuples_and_items),

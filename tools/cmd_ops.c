@@ -22,6 +22,7 @@ static const char *kind_name(byocl_attr_kind kind)
     case BYOCL_ATTR_BOOL: return "bool";
     case BYOCL_ATTR_STR: return "str";
     case BYOCL_ATTR_INTS: return "ints";
+    case BYOCL_ATTR_FLOATS: return "floats";
     }
     return "?";
 }

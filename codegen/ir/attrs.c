@@ -55,6 +55,20 @@ int byocl_attrs_get_ints(const byocl_attrs *attrs, const char *key, const int64_
     return -1;
 }
 
+int byocl_attrs_get_floats(const byocl_attrs *attrs, const char *key, const double **out)
+{
+    const byocl_attr *a = byocl_attrs_find(attrs, key);
+    if (a && a->kind == BYOCL_ATTR_FLOATS) {
+        *out = a->floats;
+        return a->n;
+    }
+    if (a && a->kind == BYOCL_ATTR_FLOAT) {
+        *out = &a->f;
+        return 1;
+    }
+    return -1;
+}
+
 byocl_attrs *byocl_attrs_new(byocl_module *m)
 {
     return ir_arena_alloc(&m->arena, sizeof(byocl_attrs));
@@ -74,6 +88,10 @@ static bool attr_copy(byocl_module *m, const byocl_attr *src, byocl_attr *dst)
     } else if (src->kind == BYOCL_ATTR_INTS) {
         dst->ints = ir_arena_memdup(&m->arena, src->ints, sizeof(int64_t) * (size_t)src->n);
         if (!dst->ints)
+            return false;
+    } else if (src->kind == BYOCL_ATTR_FLOATS) {
+        dst->floats = ir_arena_memdup(&m->arena, src->floats, sizeof(double) * (size_t)src->n);
+        if (!dst->floats)
             return false;
     }
     return true;
@@ -129,6 +147,13 @@ byocl_status byocl_attrs_set_ints(byocl_module *m, byocl_attrs *a, const char *k
                                   const int64_t *v, int n)
 {
     byocl_attr at = {.key = key, .kind = BYOCL_ATTR_INTS, .n = n, .ints = v};
+    return byocl_attrs_set(m, a, &at);
+}
+
+byocl_status byocl_attrs_set_floats(byocl_module *m, byocl_attrs *a, const char *key,
+                                    const double *v, int n)
+{
+    byocl_attr at = {.key = key, .kind = BYOCL_ATTR_FLOATS, .n = n, .floats = v};
     return byocl_attrs_set(m, a, &at);
 }
 

@@ -1,13 +1,15 @@
 /* The op group "image" (ops/image.c): image.resize2d as scalar loops over the output,
  * reading the taps of ops_resize_plan from two constant tables per axis (input positions
- * and weights) that the kernel owns. The sums are the reference kernel's, in double and in
- * the same order, so the results agree to the bit. */
+ * and weights; tf_crop_and_resize adds a third, the positions outside the input) that the
+ * kernel owns. The sums are the reference kernel's, in double and in the same order, so
+ * the results agree to the bit. */
 #include "lower.h"
 #include "ops/image.h"
 
 /* The tables of one axis as kernel constants (the kernel takes the buffers over). */
 typedef struct axis_tables {
     LLVMValueRef index, weight;
+    LLVMValueRef outside; /* uint8 flags, or NULL */
     int taps;
 } axis_tables;
 
@@ -16,9 +18,24 @@ static axis_tables hand_over(lw *w, ops_resize_axis *plan)
     axis_tables t = {.taps = plan->taps};
     t.index = lw_const_ptr(w, plan->index, NULL, plan->index);
     t.weight = lw_const_ptr(w, plan->weight, NULL, plan->weight);
+    if (plan->outside)
+        t.outside = lw_const_ptr(w, plan->outside, NULL, plan->outside);
     plan->index = NULL;
     plan->weight = NULL;
+    plan->outside = NULL;
     return t;
+}
+
+/* Whether output row y or column x lies outside the input (an i1), or NULL when no
+ * position of either axis does. */
+static LLVMValueRef outside(lw *w, const axis_tables *ty, LLVMValueRef y, const axis_tables *tx,
+                            LLVMValueRef x)
+{
+    if (!ty->outside)
+        return NULL;
+    LLVMValueRef flags = LLVMBuildOr(w->B, lw_load(w, ty->outside, BYOCL_UINT8, y),
+                                     lw_load(w, tx->outside, BYOCL_UINT8, x), "");
+    return LLVMBuildICmp(w->B, LLVMIntNE, flags, LLVMConstNull(LLVMTypeOf(flags)), "outside");
 }
 
 /* Tap k of position `at`: its input index (i64) and, unless NULL, its weight (double). */
@@ -62,11 +79,16 @@ byocl_status lower_resize2d(lw *w, int node)
     LLVMValueRef x = lw_for(w, &lx, lw_i64(w, 0), lw_i64(w, ow), 1, "x");
     LLVMValueRef dst = lw_mad(w, lw_mad(w, p, oh, y), ow, x);
     LLVMValueRef plane = lw_mad(w, p, h, lw_i64(w, 0));
+    LLVMValueRef fill = LLVMConstReal(w->t_f64,
+                                      byocl_attrs_get_float(&n->attrs, "extrapolation_value", 0));
+    LLVMValueRef extrapolate = outside(w, &ty, y, &tx, x);
     if (ty.taps == 1) { /* nearest: the element itself, converted as a cast would */
         LLVMValueRef row = lw_mad(w, LLVMBuildAdd(w->B, plane, tap(w, &ty, y, 0, NULL), ""), wd,
                                   tap(w, &tx, x, 0, NULL));
-        LLVMValueRef v = lw_load(w, in, it->dtype, row);
-        lw_store(w, out, ot->dtype, dst, lw_convert(w, v, it->dtype, ot->dtype));
+        LLVMValueRef v = lw_convert(w, lw_load(w, in, it->dtype, row), it->dtype, ot->dtype);
+        if (extrapolate)
+            v = LLVMBuildSelect(w->B, extrapolate, lw_from_double(w, fill, ot->dtype), v, "");
+        lw_store(w, out, ot->dtype, dst, v);
     } else {
         LLVMValueRef acc = LLVMConstReal(w->t_f64, 0);
         for (int t = 0; t < ty.taps; t++) {
@@ -82,6 +104,8 @@ byocl_status lower_resize2d(lw *w, int node)
             }
             acc = LLVMBuildFAdd(w->B, acc, LLVMBuildFMul(w->B, wy, line, ""), "");
         }
+        if (extrapolate)
+            acc = LLVMBuildSelect(w->B, extrapolate, fill, acc, "");
         lw_store(w, out, ot->dtype, dst, lw_from_double(w, acc, ot->dtype));
     }
     lw_for_end(w, &lx);

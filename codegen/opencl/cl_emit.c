@@ -714,12 +714,14 @@ static byocl_status emit_topk(clg_gen *gen, const clg_group *grp)
 
 /* The taps of image.resize2d as kernels_cl/resize.cl reads them: the plans of the output
  * rows then columns (ops_resize_plan, the reference's), offsets (rows times the input
- * width) in *offsets and weights in *weights, two new tensors. */
+ * width; -1 for a row or column outside the input, which takes extrapolation_value) in
+ * *offsets and weights in *weights, two new tensors; *crops says whether any offset is -1. */
 static byocl_status resize_tables(const byocl_node *n, const byocl_shape *in,
-                                  byocl_tensor **offsets, byocl_tensor **weights,
+                                  byocl_tensor **offsets, byocl_tensor **weights, bool *crops,
                                   byocl_error *err)
 {
     ops_resize_axis plan[2] = {{0}, {0}};
+    *crops = false;
     byocl_status st = ops_resize_plan(&n->attrs, 0, in->dims[2], &plan[0], err);
     if (st == BYOCL_OK)
         st = ops_resize_plan(&n->attrs, 1, in->dims[3], &plan[1], err);
@@ -733,8 +735,10 @@ static byocl_status resize_tables(const byocl_node *n, const byocl_shape *in,
         int64_t e = 0;
         for (int a = 0; a < 2; a++)
             for (int64_t i = 0; i < plan[a].out * taps; i++, e++) {
-                at[e] = (int32_t)(plan[a].index[i] * (a == 0 ? in->dims[3] : 1));
+                bool outside = ops_resize_outside(&plan[a], i / taps);
+                at[e] = outside ? -1 : (int32_t)(plan[a].index[i] * (a == 0 ? in->dims[3] : 1));
                 wt[e] = (float)plan[a].weight[i];
+                *crops |= outside;
             }
     } else if (st == BYOCL_OK) {
         byocl_tensor_unref(*offsets);
@@ -747,7 +751,7 @@ static byocl_status resize_tables(const byocl_node *n, const byocl_shape *in,
 }
 
 /* image.resize2d (kernels_cl/resize.cl): the taps are planned here and passed as two
- * constant tables. */
+ * constant tables; EXTRAPOLATION, where a row or column lies outside the input. */
 static byocl_status emit_resize(clg_gen *gen, const clg_group *grp)
 {
     const byocl_function *fn = gen->fn;
@@ -755,7 +759,8 @@ static byocl_status emit_resize(clg_gen *gen, const clg_group *grp)
     const byocl_shape *in = &fn->nodes[n->args[0]].type->shape;
     const byocl_shape *out = &n->type->shape;
     byocl_tensor *offsets, *weights;
-    byocl_status st = resize_tables(n, in, &offsets, &weights, gen->err);
+    bool crops;
+    byocl_status st = resize_tables(n, in, &offsets, &weights, &crops, gen->err);
     if (st != BYOCL_OK)
         return st;
     int64_t taps = byocl_tensor_numel(offsets) / (out->dims[2] + out->dims[3]);
@@ -783,6 +788,12 @@ static byocl_status emit_resize(clg_gen *gen, const clg_group *grp)
     static const char *const names[] = {"NOUT", "H", "W", "OH", "OW", "TAPS"};
     const int64_t values[] = {nout, in->dims[2], in->dims[3], out->dims[2], out->dims[3], taps};
     define_ints(&k, names, values, sizeof names / sizeof names[0]);
+    if (crops) {
+        char fill[48];
+        clg_float_literal(byocl_attrs_get_float(&n->attrs, "extrapolation_value", 0), fill,
+                          sizeof fill);
+        clg_kernel_define(&k, "EXTRAPOLATION", "%s", fill);
+    }
     st = clg_epilogue_define(&k, grp, gen->err);
     size_t global = (size_t)nout;
     return clg_kernel_finish(&k, st, "resize", label, 1, &global, clg_group_flops(gen, grp));

@@ -17,6 +17,7 @@ static const char *kind_expectation(const byocl_attr_schema *s)
     case BYOCL_ATTR_STR: return "a string";
     case BYOCL_ATTR_INTS: return s->int_or_ints ? "an integer or a list of integers"
                                                 : "a list of integers";
+    case BYOCL_ATTR_FLOATS: return "a list of numbers";
     case BYOCL_ATTR_NULL: break;
     }
     return "None";
@@ -39,45 +40,62 @@ static byocl_attr schema_default(const byocl_attr_schema *s)
         a.n = s->def_n;
         a.ints = s->def_ints;
         break;
+    case BYOCL_ATTR_FLOATS:
+        a.n = s->def_n;
+        a.floats = s->def_floats;
+        break;
     case BYOCL_ATTR_NULL: break;
     }
     return a;
 }
 
 /* Converts `given` to the schema's kind where the text format allows it (an int for a
- * float, 0/1 for a bool, one int for a list); false when the kinds cannot agree. */
-static bool coerce(const byocl_attr_schema *s, const byocl_attr *given, byocl_attr *out,
-                   int64_t *one_int)
+ * float, 0/1 for a bool, one int for a list, a list of ints for a list of floats; the
+ * last in m's arena): BYOCL_ERR_INVALID when the kinds cannot agree. */
+static byocl_status coerce(byocl_module *m, const byocl_attr_schema *s, const byocl_attr *given,
+                           byocl_attr *out, int64_t *one_int)
 {
     *out = *given;
     out->key = s->name;
     if (given->kind == BYOCL_ATTR_NULL)
-        return s->nullable;
+        return s->nullable ? BYOCL_OK : BYOCL_ERR_INVALID;
     if (given->kind == s->kind)
-        return true;
+        return BYOCL_OK;
     switch (s->kind) {
     case BYOCL_ATTR_FLOAT:
         if (given->kind != BYOCL_ATTR_INT)
-            return false;
+            return BYOCL_ERR_INVALID;
         out->kind = BYOCL_ATTR_FLOAT;
         out->f = (double)given->i;
-        return true;
+        return BYOCL_OK;
     case BYOCL_ATTR_BOOL:
         if (given->kind != BYOCL_ATTR_INT || (given->i != 0 && given->i != 1))
-            return false;
+            return BYOCL_ERR_INVALID;
         out->kind = BYOCL_ATTR_BOOL;
-        return true;
+        return BYOCL_OK;
     case BYOCL_ATTR_INTS:
         if (given->kind != BYOCL_ATTR_INT)
-            return false;
+            return BYOCL_ERR_INVALID;
         if (s->int_or_ints)
-            return true;
+            return BYOCL_OK;
         *one_int = given->i;
         out->kind = BYOCL_ATTR_INTS;
         out->n = 1;
         out->ints = one_int;
-        return true;
-    default: return false;
+        return BYOCL_OK;
+    case BYOCL_ATTR_FLOATS: {
+        if (given->kind != BYOCL_ATTR_INTS)
+            return BYOCL_ERR_INVALID;
+        double *v = ir_arena_alloc(&m->arena, sizeof *v * (size_t)(given->n ? given->n : 1));
+        if (!v)
+            return BYOCL_ERR_NOMEM;
+        for (int i = 0; i < given->n; i++)
+            v[i] = (double)given->ints[i];
+        out->kind = BYOCL_ATTR_FLOATS;
+        out->floats = v;
+        return BYOCL_OK;
+    }
+    default: return BYOCL_ERR_INVALID;
     }
 }
 
@@ -121,12 +139,15 @@ byocl_status ops_normalize_attrs(byocl_module *m, const byocl_op *op,
         const byocl_attr *g = byocl_attrs_find(given, s->name);
         byocl_attr value;
         int64_t one_int;
+        byocl_status st = BYOCL_OK;
         if (!g) {
             if (s->required)
                 return byocl_error_set(err, BYOCL_ERR_INVALID, "%s requires attribute '%s'",
                                        op->name, s->name);
             value = schema_default(s);
-        } else if (!coerce(s, g, &value, &one_int)) {
+        } else if ((st = coerce(m, s, g, &value, &one_int)) == BYOCL_ERR_NOMEM) {
+            return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+        } else if (st != BYOCL_OK) {
             char got[256];
             return byocl_error_set(err, BYOCL_ERR_INVALID,
                                    "bad value for attribute '%s' of %s: expected %s, got %s",
@@ -158,6 +179,13 @@ static bool attr_values_equal(const byocl_attr *a, const byocl_attr *b)
     case BYOCL_ATTR_STR: return strcmp(a->s, b->s) == 0;
     case BYOCL_ATTR_INTS:
         return a->n == b->n && (a->n == 0 || memcmp(a->ints, b->ints, sizeof(int64_t) * (size_t)a->n) == 0);
+    case BYOCL_ATTR_FLOATS:
+        if (a->n != b->n)
+            return false;
+        for (int i = 0; i < a->n; i++)
+            if (a->floats[i] != b->floats[i])
+                return false;
+        return true;
     }
     return false;
 }
@@ -196,6 +224,15 @@ char *byocl_attr_value_str(const byocl_attr *attr, char *buf, size_t len)
         PUT("%sf", num);
         break;
     }
+    case BYOCL_ATTR_FLOATS:
+        PUT("[");
+        for (int i = 0; i < attr->n; i++) {
+            char num[64];
+            ir_format_real(attr->floats[i], 64, num, sizeof num);
+            PUT("%s%sf", i ? ", " : "", num);
+        }
+        PUT("]");
+        break;
     case BYOCL_ATTR_STR:
         PUT("\"");
         for (const char *c = attr->s; c && *c; c++) {

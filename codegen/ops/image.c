@@ -1,9 +1,10 @@
 /* Op group "image": image.resize2d, with TVM Relay's attributes and ONNX Resize's
  * arithmetic (the coordinate transformations, nearest rounding modes and cubic
  * coefficients of the ONNX spec, opsets 11 to 18). ops_resize_plan computes, per spatial
- * axis, which input positions each output position reads and with which weights; the
- * reference kernel and the LLVM lowering (llvm/lower_image.c) both sum those taps in
- * double, so they agree to the bit. */
+ * axis, which input positions each output position reads and with which weights, and
+ * (tf_crop_and_resize) which positions lie outside the input; the reference kernel and the
+ * LLVM lowering (llvm/lower_image.c) both sum those taps in double, so they agree to the
+ * bit. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,27 @@ static byocl_status check_scale(const byocl_attrs *attrs, const char *key, byocl
     return BYOCL_OK;
 }
 
+/* roi: four finite numbers, the crop of tf_crop_and_resize (other modes ignore it). */
+static byocl_status check_roi(const byocl_attrs *attrs, byocl_error *err)
+{
+    const double *roi;
+    int n = byocl_attrs_get_floats(attrs, "roi", &roi);
+    if (n != 4)
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "attribute 'roi' of image.resize2d has %d values; expected 4 "
+                               "(start_h, start_w, end_h, end_w, as fractions of the input's "
+                               "height and width)",
+                               n);
+    static const char *const names[] = {"start_h", "start_w", "end_h", "end_w"};
+    for (int i = 0; i < 4; i++)
+        if (!isfinite(roi[i]))
+            return byocl_error_set(err, BYOCL_ERR_INVALID,
+                                   "bad value for attribute 'roi' of image.resize2d: %s is %g "
+                                   "(expected a finite number)",
+                                   names[i], roi[i]);
+    return BYOCL_OK;
+}
+
 static byocl_status check_resize_attrs(byocl_module *m, byocl_attrs *attrs, byocl_error *err)
 {
     (void)m;
@@ -76,14 +98,12 @@ static byocl_status check_resize_attrs(byocl_module *m, byocl_attrs *attrs, byoc
     if (!one_of(mode, coord_modes, ARRAY_LEN(coord_modes)))
         return bad_choice("coordinate_transformation_mode", mode,
                           "\"half_pixel\", \"align_corners\", \"asymmetric\", "
-                          "\"pytorch_half_pixel\" or \"tf_half_pixel_for_nn\"",
+                          "\"pytorch_half_pixel\", \"tf_half_pixel_for_nn\" or "
+                          "\"tf_crop_and_resize\"",
                           err);
-    if (strcmp(mode, "tf_crop_and_resize") == 0)
-        return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
-                               "bad value for attribute 'coordinate_transformation_mode' of "
-                               "image.resize2d: 'tf_crop_and_resize' is not supported (it needs "
-                               "a region of interest, roi, and byocl attributes hold no lists "
-                               "of floats)");
+    byocl_status st = check_roi(attrs, err);
+    if (st != BYOCL_OK)
+        return st;
     const char *rounding = byocl_attrs_get_str(attrs, "rounding_method", "");
     if (!one_of(rounding, roundings, ARRAY_LEN(roundings)))
         return bad_choice("rounding_method", rounding,
@@ -103,7 +123,7 @@ static byocl_status check_resize_attrs(byocl_module *m, byocl_attrs *attrs, byoc
                                "bad value for attribute 'out_dtype' of image.resize2d: unknown "
                                "dtype '%s'",
                                out_dtype);
-    byocl_status st = check_scale(attrs, "scale_h", err);
+    st = check_scale(attrs, "scale_h", err);
     return st == BYOCL_OK ? check_scale(attrs, "scale_w", err) : st;
 }
 
@@ -153,11 +173,16 @@ static byocl_status infer_resize(const byocl_infer_ctx *ctx, byocl_type *out, by
 
 /* The input coordinate of output position x, by ONNX's coordinate transformation: scale
  * is the output/input ratio ONNX divides by, length the output length it implies
- * (scale * in, not rounded). */
-static double source_coord(const char *mode, double x, double scale, double length, int64_t in)
+ * (scale * in, not rounded); crop the roi's start and end on this axis. */
+static double source_coord(const char *mode, double x, double scale, double length, int64_t in,
+                           const double *crop)
 {
     if (strcmp(mode, "align_corners") == 0)
         return length == 1 ? 0 : x * (double)(in - 1) / (length - 1);
+    if (strcmp(mode, "tf_crop_and_resize") == 0) /* in ONNX's order of operations */
+        return (length == 1 ? (crop[1] - crop[0]) * (double)(in - 1) / 2
+                            : x * (crop[1] - crop[0]) * (double)(in - 1) / (length - 1)) +
+               crop[0] * (double)(in - 1);
     if (strcmp(mode, "asymmetric") == 0)
         return x / scale;
     if (strcmp(mode, "pytorch_half_pixel") == 0)
@@ -207,6 +232,10 @@ byocl_status ops_resize_plan(const byocl_attrs *attrs, int axis, int64_t in,
     double a = byocl_attrs_get_float(attrs, "cubic_alpha", -0.5);
     bool exclude = byocl_attrs_get_int(attrs, "cubic_exclude", 0) != 0;
     int64_t out = size[axis];
+    const double *roi;
+    byocl_attrs_get_floats(attrs, "roi", &roi);
+    const double crop[2] = {roi[axis], roi[axis + 2]};
+    bool crops = strcmp(mode, "tf_crop_and_resize") == 0;
     double scale = byocl_attrs_get_float(attrs, axis == 0 ? "scale_h" : "scale_w", 0);
     double length = scale > 0 ? scale * (double)in : (double)out;
     if (!(scale > 0))
@@ -215,14 +244,23 @@ byocl_status ops_resize_plan(const byocl_attrs *attrs, int axis, int64_t in,
     plan->taps = method_is(attrs, "nearest_neighbor") ? 1 : method_is(attrs, "linear") ? 2 : 4;
     plan->index = malloc(sizeof *plan->index * (size_t)(out * plan->taps));
     plan->weight = malloc(sizeof *plan->weight * (size_t)(out * plan->taps));
-    if (!plan->index || !plan->weight) {
+    plan->outside = crops ? calloc((size_t)out, sizeof *plan->outside) : NULL;
+    if (!plan->index || !plan->weight || (crops && !plan->outside)) {
         ops_resize_axis_free(plan);
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     }
     for (int64_t x = 0; x < out; x++) {
-        double c = source_coord(mode, (double)x, scale, length, in);
+        double c = source_coord(mode, (double)x, scale, length, in, crop);
         int64_t *idx = plan->index + x * plan->taps;
         double *w = plan->weight + x * plan->taps;
+        if (crops && (c < 0 || c > (double)(in - 1))) {
+            plan->outside[x] = 1;
+            for (int t = 0; t < plan->taps; t++) {
+                idx[t] = 0;
+                w[t] = 0;
+            }
+            continue;
+        }
         if (plan->taps == 1) {
             idx[0] = clamp_index((int64_t)round_coord(how, mode, c), in);
             w[0] = 1;
@@ -254,13 +292,15 @@ void ops_resize_axis_free(ops_resize_axis *plan)
 {
     free(plan->index);
     free(plan->weight);
+    free(plan->outside);
     plan->index = NULL;
     plan->weight = NULL;
+    plan->outside = NULL;
 }
 
 /* Each output element as the weighted sum of its taps in double (nearest: the element
  * itself, converted to the output dtype as a cast would, integers without a detour
- * through double). */
+ * through double), or extrapolation_value where the plan says so. */
 static byocl_status resize_ref(const byocl_attrs *attrs, const byocl_tensor *const *in, int n_in,
                                byocl_tensor *const *out, int n_out, byocl_error *err)
 {
@@ -279,6 +319,7 @@ static byocl_status resize_ref(const byocl_attrs *attrs, const byocl_tensor *con
     int64_t planes = s->dims[0] * s->dims[1], h = s->dims[2], w = s->dims[3];
     bool int_copy = py.taps == 1 && !byocl_dtype_is_float(byocl_tensor_dtype(in[0])) &&
                     !byocl_dtype_is_float(byocl_tensor_dtype(out[0]));
+    double fill = byocl_attrs_get_float(attrs, "extrapolation_value", 0);
     int64_t at = 0;
     for (int64_t p = 0; p < planes; p++)
         for (int64_t y = 0; y < py.out; y++)
@@ -292,7 +333,9 @@ static byocl_status resize_ref(const byocl_attrs *attrs, const byocl_tensor *con
                                 byocl_tensor_get(in[0], row + px.index[x * px.taps + u]);
                     acc += py.weight[y * py.taps + t] * line;
                 }
-                if (int_copy) /* nearest between integers: every bit of an int64 kept */
+                if (ops_resize_outside(&py, y) || ops_resize_outside(&px, x))
+                    byocl_tensor_set(out[0], at, fill);
+                else if (int_copy) /* nearest between integers: every bit of an int64 kept */
                     elemwise_store_int(out[0], at,
                                        elemwise_load_int(in[0], (p * h + py.index[y]) * w +
                                                                     px.index[x]));
@@ -309,14 +352,17 @@ static byocl_status resize_ref(const byocl_attrs *attrs, const byocl_tensor *con
 static const byocl_attr_schema resize2d_attrs[] = {
     {.name = "size", .kind = BYOCL_ATTR_INTS, .required = true,
      .doc = "the output height and width"},
+    {.name = "roi", .kind = BYOCL_ATTR_FLOATS, .def_n = 4, .def_floats = {0, 0, 0, 0},
+     .doc = "tf_crop_and_resize's region of interest [start_h, start_w, end_h, end_w], as "
+            "fractions of the input's height and width (ignored by the other modes)"},
     {.name = "layout", .kind = BYOCL_ATTR_STR, .def_s = "NCHW",
      .doc = "\"NCHW\" (the only layout byocl supports)"},
     {.name = "method", .kind = BYOCL_ATTR_STR, .def_s = "linear",
      .doc = "\"nearest_neighbor\", \"linear\" (bilinear) or \"cubic\" (bicubic)"},
     {.name = "coordinate_transformation_mode", .kind = BYOCL_ATTR_STR, .def_s = "half_pixel",
      .doc = "how an output coordinate maps to the input: \"half_pixel\", \"align_corners\", "
-            "\"asymmetric\", \"pytorch_half_pixel\", \"tf_half_pixel_for_nn\" (ONNX's "
-            "formulas; \"tf_crop_and_resize\" is refused)"},
+            "\"asymmetric\", \"pytorch_half_pixel\", \"tf_half_pixel_for_nn\", "
+            "\"tf_crop_and_resize\" (ONNX's formulas; the last crops to `roi`)"},
     {.name = "rounding_method", .kind = BYOCL_ATTR_STR, .def_s = "",
      .doc = "nearest_neighbor's rounding: \"round\" (half away from zero), "
             "\"round_prefer_floor\", \"round_prefer_ceil\", \"floor\", \"ceil\"; \"\": round "
@@ -326,7 +372,7 @@ static const byocl_attr_schema resize2d_attrs[] = {
     {.name = "cubic_exclude", .kind = BYOCL_ATTR_INT, .def_i = 0,
      .doc = "1: cubic taps outside the input get weight 0 and the others are renormalized"},
     {.name = "extrapolation_value", .kind = BYOCL_ATTR_FLOAT, .def_f = 0,
-     .doc = "the value outside the input for tf_crop_and_resize (unused: refused)"},
+     .doc = "tf_crop_and_resize's value where a row or column falls outside the input"},
     {.name = "out_dtype", .kind = BYOCL_ATTR_STR, .def_s = "",
      .doc = "result dtype; \"\": the input's"},
     {.name = "scale_h", .kind = BYOCL_ATTR_FLOAT, .nullable = true, .def_null = true,

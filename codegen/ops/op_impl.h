@@ -15,7 +15,7 @@
 /* One attribute an op accepts, with its default. */
 typedef struct byocl_attr_schema {
     const char *name;
-    byocl_attr_kind kind;   /* INT, FLOAT, BOOL, STR or INTS                         */
+    byocl_attr_kind kind;   /* INT, FLOAT, BOOL, STR, INTS or FLOATS                 */
     bool required;          /* no default: the call must give it                     */
     bool nullable;          /* None is accepted (and is the default when def_null)   */
     bool def_null;          /* default is None                                       */
@@ -23,8 +23,9 @@ typedef struct byocl_attr_schema {
     int64_t def_i;          /* INT/BOOL default                                      */
     double def_f;           /* FLOAT default                                         */
     const char *def_s;      /* STR default                                           */
-    int def_n;              /* INTS default count                                    */
+    int def_n;              /* INTS, FLOATS default count                            */
     int64_t def_ints[8];    /* INTS default values                                   */
+    double def_floats[4];   /* FLOATS default values                                 */
     const char *doc;
 } byocl_attr_schema;
 

@@ -396,35 +396,42 @@ static const byocl_type *parse_type(parser *P)
 
 /* ------------------------------------------------------------- attributes */
 
-/* [1, 2] or (1, 2) after the opening token. */
-static bool parse_int_list(parser *P, text_tok_kind close, const char *close_what, byocl_attr *out)
+/* [1, 2], (1, 2) or [0f, 0.5f] after the opening token: a list of integers, or of floats
+ * when one of its numbers is a float (its integers then read as floats). */
+static bool parse_number_list(parser *P, text_tok_kind close, const char *close_what,
+                              byocl_attr *out)
 {
     int64_t *ints = NULL;
-    int n = 0, cap = 0;
+    double *floats = NULL;
+    int n = 0, cap = 0, float_cap = 0;
+    bool any_float = false;
     while (!at_kind(P, close)) {
         const text_token *tok = peek(P, 0);
-        if (tok->kind == TOK_NUMBER && tok->is_float) {
-            fail_tok(P, tok, BYOCL_ERR_UNSUPPORTED, "attribute lists hold integers, not '%.*s'",
-                     (int)tok->len, tok->text);
+        if (tok->kind != TOK_NUMBER) {
+            fail_expected(P, tok, "a number");
             return false;
         }
-        if (!grow_array(P, (void **)&ints, n, &cap, sizeof *ints, tok))
+        if (!grow_array(P, (void **)&ints, n, &cap, sizeof *ints, tok) ||
+            !grow_array(P, (void **)&floats, n, &float_cap, sizeof *floats, tok))
             return false;
-        if (!expect_int(P, "an integer", INT64_MIN, INT64_MAX, &ints[n]))
-            return false;
+        ints[n] = tok->is_float ? 0 : tok->i;
+        floats[n] = tok->f;
+        any_float |= tok->is_float;
         n++;
+        next(P);
         if (!accept(P, TOK_COMMA))
             break;
     }
     if (!expect(P, close, close_what, NULL))
         return false;
-    out->kind = BYOCL_ATTR_INTS;
+    out->kind = any_float ? BYOCL_ATTR_FLOATS : BYOCL_ATTR_INTS;
     out->n = n;
-    out->ints = ints;
+    out->ints = any_float ? NULL : ints;
+    out->floats = any_float ? floats : NULL;
     return true;
 }
 
-/* One attribute value: 1, 2e-05f, True, None, "NCHW", [1, 2], (1, 2). */
+/* One attribute value: 1, 2e-05f, True, None, "NCHW", [1, 2], (1, 2), [0f, 0.5f]. */
 static bool parse_attr_value(parser *P, byocl_attr *out)
 {
     const text_token *tok = peek(P, 0);
@@ -458,7 +465,7 @@ static bool parse_attr_value(parser *P, byocl_attr *out)
         bool bracket = open.kind == TOK_LBRACKET;
         if (!enter(P, &open))
             return false;
-        bool ok = parse_int_list(P, bracket ? TOK_RBRACKET : TOK_RPAREN, bracket ? "']'" : "')'", &v);
+        bool ok = parse_number_list(P, bracket ? TOK_RBRACKET : TOK_RPAREN, bracket ? "']'" : "')'", &v);
         leave(P);
         if (!ok)
             return false;

@@ -55,17 +55,19 @@ typedef enum byocl_attr_kind {
     BYOCL_ATTR_FLOAT,
     BYOCL_ATTR_BOOL,
     BYOCL_ATTR_STR,
-    BYOCL_ATTR_INTS      /* [1, 2, 3] */
+    BYOCL_ATTR_INTS,     /* [1, 2, 3] */
+    BYOCL_ATTR_FLOATS    /* [0f, 0.5f, 1f] (image.resize2d's roi) */
 } byocl_attr_kind;
 
 typedef struct byocl_attr {
     const char *key;
     byocl_attr_kind kind;
-    int64_t i;           /* INT; BOOL as 0/1 */
-    double f;            /* FLOAT */
-    const char *s;       /* STR */
-    int n;               /* INTS: count */
-    const int64_t *ints; /* INTS: values */
+    int64_t i;            /* INT; BOOL as 0/1 */
+    double f;             /* FLOAT */
+    const char *s;        /* STR */
+    int n;                /* INTS, FLOATS: count */
+    const int64_t *ints;  /* INTS: values */
+    const double *floats; /* FLOATS: values */
 } byocl_attr;
 
 /* An ordered list of attributes. Call attributes are kept in the op's declared order with
@@ -84,6 +86,8 @@ bool byocl_attrs_get_bool(const byocl_attrs *attrs, const char *key, bool fallba
 const char *byocl_attrs_get_str(const byocl_attrs *attrs, const char *key, const char *fallback);
 /* INTS: returns the count and points *out at the values; an INT gives count 1; else -1. */
 int byocl_attrs_get_ints(const byocl_attrs *attrs, const char *key, const int64_t **out);
+/* FLOATS: returns the count and points *out at the values; a FLOAT gives count 1; else -1. */
+int byocl_attrs_get_floats(const byocl_attrs *attrs, const char *key, const double **out);
 
 /* ------------------------------------------------------- module, function */
 
@@ -171,6 +175,8 @@ byocl_status byocl_attrs_set_bool(byocl_module *m, byocl_attrs *a, const char *k
 byocl_status byocl_attrs_set_str(byocl_module *m, byocl_attrs *a, const char *key, const char *v);
 byocl_status byocl_attrs_set_ints(byocl_module *m, byocl_attrs *a, const char *key,
                                   const int64_t *v, int n);
+byocl_status byocl_attrs_set_floats(byocl_module *m, byocl_attrs *a, const char *key,
+                                    const double *v, int n);
 byocl_status byocl_attrs_set_null(byocl_module *m, byocl_attrs *a, const char *key);
 /* Sets (replacing an existing key) a copy of `attr` with all its storage in `m`. */
 byocl_status byocl_attrs_set(byocl_module *m, byocl_attrs *a, const byocl_attr *attr);

@@ -207,8 +207,8 @@ def onnx_loading_files():
     save_onnx("upsample_bilinear.onnx",
               [helper.make_node("Upsample", ["x"], ["y"], mode="bilinear", scales=[1.0, 2.0])],
               [x], [y], opset=7)
-    # Resize: scales computed at run time, a crop to a region of interest, a resized
-    # leading axis.
+    # Resize: scales computed at run time, tf_crop_and_resize cropping the channel axis,
+    # its roi computed at run time or of the wrong length, a resized leading axis.
     img = vi("x", [1, 1, 2, 4])
     save_onnx("resize_runtime_scales.onnx",
               [helper.make_node("Resize", ["x", "", "scales"], ["y"], name="resize")],
@@ -216,7 +216,18 @@ def onnx_loading_files():
     save_onnx("resize_crop.onnx",
               [helper.make_node("Resize", ["x", "roi", "", "sizes"], ["y"], name="resize",
                                 coordinate_transformation_mode="tf_crop_and_resize")],
-              [img], [y], [helper.make_tensor("roi", TensorProto.FLOAT, [8], [0, 0, 0, 0] + [1] * 4),
+              [img], [y], [helper.make_tensor("roi", TensorProto.FLOAT, [8],
+                                              [0, 0.25, 0, 0] + [1] * 4),
+                           helper.make_tensor("sizes", TensorProto.INT64, [4], [1, 1, 3, 3])])
+    save_onnx("resize_runtime_roi.onnx",
+              [helper.make_node("Resize", ["x", "roi", "", "sizes"], ["y"], name="resize",
+                                coordinate_transformation_mode="tf_crop_and_resize")],
+              [img, helper.make_tensor_value_info("roi", TensorProto.FLOAT, [8])], [y],
+              [helper.make_tensor("sizes", TensorProto.INT64, [4], [1, 1, 3, 3])])
+    save_onnx("resize_roi_count.onnx",
+              [helper.make_node("Resize", ["x", "roi", "", "sizes"], ["y"], name="resize",
+                                coordinate_transformation_mode="tf_crop_and_resize")],
+              [img], [y], [helper.make_tensor("roi", TensorProto.FLOAT, [4], [0, 0, 1, 1]),
                            helper.make_tensor("sizes", TensorProto.INT64, [4], [1, 1, 3, 3])])
     save_onnx("resize_channels.onnx",
               [helper.make_node("Resize", ["x", "", "scales"], ["y"], name="resize")],

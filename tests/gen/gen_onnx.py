@@ -43,6 +43,7 @@ Run with /usr/bin/python3; the files are small and committed.
                      and GatherND forms the ONNX suite leaves out (index_ops_suite).
   resize/            a backend-test folder of Resize's forms the ONNX suite lacks
                      (resize_suite): opset 10, opset 18's axes and keep_aspect_ratio_policy,
+                     tf_crop_and_resize with axes and with scales,
                      ranks 1 and 3.
   float64/           a backend-test folder of double models the ONNX suite leaves out
                      (Conv, Gemm, MatMul, pools, Softmax, BatchNormalization, activations,
@@ -615,14 +616,19 @@ def losses_suite():
          [("y", np.array(nll(x, t, reduction="sum")).astype(np.float32))])
 
 
-def resample(a, axis, n_out, source, kind, cubic_a=-0.75):
+def resample(a, axis, n_out, source, kind, cubic_a=-0.75, fill=None):
     """a resampled along `axis` to n_out positions: output i reads around the input
     coordinate source(i), the neighbours clamped into the axis; kind "floor" (nearest,
-    rounding down), "round_prefer_floor", "linear" or "cubic" (Keys, coefficient cubic_a)."""
+    rounding down), "round_prefer_floor", "linear" or "cubic" (Keys, coefficient cubic_a).
+    With a fill (tf_crop_and_resize's extrapolation_value), a coordinate outside the axis
+    gives fill."""
     n = a.shape[axis]
     out = []
     for i in range(n_out):
         x = source(i)
+        if fill is not None and (x < 0 or x > n - 1):
+            out.append(np.full_like(np.take(a.astype(np.float64), 0, axis=axis), fill))
+            continue
         f = math.floor(x)
         if kind in ("floor", "round_prefer_floor"):
             k = f if kind == "floor" or x - f <= 0.5 else f + 1
@@ -643,9 +649,17 @@ def resample(a, axis, n_out, source, kind, cubic_a=-0.75):
     return np.stack(out, axis=axis).astype(a.dtype)
 
 
+def crop_source(n_in, n_out, start, end):
+    """tf_crop_and_resize's input coordinate of output position i, as the ONNX spec says."""
+    if n_out == 1:
+        return lambda i: (end - start) * (n_in - 1) / 2 + start * (n_in - 1)
+    return lambda i: start * (n_in - 1) + i * (end - start) * (n_in - 1) / (n_out - 1)
+
+
 def resize_suite():
     """A backend-test folder of Resize's forms the ONNX suite lacks: opset 10 (Upsample's
-    arithmetic), opset 18's axes and keep_aspect_ratio_policy, ranks other than 4."""
+    arithmetic), opset 18's axes and keep_aspect_ratio_policy, ranks other than 4,
+    tf_crop_and_resize with axes and with scales."""
     root = os.path.join(OUT, "resize")
     shutil.rmtree(root, ignore_errors=True)
     x = rand(71, (2, 3, 4, 5))
@@ -675,6 +689,31 @@ def resize_suite():
                          coordinate_transformation_mode="half_pixel")], w,
         resample(w, 0, 3, lambda i: (i + 0.5) * 7 / 3 - 0.5, "round_prefer_floor"),
         [numpy_helper.from_array(np.array([3], np.int64), "sz")], opset=13)
+    # tf_crop_and_resize: the roi of axes 2 then 1 (starts, then ends), beyond the input on
+    # both sides; and a rank-4 crop by scales, the leading axes whole.
+    c = rand(75, (2, 5, 6))
+    roi = np.array([0.1, -0.2, 1.2, 0.9], np.float32)  # axis 2: 0.1..1.2, axis 1: -0.2..0.9
+    s2, s1, e2, e1 = (float(v) for v in roi)
+    single_input_test(root, "test_resize_crop_rank3_axes", [
+        helper.make_node("Resize", ["x", "roi", "", "sz"], ["y"], mode="linear", axes=[2, 1],
+                         coordinate_transformation_mode="tf_crop_and_resize",
+                         extrapolation_value=-3.0)], c,
+        resample(resample(c, 1, 3, crop_source(5, 3, s1, e1), "linear", fill=-3.0), 2, 4,
+                 crop_source(6, 4, s2, e2), "linear", fill=-3.0),
+        [numpy_helper.from_array(roi, "roi"),
+         numpy_helper.from_array(np.array([4, 3], np.int64), "sz")], opset=18)
+    q = rand(76, (1, 2, 4, 5))
+    roi = np.array([0, 0, 0.2, -0.1, 1, 1, 0.8, 1.1], np.float32)
+    single_input_test(root, "test_resize_crop_scales_nearest", [
+        helper.make_node("Resize", ["x", "roi", "sc"], ["y"], nearest_mode="round_prefer_floor",
+                         coordinate_transformation_mode="tf_crop_and_resize",
+                         extrapolation_value=0.5)], q,
+        resample(resample(q, 2, 6, crop_source(4, 6, float(roi[2]), float(roi[6])),
+                          "round_prefer_floor", fill=0.5),
+                 3, 6, crop_source(5, 6, float(roi[3]), float(roi[7])), "round_prefer_floor",
+                 fill=0.5),
+        [numpy_helper.from_array(roi, "roi"),
+         numpy_helper.from_array(np.array([1, 1, 1.5, 1.2], np.float32), "sc")], opset=13)
 
 
 def old_opsets_suite():

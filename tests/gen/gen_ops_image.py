@@ -8,8 +8,9 @@ backend test's interpolate_1d_with_x): per axis, the coordinate transformation g
 x_ori; the n nearest positions of the edge-padded axis around it (ties to the smaller one,
 so the fraction lies in (0, 1]) get the nearest, linear or cubic coefficients; with
 exclude_outside the coefficients of padded positions become 0 and the rest are
-renormalized. The 2-D result interpolates the rows of each interpolated column set, in
-float64."""
+renormalized; with tf_crop_and_resize, an x_ori outside [0, n_in - 1] gives
+extrapolation_value. The 2-D result interpolates the rows of each interpolated column set,
+in float64."""
 
 import math
 
@@ -44,7 +45,12 @@ def cubic_coeffs(ratio, a):
     return np.array([k(ratio + 1), k(ratio), k(1 - ratio), k(2 - ratio)])
 
 
-def source(x, mode, scale, length, n_in):
+def source(x, mode, scale, length, n_in, crop):
+    if mode == "tf_crop_and_resize":
+        start, end = crop
+        if length == 1:
+            return (end - start) * (n_in - 1) / 2 + start * (n_in - 1)
+        return x * (end - start) * (n_in - 1) / (length - 1) + start * (n_in - 1)
     if mode == "align_corners":
         return 0.0 if length == 1 else x * (n_in - 1) / (length - 1)
     if mode == "asymmetric":
@@ -56,9 +62,11 @@ def source(x, mode, scale, length, n_in):
     return (x + 0.5) / scale - 0.5
 
 
-def interpolate_1d(data, x, coeffs_of, arg, mode, scale, length, exclude):
+def interpolate_1d(data, x, coeffs_of, arg, mode, scale, length, exclude, crop, fill):
     n_in = len(data)
-    x_ori = source(x, mode, scale, length, n_in)
+    x_ori = source(x, mode, scale, length, n_in, crop)
+    if mode == "tf_crop_and_resize" and (x_ori < 0 or x_ori > n_in - 1):
+        return fill
     ratio = 1.0 if x_ori == math.floor(x_ori) else x_ori - math.floor(x_ori)
     coeffs = coeffs_of(ratio, arg).astype(np.float64)
     n = len(coeffs)
@@ -75,9 +83,10 @@ def interpolate_1d(data, x, coeffs_of, arg, mode, scale, length, exclude):
 
 
 def resize(x, size, method, mode="half_pixel", rounding="round_prefer_floor", a=-0.75,
-           exclude=False, scales=None, out_dtype=None):
+           exclude=False, scales=None, out_dtype=None, roi=(0, 0, 1, 1), fill=0.0):
     """ONNX Resize of an NCHW x over H and W to `size`; scales: the ratios ONNX divides
-    by (default size / input size)."""
+    by (default size / input size); roi (start_h, start_w, end_h, end_w) and fill
+    (extrapolation_value): tf_crop_and_resize's."""
     coeffs_of, arg = {"nearest": (nearest_coeffs, rounding), "linear": (linear_coeffs, None),
                       "cubic": (cubic_coeffs, a)}[method]
     n, c, h, w = x.shape
@@ -86,18 +95,24 @@ def resize(x, size, method, mode="half_pixel", rounding="round_prefer_floor", a=
     xd = x.astype(np.float64)
     out = np.zeros((n, c, size[0], size[1]))
     for p in np.ndindex(n, c):
-        cols = np.array([[interpolate_1d(xd[p][r], j, coeffs_of, arg, mode, sw, lw, exclude)
+        cols = np.array([[interpolate_1d(xd[p][r], j, coeffs_of, arg, mode, sw, lw, exclude,
+                                         (roi[1], roi[3]), fill)
                           for j in range(size[1])] for r in range(h)])
         for i in range(size[0]):
             for j in range(size[1]):
                 out[p][i, j] = interpolate_1d(cols[:, j], i, coeffs_of, arg, mode, sh, lh,
-                                              exclude)
+                                              exclude, (roi[0], roi[2]), fill)
     return out.astype(out_dtype or x.dtype)
 
 
-def attrs(size, method, mode, rounding="", a=-0.5, exclude=0, scales=None, out_dtype=""):
+def attrs(size, method, mode, rounding="", a=-0.5, exclude=0, scales=None, out_dtype="",
+          roi=None, fill=0.0):
     text = 'size=[%d, %d], method="%s", coordinate_transformation_mode="%s"' % (
         size[0], size[1], method, mode)
+    if roi:
+        text += ", roi=[%s]" % ", ".join("%rf" % float(v) for v in roi)
+    if fill:
+        text += ", extrapolation_value=%rf" % fill
     if rounding:
         text += ', rounding_method="%s"' % rounding
     if a != -0.5:
@@ -112,17 +127,17 @@ def attrs(size, method, mode, rounding="", a=-0.5, exclude=0, scales=None, out_d
 
 
 def case(name, x, size, method, mode, rounding="", a=-0.75, exclude=0, scales=None,
-         out_dtype="", tol=1e-6):
+         out_dtype="", tol=1e-6, roi=None, fill=0.0):
     onnx_method = "nearest" if method == "nearest_neighbor" else method
     # byocl's "" rounding is TVM's default: round (half away from zero) with align_corners,
     # else floor; "round" away from zero agrees with round_prefer_ceil on x >= -0.5.
     onnx_rounding = {"": "round_prefer_ceil" if mode == "align_corners" else "floor",
                      "round": "round_prefer_ceil"}.get(rounding, rounding)
     want = resize(x, size, onnx_method, mode, onnx_rounding, a, bool(exclude), scales,
-                  out_dtype or None)
+                  out_dtype or None, roi or (0, 0, 0, 0), fill)
     exact = method == "nearest_neighbor"
     fx.case(name, "image.resize2d", attrs(size, method, mode, rounding, a, exclude, scales,
-                                          out_dtype),
+                                          out_dtype, roi, fill),
             [x], [want], rtol=0.0 if exact else tol, atol=0.0 if exact else tol)
 
 
@@ -168,5 +183,23 @@ case("cubic_pytorch_up_exclude", uniform(121, (1, 1, 3, 4)), (7, 9), "cubic",
      "pytorch_half_pixel", a=-0.5, exclude=1)
 case("cubic_f16", uniform(122, (1, 2, 4, 3), dtype=f16), (6, 5), "cubic", "align_corners",
      tol=2e-3)
+
+# tf_crop_and_resize: the crop of ONNX's backend test on other data, crops starting and
+# ending outside the input (extrapolation_value there), one output row, an int8 nearest
+# crop, a crop with scales (the coordinates spread over scale * in).
+case("crop_linear", uniform(123, (1, 2, 4, 4)), (3, 3), "linear", "tf_crop_and_resize",
+     roi=(0.4, 0.6, 1.2, 1.7), fill=10.0)
+case("crop_nearest_edges", uniform(124, (2, 1, 5, 6)), (6, 5), "nearest_neighbor",
+     "tf_crop_and_resize", "round_prefer_ceil", roi=(-0.2, 0.1, 0.8, 1.3), fill=-2.5)
+case("crop_cubic", uniform(125, (1, 2, 6, 5)), (4, 7), "cubic", "tf_crop_and_resize",
+     a=-0.5, roi=(0.2, -0.15, 0.9, 0.8), fill=0.25)
+case("crop_cubic_exclude_inside", uniform(126, (1, 1, 7, 7)), (5, 5), "cubic",
+     "tf_crop_and_resize", exclude=1, roi=(0.1, 0.05, 0.95, 0.6))
+case("crop_one_row", uniform(127, (1, 3, 4, 5)), (1, 3), "linear", "tf_crop_and_resize",
+     roi=(0.3, 0.0, 0.7, 1.0))
+case("crop_i8_nearest", integers(128, (1, 2, 4, 4), -100, 100, np.int8), (3, 4),
+     "nearest_neighbor", "tf_crop_and_resize", roi=(0.0, -0.5, 1.0, 0.9), fill=7.0)
+case("crop_linear_scales", uniform(129, (1, 1, 5, 4)), (4, 3), "linear", "tf_crop_and_resize",
+     scales=(0.8, 0.75), roi=(0.1, 0.2, 1.1, 0.9), fill=-1.0)
 
 fx.write("gen_ops_image.py")

@@ -2,8 +2,8 @@
  * image.resize2d. resize2d resizes the last two axes of an NCHW tensor; a Resize that
  * scales only the last two axes of a tensor of any rank >= 2 becomes a reshape to
  * (1, product of the leading dims, H, W), the resize2d, and a reshape back (a rank-1 input
- * gets H = 1). The scales, sizes and (for tf_crop_and_resize, which byocl refuses) the roi
- * must be known when compiling. */
+ * gets H = 1). The scales, sizes and (for tf_crop_and_resize) the roi must be known when
+ * compiling; only the last two axes may be cropped. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,7 +20,10 @@ typedef struct resize_spec {
     bool by_scales;       /* the coordinates divide by scales[] (else out / in) */
     double scales[BYOCL_MAX_RANK];
     int64_t out[BYOCL_MAX_RANK];
+    double crop_start[BYOCL_MAX_RANK], crop_end[BYOCL_MAX_RANK]; /* tf_crop_and_resize's roi */
 } resize_spec;
+
+static bool crops(const resize_spec *s) { return strcmp(s->coord, "tf_crop_and_resize") == 0; }
 
 static byocl_status set_str(onnx_ctx *cx, byocl_attrs *a, const char *key, const char *v)
 {
@@ -50,6 +53,10 @@ static byocl_attrs *resize_attrs(onnx_ctx *cx, const resize_spec *s, const int64
          onnx_attrs_ok(cx, byocl_attrs_set_int(cx->mod, a, "cubic_exclude", s->exclude)) !=
              BYOCL_OK))
         return NULL;
+    const double roi[4] = {s->crop_start[2], s->crop_start[3], s->crop_end[2], s->crop_end[3]};
+    if (crops(s) &&
+        onnx_attrs_ok(cx, byocl_attrs_set_floats(cx->mod, a, "roi", roi, 4)) != BYOCL_OK)
+        return NULL;
     /* the scales only where they are not out / in already */
     const char *keys[2] = {"scale_h", "scale_w"};
     for (int d = 2; d < 4 && s->by_scales; d++)
@@ -60,7 +67,7 @@ static byocl_attrs *resize_attrs(onnx_ctx *cx, const resize_spec *s, const int64
 }
 
 /* x resized as spec says, through a rank-4 view (1, leading dims, H, W); -1 with the error
- * recorded. Only the last two axes may scale. */
+ * recorded. Only the last two axes may scale or be cropped. */
 static int build_resize(onnx_ctx *cx, int x, const resize_spec *s)
 {
     const byocl_shape in = onnx_type(cx, x)->shape;
@@ -77,12 +84,24 @@ static int build_resize(onnx_ctx *cx, int x, const resize_spec *s)
                       d, (long long)in.dims[d], (long long)s->out[d]);
             return -1;
         }
+    for (int d = 0; crops(s) && d < r - 2; d++)
+        if (s->crop_start[d] != 0 || s->crop_end[d] != 1) {
+            onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+                      "input 1 ('%s') crops axis %d (from %g to %g; only 0 to 1 leaves it "
+                      "whole): byocl crops the last two axes only (image.resize2d)",
+                      cx->node->input[1], d, s->crop_start[d], s->crop_end[d]);
+            return -1;
+        }
     resize_spec view = *s;
     int64_t in4[4] = {1, 1, 1, in.dims[r - 1]};
     view.out[0] = view.out[1] = view.out[2] = 1;
     view.scales[2] = 1;
     view.out[3] = s->out[r - 1];
     view.scales[3] = s->scales[r - 1];
+    view.crop_start[2] = 0; /* a rank-1 input's H of 1, whole */
+    view.crop_end[2] = 1;
+    view.crop_start[3] = s->crop_start[r - 1];
+    view.crop_end[3] = s->crop_end[r - 1];
     for (int d = 0; d < r - 2; d++)
         in4[1] *= in.dims[d];
     view.out[1] = in4[1];
@@ -90,6 +109,8 @@ static int build_resize(onnx_ctx *cx, int x, const resize_spec *s)
         in4[2] = in.dims[r - 2];
         view.out[2] = s->out[r - 2];
         view.scales[2] = s->scales[r - 2];
+        view.crop_start[2] = s->crop_start[r - 2];
+        view.crop_end[2] = s->crop_end[r - 2];
     }
     byocl_attrs *a = resize_attrs(cx, &view, in4);
     if (!a)
@@ -131,8 +152,9 @@ static byocl_status read_modes(onnx_ctx *cx, char *mode, resize_spec *s)
     char coord[32], nearest[32];
     static const char *const onnx_modes[] = {"nearest", "linear", "cubic"};
     static const char *const methods[] = {"nearest_neighbor", "linear", "cubic"};
-    static const char *const coords[] = {"half_pixel", "align_corners", "asymmetric",
-                                         "pytorch_half_pixel", "tf_half_pixel_for_nn"};
+    static const char *const coords[] = {"half_pixel",         "align_corners",
+                                         "asymmetric",         "pytorch_half_pixel",
+                                         "tf_half_pixel_for_nn", "tf_crop_and_resize"};
     static const char *const roundings[] = {"round_prefer_floor", "round_prefer_ceil", "floor",
                                             "ceil"};
     TRY(onnx_attr_string(cx, "mode", "nearest", mode, 32));
@@ -152,16 +174,12 @@ static byocl_status read_modes(onnx_ctx *cx, char *mode, resize_spec *s)
     }
     TRY(onnx_attr_string(cx, "coordinate_transformation_mode", "half_pixel", coord,
                          sizeof coord));
-    if (strcmp(coord, "tf_crop_and_resize") == 0)
-        return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
-                         "attribute 'coordinate_transformation_mode' value 'tf_crop_and_resize' "
-                         "is not supported (byocl does not crop to a region of interest)");
-    int c = index_in(coord, coords, 5);
+    int c = index_in(coord, coords, 6);
     if (c < 0)
         return onnx_fail(cx, BYOCL_ERR_INVALID,
                          "attribute 'coordinate_transformation_mode' value '%s' is not "
                          "supported (expected 'half_pixel', 'align_corners', 'asymmetric', "
-                         "'pytorch_half_pixel', 'tf_half_pixel_for_nn')",
+                         "'pytorch_half_pixel', 'tf_half_pixel_for_nn', 'tf_crop_and_resize')",
                          coord);
     s->coord = coords[c];
     TRY(onnx_attr_string(cx, "nearest_mode", "round_prefer_floor", nearest, sizeof nearest));
@@ -248,6 +266,40 @@ static byocl_status resize_axes(onnx_ctx *cx, int rank, bool *on, int *pos, int 
     return BYOCL_OK;
 }
 
+/* tf_crop_and_resize's roi (input 1: the starts of the axes the scales or sizes are for,
+ * then their ends) into s->crop_start and crop_end; an axis it does not name is whole. */
+static byocl_status read_roi(onnx_ctx *cx, int rank, const int *pos, int n_axes, resize_spec *s)
+{
+    for (int d = 0; d < rank; d++) {
+        s->crop_start[d] = 0;
+        s->crop_end[d] = 1;
+    }
+    const byocl_tensor *roi;
+    TRY(optional_constant(cx, 1, "the roi", &roi));
+    if (!roi)
+        return onnx_fail(cx, BYOCL_ERR_INVALID,
+                         "coordinate_transformation_mode 'tf_crop_and_resize' needs the input "
+                         "roi (input 1), which is %s",
+                         onnx_has_input(cx->node, 1) ? "empty" : "not given");
+    if (byocl_tensor_numel(roi) != 2 * n_axes)
+        return onnx_fail(cx, BYOCL_ERR_INVALID,
+                         "input 1 ('%s') has %lld values for %d axes (expected %d: the starts, "
+                         "then the ends)",
+                         cx->node->input[1], (long long)byocl_tensor_numel(roi), n_axes,
+                         2 * n_axes);
+    for (int k = 0; k < n_axes; k++) {
+        double start = byocl_tensor_get(roi, k), end = byocl_tensor_get(roi, n_axes + k);
+        if (!isfinite(start) || !isfinite(end))
+            return onnx_fail(cx, BYOCL_ERR_INVALID,
+                             "input 1 ('%s') gives axis %d the crop %g to %g (expected finite "
+                             "numbers)",
+                             cx->node->input[1], pos[k], start, end);
+        s->crop_start[pos[k]] = start;
+        s->crop_end[pos[k]] = end;
+    }
+    return BYOCL_OK;
+}
+
 byocl_status onnx_convert_resize(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
     (void)n;
@@ -260,6 +312,8 @@ byocl_status onnx_convert_resize(onnx_ctx *cx, const Onnx__NodeProto *n)
     bool on[BYOCL_MAX_RANK];
     int pos[BYOCL_MAX_RANK], n_axes;
     TRY(resize_axes(cx, in.rank, on, pos, &n_axes));
+    if (crops(&s))
+        TRY(read_roi(cx, in.rank, pos, n_axes, &s));
     const byocl_tensor *scales, *sizes = NULL;
     TRY(optional_constant(cx, cx->opset < 11 ? 1 : 2, "the scales", &scales));
     if (cx->opset >= 11)
