@@ -1,11 +1,13 @@
-/* conv2d.cl: nn.conv2d (any groups, strides, dilation, padding) as a register-tiled
- * direct convolution over a "flat" input, with a fused elementwise epilogue.
+/* conv2d.cl: nn.conv2d (any groups, strides, dilation, padding; depthwise convs have
+ * conv2d_depthwise.cl) as a register-tiled direct convolution over a "flat" input, with a
+ * fused elementwise epilogue.
  *
  * The input x is laid out so that every tap of the kernel is a constant offset: for a
  * strided or padded conv, a `move` kernel first writes the zero-padded input split into
  * stride phases (conv input row oy*stride + kh*dilation is row oy + dy of phase
  * (kh*dilation) % stride), each channel a set of planes WPH wide; an unpadded 1x1 conv
- * with stride 1 reads its input directly. Output pixel (oy, ox) is then grid position
+ * with stride 1 reads its input directly (the last tile may read past it, into the next
+ * plane or the buffer's slack: clg_conv_schedule). Output pixel (oy, ox) is then grid position
  * p = oy*WPH + ox, and tap t adds x[c][p + TAP_t] * w[oc][c][t]. Positions with
  * ox >= OW are computed and dropped, which keeps every load a plain vector load.
  *

@@ -405,9 +405,16 @@ static void test_conv2d_1x1(void **state)
     /* 4x4 = 16 positions: read in place. */
     check_region(MAIN("%x: Tensor[(2, 16, 4, 4), float32], %c_w: Tensor[(24, 16, 1, 1), float32]")
                  "  nn.conv2d(%x, %c_w)\n}\n");
-    /* 7x7: not a multiple of the tile, so the input is copied with slack. */
+    /* 7x7: not a multiple of the tile, so a region input is copied with slack; a value
+     * computed in the region has slack already and is read in place (two launches). */
     check_region(MAIN("%x: Tensor[(1, 9, 7, 7), float32], %w: Tensor[(10, 9, 1, 1), float32]")
                  "  nn.conv2d(%x, %w)\n}\n");
+    static const char computed[] = MAIN("%x: Tensor[(1, 9, 7, 7), float32], "
+                                        "%c_w: Tensor[(10, 9, 1, 1), float32]")
+        "  %0 = nn.relu(%x);\n  nn.conv2d(%0, %c_w)\n}\n";
+    run_opts o = {.seed = 8, .expect_launches = 2};
+    check_region_opts(computed, &o);
+    check_region_f16(computed);
     /* resnet18's downsample: 1x1 with stride 2 reads one stride phase. */
     check_region(MAIN("%x: Tensor[(1, 8, 14, 14), float32], %w: Tensor[(16, 8, 1, 1), float32]")
                  "  nn.conv2d(%x, %w, strides=[2, 2])\n}\n");
@@ -429,6 +436,44 @@ static void test_conv2d_grouped(void **state)
     /* Two images of two groups. */
     check_region(MAIN("%x: Tensor[(2, 4, 5, 5), float32], %w: Tensor[(6, 2, 3, 3), float32]")
                  "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=2)\n}\n");
+}
+
+/* Depthwise convs run conv2d_depthwise.cl in one launch, reading input and weight in place:
+ * stride 1 (vector loads inside, lane by lane at the edges), stride 2 (the even lanes of a
+ * double-width load), stride 3 (lane by lane), dilation, uneven padding, 5x5 and 7x7
+ * filters, rows narrower than a tile, two images, float16, a fused epilogue; tiles of 8
+ * (this machine's PoCL) and of 16 (the default: float16 and the last three). */
+static void test_conv2d_depthwise(void **state)
+{
+    (void)state;
+    static const char dw[] = MAIN("%x: Tensor[(2, 6, 13, 21), float32], "
+                                  "%w: Tensor[(6, 1, 3, 3), float32], %b: Tensor[(6), float32]")
+        "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=6);\n"
+        "  %1 = nn.bias_add(%0, %b);\n"
+        "  clip(%1, a_min=0f, a_max=6f)\n}\n";
+    run_opts o = {.seed = 11, .expect_launches = 1, .vector_width = 8,
+                  .expect_text = "#define TAP_IN(at) vload8(0, x + (at))\n"};
+    check_region_opts(dw, &o);
+    check_region_f16(dw);
+    static const char s2[] = MAIN("%x: Tensor[(1, 5, 17, 40), float32], "
+                                  "%c_w: Tensor[(5, 1, 3, 3), float32]")
+        "  nn.conv2d(%x, %c_w, strides=[2, 2], padding=[0, 1, 1, 0], groups=5)\n}\n";
+    run_opts o2 = {.seed = 12, .expect_launches = 1, .vector_width = 8,
+                   .expect_text = "#define TAP_IN(at) vload16(0, x + (at)).even\n"};
+    check_region_opts(s2, &o2);
+    check_region_f16(s2);
+    run_opts o3 = {.seed = 13, .expect_launches = 1, .vector_width = 8,
+                   .expect_text = "#define TAP_IN(at) ((float8)(LD_x((at) + 0), "
+                                  "LD_x((at) + 3), "};
+    check_region_opts(MAIN("%x: Tensor[(1, 3, 11, 30), float32], "
+                           "%w: Tensor[(3, 1, 5, 5), float32]")
+                      "  nn.conv2d(%x, %w, strides=[3, 3], padding=[2, 2, 2, 2], "
+                      "dilation=[1, 2], groups=3)\n}\n",
+                      &o3);
+    check_region(MAIN("%x: Tensor[(2, 4, 9, 5), float32], %w: Tensor[(4, 1, 7, 7), float32]")
+                 "  nn.conv2d(%x, %w, padding=[3, 3, 3, 3], groups=4)\n}\n");
+    check_region(MAIN("%x: Tensor[(1, 3, 6, 6), float32], %w: Tensor[(3, 1, 1, 1), float32]")
+                 "  nn.conv2d(%x, %w, groups=3)\n}\n");
 }
 
 /* out_dtype: float16 data and weights, a float32 result (no rounding in between). */
@@ -548,6 +593,68 @@ static void test_max_pool(void **state)
                  "  nn.max_pool2d(%x, pool_size=[3, 2], strides=[2, 2], ceil_mode=True)\n}\n");
     check_region(MAIN("%x: Tensor[(1, 2, 9, 9), float32]")
                  "  nn.max_pool2d(%x, pool_size=[2, 2], dilation=[2, 2], padding=[1, 0, 1, 2])\n}\n");
+    /* Rows of 40 and 8-wide tiles (this machine's PoCL): interior tiles load each tap as
+     * one vector (stride 1), the even lanes of a double-width one (stride 2), or lane by
+     * lane (stride 3); an epilogue fused after. */
+    static const char *const wide[] = {
+        MAIN("%x: Tensor[(1, 3, 6, 40), float32], %b: Tensor[(3, 1, 1), float32]")
+        "  %0 = nn.max_pool2d(%x, pool_size=[3, 3], padding=[1, 1, 1, 1]);\n"
+        "  add(%0, %b)\n}\n",
+        MAIN("%x: Tensor[(2, 2, 9, 40), float32]")
+        "  nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1])\n}\n",
+        MAIN("%x: Tensor[(1, 2, 7, 40), float32]")
+        "  nn.max_pool2d(%x, pool_size=[2, 3], strides=[1, 3], ceil_mode=True)\n}\n",
+    };
+    const char *const taps[] = {"#define TAP_IN(at) vload8(0, x + (at))\n",
+                                "#define TAP_IN(at) vload16(0, x + (at)).even\n",
+                                "#define TAP_IN(at) ((float8)(LD_x((at) + 0), LD_x((at) + 3), "};
+    for (int i = 0; i < 3; i++) {
+        run_opts o = {.seed = 20 + (uint64_t)i, .vector_width = 8, .expect_launches = 1,
+                      .expect_text = taps[i]};
+        check_region_opts(wide[i], &o);
+    }
+    check_region_f16(wide[1]);
+    /* A NaN makes its windows NaN, inside a tile and at its edge; -inf stays. */
+    byocl_module *m = parse(MAIN("%x: Tensor[(1, 1, 2, 20), float32]")
+                            "  nn.max_pool2d(%x, pool_size=[2, 2], strides=[1, 2])\n}\n");
+    float xv[40];
+    for (int i = 0; i < 40; i++)
+        xv[i] = (float)(i % 7) - 3.0f;
+    xv[5] = NAN;
+    xv[38] = NAN;
+    xv[22] = xv[23] = xv[2] = xv[3] = -INFINITY;
+    byocl_shape xs = byocl_shape_make(4, (int64_t[]){1, 1, 2, 20});
+    byocl_tensor *in = byocl_tensor_from_data(BYOCL_FLOAT32, &xs, xv, NULL);
+    if (!getenv("BYOCL_TEST_CL_GENERATE_ONLY")) {
+        byocl_cl_codegen_options opt = {.compute_units = 2, .max_work_group_size = 4096,
+                                        .vector_width = 8};
+        byocl_cl_plan *plan = NULL;
+        byocl_error err = {0};
+        if (clg_codegen(byocl_module_find(m, "main"), &opt, &plan, &err) != BYOCL_OK)
+            fail_msg("%s", err.msg);
+        byocl_shape ys = byocl_shape_make(4, (int64_t[]){1, 1, 1, 10});
+        byocl_tensor *got = byocl_tensor_new(BYOCL_FLOAT32, &ys, NULL);
+        run_plan(plan, &in, &got);
+        for (int j = 0; j < 10; j++) {
+            float want = -INFINITY;
+            bool nan = false;
+            for (int r = 0; r < 2; r++)
+                for (int c = 2 * j; c < 2 * j + 2; c++) {
+                    float v = xv[r * 20 + c];
+                    nan = nan || isnan(v);
+                    want = v > want ? v : want;
+                }
+            double v = byocl_tensor_get(got, j);
+            if (nan ? !isnan(v) : v != want)
+                fail_msg("window %d: %g, expected %g", j, v, nan ? NAN : (double)want);
+        }
+        assert_true(isnan(byocl_tensor_get(got, 2)) && isnan(byocl_tensor_get(got, 9)));
+        assert_true(isinf(byocl_tensor_get(got, 1)));
+        byocl_tensor_unref(got);
+        clg_plan_free(plan);
+    }
+    byocl_tensor_unref(in);
+    byocl_module_free(m);
 }
 
 static void test_avg_pool(void **state)
@@ -2130,16 +2237,17 @@ static void test_buffer_reuse(void **state)
         "  transpose(%3, axes=[1, 2, 0])\n}\n";
     byocl_module *m = parse(text);
     byocl_cl_plan *plan = generate(m, &pocl_options);
-    /* %0 and %2 take turns in one buffer, %1 and %3 in the other. */
+    /* %0 and %2 take turns in one buffer, %1 and %3 in the other: 96 bytes each, and
+     * the 64 bytes of slack of a value's buffer. */
     assert_int_equal(plan->n_launches, 5);
     assert_int_equal(plan->n_scratch, 2);
     ts_assert_contains(plan->buffers_text,
-                       "  scratch0  128 bytes\n"
-                       "    launches 0..1: %0 (transpose) (96 bytes)\n"
-                       "    launches 2..3: %2 (transpose) (96 bytes)\n"
-                       "  scratch1  128 bytes\n"
-                       "    launches 1..2: %1 (transpose) (96 bytes)\n"
-                       "    launches 3..4: %3 (transpose) (96 bytes)\n");
+                       "  scratch0  192 bytes\n"
+                       "    launches 0..1: %0 (transpose) (160 bytes)\n"
+                       "    launches 2..3: %2 (transpose) (160 bytes)\n"
+                       "  scratch1  192 bytes\n"
+                       "    launches 1..2: %1 (transpose) (160 bytes)\n"
+                       "    launches 3..4: %3 (transpose) (160 bytes)\n");
     clg_plan_free(plan);
     byocl_module_free(m);
     check_region(text);
@@ -2155,6 +2263,7 @@ int main(void)
         cmocka_unit_test(test_conv2d_dilated),
         cmocka_unit_test(test_conv2d_1x1),
         cmocka_unit_test(test_conv2d_grouped),
+        cmocka_unit_test(test_conv2d_depthwise),
         cmocka_unit_test(test_conv2d_fused),
         cmocka_unit_test(test_out_dtype),
         cmocka_unit_test(test_dense),

@@ -71,6 +71,18 @@ static size_t tensor_bytes(const byocl_type *t)
     return (size_t)byocl_shape_numel(&t->shape) * byocl_dtype_size(t->dtype);
 }
 
+/* Bytes at the end of each scratch buffer of a value that kernels may read past the tensor
+ * (and drop what they read): a direct conv2d's last tile (clg_conv_schedule). */
+#define SCRATCH_SLACK_BYTES 64
+
+int64_t clg_gen_root_slack(const clg_gen *gen, int root)
+{
+    int buf = gen->graph.info[root].buf;
+    if (buf < 0 || gen->bufs[buf].kind != BYOCL_CL_BUF_SCRATCH)
+        return 0;
+    return SCRATCH_SLACK_BYTES / (int64_t)byocl_dtype_size(clg_tensor_type(gen->fn, root)->dtype);
+}
+
 int clg_gen_root_buf(clg_gen *gen, int root)
 {
     clg_node_info *info = &gen->graph.info[root];
@@ -84,7 +96,8 @@ int clg_gen_root_buf(clg_gen *gen, int root)
         info->buf = clg_gen_const(gen, byocl_tensor_ref(n->value), what);
     else
         info->buf = clg_gen_buf(gen, BYOCL_CL_BUF_SCRATCH, -1,
-                               tensor_bytes(clg_tensor_type(fn, root)), what);
+                               tensor_bytes(clg_tensor_type(fn, root)) + SCRATCH_SLACK_BYTES,
+                               what);
     return info->buf;
 }
 

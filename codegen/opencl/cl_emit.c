@@ -166,14 +166,108 @@ static int emit_conv_input(clg_gen *gen, const clg_conv_sched *s, const char *de
                : -1;
 }
 
+/* The tap macros of a row tile (conv2d_depthwise.cl, max_pool2d.cl): TAP_IN(at), PT
+ * columns `stride` apart from element offset at of x, as one vector load (stride 1;
+ * stride 2 takes the even lanes of a double-width one) or lane by lane; TAP_EDGE(row,
+ * col), the same lanes checked against a row of `width` columns, `fill` outside. */
+static byocl_status define_row_taps(clg_kernel *k, int pt, int64_t stride, int64_t width,
+                                    byocl_dtype x_dtype, const char *fill)
+{
+    byocl_textbuf in = {0}, edge = {0};
+    const char *half = x_dtype == BYOCL_FLOAT16 ? "_half" : "";
+    const char *ptr = x_dtype == BYOCL_FLOAT16 ? "(const __global half *)x" : "x";
+    bool vector_in = clg_row_vector_load(pt, stride);
+    if (vector_in)
+        base_textbuf_printf(&in, "vload%s%lld(0, %s + (at))%s", half,
+                            (long long)clg_row_load_width(pt, stride), ptr,
+                            stride == 2 ? ".even" : "");
+    else
+        base_textbuf_printf(&in, "((float%d)(", pt);
+    base_textbuf_printf(&edge, "((float%d)(", pt);
+    for (int j = 0; j < pt; j++) {
+        long long step = (long long)(j * stride);
+        /* The column clamped into the row, so that the load is always safe and the
+         * lane a select rather than a branch. */
+        base_textbuf_printf(&edge,
+                            "%s(col) + %lld >= 0 && (col) + %lld < %lld ? "
+                            "LD_x((row) + clamp((col) + %lld, 0, %lld)) : %s",
+                            j ? ", " : "", step, step, (long long)width, step,
+                            (long long)width - 1, fill);
+        if (!vector_in)
+            base_textbuf_printf(&in, "%sLD_x((at) + %lld)", j ? ", " : "", step);
+    }
+    base_textbuf_puts(&edge, "))");
+    if (!vector_in)
+        base_textbuf_puts(&in, "))");
+    char *tap_in = base_textbuf_take(&in), *tap_edge = base_textbuf_take(&edge);
+    if (tap_in && tap_edge) {
+        clg_kernel_define(k, "TAP_IN(at)", "%s", tap_in);
+        clg_kernel_define(k, "TAP_EDGE(row, col)", "%s", tap_edge);
+    }
+    bool ok = tap_in && tap_edge;
+    free(tap_in);
+    free(tap_edge);
+    return ok ? BYOCL_OK
+              : byocl_error_set(k->gen->err, BYOCL_ERR_NOMEM, "out of memory writing %s",
+                                k->name);
+}
+
+/* A depthwise conv2d (kernels_cl/conv2d_depthwise.cl): read in place, its weight as it is
+ * (OIHW: one KH x KW filter per channel). */
+static byocl_status emit_conv_depthwise(clg_gen *gen, const clg_group *grp,
+                                        const clg_conv_sched *s)
+{
+    const byocl_function *fn = gen->fn;
+    const byocl_node *n = &fn->nodes[grp->anchor];
+    char label[96];
+    clg_group_label(gen, grp, label, sizeof label);
+    int x_root = gen->graph.info[n->args[0]].root, w_root = gen->graph.info[n->args[1]].root;
+    int x = clg_gen_root_buf(gen, x_root);
+    int w = x >= 0 ? clg_gen_root_buf(gen, w_root) : -1;
+    int y = w >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
+    if (y < 0)
+        return gen->err->status;
+    byocl_dtype x_dtype = dtype_of(gen, x_root);
+    int64_t load = clg_row_load_width(s->pt, s->stride[1]);
+    int64_t tiles = (s->ow + s->pt - 1) / s->pt;
+    clg_kernel k;
+    clg_kernel_begin(&k, gen, "conv2d_depthwise");
+    clg_kernel_buffer(&k, "x", x, x_dtype, false);
+    clg_kernel_buffer(&k, "w", w, dtype_of(gen, w_root), false);
+    clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
+    clg_kernel_define(&k, "VEC", "float%d", s->pt);
+    clg_kernel_define(&k, "VSTORE", "vstore%d", s->pt);
+    static const char *const names[] = {"PT", "C", "H", "W", "OH", "OW", "KH", "KW", "SH",
+                                        "SW", "DH", "DW", "PAD_T", "PAD_L", "SPAN"};
+    const int64_t values[] = {s->pt, s->c, s->h, s->w, s->oh, s->ow, s->kh, s->kw,
+                              s->stride[0], s->stride[1], s->dilation[0], s->dilation[1],
+                              s->pad[0], s->pad[1], load + (s->kw - 1) * s->dilation[1]};
+    define_ints(&k, names, values, sizeof names / sizeof names[0]);
+    byocl_status st = define_row_taps(&k, s->pt, s->stride[1], s->w, x_dtype, "0.0f");
+    if (st == BYOCL_OK)
+        st = clg_epilogue_define(&k, grp, gen->err);
+    size_t global[3] = {(size_t)s->oh, (size_t)tiles, (size_t)(s->n * s->c)};
+    return clg_kernel_finish(&k, st, "conv2d_depthwise", label, 3, global, clg_group_flops(gen, grp));
+}
+
 static byocl_status emit_conv(clg_gen *gen, const clg_group *grp)
 {
     const byocl_function *fn = gen->fn;
     int node = grp->anchor;
     const byocl_node *n = &fn->nodes[node];
+    int x_root = gen->graph.info[n->args[0]].root;
+    int x = clg_gen_root_buf(gen, x_root);
+    if (x < 0)
+        return gen->err->status;
     clg_conv_sched s;
-    byocl_status st = clg_conv_schedule(fn, node, gen->opt.vector_width, &s, gen->err);
+    byocl_status st = clg_conv_schedule(fn, node, gen->opt.vector_width,
+                                        clg_gen_root_slack(gen, x_root), &s, gen->err);
     if (st != BYOCL_OK) {
+        clg_conv_sched_free(&s);
+        return st;
+    }
+    if (clg_conv_is_depthwise(&s)) {
+        st = emit_conv_depthwise(gen, grp, &s);
         clg_conv_sched_free(&s);
         return st;
     }
@@ -181,9 +275,9 @@ static byocl_status emit_conv(clg_gen *gen, const clg_group *grp)
     clg_group_label(gen, grp, label, sizeof label);
     clg_node_desc(fn, node, desc, sizeof desc);
     int w = packed_weight(gen, node, s.packed_elems, &conv_packing, &s);
-    int x_root = gen->graph.info[n->args[0]].root;
-    int x = w >= 0 ? clg_gen_root_buf(gen, x_root) : -1;
     byocl_dtype x_dtype = dtype_of(gen, x_root);
+    if (w < 0)
+        x = -1;
     if (x >= 0 && !s.direct) {
         x = emit_conv_input(gen, &s, desc, x, x_dtype);
         x_dtype = BYOCL_FLOAT32;
@@ -286,6 +380,47 @@ static byocl_status emit_dense(clg_gen *gen, const clg_group *grp)
                              clg_group_flops(gen, grp));
 }
 
+/* nn.max_pool2d (kernels_cl/max_pool2d.cl): row tiles of PT outputs, as a depthwise
+ * conv2d's. */
+static byocl_status emit_max_pool(clg_gen *gen, const clg_group *grp, const nn_window *win)
+{
+    const byocl_function *fn = gen->fn;
+    const byocl_node *n = &fn->nodes[grp->anchor];
+    const byocl_shape *in = &fn->nodes[n->args[0]].type->shape;
+    const byocl_shape *out = &n->type->shape;
+    char label[96];
+    clg_group_label(gen, grp, label, sizeof label);
+    int x_root = gen->graph.info[n->args[0]].root;
+    int x = clg_gen_root_buf(gen, x_root);
+    int y = x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
+    if (y < 0)
+        return gen->err->status;
+    int pt = clg_tile_width(gen->opt.vector_width);
+    int64_t tiles = (out->dims[3] + pt - 1) / pt;
+    clg_kernel k;
+    clg_kernel_begin(&k, gen, "max_pool2d");
+    clg_kernel_buffer(&k, "x", x, dtype_of(gen, x_root), false);
+    clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
+    clg_kernel_define(&k, "VEC", "float%d", pt);
+    clg_kernel_define(&k, "VSTORE", "vstore%d", pt);
+    clg_kernel_define(&k, "INTV", "int%d", pt);
+    static const char *const names[] = {"PT", "H", "W", "OH", "OW", "KH", "KW", "SH", "SW",
+                                        "DH", "DW", "PAD_T", "PAD_L", "SPAN"};
+    const int64_t values[] = {pt, in->dims[2], in->dims[3], out->dims[2], out->dims[3],
+                              win->kernel[0], win->kernel[1], win->stride[0], win->stride[1],
+                              win->dilation[0], win->dilation[1], win->pad[0], win->pad[1],
+                              clg_row_load_width(pt, win->stride[1]) +
+                                  (win->kernel[1] - 1) * win->dilation[1]};
+    define_ints(&k, names, values, sizeof names / sizeof names[0]);
+    byocl_status st = define_row_taps(&k, pt, win->stride[1], in->dims[3],
+                                      dtype_of(gen, x_root), "-INFINITY");
+    if (st == BYOCL_OK)
+        st = clg_epilogue_define(&k, grp, gen->err);
+    size_t global[3] = {(size_t)out->dims[2], (size_t)tiles,
+                        (size_t)(out->dims[0] * out->dims[1])};
+    return clg_kernel_finish(&k, st, "max_pool2d", label, 3, global, clg_group_flops(gen, grp));
+}
+
 static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)
 {
     const byocl_function *fn = gen->fn;
@@ -303,6 +438,8 @@ static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)
             return st;
         win = slide.win;
     }
+    if (strcmp(n->op->name, "nn.max_pool2d") == 0)
+        return emit_max_pool(gen, grp, &win);
     char label[96];
     clg_group_label(gen, grp, label, sizeof label);
     int x_root = gen->graph.info[n->args[0]].root;
@@ -320,7 +457,6 @@ static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)
                               win.kernel[0], win.kernel[1], win.stride[0], win.stride[1],
                               win.dilation[0], win.dilation[1], win.pad[0], win.pad[1],
                               in->dims[2] + win.pad[2], in->dims[3] + win.pad[3]};
-    clg_kernel_define(&k, "POOL_MAX", "%d", strcmp(n->op->name, "nn.max_pool2d") == 0);
     clg_kernel_define(&k, "COUNT_INCLUDE_PAD", "%d",
                      byocl_attrs_get_bool(&n->attrs, "count_include_pad", false));
     define_ints(&k, names, values, sizeof names / sizeof names[0]);

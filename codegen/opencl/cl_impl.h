@@ -137,7 +137,7 @@ typedef struct clg_gen {
     int n_launches, cap_launches;
     byocl_textbuf src;
     size_t prelude_length; /* of src, before the first kernel */
-    const char *templates_used[16]; /* names of templates already in src */
+    const char *templates_used[32]; /* names of templates already in src (17 exist) */
     int n_templates_used;
     clg_kernel_text *kernel_texts; /* the kernels in src, to launch again instead of repeating */
     int n_kernel_texts, cap_kernel_texts;
@@ -151,6 +151,9 @@ int clg_gen_buf(clg_gen *gen, byocl_cl_buffer_kind kind, int index, size_t bytes
 int clg_gen_const(clg_gen *gen, byocl_tensor *t, const char *what);
 /* The buffer of a stored root (a constant gets its buffer on first use); id or -1. */
 int clg_gen_root_buf(clg_gen *gen, int root);
+/* Elements readable past the end of a root's buffer (after clg_gen_root_buf): a scratch
+ * buffer's slack, 0 for inputs, outputs and constants. */
+int64_t clg_gen_root_slack(const clg_gen *gen, int root);
 /* "%5 (nn.relu)": how the launch plan names a node. */
 void clg_node_desc(const byocl_function *fn, int node, char *buf, size_t len);
 
@@ -240,10 +243,23 @@ typedef struct clg_conv_sched {
 } clg_conv_sched;
 
 /* The schedule of conv2d `node` for a device of `vector_width` floats per vector
- * (byocl_cl_codegen_options.vector_width). */
+ * (byocl_cl_codegen_options.vector_width), whose input buffer has `x_slack` readable
+ * elements after its end (clg_gen_root_buf's scratch buffers). */
 byocl_status clg_conv_schedule(const byocl_function *fn, int node, int vector_width,
-                              clg_conv_sched *s, byocl_error *err);
+                              int64_t x_slack, clg_conv_sched *s, byocl_error *err);
 void clg_conv_sched_free(clg_conv_sched *s);
+/* Whether the conv2d is depthwise (one input and one output channel per group) with few
+ * enough taps for kernels_cl/conv2d_depthwise.cl, which reads its input in place. */
+bool clg_conv_is_depthwise(const clg_conv_sched *s);
+/* Row tiles (conv2d_depthwise.cl, max_pool2d.cl): PT outputs of a row per work-item, PT
+ * the device's vector width (4, 8 or 16; 16 for any other width). */
+int clg_tile_width(int vector_width);
+/* Whether a row tile loads each tap as one vector: stride 1, or stride 2 with PT up to 8
+ * (a double-width load whose even lanes are taken); else lane by lane. */
+bool clg_row_vector_load(int pt, int64_t stride);
+/* Columns one tap of a row tile loads from its first: PT * stride for a vector load,
+ * else (PT - 1) * stride + 1. */
+int64_t clg_row_load_width(int pt, int64_t stride);
 /* Element of the (OIHW) weight that packed element i holds, or -1 for a zero. */
 int64_t clg_conv_pack_source(const clg_conv_sched *s, int64_t i);
 /* MOVE_INDEX body for the device version of clg_conv_pack_source. */

@@ -19,7 +19,7 @@
  * accumulators then fit its vector registers (measured on PoCL with AVX2, resnet18
  * offloaded: 8 positions ran 18% faster than 16 and compiled in half the time; 16 was
  * measured best with AVX-512). */
-static int conv_positions(int vector_width)
+int clg_tile_width(int vector_width)
 {
     return vector_width == 4 || vector_width == 8 || vector_width == 16 ? vector_width : 16;
 }
@@ -74,7 +74,7 @@ static int slot_of(const int64_t *phases, int n, int64_t phase)
 }
 
 byocl_status clg_conv_schedule(const byocl_function *fn, int node, int vector_width,
-                              clg_conv_sched *s, byocl_error *err)
+                              int64_t x_slack, clg_conv_sched *s, byocl_error *err)
 {
     const byocl_node *n = &fn->nodes[node];
     const byocl_shape *x = &fn->nodes[n->args[0]].type->shape;
@@ -95,7 +95,7 @@ byocl_status clg_conv_schedule(const byocl_function *fn, int node, int vector_wi
     memcpy(s->dilation, win.dilation, sizeof s->dilation);
     memcpy(s->pad, win.pad, sizeof s->pad);
 
-    s->pt = conv_positions(vector_width);
+    s->pt = clg_tile_width(vector_width);
     s->oct = pow2_at_least(s->oc_g, CONV_OCT);
     s->ob = div_up(s->oc_g, s->oct);
     s->ntaps = (int)(s->kh * s->kw);
@@ -104,9 +104,12 @@ byocl_status clg_conv_schedule(const byocl_function *fn, int node, int vector_wi
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory scheduling a conv2d");
 
     bool unpadded = s->pad[0] == 0 && s->pad[1] == 0 && s->pad[2] == 0 && s->pad[3] == 0;
-    /* Read the input as it is when no tap moves and the last tile stays inside it. */
+    /* Read the input as it is when no tap moves and the last tile stays inside it, or
+     * inside the slack after it (a tile past a plane's end reads the next plane, whose
+     * results are dropped). */
+    int64_t overrun = s->pt - 1 - (s->h * s->w - 1) % s->pt;
     s->direct = s->ntaps == 1 && s->stride[0] == 1 && s->stride[1] == 1 && unpadded &&
-                (s->h * s->w) % s->pt == 0;
+                (overrun == 0 || overrun <= x_slack);
     int64_t max_offset = 0;
     if (s->direct) {
         s->n_phase_y = s->n_phase_x = 1;
@@ -148,6 +151,25 @@ byocl_status clg_conv_schedule(const byocl_function *fn, int node, int vector_wi
     if (s->packed_elems >= CLG_MAX_INDEX)
         return too_large(fn, node, "packed weight", err);
     return BYOCL_OK;
+}
+
+/* Taps a depthwise tile unrolls (7 x 7, the largest depthwise kernels in torchvision). */
+#define CLG_MAX_DEPTHWISE_TAPS 49
+
+bool clg_conv_is_depthwise(const clg_conv_sched *s)
+{
+    return s->groups == s->c && s->cin_g == 1 && s->oc_g == 1 &&
+           s->ntaps <= CLG_MAX_DEPTHWISE_TAPS;
+}
+
+bool clg_row_vector_load(int pt, int64_t stride)
+{
+    return stride == 1 || (stride == 2 && pt <= 8);
+}
+
+int64_t clg_row_load_width(int pt, int64_t stride)
+{
+    return clg_row_vector_load(pt, stride) ? pt * stride : (pt - 1) * stride + 1;
 }
 
 void clg_conv_sched_free(clg_conv_sched *s)
