@@ -4,7 +4,8 @@
  * tensors are `ushort *` read and written with vload_half/vstore_half_rte (storage only:
  * the device need not support cl_khr_fp16, and every computation is in float). The index
  * tensors of take are `int *` (int32) or `long *` (int64), read as they are, and so are
- * resize2d's offset table and argmax/argmin's int32 result. Each kernel instance that
+ * resize2d's offset table and argmax/argmin's int32 result. bool tensors (comparisons,
+ * logical ops, where's condition) are `uchar *` of 0 or 1, computed on as 0.0f and 1.0f. Each kernel instance that
  * follows defines, for each of its buffer parameters P:
  *   LD_P(i)        element i of P as a float (an integer buffer: as an int or long)
  * and for its result Y:
@@ -18,6 +19,8 @@
 #define BYOCL_ST_F32(p, i, v) ((p)[(i)] = (v))
 #define BYOCL_ST_F16(p, i, v) vstore_half_rte((v), (i), (__global half *)(p))
 #define BYOCL_ST_INT(p, i, v) ((p)[(i)] = (v))
+#define BYOCL_LD_BOOL(p, i) ((float)(p)[(i)])
+#define BYOCL_ST_BOOL(p, i, v) ((p)[(i)] = (v) != 0.0f)
 
 /* v rounded to float16 and back: a fused epilogue step whose op yields float16 rounds
  * where the unfused op would have stored its result. */

@@ -18,6 +18,7 @@
 #include "byocl/pipeline.h"
 #include "byocl/target.h"
 #include "fixtures/ops/conv_cases.h"
+#include "fixtures/ops/elemwise_cases.h"
 #include "fixtures/ops/image_cases.h"
 #include "fixtures/ops/index_cases.h"
 #include "fixtures/ops/nn_cases.h"
@@ -1271,6 +1272,73 @@ static void test_gather(void **state)
     byocl_module_free(m);
 }
 
+/* ------------------------------------------------------------ bools */
+
+static bool takes_bool(const char *op)
+{
+    static const char *const ops[] = {"equal",       "not_equal",   "less",        "greater",
+                                      "less_equal",  "greater_equal", "logical_and", "logical_or",
+                                      "logical_xor", "logical_not", "isnan",       "isinf",
+                                      "where"};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strcmp(op, ops[i]) == 0)
+            return true;
+    return false;
+}
+
+static bool float_or_bool(byocl_dtype dtype)
+{
+    return is_float(dtype) || dtype == BYOCL_BOOL;
+}
+
+/* The comparison, logical, isnan, isinf and where cases of tests/gen/gen_ops_elemwise.py
+ * on the opencl target: those on float32, float16 and bool tensors run (bools as 0.0f and
+ * 1.0f) and agree with numpy bit for bit (NaN compares false, but not_equal; broadcast
+ * operands); integer and float64 ones are refused, saying why. */
+static void test_bool_generated(void **state)
+{
+    (void)state;
+    int ran = 0;
+    for (int i = 0; i < N_ITEMS(elemwise_cases); i++) {
+        const gen_case *k = &elemwise_cases[i];
+        if (!takes_bool(k->op))
+            continue;
+        bool ok = float_or_bool(k->out[0]->dtype);
+        for (int a = 0; a < k->n_in; a++)
+            ok = ok && float_or_bool(k->in[a]->dtype);
+        ran += generated_on_opencl(k, ok ? NULL : "is not supported (the opencl target computes",
+                                   true);
+    }
+    assert_int_equal(ran, 19);
+}
+
+/* A comparison, a logical op and where fused after a relu (one kernel writing a float and
+ * a bool output), isnan and logical_not, a comparison cast back to float; float16 too. */
+static void test_bool_chains(void **state)
+{
+    (void)state;
+    static const char text[] = MAIN("%x: Tensor[(2, 3, 8), float32], %y: Tensor[(8), float32], "
+                                    "%m: Tensor[(3, 1), bool]")
+        "  %0 = nn.relu(%x);\n  %1 = greater(%0, %y);\n  %2 = logical_and(%1, %m);\n"
+        "  %3 = multiply(%x, %y);\n  %4 = where(%2, %x, %3);\n  %5 = isnan(%4);\n"
+        "  %6 = logical_not(%5);\n  %7 = less_equal(%x, %y);\n"
+        "  (%4, %6, %7, cast(%7, dtype=\"float32\"))\n}\n";
+    run_opts o = {.seed = 5,
+                  .expect_text = "    v = v > LD_e1((fi) % 8) ? 1.0f : 0.0f; \\\n"
+                                 "    /* %2 (logical_and) */ \\\n"
+                                 "    v = ((v) != 0.0f) && ((LD_e2((fi) / 8 % 3)) != 0.0f) ? "
+                                 "1.0f : 0.0f; \\\n"};
+    check_region_opts(text, &o);
+    check_region(text);
+    check_region_f16(text);
+    byocl_module *m = parse(MAIN("%x: Tensor[(4), int32]") "  less(%x, %x)\n}\n");
+    char why[256] = "";
+    assert_false(clg_supports(byocl_module_find(m, "main"), 1, why, sizeof why));
+    assert_string_equal(why, "dtype int32 is not supported (the opencl target computes float32 "
+                             "and float16, and bool here)");
+    byocl_module_free(m);
+}
+
 /* ------------------------------------------------------------ one_hot */
 
 /* The one_hot cases of tests/gen/gen_ops_index.py on the opencl target: float32 and float16
@@ -2288,6 +2356,8 @@ int main(void)
         cmocka_unit_test(test_gather_fusion),
         cmocka_unit_test(test_take_fast),
         cmocka_unit_test(test_gather),
+        cmocka_unit_test(test_bool_generated),
+        cmocka_unit_test(test_bool_chains),
         cmocka_unit_test(test_one_hot_generated),
         cmocka_unit_test(test_one_hot),
         cmocka_unit_test(test_topk_generated),

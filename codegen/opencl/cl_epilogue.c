@@ -1,5 +1,6 @@
 /* Elementwise steps as OpenCL C: EPILOGUE(v, fi) applies a group's chain of elementwise
- * ops to the value v of the element at flat index fi, in float, with the semantics of
+ * ops to the value v of the element at flat index fi, in float (a bool as 0.0f or 1.0f:
+ * comparisons, logical ops, isnan, isinf, where's condition), with the semantics of
  * the reference kernels (codegen/ops/elemwise.c, nn.c): NaN stays NaN through relu and
  * clip and wins in maximum/minimum; the float functions (exp, log, sqrt, rsqrt, pow,
  * tanh, fmod, rint for round, floor, ceil, sin ... atanh) are OpenCL's, in float, and erf
@@ -237,46 +238,61 @@ static const struct {
     const char *op;
     const char *infix, *function; /* binary: "a infix b" or "function(a, b)" */
     const char *expr;             /* unary: expression of v */
+    const char *predicate;        /* binary, a bool result: "a predicate b" */
+    bool logical;                 /* the predicate's operands are bools (nonzero: true) */
 } elemwise_steps[] = {
-    {"add", "+", NULL, NULL},
-    {"subtract", "-", NULL, NULL},
-    {"multiply", "*", NULL, NULL},
-    {"divide", "/", NULL, NULL},
-    {"maximum", NULL, "byocl_max", NULL},
-    {"minimum", NULL, "byocl_min", NULL},
-    {"power", NULL, "pow", NULL},
-    {"mod", NULL, "fmod", NULL},
-    {"floor_mod", NULL, "byocl_floor_mod", NULL},
-    {"nn.relu", NULL, NULL, "v < 0.0f ? 0.0f : v"},
-    {"sigmoid", NULL, NULL, "byocl_sigmoid(v)"},
-    {"tanh", NULL, NULL, "tanh(v)"},
-    {"abs", NULL, NULL, "fabs(v)"},
-    {"negative", NULL, NULL, "-v"},
-    {"exp", NULL, NULL, "exp(v)"},
-    {"log", NULL, NULL, "log(v)"},
-    {"sqrt", NULL, NULL, "sqrt(v)"},
-    {"rsqrt", NULL, NULL, "rsqrt(v)"},
-    {"erf", NULL, NULL, "byocl_erf(v)"},
-    {"sign", NULL, NULL, "v > 0.0f ? 1.0f : v < 0.0f ? -1.0f : v"},
-    {"round", NULL, NULL, "rint(v)"},
-    {"floor", NULL, NULL, "floor(v)"},
-    {"ceil", NULL, NULL, "ceil(v)"},
-    {"sin", NULL, NULL, "sin(v)"},
-    {"cos", NULL, NULL, "cos(v)"},
-    {"tan", NULL, NULL, "tan(v)"},
-    {"asin", NULL, NULL, "asin(v)"},
-    {"acos", NULL, NULL, "acos(v)"},
-    {"atan", NULL, NULL, "atan(v)"},
-    {"sinh", NULL, NULL, "sinh(v)"},
-    {"cosh", NULL, NULL, "cosh(v)"},
-    {"asinh", NULL, NULL, "asinh(v)"},
-    {"acosh", NULL, NULL, "acosh(v)"},
-    {"atanh", NULL, NULL, "atanh(v)"},
-    {"cast", NULL, NULL, "v"},
-    {"nn.leaky_relu", NULL, NULL, NULL},
-    {"clip", NULL, NULL, NULL},
-    {"nn.bias_add", NULL, NULL, NULL},
-    {"nn.batch_norm", NULL, NULL, NULL},
+    {.op = "add", .infix = "+"},
+    {.op = "subtract", .infix = "-"},
+    {.op = "multiply", .infix = "*"},
+    {.op = "divide", .infix = "/"},
+    {.op = "maximum", .function = "byocl_max"},
+    {.op = "minimum", .function = "byocl_min"},
+    {.op = "power", .function = "pow"},
+    {.op = "mod", .function = "fmod"},
+    {.op = "floor_mod", .function = "byocl_floor_mod"},
+    {.op = "nn.relu", .expr = "v < 0.0f ? 0.0f : v"},
+    {.op = "sigmoid", .expr = "byocl_sigmoid(v)"},
+    {.op = "tanh", .expr = "tanh(v)"},
+    {.op = "abs", .expr = "fabs(v)"},
+    {.op = "negative", .expr = "-v"},
+    {.op = "exp", .expr = "exp(v)"},
+    {.op = "log", .expr = "log(v)"},
+    {.op = "sqrt", .expr = "sqrt(v)"},
+    {.op = "rsqrt", .expr = "rsqrt(v)"},
+    {.op = "erf", .expr = "byocl_erf(v)"},
+    {.op = "sign", .expr = "v > 0.0f ? 1.0f : v < 0.0f ? -1.0f : v"},
+    {.op = "round", .expr = "rint(v)"},
+    {.op = "floor", .expr = "floor(v)"},
+    {.op = "ceil", .expr = "ceil(v)"},
+    {.op = "sin", .expr = "sin(v)"},
+    {.op = "cos", .expr = "cos(v)"},
+    {.op = "tan", .expr = "tan(v)"},
+    {.op = "asin", .expr = "asin(v)"},
+    {.op = "acos", .expr = "acos(v)"},
+    {.op = "atan", .expr = "atan(v)"},
+    {.op = "sinh", .expr = "sinh(v)"},
+    {.op = "cosh", .expr = "cosh(v)"},
+    {.op = "asinh", .expr = "asinh(v)"},
+    {.op = "acosh", .expr = "acosh(v)"},
+    {.op = "atanh", .expr = "atanh(v)"},
+    {.op = "cast"},
+    {.op = "equal", .predicate = "=="},
+    {.op = "not_equal", .predicate = "!="},
+    {.op = "less", .predicate = "<"},
+    {.op = "greater", .predicate = ">"},
+    {.op = "less_equal", .predicate = "<="},
+    {.op = "greater_equal", .predicate = ">="},
+    {.op = "logical_and", .predicate = "&&", .logical = true},
+    {.op = "logical_or", .predicate = "||", .logical = true},
+    {.op = "logical_xor", .predicate = "!=", .logical = true},
+    {.op = "logical_not", .expr = "v == 0.0f ? 1.0f : 0.0f"},
+    {.op = "isnan", .expr = "isnan(v) ? 1.0f : 0.0f"},
+    {.op = "isinf", .expr = "isinf(v) ? 1.0f : 0.0f"},
+    {.op = "where"},
+    {.op = "nn.leaky_relu"},
+    {.op = "clip"},
+    {.op = "nn.bias_add"},
+    {.op = "nn.batch_norm"},
 };
 enum { N_STEPS = sizeof elemwise_steps / sizeof elemwise_steps[0] };
 
@@ -293,7 +309,13 @@ bool clg_is_elemwise_op(const char *op) { return step_index(op) >= 0; }
 bool clg_is_binary_op(const char *op)
 {
     int i = step_index(op);
-    return i >= 0 && (elemwise_steps[i].infix || elemwise_steps[i].function);
+    return i >= 0 &&
+           (elemwise_steps[i].infix || elemwise_steps[i].function || elemwise_steps[i].predicate);
+}
+
+int clg_chain_args(const char *op)
+{
+    return strcmp(op, "where") == 0 ? 3 : clg_is_binary_op(op) ? 2 : 1;
 }
 
 /* One step: `node` applied to the chain value v, which is its argument `chain_arg`. */
@@ -335,6 +357,29 @@ static byocl_status step(epi_ctx *e, int node, int chain_arg, byocl_error *err)
     }
     if (strcmp(op, "nn.batch_norm") == 0)
         return batch_norm_step(e, node, err);
+    if (strcmp(op, "cast") == 0) {
+        /* To bool: nonzero (NaN too) is true; to a float dtype: v as it is (a float16
+         * result rounds where it is stored or read next). */
+        if (clg_tensor_type(fn, node)->dtype == BYOCL_BOOL)
+            base_textbuf_puts(&e->body, "    v = v != 0.0f ? 1.0f : 0.0f; \\\n");
+        return BYOCL_OK;
+    }
+    if (strcmp(op, "where") == 0) {
+        /* The chain value is one of condition, x and y; the others are read. */
+        char args[3][600];
+        for (int k = 0; k < 3; k++) {
+            if (k == chain_arg) {
+                snprintf(args[k], sizeof args[k], "v");
+                continue;
+            }
+            byocl_status st = operand_load(e, node, k, -1, args[k], sizeof args[k], err);
+            if (st != BYOCL_OK)
+                return st;
+        }
+        base_textbuf_printf(&e->body, "    v = %s != 0.0f ? %s : %s; \\\n", args[0], args[1],
+                            args[2]);
+        return BYOCL_OK;
+    }
     double exponent;
     if (strcmp(op, "power") == 0 && chain_arg == 0 && scalar_constant(e, node, 1, &exponent) &&
         exponent == 2.0) {
@@ -349,7 +394,14 @@ static byocl_status step(epi_ctx *e, int node, int chain_arg, byocl_error *err)
         if (st != BYOCL_OK)
             return st;
         const char *lhs = chain_arg == 0 ? "v" : a, *rhs = chain_arg == 0 ? a : "v";
-        if (elemwise_steps[si].infix)
+        if (elemwise_steps[si].predicate && elemwise_steps[si].logical)
+            base_textbuf_printf(&e->body,
+                                "    v = ((%s) != 0.0f) %s ((%s) != 0.0f) ? 1.0f : 0.0f; \\\n",
+                                lhs, elemwise_steps[si].predicate, rhs);
+        else if (elemwise_steps[si].predicate)
+            base_textbuf_printf(&e->body, "    v = %s %s %s ? 1.0f : 0.0f; \\\n", lhs,
+                                elemwise_steps[si].predicate, rhs);
+        else if (elemwise_steps[si].infix)
             base_textbuf_printf(&e->body, "    v = %s %s %s; \\\n", lhs, elemwise_steps[si].infix,
                                 rhs);
         else

@@ -233,7 +233,7 @@ static int fusable_arg(const clg_graph *g, int id)
 {
     const byocl_function *fn = g->fn;
     const byocl_node *n = &fn->nodes[id];
-    int candidates = clg_is_binary_op(n->op->name) ? 2 : 1;
+    int candidates = clg_chain_args(n->op->name);
     const byocl_type *out = clg_tensor_type(fn, id);
     for (int k = 0; k < candidates; k++) {
         int a = n->args[k];

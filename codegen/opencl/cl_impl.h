@@ -210,6 +210,9 @@ byocl_status clg_epilogue_define(clg_kernel *k, const clg_group *grp, byocl_erro
 bool clg_is_elemwise_op(const char *op);
 /* True for the elementwise steps with two data arguments (either can be the chain). */
 bool clg_is_binary_op(const char *op);
+/* How many leading arguments of an elementwise step can carry the chain value: where's
+ * three, a binary op's two, else one. */
+int clg_chain_args(const char *op);
 /* The C expression for the offset, in a tensor of shape `operand` broadcast to `out`
  * (numpy rules, or along `axis` of `out` when axis >= 0 and operand is a vector), of
  * the element at flat index `fi` of `out`. */

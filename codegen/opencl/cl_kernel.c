@@ -70,13 +70,15 @@ static void add_buffer(clg_kernel *k, const char *name, int buf, byocl_dtype dty
         return;
     }
     /* Integer buffers (take's index tensors, resize's offset table, argmax's result) are
-     * plain int or long arrays. */
+     * plain int or long arrays; bool ones uchar arrays of 0 and 1. */
     const char *elem = dtype == BYOCL_FLOAT16 ? "ushort"
                        : dtype == BYOCL_INT32 ? "int"
                        : dtype == BYOCL_INT64 ? "long"
+                       : dtype == BYOCL_BOOL  ? "uchar"
                                               : "float";
     const char *suffix = dtype == BYOCL_FLOAT16                           ? "F16"
                          : dtype == BYOCL_INT32 || dtype == BYOCL_INT64 ? "INT"
+                         : dtype == BYOCL_BOOL                          ? "BOOL"
                                                                          : "F32";
     base_textbuf_printf(&k->params, "%s__global %s%s *restrict %s", k->n_args ? ", " : "",
                         access == BUFFER_READ ? "const " : "", elem, name);

@@ -56,25 +56,47 @@ static bool size_ok(const byocl_type *type, char *why, size_t why_len)
     return true;
 }
 
-/* Every tensor of `type` (tuple fields included) is float32/float16 (or int32 when
- * `int32_ok`), non-empty and small enough to index with an int. */
-static bool tensors_ok(const byocl_type *type, bool int32_ok, char *why, size_t why_len)
+/* Which dtypes besides float32 and float16 a tensor may have. */
+typedef enum other_dtypes {
+    FLOAT_ONLY,
+    INT32_TOO, /* argmax/argmin's results */
+    BOOL_TOO   /* the ops on bools (clg_takes_bool) */
+} other_dtypes;
+
+/* Every tensor of `type` (tuple fields included) is float32/float16 (or what `other`
+ * allows), non-empty and small enough to index with an int. */
+static bool tensors_ok(const byocl_type *type, other_dtypes other, char *why, size_t why_len)
 {
     if (type->kind == BYOCL_TYPE_TUPLE) {
         for (int i = 0; i < type->n_fields; i++)
-            if (!tensors_ok(type->fields[i], int32_ok, why, why_len))
+            if (!tensors_ok(type->fields[i], other, why, why_len))
                 return false;
         return true;
     }
     if (type->kind != BYOCL_TYPE_TENSOR)
         return refuse(why, why_len, "the call has no inferred type");
     if (type->dtype != BYOCL_FLOAT32 && type->dtype != BYOCL_FLOAT16 &&
-        !(int32_ok && type->dtype == BYOCL_INT32))
+        !(other == INT32_TOO && type->dtype == BYOCL_INT32) &&
+        !(other == BOOL_TOO && type->dtype == BYOCL_BOOL))
         return refuse(why, why_len,
                       "dtype %s is not supported (the opencl target computes float32 and "
-                      "float16)",
-                      byocl_dtype_name(type->dtype));
+                      "float16%s)",
+                      byocl_dtype_name(type->dtype), other == BOOL_TOO ? ", and bool here" : "");
     return size_ok(type, why, why_len);
+}
+
+/* The elementwise ops that take or give bools, as 0.0f and 1.0f in float (cl_epilogue.c):
+ * comparisons, logical ops, isnan, isinf, where, cast. */
+static bool takes_bool(const char *op)
+{
+    static const char *const ops[] = {"equal",       "not_equal",   "less",        "greater",
+                                      "less_equal",  "greater_equal", "logical_and", "logical_or",
+                                      "logical_xor", "logical_not", "isnan",       "isinf",
+                                      "where",       "cast"};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strcmp(op, ops[i]) == 0)
+            return true;
+    return false;
 }
 
 /* Which argument of `op` holds indices: the second of take, gather and the scatters,
@@ -170,7 +192,8 @@ static bool topk_ok(const byocl_node *n, int node, const byocl_function *fn, cha
     for (int f = 0; f < p.values + p.indices; f++) {
         const byocl_type *field = t->kind == BYOCL_TYPE_TUPLE ? t->fields[f] : t;
         bool indices = f == 1 || !p.values;
-        if (indices ? !size_ok(field, why, why_len) : !tensors_ok(field, false, why, why_len))
+        if (indices ? !size_ok(field, why, why_len)
+                    : !tensors_ok(field, FLOAT_ONLY, why, why_len))
             return false;
     }
     if (p.len * p.k > CLG_MAX_TOPK_STEPS)
@@ -248,15 +271,17 @@ bool clg_supports(const byocl_function *fn, int node, char *why, size_t why_len)
     /* argmax and argmin: float data in, int32 positions out. */
     ops_reduce_kind reduce = ops_reduce_kind_of(op);
     bool int32_result = reduce == OPS_REDUCE_ARGMAX || reduce == OPS_REDUCE_ARGMIN;
+    other_dtypes other = int32_result ? INT32_TOO : takes_bool(op) ? BOOL_TOO : FLOAT_ONLY;
     bool topk = strcmp(op, "topk") == 0;
-    if (topk ? !topk_ok(n, node, fn, why, why_len)
-             : !tensors_ok(n->type, int32_result, why, why_len))
+    if (topk ? !topk_ok(n, node, fn, why, why_len) : !tensors_ok(n->type, other, why, why_len))
         return false;
     bool scatter = strcmp(op, "scatter_elements") == 0 || strcmp(op, "scatter_nd") == 0;
     int indices = indices_arg(op);
     for (int k = 0; k < n->n_args; k++)
         if (!(k == indices ? indices_ok(n, fn, why, why_len)
-                           : tensors_ok(fn->nodes[n->args[k]].type, false, why, why_len)))
+                           : tensors_ok(fn->nodes[n->args[k]].type,
+                                        other == BOOL_TOO ? BOOL_TOO : FLOAT_ONLY, why,
+                                        why_len)))
             return false;
     if (scatter)
         return scatter_cost_ok(n, fn, why, why_len);
