@@ -438,7 +438,10 @@ static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)
             return st;
         win = slide.win;
     }
-    if (strcmp(n->op->name, "nn.max_pool2d") == 0)
+    bool max_pool = strcmp(n->op->name, "nn.max_pool2d") == 0;
+    if (max_pool && clg_row_tiles_pay(clg_tile_width(gen->opt.vector_width), win.stride[1],
+                                      win.kernel[1], win.dilation[1], win.pad[1], in->dims[3],
+                                      out->dims[3]))
         return emit_max_pool(gen, grp, &win);
     char label[96];
     clg_group_label(gen, grp, label, sizeof label);
@@ -457,6 +460,7 @@ static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)
                               win.kernel[0], win.kernel[1], win.stride[0], win.stride[1],
                               win.dilation[0], win.dilation[1], win.pad[0], win.pad[1],
                               in->dims[2] + win.pad[2], in->dims[3] + win.pad[3]};
+    clg_kernel_define(&k, "POOL_MAX", "%d", max_pool);
     clg_kernel_define(&k, "COUNT_INCLUDE_PAD", "%d",
                      byocl_attrs_get_bool(&n->attrs, "count_include_pad", false));
     define_ints(&k, names, values, sizeof names / sizeof names[0]);

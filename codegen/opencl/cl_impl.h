@@ -252,7 +252,8 @@ byocl_status clg_conv_schedule(const byocl_function *fn, int node, int vector_wi
                               int64_t x_slack, clg_conv_sched *s, byocl_error *err);
 void clg_conv_sched_free(clg_conv_sched *s);
 /* Whether the conv2d is depthwise (one input and one output channel per group) with few
- * enough taps for kernels_cl/conv2d_depthwise.cl, which reads its input in place. */
+ * enough taps for kernels_cl/conv2d_depthwise.cl, which reads its input in place, and
+ * rows wide enough for its tiles (clg_row_tiles_pay). */
 bool clg_conv_is_depthwise(const clg_conv_sched *s);
 /* Row tiles (conv2d_depthwise.cl, max_pool2d.cl): PT outputs of a row per work-item, PT
  * the device's vector width (4, 8 or 16; 16 for any other width). */
@@ -263,6 +264,15 @@ bool clg_row_vector_load(int pt, int64_t stride);
 /* Columns one tap of a row tile loads from its first: PT * stride for a vector load,
  * else (PT - 1) * stride + 1. */
 int64_t clg_row_load_width(int pt, int64_t stride);
+/* Whether row tiles pay for a window op (`taps` wide, `dilation`, left padding `pad`)
+ * over rows of `width` giving `out_width`: at least two thirds of the tiles lie inside
+ * the row and load their taps as vectors. Edge tiles load lane by lane, about ten times
+ * the work: on mobilenet_v2 (PoCL, 8-wide tiles), the 14x14 and 7x7 depthwise convs (all
+ * edge tiles) took 0.31-0.45 ms in tiles against 0.15-0.21 ms laid out for conv2d.cl,
+ * the 28x28 ones (half) 0.41-0.44 against 0.37, the 56x56 ones (5 of 7) 0.74 against
+ * 0.89 and the 112x112 ones 0.62-0.67 against 0.87-1.18. */
+bool clg_row_tiles_pay(int pt, int64_t stride, int64_t taps, int64_t dilation, int64_t pad,
+                       int64_t width, int64_t out_width);
 /* Element of the (OIHW) weight that packed element i holds, or -1 for a zero. */
 int64_t clg_conv_pack_source(const clg_conv_sched *s, int64_t i);
 /* MOVE_INDEX body for the device version of clg_conv_pack_source. */

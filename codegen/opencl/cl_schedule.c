@@ -159,7 +159,9 @@ byocl_status clg_conv_schedule(const byocl_function *fn, int node, int vector_wi
 bool clg_conv_is_depthwise(const clg_conv_sched *s)
 {
     return s->groups == s->c && s->cin_g == 1 && s->oc_g == 1 &&
-           s->ntaps <= CLG_MAX_DEPTHWISE_TAPS;
+           s->ntaps <= CLG_MAX_DEPTHWISE_TAPS &&
+           clg_row_tiles_pay(s->pt, s->stride[1], s->kw, s->dilation[1], s->pad[1], s->w,
+                             s->ow);
 }
 
 bool clg_row_vector_load(int pt, int64_t stride)
@@ -170,6 +172,18 @@ bool clg_row_vector_load(int pt, int64_t stride)
 int64_t clg_row_load_width(int pt, int64_t stride)
 {
     return clg_row_vector_load(pt, stride) ? pt * stride : (pt - 1) * stride + 1;
+}
+
+bool clg_row_tiles_pay(int pt, int64_t stride, int64_t taps, int64_t dilation, int64_t pad,
+                       int64_t width, int64_t out_width)
+{
+    int64_t span = clg_row_load_width(pt, stride) + (taps - 1) * dilation;
+    int64_t tiles = (out_width + pt - 1) / pt, inside = 0;
+    for (int64_t t = 0; t < tiles; t++) {
+        int64_t first = t * pt * stride - pad;
+        inside += first >= 0 && first + span <= width;
+    }
+    return 3 * inside >= 2 * tiles;
 }
 
 void clg_conv_sched_free(clg_conv_sched *s)
