@@ -1341,7 +1341,7 @@ static void test_bool_chains(void **state)
     char why[256] = "";
     assert_false(clg_supports(byocl_module_find(m, "main"), 1, why, sizeof why));
     assert_string_equal(why, "dtype int32 is not supported (the opencl target computes float32 "
-                             "and float16, and bool here)");
+                             "and float16)");
     byocl_module_free(m);
 }
 
@@ -2146,13 +2146,16 @@ static void test_supports(void **state)
     assert_refused(MAIN("%x: Tensor[(4, 6), float32]") "  cast(%x, dtype=\"int64\")\n}\n", -1,
                    "dtype int64 is not supported (the opencl target computes float32 and "
                    "float16)");
-    /* comparisons, logical ops and where (bool tensors) run on the host */
-    assert_refused(MAIN("%x: Tensor[(4, 6), float32]") "  less(%x, %x)\n}\n", -1,
-                   "op less is not supported by the opencl target");
-    assert_refused(MAIN("%x: Tensor[(4, 6), float32], %c: Tensor[(6), bool]")
-                   "  where(%c, %x, %x)\n}\n", -1, "op where is not supported by the opencl target");
-    assert_refused(MAIN("%x: Tensor[(4, 6), float32]") "  isnan(%x)\n}\n", -1,
-                   "op isnan is not supported by the opencl target");
+    /* comparisons and where take float and bool tensors, not integer ones */
+    assert_refused(MAIN("%x: Tensor[(4, 6), int32]") "  less(%x, %x)\n}\n", -1,
+                   "dtype int32 is not supported (the opencl target computes float32 and "
+                   "float16)");
+    assert_refused(MAIN("%x: Tensor[(4, 6), int64], %c: Tensor[(6), bool]")
+                   "  where(%c, %x, %x)\n}\n", -1,
+                   "dtype int64 is not supported (the opencl target computes float32 and "
+                   "float16)");
+    assert_refused(MAIN("%x: Tensor[(4, 6), float32]") "  trilu(%x)\n}\n", -1,
+                   "op trilu is not supported by the opencl target");
     assert_refused(MAIN("%x: Tensor[(4, 6), float32], %i: Tensor[(2), int8]")
                    "  take(%x, %i, axis=1)\n}\n", -1,
                    "take's indices are int8 (the opencl target reads int32 and int64)");

@@ -80,8 +80,8 @@ static bool tensors_ok(const byocl_type *type, other_dtypes other, char *why, si
         !(other == BOOL_TOO && type->dtype == BYOCL_BOOL))
         return refuse(why, why_len,
                       "dtype %s is not supported (the opencl target computes float32 and "
-                      "float16%s)",
-                      byocl_dtype_name(type->dtype), other == BOOL_TOO ? ", and bool here" : "");
+                      "float16)",
+                      byocl_dtype_name(type->dtype));
     return size_ok(type, why, why_len);
 }
 
