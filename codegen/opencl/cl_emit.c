@@ -166,6 +166,20 @@ static int emit_conv_input(clg_gen *gen, const clg_conv_sched *s, const char *de
                : -1;
 }
 
+/* The buffers of a conv read as it is: its data and weight roots and buffers, and the
+ * group's result buffer; false with the error set. */
+static bool data_weight_result(clg_gen *gen, const clg_group *grp, int *x_root, int *w_root,
+                               int *x, int *w, int *y)
+{
+    const byocl_node *n = &gen->fn->nodes[grp->anchor];
+    *x_root = gen->graph.info[n->args[0]].root;
+    *w_root = gen->graph.info[n->args[1]].root;
+    *x = clg_gen_root_buf(gen, *x_root);
+    *w = *x >= 0 ? clg_gen_root_buf(gen, *w_root) : -1;
+    *y = *w >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
+    return *y >= 0;
+}
+
 /* The tap macros of a row tile (conv2d_depthwise.cl, max_pool2d.cl): TAP_IN(at), PT
  * columns `stride` apart from element offset at of x, as one vector load (stride 1;
  * stride 2 takes the even lanes of a double-width one) or lane by lane; TAP_EDGE(row,
@@ -217,15 +231,10 @@ static byocl_status define_row_taps(clg_kernel *k, int pt, int64_t stride, int64
 static byocl_status emit_conv_depthwise(clg_gen *gen, const clg_group *grp,
                                         const clg_conv_sched *s)
 {
-    const byocl_function *fn = gen->fn;
-    const byocl_node *n = &fn->nodes[grp->anchor];
     char label[96];
     clg_group_label(gen, grp, label, sizeof label);
-    int x_root = gen->graph.info[n->args[0]].root, w_root = gen->graph.info[n->args[1]].root;
-    int x = clg_gen_root_buf(gen, x_root);
-    int w = x >= 0 ? clg_gen_root_buf(gen, w_root) : -1;
-    int y = w >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
-    if (y < 0)
+    int x_root, w_root, x, w, y;
+    if (!data_weight_result(gen, grp, &x_root, &w_root, &x, &w, &y))
         return gen->err->status;
     byocl_dtype x_dtype = dtype_of(gen, x_root);
     int64_t load = clg_row_load_width(s->pt, s->stride[1]);
@@ -955,11 +964,8 @@ static byocl_status emit_conv_transpose(clg_gen *gen, const clg_group *grp)
     int64_t groups = byocl_attrs_get_int(&n->attrs, "groups", 1);
     char label[96];
     clg_group_label(gen, grp, label, sizeof label);
-    int x_root = gen->graph.info[n->args[0]].root, w_root = gen->graph.info[n->args[1]].root;
-    int x = clg_gen_root_buf(gen, x_root);
-    int w = x >= 0 ? clg_gen_root_buf(gen, w_root) : -1;
-    int y = w >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
-    if (y < 0)
+    int x_root, w_root, x, w, y;
+    if (!data_weight_result(gen, grp, &x_root, &w_root, &x, &w, &y))
         return gen->err->status;
     int64_t nout = byocl_shape_numel(out);
     clg_kernel k;
