@@ -390,20 +390,14 @@ static byocl_status emit_dense(clg_gen *gen, const clg_group *grp)
 }
 
 /* nn.max_pool2d (kernels_cl/max_pool2d.cl): row tiles of PT outputs, as a depthwise
- * conv2d's. */
-static byocl_status emit_max_pool(clg_gen *gen, const clg_group *grp, const nn_window *win)
+ * conv2d's; emit_pool has bound the input x (root x_root) and the result y. */
+static byocl_status emit_max_pool(clg_gen *gen, const clg_group *grp, const nn_window *win,
+                                  const char *label, int x_root, int x, int y)
 {
     const byocl_function *fn = gen->fn;
     const byocl_node *n = &fn->nodes[grp->anchor];
     const byocl_shape *in = &fn->nodes[n->args[0]].type->shape;
     const byocl_shape *out = &n->type->shape;
-    char label[96];
-    clg_group_label(gen, grp, label, sizeof label);
-    int x_root = gen->graph.info[n->args[0]].root;
-    int x = clg_gen_root_buf(gen, x_root);
-    int y = x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
-    if (y < 0)
-        return gen->err->status;
     int pt = clg_tile_width(gen->opt.vector_width);
     int64_t tiles = (out->dims[3] + pt - 1) / pt;
     clg_kernel k;
@@ -447,11 +441,6 @@ static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)
             return st;
         win = slide.win;
     }
-    bool max_pool = strcmp(n->op->name, "nn.max_pool2d") == 0;
-    if (max_pool && clg_row_tiles_pay(clg_tile_width(gen->opt.vector_width), win.stride[1],
-                                      win.kernel[1], win.dilation[1], win.pad[1], in->dims[3],
-                                      out->dims[3]))
-        return emit_max_pool(gen, grp, &win);
     char label[96];
     clg_group_label(gen, grp, label, sizeof label);
     int x_root = gen->graph.info[n->args[0]].root;
@@ -459,6 +448,11 @@ static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)
     int y = x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
     if (y < 0)
         return gen->err->status;
+    bool max_pool = strcmp(n->op->name, "nn.max_pool2d") == 0;
+    if (max_pool && clg_row_tiles_pay(clg_tile_width(gen->opt.vector_width), win.stride[1],
+                                      win.kernel[1], win.dilation[1], win.pad[1], in->dims[3],
+                                      out->dims[3]))
+        return emit_max_pool(gen, grp, &win, label, x_root, x, y);
     clg_kernel k;
     clg_kernel_begin(&k, gen, global_pool ? "global_pool2d" : "pool2d");
     clg_kernel_buffer(&k, "x", x, dtype_of(gen, x_root), false);
