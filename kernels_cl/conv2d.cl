@@ -19,7 +19,8 @@
  * Defined by the generator: KNAME, KPARAMS (x, w, y, then epilogue operands), XT (x's
  * element type), VEC (float##PT), VLOAD_X(ptr), PT, OCT, G, OB, CIN_G, OC_G, OC, OH, OW,
  * WPH, XC_STRIDE (floats between channel planes of x), XN_STRIDE (between images),
- * NTAPS, CONV_TAPS(T) (T(offset) once per tap, in weight order), EPILOGUE(v, fi), ST_Y. */
+ * NTAPS, CONV_TAPS(T) (T(offset) once per tap, in weight order), EPILOGUE(v, fi), ST_Y;
+ * where the epilogue has a vector form, EPILOGUE_V(v, fi) and VSTORE_Y(fi, v). */
 __kernel void KNAME(KPARAMS)
 {
     const int pt = get_global_id(0), ob = get_global_id(1), ng = get_global_id(2);
@@ -46,6 +47,26 @@ __kernel void KNAME(KPARAMS)
 #undef BYOCL_CONV_TAP
         xp += XC_STRIDE;
     }
+#ifdef EPILOGUE_V
+    {
+        /* A tile inside one output row (with WPH == OW, inside the plane: the grid is the
+         * output) takes the vector epilogue and one vector store per channel. */
+        const int oy = p0 / WPH, ox0 = p0 - oy * WPH;
+        if (WPH == OW ? p0 + PT <= OH * OW : ox0 + PT <= OW && oy < OH) {
+#pragma unroll
+            for (int o = 0; o < OCT; o++) {
+                const int ocg = ob * OCT + o;
+                if (ocg < OC_G) {
+                    const int fi0 = ((n * OC + g * OC_G + ocg) * OH + oy) * OW + ox0;
+                    VEC v = acc[o];
+                    EPILOGUE_V(v, fi0);
+                    VSTORE_Y(fi0, v);
+                }
+            }
+            return;
+        }
+    }
+#endif
     const float *r = (const float *)acc;
 #pragma unroll
     for (int o = 0; o < OCT; o++) {

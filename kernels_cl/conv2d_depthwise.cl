@@ -15,7 +15,8 @@
  * (float##PT), VSTORE (vstore##PT), PT, C, H, W, OH, OW, KH, KW, SH, DH, DW, PAD_T, PAD_L, SW, SPAN (columns a
  * tile's loads reach from its first), TAP_IN(at) (the vector at element offset at),
  * TAP_EDGE(row, col) (the same, checked: row is the row's offset, col the first column),
- * EPILOGUE(v, fi), LD_x, LD_w, ST_Y. */
+ * EPILOGUE(v, fi), LD_x, LD_w, ST_Y; where the epilogue has a vector form, EPILOGUE_V(v, fi)
+ * and VSTORE_Y(fi, v), which a tile inside the row takes. */
 __kernel void KNAME(KPARAMS)
 {
     const int oy = get_global_id(0), tx = get_global_id(1), nc = get_global_id(2);
@@ -35,9 +36,16 @@ __kernel void KNAME(KPARAMS)
             }
         }
     }
+    const int fi0 = (nc * OH + oy) * OW + ox0;
+#ifdef EPILOGUE_V
+    if (ox0 + PT <= OW) {
+        EPILOGUE_V(acc, fi0);
+        VSTORE_Y(fi0, acc);
+        return;
+    }
+#endif
     float r[PT];
     VSTORE(acc, 0, r);
-    const int fi0 = (nc * OH + oy) * OW + ox0;
 #pragma unroll
     for (int j = 0; j < PT; j++) {
         if (ox0 + j < OW) {

@@ -13,7 +13,8 @@
  * Defined by the generator: KNAME, KPARAMS (x, w, y, then epilogue operands), VEC
  * (float##UT, or float), VLOAD_W(ptr), UT, RT, K, U, R, UB, X_AT(b, row, k) (the offset
  * of x's element), W_MATRIX(b) (the packed matrix product b reads), EPILOGUE(v, fi),
- * ST_Y, LD_x. */
+ * ST_Y, LD_x; where the epilogue has a vector form (and UT > 1), EPILOGUE_V(v, fi) and
+ * VSTORE_Y(fi, v). */
 __kernel void KNAME(KPARAMS)
 {
     const int ub = get_global_id(0), rb = get_global_id(1), b = get_global_id(2);
@@ -31,6 +32,22 @@ __kernel void KNAME(KPARAMS)
             acc[i] = fma((VEC)(LD_x(X_AT(b, row, k))), wv, acc[i]);
         }
     }
+#ifdef EPILOGUE_V
+    if ((ub + 1) * UT <= U) {
+        /* All UT units inside the row: the vector epilogue and one vector store a row. */
+#pragma unroll
+        for (int i = 0; i < RT; i++) {
+            const int row = r0 + i;
+            if (row < R) {
+                const int fi0 = (b * R + row) * U + ub * UT;
+                VEC v = acc[i];
+                EPILOGUE_V(v, fi0);
+                VSTORE_Y(fi0, v);
+            }
+        }
+        return;
+    }
+#endif
     const float *res = (const float *)acc;
 #pragma unroll
     for (int i = 0; i < RT; i++) {

@@ -8,7 +8,9 @@
  *
  * Defined by the generator: KNAME, KPARAMS (x, y, then epilogue operands), VEC
  * (float##PT), VSTORE (vstore##PT), INTV (int##PT), PT, H, W, OH, OW, KH, KW, SH, SW, DH,
- * DW, PAD_T, PAD_L, SPAN, TAP_IN(at), TAP_EDGE(row, col), EPILOGUE(v, fi), LD_x, ST_Y. */
+ * DW, PAD_T, PAD_L, SPAN, TAP_IN(at), TAP_EDGE(row, col), EPILOGUE(v, fi), LD_x, ST_Y;
+ * where the epilogue has a vector form, EPILOGUE_V(v, fi) and VSTORE_Y(fi, v), which a
+ * tile inside the row takes. */
 __kernel void KNAME(KPARAMS)
 {
     const int oy = get_global_id(0), tx = get_global_id(1), plane = get_global_id(2);
@@ -30,9 +32,17 @@ __kernel void KNAME(KPARAMS)
             }
         }
     }
-    float r[PT];
-    VSTORE(select(best, (VEC)(NAN), nan), 0, r);
+    best = select(best, (VEC)(NAN), nan);
     const int fi0 = (plane * OH + oy) * OW + ox0;
+#ifdef EPILOGUE_V
+    if (ox0 + PT <= OW) {
+        EPILOGUE_V(best, fi0);
+        VSTORE_Y(fi0, best);
+        return;
+    }
+#endif
+    float r[PT];
+    VSTORE(best, 0, r);
 #pragma unroll
     for (int j = 0; j < PT; j++) {
         if (ox0 + j < OW) {

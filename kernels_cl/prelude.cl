@@ -47,6 +47,12 @@ inline float byocl_sigmoid(float x)
     return 1.0f / (1.0f + exp(-x));
 }
 
+/* The vector forms of byocl_max, byocl_min and byocl_sigmoid for a vector epilogue
+ * (EPILOGUE_V, whose kernel defines VEC). */
+#define BYOCL_MAX_V(a, b) ((isnan(a) | isnan(b)) ? (VEC)(NAN) : ((a) > (b) ? (a) : (b)))
+#define BYOCL_MIN_V(a, b) ((isnan(a) | isnan(b)) ? (VEC)(NAN) : ((a) < (b) ? (a) : (b)))
+#define BYOCL_SIGMOID_V(x) (1.0f / (1.0f + exp(-(x))))
+
 /* erf as a rational function of x (Eigen's generic_fast_erf_float): within 7.1 ulp of the
  * exact erf over all floats (4.3e-7 relative; checked against double erf on 2.2 million
  * points), without branches, so that PoCL vectorizes it across work-items: PoCL 3.1's

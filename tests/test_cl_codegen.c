@@ -212,7 +212,8 @@ typedef struct run_opts {
     int expect_launches;    /* when > 0 */
     int vector_width;       /* the device's float vector width (0: the default, 16) */
     const char *expect_text; /* when set: text the program must contain */
-    bool exact;             /* outputs must equal the reference's bit for bit */
+    const char *reject_text; /* when set: text the program must not contain */
+    bool exact;             /* outputs must equal the reference's bit for bit (NaN: any NaN) */
     byocl_tensor *const *inputs; /* when set: the inputs, instead of random ones */
 } run_opts;
 
@@ -231,6 +232,8 @@ static double check_region_opts(const char *text, const run_opts *o)
         fail_msg("%s", err.msg);
     if (o->expect_text)
         ts_assert_contains(plan->source, o->expect_text);
+    if (o->reject_text && strstr(plan->source, o->reject_text))
+        fail_msg("the program contains \"%s\":\n%s", o->reject_text, plan->source);
     if (o->expect_launches > 0 && plan->n_launches != o->expect_launches)
         fail_msg("%d launches, expected %d:\n%s", plan->n_launches, o->expect_launches,
                  clg_plan_text(plan, "main"));
@@ -267,7 +270,7 @@ static double check_region_opts(const char *text, const run_opts *o)
     double worst = 0;
     for (int i = 0; i < n_want; i++) {
         if (o->exact)
-            assert_tensor_bytes_equal(got[i], want[i], text);
+            assert_tensor_values_equal(got[i], want[i], text);
         double e = ts_relative_l2(got[i], want[i]);
         double tol = byocl_tensor_dtype(want[i]) == BYOCL_FLOAT16 ? TOL_F16 : TOL_F32;
         if (!(e <= tol))
@@ -479,6 +482,105 @@ static void test_conv2d_depthwise(void **state)
                       &narrow);
     check_region(MAIN("%x: Tensor[(1, 3, 6, 6), float32], %w: Tensor[(3, 1, 1, 1), float32]")
                  "  nn.conv2d(%x, %w, groups=3)\n}\n");
+}
+
+/* Vector epilogues (EPILOGUE_V): a tile of 8 outputs inside one row, or inside one plane
+ * for a 1x1 conv read in place, runs the steps on vectors, each operand one vector load
+ * (contiguous along the tile) or one element broadcast (constant along it); the tile at
+ * the end of a row or plane takes the scalar epilogue. */
+static void test_vector_epilogue(void **state)
+{
+    (void)state;
+    /* A 1x1 conv read in place: 60 positions, tiles across rows; the last tile (56..63)
+     * is scalar. The residual is contiguous across rows; bias, batch_norm per channel. */
+    static const char pointwise[] =
+        MAIN("%x: Tensor[(1, 6, 5, 12), float32], %c_w: Tensor[(10, 6, 1, 1), float32], "
+             "%b: Tensor[(10), float32], %c_gamma: Tensor[(10), float32], "
+             "%c_beta: Tensor[(10), float32], %c_mean: Tensor[(10), float32], "
+             "%c_var: Tensor[(10), float32], %r: Tensor[(1, 10, 5, 12), float32], "
+             "%c_half: Tensor[(1), float32]")
+        "  %0 = nn.relu(%x);\n"
+        "  %1 = nn.conv2d(%0, %c_w);\n"
+        "  %2 = nn.bias_add(%1, %b);\n"
+        "  %3 = nn.batch_norm(%2, %c_gamma, %c_beta, %c_mean, %c_var);\n"
+        "  %4 = add(%3.0, %r);\n"
+        "  %5 = sigmoid(%4);\n"
+        "  %6 = subtract(%5, %c_half);\n"
+        "  nn.leaky_relu(%6, alpha=0.1f)\n}\n";
+    run_opts o = {.seed = 21, .vector_width = 8, .expect_launches = 2,
+                  .expect_text = "    v = v + vload8(0, e3 + ((fi)));"};
+    check_region_opts(pointwise, &o);
+    o.expect_text = "    v = BYOCL_SIGMOID_V(v);";
+    check_region_opts(pointwise, &o);
+    check_region_f16(pointwise);
+    /* A padded 3x3 conv (grid rows 21 wide, 19 outputs): tiles inside a row are vectors;
+     * an operand varying along the rows only is constant along a tile. */
+    static const char padded[] =
+        MAIN("%x: Tensor[(1, 4, 6, 19), float32], %c_w: Tensor[(5, 4, 3, 3), float32], "
+             "%r: Tensor[(1, 5, 6, 19), float32], %h: Tensor[(6, 1), float32]")
+        "  %0 = nn.conv2d(%x, %c_w, padding=[1, 1, 1, 1]);\n"
+        "  %1 = add(%0, %r);\n"
+        "  %2 = multiply(%h, %1);\n"
+        "  maximum(%2, 0.25f)\n}\n";
+    run_opts op = {.seed = 22, .vector_width = 8,
+                   .expect_text = "    v = ((VEC)(LD_e1((fi) / 19 % 6))) * v;"};
+    check_region_opts(padded, &op);
+    /* Across rows, an operand varying along them is neither: no vector form (nor with a
+     * step that has none, erf). */
+    static const char across[] =
+        MAIN("%x: Tensor[(1, 6, 5, 12), float32], %c_w: Tensor[(4, 6, 1, 1), float32], "
+             "%h: Tensor[(5, 1), float32]")
+        "  %0 = nn.relu(%x);\n"
+        "  %1 = nn.conv2d(%0, %c_w);\n"
+        "  add(%1, %h)\n}\n";
+    run_opts oa = {.seed = 23, .vector_width = 8, .reject_text = "#define EPILOGUE_V"};
+    check_region_opts(across, &oa);
+    check_region_opts(MAIN("%x: Tensor[(1, 2, 3, 30), float32], %w: Tensor[(3, 2, 1, 1), float32]")
+                      "  %0 = nn.conv2d(%x, %w);\n  erf(%0)\n}\n",
+                      &oa);
+    /* Max pooling in row tiles, NaN included: maximum and minimum keep NaN in both forms,
+     * bit for bit the reference's. 61 columns: 8 tiles, the last one scalar. */
+    static const char pool[] =
+        MAIN("%x: Tensor[(1, 3, 5, 61), float32], %y: Tensor[(1, 3, 5, 61), float32], "
+             "%z: Tensor[(3, 1, 1), float32], %s: Tensor[(61), float32]")
+        "  %0 = nn.max_pool2d(%x, pool_size=[3, 3], padding=[1, 1, 1, 1]);\n"
+        "  %1 = maximum(%0, %y);\n"
+        "  %2 = minimum(%1, %z);\n"
+        "  %3 = multiply(%2, %s);\n"
+        "  clip(%3, a_min=-0.5f, a_max=0.5f)\n}\n";
+    byocl_shape sx = byocl_shape_make(4, (int64_t[]){1, 3, 5, 61});
+    byocl_shape sz = byocl_shape_make(3, (int64_t[]){3, 1, 1});
+    byocl_shape ss = byocl_shape_make(1, (int64_t[]){61});
+    byocl_tensor *in[4] = {byocl_tensor_new(BYOCL_FLOAT32, &sx, NULL),
+                           byocl_tensor_new(BYOCL_FLOAT32, &sx, NULL),
+                           byocl_tensor_new(BYOCL_FLOAT32, &sz, NULL),
+                           byocl_tensor_new(BYOCL_FLOAT32, &ss, NULL)};
+    for (int k = 0; k < 4; k++)
+        byocl_tensor_fill_random(in[k], 30 + (uint64_t)k, -1.0, 1.0);
+    float *x = byocl_tensor_data(in[0]), *y = byocl_tensor_data(in[1]);
+    for (int i = 5; i < 3 * 5 * 61; i += 37)
+        x[i] = NAN;
+    for (int i = 11; i < 3 * 5 * 61; i += 29)
+        y[i] = NAN;
+    ((float *)byocl_tensor_data(in[2]))[1] = NAN;
+    run_opts ox = {.exact = true, .inputs = in, .vector_width = 8,
+                   .expect_text = "    v = BYOCL_MIN_V(v, ((VEC)(LD_e1((fi) / 305))));"};
+    check_region_opts(pool, &ox);
+    op_tensors_free(in, 4);
+    /* dense: 16 units a tile along the row; 37 units, the third tile scalar. The bias
+     * is contiguous along the tile, a per-row operand constant along it. */
+    static const char dense[] =
+        MAIN("%x: Tensor[(5, 20), float32], %c_w: Tensor[(37, 20), float32], "
+             "%b: Tensor[(37), float32], %r: Tensor[(5, 1), float32]")
+        "  %0 = nn.dense(%x, %c_w);\n"
+        "  %1 = nn.bias_add(%0, %b, axis=-1);\n"
+        "  %2 = divide(%1, %r);\n"
+        "  tanh(%2)\n}\n";
+    run_opts od = {.seed = 24, .lo = 0.5, .hi = 1.5,
+                   .expect_text = "    v = v / ((VEC)(LD_e1((fi) / 37)));"};
+    check_region_opts(dense, &od);
+    od.expect_text = "    v = v + vload16(0, e0 + ((fi) % 37));";
+    check_region_opts(dense, &od);
 }
 
 /* out_dtype: float16 data and weights, a float32 result (no rounding in between). */
@@ -2000,10 +2102,20 @@ static void test_kernel_text(void **state)
         "    v = v + LD_e0((fi) / 25); \\\n"
         "    /* the result (nn.relu) */ \\\n"
         "    v = v < 0.0f ? 0.0f : v; \\\n"
-        "} while (0)\n");
+        "} while (0)\n"
+        /* The same steps on a tile of 16 outputs in one row (WPH 7 > OW 5): the bias is
+         * constant along the tile, one element broadcast. */
+        "#define EPILOGUE_V(v, fi) do { \\\n"
+        "    /* %1 (nn.bias_add) */ \\\n"
+        "    v = v + ((VEC)(LD_e0((fi) / 25))); \\\n"
+        "    /* the result (nn.relu) */ \\\n"
+        "    v = v < 0.0f ? 0.0f : v; \\\n"
+        "} while (0)\n"
+        "#define VSTORE_Y(fi, v) vstore16((v), 0, y + (fi))\n");
     free(got);
     /* Every #define of the instance is undone after it. */
-    assert_non_null(strstr(end, "#undef CONV_TAPS\n#undef LD_e0\n#undef EPILOGUE\n"));
+    assert_non_null(strstr(end, "#undef CONV_TAPS\n#undef LD_e0\n#undef EPILOGUE\n"
+                                "#undef EPILOGUE_V\n#undef VSTORE_Y\n"));
     clg_plan_free(plan);
     byocl_module_free(m);
 }
@@ -2382,6 +2494,7 @@ int main(void)
         cmocka_unit_test(test_views_and_outputs),
         cmocka_unit_test(test_launch_plan_text),
         cmocka_unit_test(test_kernel_text),
+        cmocka_unit_test(test_vector_epilogue),
         cmocka_unit_test(test_float16_text),
         cmocka_unit_test(test_equal_kernels_once),
         cmocka_unit_test(test_plan_write),

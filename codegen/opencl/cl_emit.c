@@ -254,7 +254,7 @@ static byocl_status emit_conv_depthwise(clg_gen *gen, const clg_group *grp,
     define_ints(&k, names, values, sizeof names / sizeof names[0]);
     byocl_status st = define_row_taps(&k, s->pt, s->stride[1], s->w, x_dtype, "0.0f");
     if (st == BYOCL_OK)
-        st = clg_epilogue_define(&k, grp, gen->err);
+        st = clg_epilogue_define_tiles(&k, grp, s->pt, 1, gen->err);
     size_t global[3] = {(size_t)s->oh, (size_t)tiles, (size_t)(s->n * s->c)};
     return clg_kernel_finish(&k, st, "conv2d_depthwise", label, 3, global, clg_group_flops(gen, grp));
 }
@@ -325,7 +325,8 @@ static byocl_status emit_conv(clg_gen *gen, const clg_group *grp)
     if (tap_list)
         clg_kernel_define(&k, "CONV_TAPS(T)", "%s", tap_list);
     free(tap_list);
-    st = tap_list ? clg_epilogue_define(&k, grp, gen->err)
+    /* With WPH == OW the grid is the output: a tile may span rows of one plane. */
+    st = tap_list ? clg_epilogue_define_tiles(&k, grp, s.pt, s.wph == s.ow ? 2 : 1, gen->err)
                   : byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory writing %s", label);
     size_t global[3] = {(size_t)s.npt, (size_t)s.ob, (size_t)(s.n * s.groups)};
     st = clg_kernel_finish(&k, st, "conv2d", label, 3, global, clg_group_flops(gen, grp));
@@ -383,7 +384,8 @@ static byocl_status emit_dense(clg_gen *gen, const clg_group *grp)
     x_offset_text(&s, x_at, sizeof x_at);
     clg_kernel_define(&k, "X_AT(b, row, k)", "(%s)", x_at);
     clg_kernel_define(&k, "W_MATRIX(b)", "%s", s.w_matrices > 1 ? "(b)" : "0");
-    st = clg_epilogue_define(&k, grp, gen->err);
+    st = s.ut > 1 ? clg_epilogue_define_tiles(&k, grp, s.ut, 1, gen->err)
+                  : clg_epilogue_define(&k, grp, gen->err);
     size_t global[3] = {(size_t)s.ub, (size_t)s.rb, (size_t)s.batch};
     return clg_kernel_finish(&k, st, "dense", label, batched ? 3 : 2, global,
                              clg_group_flops(gen, grp));
@@ -418,7 +420,7 @@ static byocl_status emit_max_pool(clg_gen *gen, const clg_group *grp, const nn_w
     byocl_status st = define_row_taps(&k, pt, win->stride[1], in->dims[3],
                                       dtype_of(gen, x_root), "-INFINITY");
     if (st == BYOCL_OK)
-        st = clg_epilogue_define(&k, grp, gen->err);
+        st = clg_epilogue_define_tiles(&k, grp, pt, 1, gen->err);
     size_t global[3] = {(size_t)out->dims[2], (size_t)tiles,
                         (size_t)(out->dims[0] * out->dims[1])};
     return clg_kernel_finish(&k, st, "max_pool2d", label, 3, global, clg_group_flops(gen, grp));

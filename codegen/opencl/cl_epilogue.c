@@ -17,18 +17,17 @@
 
 /* --------------------------------------------------------------- offsets */
 
-void clg_broadcast_offset(const byocl_shape *out, const byocl_shape *operand, int axis,
-                         const char *fi, char *buf, size_t len)
+/* The step, in elements of `operand` broadcast to `out`, along each axis of `out`. */
+static void broadcast_strides(const byocl_shape *out, const byocl_shape *operand, int axis,
+                              int64_t *stride)
 {
-    int rank = out->rank;
-    int64_t stride[BYOCL_MAX_RANK];
     int64_t s = 1;
-    for (int d = rank - 1; d >= 0; d--) {
+    for (int d = out->rank - 1; d >= 0; d--) {
         if (axis >= 0) {
             stride[d] = d == axis ? 1 : 0;
             continue;
         }
-        int k = d - (rank - operand->rank);
+        int k = d - (out->rank - operand->rank);
         if (k < 0 || operand->dims[k] == 1) {
             stride[d] = 0;
         } else {
@@ -36,6 +35,14 @@ void clg_broadcast_offset(const byocl_shape *out, const byocl_shape *operand, in
             s *= operand->dims[k];
         }
     }
+}
+
+void clg_broadcast_offset(const byocl_shape *out, const byocl_shape *operand, int axis,
+                         const char *fi, char *buf, size_t len)
+{
+    int rank = out->rank;
+    int64_t stride[BYOCL_MAX_RANK];
+    broadcast_strides(out, operand, axis, stride);
     /* Merge neighbouring dimensions that the operand walks as one (or skips as one). */
     int64_t ext[BYOCL_MAX_RANK], str[BYOCL_MAX_RANK];
     int m = 0;
@@ -81,11 +88,49 @@ void clg_broadcast_offset(const byocl_shape *out, const byocl_shape *operand, in
 
 /* --------------------------------------------------------------- steps */
 
+/* The epilogue is written in two forms at once: EPILOGUE(v, fi) on one float, and, where
+ * every step and operand allows it, EPILOGUE_V(v, fi) on a VEC of `pt` consecutive
+ * elements from fi on, which the kernel guarantees lie in one row of the result
+ * (tile_axes 1) or in one plane of its last two axes (tile_axes 2). Each operand of a
+ * tile is then one vector load (contiguous along the tile) or one element broadcast
+ * (constant along it), and the kernel stores the tile with one vector store: per
+ * element, the scalar form's offset arithmetic, operand loads and store cost more than a
+ * 1x1 conv's arithmetic with few input channels. */
 typedef struct epi_ctx {
     clg_kernel *k;
     const byocl_function *fn;
-    byocl_textbuf body;
+    byocl_textbuf body, vbody;
+    int pt, tile_axes; /* tile_axes 0: no vector form */
+    bool vector_ok;
 } epi_ctx;
+
+/* An operand's (or a literal's) text in the scalar form and in the vector form. */
+typedef struct operand_text {
+    char s[600], v[640];
+} operand_text;
+
+static void same_text(operand_text *t, const char *text)
+{
+    snprintf(t->s, sizeof t->s, "%s", text);
+    snprintf(t->v, sizeof t->v, "%s", text);
+}
+
+static void literal_text(operand_text *t, double value)
+{
+    clg_float_literal(value, t->s, sizeof t->s);
+    snprintf(t->v, sizeof t->v, "%s", t->s);
+}
+
+/* One line of both forms: fmt's %s are the texts of a, b, c and d (NULL: ""). */
+static void put_line(epi_ctx *e, const char *fmt, const operand_text *a, const operand_text *b,
+                     const operand_text *c, const operand_text *d)
+{
+    base_textbuf_printf(&e->body, fmt, a ? a->s : "", b ? b->s : "", c ? c->s : "",
+                        d ? d->s : "");
+    if (e->vector_ok)
+        base_textbuf_printf(&e->vbody, fmt, a ? a->v : "", b ? b->v : "", c ? c->v : "",
+                            d ? d->v : "");
+}
 
 /* A float constant of one element (through reshapes, the node's root): its value, which
  * a step can use as a literal instead of a load. */
@@ -103,10 +148,35 @@ static bool scalar_constant(const epi_ctx *e, int node, int arg, double *value)
     return true;
 }
 
+/* The load of operand `name` (a parameter of shape `shape` broadcast to `out`) for a whole
+ * tile from element offset `offset`: one vector load, one element broadcast, or, when it
+ * is neither along the tile, no vector form. */
+static void operand_tile_load(epi_ctx *e, const byocl_shape *out, const byocl_shape *shape,
+                              byocl_dtype dtype, int axis, const char *name,
+                              const char *offset, char *buf, size_t len)
+{
+    int r = out->rank;
+    if (!e->vector_ok || dtype != BYOCL_FLOAT32 || r < e->tile_axes) {
+        e->vector_ok = false;
+        return;
+    }
+    int64_t stride[BYOCL_MAX_RANK];
+    broadcast_strides(out, shape, axis, stride);
+    /* A tile spans rows only with tile_axes 2, and then only if there are rows. */
+    bool rows = e->tile_axes == 2 && out->dims[r - 2] > 1;
+    int64_t row_stride = rows ? stride[r - 2] : 0;
+    if (stride[r - 1] == 0 && row_stride == 0)
+        snprintf(buf, len, "((VEC)(LD_%s(%s)))", name, offset);
+    else if (stride[r - 1] == 1 && (!rows || row_stride == out->dims[r - 1]))
+        snprintf(buf, len, "vload%d(0, %s + (%s))", e->pt, name, offset);
+    else
+        e->vector_ok = false;
+}
+
 /* The expression of argument `arg` of `node` at element fi: a float literal for a scalar
  * constant (the compiler then folds it: pow(v, 2.0f) becomes v * v), else a load at its
  * broadcast offset (`axis` >= 0: along that output axis only). */
-static byocl_status operand_load(epi_ctx *e, int node, int arg, int axis, char *buf, size_t len,
+static byocl_status operand_load(epi_ctx *e, int node, int arg, int axis, operand_text *t,
                                  byocl_error *err)
 {
     const byocl_function *fn = e->fn;
@@ -114,7 +184,8 @@ static byocl_status operand_load(epi_ctx *e, int node, int arg, int axis, char *
     if (scalar_constant(e, node, arg, &value)) {
         char literal[48];
         clg_float_literal(value, literal, sizeof literal);
-        snprintf(buf, len, "%s", literal);
+        snprintf(t->s, sizeof t->s, "%s", literal);
+        snprintf(t->v, sizeof t->v, "((VEC)(%s))", literal);
         return BYOCL_OK;
     }
     int a = fn->nodes[node].args[arg];
@@ -127,10 +198,11 @@ static byocl_status operand_load(epi_ctx *e, int node, int arg, int axis, char *
     if (!name)
         return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
                                "in @%s: too many operands fused into one kernel", fn->name);
+    const byocl_shape *out = &clg_tensor_type(fn, node)->shape;
     char offset[512];
-    clg_broadcast_offset(&clg_tensor_type(fn, node)->shape, &at->shape, axis, "(fi)", offset,
-                        sizeof offset);
-    snprintf(buf, len, "LD_%s(%s)", name, offset);
+    clg_broadcast_offset(out, &at->shape, axis, "(fi)", offset, sizeof offset);
+    snprintf(t->s, sizeof t->s, "LD_%s(%s)", name, offset);
+    operand_tile_load(e, out, &at->shape, at->dtype, axis, name, offset, t->v, sizeof t->v);
     return BYOCL_OK;
 }
 
@@ -141,8 +213,8 @@ static int norm_axis(int64_t axis, int rank)
 
 /* batch_norm with constant statistics: scale and shift per channel, computed here in
  * double as the reference kernel does and rounded to float once. */
-static byocl_status batch_norm_constants(epi_ctx *e, int node, int axis, char *scale_load,
-                                         char *shift_load, size_t len, byocl_error *err)
+static byocl_status batch_norm_constants(epi_ctx *e, int node, int axis, operand_text *scale_load,
+                                         operand_text *shift_load, byocl_error *err)
 {
     const byocl_function *fn = e->fn;
     const byocl_node *n = &fn->nodes[node];
@@ -184,8 +256,12 @@ static byocl_status batch_norm_constants(epi_ctx *e, int node, int axis, char *s
     const byocl_shape *out = &clg_tensor_type(fn, node)->shape;
     char offset[512];
     clg_broadcast_offset(out, &shape, axis, "(fi)", offset, sizeof offset);
-    snprintf(scale_load, len, "LD_%s(%s)", ns, offset);
-    snprintf(shift_load, len, "LD_%s(%s)", nt, offset);
+    snprintf(scale_load->s, sizeof scale_load->s, "LD_%s(%s)", ns, offset);
+    snprintf(shift_load->s, sizeof shift_load->s, "LD_%s(%s)", nt, offset);
+    operand_tile_load(e, out, &shape, BYOCL_FLOAT32, axis, ns, offset, scale_load->v,
+                      sizeof scale_load->v);
+    operand_tile_load(e, out, &shape, BYOCL_FLOAT32, axis, nt, offset, shift_load->v,
+                      sizeof shift_load->v);
     return BYOCL_OK;
 }
 
@@ -203,30 +279,31 @@ static byocl_status batch_norm_step(epi_ctx *e, int node, byocl_error *err)
     const byocl_node *n = &fn->nodes[node];
     int axis = norm_axis(byocl_attrs_get_int(&n->attrs, "axis", 1),
                          clg_tensor_type(fn, node)->shape.rank);
-    char a[600], b[600];
+    operand_text a, b;
     if (all_constant(fn, n, 1, 5)) {
-        byocl_status st = batch_norm_constants(e, node, axis, a, b, sizeof a, err);
+        byocl_status st = batch_norm_constants(e, node, axis, &a, &b, err);
         if (st == BYOCL_OK)
-            base_textbuf_printf(&e->body, "    v = fma(v, %s, %s); \\\n", a, b);
+            put_line(e, "    v = fma(v, %s, %s); \\\n", &a, &b, NULL, NULL);
         return st;
     }
     bool center = byocl_attrs_get_bool(&n->attrs, "center", true);
     bool scale = byocl_attrs_get_bool(&n->attrs, "scale", true);
     char eps[48];
     clg_float_literal(byocl_attrs_get_float(&n->attrs, "epsilon", 1e-5), eps, sizeof eps);
-    char mean[600], var[600];
-    byocl_status st = operand_load(e, node, 3, axis, mean, sizeof mean, err);
+    operand_text mean, var;
+    byocl_status st = operand_load(e, node, 3, axis, &mean, err);
     if (st == BYOCL_OK)
-        st = operand_load(e, node, 4, axis, var, sizeof var, err);
+        st = operand_load(e, node, 4, axis, &var, err);
     if (st == BYOCL_OK && scale)
-        st = operand_load(e, node, 1, axis, a, sizeof a, err);
+        st = operand_load(e, node, 1, axis, &a, err);
     if (st == BYOCL_OK && center)
-        st = operand_load(e, node, 2, axis, b, sizeof b, err);
+        st = operand_load(e, node, 2, axis, &b, err);
     if (st != BYOCL_OK)
         return st;
-    base_textbuf_printf(&e->body, "    v = (v - %s) * (1.0f / sqrt(%s + %s)%s%s)%s%s; \\\n", mean,
-                        var, eps, scale ? " * " : "", scale ? a : "", center ? " + " : "",
-                        center ? b : "");
+    char fmt[160];
+    snprintf(fmt, sizeof fmt, "    v = (v - %%s) * (1.0f / sqrt(%%s + %s)%s)%s; \\\n", eps,
+             scale ? " * %s" : "%s", center ? " + %s" : "%s");
+    put_line(e, fmt, &mean, &var, scale ? &a : NULL, center ? &b : NULL);
     return BYOCL_OK;
 }
 
@@ -240,18 +317,22 @@ static const struct {
     const char *expr;             /* unary: expression of v */
     const char *predicate;        /* binary, a bool result: "a predicate b" */
     bool logical;                 /* the predicate's operands are bools (nonzero: true) */
+    /* The vector form's function or expression where the scalar one takes no vectors
+     * (kernels_cl/prelude.cl), or no vector form at all. */
+    const char *vector;
+    bool scalar_only;
 } elemwise_steps[] = {
     {.op = "add", .infix = "+"},
     {.op = "subtract", .infix = "-"},
     {.op = "multiply", .infix = "*"},
     {.op = "divide", .infix = "/"},
-    {.op = "maximum", .function = "byocl_max"},
-    {.op = "minimum", .function = "byocl_min"},
+    {.op = "maximum", .function = "byocl_max", .vector = "BYOCL_MAX_V"},
+    {.op = "minimum", .function = "byocl_min", .vector = "BYOCL_MIN_V"},
     {.op = "power", .function = "pow"},
     {.op = "mod", .function = "fmod"},
-    {.op = "floor_mod", .function = "byocl_floor_mod"},
+    {.op = "floor_mod", .function = "byocl_floor_mod", .scalar_only = true},
     {.op = "nn.relu", .expr = "v < 0.0f ? 0.0f : v"},
-    {.op = "sigmoid", .expr = "byocl_sigmoid(v)"},
+    {.op = "sigmoid", .expr = "byocl_sigmoid(v)", .vector = "BYOCL_SIGMOID_V(v)"},
     {.op = "tanh", .expr = "tanh(v)"},
     {.op = "abs", .expr = "fabs(v)"},
     {.op = "negative", .expr = "-v"},
@@ -259,7 +340,7 @@ static const struct {
     {.op = "log", .expr = "log(v)"},
     {.op = "sqrt", .expr = "sqrt(v)"},
     {.op = "rsqrt", .expr = "rsqrt(v)"},
-    {.op = "erf", .expr = "byocl_erf(v)"},
+    {.op = "erf", .expr = "byocl_erf(v)", .scalar_only = true},
     {.op = "sign", .expr = "v > 0.0f ? 1.0f : v < 0.0f ? -1.0f : v"},
     {.op = "round", .expr = "rint(v)"},
     {.op = "floor", .expr = "floor(v)"},
@@ -324,35 +405,38 @@ static byocl_status step(epi_ctx *e, int node, int chain_arg, byocl_error *err)
     const byocl_function *fn = e->fn;
     const byocl_node *n = &fn->nodes[node];
     const char *op = n->op->name;
-    char label[64];
-    clg_node_desc(fn, node, label, sizeof label);
-    base_textbuf_printf(&e->body, "    /* %s */ \\\n", label);
+    operand_text text, hi, a;
+    clg_node_desc(fn, node, text.s, sizeof text.s);
+    snprintf(text.v, sizeof text.v, "%s", text.s);
+    put_line(e, "    /* %s */ \\\n", &text, NULL, NULL, NULL);
     int si = step_index(op);
+    if (si >= 0 && elemwise_steps[si].scalar_only)
+        e->vector_ok = false;
+    const char *vector = si >= 0 ? elemwise_steps[si].vector : NULL;
     if (si >= 0 && elemwise_steps[si].expr) {
-        if (strcmp(elemwise_steps[si].expr, "v") != 0)
-            base_textbuf_printf(&e->body, "    v = %s; \\\n", elemwise_steps[si].expr);
+        snprintf(text.s, sizeof text.s, "%s", elemwise_steps[si].expr);
+        snprintf(text.v, sizeof text.v, "%s", vector ? vector : elemwise_steps[si].expr);
+        if (strcmp(text.s, "v") != 0)
+            put_line(e, "    v = %s; \\\n", &text, NULL, NULL, NULL);
         return BYOCL_OK;
     }
-    char a[600], b[48];
     if (strcmp(op, "nn.leaky_relu") == 0) {
-        clg_float_literal(byocl_attrs_get_float(&n->attrs, "alpha", 0.25), b, sizeof b);
-        base_textbuf_printf(&e->body, "    v = v < 0.0f ? %s * v : v; \\\n", b);
+        literal_text(&text, byocl_attrs_get_float(&n->attrs, "alpha", 0.25));
+        put_line(e, "    v = v < 0.0f ? %s * v : v; \\\n", &text, NULL, NULL, NULL);
         return BYOCL_OK;
     }
     if (strcmp(op, "clip") == 0) {
-        char hi[48];
-        clg_float_literal(byocl_attrs_get_float(&n->attrs, "a_min", 0.0), b, sizeof b);
-        clg_float_literal(byocl_attrs_get_float(&n->attrs, "a_max", 0.0), hi, sizeof hi);
-        base_textbuf_printf(&e->body, "    v = v < %s ? %s : (v > %s ? %s : v); \\\n", b, b, hi,
-                            hi);
+        literal_text(&text, byocl_attrs_get_float(&n->attrs, "a_min", 0.0));
+        literal_text(&hi, byocl_attrs_get_float(&n->attrs, "a_max", 0.0));
+        put_line(e, "    v = v < %s ? %s : (v > %s ? %s : v); \\\n", &text, &text, &hi, &hi);
         return BYOCL_OK;
     }
     if (strcmp(op, "nn.bias_add") == 0) {
         int axis = norm_axis(byocl_attrs_get_int(&n->attrs, "axis", 1),
                              clg_tensor_type(fn, node)->shape.rank);
-        byocl_status st = operand_load(e, node, 1, axis, a, sizeof a, err);
+        byocl_status st = operand_load(e, node, 1, axis, &a, err);
         if (st == BYOCL_OK)
-            base_textbuf_printf(&e->body, "    v = v + %s; \\\n", a);
+            put_line(e, "    v = v + %s; \\\n", &a, NULL, NULL, NULL);
         return st;
     }
     if (strcmp(op, "nn.batch_norm") == 0)
@@ -361,23 +445,22 @@ static byocl_status step(epi_ctx *e, int node, int chain_arg, byocl_error *err)
         /* To bool: nonzero (NaN too) is true; to a float dtype: v as it is (a float16
          * result rounds where it is stored or read next). */
         if (clg_tensor_type(fn, node)->dtype == BYOCL_BOOL)
-            base_textbuf_puts(&e->body, "    v = v != 0.0f ? 1.0f : 0.0f; \\\n");
+            put_line(e, "    v = v != 0.0f ? 1.0f : 0.0f; \\\n", NULL, NULL, NULL, NULL);
         return BYOCL_OK;
     }
     if (strcmp(op, "where") == 0) {
         /* The chain value is one of condition, x and y; the others are read. */
-        char args[3][600];
+        operand_text args[3];
         for (int k = 0; k < 3; k++) {
             if (k == chain_arg) {
-                snprintf(args[k], sizeof args[k], "v");
+                same_text(&args[k], "v");
                 continue;
             }
-            byocl_status st = operand_load(e, node, k, -1, args[k], sizeof args[k], err);
+            byocl_status st = operand_load(e, node, k, -1, &args[k], err);
             if (st != BYOCL_OK)
                 return st;
         }
-        base_textbuf_printf(&e->body, "    v = %s != 0.0f ? %s : %s; \\\n", args[0], args[1],
-                            args[2]);
+        put_line(e, "    v = %s != 0.0f ? %s : %s; \\\n", &args[0], &args[1], &args[2], NULL);
         return BYOCL_OK;
     }
     double exponent;
@@ -386,43 +469,68 @@ static byocl_status step(epi_ctx *e, int node, int chain_arg, byocl_error *err)
         /* Squares (layer norm's variance as torch exports it): exact, as the reference's
          * pow in double rounded once is, where PoCL 3.1's pow (and pown) took 130 ns per
          * element even with a literal exponent. */
-        base_textbuf_puts(&e->body, "    v = v * v; \\\n");
+        put_line(e, "    v = v * v; \\\n", NULL, NULL, NULL, NULL);
         return BYOCL_OK;
     }
     if (clg_is_binary_op(op)) {
-        byocl_status st = operand_load(e, node, 1 - chain_arg, -1, a, sizeof a, err);
+        byocl_status st = operand_load(e, node, 1 - chain_arg, -1, &a, err);
         if (st != BYOCL_OK)
             return st;
-        const char *lhs = chain_arg == 0 ? "v" : a, *rhs = chain_arg == 0 ? a : "v";
+        same_text(&text, "v");
+        const operand_text *lhs = chain_arg == 0 ? &text : &a, *rhs = chain_arg == 0 ? &a : &text;
+        char fmt[96];
         if (elemwise_steps[si].predicate && elemwise_steps[si].logical)
-            base_textbuf_printf(&e->body,
-                                "    v = ((%s) != 0.0f) %s ((%s) != 0.0f) ? 1.0f : 0.0f; \\\n",
-                                lhs, elemwise_steps[si].predicate, rhs);
+            snprintf(fmt, sizeof fmt, "    v = ((%%s) != 0.0f) %s ((%%s) != 0.0f) ? 1.0f : 0.0f; \\\n",
+                     elemwise_steps[si].predicate);
         else if (elemwise_steps[si].predicate)
-            base_textbuf_printf(&e->body, "    v = %s %s %s ? 1.0f : 0.0f; \\\n", lhs,
-                                elemwise_steps[si].predicate, rhs);
+            snprintf(fmt, sizeof fmt, "    v = %%s %s %%s ? 1.0f : 0.0f; \\\n",
+                     elemwise_steps[si].predicate);
         else if (elemwise_steps[si].infix)
-            base_textbuf_printf(&e->body, "    v = %s %s %s; \\\n", lhs, elemwise_steps[si].infix,
-                                rhs);
+            snprintf(fmt, sizeof fmt, "    v = %%s %s %%s; \\\n", elemwise_steps[si].infix);
         else
-            base_textbuf_printf(&e->body, "    v = %s(%s, %s); \\\n", elemwise_steps[si].function,
-                                lhs, rhs);
+            snprintf(fmt, sizeof fmt, "    v = %s(%%s, %%s); \\\n", elemwise_steps[si].function);
+        base_textbuf_printf(&e->body, fmt, lhs->s, rhs->s);
+        if (e->vector_ok && vector)
+            snprintf(fmt, sizeof fmt, "    v = %s(%%s, %%s); \\\n", vector);
+        if (e->vector_ok)
+            base_textbuf_printf(&e->vbody, fmt, lhs->v, rhs->v);
         return BYOCL_OK;
     }
     return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED, "in @%s, %s: no epilogue for op %s",
-                           fn->name, label, op);
+                           fn->name, text.s, op);
 }
 
-byocl_status clg_epilogue_define(clg_kernel *k, const clg_group *grp, byocl_error *err)
+/* Whether the vector form can be written at all: float32 from the anchor's result through
+ * every step (bools and float16 roundings have no vector form), one shape throughout. */
+static bool vector_form_possible(const epi_ctx *e, const clg_group *grp)
 {
-    epi_ctx e = {.k = k, .fn = k->gen->fn};
+    const byocl_function *fn = e->fn;
+    const byocl_type *tail = clg_tensor_type(fn, grp->tail);
+    if (e->tile_axes <= 0 || grp->kind == CLG_ANCHOR_ELEMWISE || tail->dtype != BYOCL_FLOAT32)
+        return false;
+    for (int i = 0; i < grp->n_steps; i++) {
+        int node = grp->steps[i];
+        const byocl_type *t = clg_tensor_type(fn, node);
+        const byocl_type *in = fn->nodes[fn->nodes[node].args[grp->chain_arg[i]]].type;
+        if (t->dtype != BYOCL_FLOAT32 || in->dtype != BYOCL_FLOAT32 ||
+            !byocl_shape_equal(&t->shape, &tail->shape))
+            return false;
+    }
+    return true;
+}
+
+static byocl_status define_epilogue(clg_kernel *k, const clg_group *grp, int pt, int tile_axes,
+                                    byocl_error *err)
+{
+    epi_ctx e = {.k = k, .fn = k->gen->fn, .pt = pt, .tile_axes = tile_axes};
+    e.vector_ok = vector_form_possible(&e, grp);
     const byocl_function *fn = e.fn;
     byocl_status st = BYOCL_OK;
     if (grp->kind == CLG_ANCHOR_ELEMWISE) {
-        char first[600];
-        st = operand_load(&e, grp->steps[0], grp->chain_arg[0], -1, first, sizeof first, err);
+        operand_text first;
+        st = operand_load(&e, grp->steps[0], grp->chain_arg[0], -1, &first, err);
         if (st == BYOCL_OK)
-            clg_kernel_define(k, "LD_FIRST(fi)", "%s", first);
+            clg_kernel_define(k, "LD_FIRST(fi)", "%s", first.s);
     }
     for (int i = 0; st == BYOCL_OK && i < grp->n_steps; i++) {
         int node = grp->steps[i];
@@ -433,11 +541,27 @@ byocl_status clg_epilogue_define(clg_kernel *k, const clg_group *grp, byocl_erro
             base_textbuf_puts(&e.body, "    v = byocl_round_f16(v); \\\n");
         st = step(&e, node, grp->chain_arg[i], err);
     }
-    char *body = base_textbuf_take(&e.body);
-    if (st == BYOCL_OK && !body)
+    char *body = base_textbuf_take(&e.body), *vbody = base_textbuf_take(&e.vbody);
+    if (st == BYOCL_OK && (!body || (e.vector_ok && grp->n_steps > 0 && !vbody)))
         st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory writing an epilogue");
     if (st == BYOCL_OK)
         clg_kernel_define(k, "EPILOGUE(v, fi)", "do { \\\n%s} while (0)", body);
+    if (st == BYOCL_OK && e.vector_ok) {
+        clg_kernel_define(k, "EPILOGUE_V(v, fi)", "do { \\\n%s} while (0)", vbody ? vbody : "");
+        clg_kernel_define(k, "VSTORE_Y(fi, v)", "vstore%d((v), 0, y + (fi))", pt);
+    }
     free(body);
+    free(vbody);
     return st;
+}
+
+byocl_status clg_epilogue_define(clg_kernel *k, const clg_group *grp, byocl_error *err)
+{
+    return define_epilogue(k, grp, 0, 0, err);
+}
+
+byocl_status clg_epilogue_define_tiles(clg_kernel *k, const clg_group *grp, int pt,
+                                       int tile_axes, byocl_error *err)
+{
+    return define_epilogue(k, grp, pt, tile_axes, err);
 }

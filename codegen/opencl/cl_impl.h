@@ -206,6 +206,12 @@ void clg_kernel_abandon(clg_kernel *k);
  * the element at flat index fi of the anchor's result), adding operands as kernel
  * parameters. For an elemwise anchor (first == 0) it also defines LD_FIRST(fi). */
 byocl_status clg_epilogue_define(clg_kernel *k, const clg_group *grp, byocl_error *err);
+/* The same, and, where every step and operand has a vector form, EPILOGUE_V(v, fi) on a
+ * VEC of pt consecutive elements from fi (the kernel guarantees that they lie in one row
+ * of the result, tile_axes 1, or in one plane of its last two axes, tile_axes 2) and
+ * VSTORE_Y(fi, v), which stores them; a kernel tests `#ifdef EPILOGUE_V`. */
+byocl_status clg_epilogue_define_tiles(clg_kernel *k, const clg_group *grp, int pt,
+                                       int tile_axes, byocl_error *err);
 /* True for the ops that can be chained as elementwise steps (cl_epilogue.c's table). */
 bool clg_is_elemwise_op(const char *op);
 /* True for the elementwise steps with two data arguments (either can be the chain). */
