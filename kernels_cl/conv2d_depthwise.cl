@@ -8,13 +8,16 @@
  * rows take the same path, neighbouring tiles of a row may not): for each tap, one vector of PT inputs (columns ox * SW - PAD_L +
  * kw * DW) times the tap's weight. A tile whose columns all lie inside the row reads them
  * with one vector load (TAP_IN; stride 2 takes the even lanes of a double-width load);
- * tiles at the edges read lane by lane and take 0 outside (TAP_EDGE). Rows outside the
+ * tiles at the edges take 0 outside the row: one load inside the row and a constant
+ * shuffle per tap where the row is one load wide, else lane by lane (TAP_EDGE_TILE,
+ * TAP_EDGE). Rows outside the
  * input are skipped. The PT results of a tile are consecutive outputs, stored in order.
  *
  * Defined by the generator: KNAME, KPARAMS (x, w, y, then epilogue operands), VEC
  * (float##PT), VSTORE (vstore##PT), PT, C, H, W, OH, OW, KH, KW, SH, DH, DW, PAD_T, PAD_L, SW, SPAN (columns a
  * tile's loads reach from its first), TAP_IN(at) (the vector at element offset at),
  * TAP_EDGE(row, col) (the same, checked: row is the row's offset, col the first column),
+ * TAP_EDGE_TILE(row, col, kw) (what tile tx reads for tap kw when it is not inside),
  * EPILOGUE(v, fi), LD_x, LD_w, ST_Y; where the epilogue has a vector form, EPILOGUE_V(v, fi)
  * and VSTORE_Y(fi, v), which a tile inside the row takes. */
 __kernel void KNAME(KPARAMS)
@@ -31,7 +34,7 @@ __kernel void KNAME(KPARAMS)
 #pragma unroll
             for (int kw = 0; kw < KW; kw++) {
                 const int col = ix0 + kw * DW;
-                const VEC xv = interior ? TAP_IN(row + col) : TAP_EDGE(row, col);
+                const VEC xv = interior ? TAP_IN(row + col) : TAP_EDGE_TILE(row, col, kw);
                 acc = fma((VEC)(LD_w(c * (KH * KW) + kh * KW + kw)), xv, acc);
             }
         }

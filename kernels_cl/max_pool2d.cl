@@ -1,14 +1,15 @@
 /* max_pool2d.cl: nn.max_pool2d over NCHW data in row tiles, with a fused elementwise
  * epilogue: work-item (oy, tx, plane) computes PT neighbouring outputs of row oy, ox0 =
  * tx * PT onwards (rows along dimension 0, as in conv2d_depthwise.cl), reading each tap's PT inputs as one vector as conv2d_depthwise.cl
- * does (TAP_IN inside the row, TAP_EDGE lane by lane at its edges, -inf outside; rows
+ * does (TAP_IN inside the row, TAP_EDGE_TILE at its edges, -inf outside; rows
  * outside the input are skipped). The rules are pool2d.cl's, the reference kernel's:
  * padding never enters a maximum, a NaN in the window makes it NaN, a window with no
  * cell gives -inf.
  *
  * Defined by the generator: KNAME, KPARAMS (x, y, then epilogue operands), VEC
  * (float##PT), VSTORE (vstore##PT), INTV (int##PT), PT, H, W, OH, OW, KH, KW, SH, SW, DH,
- * DW, PAD_T, PAD_L, SPAN, TAP_IN(at), TAP_EDGE(row, col), EPILOGUE(v, fi), LD_x, ST_Y;
+ * DW, PAD_T, PAD_L, SPAN, TAP_IN(at), TAP_EDGE(row, col), TAP_EDGE_TILE(row, col, kw),
+ * EPILOGUE(v, fi), LD_x, ST_Y;
  * where the epilogue has a vector form, EPILOGUE_V(v, fi) and VSTORE_Y(fi, v), which a
  * tile inside the row takes. */
 __kernel void KNAME(KPARAMS)
@@ -26,7 +27,7 @@ __kernel void KNAME(KPARAMS)
 #pragma unroll
             for (int kw = 0; kw < KW; kw++) {
                 const int col = ix0 + kw * DW;
-                const VEC v = interior ? TAP_IN(row + col) : TAP_EDGE(row, col);
+                const VEC v = interior ? TAP_IN(row + col) : TAP_EDGE_TILE(row, col, kw);
                 best = fmax(best, v);
                 nan |= isnan(v);
             }

@@ -475,13 +475,46 @@ static void test_conv2d_depthwise(void **state)
                       "  nn.conv2d(%x, %w, strides=[3, 3], padding=[2, 2, 2, 2], "
                       "dilation=[1, 2], groups=3)\n}\n",
                       &o3);
-    run_opts narrow = {.seed = 14, .vector_width = 8, .expect_text = "k2_conv2d("};
-    check_region_opts(MAIN("%x: Tensor[(2, 4, 9, 5), float32], "
+    /* Rows narrower than an 8-wide load take 4-wide tiles; narrower than 4, conv2d.cl. */
+    run_opts narrow = {.seed = 14, .vector_width = 8, .expect_launches = 1,
+                       .expect_text = "#define VEC float4\n"};
+    static const char five[] = MAIN("%x: Tensor[(2, 4, 9, 5), float32], "
+                                    "%w: Tensor[(4, 1, 7, 7), float32]")
+        "  nn.conv2d(%x, %w, padding=[3, 3, 3, 3], groups=4)\n}\n";
+    check_region_opts(five, &narrow);
+    check_region_f16(five);
+    narrow.expect_launches = 0;
+    narrow.expect_text = "k2_conv2d(";
+    check_region_opts(MAIN("%x: Tensor[(2, 4, 9, 3), float32], "
                            "%w: Tensor[(4, 1, 7, 7), float32]")
                       "  nn.conv2d(%x, %w, padding=[3, 3, 3, 3], groups=4)\n}\n",
                       &narrow);
     check_region(MAIN("%x: Tensor[(1, 3, 6, 6), float32], %w: Tensor[(3, 1, 1, 1), float32]")
                  "  nn.conv2d(%x, %w, groups=3)\n}\n");
+    /* Edge tiles read each tap with one load inside the row and a constant shuffle: 14
+     * columns (both tiles at an edge), a dilated 5x5 on 11 columns (one tile, both edges),
+     * and stride 2 (17 outputs: the third tile runs past the row and the output). */
+    static const char *const edges[] = {
+        MAIN("%x: Tensor[(1, 3, 14, 14), float32], %w: Tensor[(3, 1, 3, 3), float32]")
+        "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=3)\n}\n",
+        MAIN("%x: Tensor[(1, 2, 12, 11), float32], %w: Tensor[(2, 1, 5, 5), float32]")
+        "  nn.conv2d(%x, %w, padding=[2, 2, 2, 2], dilation=[2, 2], groups=2)\n}\n",
+        MAIN("%x: Tensor[(1, 2, 20, 33), float32], %w: Tensor[(2, 1, 3, 3), float32]")
+        "  nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], groups=2)\n}\n",
+    };
+    const char *const edge_text[] = {
+        "(tx) == 1 ? ((kw) == 0 ? shuffle2(vload8(0, x + (row) + 6), (float8)(0.0f), "
+        "(uint8)(1, 2, 3, 4, 5, 6, 7, 8))",
+        "(tx) == 0 ? ((kw) == 0 ? shuffle2(vload8(0, x + (row) + 0), (float8)(0.0f), "
+        "(uint8)(8, 8, 0, 1, 2, 3, 4, 5))",
+        "(tx) == 2 ? ((kw) == 0 ? shuffle2(vload16(0, x + (row) + 17), (float16)(0.0f), "
+        "(uint8)(14, 16, 16, 16, 16, 16, 16, 16))"};
+    for (int i = 0; i < 3; i++) {
+        run_opts oe = {.seed = 15 + (uint64_t)i, .expect_launches = 1, .vector_width = 8,
+                       .expect_text = edge_text[i]};
+        check_region_opts(edges[i], &oe);
+        check_region_f16(edges[i]);
+    }
 }
 
 /* Vector epilogues (EPILOGUE_V): a tile of 8 outputs inside one row, or inside one plane
@@ -700,6 +733,13 @@ static void test_max_pool(void **state)
                  "  nn.max_pool2d(%x, pool_size=[3, 2], strides=[2, 2], ceil_mode=True)\n}\n");
     check_region(MAIN("%x: Tensor[(1, 2, 9, 9), float32]")
                  "  nn.max_pool2d(%x, pool_size=[2, 2], dilation=[2, 2], padding=[1, 0, 1, 2])\n}\n");
+    /* Row tiles whose edge tiles shuffle, the last window hanging over the edge. */
+    run_opts ceil = {.seed = 19, .vector_width = 8,
+                     .expect_text = "(tx) == 1 ? ((kw) == 0 ? shuffle2(vload16(0, x + (row) + 5), "
+                                    "(float16)(-INFINITY), (uint8)(11, 13, 15, 16, 16, 16, 16, 16))"};
+    check_region_opts(MAIN("%x: Tensor[(1, 2, 9, 21), float32]")
+                      "  nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], ceil_mode=True)\n}\n",
+                      &ceil);
     /* Rows of 72 to 128 and 8-wide tiles (this machine's PoCL): interior tiles load each
      * tap as one vector (stride 1), the even lanes of a double-width one (stride 2), or
      * lane by lane (stride 3); an epilogue fused after. (The pools above, on rows of 9 to

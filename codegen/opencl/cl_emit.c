@@ -180,47 +180,101 @@ static bool data_weight_result(clg_gen *gen, const clg_group *grp, int *x_root, 
     return *y >= 0;
 }
 
+/* The geometry of a row-tiled window op (conv2d_depthwise.cl, max_pool2d.cl) along a row. */
+typedef struct row_tiles {
+    int pt;                               /* outputs per tile */
+    int64_t stride, taps, dilation, pad;  /* the window along the row */
+    int64_t width, out_width;             /* input and output columns */
+} row_tiles;
+
+/* Edge tiles given a shuffle each (more fall back to TAP_EDGE's lane-by-lane loads). */
+#define ROW_EDGE_TILES_MAX 4
+
+/* Tap kw of edge tile t, read with one vector load inside the row and a constant shuffle:
+ * lane j is column c + j*stride (c = t*pt*stride - pad + kw*dilation), `fill` outside the
+ * row. The load starts at clamp(c, 0, width - load width), so every column inside the row
+ * that the tile needs is in it. */
+static void edge_shuffle(byocl_textbuf *b, const row_tiles *g, int64_t t, int64_t kw,
+                         const char *half, const char *ptr, const char *fill)
+{
+    int64_t load = clg_row_load_width(g->pt, g->stride);
+    int64_t c = t * g->pt * g->stride - g->pad + kw * g->dilation;
+    int64_t at = c < 0 ? 0 : c > g->width - load ? g->width - load : c;
+    base_textbuf_printf(b, "shuffle2(vload%s%lld(0, %s + (row) + %lld), (float%lld)(%s), (uint%d)(",
+                        half, (long long)load, ptr, (long long)at, (long long)load, fill, g->pt);
+    for (int j = 0; j < g->pt; j++) {
+        int64_t col = c + j * g->stride;
+        int64_t lane = col >= 0 && col < g->width ? col - at : load; /* load: fill's lane 0 */
+        base_textbuf_printf(b, "%s%lld", j ? ", " : "", (long long)lane);
+    }
+    base_textbuf_puts(b, "))");
+}
+
 /* The tap macros of a row tile (conv2d_depthwise.cl, max_pool2d.cl): TAP_IN(at), PT
  * columns `stride` apart from element offset at of x, as one vector load (stride 1;
  * stride 2 takes the even lanes of a double-width one) or lane by lane; TAP_EDGE(row,
- * col), the same lanes checked against a row of `width` columns, `fill` outside. */
-static byocl_status define_row_taps(clg_kernel *k, int pt, int64_t stride, int64_t width,
-                                    byocl_dtype x_dtype, const char *fill)
+ * col), the same lanes checked against the row, `fill` outside; TAP_EDGE_TILE(row, col,
+ * kw), what a tile that is not inside the row (the kernel's `tx`) reads for tap kw: a
+ * shuffle of one load inside the row (edge_shuffle) where the row is at least one load
+ * wide, else TAP_EDGE. */
+static byocl_status define_row_taps(clg_kernel *k, const row_tiles *g, byocl_dtype x_dtype,
+                                    const char *fill)
 {
-    byocl_textbuf in = {0}, edge = {0};
+    byocl_textbuf in = {0}, edge = {0}, tile = {0};
     const char *half = x_dtype == BYOCL_FLOAT16 ? "_half" : "";
     const char *ptr = x_dtype == BYOCL_FLOAT16 ? "(const __global half *)x" : "x";
-    bool vector_in = clg_row_vector_load(pt, stride);
+    int pt = g->pt;
+    bool vector_in = clg_row_vector_load(pt, g->stride);
     if (vector_in)
         base_textbuf_printf(&in, "vload%s%lld(0, %s + (at))%s", half,
-                            (long long)clg_row_load_width(pt, stride), ptr,
-                            stride == 2 ? ".even" : "");
+                            (long long)clg_row_load_width(pt, g->stride), ptr,
+                            g->stride == 2 ? ".even" : "");
     else
         base_textbuf_printf(&in, "((float%d)(", pt);
     base_textbuf_printf(&edge, "((float%d)(", pt);
     for (int j = 0; j < pt; j++) {
-        long long step = (long long)(j * stride);
+        long long step = (long long)(j * g->stride);
         /* The column clamped into the row, so that the load is always safe and the
          * lane a select rather than a branch. */
         base_textbuf_printf(&edge,
                             "%s(col) + %lld >= 0 && (col) + %lld < %lld ? "
                             "LD_x((row) + clamp((col) + %lld, 0, %lld)) : %s",
-                            j ? ", " : "", step, step, (long long)width, step,
-                            (long long)width - 1, fill);
+                            j ? ", " : "", step, step, (long long)g->width, step,
+                            (long long)g->width - 1, fill);
         if (!vector_in)
             base_textbuf_printf(&in, "%sLD_x((at) + %lld)", j ? ", " : "", step);
     }
     base_textbuf_puts(&edge, "))");
     if (!vector_in)
         base_textbuf_puts(&in, "))");
+    /* tx == t ? (kw == 0 ? ... : kw == 1 ? ... : ...) : ... : TAP_EDGE(row, col) */
+    int64_t tiles = (g->out_width + pt - 1) / pt;
+    int shuffled = 0;
+    for (int64_t t = 0; t < tiles && clg_row_edge_shuffles(pt, g->stride, g->width); t++) {
+        if (clg_row_tile_inside(pt, g->stride, g->taps, g->dilation, g->pad, g->width, t) ||
+            shuffled == ROW_EDGE_TILES_MAX)
+            continue;
+        base_textbuf_printf(&tile, "(tx) == %lld ? (", (long long)t);
+        for (int64_t kw = 0; kw < g->taps; kw++) {
+            if (kw + 1 < g->taps)
+                base_textbuf_printf(&tile, "(kw) == %lld ? ", (long long)kw);
+            edge_shuffle(&tile, g, t, kw, half, ptr, fill);
+            base_textbuf_puts(&tile, kw + 1 < g->taps ? " : " : ") : ");
+        }
+        shuffled++;
+    }
+    base_textbuf_puts(&tile, "TAP_EDGE(row, col)");
     char *tap_in = base_textbuf_take(&in), *tap_edge = base_textbuf_take(&edge);
-    if (tap_in && tap_edge) {
+    char *tap_tile = base_textbuf_take(&tile);
+    if (tap_in && tap_edge && tap_tile) {
         clg_kernel_define(k, "TAP_IN(at)", "%s", tap_in);
         clg_kernel_define(k, "TAP_EDGE(row, col)", "%s", tap_edge);
+        clg_kernel_define(k, "TAP_EDGE_TILE(row, col, kw)", "(%s)", tap_tile);
     }
-    bool ok = tap_in && tap_edge;
+    bool ok = tap_in && tap_edge && tap_tile;
     free(tap_in);
     free(tap_edge);
+    free(tap_tile);
     return ok ? BYOCL_OK
               : byocl_error_set(k->gen->err, BYOCL_ERR_NOMEM, "out of memory writing %s",
                                 k->name);
@@ -237,24 +291,26 @@ static byocl_status emit_conv_depthwise(clg_gen *gen, const clg_group *grp,
     if (!data_weight_result(gen, grp, &x_root, &w_root, &x, &w, &y))
         return gen->err->status;
     byocl_dtype x_dtype = dtype_of(gen, x_root);
-    int64_t load = clg_row_load_width(s->pt, s->stride[1]);
-    int64_t tiles = (s->ow + s->pt - 1) / s->pt;
+    int64_t load = clg_row_load_width(s->row_pt, s->stride[1]);
+    int64_t tiles = (s->ow + s->row_pt - 1) / s->row_pt;
     clg_kernel k;
     clg_kernel_begin(&k, gen, "conv2d_depthwise");
     clg_kernel_buffer(&k, "x", x, x_dtype, false);
     clg_kernel_buffer(&k, "w", w, dtype_of(gen, w_root), false);
     clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
-    clg_kernel_define(&k, "VEC", "float%d", s->pt);
-    clg_kernel_define(&k, "VSTORE", "vstore%d", s->pt);
+    clg_kernel_define(&k, "VEC", "float%d", s->row_pt);
+    clg_kernel_define(&k, "VSTORE", "vstore%d", s->row_pt);
     static const char *const names[] = {"PT", "C", "H", "W", "OH", "OW", "KH", "KW", "SH",
                                         "SW", "DH", "DW", "PAD_T", "PAD_L", "SPAN"};
-    const int64_t values[] = {s->pt, s->c, s->h, s->w, s->oh, s->ow, s->kh, s->kw,
+    const int64_t values[] = {s->row_pt, s->c, s->h, s->w, s->oh, s->ow, s->kh, s->kw,
                               s->stride[0], s->stride[1], s->dilation[0], s->dilation[1],
                               s->pad[0], s->pad[1], load + (s->kw - 1) * s->dilation[1]};
     define_ints(&k, names, values, sizeof names / sizeof names[0]);
-    byocl_status st = define_row_taps(&k, s->pt, s->stride[1], s->w, x_dtype, "0.0f");
+    row_tiles g = {.pt = s->row_pt, .stride = s->stride[1], .taps = s->kw, .dilation = s->dilation[1],
+                   .pad = s->pad[1], .width = s->w, .out_width = s->ow};
+    byocl_status st = define_row_taps(&k, &g, x_dtype, "0.0f");
     if (st == BYOCL_OK)
-        st = clg_epilogue_define_tiles(&k, grp, s->pt, 1, gen->err);
+        st = clg_epilogue_define_tiles(&k, grp, s->row_pt, 1, gen->err);
     size_t global[3] = {(size_t)s->oh, (size_t)tiles, (size_t)(s->n * s->c)};
     return clg_kernel_finish(&k, st, "conv2d_depthwise", label, 3, global, clg_group_flops(gen, grp));
 }
@@ -391,16 +447,15 @@ static byocl_status emit_dense(clg_gen *gen, const clg_group *grp)
                              clg_group_flops(gen, grp));
 }
 
-/* nn.max_pool2d (kernels_cl/max_pool2d.cl): row tiles of PT outputs, as a depthwise
+/* nn.max_pool2d (kernels_cl/max_pool2d.cl): row tiles of pt outputs, as a depthwise
  * conv2d's; emit_pool has bound the input x (root x_root) and the result y. */
 static byocl_status emit_max_pool(clg_gen *gen, const clg_group *grp, const nn_window *win,
-                                  const char *label, int x_root, int x, int y)
+                                  int pt, const char *label, int x_root, int x, int y)
 {
     const byocl_function *fn = gen->fn;
     const byocl_node *n = &fn->nodes[grp->anchor];
     const byocl_shape *in = &fn->nodes[n->args[0]].type->shape;
     const byocl_shape *out = &n->type->shape;
-    int pt = clg_tile_width(gen->opt.vector_width);
     int64_t tiles = (out->dims[3] + pt - 1) / pt;
     clg_kernel k;
     clg_kernel_begin(&k, gen, "max_pool2d");
@@ -417,8 +472,10 @@ static byocl_status emit_max_pool(clg_gen *gen, const clg_group *grp, const nn_w
                               clg_row_load_width(pt, win->stride[1]) +
                                   (win->kernel[1] - 1) * win->dilation[1]};
     define_ints(&k, names, values, sizeof names / sizeof names[0]);
-    byocl_status st = define_row_taps(&k, pt, win->stride[1], in->dims[3],
-                                      dtype_of(gen, x_root), "-INFINITY");
+    row_tiles g = {.pt = pt, .stride = win->stride[1], .taps = win->kernel[1],
+                   .dilation = win->dilation[1], .pad = win->pad[1], .width = in->dims[3],
+                   .out_width = out->dims[3]};
+    byocl_status st = define_row_taps(&k, &g, dtype_of(gen, x_root), "-INFINITY");
     if (st == BYOCL_OK)
         st = clg_epilogue_define_tiles(&k, grp, pt, 1, gen->err);
     size_t global[3] = {(size_t)out->dims[2], (size_t)tiles,
@@ -451,10 +508,10 @@ static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)
     if (y < 0)
         return gen->err->status;
     bool max_pool = strcmp(n->op->name, "nn.max_pool2d") == 0;
-    if (max_pool && clg_row_tiles_pay(clg_tile_width(gen->opt.vector_width), win.stride[1],
-                                      win.kernel[1], win.dilation[1], win.pad[1], in->dims[3],
-                                      out->dims[3]))
-        return emit_max_pool(gen, grp, &win, label, x_root, x, y);
+    int row_pt = clg_row_tile_width(gen->opt.vector_width, win.stride[1], in->dims[3]);
+    if (max_pool && clg_row_tiles_pay(row_pt, win.stride[1], win.kernel[1], win.dilation[1],
+                                      win.pad[1], in->dims[3], out->dims[3]))
+        return emit_max_pool(gen, grp, &win, row_pt, label, x_root, x, y);
     clg_kernel k;
     clg_kernel_begin(&k, gen, global_pool ? "global_pool2d" : "pool2d");
     clg_kernel_buffer(&k, "x", x, dtype_of(gen, x_root), false);

@@ -237,6 +237,7 @@ typedef struct clg_conv_sched {
     int64_t groups, cin_g, oc_g;
     int64_t stride[2], dilation[2], pad[4];   /* pad: top, left, bottom, right */
     int pt, oct;             /* tile: grid positions x output channels per work-item */
+    int row_pt;              /* a depthwise conv's row tile (clg_row_tile_width) */
     int64_t ob;              /* output-channel blocks per group */
     bool direct;             /* reads the input as it is (no layout launch) */
     int n_phase_y, n_phase_x;
@@ -270,13 +271,25 @@ bool clg_row_vector_load(int pt, int64_t stride);
 /* Columns one tap of a row tile loads from its first: PT * stride for a vector load,
  * else (PT - 1) * stride + 1. */
 int64_t clg_row_load_width(int pt, int64_t stride);
-/* Whether row tiles pay for a window op (`taps` wide, `dilation`, left padding `pad`)
- * over rows of `width` giving `out_width`: at least two thirds of the tiles lie inside
- * the row and load their taps as vectors. Edge tiles load lane by lane, about ten times
- * the work: on mobilenet_v2 (PoCL, 8-wide tiles), the 14x14 and 7x7 depthwise convs (all
- * edge tiles) took 0.31-0.45 ms in tiles against 0.15-0.21 ms laid out for conv2d.cl,
- * the 28x28 ones (half) 0.41-0.44 against 0.37, the 56x56 ones (5 of 7) 0.74 against
- * 0.89 and the 112x112 ones 0.62-0.67 against 0.87-1.18. */
+/* Outputs per row tile of a window op with `stride` over rows of `width`: the widest of
+ * the device's tile width (clg_tile_width), its half, ... down to 4 whose edge tiles can
+ * shuffle (7x7 maps take 4-wide tiles where 8-wide ones would load lane by lane), else
+ * the device's. */
+int clg_row_tile_width(int vector_width, int64_t stride, int64_t width);
+/* Whether the tiles at a row's edges can read each tap with one vector load inside the
+ * row and a constant shuffle (clg_row_vector_load, and a row at least one load wide). */
+bool clg_row_edge_shuffles(int pt, int64_t stride, int64_t width);
+/* Whether row tile t of a window op (`taps` wide, `dilation`, left padding `pad`) over
+ * rows of `width` loads every tap inside the row. */
+bool clg_row_tile_inside(int pt, int64_t stride, int64_t taps, int64_t dilation, int64_t pad,
+                         int64_t width, int64_t t);
+/* Whether row tiles pay for such a window op giving `out_width`: always when the edge
+ * tiles shuffle (clg_row_edge_shuffles), else when at least two thirds of the tiles lie
+ * inside the row. Edge tiles that load lane by lane do about ten times the work: on
+ * mobilenet_v2 (PoCL, 8-wide tiles), the 14x14 and 7x7 depthwise convs (all edge tiles)
+ * took 0.31-0.45 ms in such tiles against 0.15-0.21 ms laid out for conv2d.cl, the 28x28
+ * ones (half) 0.41-0.44 against 0.37, the 56x56 ones (5 of 7) 0.74 against 0.89 and the
+ * 112x112 ones 0.62-0.67 against 0.87-1.18. */
 bool clg_row_tiles_pay(int pt, int64_t stride, int64_t taps, int64_t dilation, int64_t pad,
                        int64_t width, int64_t out_width);
 /* Element of the (OIHW) weight that packed element i holds, or -1 for a zero. */

@@ -96,6 +96,7 @@ byocl_status clg_conv_schedule(const byocl_function *fn, int node, int vector_wi
     memcpy(s->pad, win.pad, sizeof s->pad);
 
     s->pt = clg_tile_width(vector_width);
+    s->row_pt = clg_row_tile_width(vector_width, s->stride[1], s->w);
     s->oct = pow2_at_least(s->oc_g, CONV_OCT);
     s->ob = div_up(s->oc_g, s->oct);
     s->ntaps = (int)(s->kh * s->kw);
@@ -160,7 +161,7 @@ bool clg_conv_is_depthwise(const clg_conv_sched *s)
 {
     return s->groups == s->c && s->cin_g == 1 && s->oc_g == 1 &&
            s->ntaps <= CLG_MAX_DEPTHWISE_TAPS &&
-           clg_row_tiles_pay(s->pt, s->stride[1], s->kw, s->dilation[1], s->pad[1], s->w,
+           clg_row_tiles_pay(s->row_pt, s->stride[1], s->kw, s->dilation[1], s->pad[1], s->w,
                              s->ow);
 }
 
@@ -174,15 +175,36 @@ int64_t clg_row_load_width(int pt, int64_t stride)
     return clg_row_vector_load(pt, stride) ? pt * stride : (pt - 1) * stride + 1;
 }
 
+bool clg_row_edge_shuffles(int pt, int64_t stride, int64_t width)
+{
+    return clg_row_vector_load(pt, stride) && width >= clg_row_load_width(pt, stride);
+}
+
+int clg_row_tile_width(int vector_width, int64_t stride, int64_t width)
+{
+    int widest = clg_tile_width(vector_width);
+    for (int pt = widest; pt >= 4; pt /= 2)
+        if (clg_row_edge_shuffles(pt, stride, width))
+            return pt;
+    return widest;
+}
+
+bool clg_row_tile_inside(int pt, int64_t stride, int64_t taps, int64_t dilation, int64_t pad,
+                         int64_t width, int64_t t)
+{
+    int64_t span = clg_row_load_width(pt, stride) + (taps - 1) * dilation;
+    int64_t first = t * pt * stride - pad;
+    return first >= 0 && first + span <= width;
+}
+
 bool clg_row_tiles_pay(int pt, int64_t stride, int64_t taps, int64_t dilation, int64_t pad,
                        int64_t width, int64_t out_width)
 {
-    int64_t span = clg_row_load_width(pt, stride) + (taps - 1) * dilation;
+    if (clg_row_edge_shuffles(pt, stride, width))
+        return true;
     int64_t tiles = (out_width + pt - 1) / pt, inside = 0;
-    for (int64_t t = 0; t < tiles; t++) {
-        int64_t first = t * pt * stride - pad;
-        inside += first >= 0 && first + span <= width;
-    }
+    for (int64_t t = 0; t < tiles; t++)
+        inside += clg_row_tile_inside(pt, stride, taps, dilation, pad, width, t);
     return 3 * inside >= 2 * tiles;
 }
 
