@@ -2085,7 +2085,7 @@ static void test_launch_plan_text(void **state)
         "  0  k0_pack  global [72]  local [8]\n"
         "     computes: packed weight of %0 (nn.conv2d)\n"
         "     args: input1 scratch0\n"
-        "  1  k1_conv2d_input  global [7, 7, 3]  local [7, 1, 1]\n"
+        "  1  k1_conv2d_input  global [7, 1, 3]  local [1, 1, 1]\n"
         "     computes: laid-out input of %0 (nn.conv2d)\n"
         "     args: input0 scratch1\n"
         "  2  k2_conv2d  global [3, 1, 1]  local [1, 1, 1]\n"

@@ -138,34 +138,6 @@ static const char *vload_text(byocl_dtype dtype, int width, char *buf, size_t le
     return buf;
 }
 
-/* The laid-out input of a conv2d (kernels_cl/conv2d_input.cl): a scratch buffer. */
-static int emit_conv_input(clg_gen *gen, const clg_conv_sched *s, const char *desc, int x,
-                           byocl_dtype x_dtype)
-{
-    char what[112];
-    snprintf(what, sizeof what, "laid-out input of %s", desc);
-    int laid = clg_gen_buf(gen, BYOCL_CL_BUF_SCRATCH, -1, (size_t)s->x_elems * 4, what);
-    if (laid < 0)
-        return -1;
-    clg_kernel k;
-    clg_kernel_begin(&k, gen, "conv2d_input");
-    clg_kernel_buffer(&k, "x", x, x_dtype, false);
-    clg_kernel_buffer(&k, "y", laid, BYOCL_FLOAT32, true);
-    static const char *const names[] = {"NC", "NPH", "H", "W", "HPH", "WPH", "SH", "SW",
-                                        "PAD_T", "PAD_L"};
-    const int64_t values[] = {s->n * s->c, s->n_phase_y * s->n_phase_x, s->h, s->w, s->hph,
-                              s->wph, s->stride[0], s->stride[1], s->pad[0], s->pad[1]};
-    define_ints(&k, names, values, sizeof names / sizeof names[0]);
-    char py[512], px[512]; /* up to 15 phases listed: see phase_expr */
-    clg_conv_phase_exprs(s, py, px, sizeof py);
-    clg_kernel_define(&k, "PHASE_Y(s)", "%s", py);
-    clg_kernel_define(&k, "PHASE_X(s)", "%s", px);
-    size_t global[3] = {(size_t)s->wph, (size_t)s->hph, (size_t)s->x_planes};
-    return clg_kernel_finish(&k, BYOCL_OK, "conv2d_input", what, 3, global, 0) == BYOCL_OK
-               ? laid
-               : -1;
-}
-
 /* The buffers of a conv read as it is: its data and weight roots and buffers, and the
  * group's result buffer; false with the error set. */
 static bool data_weight_result(clg_gen *gen, const clg_group *grp, int *x_root, int *w_root,
@@ -210,17 +182,14 @@ static void edge_shuffle(byocl_textbuf *b, const row_tiles *g, int64_t t, int64_
     base_textbuf_puts(b, "))");
 }
 
-/* The tap macros of a row tile (conv2d_depthwise.cl, max_pool2d.cl): TAP_IN(at), PT
- * columns `stride` apart from element offset at of x, as one vector load (stride 1;
- * stride 2 takes the even lanes of a double-width one) or lane by lane; TAP_EDGE(row,
- * col), the same lanes checked against the row, `fill` outside; TAP_EDGE_TILE(row, col,
- * kw), what a tile that is not inside the row (the kernel's `tx`) reads for tap kw: a
- * shuffle of one load inside the row (edge_shuffle) where the row is at least one load
- * wide, else TAP_EDGE. */
-static byocl_status define_row_taps(clg_kernel *k, const row_tiles *g, byocl_dtype x_dtype,
-                                    const char *fill)
+/* The loads of a row tile (conv2d_depthwise.cl, max_pool2d.cl, conv2d_input.cl):
+ * TAP_IN(at), PT columns `stride` apart from element offset at of x, as one vector load
+ * (stride 1; stride 2 takes the even lanes of a double-width one) or lane by lane;
+ * TAP_EDGE(row, col), the same lanes checked against the row, `fill` outside. */
+static byocl_status define_row_loads(clg_kernel *k, const row_tiles *g, byocl_dtype x_dtype,
+                                     const char *fill)
 {
-    byocl_textbuf in = {0}, edge = {0}, tile = {0};
+    byocl_textbuf in = {0}, edge = {0};
     const char *half = x_dtype == BYOCL_FLOAT16 ? "_half" : "";
     const char *ptr = x_dtype == BYOCL_FLOAT16 ? "(const __global half *)x" : "x";
     int pt = g->pt;
@@ -247,6 +216,33 @@ static byocl_status define_row_taps(clg_kernel *k, const row_tiles *g, byocl_dty
     base_textbuf_puts(&edge, "))");
     if (!vector_in)
         base_textbuf_puts(&in, "))");
+    char *tap_in = base_textbuf_take(&in), *tap_edge = base_textbuf_take(&edge);
+    if (tap_in && tap_edge) {
+        clg_kernel_define(k, "TAP_IN(at)", "%s", tap_in);
+        clg_kernel_define(k, "TAP_EDGE(row, col)", "%s", tap_edge);
+    }
+    bool ok = tap_in && tap_edge;
+    free(tap_in);
+    free(tap_edge);
+    return ok ? BYOCL_OK
+              : byocl_error_set(k->gen->err, BYOCL_ERR_NOMEM, "out of memory writing %s",
+                                k->name);
+}
+
+/* The tap macros of a window op's row tile: define_row_loads', and TAP_EDGE_TILE(row,
+ * col, kw), what a tile that is not inside the row (the kernel's `tx`) reads for tap kw:
+ * a shuffle of one load inside the row (edge_shuffle) where the row is at least one load
+ * wide, else TAP_EDGE. */
+static byocl_status define_row_taps(clg_kernel *k, const row_tiles *g, byocl_dtype x_dtype,
+                                    const char *fill)
+{
+    byocl_status st = define_row_loads(k, g, x_dtype, fill);
+    if (st != BYOCL_OK)
+        return st;
+    const char *half = x_dtype == BYOCL_FLOAT16 ? "_half" : "";
+    const char *ptr = x_dtype == BYOCL_FLOAT16 ? "(const __global half *)x" : "x";
+    int pt = g->pt;
+    byocl_textbuf tile = {0};
     /* tx == t ? (kw == 0 ? ... : kw == 1 ? ... : ...) : ... : TAP_EDGE(row, col) */
     int64_t tiles = (g->out_width + pt - 1) / pt;
     int shuffled = 0;
@@ -264,20 +260,46 @@ static byocl_status define_row_taps(clg_kernel *k, const row_tiles *g, byocl_dty
         shuffled++;
     }
     base_textbuf_puts(&tile, "TAP_EDGE(row, col)");
-    char *tap_in = base_textbuf_take(&in), *tap_edge = base_textbuf_take(&edge);
     char *tap_tile = base_textbuf_take(&tile);
-    if (tap_in && tap_edge && tap_tile) {
-        clg_kernel_define(k, "TAP_IN(at)", "%s", tap_in);
-        clg_kernel_define(k, "TAP_EDGE(row, col)", "%s", tap_edge);
+    if (tap_tile)
         clg_kernel_define(k, "TAP_EDGE_TILE(row, col, kw)", "(%s)", tap_tile);
-    }
-    bool ok = tap_in && tap_edge && tap_tile;
-    free(tap_in);
-    free(tap_edge);
     free(tap_tile);
-    return ok ? BYOCL_OK
-              : byocl_error_set(k->gen->err, BYOCL_ERR_NOMEM, "out of memory writing %s",
-                                k->name);
+    return tap_tile ? BYOCL_OK
+                    : byocl_error_set(k->gen->err, BYOCL_ERR_NOMEM, "out of memory writing %s",
+                                      k->name);
+}
+
+/* The laid-out input of a conv2d (kernels_cl/conv2d_input.cl): a scratch buffer, written
+ * in row tiles of PT elements. */
+static int emit_conv_input(clg_gen *gen, const clg_conv_sched *s, const char *desc, int x,
+                           byocl_dtype x_dtype)
+{
+    char what[112];
+    snprintf(what, sizeof what, "laid-out input of %s", desc);
+    int laid = clg_gen_buf(gen, BYOCL_CL_BUF_SCRATCH, -1, (size_t)s->x_elems * 4, what);
+    if (laid < 0)
+        return -1;
+    int pt = clg_tile_width(gen->opt.vector_width);
+    clg_kernel k;
+    clg_kernel_begin(&k, gen, "conv2d_input");
+    clg_kernel_buffer(&k, "x", x, x_dtype, false);
+    clg_kernel_buffer(&k, "y", laid, BYOCL_FLOAT32, true);
+    clg_kernel_define(&k, "VEC", "float%d", pt);
+    clg_kernel_define(&k, "VSTORE", "vstore%d", pt);
+    static const char *const names[] = {"PT", "LOAD", "NC", "NPH", "H", "W", "HPH", "WPH",
+                                        "SH", "SW", "PAD_T", "PAD_L"};
+    const int64_t values[] = {pt, clg_row_load_width(pt, s->stride[1]), s->n * s->c,
+                              s->n_phase_y * s->n_phase_x, s->h, s->w, s->hph, s->wph,
+                              s->stride[0], s->stride[1], s->pad[0], s->pad[1]};
+    define_ints(&k, names, values, sizeof names / sizeof names[0]);
+    char py[512], px[512]; /* up to 15 phases listed: see phase_expr */
+    clg_conv_phase_exprs(s, py, px, sizeof py);
+    clg_kernel_define(&k, "PHASE_Y(s)", "%s", py);
+    clg_kernel_define(&k, "PHASE_X(s)", "%s", px);
+    row_tiles g = {.pt = pt, .stride = s->stride[1], .width = s->w};
+    byocl_status st = define_row_loads(&k, &g, x_dtype, "0.0f");
+    size_t global[3] = {(size_t)s->hph, (size_t)((s->wph + pt - 1) / pt), (size_t)s->x_planes};
+    return clg_kernel_finish(&k, st, "conv2d_input", what, 3, global, 0) == BYOCL_OK ? laid : -1;
 }
 
 /* A depthwise conv2d (kernels_cl/conv2d_depthwise.cl): read in place, its weight as it is
