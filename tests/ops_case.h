@@ -279,24 +279,11 @@ static inline void assert_type_is(const char *what, const byocl_type *got, const
                  byocl_type_str(&w, b, sizeof b));
 }
 
-/* Same dtype, shape and bytes; the failure names the first differing element. */
-static inline void assert_tensor_bytes_equal(const byocl_tensor *got, const byocl_tensor *want,
-                                             const char *what)
-{
-    assert_int_equal(byocl_tensor_dtype(got), byocl_tensor_dtype(want));
-    assert_true(byocl_shape_equal(byocl_tensor_shape(got), byocl_tensor_shape(want)));
-    size_t es = byocl_dtype_size(byocl_tensor_dtype(want));
-    const unsigned char *g = byocl_tensor_cdata(got), *w = byocl_tensor_cdata(want);
-    for (int64_t e = 0; e < byocl_tensor_numel(want); e++)
-        if (memcmp(g + (size_t)e * es, w + (size_t)e * es, es) != 0)
-            fail_msg("%s: element %lld is %.17g, want %.17g", what, (long long)e,
-                     byocl_tensor_get(got, e), byocl_tensor_get(want, e));
-}
-
-/* The same, except that any NaN matches any NaN: NaN payloads are not part of any op's
- * meaning, and kernels produce different ones (PoCL's NAN, an input's NaN). */
-static inline void assert_tensor_values_equal(const byocl_tensor *got, const byocl_tensor *want,
-                                              const char *what)
+/* Same dtype, shape and bytes (with nan_any, any NaN matches any NaN); the failure names
+ * the first differing element. */
+static inline void assert_tensor_elements_equal(const byocl_tensor *got,
+                                                const byocl_tensor *want, bool nan_any,
+                                                const char *what)
 {
     assert_int_equal(byocl_tensor_dtype(got), byocl_tensor_dtype(want));
     assert_true(byocl_shape_equal(byocl_tensor_shape(got), byocl_tensor_shape(want)));
@@ -304,11 +291,25 @@ static inline void assert_tensor_values_equal(const byocl_tensor *got, const byo
     const unsigned char *g = byocl_tensor_cdata(got), *w = byocl_tensor_cdata(want);
     for (int64_t e = 0; e < byocl_tensor_numel(want); e++) {
         double gv = byocl_tensor_get(got, e), wv = byocl_tensor_get(want, e);
-        if (isnan(gv) && isnan(wv))
+        if (nan_any && isnan(gv) && isnan(wv))
             continue;
         if (memcmp(g + (size_t)e * es, w + (size_t)e * es, es) != 0)
             fail_msg("%s: element %lld is %.17g, want %.17g", what, (long long)e, gv, wv);
     }
+}
+
+static inline void assert_tensor_bytes_equal(const byocl_tensor *got, const byocl_tensor *want,
+                                             const char *what)
+{
+    assert_tensor_elements_equal(got, want, false, what);
+}
+
+/* The same, except that any NaN matches any NaN: NaN payloads are not part of any op's
+ * meaning, and kernels produce different ones (PoCL's NAN, an input's NaN). */
+static inline void assert_tensor_values_equal(const byocl_tensor *got, const byocl_tensor *want,
+                                              const char *what)
+{
+    assert_tensor_elements_equal(got, want, true, what);
 }
 
 /* The case's call built and type-checked into *c, and its inputs as tensors in[0..n_in). */
