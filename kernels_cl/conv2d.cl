@@ -16,8 +16,9 @@
  * of x and OCT fused multiply-adds. Weights are packed as [G][OB][CIN_G][NTAPS][OCT]
  * (zeros past OC_G), so a work-item reads them in order.
  *
- * Defined by the generator: KNAME, KPARAMS (x, w, y, then epilogue operands), XT (x's
- * element type), VEC (float##PT), VLOAD_X(ptr), PT, OCT, G, OB, CIN_G, OC_G, OC, OH, OW,
+ * Defined by the generator: KNAME, KPARAMS (x, w, y, CIN_G (an int parameter), then
+ * epilogue operands), XT (x's element type), VEC (float##PT), VLOAD_X(ptr), PT, OCT, G,
+ * OB, OC_G, OC, OH, OW,
  * WPH, XC_STRIDE (floats between channel planes of x), XN_STRIDE (between images),
  * NTAPS, CONV_TAPS(T) (T(offset) once per tap, in weight order), EPILOGUE(v, fi), ST_Y;
  * where the epilogue has a vector form, EPILOGUE_V(v, fi) and VSTORE_Y(fi, v). */

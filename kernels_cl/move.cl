@@ -8,7 +8,8 @@
  * Values pass through float, which is exact for float32 and float16; integers (argmax's
  * positions) pass as they are.
  *
- * Defined by the generator: KNAME, KPARAMS (x, y), N (work-items that do something),
+ * Defined by the generator: KNAME, KPARAMS (x, y, then the int parameters N, the
+ * work-items that do something, and for a concatenation's block OFFSET, where it goes),
  * MOVE_INDEX(i, src, dst, ok) (sets int src, dst and bool ok), LD_x, ST_Y. */
 __kernel void KNAME(KPARAMS)
 {

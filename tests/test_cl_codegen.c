@@ -2084,13 +2084,13 @@ static void test_launch_plan_text(void **state)
         "launches, in order: 3 (2.85e-06 GFLOP in all)\n"
         "  0  k0_pack  global [72]  local [8]\n"
         "     computes: packed weight of %0 (nn.conv2d)\n"
-        "     args: input1 scratch0\n"
+        "     args: input1 scratch0 int 72\n"
         "  1  k1_conv2d_input  global [7, 1, 3]  local [1, 1, 1]\n"
         "     computes: laid-out input of %0 (nn.conv2d)\n"
         "     args: input0 scratch1\n"
         "  2  k2_conv2d  global [3, 1, 1]  local [1, 1, 1]\n"
         "     computes: nn.conv2d+nn.bias_add+nn.relu (%0 to the result) (2.85e-06 GFLOP)\n"
-        "     args: scratch1 scratch0 output0 input2\n");
+        "     args: scratch1 scratch0 output0 int 2 input2\n");
     free(text);
     clg_plan_free(plan);
     byocl_module_free(m);
@@ -2112,10 +2112,10 @@ static void test_kernel_text(void **state)
         "/* ---- k2_conv2d: nn.conv2d+nn.bias_add+nn.relu (%0 to the result) ---- */\n"
         "__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void k2_conv2d("
         "__global const float *restrict x, __global const float *restrict w, "
-        "__global float *restrict y, __global const float *restrict e0);\n"
+        "__global float *restrict y, const int CIN_G, __global const float *restrict e0);\n"
         "#define KNAME k2_conv2d\n"
         "#define KPARAMS __global const float *restrict x, __global const float *restrict w, "
-        "__global float *restrict y, __global const float *restrict e0\n"
+        "__global float *restrict y, const int CIN_G, __global const float *restrict e0\n"
         "#define LD_x(i) BYOCL_LD_F32(x, i)\n"
         "#define LD_w(i) BYOCL_LD_F32(w, i)\n"
         "#define ST_Y(i, v) BYOCL_ST_F32(y, i, v)\n"
@@ -2126,14 +2126,13 @@ static void test_kernel_text(void **state)
         "#define OCT 4\n"
         "#define G 1\n"
         "#define OB 1\n"
-        "#define CIN_G 2\n"
         "#define OC_G 3\n"
         "#define OC 3\n"
         "#define OH 5\n"
         "#define OW 5\n"
         "#define WPH 7\n"
         "#define XC_STRIDE 49\n"
-        "#define XN_STRIDE 98\n"
+        "#define XN_STRIDE (G * CIN_G * XC_STRIDE)\n"
         "#define NTAPS 9\n"
         "#define CONV_TAPS(T) T(0) T(1) T(2) T(7) T(8) T(9) T(14) T(15) T(16)\n"
         "#define LD_e0(i) BYOCL_LD_F32(e0, i)\n"
@@ -2197,6 +2196,47 @@ static void test_equal_kernels_once(void **state)
     byocl_module_free(m);
     run_opts o = {.seed = 5, .expect_launches = 6};
     check_region_opts(text, &o);
+    /* Input channels are an argument: 1x1 convs of 8 and 12 channels (densenet's
+     * growing inputs) share one kernel, each launch passing its own count. */
+    static const char growing[] =
+        MAIN("%x: Tensor[(1, 8, 4, 4), float32], %c_w1: Tensor[(4, 8, 1, 1), float32], "
+             "%c_w2: Tensor[(4, 12, 1, 1), float32]")
+        "  %0 = nn.conv2d(%x, %c_w1);\n"
+        "  %1 = concatenate((%x, %0), axis=1);\n"
+        "  %2 = nn.conv2d(%1, %c_w2);\n"
+        "  %3 = concatenate((%1, %2), axis=1);\n"
+        "  nn.relu(%3)\n}\n";
+    m = parse(growing);
+    bind_constants(m, 0);
+    plan = generate(m, &pocl_options);
+    int convs = 0;
+    for (int l = 0; l < plan->n_launches; l++) {
+        const byocl_cl_launch *launch = &plan->launches[l];
+        if (!strstr(launch->label, "nn.conv2d"))
+            continue;
+        assert_string_equal(launch->kernel, "k0_conv2d");
+        assert_int_equal(launch->args[3].kind, BYOCL_CL_ARG_INT);
+        assert_int_equal(launch->args[3].i, convs++ ? 12 : 8);
+    }
+    assert_int_equal(convs, 2);
+    /* The first concatenation's two copies (128 and 64 elements, work-groups of 8):
+     * one kernel, the count and the block's offset passed. */
+    const byocl_cl_launch *copies[2] = {NULL, NULL};
+    for (int l = 0, c = 0; l < plan->n_launches && c < 2; l++)
+        if (strstr(plan->launches[l].label, "concatenate"))
+            copies[c++] = &plan->launches[l];
+    assert_non_null(copies[1]);
+    assert_string_equal(copies[0]->kernel, copies[1]->kernel);
+    const int32_t want_args[2][2] = {{128, 0}, {64, 128}};
+    for (int c = 0; c < 2; c++) {
+        assert_int_equal(copies[c]->n_args, 4);
+        assert_int_equal(copies[c]->args[2].i, want_args[c][0]);
+        assert_int_equal(copies[c]->args[3].i, want_args[c][1]);
+    }
+    clg_plan_free(plan);
+    byocl_module_free(m);
+    o.expect_launches = 0;
+    check_region_opts(growing, &o);
 }
 
 /* Float16 storage: ushort pointers read through vload_half, results stored rounded, a

@@ -71,10 +71,10 @@ static void define_ints(clg_kernel *k, const char *const *names, const int64_t *
 }
 
 /* A `move` launch of n elements from buffer src to buffer dst; `index` is MOVE_INDEX's
- * body (byocl_textbuf, consumed). */
+ * body (byocl_textbuf, consumed), which reads OFFSET when offset >= 0. */
 static byocl_status emit_move(clg_gen *gen, const char *what, const char *label, int src,
                               byocl_dtype src_dtype, int dst, byocl_dtype dst_dtype, int64_t n,
-                              byocl_textbuf *index)
+                              int64_t offset, byocl_textbuf *index)
 {
     char *body = base_textbuf_take(index);
     if (!body)
@@ -83,7 +83,11 @@ static byocl_status emit_move(clg_gen *gen, const char *what, const char *label,
     clg_kernel_begin(&k, gen, what);
     clg_kernel_buffer(&k, "x", src, src_dtype, false);
     clg_kernel_buffer(&k, "y", dst, dst_dtype, true);
-    clg_kernel_define(&k, "N", "%lld", (long long)n);
+    /* The count (and a block's offset) are arguments, so that moves differing only in
+     * them (the copies into a concatenation, densenet's 62 among them) share a kernel. */
+    clg_kernel_int(&k, "N", n);
+    if (offset >= 0)
+        clg_kernel_int(&k, "OFFSET", offset);
     clg_kernel_define(&k, "MOVE_INDEX(i, src, dst, ok)", "%s", body);
     free(body);
     size_t global = (size_t)n;
@@ -110,7 +114,7 @@ static int packed_weight(clg_gen *gen, int node, int64_t elems, const clg_packin
         return -1;
     byocl_textbuf index = {0};
     packing->index_text(sched, &index);
-    return emit_move(gen, "pack", what, src, dtype_of(gen, root), dst, BYOCL_FLOAT32, elems,
+    return emit_move(gen, "pack", what, src, dtype_of(gen, root), dst, BYOCL_FLOAT32, elems, -1,
                      &index) == BYOCL_OK ? dst : -1;
 }
 
@@ -387,14 +391,16 @@ static byocl_status emit_conv(clg_gen *gen, const clg_group *grp)
     clg_kernel_define(&k, "OCT", "%d", s.oct);
     clg_kernel_define(&k, "G", "%lld", (long long)s.groups);
     clg_kernel_define(&k, "OB", "%lld", (long long)s.ob);
-    clg_kernel_define(&k, "CIN_G", "%lld", (long long)s.cin_g);
     clg_kernel_define(&k, "OC_G", "%lld", (long long)s.oc_g);
     clg_kernel_define(&k, "OC", "%lld", (long long)s.oc);
     clg_kernel_define(&k, "OH", "%lld", (long long)s.oh);
     clg_kernel_define(&k, "OW", "%lld", (long long)s.ow);
     clg_kernel_define(&k, "WPH", "%lld", (long long)s.wph);
     clg_kernel_define(&k, "XC_STRIDE", "%lld", (long long)s.xc_stride);
-    clg_kernel_define(&k, "XN_STRIDE", "%lld", (long long)(s.c * s.xc_stride));
+    /* The input channels are a loop bound only: an argument, so that convs differing only
+     * in them (densenet's 1x1 convs of a dense block) share one kernel. */
+    clg_kernel_int(&k, "CIN_G", s.cin_g);
+    clg_kernel_define(&k, "XN_STRIDE", "(G * CIN_G * XC_STRIDE)");
     clg_kernel_define(&k, "NTAPS", "%d", s.ntaps);
     byocl_textbuf taps = {0};
     for (int t = 0; t < s.ntaps; t++)
@@ -1117,7 +1123,7 @@ static byocl_status emit_transpose(clg_gen *gen, const clg_group *grp)
         return gen->err->status;
     }
     return emit_move(gen, "transpose", label, x, dtype_of(gen, x_root), y,
-                     dtype_of(gen, grp->tail), byocl_shape_numel(out), &index);
+                     dtype_of(gen, grp->tail), byocl_shape_numel(out), -1, &index);
 }
 
 static byocl_status emit_concat(clg_gen *gen, const clg_group *grp)
@@ -1157,7 +1163,7 @@ static byocl_status emit_concat(clg_gen *gen, const clg_group *grp)
         }
         byocl_textbuf index = {0};
         if (outer == 1)
-            base_textbuf_printf(&index, "{ src = (i); dst = %lld + (i); }", (long long)offset);
+            base_textbuf_puts(&index, "{ src = (i); dst = OFFSET + (i); }");
         else
             base_textbuf_printf(&index,
                                 "{ src = (i); dst = (i) / %lld * %lld + %lld + (i) %% %lld; }",
@@ -1166,7 +1172,8 @@ static byocl_status emit_concat(clg_gen *gen, const clg_group *grp)
         char label[128];
         snprintf(label, sizeof label, "%s (input %d)", group, f);
         st = emit_move(gen, "concatenate", label, x, dtype_of(gen, roots[f]), y,
-                       dtype_of(gen, grp->tail), byocl_shape_numel(in), &index);
+                       dtype_of(gen, grp->tail), byocl_shape_numel(in), outer == 1 ? offset : -1,
+                       &index);
         offset += run;
     }
     free(roots);
@@ -1208,5 +1215,5 @@ byocl_status clg_emit_output_copy(clg_gen *gen, int k)
     base_textbuf_puts(&index, "{ src = (i); dst = (i); }");
     byocl_dtype dtype = dtype_of(gen, root);
     return emit_move(gen, "copy", label, src, dtype, gen->output_bufs[k], dtype,
-                     byocl_shape_numel(&clg_tensor_type(gen->fn, root)->shape), &index);
+                     byocl_shape_numel(&clg_tensor_type(gen->fn, root)->shape), -1, &index);
 }

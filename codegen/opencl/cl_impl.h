@@ -183,6 +183,10 @@ void clg_kernel_buffer(clg_kernel *k, const char *name, int buf, byocl_dtype dty
 /* Adds a buffer parameter that the kernel both writes and reads back (topk keeps its
  * sorted results there), with LD_<name>(i) and ST_<name>(i, v) macros. */
 void clg_kernel_buffer_rw(clg_kernel *k, const char *name, int buf, byocl_dtype dtype);
+/* Adds an int parameter `name` whose value the launch passes: a size that need not be a
+ * constant of the kernel's text, so that layers differing only in it share one kernel
+ * (compiled once: conv2d's input channels per group). */
+void clg_kernel_int(clg_kernel *k, const char *name, int64_t value);
 /* The parameter name for an epilogue operand in clg_buf `buf` ("e0", "e1", ...), added
  * on first use. NULL when the kernel has too many parameters. */
 const char *clg_kernel_operand(clg_kernel *k, int buf, byocl_dtype dtype);

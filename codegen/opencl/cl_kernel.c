@@ -111,6 +111,16 @@ void clg_kernel_buffer_rw(clg_kernel *k, const char *name, int buf, byocl_dtype 
     add_buffer(k, name, buf, dtype, BUFFER_READ_WRITE);
 }
 
+void clg_kernel_int(clg_kernel *k, const char *name, int64_t value)
+{
+    if (k->n_args >= KERNEL_MAX_ARGS) {
+        k->defines.oom = true;
+        return;
+    }
+    base_textbuf_printf(&k->params, "%sconst int %s", k->n_args ? ", " : "", name);
+    k->args[k->n_args++] = (byocl_cl_arg){.kind = BYOCL_CL_ARG_INT, .i = (int32_t)value};
+}
+
 const char *clg_kernel_operand(clg_kernel *k, int buf, byocl_dtype dtype)
 {
     for (int i = 0; i < k->n_params_by_buf; i++)
