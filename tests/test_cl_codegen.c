@@ -351,10 +351,11 @@ static void test_conv2d_padded(void **state)
         "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=11, kernel_size=[3, 3])\n}\n";
     check_region(text);
     check_region_f16(text);
-    /* Devices of narrower vectors (AVX2's 8 floats, SSE's 4) get tiles of that many
-     * positions; a width the schedule does not use gets the default 16. */
+    /* AVX2's 8 floats get 16 positions (two vectors) x 4 channels, SSE's 4 floats 4 x 8;
+     * a width the schedule does not use gets the default 16 x 8. */
     const struct { int width; const char *vec; } widths[] = {
-        {8, "#define VEC float8\n#define VLOAD_X(p) vload8(0, (p))\n#define PT 8\n"},
+        {8, "#define VEC float16\n#define VLOAD_X(p) vload16(0, (p))\n#define PT 16\n"
+            "#define OCT 4\n"},
         {4, "#define VEC float4\n#define VLOAD_X(p) vload4(0, (p))\n#define PT 4\n"},
         {1, "#define VEC float16\n#define VLOAD_X(p) vload16(0, (p))\n#define PT 16\n"},
     };
@@ -374,7 +375,7 @@ static void test_conv2d_strided(void **state)
         MAIN("%x: Tensor[(1, 3, 20, 20), float32], %c_w: Tensor[(8, 3, 7, 7), float32]")
         "  nn.conv2d(%x, %c_w, strides=[2, 2], padding=[3, 3, 3, 3])\n}\n";
     check_region(stem);
-    run_opts narrow = {.seed = 7, .vector_width = 8, .expect_text = "#define PT 8\n"};
+    run_opts narrow = {.seed = 7, .vector_width = 4, .expect_text = "#define PT 4\n"};
     check_region_opts(stem, &narrow);
     /* Uneven strides and asymmetric padding. */
     check_region(MAIN("%x: Tensor[(1, 2, 9, 13), float32], %w: Tensor[(3, 2, 2, 3), float32]")
@@ -524,8 +525,8 @@ static void test_conv2d_depthwise(void **state)
 static void test_vector_epilogue(void **state)
 {
     (void)state;
-    /* A 1x1 conv read in place: 60 positions, tiles across rows; the last tile (56..63)
-     * is scalar. The residual is contiguous across rows; bias, batch_norm per channel. */
+    /* A 1x1 conv read in place: 60 positions, tiles of 16 across rows; the last tile
+     * (48..63) is scalar. The residual is contiguous across rows; bias, batch_norm per channel. */
     static const char pointwise[] =
         MAIN("%x: Tensor[(1, 6, 5, 12), float32], %c_w: Tensor[(10, 6, 1, 1), float32], "
              "%b: Tensor[(10), float32], %c_gamma: Tensor[(10), float32], "
@@ -541,7 +542,7 @@ static void test_vector_epilogue(void **state)
         "  %6 = subtract(%5, %c_half);\n"
         "  nn.leaky_relu(%6, alpha=0.1f)\n}\n";
     run_opts o = {.seed = 21, .vector_width = 8, .expect_launches = 2,
-                  .expect_text = "    v = v + vload8(0, e3 + ((fi)));"};
+                  .expect_text = "    v = v + vload16(0, e3 + ((fi)));"};
     check_region_opts(pointwise, &o);
     o.expect_text = "    v = BYOCL_SIGMOID_V(v);";
     check_region_opts(pointwise, &o);

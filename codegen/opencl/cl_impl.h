@@ -266,7 +266,8 @@ void clg_conv_sched_free(clg_conv_sched *s);
  * enough taps for kernels_cl/conv2d_depthwise.cl, which reads its input in place, and
  * rows wide enough for its tiles (clg_row_tiles_pay). */
 bool clg_conv_is_depthwise(const clg_conv_sched *s);
-/* Row tiles (conv2d_depthwise.cl, max_pool2d.cl): PT outputs of a row per work-item, PT
+/* Row tiles (conv2d_depthwise.cl, max_pool2d.cl, conv2d_input.cl; conv2d.cl's tile starts
+ * from it): PT outputs of a row per work-item, PT
  * the device's vector width (4, 8 or 16; 16 for any other width). */
 int clg_tile_width(int vector_width);
 /* Whether a row tile loads each tap as one vector: stride 1, or stride 2 with PT up to 8

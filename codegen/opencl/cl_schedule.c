@@ -15,16 +15,24 @@
 #include "ops/nn_util.h"
 
 #define CLG_MAX_INDEX ((int64_t)1 << 31)
-/* Grid positions per conv2d work-item: one vector of the device's width, whose OCT
- * accumulators then fit its vector registers (measured on PoCL with AVX2, resnet18
- * offloaded: 8 positions ran 18% faster than 16 and compiled in half the time; 16 was
- * measured best with AVX-512). */
+/* Positions per row tile and per elementwise vector: one vector of the device's width. */
 int clg_tile_width(int vector_width)
 {
     return vector_width == 4 || vector_width == 8 || vector_width == 16 ? vector_width : 16;
 }
-/* Output channels per conv2d work-item (fewer when a group has fewer). */
-#define CONV_OCT 8
+/* A conv2d work-item's tile: pt grid positions x oct output channels (fewer when a group
+ * has fewer), whose accumulators fill half the vector registers. With AVX-512 (16-float
+ * vectors) 16 x 8, eight registers. With AVX2, 16 x 4 (eight registers, each position
+ * vector two of them): per tap two vector loads and 4 broadcasts feed 8 FMAs, where 8 x 8
+ * (one vector, 8 broadcasts) took 9 loads for 8 FMAs; resnet18's offloaded median went
+ * from 1.04-1.14x of the host's to 0.91-0.93x (three alternating pairs, per-op runs).
+ * 16 x 8 on AVX2 spilled (16 registers of accumulators): 18% slower than 8 x 8. */
+static void conv_tile(int vector_width, int *pt, int *oct)
+{
+    int width = clg_tile_width(vector_width);
+    *pt = width == 8 ? 16 : width;
+    *oct = width == 8 ? 4 : 8;
+}
 #define DENSE_UT 16
 #define DENSE_RT 4
 
@@ -95,9 +103,10 @@ byocl_status clg_conv_schedule(const byocl_function *fn, int node, int vector_wi
     memcpy(s->dilation, win.dilation, sizeof s->dilation);
     memcpy(s->pad, win.pad, sizeof s->pad);
 
-    s->pt = clg_tile_width(vector_width);
+    int oct;
+    conv_tile(vector_width, &s->pt, &oct);
     s->row_pt = clg_row_tile_width(vector_width, s->stride[1], s->w);
-    s->oct = pow2_at_least(s->oc_g, CONV_OCT);
+    s->oct = pow2_at_least(s->oc_g, oct);
     s->ob = div_up(s->oc_g, s->oct);
     s->ntaps = (int)(s->kh * s->kw);
     s->tap_offset = malloc((size_t)s->ntaps * sizeof *s->tap_offset);
