@@ -8,8 +8,8 @@
  * onwards (rows along dimension 0, which PoCL runs together, as in conv2d_depthwise.cl):
  * input columns c + j*SW, read as one vector inside the input row (TAP_IN) or lane by
  * lane with 0 outside it (TAP_EDGE), stored as one vector, element by element at the
- * end of a row. One element per work-item, with its index arithmetic, took several times
- * as long (squeezenet1_1's 3x3 convs read 26 such layouts).
+ * end of a row. With one element per work-item and its index arithmetic, resnet18's 20
+ * layouts took 1.66 ms in all against 1.18 ms.
  *
  * Defined by the generator: KNAME, KPARAMS (x, y), VEC (float##PT), VSTORE (vstore##PT),
  * PT, LOAD (input columns TAP_IN reads), NC (N * C), NPH (phases), H, W, HPH, WPH, SH,
