@@ -265,7 +265,9 @@ typedef struct conv_case {
 /* Shapes that reach each tail of the schedule: channels that fill no vector or register
  * tile, grids whose last tile is partial, every stride phase, dilations, asymmetric
  * padding, groups and depthwise, kernels larger than the input, several images, bands
- * and unit chunks (many tasks), the in-place path (stride 1, no padding). */
+ * and unit chunks (many tasks), the in-place path (stride 1, no padding), spans of
+ * by-channel tiles that end inside a row and bands that end inside a span. Each runs with
+ * both register tile shapes (by position and by channel, lower_conv.c). */
 static const conv_case conv_cases_tail[] = {
     {"c5_o13_3x3_pad1", 1, 5, 7, 9, 13, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
     {"c3_o17_7x7_s2_pad3", 1, 3, 23, 19, 17, 7, 7, "strides=[2, 2], padding=[3, 3]", BYOCL_FLOAT32, false},
@@ -283,6 +285,10 @@ static const conv_case conv_cases_tail[] = {
     {"kernel_over_input", 1, 2, 3, 3, 5, 5, 5, "padding=[2, 2]", BYOCL_FLOAT32, false},
     {"batch3", 3, 4, 6, 5, 9, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
     {"bands_and_chunks", 1, 24, 40, 37, 40, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
+    {"o40_7x7_pad1", 1, 24, 7, 7, 40, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
+    {"groups3_og12", 2, 9, 5, 6, 36, 3, 3, "padding=[1, 1], groups=3", BYOCL_FLOAT32, false},
+    {"s2_spans_past_rows", 1, 8, 23, 27, 19, 3, 3, "strides=[2, 2], padding=[1, 1]", BYOCL_FLOAT32, false},
+    {"1x1_direct_spans", 1, 16, 13, 29, 33, 1, 1, "", BYOCL_FLOAT32, false},
     {"weight_param", 2, 6, 9, 10, 12, 3, 3, "strides=[2, 2], padding=[1, 1], groups=2", BYOCL_FLOAT32, true},
     {"float16", 1, 5, 9, 10, 12, 3, 3, "padding=[1, 1]", BYOCL_FLOAT16, false},
     {"float16_to_float32", 1, 5, 9, 10, 12, 3, 3, "padding=[1, 1], out_dtype=\"float32\"", BYOCL_FLOAT16, false},
@@ -294,8 +300,12 @@ static const conv_case conv_cases_tail[] = {
 static void test_conv_tails(void **state)
 {
     (void)state;
-    for (int i = 0; i < N_ITEMS(conv_cases_tail); i++) {
-        const conv_case *k = &conv_cases_tail[i];
+    static const char *const tiles[] = {"position", "channel"};
+    for (int i = 0; i < N_ITEMS(conv_cases_tail) * 2; i++) {
+        const conv_case *k = &conv_cases_tail[i / 2];
+        setenv("BYOCL_LLVM_CONV_TILES", tiles[i % 2], 1);
+        char what[96];
+        snprintf(what, sizeof what, "%s, tiles by %s", k->name, tiles[i % 2]);
         mb b;
         mb_begin(&b);
         int64_t groups = 1;
@@ -311,9 +321,10 @@ static void test_conv_tails(void **state)
         double bound = k->dtype == BYOCL_FLOAT16 ? 1e-3 : ints ? 0 : 1e-5;
         if (strstr(k->attrs, "float32"))
             bound = 1e-5;
-        mb_check(&b, bound, k->name);
+        mb_check(&b, bound, what);
         mb_free(&b);
     }
+    unsetenv("BYOCL_LLVM_CONV_TILES");
 }
 
 /* ------------------------------------------------------------ dense tails */

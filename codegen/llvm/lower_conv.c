@@ -193,7 +193,10 @@ static byocl_status lower_conv_direct(lw *w, int node, const conv_geom *g, const
 
 typedef struct conv_plan {
     int vf;                 /* floats per vector */
-    int t, v;               /* register tile: T channels x V vectors */
+    bool by_channel;        /* vectors run along output channels (see pick_tile) */
+    int t, v;               /* register tile: T channels x V vectors of positions; by
+                               channel, T = cv * vf channels x V positions */
+    int cv;                 /* by channel: vectors of channels in the tile */
     int64_t units_per_group, units;
     int64_t halo_h;         /* PH - OH: extra phase rows a band reads */
     int64_t ph, pw;         /* phase image height and width */
@@ -215,40 +218,80 @@ static int index_of(const int64_t *v, int n, int64_t x)
     return -1;
 }
 
-/* Lanes a band of `rows` output rows computes with tiles of `qt` lanes. */
-static int64_t band_lanes(const conv_geom *g, int64_t pw, int64_t rows, int64_t qt)
+/* Positions a band of `rows` output rows computes with tiles of `per_tile` positions: by
+ * position, lanes of the PW-wide grid up to the band's last output; by channel, outputs. */
+static int64_t band_positions(const conv_geom *g, const conv_plan *p, bool by_channel,
+                              int64_t rows, int64_t per_tile)
 {
-    int64_t qb = (rows - 1) * pw + g->ow;
-    return (qb + qt - 1) / qt * qt;
+    int64_t n = by_channel ? rows * g->ow : (rows - 1) * p->pw + g->ow;
+    return (n + per_tile - 1) / per_tile * per_tile;
 }
 
-/* Picks the register tile (T channels x V vectors): the candidate that computes the
- * fewest padded lanes x padded channels, with a surcharge for the loads each FMA needs
- * ((T + V) / (T * V): fewer accumulators reuse each load less). */
+/* Register tiles: a x b accumulators of one vector each.
+ *  - By position (a = T channels, b = V vectors): V*VF consecutive positions of the
+ *    PW-wide grid, one vector load of X' per vector and one broadcast weight per channel.
+ *    The halo columns (PW - OW) are computed and dropped, and the band's last tile is
+ *    masked: on small maps many lanes are wasted (a 7x7 output of a padded 3x3 conv
+ *    computes 64 lanes for 49 outputs).
+ *  - By channel (a = CV vectors of VF output channels, b = V positions), as blocked
+ *    channel layouts (NCHWc) compute: one broadcast of X' per position and one vector load
+ *    of packed weights per channel vector. Only outputs are computed; the results leave
+ *    the tile transposed, lane by lane, into a span of 128 outputs per channel, which the
+ *    epilogue then runs along.
+ * The cost, in vector FMAs: padded positions x padded channels x the reduction, with a
+ * surcharge for the loads each FMA needs ((a + b) / (a * b)); by position, times 1.5.
+ * That factor is measured, not derived: forced onto every conv of mobilenet_v2, resnet18
+ * and squeezenet1_1 (BYOCL_LLVM_CONV_TILES, below), the by-channel tiles ran each model
+ * 1.2-1.9x faster and no conv more than a few percent slower, while the FMA counts alone
+ * favour the by-position tiles on large maps (docs/host-codegen.md has the figures).
+ * So by channel wins unless its channel vectors would be mostly padding: convs of few
+ * channels per group keep the by-position tiles. */
+static const int tiles_by_position[3][4][2] = {
+    {{4, 3}, {6, 2}, {3, 4}}, {{6, 2}, {4, 3}, {3, 4}}, {{8, 3}, {6, 4}, {4, 6}, {12, 2}}};
+static const int tiles_by_channel[3][4][2] = {
+    {{3, 4}, {2, 6}, {1, 12}}, {{2, 6}, {3, 4}, {1, 12}}, {{2, 12}, {3, 8}, {4, 6}, {1, 24}}};
+
+static double tile_cost(const conv_geom *g, const conv_plan *p, bool by_channel, int a, int b)
+{
+    int64_t chans_per_unit = by_channel ? (int64_t)a * p->vf : a;
+    int64_t per_tile = by_channel ? b : (int64_t)b * p->vf;
+    int64_t full = g->oh / p->rows, last = g->oh % p->rows;
+    int64_t positions = full * band_positions(g, p, by_channel, p->rows, per_tile) +
+                        (last ? band_positions(g, p, by_channel, last, per_tile) : 0);
+    int64_t chans = (g->og + chans_per_unit - 1) / chans_per_unit * chans_per_unit * g->groups;
+    double fmas = (double)g->n * (double)positions * (double)chans * (double)(g->ic * g->kh * g->kw) /
+                  p->vf;
+    return fmas * (1.0 + 0.5 * (a + b) / ((double)a * b)) * (by_channel ? 1.0 : 1.5);
+}
+
+/* Picks the cheapest tile (tile_cost); BYOCL_LLVM_CONV_TILES=position or =channel forces
+ * one shape (tests reach both schedules on every geometry, benchmarks compare them). */
 static void pick_tile(const conv_geom *g, conv_plan *p)
 {
-    static const int cand16[][2] = {{8, 3}, {6, 4}, {4, 6}, {12, 2}};
-    static const int cand8[][2] = {{6, 2}, {4, 3}, {3, 4}};
-    static const int cand4[][2] = {{4, 3}, {6, 2}, {3, 4}};
-    const int(*cand)[2] = p->vf == 16 ? cand16 : p->vf == 8 ? cand8 : cand4;
-    int n_cand = p->vf == 16 ? 4 : 3;
+    const char *force = getenv("BYOCL_LLVM_CONV_TILES");
+    int table = p->vf == 16 ? 2 : p->vf == 8 ? 1 : 0, n_cand = p->vf == 16 ? 4 : 3;
     double best = -1;
-    for (int i = 0; i < n_cand + 1; i++) {
-        int t = i < n_cand ? cand[i][0] : 1, v = i < n_cand ? cand[i][1] : 8;
-        if (i == n_cand && g->og > 1)
-            continue; /* one channel per group (depthwise): long vectors */
-        if (t > g->og)
-            t = (int)g->og;
-        int64_t qt = (int64_t)v * p->vf;
-        int64_t full = g->oh / p->rows, last = g->oh % p->rows;
-        int64_t lanes = full * band_lanes(g, p->pw, p->rows, qt) +
-                        (last ? band_lanes(g, p->pw, last, qt) : 0);
-        int64_t chans = (g->og + t - 1) / t * t;
-        double cost = (double)lanes * (double)chans * (1.0 + 0.5 * (t + v) / ((double)t * v));
-        if (best < 0 || cost < best) {
-            best = cost;
-            p->t = t;
-            p->v = v;
+    for (int mode = 0; mode < 2; mode++) {
+        bool by_channel = mode == 1;
+        if (force && strcmp(force, by_channel ? "position" : "channel") == 0)
+            continue;
+        for (int i = 0; i < n_cand + (by_channel ? 0 : 1); i++) {
+            const int(*cand)[2] = by_channel ? tiles_by_channel[table] : tiles_by_position[table];
+            int a = i < n_cand ? cand[i][0] : 1, b = i < n_cand ? cand[i][1] : 8;
+            if (i == n_cand && g->og > 1)
+                continue; /* one channel per group (depthwise): long vectors */
+            if (!by_channel && a > g->og)
+                a = (int)g->og;
+            if (by_channel && a > 1 && (int64_t)(a - 1) * p->vf >= g->og)
+                continue; /* a whole vector of channels past the group's last */
+            double cost = tile_cost(g, p, by_channel, a, b);
+            if (best < 0 || cost < best) {
+                best = cost;
+                p->by_channel = by_channel;
+                p->cv = by_channel ? a : 0;
+                p->t = by_channel ? a * p->vf : a;
+                p->v = b;
+            }
         }
     }
 }
@@ -387,6 +430,20 @@ static void emit_prep(lw *w, const conv_geom *g, const conv_plan *p, LLVMValueRe
     lw_for_end(w, &li);
 }
 
+/* Where tap (kh, kw) of grid position 0 lies in X' (or in the input, p->direct). */
+static int64_t tap_offset(const conv_geom *g, const conv_plan *p, int64_t kh, int64_t kw)
+{
+    if (p->direct)
+        return kh * g->dh * g->w + kw * g->dw;
+    int a = index_of(p->ry, p->nry, kh * g->dh % g->sh);
+    int b = index_of(p->rx, p->nrx, kw * g->dw % g->sw);
+    return (a * p->nrx + b) * p->xs_phase + (kh * g->dh / g->sh) * p->pw + kw * g->dw / g->sw;
+}
+
+/* Positions a by-channel span holds (rounded up to whole tiles): long enough for the
+ * epilogue to run along rows, small enough for the span's results to stay in L1. */
+#define BY_CHANNEL_SPAN 128
+
 /* Everything one tile needs. */
 typedef struct tile_ctx {
     const conv_geom *g;
@@ -435,11 +492,7 @@ static void emit_accumulate(lw *w, tile_ctx *c, LLVMValueRef q0, bool masked)
         acc[i] = LLVMBuildLoad2(B, vt, c->acc[i], "");
     for (int64_t kh = 0; kh < g->kh; kh++) {
         for (int64_t kw = 0; kw < g->kw; kw++) {
-            int a = index_of(p->ry, p->nry, kh * g->dh % g->sh);
-            int b = index_of(p->rx, p->nrx, kw * g->dw % g->sw);
-            int64_t off = p->direct ? kh * g->dh * g->w + kw * g->dw
-                                    : (a * p->nrx + b) * p->xs_phase +
-                                          (kh * g->dh / g->sh) * p->pw + kw * g->dw / g->sw;
+            int64_t off = tap_offset(g, p, kh, kw);
             LLVMValueRef xs[8];
             for (int v = 0; v < V; v++) {
                 LLVMValueRef at = LLVMBuildNSWAdd(B, xrow, lw_i64(w, off + v * VF), "");
@@ -467,32 +520,75 @@ static void emit_accumulate(lw *w, tile_ctx *c, LLVMValueRef q0, bool masked)
     lw_for_end(w, &li);
 }
 
-/* The tile's results through a buffer to the output rows it covers, each row segment
- * through the fused epilogue. */
-static byocl_status emit_store_tile(lw *w, tile_ctx *c, LLVMValueRef q0)
+/* By channel: accumulates the CV x V tile of positions s0 .. s0 + V - 1 of the band (s =
+ * row * OW + column; past the band's last output, the last output again, computed and not
+ * stored) over input channels and taps into c->acc. */
+static void emit_accumulate_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0)
 {
     const conv_geom *g = c->g;
     const conv_plan *p = c->p;
     LLVMBuilderRef B = w->B;
-    int T = p->t, V = p->v, VF = p->vf;
-    for (int t = 0; t < T; t++)
-        for (int v = 0; v < V; v++)
-            lw_vstore(w, c->tile, lw_i64(w, (int64_t)(t * V + v) * VF),
-                      LLVMBuildLoad2(B, w->t_vf, c->acc[t * V + v], ""), (unsigned)VF * 4);
-    int64_t qt = (int64_t)V * VF;
-    LLVMValueRef q_end = min64(w, LLVMBuildNSWAdd(B, q0, lw_i64(w, qt), ""), c->qb);
-    LLVMValueRef r0 = LLVMBuildSDiv(B, q0, lw_i64(w, p->pw), "");
-    LLVMValueRef r1 = LLVMBuildSDiv(B, LLVMBuildNSWSub(B, q_end, lw_i64(w, 1), ""), lw_i64(w, p->pw), "");
+    int CV = p->cv, V = p->v, VF = p->vf, T = p->t;
+    LLVMTypeRef vt = w->t_vf;
+    for (int i = 0; i < CV * V; i++)
+        LLVMBuildStore(B, LLVMConstNull(vt), c->acc[i]);
+    /* each position's place in the PW-wide grid of X' (the input's rows, p->direct) */
+    LLVMValueRef q[64], last = LLVMBuildNSWSub(B, c->qb, lw_i64(w, 1), "");
+    for (int v = 0; v < V; v++) {
+        LLVMValueRef sv = min64(w, LLVMBuildNSWAdd(B, s0, lw_i64(w, v), ""), last);
+        LLVMValueRef row = LLVMBuildSDiv(B, sv, lw_i64(w, g->ow), "");
+        q[v] = lw_mad(w, row, p->pw - g->ow, sv);
+    }
+    int64_t taps = g->kh * g->kw;
+    lw_loop li;
+    LLVMValueRef ic = lw_for(w, &li, lw_i64(w, 0), lw_i64(w, g->ic), 1, "ic");
+    LLVMValueRef xrow = lw_mad(w, ic, c->x_chan, NULL);
+    LLVMValueRef wic = lw_mad(w, ic, taps * T, NULL);
+    LLVMValueRef acc[64];
+    for (int i = 0; i < CV * V; i++)
+        acc[i] = LLVMBuildLoad2(B, vt, c->acc[i], "");
+    for (int64_t kh = 0; kh < g->kh; kh++) {
+        for (int64_t kw = 0; kw < g->kw; kw++) {
+            int64_t k = kh * g->kw + kw;
+            LLVMValueRef wv[8];
+            for (int t = 0; t < CV; t++)
+                wv[t] = lw_vload(w, c->wunit, LLVMBuildNSWAdd(B, wic, lw_i64(w, k * T + t * VF), ""),
+                                 VF, (unsigned)VF * 4);
+            LLVMValueRef at = LLVMBuildNSWAdd(B, xrow, lw_i64(w, tap_offset(g, p, kh, kw)), "");
+            for (int v = 0; v < V; v++) {
+                LLVMValueRef xv = lw_splat(
+                    w, lw_load(w, c->xb, BYOCL_FLOAT32, LLVMBuildNSWAdd(B, at, q[v], "")), VF);
+                for (int t = 0; t < CV; t++)
+                    acc[v * CV + t] = lw_fma(w, wv[t], xv, acc[v * CV + t]);
+            }
+        }
+    }
+    for (int i = 0; i < CV * V; i++)
+        LLVMBuildStore(B, acc[i], c->acc[i]);
+    li.no_unroll = true;
+    lw_for_end(w, &li);
+}
+
+/* Results [T][span] in c->tile for grid positions q0 .. q0 + span - 1 of the band (a grid
+ * `grid_w` wide: PW by position, OW by channel), to the output rows they cover, each row
+ * segment through the fused epilogue. Positions at or past c->qb are not stored. */
+static byocl_status emit_store_span(lw *w, tile_ctx *c, LLVMValueRef q0, int64_t span, int64_t grid_w)
+{
+    const conv_geom *g = c->g;
+    LLVMBuilderRef B = w->B;
+    LLVMValueRef q_end = min64(w, LLVMBuildNSWAdd(B, q0, lw_i64(w, span), ""), c->qb);
+    LLVMValueRef r0 = LLVMBuildSDiv(B, q0, lw_i64(w, grid_w), "");
+    LLVMValueRef r1 = LLVMBuildSDiv(B, LLVMBuildNSWSub(B, q_end, lw_i64(w, 1), ""), lw_i64(w, grid_w), "");
     LLVMValueRef n_oc = LLVMBuildNSWSub(B, c->oc_end, c->oc0, "");
     lw_loop lt, lr, lx;
-    LLVMValueRef t = lw_for(w, &lt, lw_i64(w, 0), min64(w, n_oc, lw_i64(w, T)), 1, "t");
+    LLVMValueRef t = lw_for(w, &lt, lw_i64(w, 0), min64(w, n_oc, lw_i64(w, c->p->t)), 1, "t");
     LLVMValueRef oc = LLVMBuildNSWAdd(B, c->oc0, t, "oc");
     LLVMValueRef r = lw_for(w, &lr, r0, LLVMBuildNSWAdd(B, r1, lw_i64(w, 1), ""), 1, "r");
-    LLVMValueRef row_q = lw_mad(w, r, p->pw, NULL);
+    LLVMValueRef row_q = lw_mad(w, r, grid_w, NULL);
     LLVMValueRef x0 = max64(w, lw_i64(w, 0), LLVMBuildNSWSub(B, q0, row_q, ""));
     LLVMValueRef x1 = min64(w, lw_i64(w, g->ow), LLVMBuildNSWSub(B, q_end, row_q, ""));
     LLVMValueRef ox = lw_for(w, &lx, x0, x1, 1, "ox");
-    LLVMValueRef ti = lw_mad(w, t, qt, LLVMBuildNSWSub(B, LLVMBuildNSWAdd(B, row_q, ox, ""), q0, ""));
+    LLVMValueRef ti = lw_mad(w, t, span, LLVMBuildNSWSub(B, LLVMBuildNSWAdd(B, row_q, ox, ""), q0, ""));
     LLVMValueRef accv = lw_load(w, c->tile, BYOCL_FLOAT32, ti);
     byocl_status st = store_output(w, c->node, c->space, c->n, oc, LLVMBuildNSWAdd(B, c->oy0, r, ""),
                                    ox, lw_round(w, accv, g->dout), g);
@@ -502,6 +598,34 @@ static byocl_status emit_store_tile(lw *w, tile_ctx *c, LLVMValueRef q0)
     lw_for_end(w, &lr);
     lw_for_end(w, &lt);
     return st;
+}
+
+/* By position: the T x V accumulators are the tile's [T][V*VF] results as they are. */
+static void emit_tile_to_buffer(lw *w, tile_ctx *c)
+{
+    for (int i = 0; i < c->p->t * c->p->v; i++)
+        lw_vstore(w, c->tile, lw_i64(w, (int64_t)i * c->p->vf),
+                  LLVMBuildLoad2(w->B, w->t_vf, c->acc[i], ""), (unsigned)c->p->vf * 4);
+}
+
+/* By channel: the accumulators hold VF channels of one position each; their lanes go to
+ * the span's buffer [T][span] at position `at` (transposed, so that the epilogue reads
+ * each channel's outputs in order and vectorizes along the row). */
+static void emit_tile_transposed(lw *w, tile_ctx *c, LLVMValueRef at, int64_t span)
+{
+    const conv_plan *p = c->p;
+    LLVMBuilderRef B = w->B;
+    for (int v = 0; v < p->v; v++) {
+        LLVMValueRef pos = LLVMBuildNSWAdd(B, at, lw_i64(w, v), "");
+        for (int t = 0; t < p->cv; t++) {
+            LLVMValueRef acc = LLVMBuildLoad2(B, w->t_vf, c->acc[v * p->cv + t], "");
+            for (int lane = 0; lane < p->vf; lane++) {
+                LLVMValueRef x = LLVMBuildExtractElement(B, acc, lw_i32(w, lane), "");
+                lw_store(w, c->tile, BYOCL_FLOAT32,
+                         lw_mad(w, lw_i64(w, (int64_t)(t * p->vf + lane)), span, pos), x);
+            }
+        }
+    }
 }
 
 static LLVMValueRef call_alloc(lw *w, int64_t bytes)
@@ -562,8 +686,11 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
     }
 
     tile_ctx c = {.g = g, .p = &p, .node = node, .space = s, .n = n, .oy0 = oy0, .qb = qb};
-    c.tile = lw_alloca_array(w, w->t_f32, (int64_t)p.t * p.v * p.vf, 64, "tile");
-    for (int i = 0; i < p.t * p.v; i++)
+    /* By channel, tiles are transposed into a span of this many positions, then stored. */
+    int64_t span = p.by_channel ? (BY_CHANNEL_SPAN + p.v - 1) / p.v * p.v : 0;
+    int n_acc = p.by_channel ? p.cv * p.v : p.t * p.v;
+    c.tile = lw_alloca_array(w, w->t_f32, p.by_channel ? p.t * span : (int64_t)n_acc * p.vf, 64, "tile");
+    for (int i = 0; i < n_acc; i++)
         c.acc[i] = lw_alloca(w, w->t_vf, "acc");
     if (!p.direct) {
         xp = scratch;
@@ -593,22 +720,39 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
     c.wunit = gep_f32(w, wp, lw_mad(w, u, unit_floats, NULL));
     c.oc0 = lw_mad(w, grp, g->og, lw_mad(w, in_grp, p.t, NULL));
     c.oc_end = lw_mad(w, grp, g->og, lw_i64(w, g->og));
-    int64_t qt = (int64_t)p.v * p.vf;
-    /* Tiles over the band's grid; the last one masks its loads. */
-    LLVMValueRef q0 = lw_for(w, &lq, lw_i64(w, 0), qb, qt, "q0");
-    LLVMValueRef is_full = LLVMBuildICmp(B, LLVMIntSLE, LLVMBuildNSWAdd(B, q0, lw_i64(w, qt), ""), qb, "");
-    LLVMBasicBlockRef full = LLVMAppendBasicBlockInContext(w->C, w->body, "tile.full");
-    LLVMBasicBlockRef masked = LLVMAppendBasicBlockInContext(w->C, w->body, "tile.masked");
-    LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(w->C, w->body, "tile.done");
-    LLVMBuildCondBr(B, is_full, full, masked);
-    LLVMPositionBuilderAtEnd(B, full);
-    emit_accumulate(w, &c, q0, false);
-    LLVMBuildBr(B, after);
-    LLVMPositionBuilderAtEnd(B, masked);
-    emit_accumulate(w, &c, q0, true);
-    LLVMBuildBr(B, after);
-    LLVMPositionBuilderAtEnd(B, after);
-    byocl_status st = emit_store_tile(w, &c, q0);
+    LLVMValueRef q0;
+    byocl_status st;
+    if (p.by_channel) {
+        /* Spans of the band's outputs in order; tiles within a span. */
+        c.qb = LLVMBuildNSWMul(B, rows, lw_i64(w, g->ow), "outputs");
+        lw_loop ls;
+        q0 = lw_for(w, &lq, lw_i64(w, 0), c.qb, span, "span");
+        LLVMValueRef span_end = min64(w, LLVMBuildNSWAdd(B, q0, lw_i64(w, span), ""), c.qb);
+        LLVMValueRef s0 = lw_for(w, &ls, q0, span_end, p.v, "s0");
+        emit_accumulate_by_channel(w, &c, s0);
+        emit_tile_transposed(w, &c, LLVMBuildNSWSub(B, s0, q0, ""), span);
+        ls.no_unroll = true;
+        lw_for_end(w, &ls);
+        st = emit_store_span(w, &c, q0, span, g->ow);
+    } else {
+        /* Tiles over the band's grid; the last one masks its loads. */
+        int64_t qt = (int64_t)p.v * p.vf;
+        q0 = lw_for(w, &lq, lw_i64(w, 0), qb, qt, "q0");
+        LLVMValueRef is_full = LLVMBuildICmp(B, LLVMIntSLE, LLVMBuildNSWAdd(B, q0, lw_i64(w, qt), ""), qb, "");
+        LLVMBasicBlockRef full = LLVMAppendBasicBlockInContext(w->C, w->body, "tile.full");
+        LLVMBasicBlockRef masked = LLVMAppendBasicBlockInContext(w->C, w->body, "tile.masked");
+        LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(w->C, w->body, "tile.done");
+        LLVMBuildCondBr(B, is_full, full, masked);
+        LLVMPositionBuilderAtEnd(B, full);
+        emit_accumulate(w, &c, q0, false);
+        LLVMBuildBr(B, after);
+        LLVMPositionBuilderAtEnd(B, masked);
+        emit_accumulate(w, &c, q0, true);
+        LLVMBuildBr(B, after);
+        LLVMPositionBuilderAtEnd(B, after);
+        emit_tile_to_buffer(w, &c);
+        st = emit_store_span(w, &c, q0, qt, p.pw);
+    }
     lq.no_unroll = lu.no_unroll = true;
     lw_for_end(w, &lq);
     lw_for_end(w, &lu);
