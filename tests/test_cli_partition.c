@@ -377,6 +377,32 @@ static void test_partition_range_and_dump(void **state)
     free(err);
 }
 
+/* --dump-after fold_constants: constant arithmetic already folded, before any annotation. */
+static void test_partition_dump_after_fold(void **state)
+{
+    (void)state;
+    const char *dir = ts_tmpdir("cli-partition-fold");
+    char path[512], args[1024];
+    FMT(path, "%s/fold.relay", dir);
+    ts_write_text(path, "#[version = \"0.0.5\"]\n"
+                        "def @main(%x: Tensor[(1, 4), float32]) {\n"
+                        "  %0 = add(1f, 2f);\n"
+                        "  %1 = multiply(%x, %0);\n"
+                        "  nn.relu(%1)\n"
+                        "}\n");
+    FMT(args, "partition '%s' --range 1:1 --target acc --dump-after fold_constants", path);
+    char *out, *err;
+    assert_int_equal(ts_run_cli(args, &out, &err), 0);
+    assert_string_equal(err, "// byocl: the module after fold_constants\n"
+                             "#[version = \"0.0.5\"]\n"
+                             "def @main(%x: Tensor[(1, 4), float32]) -> Tensor[(1, 4), float32] {\n"
+                             "  %1 = multiply(%x, 3f) /* ty=Tensor[(1, 4), float32] */;\n"
+                             "  nn.relu(%1) /* ty=Tensor[(1, 4), float32] */\n"
+                             "}\n");
+    free(out);
+    free(err);
+}
+
 /* The thread's block as the user's file names it: --range in the file's names (bare, with
  * '%' or in byocl's own #N), the region keeping them; an end the file lacks, and a bare
  * range that reads two ways, are errors that say so; print keeps the names, --renumber
@@ -626,6 +652,7 @@ int main(void)
         cmocka_unit_test(test_partition_no_types),
         cmocka_unit_test(test_partition_tvm_forms),
         cmocka_unit_test(test_partition_range_and_dump),
+        cmocka_unit_test(test_partition_dump_after_fold),
         cmocka_unit_test(test_partition_file_names),
         cmocka_unit_test(test_partition_usage_and_errors),
         cmocka_unit_test(test_partition_output_files),

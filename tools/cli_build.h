@@ -58,9 +58,9 @@ void cli_print_target(const byocl_target_i *t);
 
 #define CLI_OPTION_DUMP_AFTER                                                                \
     {"dump-after", 0, CLI_ARG_REQUIRED, false, "PASS",                                     \
-     "print the module on stderr after PASS (annotate_target, annotate_range, "            \
-     "check_annotations, merge_regions, keep_on_host, partition) or after every pass "  \
-     "(all)"}
+     "print the module on stderr after PASS (fold_constants, annotate_target, "            \
+     "annotate_range, check_annotations, merge_regions, keep_on_host, partition) or "     \
+     "after every pass (all)"}
 /* Checks --dump-after PASS (NULL is fine): a usage error naming the passes. */
 int cli_check_dump_after(const cli_command *cmd, const char *pass);
 
