@@ -10,8 +10,8 @@
  *   LD_P(i)        element i of P as a float (an integer buffer: as an int or long)
  * and for its result Y:
  *   ST_Y(i, v)     stores v as element i of Y (float16 rounds to nearest even)
- * then includes a template (conv2d, dense, pool2d, softmax, reduce, resize, elemwise,
- * gather, move, ...) specialized with #defines, and #undefs them all afterwards. */
+ * then includes a template (conv2d, dense, pool2d, softmax, layer_norm, reduce, resize,
+ * elemwise, gather, move, ...) specialized with #defines, and #undefs them all afterwards. */
 
 #define BYOCL_LD_F32(p, i) ((p)[(i)])
 #define BYOCL_LD_F16(p, i) vload_half((i), (const __global half *)(p))

@@ -1,13 +1,14 @@
-/* softmax.cl: nn.softmax along one axis, one slice per work-item, as the reference
- * kernel computes it: exp(x - max) / sum(exp(x - max)), where max ignores NaN (fmax).
- * The exponentials are computed again for the result rather than read back, so a
- * float16 result is rounded once.
+/* softmax.cl: nn.softmax and nn.log_softmax along one axis, one slice per work-item, as
+ * the reference kernel computes them: exp(x - max) / sum(exp(x - max)), or with
+ * LOG_SOFTMAX (x - max) - log(sum(exp(x - max))), where max ignores NaN (fmax). The
+ * exponentials are computed again for the result rather than read back, so a float16
+ * result is rounded once.
  *
  * The data is OUTER blocks of LEN slices of INNER elements; work-item id = o * INNER + k
  * handles elements (o * LEN + c) * INNER + k for c in [0, LEN).
  *
  * Defined by the generator: KNAME, KPARAMS (x, y, then epilogue operands), OUTER, LEN,
- * INNER, EPILOGUE(v, fi), LD_x, ST_Y. */
+ * INNER, LOG_SOFTMAX (0 or 1), EPILOGUE(v, fi), LD_x, ST_Y. */
 __kernel void KNAME(KPARAMS)
 {
     const int id = get_global_id(0);
@@ -21,9 +22,16 @@ __kernel void KNAME(KPARAMS)
     float sum = 0.0f;
     for (int c = 0; c < LEN; c++)
         sum += exp(LD_x(base + c * INNER) - top);
+#if LOG_SOFTMAX
+    const float log_sum = log(sum);
+#endif
     for (int c = 0; c < LEN; c++) {
         const int fi = base + c * INNER;
+#if LOG_SOFTMAX
+        float v = (LD_x(fi) - top) - log_sum;
+#else
         float v = exp(LD_x(fi) - top) / sum;
+#endif
         EPILOGUE(v, fi);
         ST_Y(fi, v);
     }

@@ -1128,6 +1128,16 @@ static void test_layer_norm_region(void **state)
     byocl_module_free(m);
     byocl_target_registry_reset();
     check_region(text);
+    /* The fused ops as the importer writes them now, each with an epilogue (relu and the
+     * add into layer_norm's kernel, the multiply into log_softmax's), one region. */
+    check_region(MAIN("%x: Tensor[(2, 5, 16), float32], %g: Tensor[(16), float32], "
+                      "%b: Tensor[(16), float32], %g5: Tensor[(5), float32]")
+                 "  %0 = nn.layer_norm(%x, %g, %b, epsilon=0.001f);\n"
+                 "  %1 = nn.relu(%0);\n"
+                 "  %2 = add(%1, %x);\n"
+                 "  %3 = nn.layer_norm(%2, %g5, %g5, axis=1, center=False);\n"
+                 "  %4 = nn.log_softmax(%3, axis=1);\n"
+                 "  multiply(%4, 2f)\n}\n");
 }
 
 /* Runs a generated case's plan and compares with numpy's result: bit for bit when
@@ -1221,7 +1231,8 @@ static void test_reduce_generated(void **state)
     assert_int_equal(ran, 30);
 }
 
-/* The batch_matmul cases of tests/gen/gen_ops_nn.py, the conv2d and conv2d_transpose
+/* The batch_matmul, log_softmax and layer_norm cases of tests/gen/gen_ops_nn.py (ranks,
+ * axes, large magnitudes, center/scale off), the conv2d and conv2d_transpose
  * cases of tests/gen/gen_ops_conv.py (transposes, a broadcast batch, tile tails, float16,
  * strides of 12 and 16; the transposed convs' strides, groups, padding, output_padding,
  * dilation) and the resize2d cases of tests/gen/gen_ops_image.py (every method, rounding
@@ -1239,6 +1250,8 @@ static void test_ops_generated(void **state)
         int want_ran;
     } sets[] = {
         {nn_cases, N_ITEMS(nn_cases), "nn.batch_matmul", 11},
+        {nn_cases, N_ITEMS(nn_cases), "nn.log_softmax", 4},
+        {nn_cases, N_ITEMS(nn_cases), "nn.layer_norm", 8},
         {conv_cases, N_ITEMS(conv_cases), "nn.conv2d", 12},
         {conv_cases, N_ITEMS(conv_cases), "nn.conv2d_transpose", 11},
         {image_cases, N_ITEMS(image_cases), "image.resize2d", 28},

@@ -1,5 +1,5 @@
-/* nn.dense, nn.batch_matmul, nn.batch_norm, nn.bias_add, nn.relu, nn.leaky_relu, nn.softmax and
- * nn.batch_flatten: type relations, attribute checks and the reference kernels against
+/* nn.dense, nn.batch_matmul, nn.batch_norm, nn.layer_norm, nn.bias_add, nn.relu, nn.leaky_relu,
+ * nn.softmax, nn.log_softmax and nn.batch_flatten: type relations, attribute checks and the reference kernels against
  * numpy (tests/gen/gen_ops_nn.py). */
 #include "ops_case.h"
 
@@ -13,6 +13,8 @@ static void test_schema(void **state)
     static const op_attr_spec bias_axis[] = {{"axis", "1"}};
     static const op_attr_spec alpha[] = {{"alpha", "0.25f"}};
     static const op_attr_spec softmax_axis[] = {{"axis", "-1"}};
+    static const op_attr_spec layer_norm[] = {
+        {"axis", "-1"}, {"epsilon", "1e-05f"}, {"center", "True"}, {"scale", "True"}};
     static const op_attr_spec batch_matmul[] = {
         {"out_dtype", "\"\""}, {"transpose_a", "False"}, {"transpose_b", "True"}};
     op_assert_schema("nn.dense", dense, N_ITEMS(dense));
@@ -22,6 +24,8 @@ static void test_schema(void **state)
     op_assert_schema("nn.relu", NULL, 0);
     op_assert_schema("nn.leaky_relu", alpha, N_ITEMS(alpha));
     op_assert_schema("nn.softmax", softmax_axis, N_ITEMS(softmax_axis));
+    op_assert_schema("nn.log_softmax", softmax_axis, N_ITEMS(softmax_axis));
+    op_assert_schema("nn.layer_norm", layer_norm, N_ITEMS(layer_norm));
     op_assert_schema("nn.batch_flatten", NULL, 0);
 }
 
@@ -140,6 +144,38 @@ static void test_softmax_flatten_relu_errors(void **state)
                           "nn.relu takes no attributes, but was given 'alpha'");
 }
 
+static void test_log_softmax_layer_norm_errors(void **state)
+{
+    const byocl_dtype f32 = BYOCL_FLOAT32;
+    const byocl_status type = BYOCL_ERR_TYPE;
+    byocl_type ints = OP_TYPE(BYOCL_INT32, 2, 3);
+    op_expect_type_error("nn.log_softmax", &ints, 1, "", type,
+                         "data must be a float tensor, got Tensor[(2, 3), int32]");
+    byocl_type floats = OP_TYPE(f32, 2, 3);
+    op_expect_type_error("nn.log_softmax", &floats, 1, "axis=-3", type,
+                         "axis -3 is out of range for a 2-D tensor");
+    byocl_type t[3] = {OP_TYPE(f32, 2, 3, 4), OP_TYPE(f32, 4), OP_TYPE(f32, 4)};
+    op_expect_type_error("nn.layer_norm", t, 3, "axis=3", type,
+                         "axis 3 is out of range for a 3-D tensor");
+    op_expect_type_error("nn.layer_norm", t, 3, "axis=1", type,
+                         "gamma must have shape (3) to match data axis 1, got "
+                         "Tensor[(4), float32]");
+    t[2] = OP_TYPE(f32, 1, 4);
+    op_expect_type_error("nn.layer_norm", t, 3, "", type,
+                         "beta must have shape (4) to match data axis 2, got "
+                         "Tensor[(1, 4), float32]");
+    t[2] = OP_TYPE(BYOCL_FLOAT16, 4);
+    op_expect_type_error("nn.layer_norm", t, 3, "", type,
+                         "beta dtype float16 does not match data dtype float32");
+    byocl_type it[3] = {OP_TYPE(BYOCL_INT8, 2, 4), OP_TYPE(BYOCL_INT8, 4),
+                        OP_TYPE(BYOCL_INT8, 4)};
+    op_expect_type_error("nn.layer_norm", it, 3, "", type,
+                         "data must be a float tensor, got Tensor[(2, 4), int8]");
+    t[2] = t[1];
+    op_expect_build_error("nn.layer_norm", t, 3, "epsilon=-0.001f", BYOCL_ERR_INVALID,
+                          "epsilon must be >= 0 (it is added to the variance), got -0.001");
+}
+
 /* The inferred type of op(types), as `byocl print` writes it. */
 static void expect_result_type(const char *op, const byocl_type *types, int n, const char *want)
 {
@@ -187,6 +223,13 @@ static void test_kernel_rejects_bad_calls(void **state)
                         "nn.relu kernel: output has shape (1, 3, 4), expected (1, 3, 2, 2)");
     op_expect_ref_error("nn.batch_flatten", in, 1, &relu_out, 1, bad,
                         "nn.batch_flatten kernel: output has shape (1, 3, 4), expected (1, 12)");
+    op_expect_ref_error("nn.log_softmax", in, 1, &relu_out, 1, bad,
+                        "nn.log_softmax kernel: output has shape (1, 3, 4), expected (1, 3, 2, "
+                        "2)");
+    byocl_type ln_in[3] = {OP_TYPE(f32, 2, 5), OP_TYPE(f32, 4), OP_TYPE(f32, 5)};
+    byocl_type ln_out = OP_TYPE(f32, 2, 5);
+    op_expect_ref_error("nn.layer_norm", ln_in, 3, &ln_out, 1, bad,
+                        "nn.layer_norm kernel: input 1 has 4 elements, expected 5");
 }
 
 int main(void)
@@ -198,6 +241,7 @@ int main(void)
         cmocka_unit_test(test_batch_norm_errors),
         cmocka_unit_test(test_bias_add_errors),
         cmocka_unit_test(test_softmax_flatten_relu_errors),
+        cmocka_unit_test(test_log_softmax_layer_norm_errors),
         cmocka_unit_test(test_result_types),
         cmocka_unit_test(test_kernel_rejects_bad_calls),
     };

@@ -544,6 +544,36 @@ static void test_float_list_attribute(void **state)
     free(printed);
 }
 
+/* nn.layer_norm and nn.log_softmax as TVM's Relay prints them (every attribute given) parse;
+ * printing leaves out the defaults, and other values round-trip. */
+static void test_layer_norm_log_softmax(void **state)
+{
+    (void)state;
+    const char *text =
+        "def @main(%x: Tensor[(2, 3, 8), float32], %gamma: Tensor[(8), float32], "
+        "%beta: Tensor[(8), float32], %g3: Tensor[(3), float32]) {\n"
+        "  %0 = nn.layer_norm(%x, %gamma, %beta, axis=-1, epsilon=1e-05f, center=True, "
+        "scale=True);\n"
+        "  %1 = nn.log_softmax(%0, axis=-1);\n"
+        "  %2 = nn.layer_norm(%1, %g3, %g3, axis=1, epsilon=0.001f, center=False);\n"
+        "  nn.log_softmax(%2, axis=0)\n"
+        "}\n";
+    char *printed = assert_round_trip(text, NULL, true);
+    assert_string_equal(printed,
+                        "#[version = \"0.0.5\"]\n"
+                        "def @main(%x: Tensor[(2, 3, 8), float32], %gamma: Tensor[(8), float32], "
+                        "%beta: Tensor[(8), float32], %g3: Tensor[(3), float32]) -> "
+                        "Tensor[(2, 3, 8), float32] {\n"
+                        "  %0 = nn.layer_norm(%x, %gamma, %beta) /* ty=Tensor[(2, 3, 8), "
+                        "float32] */;\n"
+                        "  %1 = nn.log_softmax(%0) /* ty=Tensor[(2, 3, 8), float32] */;\n"
+                        "  %2 = nn.layer_norm(%1, %g3, %g3, axis=1, epsilon=0.001f, "
+                        "center=False) /* ty=Tensor[(2, 3, 8), float32] */;\n"
+                        "  nn.log_softmax(%2, axis=0) /* ty=Tensor[(2, 3, 8), float32] */\n"
+                        "}\n");
+    free(printed);
+}
+
 /* float64 (TVM's spelling): types, f64 literals printed with the digits a double needs,
  * casts to and from it. */
 static void test_float64(void **state)
@@ -1075,6 +1105,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_partitioned_module),
         cmocka_unit_test(test_round_trip_fixtures),
         cmocka_unit_test(test_float_list_attribute),
+        cmocka_unit_test(test_layer_norm_log_softmax),
         cmocka_unit_test(test_scalar_literals),
         cmocka_unit_test(test_float64),
         cmocka_unit_test(test_tuples_and_items),

@@ -94,8 +94,10 @@ double host_node_flops(const byocl_function *fn, int node)
         return arg0 ? first_numel(arg0) : 0;
     if (strcmp(op, "nn.batch_norm") == 0)
         return 2 * out;
-    if (strcmp(op, "nn.softmax") == 0)
+    if (strcmp(op, "nn.softmax") == 0 || strcmp(op, "nn.log_softmax") == 0)
         return 3 * out;
+    if (strcmp(op, "nn.layer_norm") == 0) /* the two sums, then subtract, scale, shift */
+        return 7 * out;
     static const char *const data_movement[] = {
         "cast",    "copy",     "reshape",     "transpose",     "concatenate",
         "split",   "squeeze",  "expand_dims", "nn.batch_flatten", "annotation.compiler_begin",

@@ -84,7 +84,8 @@ void host_groups_free(byocl_host_group *groups, int n_groups);
 /* (host_backend.c) The arithmetic of one op call of fn,
  * for group flops: 2 per multiply-add for nn.conv2d and nn.dense, one per window cell
  * for pooling and means, one per output element for elementwise ops (two for batch_norm,
- * three for softmax), 0 for ops that only move or convert data. */
+ * three for softmax and log_softmax, seven for layer_norm), 0 for ops that only move or
+ * convert data. */
 double host_node_flops(const byocl_function *fn, int node);
 /* (Added by the executor.) The tensor type of a value: the node's type for field -1, else
  * the field's (depth-first over nested tuples); NULL when there is no such tensor. */

@@ -60,7 +60,8 @@ static byocl_status lower_group(lw *w)
     } table[] = {
         {"nn.max_pool2d", lower_pool},     {"nn.avg_pool2d", lower_pool},
         {"nn.global_avg_pool2d", lower_pool},
-        {"nn.softmax", lower_softmax},     {"reshape", lower_copy},
+        {"nn.softmax", lower_softmax},     {"nn.log_softmax", lower_softmax},
+        {"nn.layer_norm", lower_layer_norm}, {"reshape", lower_copy},
         {"squeeze", lower_copy},           {"expand_dims", lower_copy},
         {"nn.batch_flatten", lower_copy},  {"transpose", lower_transpose},
         {"concatenate", lower_concatenate}, {"split", lower_split},

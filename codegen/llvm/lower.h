@@ -11,7 +11,8 @@
  *                     nn.conv2d_transpose: a direct loop nest
  *   lower_dense.c     nn.dense: packed weights, vector register tiles;
  *                     nn.batch_matmul: a direct loop nest
- *   lower_pool.c      max/avg/global pooling, softmax, the reductions (sum, mean, ...)
+ *   lower_pool.c      max/avg/global pooling, softmax, log_softmax, layer_norm, the
+ *                     reductions (sum, mean, ...)
  *   lower_transform.c copies (reshape, squeeze, ...), transpose, concatenate, split
  *   lower_index.c     strided_slice, broadcast_to, take, gather, arange, shape_of, trilu,
  *                     cumsum, gather_nd, scatter_elements, scatter_nd, topk
@@ -274,7 +275,8 @@ byocl_status lower_dense(lw *w, int node);
 byocl_status lower_batch_matmul(lw *w, int node);
 byocl_status lower_pool(lw *w, int node);
 byocl_status lower_reduce(lw *w, int node);
-byocl_status lower_softmax(lw *w, int node);
+byocl_status lower_softmax(lw *w, int node); /* and nn.log_softmax */
+byocl_status lower_layer_norm(lw *w, int node);
 byocl_status lower_copy(lw *w, int node);
 byocl_status lower_transpose(lw *w, int node);
 byocl_status lower_concatenate(lw *w, int node);

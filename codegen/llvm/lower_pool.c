@@ -1,5 +1,6 @@
-/* Reductions: nn.max_pool2d, nn.avg_pool2d, nn.global_avg_pool2d, nn.softmax and the
- * reduction ops (sum, mean, prod, max, min, argmax, argmin: ops/reduce.h).
+/* Reductions: nn.max_pool2d, nn.avg_pool2d, nn.global_avg_pool2d, nn.softmax,
+ * nn.log_softmax, nn.layer_norm and the reduction ops (sum, mean, prod, max, min, argmax,
+ * argmin: ops/reduce.h).
  *
  * Pools run a whole output row at a time: for each window tap (kh, kw), one loop over
  * the row's outputs that the tap covers (ranges computed here, from the static shapes),
@@ -599,56 +600,166 @@ static byocl_status lower_global_pool(lw *w, int node)
 
 /* ------------------------------------------------------------ softmax */
 
-byocl_status lower_softmax(lw *w, int node)
+/* The slices of a softmax-like op (softmax, log_softmax, layer_norm) along its axis: a
+ * loop over the outer blocks (split over tasks) and the inner positions, with `first`
+ * the index of each slice's element 0 (its elements are `inner` apart). */
+typedef struct slice_loop {
+    int64_t outer, len, inner;
+    lw_loop lo, lk;
+    LLVMValueRef first;
+} slice_loop;
+
+/* Opens the loops over the slices of `in_v` along the node's axis; false (nothing to do)
+ * for an empty tensor. */
+static bool slice_loop_begin(lw *w, const byocl_node *n, byocl_value_ref in_v, slice_loop *s)
 {
-    const byocl_node *n = lw_node(w, node);
-    byocl_value_ref in_v = lv_resolve(w->fn, n->args[0], -1), out_v = {node, -1};
     const byocl_type *it = lw_value_type(w, in_v);
     int rank = it->shape.rank;
     int64_t axis = byocl_attrs_get_int(&n->attrs, "axis", -1);
     if (axis < 0)
         axis += rank;
-    int64_t outer, len, inner;
-    axis_view(&it->shape, (int)axis, &outer, &len, &inner);
-    if (outer * len * inner == 0)
-        return w->status;
-    byocl_dtype d = it->dtype;
-    LLVMBuilderRef B = w->B;
-    w->n_tasks = lw_pick_tasks(w, outer * len * inner * 8, 65536, outer < 64 ? outer : 64);
-    LLVMValueRef in = lw_value_ptr(w, in_v), out = lw_output(w, out_v);
+    axis_view(&it->shape, (int)axis, &s->outer, &s->len, &s->inner);
+    if (s->outer * s->len * s->inner == 0)
+        return false;
+    w->n_tasks = lw_pick_tasks(w, s->outer * s->len * s->inner * 8, 65536,
+                               s->outer < 64 ? s->outer : 64);
     LLVMValueRef lo, hi;
-    lw_task_range(w, outer, &lo, &hi);
-    lw_loop lo_o, lk, lc;
-    LLVMValueRef o = lw_for(w, &lo_o, lo, hi, 1, "o");
-    LLVMValueRef k = lw_for(w, &lk, lw_i64(w, 0), lw_i64(w, inner), 1, "k");
-    LLVMValueRef first = LLVMBuildNSWAdd(B, lw_mad(w, o, len * inner, NULL), k, "");
+    lw_task_range(w, s->outer, &lo, &hi);
+    LLVMValueRef o = lw_for(w, &s->lo, lo, hi, 1, "o");
+    LLVMValueRef k = lw_for(w, &s->lk, lw_i64(w, 0), lw_i64(w, s->inner), 1, "k");
+    s->first = LLVMBuildNSWAdd(w->B, lw_mad(w, o, s->len * s->inner, NULL), k, "");
+    return true;
+}
+
+static void slice_loop_end(lw *w, slice_loop *s)
+{
+    lw_for_end(w, &s->lk);
+    lw_for_end(w, &s->lo);
+}
+
+/* Element c of the slice: its index, and its value as double. */
+static LLVMValueRef slice_at(lw *w, const slice_loop *s, LLVMValueRef c)
+{
+    return lw_mad(w, c, s->inner, s->first);
+}
+
+static LLVMValueRef slice_load(lw *w, LLVMValueRef ptr, byocl_dtype d, LLVMValueRef at)
+{
+    return lw_to_double(w, lw_load(w, ptr, d, at), d);
+}
+
+/* nn.softmax: exp(x - top) / sum; nn.log_softmax: (x - top) - log(sum); sum is the sum
+ * of exp(x - top), in order, in double, as the reference computes them. */
+byocl_status lower_softmax(lw *w, int node)
+{
+    const byocl_node *n = lw_node(w, node);
+    bool log_form = strcmp(n->op->name, "nn.log_softmax") == 0;
+    byocl_value_ref in_v = lv_resolve(w->fn, n->args[0], -1), out_v = {node, -1};
+    byocl_dtype d = lw_value_type(w, in_v)->dtype;
+    LLVMBuilderRef B = w->B;
+    slice_loop s;
+    if (!slice_loop_begin(w, n, in_v, &s))
+        return w->status;
+    LLVMValueRef in = lw_value_ptr(w, in_v), out = lw_output(w, out_v);
     LLVMTypeRef f64 = w->t_f64;
     /* top = fmax over the slice (fmax skips NaN, as the reference's does) */
     LLVMValueRef top = lw_alloca(w, w->t_f64, "top"), sum = lw_alloca(w, w->t_f64, "sum");
     LLVMBuildStore(B, dconst(w, -INFINITY), top);
     LLVMBuildStore(B, dconst(w, 0.0), sum);
-    LLVMValueRef c = lw_for(w, &lc, lw_i64(w, 0), lw_i64(w, len), 1, "c");
-    LLVMValueRef at = lw_mad(w, c, inner, first);
+    lw_loop lc;
+    LLVMValueRef c = lw_for(w, &lc, lw_i64(w, 0), lw_i64(w, s.len), 1, "c");
     LLVMValueRef args[2] = {LLVMBuildLoad2(B, w->t_f64, top, ""),
-                            lw_to_double(w, lw_load(w, in, d, at), d)};
+                            slice_load(w, in, d, slice_at(w, &s, c))};
     LLVMBuildStore(B, lw_intrinsic(w, "llvm.maxnum", &f64, 1, args, 2), top);
     lw_for_end(w, &lc);
     LLVMValueRef t = LLVMBuildLoad2(B, w->t_f64, top, "");
-    /* the sum of exp(x - top), in order; then each exp(x - top) / sum */
     for (int pass = 0; pass < 2; pass++) {
-        LLVMValueRef s = pass ? LLVMBuildLoad2(B, w->t_f64, sum, "") : NULL;
-        c = lw_for(w, &lc, lw_i64(w, 0), lw_i64(w, len), 1, "c");
-        at = lw_mad(w, c, inner, first);
-        LLVMValueRef x = LLVMBuildFSub(B, lw_to_double(w, lw_load(w, in, d, at), d), t, "");
-        LLVMValueRef e = lw_call_rt(w, "exp", w->t_f64, &f64, 1, &x);
-        if (pass == 0)
-            LLVMBuildStore(B, LLVMBuildFAdd(B, LLVMBuildLoad2(B, w->t_f64, sum, ""), e, ""), sum);
-        else
-            lw_store(w, out, d, at, lw_from_double(w, LLVMBuildFDiv(B, e, s, ""), d));
+        LLVMValueRef sv = NULL;
+        if (pass) {
+            sv = LLVMBuildLoad2(B, w->t_f64, sum, "");
+            if (log_form)
+                sv = lw_call_rt(w, "log", w->t_f64, &f64, 1, &sv);
+        }
+        c = lw_for(w, &lc, lw_i64(w, 0), lw_i64(w, s.len), 1, "c");
+        LLVMValueRef at = slice_at(w, &s, c);
+        LLVMValueRef x = LLVMBuildFSub(B, slice_load(w, in, d, at), t, "");
+        if (pass == 1 && log_form) {
+            lw_store(w, out, d, at, lw_from_double(w, LLVMBuildFSub(B, x, sv, ""), d));
+        } else {
+            LLVMValueRef e = lw_call_rt(w, "exp", w->t_f64, &f64, 1, &x);
+            if (pass == 0)
+                LLVMBuildStore(B, LLVMBuildFAdd(B, LLVMBuildLoad2(B, w->t_f64, sum, ""), e, ""),
+                               sum);
+            else
+                lw_store(w, out, d, at, lw_from_double(w, LLVMBuildFDiv(B, e, sv, ""), d));
+        }
         lw_for_end(w, &lc);
     }
-    lw_for_end(w, &lk);
-    lw_for_end(w, &lo_o);
+    slice_loop_end(w, &s);
+    return w->status;
+}
+
+/* ------------------------------------------------------------ layer_norm */
+
+/* The sum over the slice of f(x) in double, in order: x itself, or (x - mean)^2. */
+static LLVMValueRef slice_sum(lw *w, const slice_loop *s, LLVMValueRef in, byocl_dtype d,
+                              LLVMValueRef mean)
+{
+    LLVMBuilderRef B = w->B;
+    LLVMValueRef acc = lw_alloca(w, w->t_f64, "acc");
+    LLVMBuildStore(B, dconst(w, 0.0), acc);
+    lw_loop lc;
+    LLVMValueRef c = lw_for(w, &lc, lw_i64(w, 0), lw_i64(w, s->len), 1, "c");
+    LLVMValueRef x = slice_load(w, in, d, slice_at(w, s, c));
+    if (mean) {
+        x = LLVMBuildFSub(B, x, mean, "");
+        x = LLVMBuildFMul(B, x, x, "");
+    }
+    LLVMBuildStore(B, LLVMBuildFAdd(B, LLVMBuildLoad2(B, w->t_f64, acc, ""), x, ""), acc);
+    lw_for_end(w, &lc);
+    return LLVMBuildLoad2(B, w->t_f64, acc, "");
+}
+
+/* nn.layer_norm, one slice at a time as the reference computes it: the mean, then the
+ * variance as the mean of (x - mean)^2, both summed in double in order; then
+ * (x - mean) * inv * gamma + beta with inv = 1 / sqrt(var + epsilon). The last loop has
+ * no dependences between elements, so LLVM vectorizes it along a contiguous slice. */
+byocl_status lower_layer_norm(lw *w, int node)
+{
+    const byocl_node *n = lw_node(w, node);
+    byocl_value_ref in_v = lv_resolve(w->fn, n->args[0], -1), out_v = {node, -1};
+    byocl_value_ref gamma_v = lv_resolve(w->fn, n->args[1], -1);
+    byocl_value_ref beta_v = lv_resolve(w->fn, n->args[2], -1);
+    byocl_dtype d = lw_value_type(w, in_v)->dtype;
+    double eps = byocl_attrs_get_float(&n->attrs, "epsilon", 1e-5);
+    bool center = byocl_attrs_get_bool(&n->attrs, "center", true);
+    bool scale = byocl_attrs_get_bool(&n->attrs, "scale", true);
+    LLVMBuilderRef B = w->B;
+    slice_loop s;
+    if (!slice_loop_begin(w, n, in_v, &s))
+        return w->status;
+    LLVMValueRef in = lw_value_ptr(w, in_v), out = lw_output(w, out_v);
+    LLVMValueRef gamma = scale ? lw_value_ptr(w, gamma_v) : NULL;
+    LLVMValueRef beta = center ? lw_value_ptr(w, beta_v) : NULL;
+    LLVMValueRef len = dconst(w, (double)s.len);
+    LLVMValueRef mean = LLVMBuildFDiv(B, slice_sum(w, &s, in, d, NULL), len, "");
+    LLVMValueRef var = LLVMBuildFDiv(B, slice_sum(w, &s, in, d, mean), len, "");
+    LLVMTypeRef f64 = w->t_f64;
+    LLVMValueRef root = LLVMBuildFAdd(B, var, dconst(w, eps), "");
+    root = lw_intrinsic(w, "llvm.sqrt", &f64, 1, &root, 1);
+    LLVMValueRef inv = LLVMBuildFDiv(B, dconst(w, 1.0), root, "");
+    lw_loop lc;
+    LLVMValueRef c = lw_for(w, &lc, lw_i64(w, 0), lw_i64(w, s.len), 1, "c");
+    LLVMValueRef at = slice_at(w, &s, c);
+    LLVMValueRef y = LLVMBuildFSub(B, slice_load(w, in, d, at), mean, "");
+    y = LLVMBuildFMul(B, y, inv, "");
+    if (gamma)
+        y = LLVMBuildFMul(B, y, slice_load(w, gamma, d, c), "");
+    if (beta)
+        y = LLVMBuildFAdd(B, y, slice_load(w, beta, d, c), "");
+    lw_store(w, out, d, at, lw_from_double(w, y, d));
+    lw_for_end(w, &lc);
+    slice_loop_end(w, &s);
     return w->status;
 }
 

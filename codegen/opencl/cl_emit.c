@@ -565,11 +565,16 @@ static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)
     return clg_kernel_finish(&k, st, "pool2d", label, 3, global, clg_group_flops(gen, grp));
 }
 
+/* nn.softmax and nn.log_softmax (kernels_cl/softmax.cl) and nn.layer_norm
+ * (kernels_cl/layer_norm.cl): one slice along the axis per work-item, with the group's
+ * epilogue on each result. */
 static byocl_status emit_softmax(clg_gen *gen, const clg_group *grp)
 {
     const byocl_function *fn = gen->fn;
     const byocl_node *n = &fn->nodes[grp->anchor];
     const byocl_shape *shape = &n->type->shape;
+    bool layer_norm = strcmp(n->op->name, "nn.layer_norm") == 0;
+    const char *kind = layer_norm ? "layer_norm" : "softmax";
     int64_t axis = byocl_attrs_get_int(&n->attrs, "axis", -1);
     if (axis < 0)
         axis += shape->rank;
@@ -580,21 +585,37 @@ static byocl_status emit_softmax(clg_gen *gen, const clg_group *grp)
         inner *= shape->dims[d];
     char label[96];
     clg_group_label(gen, grp, label, sizeof label);
-    int x_root = gen->graph.info[n->args[0]].root;
-    int x = clg_gen_root_buf(gen, x_root);
-    int y = x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
+    static const char *const names[] = {"x", "gamma", "beta"};
+    int n_in = layer_norm ? 3 : 1, roots[3], bufs[3];
+    for (int a = 0; a < n_in; a++) {
+        roots[a] = gen->graph.info[n->args[a]].root;
+        if ((bufs[a] = clg_gen_root_buf(gen, roots[a])) < 0)
+            return gen->err->status;
+    }
+    int y = clg_gen_root_buf(gen, grp->tail);
     if (y < 0)
         return gen->err->status;
     clg_kernel k;
-    clg_kernel_begin(&k, gen, "softmax");
-    clg_kernel_buffer(&k, "x", x, dtype_of(gen, x_root), false);
+    clg_kernel_begin(&k, gen, kind);
+    for (int a = 0; a < n_in; a++)
+        clg_kernel_buffer(&k, names[a], bufs[a], dtype_of(gen, roots[a]), false);
     clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
-    clg_kernel_define(&k, "OUTER", "%lld", (long long)outer);
-    clg_kernel_define(&k, "LEN", "%lld", (long long)shape->dims[axis]);
-    clg_kernel_define(&k, "INNER", "%lld", (long long)inner);
+    static const char *const sizes[] = {"OUTER", "LEN", "INNER"};
+    const int64_t values[] = {outer, shape->dims[axis], inner};
+    define_ints(&k, sizes, values, 3);
+    if (layer_norm) {
+        char eps[64];
+        clg_float_literal(byocl_attrs_get_float(&n->attrs, "epsilon", 1e-5), eps, sizeof eps);
+        clg_kernel_define(&k, "EPSILON", "%s", eps);
+        clg_kernel_define(&k, "SCALE", "%d", byocl_attrs_get_bool(&n->attrs, "scale", true));
+        clg_kernel_define(&k, "CENTER", "%d", byocl_attrs_get_bool(&n->attrs, "center", true));
+    } else {
+        clg_kernel_define(&k, "LOG_SOFTMAX", "%d",
+                          strcmp(n->op->name, "nn.log_softmax") == 0);
+    }
     byocl_status st = clg_epilogue_define(&k, grp, gen->err);
     size_t global = (size_t)(outer * inner);
-    return clg_kernel_finish(&k, st, "softmax", label, 1, &global, clg_group_flops(gen, grp));
+    return clg_kernel_finish(&k, st, kind, label, 1, &global, clg_group_flops(gen, grp));
 }
 
 void clg_digits_offset_text(const int64_t *dims, const int64_t *strides, int n,

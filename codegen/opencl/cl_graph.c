@@ -1,7 +1,7 @@
 /* Region analysis: which node's storage holds each tensor (tuples, TupleGetItem,
  * reshape and batch_flatten only name other storage), how often each is read, and the
  * groups of ops that become one kernel: an anchor (conv2d, conv2d_transpose, dense,
- * batch_matmul, a pool, softmax, a reduction, resize2d, strided_slice, broadcast_to, take,
+ * batch_matmul, a pool, softmax, log_softmax, layer_norm, a reduction, resize2d, strided_slice, broadcast_to, take,
  * gather, transpose, concatenate, topk, one_hot, cumsum, scatter_elements, scatter_nd, or an
  * elementwise op) and the elementwise ops fused after it where the value in between has no
  * other reader. topk's (values, indices) tuple is two stored values: the call's node holds
@@ -40,7 +40,8 @@ static clg_anchor anchor_of(const char *op)
         return CLG_ANCHOR_CONV_TRANSPOSE;
     if (strcmp(op, "nn.dense") == 0 || strcmp(op, "nn.batch_matmul") == 0)
         return CLG_ANCHOR_DENSE;
-    if (strcmp(op, "nn.softmax") == 0)
+    if (strcmp(op, "nn.softmax") == 0 || strcmp(op, "nn.log_softmax") == 0 ||
+        strcmp(op, "nn.layer_norm") == 0)
         return CLG_ANCHOR_SOFTMAX;
     if (ops_reduce_kind_of(op) != OPS_REDUCE_NONE)
         return CLG_ANCHOR_REDUCE; /* clg_supports admitted every reduction */

@@ -34,7 +34,7 @@ typedef enum clg_anchor {
     CLG_ANCHOR_CONV_TRANSPOSE, /* nn.conv2d_transpose */
     CLG_ANCHOR_DENSE,     /* nn.dense, nn.batch_matmul */
     CLG_ANCHOR_POOL,      /* nn.max_pool2d, nn.avg_pool2d, nn.global_avg_pool2d */
-    CLG_ANCHOR_SOFTMAX,   /* nn.softmax */
+    CLG_ANCHOR_SOFTMAX,   /* nn.softmax, nn.log_softmax, nn.layer_norm: one slice per item */
     CLG_ANCHOR_REDUCE,    /* sum, mean, prod, max, min, argmax, argmin */
     CLG_ANCHOR_RESIZE,    /* image.resize2d */
     CLG_ANCHOR_ELEMWISE,  /* a chain of elementwise ops */

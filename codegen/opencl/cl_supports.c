@@ -23,7 +23,8 @@
 /* Besides the elementwise ops (clg_is_elemwise_op: cl_epilogue.c's table). */
 static const char *const supported_ops[] = {
     "nn.conv2d",     "nn.dense",      "nn.max_pool2d",    "nn.avg_pool2d",
-    "nn.global_avg_pool2d", "nn.softmax", "nn.batch_flatten", "reshape",
+    "nn.global_avg_pool2d", "nn.softmax", "nn.log_softmax", "nn.layer_norm",
+    "nn.batch_flatten", "reshape",
     "transpose",     "concatenate",   "sum",              "mean",
     "prod",          "max",           "min",              "nn.batch_matmul",
     "strided_slice", "broadcast_to",  "take",             "gather",

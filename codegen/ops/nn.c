@@ -1,5 +1,5 @@
-/* Op group "nn": nn.dense, nn.batch_matmul, nn.batch_norm, nn.bias_add, nn.relu, nn.leaky_relu,
- * nn.softmax and nn.batch_flatten. */
+/* Op group "nn": nn.dense, nn.batch_matmul, nn.batch_norm, nn.layer_norm, nn.bias_add, nn.relu,
+ * nn.leaky_relu, nn.softmax, nn.log_softmax and nn.batch_flatten. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -308,14 +308,15 @@ static byocl_status batch_norm_infer(const byocl_infer_ctx *ctx, byocl_type *out
 /* Kernel checks shared by batch_norm and bias_add: in[1..n_in) are vectors along the
  * axis of in[0], and out[0] has in[0]'s shape. */
 static byocl_status per_channel_ref_args(const char *op, const byocl_attrs *attrs,
-                                         const byocl_tensor *const *in, int n_in, int want_in,
+                                         int64_t default_axis, const byocl_tensor *const *in,
+                                         int n_in, int want_in,
                                          byocl_tensor *const *out, int n_out, int want_out,
                                          axis_view *v, byocl_error *err)
 {
     byocl_status st = same_shape_ref_args(op, in, n_in, want_in, out, n_out, want_out, err);
     if (st == BYOCL_OK)
-        st = axis_view_of(byocl_tensor_shape(in[0]), byocl_attrs_get_int(attrs, "axis", 1), v,
-                          err);
+        st = axis_view_of(byocl_tensor_shape(in[0]),
+                          byocl_attrs_get_int(attrs, "axis", default_axis), v, err);
     for (int k = 1; k < n_in && st == BYOCL_OK; k++)
         if (byocl_tensor_numel(in[k]) != v->len)
             st = byocl_error_set(err, BYOCL_ERR_INVALID,
@@ -339,7 +340,7 @@ static byocl_status batch_norm_ref(const byocl_attrs *attrs, const byocl_tensor 
 {
     static const char op[] = "nn.batch_norm";
     axis_view v;
-    byocl_status st = per_channel_ref_args(op, attrs, in, n_in, 5, out, n_out, 3, &v, err);
+    byocl_status st = per_channel_ref_args(op, attrs, 1, in, n_in, 5, out, n_out, 3, &v, err);
     if (st == BYOCL_OK)
         st = copy_tensor(op, in[3], out[1], err);
     if (st == BYOCL_OK)
@@ -388,7 +389,7 @@ static byocl_status bias_add_ref(const byocl_attrs *attrs, const byocl_tensor *c
 {
     axis_view v;
     byocl_status st =
-        per_channel_ref_args("nn.bias_add", attrs, in, n_in, 2, out, n_out, 1, &v, err);
+        per_channel_ref_args("nn.bias_add", attrs, 1, in, n_in, 2, out, n_out, 1, &v, err);
     if (st != BYOCL_OK)
         return st;
     int64_t i = 0;
@@ -436,16 +437,24 @@ static byocl_status leaky_relu_ref(const byocl_attrs *attrs, const byocl_tensor 
 
 /* ----------------------------------------------------------------- softmax */
 
+/* Data must be a float tensor (softmax, log_softmax, layer_norm). */
+static byocl_status float_data(const byocl_type *data, byocl_error *err)
+{
+    char buf[256];
+    if (byocl_dtype_is_float(data->dtype))
+        return BYOCL_OK;
+    return byocl_error_set(err, BYOCL_ERR_TYPE, "data must be a float tensor, got %s",
+                           byocl_type_str(data, buf, sizeof buf));
+}
+
+/* nn.softmax and nn.log_softmax: data's type, float, with a valid axis. */
 static byocl_status softmax_infer(const byocl_infer_ctx *ctx, byocl_type *out, byocl_error *err)
 {
     const byocl_type *data = NULL;
     int axis = 0;
     byocl_status st = nn_tensor_arg(ctx, 0, "data", -1, NULL, &data, err);
-    if (st == BYOCL_OK && !byocl_dtype_is_float(data->dtype)) {
-        char buf[256];
-        st = byocl_error_set(err, BYOCL_ERR_TYPE, "data must be a float tensor, got %s",
-                             byocl_type_str(data, buf, sizeof buf));
-    }
+    if (st == BYOCL_OK)
+        st = float_data(data, err);
     if (st == BYOCL_OK)
         st = nn_axis(byocl_attrs_get_int(ctx->attrs, "axis", -1), data->shape.rank, &axis, err);
     if (st == BYOCL_OK)
@@ -453,10 +462,13 @@ static byocl_status softmax_infer(const byocl_infer_ctx *ctx, byocl_type *out, b
     return st;
 }
 
-static byocl_status softmax_ref(const byocl_attrs *attrs, const byocl_tensor *const *in,
-                                int n_in, byocl_tensor *const *out, int n_out, byocl_error *err)
+/* softmax: exp(x - max) / sum(exp(x - max)); log_softmax: x - max - log(sum(exp(x - max))),
+ * which stays finite where the softmax underflows to 0. Subtracting the maximum keeps
+ * exp() from overflowing; max ignores NaN (fmax). */
+static byocl_status softmax_family_ref(const char *op, bool log_form, const byocl_attrs *attrs,
+                                       const byocl_tensor *const *in, int n_in,
+                                       byocl_tensor *const *out, int n_out, byocl_error *err)
 {
-    static const char op[] = "nn.softmax";
     axis_view v;
     byocl_status st = same_shape_ref_args(op, in, n_in, 1, out, n_out, 1, err);
     if (st == BYOCL_OK)
@@ -473,16 +485,104 @@ static byocl_status softmax_ref(const byocl_attrs *attrs, const byocl_tensor *co
             double top = -INFINITY, sum = 0.0;
             for (int64_t c = 0; c < v.len; c++)
                 top = fmax(top, first[c * v.inner]);
-            /* Subtracting the maximum keeps exp() from overflowing. */
-            for (int64_t c = 0; c < v.len; c++) {
-                first[c * v.inner] = exp(first[c * v.inner] - top);
-                sum += first[c * v.inner];
-            }
             for (int64_t c = 0; c < v.len; c++)
-                first[c * v.inner] /= sum;
+                sum += exp(first[c * v.inner] - top);
+            double log_sum = log(sum);
+            for (int64_t c = 0; c < v.len; c++) {
+                double shifted = first[c * v.inner] - top;
+                first[c * v.inner] = log_form ? shifted - log_sum : exp(shifted) / sum;
+            }
         }
     }
     nn_store_doubles(out[0], x);
+    free(x);
+    return BYOCL_OK;
+}
+
+static byocl_status softmax_ref(const byocl_attrs *attrs, const byocl_tensor *const *in,
+                                int n_in, byocl_tensor *const *out, int n_out, byocl_error *err)
+{
+    return softmax_family_ref("nn.softmax", false, attrs, in, n_in, out, n_out, err);
+}
+
+static byocl_status log_softmax_ref(const byocl_attrs *attrs, const byocl_tensor *const *in,
+                                    int n_in, byocl_tensor *const *out, int n_out,
+                                    byocl_error *err)
+{
+    return softmax_family_ref("nn.log_softmax", true, attrs, in, n_in, out, n_out, err);
+}
+
+/* -------------------------------------------------------------- layer_norm */
+
+static const char *const layer_norm_args[] = {"data", "gamma", "beta"};
+
+static byocl_status layer_norm_check(byocl_module *m, byocl_attrs *attrs, byocl_error *err)
+{
+    (void)m;
+    double eps = byocl_attrs_get_float(attrs, "epsilon", 1e-5);
+    if (!(eps >= 0))
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "epsilon must be >= 0 (it is added to the variance), got %g", eps);
+    return BYOCL_OK;
+}
+
+/* TVM's LayerNormRel: data float, gamma and beta 1-D of data's axis length; the result
+ * has data's type. */
+static byocl_status layer_norm_infer(const byocl_infer_ctx *ctx, byocl_type *out,
+                                     byocl_error *err)
+{
+    const byocl_type *data = NULL;
+    int axis = 0;
+    byocl_status st = data_and_axis(ctx, -1, &data, &axis, err);
+    if (st == BYOCL_OK)
+        st = float_data(data, err);
+    for (int k = 1; k < 3 && st == BYOCL_OK; k++)
+        st = nn_channel_vector(ctx, k, layer_norm_args[k], data, axis, err);
+    if (st == BYOCL_OK)
+        *out = *data;
+    return st;
+}
+
+/* Over each slice along the axis: (x - mean) / sqrt(var + epsilon) * gamma + beta, the mean
+ * and the (biased) variance of the slice accumulated in double, the variance as the mean of
+ * (x - mean)^2 (not E[x^2] - mean^2, which cancels for large means). */
+static byocl_status layer_norm_ref(const byocl_attrs *attrs, const byocl_tensor *const *in,
+                                   int n_in, byocl_tensor *const *out, int n_out,
+                                   byocl_error *err)
+{
+    static const char op[] = "nn.layer_norm";
+    axis_view v;
+    byocl_status st = per_channel_ref_args(op, attrs, -1, in, n_in, 3, out, n_out, 1, &v, err);
+    if (st != BYOCL_OK)
+        return st;
+    double eps = byocl_attrs_get_float(attrs, "epsilon", 1e-5);
+    bool center = byocl_attrs_get_bool(attrs, "center", true);
+    bool scale = byocl_attrs_get_bool(attrs, "scale", true);
+    double *x = nn_to_doubles(in[0], err);
+    if (!x)
+        return BYOCL_ERR_NOMEM;
+    for (int64_t o = 0; o < v.outer; o++) {
+        for (int64_t k = 0; k < v.inner; k++) {
+            int64_t first = o * v.len * v.inner + k; /* slice c at first + c * inner */
+            double sum = 0.0, sq = 0.0;
+            for (int64_t c = 0; c < v.len; c++)
+                sum += x[first + c * v.inner];
+            double mean = sum / (double)v.len;
+            for (int64_t c = 0; c < v.len; c++) {
+                double d = x[first + c * v.inner] - mean;
+                sq += d * d;
+            }
+            double inv = 1.0 / sqrt(sq / (double)v.len + eps);
+            for (int64_t c = 0; c < v.len; c++) {
+                double y = (x[first + c * v.inner] - mean) * inv;
+                if (scale)
+                    y *= byocl_tensor_get(in[1], c);
+                if (center)
+                    y += byocl_tensor_get(in[2], c);
+                byocl_tensor_set(out[0], first + c * v.inner, y);
+            }
+        }
+    }
     free(x);
     return BYOCL_OK;
 }
@@ -565,6 +665,16 @@ static const byocl_attr_schema leaky_relu_attrs[] = {
     {.name = "alpha", .kind = BYOCL_ATTR_FLOAT, .def_f = 0.25,
      .doc = "slope for negative inputs"},
 };
+static const byocl_attr_schema layer_norm_attrs[] = {
+    {.name = "axis", .kind = BYOCL_ATTR_INT, .def_i = -1,
+     .doc = "the axis to normalize over (negative counts from the end)"},
+    {.name = "epsilon", .kind = BYOCL_ATTR_FLOAT, .def_f = 1e-5,
+     .doc = "added to the variance before its square root (>= 0)"},
+    {.name = "center", .kind = BYOCL_ATTR_BOOL, .def_i = 1,
+     .doc = "add beta (False ignores it)"},
+    {.name = "scale", .kind = BYOCL_ATTR_BOOL, .def_i = 1,
+     .doc = "multiply by gamma (False ignores it)"},
+};
 static const byocl_attr_schema softmax_attrs[] = {
     {.name = "axis", .kind = BYOCL_ATTR_INT, .def_i = -1,
      .doc = "the axis to normalize over (negative counts from the end)"},
@@ -586,6 +696,11 @@ const byocl_op ops_nn[] = {
      .doc = "batch normalization with moving statistics; returns (out, moving_mean, "
             "moving_var)",
      .infer = batch_norm_infer, .ref = batch_norm_ref},
+    {.name = "nn.layer_norm", .min_args = 3, .max_args = 3, .attrs = layer_norm_attrs,
+     .n_attrs = N_ITEMS(layer_norm_attrs),
+     .doc = "(x - mean) / sqrt(var + epsilon) * gamma + beta over one axis of a float "
+            "tensor; gamma and beta are 1-D of that axis' length",
+     .check_attrs = layer_norm_check, .infer = layer_norm_infer, .ref = layer_norm_ref},
     {.name = "nn.bias_add", .min_args = 2, .max_args = 2, .attrs = bias_add_attrs,
      .n_attrs = N_ITEMS(bias_add_attrs),
      .doc = "adds a 1-D bias along one axis of data",
@@ -601,6 +716,10 @@ const byocl_op ops_nn[] = {
      .n_attrs = N_ITEMS(softmax_attrs),
      .doc = "exp(x - max) / sum(exp(x - max)) along one axis of a float tensor",
      .infer = softmax_infer, .ref = softmax_ref},
+    {.name = "nn.log_softmax", .min_args = 1, .max_args = 1, .attrs = softmax_attrs,
+     .n_attrs = N_ITEMS(softmax_attrs),
+     .doc = "x - max - log(sum(exp(x - max))) along one axis of a float tensor",
+     .infer = softmax_infer, .ref = log_softmax_ref},
     {.name = "nn.batch_flatten", .min_args = 1, .max_args = 1,
      .doc = "reshapes data to (N, product of the other dimensions)",
      .infer = batch_flatten_infer, .ref = batch_flatten_ref},

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Expected results of nn.dense, nn.batch_matmul, nn.batch_norm, nn.bias_add, nn.relu, nn.leaky_relu,
-nn.softmax and nn.batch_flatten for tests/test_ops_nn.c, computed with numpy in float64
+"""Expected results of nn.dense, nn.batch_matmul, nn.batch_norm, nn.layer_norm, nn.bias_add, nn.relu,
+nn.leaky_relu, nn.softmax, nn.log_softmax and nn.batch_flatten for tests/test_ops_nn.c, computed with numpy in float64
 (broadcasting, tensordot, logaddexp) and rounded once to the output dtype.
 Run: /usr/bin/python3 tests/gen/gen_ops_nn.py"""
 
@@ -29,6 +29,24 @@ def batch_norm(x, gamma, beta, mean, var, axis=1, epsilon=1e-5, center=True, sca
 def softmax(x, axis=-1):
     x = x.astype(np.float64)
     return np.exp(x - np.logaddexp.reduce(x, axis=axis, keepdims=True))
+
+
+def log_softmax(x, axis=-1):
+    x = x.astype(np.float64)
+    return x - np.logaddexp.reduce(x, axis=axis, keepdims=True)
+
+
+def layer_norm(x, gamma, beta, axis=-1, epsilon=1e-5, center=True, scale=True):
+    x = x.astype(np.float64)
+    r = x.ndim
+    mean = x.mean(axis=axis, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=axis, keepdims=True)
+    y = (x - mean) / np.sqrt(var + epsilon)
+    if scale:
+        y = y * along(gamma, axis, r)
+    if center:
+        y = y + along(beta, axis, r)
+    return y
 
 
 def main():
@@ -146,6 +164,42 @@ def main():
     x = uniform(113, (2, 4), -2.0, 2.0, dtype=np.float16)
     fx.case("softmax_float16", "nn.softmax", {}, [x], [softmax(x).astype(np.float16)])
 
+    # log_softmax
+    x = uniform(114, (2, 5), -3.0, 3.0)
+    fx.case("log_softmax_last_axis", "nn.log_softmax", {}, [x],
+            [log_softmax(x).astype(np.float32)], **f32)
+    x = uniform(115, (2, 3, 4, 3), -3.0, 3.0)
+    fx.case("log_softmax_axis1", "nn.log_softmax", {"axis": 1}, [x],
+            [log_softmax(x, axis=1).astype(np.float32)], **f32)
+    # exp() alone would overflow, and the softmax of the smallest underflows to 0 (its log
+    # to -inf), where x - max - log(sum) stays finite
+    x = uniform(116, (3, 6), -1000.0, 1000.0)
+    fx.case("log_softmax_large_values", "nn.log_softmax", {"axis": 0}, [x],
+            [log_softmax(x, axis=0).astype(np.float32)], **f32)
+    x = uniform(117, (4, 7), -2.0, 2.0, dtype=np.float16)
+    fx.case("log_softmax_float16", "nn.log_softmax", {"axis": -1}, [x],
+            [log_softmax(x).astype(np.float16)])
+
+    # layer_norm
+    def ln_case(name, shape, axis, attrs, seed, dtype=np.float32, lo=-2.0, hi=2.0, **tol):
+        x = uniform(seed, shape, lo, hi, dtype=dtype)
+        n = shape[axis]
+        gamma = uniform(seed + 1, (n,), 0.5, 1.5, dtype=dtype)
+        beta = uniform(seed + 2, (n,), -1.0, 1.0, dtype=dtype)
+        want = layer_norm(x, gamma, beta, axis, **{k: v for k, v in attrs.items() if k != "axis"})
+        fx.case(name, "nn.layer_norm", attrs, [x, gamma, beta], [want.astype(dtype)], **tol)
+
+    ln_case("layer_norm_last_axis", (2, 3, 8), -1, {}, 140, **f32)
+    ln_case("layer_norm_2d", (4, 33), 1, {"axis": 1, "epsilon": 0.01}, 143, **f32)
+    ln_case("layer_norm_axis1_4d", (2, 5, 3, 4), 1, {"axis": 1}, 146, **f32)
+    ln_case("layer_norm_center_off", (3, 6), -1, {"center": False}, 149, **f32)
+    ln_case("layer_norm_scale_off", (3, 6), -1, {"scale": False, "epsilon": 0.0}, 152, **f32)
+    # a large common offset: E[x^2] - mean^2 would lose every digit in float
+    ln_case("layer_norm_large_mean", (2, 16), -1, {}, 155, lo=10000.0, hi=10001.0,
+            rtol=1e-5, atol=1e-5)
+    ln_case("layer_norm_float16", (3, 10), -1, {"axis": -1}, 158, dtype=np.float16)
+    ln_case("layer_norm_1d", (7,), 0, {"axis": 0}, 161, **f32)
+
     # batch_flatten
     x = integers(120, (2, 3, 2, 2), -1000, 1000, np.int64)
     fx.case("batch_flatten_4d", "nn.batch_flatten", {}, [x], [x.reshape(2, -1)])
@@ -163,6 +217,10 @@ def main():
              uniform(133, (1, 4, 6), dtype=np.float64), {}, dtype=np.float64, **f64)
     x = uniform(134, (2, 3, 4), -3.0, 3.0, dtype=np.float64)
     fx.case("softmax_float64", "nn.softmax", {"axis": 1}, [x], [softmax(x, axis=1)], **f64)
+    x = uniform(164, (2, 3, 4), -3.0, 3.0, dtype=np.float64)
+    fx.case("log_softmax_float64", "nn.log_softmax", {"axis": 1}, [x],
+            [log_softmax(x, axis=1)], **f64)
+    ln_case("layer_norm_float64", (3, 5), -1, {}, 165, dtype=np.float64, **f64)
     bias_case("bias_add_float64", uniform(135, (2, 3, 2, 2), dtype=np.float64),
               uniform(136, (3,), dtype=np.float64), 1, {}, out_dtype=np.float64)
     x = uniform(137, (2, 5), -2.0, 2.0, dtype=np.float64)

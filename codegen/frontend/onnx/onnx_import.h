@@ -102,7 +102,7 @@ byocl_status onnx_convert_eye_like(onnx_ctx *cx, const Onnx__NodeProto *n);
 byocl_status onnx_convert_one_hot(onnx_ctx *cx, const Onnx__NodeProto *n);
 byocl_status onnx_convert_lrn(onnx_ctx *cx, const Onnx__NodeProto *n);
 
-/* onnx_ops.c: x - log(sum(exp(x)) over `axis`, max-shifted; -1 with the error recorded. */
+/* onnx_ops.c: nn.log_softmax of x over `axis`; -1 with the error recorded. */
 int onnx_log_softmax(onnx_ctx *cx, int x, int axis);
 /* onnx_ops.c: op(a, scalar v) or op(scalar v, a), v in a's dtype; -1 on failure. */
 int onnx_with_scalar(onnx_ctx *cx, const char *op, int a, double v, bool scalar_first);

@@ -4,7 +4,7 @@
  * weight[target[n, d]], where a target equal to ignore_index gives 0 and weight 0;
  * reduction "none" keeps that tensor, "sum" adds it up, "mean" divides the sum by the sum
  * of the weights applied (the element count without weights or ignore_index).
- * SoftmaxCrossEntropyLoss is the same of log_softmax(scores) over axis 1, and its optional
+ * SoftmaxCrossEntropyLoss is the same of nn.log_softmax(scores) over axis 1, and its optional
  * second output is that log_softmax. */
 #include <string.h>
 

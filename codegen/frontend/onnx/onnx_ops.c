@@ -954,11 +954,70 @@ static byocl_status convert_batch_norm(onnx_ctx *cx, const Onnx__NodeProto *n)
     return onnx_output(cx, 0, y);
 }
 
-/* LayerNormalization (opset 17) over the axes axis..rank-1, composed as TVM's importer
- * does: d = x - mean(x), Y = d * rsqrt(mean(d * d) + epsilon) * scale (+ B). The optional
- * outputs Mean and InvStdDev are the composition's mean and rsqrt (kept dims). stash_type
- * 1 (float32, the default) is the one supported; another input dtype computes in float32
- * and Y is cast back. */
+/* The statistics of LayerNormalization over the axes axis..rank-1 (kept dims):
+ * d = x - mean(x) and inv = rsqrt(mean(d * d) + epsilon). */
+static byocl_status layer_norm_stats(onnx_ctx *cx, int x, int axis, double eps, int *mean,
+                                     int *d, int *inv)
+{
+    TRY_ID(m, mean_from(cx, x, axis));
+    int args[2] = {x, m};
+    TRY_ID(diff, onnx_call(cx, "subtract", args, 2, NULL));
+    args[0] = args[1] = diff;
+    TRY_ID(sq, onnx_call(cx, "multiply", args, 2, NULL));
+    TRY_ID(var, mean_from(cx, sq, axis));
+    TRY_ID(var_eps, onnx_with_scalar(cx, "add", var, eps, false));
+    TRY_ID(r, onnx_call1(cx, "rsqrt", var_eps, NULL));
+    *mean = m;
+    *d = diff;
+    *inv = r;
+    return BYOCL_OK;
+}
+
+/* Over the last axis with 1-D Scale (and B) of its length, LayerNormalization is
+ * nn.layer_norm (a missing B: zeros, with center=False). */
+static byocl_status layer_norm_fused(onnx_ctx *cx, int x, int scale, int bias, double eps,
+                                     int *y)
+{
+    const byocl_shape *xs = shape_of(cx, x);
+    int64_t len = xs->dims[xs->rank - 1];
+    byocl_attrs *a;
+    TRY(new_attrs(cx, &a));
+    TRY(set_int(cx, a, "axis", -1));
+    TRY(set_float(cx, a, "epsilon", eps));
+    if (bias < 0) {
+        byocl_shape vs = byocl_shape_make(1, &len);
+        byocl_tensor *zeros = byocl_tensor_new(onnx_type(cx, x)->dtype, &vs, cx->err);
+        if (!zeros)
+            return onnx_fail(cx, cx->err->status, "out of memory");
+        for (int64_t i = 0; i < len; i++)
+            byocl_tensor_set(zeros, i, 0.0);
+        bias = onnx_constant(cx, zeros);
+        byocl_tensor_unref(zeros);
+        if (bias < 0)
+            return cx->err->status;
+        TRY(set_bool(cx, a, "center", false));
+    }
+    int args[3] = {x, scale, bias};
+    TRY_ID(ln, onnx_call(cx, "nn.layer_norm", args, 3, a));
+    *y = ln;
+    return BYOCL_OK;
+}
+
+/* Whether Scale (and B) are 1-D of the normalized axis' length, as nn.layer_norm takes
+ * them (ONNX also allows the normalized shape with leading 1s). */
+static bool layer_norm_vector(onnx_ctx *cx, int v, int64_t len)
+{
+    const byocl_shape *s = shape_of(cx, v);
+    return s->rank == 1 && s->dims[0] == len;
+}
+
+/* LayerNormalization (opset 17) over the axes axis..rank-1. Over the last axis alone it
+ * is nn.layer_norm; over several axes it is composed as TVM's importer does:
+ * d = x - mean(x), Y = d * rsqrt(mean(d * d) + epsilon) * scale (+ B). The optional
+ * outputs Mean and InvStdDev are the composition's mean and rsqrt (kept dims; next to
+ * nn.layer_norm they are computed only when asked for). stash_type 1 (float32, the
+ * default) is the one supported; another input dtype computes in float32 and Y is cast
+ * back. */
 static byocl_status convert_layer_norm(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
     int64_t axis_attr, stash;
@@ -969,40 +1028,45 @@ static byocl_status convert_layer_norm(onnx_ctx *cx, const Onnx__NodeProto *n)
     if (stash != 1)
         return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
                          "stash_type %lld is not supported (1, float32, only)", (long long)stash);
-    int x, scale;
+    int x, scale, bias = -1;
     TRY(onnx_input(cx, 0, &x));
     TRY(onnx_input(cx, 1, &scale));
+    if (onnx_has_input(n, 2))
+        TRY(onnx_input(cx, 2, &bias));
     byocl_dtype dt = onnx_type(cx, x)->dtype;
-    int axis;
-    TRY(onnx_axis(cx, axis_attr, shape_of(cx, x)->rank, "axis", &axis));
+    int rank = shape_of(cx, x)->rank, axis;
+    TRY(onnx_axis(cx, axis_attr, rank, "axis", &axis));
     if (dt != BYOCL_FLOAT32 && ((x = onnx_cast(cx, x, BYOCL_FLOAT32)) < 0 ||
-                                (scale = onnx_cast(cx, scale, BYOCL_FLOAT32)) < 0))
+                                (scale = onnx_cast(cx, scale, BYOCL_FLOAT32)) < 0 ||
+                                (bias >= 0 && (bias = onnx_cast(cx, bias, BYOCL_FLOAT32)) < 0)))
         return cx->err->status;
-    TRY_ID(mean, mean_from(cx, x, axis));
-    int args[2] = {x, mean};
-    TRY_ID(d, onnx_call(cx, "subtract", args, 2, NULL));
-    args[0] = args[1] = d;
-    TRY_ID(sq, onnx_call(cx, "multiply", args, 2, NULL));
-    TRY_ID(var, mean_from(cx, sq, axis));
-    TRY_ID(var_eps, onnx_with_scalar(cx, "add", var, eps, false));
-    TRY_ID(inv, onnx_call1(cx, "rsqrt", var_eps, NULL));
-    args[1] = inv;
-    TRY_ID(norm, onnx_call(cx, "multiply", args, 2, NULL));
-    args[0] = norm;
-    args[1] = scale;
-    TRY_ID(y, onnx_call(cx, "multiply", args, 2, NULL));
-    if (onnx_has_input(n, 2)) {
-        args[0] = y;
-        TRY(onnx_input(cx, 2, &args[1]));
-        if (dt != BYOCL_FLOAT32 && (args[1] = onnx_cast(cx, args[1], BYOCL_FLOAT32)) < 0)
+    int64_t len = shape_of(cx, x)->dims[rank - 1];
+    bool fused = axis == rank - 1 && layer_norm_vector(cx, scale, len) &&
+                 (bias < 0 || layer_norm_vector(cx, bias, len));
+    bool stats = !fused || onnx_has_output(n, 1) || onnx_has_output(n, 2);
+    int mean = -1, d = -1, inv = -1, y = -1;
+    if (stats)
+        TRY(layer_norm_stats(cx, x, axis, eps, &mean, &d, &inv));
+    if (fused) {
+        TRY(layer_norm_fused(cx, x, scale, bias, eps, &y));
+    } else {
+        int args[2] = {d, inv};
+        TRY_ID(norm, onnx_call(cx, "multiply", args, 2, NULL));
+        args[0] = norm;
+        args[1] = scale;
+        if ((y = onnx_call(cx, "multiply", args, 2, NULL)) < 0)
             return cx->err->status;
-        if ((y = onnx_call(cx, "add", args, 2, NULL)) < 0)
+        args[0] = y;
+        args[1] = bias;
+        if (bias >= 0 && (y = onnx_call(cx, "add", args, 2, NULL)) < 0)
             return cx->err->status;
     }
     if (dt != BYOCL_FLOAT32 && (y = onnx_cast(cx, y, dt)) < 0)
         return cx->err->status;
-    TRY(onnx_output(cx, 1, mean));
-    TRY(onnx_output(cx, 2, inv));
+    if (stats) {
+        TRY(onnx_output(cx, 1, mean));
+        TRY(onnx_output(cx, 2, inv));
+    }
     return onnx_output(cx, 0, y);
 }
 
@@ -1071,15 +1135,13 @@ static byocl_status convert_dropout(onnx_ctx *cx, const Onnx__NodeProto *n)
     return BYOCL_OK;
 }
 
-static int log_sum_exp(onnx_ctx *cx, int x, const int64_t *axes, int count, bool keepdims);
-
-/* x - log_sum_exp(x) over the axis (onnx_import.h). */
+/* nn.log_softmax over the axis (onnx_import.h). */
 int onnx_log_softmax(onnx_ctx *cx, int x, int axis)
 {
-    int64_t axes[1] = {axis};
-    int lse = log_sum_exp(cx, x, axes, 1, true);
-    int args[2] = {x, lse};
-    return lse < 0 ? -1 : onnx_call(cx, "subtract", args, 2, NULL);
+    byocl_attrs *a = onnx_attrs(cx);
+    if (!a || set_int(cx, a, "axis", axis) != BYOCL_OK)
+        return -1;
+    return onnx_call1(cx, "nn.log_softmax", x, a);
 }
 
 byocl_status onnx_softmax_axis(onnx_ctx *cx, int rank, int *axis)
@@ -1090,8 +1152,8 @@ byocl_status onnx_softmax_axis(onnx_ctx *cx, int rank, int *axis)
 }
 
 /* Softmax and LogSoftmax before opset 13 normalize over the flattened axes axis..end (the
- * input seen as 2-D); from 13 on over the one axis. Softmax is nn.softmax, LogSoftmax
- * x - log(sum(exp(x - max))) - max (log_sum_exp below, the max shift keeping exp finite). */
+ * input seen as 2-D, reshaped around the op); from 13 on over the one axis. Softmax is
+ * nn.softmax, LogSoftmax nn.log_softmax. */
 static byocl_status softmax(onnx_ctx *cx, bool log)
 {
     int x;
