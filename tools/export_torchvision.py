@@ -150,6 +150,18 @@ def calibrate_batch_norms(model, shape):
     model.eval()
 
 
+def register_missing_symbolics():
+    """PyTorch 1.13's exporter has no symbolic for aten::zero (Tensor.zero_, which
+    swin_v2's attention uses on a slice of its qkv bias): it is zeros_like, as newer
+    PyTorch exports it."""
+    from torch.onnx import symbolic_opset9
+
+    def zero(g, self):
+        return symbolic_opset9.zeros_like(g, self)
+
+    torch.onnx.register_custom_op_symbolic("aten::zero", zero, OPSET)
+
+
 def prepared(name):
     """The model with its random weights as exported, and the input: the same on every run
     (seeded), so that a later run can add the float32 output of an exported model."""
@@ -229,6 +241,7 @@ def main():
     args = parser.parse_args()
     os.makedirs(args.out_dir, exist_ok=True)
     torch.set_num_threads(os.cpu_count() or 2)
+    register_missing_symbolics()
     rows = []
     for name in choose(args):
         start = time.time()

@@ -504,17 +504,66 @@ bool onnx_input_is_constant(onnx_ctx *cx, int k)
            (cx->values[v].constant || cx->values[v].init >= 0 || node_constant(cx, v));
 }
 
+/* The graph inputs that value v is computed from, quoted and separated by commas, into
+ * buf (at most `size` bytes, cut with "..."); *n their count (0: v depends on none, or is
+ * not built yet). These are what --params can bind, when v itself is not a graph input. */
+static void run_time_sources(onnx_ctx *cx, int v, char *buf, size_t size, int *n)
+{
+    *n = 0;
+    buf[0] = '\0';
+    int root = cx->values[v].node;
+    if (root < 0 && cx->values[v].pad_of >= 0) /* a pending Pad: its input */
+        root = cx->values[cx->values[v].pad_of].node;
+    bool *needed = root >= 0 ? calloc((size_t)root + 1, sizeof *needed) : NULL;
+    if (!needed)
+        return;
+    needed[root] = true;
+    for (int id = root; id >= 0; id--) /* nodes come after their arguments */
+        if (needed[id])
+            for (int a = 0; a < cx->fn->nodes[id].n_args; a++)
+                needed[cx->fn->nodes[id].args[a]] = true;
+    size_t len = 0;
+    for (int id = 0; id <= root; id++) {
+        if (!needed[id] || cx->fn->nodes[id].kind != BYOCL_NODE_VAR)
+            continue;
+        int w = snprintf(buf + len, size - len, "%s'%s'", *n ? ", " : "", cx->fn->nodes[id].name);
+        if (w < 0 || (size_t)w >= size - len) {
+            snprintf(buf + (size > 4 ? size - 4 : 0), size > 4 ? 4 : size, "...");
+            len = size - 1;
+        } else {
+            len += (size_t)w;
+        }
+        (*n)++;
+    }
+    free(needed);
+}
+
 byocl_status onnx_input_constant(onnx_ctx *cx, int k, const char *why, const byocl_tensor **out)
 {
     int v = input_value(cx, k);
     if (v < 0)
         return missing_input(cx, k);
-    if (!onnx_input_is_constant(cx, k))
+    if (!onnx_input_is_constant(cx, k)) {
+        const char *name = cx->values[v].name;
+        char sources[256];
+        int n_sources = 0;
+        run_time_sources(cx, v, sources, sizeof sources, &n_sources);
+        int node = cx->values[v].node;
+        bool is_input = node >= 0 && cx->fn->nodes[node].kind == BYOCL_NODE_VAR;
+        if (n_sources == 0 || is_input)
+            return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+                             "input %d ('%s') is %s, but byocl needs %s when it compiles the model "
+                             "(make it an initializer or a Constant, or bind it with --params)",
+                             k, name, is_input ? "a graph input" : "computed at run time", why);
+        /* Computed from graph inputs: those are what the user can bind. */
         return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
-                         "input %d ('%s') is computed at run time, but byocl needs %s when it "
-                         "compiles the model (make it an initializer or a Constant, or bind it with "
-                         "--params)",
-                         k, cx->values[v].name, why);
+                         "input %d ('%s') is computed at run time from graph input%s %s, but byocl "
+                         "needs %s when it compiles the model (bind %s with --params, or make %s "
+                         "initializer%s)",
+                         k, name, n_sources > 1 ? "s" : "", sources, why,
+                         n_sources > 1 ? "them" : "it", n_sources > 1 ? "them" : "it an",
+                         n_sources > 1 ? "s" : "");
+    }
     byocl_status st = value_constant(cx, v);
     if (st == BYOCL_OK)
         *out = cx->values[v].constant ? cx->values[v].constant : node_constant(cx, v);
