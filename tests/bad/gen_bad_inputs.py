@@ -316,6 +316,25 @@ def index_ops_files():
               [helper.make_tensor("i", TensorProto.INT64, [1, 2], [1, 4])])
 
 
+def transform_ops_files():
+    """ops_transform.cases: ONNX DepthToSpace and SpaceToDepth given a block that does not
+    divide the input, an unknown mode, no blocksize."""
+    y = vi("y", None)
+    save_onnx("depthtospace_channels.onnx",
+              [helper.make_node("DepthToSpace", ["x"], ["y"], name="d2s", blocksize=2)],
+              [vi("x", [1, 6, 2, 2])], [y])
+    save_onnx("depthtospace_mode.onnx",
+              [helper.make_node("DepthToSpace", ["x"], ["y"], name="d2s", blocksize=2,
+                                mode="RDC")],
+              [vi("x", [1, 8, 2, 2])], [y])
+    save_onnx("spacetodepth_no_blocksize.onnx",
+              [helper.make_node("SpaceToDepth", ["x"], ["y"], name="s2d")],
+              [vi("x", [1, 2, 4, 4])], [y])
+    save_onnx("spacetodepth_height.onnx",
+              [helper.make_node("SpaceToDepth", ["x"], ["y"], name="s2d", blocksize=3)],
+              [vi("x", [1, 2, 4, 3])], [y])
+
+
 # ------------------------------------------------------------------ tensor files
 
 def npy(shape, data=b"", descr="<f4", fortran=False):
@@ -358,4 +377,5 @@ onnx_files()
 onnx_loading_files()
 conv_pad_files()
 index_ops_files()
+transform_ops_files()
 tensor_files()
