@@ -1,6 +1,7 @@
 /* move.cl: element moves, one element per work-item: y[DST] = x[SRC], or 0 where the
  * source is outside x. The generator writes MOVE_INDEX for each use:
- *   transpose           DST = i, SRC = the permuted index
+ *   transpose           DST = i, SRC = the permuted index (depth_to_space and
+ *                       space_to_depth too: a permuted rank-6 view)
  *   concatenate         one launch per input: SRC = i, DST = i shifted into its slice
  *   copy                DST = SRC = i (a region output that another value already holds)
  *   weight packing      DST = i over the packed layout, SRC = the weight, absent past the

@@ -2030,6 +2030,48 @@ static void test_transpose_concat(void **state)
                  "  %0 = nn.relu(%a);\n  concatenate((%0, %b), axis=-1)\n}\n");
 }
 
+/* The nn.depth_to_space and nn.space_to_depth cases of tests/gen/gen_ops_transform.py on
+ * the opencl target: float32 and float16 ones run and agree with numpy bit for bit (a
+ * `move` launch); integer ones are refused, saying why. A sub-pixel upsampler (conv2d,
+ * relu, depth_to_space, space_to_depth back, an add) is one region, and its block moves
+ * are `move` launches named after the ops. */
+static void test_subpixel(void **state)
+{
+    (void)state;
+    int ran = 0;
+    for (int i = 0; i < N_ITEMS(transform_cases); i++) {
+        const gen_case *k = &transform_cases[i];
+        if (strcmp(k->op, "nn.depth_to_space") != 0 && strcmp(k->op, "nn.space_to_depth") != 0)
+            continue;
+        ran += generated_on_opencl(
+            k, is_float(k->in[0]->dtype) ? NULL : "is not supported (the opencl target computes",
+            true);
+    }
+    assert_int_equal(ran, 6);
+    static const char text[] = MAIN("%x: Tensor[(1, 3, 6, 4), float32], "
+                                    "%c_w: Tensor[(12, 3, 3, 3), float32]")
+        "  %0 = nn.conv2d(%x, %c_w, padding=[1, 1, 1, 1], channels=12, kernel_size=[3, 3]);\n"
+        "  %1 = nn.relu(%0);\n"
+        "  %2 = nn.depth_to_space(%1, block_size=2, mode=\"CRD\");\n"
+        "  %3 = nn.space_to_depth(%2, block_size=2);\n"
+        "  %4 = nn.depth_to_space(%3, block_size=2);\n"
+        "  multiply(%4, %4)\n}\n";
+    byocl_module *m = parse(text);
+    bind_constants(m, 0);
+    const byocl_function *fn = byocl_module_find(m, "main");
+    for (int node = 0; node < byocl_function_num_nodes(fn); node++) {
+        char why[256] = "";
+        if (fn->nodes[node].kind == BYOCL_NODE_CALL && !clg_supports(fn, node, why, sizeof why))
+            fail_msg("node %d refused: %s", node, why);
+    }
+    byocl_module_free(m);
+    run_opts o = {.seed = 3, .expect_text = "_space_to_depth(__global const float *restrict x, "
+                                          "__global float *restrict y, const int N)"};
+    check_region_opts(text, &o);
+    check_region(text);
+    check_region_f16(text);
+}
+
 /* Views name other storage; outputs that a group does not write get a copy. */
 static void test_views_and_outputs(void **state)
 {
@@ -2585,6 +2627,7 @@ int main(void)
         cmocka_unit_test(test_scatter_out_of_range),
         cmocka_unit_test(test_scatter_cost_bound),
         cmocka_unit_test(test_transpose_concat),
+        cmocka_unit_test(test_subpixel),
         cmocka_unit_test(test_views_and_outputs),
         cmocka_unit_test(test_launch_plan_text),
         cmocka_unit_test(test_kernel_text),

@@ -1,5 +1,5 @@
-/* Op group "transform": reshape, transpose, concatenate, split, squeeze, expand_dims and
- * mean, checked against numpy (tests/gen/gen_ops_transform.py), and their error messages. */
+/* Op group "transform": reshape, transpose, nn.depth_to_space, nn.space_to_depth,
+ * concatenate, split, squeeze, expand_dims and the reductions, checked against numpy (tests/gen/gen_ops_transform.py), and their error messages. */
 #include "ops_case.h"
 
 #include "fixtures/ops/transform_cases.h"
@@ -90,6 +90,50 @@ static void test_transpose_errors(void **state)
                       "axes (0, 1) has 2 entries but the input has rank 3");
     expect_type_error("transpose", t, "axes=[0, 1, 3]",
                       "axes (0, 1, 3): axis 3 is out of range for rank 3 (expected -3..2)");
+}
+
+/* depth_to_space and space_to_depth: attributes when the call is built, then rank and
+ * divisibility by the block when it is typed. */
+static void test_subpixel_errors(void **state)
+{
+    (void)state;
+    static const int64_t d1623[] = {1, 6, 2, 3}, d18[] = {1, 8, 2, 2}, huge[] = {1, 4, 3, 3};
+    byocl_type t6 = f32_type(4, d1623), t8 = f32_type(4, d18);
+    static const char *const ops[] = {"nn.depth_to_space", "nn.space_to_depth"};
+    for (size_t k = 0; k < N_ITEMS(ops); k++) {
+        char want[256];
+        snprintf(want, sizeof want,
+                 "bad value for attribute 'block_size' of %s: 0 (expected 1 or more)", ops[k]);
+        expect_build_error(ops[k], t8, "block_size=0", BYOCL_ERR_INVALID, want);
+        snprintf(want, sizeof want,
+                 "bad value for attribute 'layout' of %s: 'NHWC' (byocl supports \"NCHW\" "
+                 "only)",
+                 ops[k]);
+        expect_build_error(ops[k], t8, "block_size=2, layout=\"NHWC\"", BYOCL_ERR_UNSUPPORTED,
+                           want);
+        snprintf(want, sizeof want, "%s: the input has rank 2; expected 4 (NCHW)", ops[k]);
+        expect_type_error(ops[k], f32_type(2, d23), "block_size=2", want);
+    }
+    expect_build_error("nn.depth_to_space", t8, "block_size=-3", BYOCL_ERR_INVALID,
+                       "bad value for attribute 'block_size' of nn.depth_to_space: -3 (expected "
+                       "1 or more)");
+    expect_build_error("nn.depth_to_space", t8, "block_size=2, mode=\"CDR\"", BYOCL_ERR_INVALID,
+                       "bad value for attribute 'mode' of nn.depth_to_space: 'CDR' (expected "
+                       "\"DCR\" or \"CRD\")");
+    expect_build_error("nn.space_to_depth", t8, "block_size=2, mode=\"DCR\"", BYOCL_ERR_INVALID,
+                       "nn.space_to_depth has no attribute 'mode' (it has: block_size, layout)");
+    expect_type_error("nn.depth_to_space", t6, "block_size=2",
+                      "nn.depth_to_space: the input (1, 6, 2, 3) has 6 channels, which do not "
+                      "divide by block_size^2 (2^2)");
+    expect_type_error("nn.depth_to_space", t8, "block_size=4000000000",
+                      "nn.depth_to_space: the input (1, 8, 2, 2) has 8 channels, which do not "
+                      "divide by block_size^2 (4000000000^2)");
+    expect_type_error("nn.space_to_depth", t6, "block_size=2",
+                      "nn.space_to_depth: the input (1, 6, 2, 3) has width 3, which does not "
+                      "divide by block_size 2");
+    expect_type_error("nn.space_to_depth", f32_type(4, huge), "block_size=2",
+                      "nn.space_to_depth: the input (1, 4, 3, 3) has height 3, which does not "
+                      "divide by block_size 2");
 }
 
 /* concatenate((%p0, %p1, ...), attrs) must fail with exactly `reason`. */
@@ -415,8 +459,8 @@ static void test_kernels_reject_mismatched_tensors(void **state)
 static void test_ops_documented(void **state)
 {
     (void)state;
-    const char *names[] = {"reshape", "transpose", "concatenate", "split", "squeeze",
-                           "expand_dims", "sum", "mean", "prod", "max", "min", "argmax",
+    const char *names[] = {"reshape", "transpose", "nn.depth_to_space", "nn.space_to_depth",
+                           "concatenate", "split", "squeeze", "expand_dims", "sum", "mean", "prod", "max", "min", "argmax",
                            "argmin"};
     assert_ops_documented(names, N_ITEMS(names));
     static const op_attr_spec mean[] = {{"axis", "None"}, {"keepdims", "False"},
@@ -433,6 +477,10 @@ static void test_ops_documented(void **state)
     op_assert_schema("mean", mean, N_ITEMS(mean));
     op_assert_schema("split", split, N_ITEMS(split));
     op_assert_schema("expand_dims", expand_dims, N_ITEMS(expand_dims));
+    static const op_attr_spec d2s[] = {{"block_size", "1"}, {"layout", "\"NCHW\""},
+                                       {"mode", "\"DCR\""}};
+    op_assert_schema("nn.depth_to_space", d2s, N_ITEMS(d2s));
+    op_assert_schema("nn.space_to_depth", d2s, 2);
 }
 
 int main(void)
@@ -441,6 +489,7 @@ int main(void)
         cmocka_unit_test(test_reshape_errors),
         cmocka_unit_test(test_reshape_allowzero),
         cmocka_unit_test(test_transpose_errors),
+        cmocka_unit_test(test_subpixel_errors),
         cmocka_unit_test(test_concatenate_errors),
         cmocka_unit_test(test_split_errors),
         cmocka_unit_test(test_split_then_concatenate),

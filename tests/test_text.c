@@ -574,6 +574,36 @@ static void test_layer_norm_log_softmax(void **state)
     free(printed);
 }
 
+/* nn.depth_to_space and nn.space_to_depth as TVM prints them: attributes at their
+ * defaults (layout "NCHW", mode "DCR") are left out when printed and read back the same. */
+static void test_subpixel_attributes(void **state)
+{
+    (void)state;
+    const char *text =
+        "def @main(%x: Tensor[(1, 8, 2, 3), float32]) {\n"
+        "  %0 = nn.depth_to_space(%x, block_size=2, layout=\"NCHW\", mode=\"DCR\");\n"
+        "  %1 = nn.depth_to_space(%x, block_size=2, layout=\"NCHW\", mode=\"CRD\");\n"
+        "  %2 = nn.space_to_depth(%0, block_size=2, layout=\"NCHW\");\n"
+        "  (%1, nn.space_to_depth(%2, block_size=1))\n"
+        "}\n";
+    char *printed = assert_round_trip(text, NULL, true);
+    assert_string_equal(printed,
+                        "#[version = \"0.0.5\"]\n"
+                        "def @main(%x: Tensor[(1, 8, 2, 3), float32]) -> (Tensor[(1, 2, 4, 6), "
+                        "float32], Tensor[(1, 8, 2, 3), float32]) {\n"
+                        "  %0 = nn.depth_to_space(%x, block_size=2) /* ty=Tensor[(1, 2, 4, 6), "
+                        "float32] */;\n"
+                        "  %1 = nn.depth_to_space(%x, block_size=2, mode=\"CRD\") /* "
+                        "ty=Tensor[(1, 2, 4, 6), float32] */;\n"
+                        "  %2 = nn.space_to_depth(%0, block_size=2) /* ty=Tensor[(1, 8, 2, 3), "
+                        "float32] */;\n"
+                        "  %3 = nn.space_to_depth(%2) /* ty=Tensor[(1, 8, 2, 3), float32] */;\n"
+                        "  (%1, %3) /* ty=(Tensor[(1, 2, 4, 6), float32], Tensor[(1, 8, 2, 3), "
+                        "float32]) */\n"
+                        "}\n");
+    free(printed);
+}
+
 /* float64 (TVM's spelling): types, f64 literals printed with the digits a double needs,
  * casts to and from it. */
 static void test_float64(void **state)
@@ -1106,6 +1136,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_fixtures),
         cmocka_unit_test(test_float_list_attribute),
         cmocka_unit_test(test_layer_norm_log_softmax),
+        cmocka_unit_test(test_subpixel_attributes),
         cmocka_unit_test(test_scalar_literals),
         cmocka_unit_test(test_float64),
         cmocka_unit_test(test_tuples_and_items),

@@ -102,7 +102,7 @@ double host_node_flops(const byocl_function *fn, int node)
         "cast",    "copy",     "reshape",     "transpose",     "concatenate",
         "split",   "squeeze",  "expand_dims", "nn.batch_flatten", "annotation.compiler_begin",
         "annotation.compiler_end", "strided_slice", "broadcast_to", "take", "gather",
-        "arange", "shape_of", "trilu",
+        "arange", "shape_of", "trilu", "nn.depth_to_space", "nn.space_to_depth",
     };
     for (size_t i = 0; i < sizeof data_movement / sizeof data_movement[0]; i++)
         if (strcmp(op, data_movement[i]) == 0)

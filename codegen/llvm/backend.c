@@ -64,6 +64,7 @@ static byocl_status lower_group(lw *w)
         {"nn.layer_norm", lower_layer_norm}, {"reshape", lower_copy},
         {"squeeze", lower_copy},           {"expand_dims", lower_copy},
         {"nn.batch_flatten", lower_copy},  {"transpose", lower_transpose},
+        {"nn.depth_to_space", lower_transpose}, {"nn.space_to_depth", lower_transpose},
         {"concatenate", lower_concatenate}, {"split", lower_split},
         {"strided_slice", lower_index_op}, {"broadcast_to", lower_index_op},
         {"take", lower_index_op},          {"gather", lower_index_op},

@@ -1,10 +1,12 @@
 /* Data movement: reshape, squeeze, expand_dims and nn.batch_flatten (a copy: C order
- * is unchanged), transpose, concatenate and split (runs of contiguous bytes). Bytes are
+ * is unchanged), transpose with nn.depth_to_space and nn.space_to_depth (a permuted view,
+ * ops/transform.h), concatenate and split (runs of contiguous bytes). Bytes are
  * moved as they are, so every dtype is served alike. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "lower.h"
+#include "ops/transform.h"
 
 /* Bytes per element of value v. */
 static int64_t elem_size(lw *w, byocl_value_ref v)
@@ -40,38 +42,40 @@ byocl_status lower_copy(lw *w, int node)
     return w->status;
 }
 
+/* transpose, nn.depth_to_space and nn.space_to_depth: the input's view (ops_permute_plan)
+ * permuted, one element per innermost iteration, the outermost axis split over tasks. */
 byocl_status lower_transpose(lw *w, int node)
 {
     const byocl_node *n = lw_node(w, node);
     byocl_value_ref in_v = lv_resolve(w->fn, n->args[0], -1), out_v = {node, -1};
     const byocl_type *it = lw_value_type(w, in_v);
-    int rank = it->shape.rank;
-    int perm[BYOCL_MAX_RANK];
-    const int64_t *axes = NULL;
-    int n_axes = byocl_attrs_get_ints(&n->attrs, "axes", &axes);
-    for (int d = 0; d < rank; d++)
-        perm[d] = n_axes <= 0 ? rank - 1 - d : (int)(axes[d] < 0 ? axes[d] + rank : axes[d]);
-    int64_t istride[BYOCL_MAX_RANK], s = 1;
+    ops_permute p;
+    byocl_status st = ops_permute_plan(n->op->name, &n->attrs, &it->shape, &p, w->err);
+    if (st != BYOCL_OK)
+        return lw_failed(w, st);
+    int rank = p.view.rank;
+    int64_t istride[BYOCL_MAX_RANK], os[BYOCL_MAX_RANK], s = 1;
     for (int d = rank - 1; d >= 0; d--) {
         istride[d] = s;
-        s *= it->shape.dims[d];
+        s *= p.view.dims[d];
     }
-    const byocl_shape *os = &n->type->shape;
-    if (byocl_shape_numel(os) == 0)
+    for (int d = 0; d < rank; d++)
+        os[d] = p.view.dims[p.perm[d]];
+    if (byocl_shape_numel(&p.out) == 0)
         return w->status;
     byocl_dtype dt = it->dtype;
     LLVMValueRef in = lw_value_ptr(w, in_v), out = lw_output(w, out_v);
     if (rank > 0)
-        w->n_tasks = lw_pick_tasks(w, byocl_shape_numel(os), 65536, os->dims[0] < 64 ? os->dims[0] : 64);
+        w->n_tasks = lw_pick_tasks(w, byocl_shape_numel(&p.out), 65536, os[0] < 64 ? os[0] : 64);
     lw_loop loops[BYOCL_MAX_RANK];
     LLVMValueRef src = lw_i64(w, 0), dst = lw_i64(w, 0);
     for (int d = 0; d < rank; d++) {
-        LLVMValueRef lo = lw_i64(w, 0), hi = lw_i64(w, os->dims[d]);
+        LLVMValueRef lo = lw_i64(w, 0), hi = lw_i64(w, os[d]);
         if (d == 0)
-            lw_task_range(w, os->dims[0], &lo, &hi);
+            lw_task_range(w, os[0], &lo, &hi);
         LLVMValueRef i = lw_for(w, &loops[d], lo, hi, 1, "i");
-        src = lw_mad(w, i, istride[perm[d]], src);
-        dst = lw_mad(w, dst, os->dims[d], i);
+        src = lw_mad(w, i, istride[p.perm[d]], src);
+        dst = lw_mad(w, dst, os[d], i);
     }
     /* Integers move as they are; floats too (float16 loads and stores are exact). */
     lw_store(w, out, dt, dst, lw_load(w, in, dt, src));

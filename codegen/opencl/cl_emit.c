@@ -2,7 +2,8 @@
  * (padding and stride phases, see kernels_cl/conv2d.cl) and, when its weight is a region
  * input rather than a constant, the weight packed; dense likewise packs a weight that is
  * not constant (batch_matmul's tensor_b, an activation in attention, on every run). Those
- * helper launches use the `move` template, as do transpose, concatenate and the copies
+ * helper launches use the `move` template, as do transpose (and depth_to_space,
+ * space_to_depth), concatenate and the copies
  * of outputs that no group writes in place. topk's group writes two results. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "ops/op_impl.h"
 #include "ops/image.h"
 #include "ops/reduce.h"
+#include "ops/transform.h"
 
 static byocl_dtype dtype_of(const clg_gen *gen, int node)
 {
@@ -1113,30 +1115,30 @@ static byocl_status emit_elemwise(clg_gen *gen, const clg_group *grp)
     return clg_kernel_finish(&k, st, "elemwise", label, 1, &global, clg_group_flops(gen, grp));
 }
 
+/* transpose, nn.depth_to_space and nn.space_to_depth: a `move` reading the input's view
+ * (ops_permute_plan) at the permuted position of each output element. */
 static byocl_status emit_transpose(clg_gen *gen, const clg_group *grp)
 {
     const byocl_function *fn = gen->fn;
     const byocl_node *n = &fn->nodes[grp->anchor];
-    const byocl_shape *in = &fn->nodes[n->args[0]].type->shape;
-    const byocl_shape *out = &n->type->shape;
-    int rank = in->rank, perm[BYOCL_MAX_RANK];
-    const int64_t *axes = NULL;
-    int n_axes = byocl_attrs_get_ints(&n->attrs, "axes", &axes);
-    for (int d = 0; d < rank; d++) /* None or [] reverses the axes, as the type relation */
-        perm[d] = n_axes <= 0 ? rank - 1 - d : (int)(axes[d] < 0 ? axes[d] + rank : axes[d]);
+    ops_permute p;
+    if (ops_permute_plan(n->op->name, &n->attrs, &fn->nodes[n->args[0]].type->shape, &p,
+                         gen->err) != BYOCL_OK)
+        return gen->err->status;
+    int rank = p.view.rank;
     int64_t in_stride[BYOCL_MAX_RANK], s = 1;
     for (int d = rank - 1; d >= 0; d--) {
         in_stride[d] = s;
-        s *= in->dims[d];
+        s *= p.view.dims[d];
     }
     byocl_textbuf index = {0};
     base_textbuf_puts(&index, "{ \\\n    int r_ = (i); \\\n    src = 0; \\\n");
     for (int d = rank - 1; d >= 0; d--) {
-        if (out->dims[d] == 1)
+        int64_t len = p.view.dims[p.perm[d]];
+        if (len == 1)
             continue;
         base_textbuf_printf(&index, "    src += r_ %% %lld * %lld; \\\n    r_ /= %lld; \\\n",
-                            (long long)out->dims[d], (long long)in_stride[perm[d]],
-                            (long long)out->dims[d]);
+                            (long long)len, (long long)in_stride[p.perm[d]], (long long)len);
     }
     base_textbuf_puts(&index, "    dst = (i); \\\n}");
     char label[96];
@@ -1148,8 +1150,9 @@ static byocl_status emit_transpose(clg_gen *gen, const clg_group *grp)
         base_textbuf_free(&index);
         return gen->err->status;
     }
-    return emit_move(gen, "transpose", label, x, dtype_of(gen, x_root), y,
-                     dtype_of(gen, grp->tail), byocl_shape_numel(out), -1, &index);
+    const char *dot = strchr(n->op->name, '.'); /* the kernel's name: "depth_to_space" */
+    return emit_move(gen, dot ? dot + 1 : n->op->name, label, x, dtype_of(gen, x_root), y,
+                     dtype_of(gen, grp->tail), byocl_shape_numel(&p.out), -1, &index);
 }
 
 static byocl_status emit_concat(clg_gen *gen, const clg_group *grp)

@@ -1,8 +1,9 @@
 /* Region analysis: which node's storage holds each tensor (tuples, TupleGetItem,
  * reshape and batch_flatten only name other storage), how often each is read, and the
  * groups of ops that become one kernel: an anchor (conv2d, conv2d_transpose, dense,
- * batch_matmul, a pool, softmax, log_softmax, layer_norm, a reduction, resize2d, strided_slice, broadcast_to, take,
- * gather, transpose, concatenate, topk, one_hot, cumsum, scatter_elements, scatter_nd, or an
+ * batch_matmul, a pool, softmax, log_softmax, layer_norm, a reduction, resize2d,
+ * strided_slice, broadcast_to, take, gather, transpose (depth_to_space, space_to_depth),
+ * concatenate, topk, one_hot, cumsum, scatter_elements, scatter_nd, or an
  * elementwise op) and the elementwise ops fused after it where the value in between has no
  * other reader. topk's (values, indices) tuple is two stored values: the call's node holds
  * the values, and the first TupleGetItem of field 1 the indices (clg_supports admits the
@@ -15,6 +16,7 @@
 #include "ops/op_impl.h"
 #include "ops/node_util.h"
 #include "ops/reduce.h"
+#include "ops/transform.h"
 
 /* More steps and operands than any model chains; they bound a kernel's parameters
  * (clg_kernel holds 48: the anchor's own buffers and the operands). */
@@ -47,7 +49,7 @@ static clg_anchor anchor_of(const char *op)
         return CLG_ANCHOR_REDUCE; /* clg_supports admitted every reduction */
     if (strcmp(op, "image.resize2d") == 0)
         return CLG_ANCHOR_RESIZE;
-    if (strcmp(op, "transpose") == 0)
+    if (ops_is_permute(op)) /* transpose, nn.depth_to_space, nn.space_to_depth */
         return CLG_ANCHOR_TRANSPOSE;
     if (ops_is_affine(op) || strcmp(op, "take") == 0 || strcmp(op, "gather") == 0)
         return CLG_ANCHOR_GATHER;

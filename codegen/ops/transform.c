@@ -1,5 +1,6 @@
-/* Op group "transform": ops that move elements around (reshape, transpose, concatenate,
- * split, squeeze, expand_dims) and the reductions (sum, mean, prod, max, min, argmax,
+/* Op group "transform": ops that move elements around (reshape, transpose,
+ * nn.depth_to_space and nn.space_to_depth (a transpose of a rank-6 view, transform.h),
+ * concatenate, split, squeeze, expand_dims) and the reductions (sum, mean, prod, max, min, argmax,
  * argmin: one kernel with a kind, reduce.h), with TVM Relay's attributes.
  *
  * Each shape rule lives in one function that both the type relation and the kernel call,
@@ -12,6 +13,7 @@
 
 #include "elemwise_util.h"
 #include "reduce.h"
+#include "transform.h"
 
 /* ------------------------------------------------------------- small helpers */
 
@@ -229,51 +231,168 @@ static byocl_status transpose_perm(const byocl_attrs *attrs, int rank, int *perm
     return BYOCL_OK;
 }
 
-static byocl_status infer_transpose(const byocl_infer_ctx *ctx, byocl_type *out,
-                                    byocl_error *err)
+/* ------------------------------------------------------------- depth_to_space, space_to_depth */
+
+/* Relay's SubPixelAttrs: block_size, layout and (depth_to_space's) mode, checked before
+ * any shape is known. */
+static byocl_status check_subpixel_attrs(const char *op, const byocl_attrs *attrs,
+                                         byocl_error *err)
 {
-    const byocl_type *in;
-    int perm[BYOCL_MAX_RANK];
-    byocl_status st = elemwise_tensor_arg(ctx, 0, &in, err);
-    if (st == BYOCL_OK)
-        st = transpose_perm(ctx->attrs, in->shape.rank, perm, err);
-    if (st != BYOCL_OK)
-        return st;
-    byocl_shape shape = {.rank = in->shape.rank};
-    for (int d = 0; d < shape.rank; d++)
-        shape.dims[d] = in->shape.dims[perm[d]];
-    tensor_result(in, &shape, out);
+    int64_t b = byocl_attrs_get_int(attrs, "block_size", 1);
+    if (b < 1)
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "bad value for attribute 'block_size' of %s: %lld (expected 1 "
+                               "or more)",
+                               op, (long long)b);
+    const char *layout = byocl_attrs_get_str(attrs, "layout", "NCHW");
+    if (strcmp(layout, "NCHW") != 0)
+        return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
+                               "bad value for attribute 'layout' of %s: '%s' (byocl supports "
+                               "\"NCHW\" only)",
+                               op, layout);
+    const char *mode = byocl_attrs_get_str(attrs, "mode", "DCR");
+    if (strcmp(mode, "DCR") != 0 && strcmp(mode, "CRD") != 0)
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "bad value for attribute 'mode' of %s: '%s' (expected \"DCR\" or "
+                               "\"CRD\")",
+                               op, mode);
     return BYOCL_OK;
 }
 
-static byocl_status transpose_ref(const byocl_attrs *attrs, const byocl_tensor *const *in,
-                                  int n_in, byocl_tensor *const *out, int n_out,
+static byocl_status check_depth_to_space_attrs(byocl_module *m, byocl_attrs *attrs,
+                                               byocl_error *err)
+{
+    (void)m;
+    return check_subpixel_attrs("nn.depth_to_space", attrs, err);
+}
+
+static byocl_status check_space_to_depth_attrs(byocl_module *m, byocl_attrs *attrs,
+                                               byocl_error *err)
+{
+    (void)m;
+    return check_subpixel_attrs("nn.space_to_depth", attrs, err);
+}
+
+static void set_plan(ops_permute *p, const int64_t *view, const int *perm, int rank)
+{
+    p->view.rank = rank;
+    for (int d = 0; d < rank; d++) {
+        p->view.dims[d] = view[d];
+        p->perm[d] = perm[d];
+    }
+}
+
+/* depth_to_space (N, C, H, W) -> (N, C / b^2, H * b, W * b) and space_to_depth, its
+ * inverse for mode DCR, as ONNX defines them: a rank-6 view and a permutation. */
+static byocl_status subpixel_plan(const char *op, const byocl_attrs *attrs,
+                                  const byocl_shape *in, ops_permute *p, byocl_error *err)
+{
+    char s[160];
+    if (in->rank != 4)
+        return byocl_error_set(err, BYOCL_ERR_TYPE, "%s: the input has rank %d; expected 4 (NCHW)",
+                               op, in->rank);
+    int64_t b = byocl_attrs_get_int(attrs, "block_size", 1);
+    int64_t n = in->dims[0], c = in->dims[1], h = in->dims[2], w = in->dims[3];
+    byocl_shape_str(in, s, sizeof s);
+    if (strcmp(op, "nn.space_to_depth") == 0) {
+        for (int d = 2; d < 4; d++)
+            if (in->dims[d] % b != 0)
+                return byocl_error_set(err, BYOCL_ERR_TYPE,
+                                       "%s: the input %s has %s %lld, which does not divide by "
+                                       "block_size %lld",
+                                       op, s, d == 2 ? "height" : "width",
+                                       (long long)in->dims[d], (long long)b);
+        if (c > INT64_MAX / b / b)
+            return byocl_error_set(err, BYOCL_ERR_TYPE,
+                                   "%s: the result's channels (%lld x %lld^2) overflow", op,
+                                   (long long)c, (long long)b);
+        static const int perm[6] = {0, 3, 5, 1, 2, 4};
+        const int64_t view[6] = {n, c, h / b, b, w / b, b};
+        set_plan(p, view, perm, 6);
+        p->out = byocl_shape_make(4, (const int64_t[4]){n, c * b * b, h / b, w / b});
+        return BYOCL_OK;
+    }
+    if (b > INT64_MAX / b || c % (b * b) != 0)
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "%s: the input %s has %lld channels, which do not divide by "
+                               "block_size^2 (%lld^2)",
+                               op, s, (long long)c, (long long)b);
+    if (h > INT64_MAX / b || w > INT64_MAX / b)
+        return byocl_error_set(err, BYOCL_ERR_TYPE, "%s: the result's height or width overflows",
+                               op);
+    int64_t cb = c / (b * b);
+    if (strcmp(byocl_attrs_get_str(attrs, "mode", "DCR"), "DCR") == 0) {
+        static const int perm[6] = {0, 3, 4, 1, 5, 2};
+        set_plan(p, (const int64_t[6]){n, b, b, cb, h, w}, perm, 6);
+    } else { /* CRD */
+        static const int perm[6] = {0, 1, 4, 2, 5, 3};
+        set_plan(p, (const int64_t[6]){n, cb, b, b, h, w}, perm, 6);
+    }
+    p->out = byocl_shape_make(4, (const int64_t[4]){n, cb, h * b, w * b});
+    return BYOCL_OK;
+}
+
+/* ------------------------------------------------------------- the permuting ops */
+
+bool ops_is_permute(const char *op)
+{
+    return strcmp(op, "transpose") == 0 || strcmp(op, "nn.depth_to_space") == 0 ||
+           strcmp(op, "nn.space_to_depth") == 0;
+}
+
+byocl_status ops_permute_plan(const char *op, const byocl_attrs *attrs, const byocl_shape *in,
+                              ops_permute *p, byocl_error *err)
+{
+    if (strcmp(op, "transpose") != 0)
+        return subpixel_plan(op, attrs, in, p, err);
+    p->view = *in;
+    byocl_status st = transpose_perm(attrs, in->rank, p->perm, err);
+    p->out.rank = in->rank;
+    for (int d = 0; st == BYOCL_OK && d < in->rank; d++)
+        p->out.dims[d] = in->dims[p->perm[d]];
+    return st;
+}
+
+static byocl_status infer_permute(const char *op, const byocl_infer_ctx *ctx, byocl_type *out,
                                   byocl_error *err)
 {
-    byocl_status st = elemwise_check_arity("transpose", n_in, 1, n_out, 1, err);
+    const byocl_type *in;
+    ops_permute p;
+    byocl_status st = elemwise_tensor_arg(ctx, 0, &in, err);
+    if (st == BYOCL_OK)
+        st = ops_permute_plan(op, ctx->attrs, &in->shape, &p, err);
+    if (st == BYOCL_OK)
+        tensor_result(in, &p.out, out);
+    return st;
+}
+
+/* Walks the output in C order, reading the view at the permuted position. */
+static byocl_status permute_ref(const char *op, const byocl_attrs *attrs,
+                                const byocl_tensor *const *in, int n_in,
+                                byocl_tensor *const *out, int n_out, byocl_error *err)
+{
+    byocl_status st = elemwise_check_arity(op, n_in, 1, n_out, 1, err);
+    ops_permute p;
+    if (st == BYOCL_OK)
+        st = ops_permute_plan(op, attrs, byocl_tensor_shape(in[0]), &p, err);
+    if (st == BYOCL_OK)
+        st = check_same_dtype(op, in[0], out[0], err);
+    if (st == BYOCL_OK)
+        st = check_out_shape(op, &p.out, out[0], err);
     if (st != BYOCL_OK)
         return st;
-    const byocl_shape *ishape = byocl_tensor_shape(in[0]);
-    int rank = ishape->rank, perm[BYOCL_MAX_RANK];
-    st = transpose_perm(attrs, rank, perm, err);
-    if (st != BYOCL_OK)
-        return st;
-    byocl_shape oshape = {.rank = rank};
-    int64_t istride[BYOCL_MAX_RANK], stride[BYOCL_MAX_RANK], idx[BYOCL_MAX_RANK] = {0};
+    int rank = p.view.rank;
+    int64_t vstride[BYOCL_MAX_RANK], stride[BYOCL_MAX_RANK], dims[BYOCL_MAX_RANK];
+    int64_t idx[BYOCL_MAX_RANK] = {0};
     int64_t s = 1;
     for (int d = rank - 1; d >= 0; d--) {
-        istride[d] = s;
-        s *= ishape->dims[d];
+        vstride[d] = s;
+        s *= p.view.dims[d];
     }
     for (int d = 0; d < rank; d++) {
-        oshape.dims[d] = ishape->dims[perm[d]];
-        stride[d] = istride[perm[d]];
+        dims[d] = p.view.dims[p.perm[d]];
+        stride[d] = vstride[p.perm[d]];
     }
-    st = check_same_dtype("transpose", in[0], out[0], err);
-    if (st == BYOCL_OK)
-        st = check_out_shape("transpose", &oshape, out[0], err);
-    if (st != BYOCL_OK)
-        return st;
     size_t es = byocl_dtype_size(byocl_tensor_dtype(in[0]));
     const unsigned char *src = byocl_tensor_cdata(in[0]);
     unsigned char *dst = byocl_tensor_data(out[0]);
@@ -282,14 +401,31 @@ static byocl_status transpose_ref(const byocl_attrs *attrs, const byocl_tensor *
         memcpy(dst + (size_t)i * es, src + (size_t)at * es, es);
         for (int d = rank - 1; d >= 0; d--) { /* next output index, C order */
             at += stride[d];
-            if (++idx[d] < oshape.dims[d])
+            if (++idx[d] < dims[d])
                 break;
-            at -= stride[d] * oshape.dims[d];
+            at -= stride[d] * dims[d];
             idx[d] = 0;
         }
     }
     return BYOCL_OK;
 }
+
+/* The type relation and kernel of each permuting op: its name bound to the shared ones. */
+#define PERMUTE_OP(fname, op)                                                              \
+    static byocl_status infer_##fname(const byocl_infer_ctx *ctx, byocl_type *out,         \
+                                      byocl_error *err)                                    \
+    {                                                                                      \
+        return infer_permute(op, ctx, out, err);                                           \
+    }                                                                                      \
+    static byocl_status fname##_ref(const byocl_attrs *attrs, const byocl_tensor *const *in, \
+                                    int n_in, byocl_tensor *const *out, int n_out,         \
+                                    byocl_error *err)                                      \
+    {                                                                                      \
+        return permute_ref(op, attrs, in, n_in, out, n_out, err);                          \
+    }
+PERMUTE_OP(transpose, "transpose")
+PERMUTE_OP(depth_to_space, "nn.depth_to_space")
+PERMUTE_OP(space_to_depth, "nn.space_to_depth")
 
 /* ------------------------------------------------------------- concatenate */
 
@@ -844,6 +980,21 @@ static const byocl_attr_schema transpose_attrs[] = {
      .doc = "input axis for each output axis (negative counts from the end); None reverses"},
 };
 
+#define SUBPIXEL_ATTRS                                                                      \
+    {.name = "block_size", .kind = BYOCL_ATTR_INT, .def_i = 1,                              \
+     .doc = "the side of the blocks moved (1 or more)"},                                   \
+    {.name = "layout", .kind = BYOCL_ATTR_STR, .def_s = "NCHW",                             \
+     .doc = "\"NCHW\" (the only layout byocl supports)"}
+
+static const byocl_attr_schema depth_to_space_attrs[] = {
+    SUBPIXEL_ATTRS,
+    {.name = "mode", .kind = BYOCL_ATTR_STR, .def_s = "DCR",
+     .doc = "\"DCR\" (depth, column, row: the channel's high part is the block position) or "
+            "\"CRD\" (its low part is)"},
+};
+
+static const byocl_attr_schema space_to_depth_attrs[] = {SUBPIXEL_ATTRS};
+
 static const byocl_attr_schema concatenate_attrs[] = {
     {.name = "axis", .kind = BYOCL_ATTR_INT, .def_i = 0,
      .doc = "axis to join along (negative counts from the end)"},
@@ -894,6 +1045,17 @@ const byocl_op ops_transform[] = {
     {.name = "transpose", .min_args = 1, .max_args = 1, .attrs = transpose_attrs,
      .n_attrs = ARRAY_LEN(transpose_attrs), .doc = "permutes the axes",
      .infer = infer_transpose, .ref = transpose_ref},
+    {.name = "nn.depth_to_space", .min_args = 1, .max_args = 1,
+     .attrs = depth_to_space_attrs, .n_attrs = ARRAY_LEN(depth_to_space_attrs),
+     .doc = "moves blocks of channels into space: (N, C, H, W) -> (N, C/b^2, H*b, W*b)",
+     .check_attrs = check_depth_to_space_attrs, .infer = infer_depth_to_space,
+     .ref = depth_to_space_ref},
+    {.name = "nn.space_to_depth", .min_args = 1, .max_args = 1,
+     .attrs = space_to_depth_attrs, .n_attrs = ARRAY_LEN(space_to_depth_attrs),
+     .doc = "moves blocks of space into channels: (N, C, H, W) -> (N, C*b^2, H/b, W/b), "
+            "the inverse of depth_to_space's DCR",
+     .check_attrs = check_space_to_depth_attrs, .infer = infer_space_to_depth,
+     .ref = space_to_depth_ref},
     {.name = "concatenate", .min_args = 1, .max_args = 1, .attrs = concatenate_attrs,
      .n_attrs = ARRAY_LEN(concatenate_attrs),
      .doc = "joins a tuple of tensors along an axis: concatenate((%a, %b), axis=1)",

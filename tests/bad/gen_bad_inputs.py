@@ -316,6 +316,68 @@ def index_ops_files():
               [helper.make_tensor("i", TensorProto.INT64, [1, 2], [1, 4])])
 
 
+def transform_ops_files():
+    """ops_transform.cases: ONNX DepthToSpace and SpaceToDepth given a block that does not
+    divide the input, an unknown mode, no blocksize."""
+    y = vi("y", None)
+    save_onnx("depthtospace_channels.onnx",
+              [helper.make_node("DepthToSpace", ["x"], ["y"], name="d2s", blocksize=2)],
+              [vi("x", [1, 6, 2, 2])], [y])
+    save_onnx("depthtospace_mode.onnx",
+              [helper.make_node("DepthToSpace", ["x"], ["y"], name="d2s", blocksize=2,
+                                mode="RDC")],
+              [vi("x", [1, 8, 2, 2])], [y])
+    save_onnx("spacetodepth_no_blocksize.onnx",
+              [helper.make_node("SpaceToDepth", ["x"], ["y"], name="s2d")],
+              [vi("x", [1, 2, 4, 4])], [y])
+    save_onnx("spacetodepth_height.onnx",
+              [helper.make_node("SpaceToDepth", ["x"], ["y"], name="s2d", blocksize=3)],
+              [vi("x", [1, 2, 4, 3])], [y])
+
+
+def more_ops_files():
+    """ops_index.cases and ops_elemwise.cases: ONNX Range, Expand, Where, CumSum, OneHot,
+    Trilu, Elu, Gather, GatherElements and LogSoftmax given a value, shape, rank, dtype or
+    attribute they do not take."""
+    y = vi("y", None)
+
+    def i64(name, v):
+        return numpy_helper.from_array(np.array(v, np.int64), name)
+
+    def f32(name, v):
+        return numpy_helper.from_array(np.array(v, np.float32), name)
+
+    save_onnx("range_too_many.onnx",
+              [helper.make_node("Range", ["s", "l", "d"], ["y"], name="range")], [], [y],
+              [f32("s", 0.0), f32("l", 1e30), f32("d", 1.0)], opset=11)
+    save_onnx("trilu_rank1.onnx", [helper.make_node("Trilu", ["x"], ["y"], name="trilu")],
+              [vi("x", [4])], [y], opset=14)
+    save_onnx("expand_shape.onnx", [helper.make_node("Expand", ["x", "s"], ["y"], name="expand")],
+              [vi("x", [3, 4])], [y], [i64("s", [2, 3])])
+    save_onnx("where_shapes.onnx",
+              [helper.make_node("Where", ["c", "a", "b"], ["y"], name="where")],
+              [helper.make_tensor_value_info("c", TensorProto.BOOL, [3]), vi("a", [4]),
+               vi("b", [4])], [y])
+    save_onnx("cumsum_axis.onnx", [helper.make_node("CumSum", ["x", "a"], ["y"], name="cumsum")],
+              [vi("x", [3, 4])], [y], [i64("a", 2)])
+    save_onnx("onehot_depth.onnx",
+              [helper.make_node("OneHot", ["i", "d", "v"], ["y"], name="onehot")],
+              [helper.make_tensor_value_info("i", TensorProto.INT64, [3])], [y],
+              [i64("d", [0]), f32("v", [0.0, 1.0])], opset=11)
+    save_onnx("elu_int.onnx", [helper.make_node("Elu", ["x"], ["y"], name="elu")],
+              [helper.make_tensor_value_info("x", TensorProto.INT32, [4])],
+              [helper.make_tensor_value_info("y", TensorProto.INT32, None)])
+    save_onnx("gather_axis.onnx", [helper.make_node("Gather", ["x", "i"], ["y"], name="gather",
+                                                    axis=2)],
+              [vi("x", [3, 4])], [y], [i64("i", [0, 1])])
+    save_onnx("gatherelements_rank.onnx",
+              [helper.make_node("GatherElements", ["x", "i"], ["y"], name="ge", axis=0)],
+              [vi("x", [3, 4])], [y], [i64("i", [0, 1])])
+    save_onnx("logsoftmax_axis.onnx",
+              [helper.make_node("LogSoftmax", ["x"], ["y"], name="lsm", axis=3)],
+              [vi("x", [3, 4])], [y])
+
+
 # ------------------------------------------------------------------ tensor files
 
 def npy(shape, data=b"", descr="<f4", fortran=False):
@@ -358,4 +420,6 @@ onnx_files()
 onnx_loading_files()
 conv_pad_files()
 index_ops_files()
+transform_ops_files()
+more_ops_files()
 tensor_files()

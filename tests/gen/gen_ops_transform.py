@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Expected results of byocl's transform ops (reshape, transpose, concatenate, split,
-squeeze, expand_dims) and reductions (sum, mean, prod, max, min, argmax, argmin), computed
+"""Expected results of byocl's transform ops (reshape, transpose, nn.depth_to_space,
+nn.space_to_depth, concatenate, split, squeeze, expand_dims) and reductions (sum, mean, prod, max, min, argmax, argmin), computed
 with numpy, for tests/test_ops_transform.c. Writes tests/fixtures/ops/transform_cases.h.
 
 TVM's reshape codes map to numpy's as: 0 copies the input dim at that position, -1 is
@@ -219,5 +219,55 @@ fx.case("argmax_f32_two_axes_apart", "argmax", "axis=[1, 3]", [t4],
         [np.argmax(np.moveaxis(t4, 1, 2).reshape(2, 4, 15), axis=2).astype(np.int32)])
 fx.case("argmin_f16_keepdims_all", "argmin", "keepdims=True", [t4.astype(f16)],
         [arg(np.argmin, t4, None, True)])
+
+# ---- nn.depth_to_space and nn.space_to_depth, element by element from the ONNX spec's
+# formulas (not its reshape/transpose definition, which byocl follows): output row
+# h * b + i, column w * b + j comes from channel (i * b + j) * C' + c (DCR) or
+# c * b * b + i * b + j (CRD); space_to_depth is DCR's inverse.
+def depth_to_space(x, b, mode):
+    n, c, h, w = x.shape
+    co = c // (b * b)
+    y = np.empty((n, co, h * b, w * b), x.dtype)
+    for i in range(b):
+        for j in range(b):
+            for k in range(co):
+                ch = (i * b + j) * co + k if mode == "DCR" else k * b * b + i * b + j
+                y[:, k, i::b, j::b] = x[:, ch]
+    return y
+
+
+def space_to_depth(x, b):
+    n, c, h, w = x.shape
+    y = np.empty((n, c * b * b, h // b, w // b), x.dtype)
+    for i in range(b):
+        for j in range(b):
+            y[:, (i * b + j) * c:(i * b + j + 1) * c] = x[:, :, i::b, j::b]
+    return y
+
+
+x = randn((2, 8, 2, 3))
+fx.case("depth_to_space_dcr", "nn.depth_to_space", "block_size=2", [x],
+        [depth_to_space(x, 2, "DCR")])
+fx.case("depth_to_space_crd", "nn.depth_to_space", 'block_size=2, mode="CRD"', [x],
+        [depth_to_space(x, 2, "CRD")])
+x = randn((1, 18, 2, 2), f16)
+fx.case("depth_to_space_b3_f16", "nn.depth_to_space", 'block_size=3, layout="NCHW", mode="DCR"',
+        [x], [depth_to_space(x, 3, "DCR")])
+fx.case("depth_to_space_b3_crd_f16", "nn.depth_to_space", 'block_size=3, mode="CRD"', [x],
+        [depth_to_space(x, 3, "CRD")])
+xi = rng.integers(-128, 128, (1, 12, 3, 1)).astype(np.int8)
+fx.case("depth_to_space_crd_i8", "nn.depth_to_space", 'block_size=2, mode="CRD"', [xi],
+        [depth_to_space(xi, 2, "CRD")])
+xi = rng.integers(-9, 9, (2, 3, 2, 2)).astype(np.int64)
+fx.case("depth_to_space_b1_i64", "nn.depth_to_space", "block_size=1", [xi], [xi.copy()])
+x = randn((2, 3, 4, 6))
+fx.case("space_to_depth", "nn.space_to_depth", "block_size=2", [x], [space_to_depth(x, 2)])
+x = randn((1, 2, 3, 6), f16)
+fx.case("space_to_depth_b3_f16", "nn.space_to_depth", 'block_size=3, layout="NCHW"', [x],
+        [space_to_depth(x, 3)])
+xi = rng.integers(-1000, 1000, (1, 2, 4, 4)).astype(np.int32)
+fx.case("space_to_depth_i32", "nn.space_to_depth", "block_size=4", [xi], [space_to_depth(xi, 4)])
+xu = rng.integers(0, 256, (1, 1, 2, 2)).astype(np.uint8)
+fx.case("space_to_depth_u8", "nn.space_to_depth", "block_size=2", [xu], [space_to_depth(xu, 2)])
 
 fx.write("gen_ops_transform.py")

@@ -111,13 +111,28 @@ byocl_status onnx_fail(onnx_ctx *cx, byocl_status status, const char *fmt, ...)
     return byocl_error_set(cx->err, status, "%s: %s", cx->path, msg);
 }
 
-/* Rewrites an error that a byocl builder recorded as one about the current node. */
+/* Whether `msg` names `op` already: it begins "OP: " or "OP " (a type relation's, the
+ * attribute schema's "OP has no attribute ...") or says "... of OP: " (an attribute's
+ * check: "bad value for attribute 'A' of OP: ..."). */
+static bool names_op(const char *msg, const char *op)
+{
+    size_t len = strlen(op);
+    if (strncmp(msg, op, len) == 0 && (msg[len] == ':' || msg[len] == ' '))
+        return true;
+    char of[128];
+    snprintf(of, sizeof of, " of %s: ", op);
+    return strstr(msg, of) != NULL;
+}
+
+/* Rewrites an error that a byocl builder recorded as one about the current node, naming
+ * the op unless the message does (so that no message says "trilu: trilu: ..."). */
 static int builder_failed(onnx_ctx *cx, const char *op)
 {
     byocl_status st = cx->err ? cx->err->status : BYOCL_ERR_INVALID;
     char msg[BYOCL_ERROR_MSG_MAX];
     snprintf(msg, sizeof msg, "%s", cx->err ? cx->err->msg : "?");
-    onnx_fail(cx, st, "%s: %s", op, msg);
+    bool named = names_op(msg, op);
+    onnx_fail(cx, st, "%s%s%s", named ? "" : op, named ? "" : ": ", msg);
     return -1;
 }
 

@@ -1546,71 +1546,38 @@ static byocl_status convert_transpose(onnx_ctx *cx, const Onnx__NodeProto *n)
     return onnx_output(cx, 0, y);
 }
 
-/* DepthToSpace (modes DCR and CRD) and SpaceToDepth of an NCHW input as
- * reshape -> transpose -> reshape, as the ONNX spec defines them. */
-static byocl_status block_shuffle(onnx_ctx *cx, int rank6, const int64_t *dims6,
-                                  const int64_t *perm, const int64_t *out4)
+/* DepthToSpace (modes DCR and CRD) and SpaceToDepth: nn.depth_to_space and
+ * nn.space_to_depth of the NCHW input, whose type relation checks rank and block. */
+static byocl_status convert_subpixel(onnx_ctx *cx, const Onnx__NodeProto *n, const char *op,
+                                     bool has_mode)
 {
     int x;
+    int64_t b;
     TRY(onnx_input(cx, 0, &x));
-    TRY_ID(r, onnx_reshape(cx, x, rank6, dims6));
+    if (!onnx_attr(n, "blocksize"))
+        return onnx_fail(cx, BYOCL_ERR_INVALID, "attribute 'blocksize' is missing (it is "
+                                                "required)");
+    TRY(onnx_attr_int(cx, "blocksize", 0, &b));
     byocl_attrs *a;
     TRY(new_attrs(cx, &a));
-    TRY(set_ints(cx, a, "axes", perm, rank6));
-    TRY_ID(t, onnx_call1(cx, "transpose", r, a));
-    TRY_ID(y, onnx_reshape(cx, t, 4, out4));
+    TRY(set_int(cx, a, "block_size", b));
+    if (has_mode) {
+        char mode[16];
+        TRY(onnx_attr_string(cx, "mode", "DCR", mode, sizeof mode));
+        TRY(onnx_attrs_ok(cx, byocl_attrs_set_str(cx->mod, a, "mode", mode)));
+    }
+    TRY_ID(y, onnx_call1(cx, op, x, a));
     return onnx_output(cx, 0, y);
-}
-
-/* The input's NCHW dims and the blocksize b (> 0), checking that `dim` (1: C, 2: H and W)
- * divides by `per` (b * b for C, b for H and W). */
-static byocl_status block_input(onnx_ctx *cx, int64_t *nchw, int64_t *b, int dim)
-{
-    int x;
-    TRY(onnx_input(cx, 0, &x));
-    const byocl_shape *s = shape_of(cx, x);
-    TRY(onnx_attr_int(cx, "blocksize", 0, b));
-    if (s->rank != 4)
-        return onnx_fail(cx, BYOCL_ERR_INVALID, "input has rank %d; expected 4 (NCHW)",
-                         s->rank);
-    if (*b <= 0)
-        return onnx_fail(cx, BYOCL_ERR_INVALID, "blocksize is %lld; expected a positive value",
-                         (long long)*b);
-    memcpy(nchw, s->dims, 4 * sizeof *nchw);
-    int64_t per = dim == 1 ? *b * *b : *b;
-    for (int d = dim; d <= (dim == 1 ? 1 : 3); d++)
-        if (nchw[d] % per != 0)
-            return onnx_fail(cx, BYOCL_ERR_INVALID,
-                             "input dim %d (%lld) is not a multiple of %lld", d,
-                             (long long)nchw[d], (long long)per);
-    return BYOCL_OK;
 }
 
 static byocl_status convert_depth_to_space(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
-    (void)n;
-    int64_t s[4], b;
-    char mode[8];
-    TRY(block_input(cx, s, &b, 1));
-    TRY(onnx_attr_string(cx, "mode", "DCR", mode, sizeof mode));
-    bool dcr = strcmp(mode, "DCR") == 0;
-    if (!dcr && strcmp(mode, "CRD") != 0)
-        return onnx_fail(cx, BYOCL_ERR_INVALID, "mode '%s'; expected DCR or CRD", mode);
-    int64_t c = s[1] / (b * b);
-    int64_t dims_dcr[6] = {s[0], b, b, c, s[2], s[3]}, perm_dcr[6] = {0, 3, 4, 1, 5, 2};
-    int64_t dims_crd[6] = {s[0], c, b, b, s[2], s[3]}, perm_crd[6] = {0, 1, 4, 2, 5, 3};
-    int64_t out[4] = {s[0], c, s[2] * b, s[3] * b};
-    return block_shuffle(cx, 6, dcr ? dims_dcr : dims_crd, dcr ? perm_dcr : perm_crd, out);
+    return convert_subpixel(cx, n, "nn.depth_to_space", true);
 }
 
 static byocl_status convert_space_to_depth(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
-    (void)n;
-    int64_t s[4], b;
-    TRY(block_input(cx, s, &b, 2));
-    int64_t dims[6] = {s[0], s[1], s[2] / b, b, s[3] / b, b}, perm[6] = {0, 3, 5, 1, 2, 4};
-    int64_t out[4] = {s[0], s[1] * b * b, s[2] / b, s[3] / b};
-    return block_shuffle(cx, 6, dims, perm, out);
+    return convert_subpixel(cx, n, "nn.space_to_depth", false);
 }
 
 /* A scalar integer input (one value) known at import time, for `why`. */
