@@ -399,7 +399,7 @@ static void test_refused(void **state)
     expect_load_error("unknown_attr.onnx", NULL, BYOCL_ERR_UNSUPPORTED,
                       "node 'r' (Relu): attribute 'fancy' is not supported");
     expect_load_error("reshape_runtime.onnx", NULL, BYOCL_ERR_UNSUPPORTED,
-                      "node 'reshape' (Reshape): input 1 ('shape') is computed at run time, but "
+                      "node 'reshape' (Reshape): input 1 ('shape') is a graph input, but "
                       "byocl needs the new shape when it compiles the model (make it an "
                       "initializer or a Constant, or bind it with --params)");
 }
