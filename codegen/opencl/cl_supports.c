@@ -30,6 +30,7 @@ static const char *const supported_ops[] = {
     "image.resize2d",
     "nn.conv2d_transpose", "argmax",  "argmin",           "topk",
     "one_hot",       "cumsum",        "scatter_elements", "scatter_nd",
+    "nn.pad",
 };
 
 static bool refuse(char *why, size_t why_len, const char *fmt, ...)
