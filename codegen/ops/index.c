@@ -1309,11 +1309,11 @@ static byocl_status check_pad_attrs(byocl_module *m, byocl_attrs *attrs, byocl_e
     const int64_t *w;
     int n = byocl_attrs_get_ints(attrs, "pad_width", &w);
     for (int i = 0; i < n; i++)
-        if (w[i] < 0 || w[i] > INT32_MAX)
+        if (w[i] < 0)
             return byocl_error_set(err, BYOCL_ERR_INVALID,
                                    "bad value for attribute 'pad_width' of nn.pad: %s width %lld "
-                                   "of axis %d (expected 0..%d; nn.pad does not crop)",
-                                   i % 2 ? "after" : "before", (long long)w[i], i / 2, INT32_MAX);
+                                   "of axis %d is negative (nn.pad does not crop)",
+                                   i % 2 ? "after" : "before", (long long)w[i], i / 2);
     return BYOCL_OK;
 }
 
@@ -1344,8 +1344,15 @@ static byocl_status pad_shape(const byocl_attrs *attrs, const byocl_shape *in, b
                                    "nn.pad: pad_mode \"edge\" cannot pad axis %d: it has no "
                                    "cells",
                                    d);
+        if (before > INT64_MAX / 4 || after > INT64_MAX / 4)
+            return byocl_error_set(err, BYOCL_ERR_TYPE,
+                                   "nn.pad: pad_width [%lld, %lld] of axis %d is too large",
+                                   (long long)before, (long long)after, d);
         out->dims[d] = n + before + after;
     }
+    if (byocl_shape_numel(out) < 0)
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "nn.pad: the padded shape has more than 2^63 elements");
     return BYOCL_OK;
 }
 

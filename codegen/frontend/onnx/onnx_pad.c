@@ -39,8 +39,10 @@ static byocl_status padded_length(onnx_ctx *cx, int axis, int64_t n, int64_t bef
 byocl_status onnx_pad_op(onnx_ctx *cx, int x, int value, const int64_t *pads, int rank,
                          const char *mode, int *y)
 {
-    int64_t width[2 * BYOCL_MAX_RANK];
+    int64_t width[2 * BYOCL_MAX_RANK], len;
     for (int d = 0; d < rank; d++) {
+        TRY(padded_length(cx, d, onnx_type(cx, x)->shape.dims[d], pads[d], pads[rank + d],
+                          &len));
         width[2 * d] = pads[d];
         width[2 * d + 1] = pads[rank + d];
     }
