@@ -1539,6 +1539,43 @@ static void test_one_hot(void **state)
     check_region_f16(text);
 }
 
+/* ------------------------------------------------------------ nn.pad */
+
+/* The nn.pad cases of tests/gen/gen_ops_index.py on the opencl target: float32 and float16
+ * data in the three modes run and agree with numpy bit for bit; other dtypes are refused. */
+static void test_pad_generated(void **state)
+{
+    (void)state;
+    int ran = 0;
+    for (int i = 0; i < N_ITEMS(index_cases); i++) {
+        const gen_case *k = &index_cases[i];
+        if (strcmp(k->op, "nn.pad") != 0)
+            continue;
+        const char *want_why = is_float(k->in[0]->dtype) ? NULL : "is not supported (the opencl target";
+        ran += generated_on_opencl(k, want_why, true);
+    }
+    assert_int_equal(ran, 9);
+}
+
+/* nn.pad in a region between ops: a reflect pad of an activation feeding a conv, a
+ * constant pad of a region input with its value a region constant, then an epilogue
+ * fused after the pad (one launch each for the pads). */
+static void test_pad(void **state)
+{
+    (void)state;
+    static const char text[] = MAIN("%x: Tensor[(1, 3, 6, 7), float32], %w: Tensor[(4, 3, 3, 3), "
+                                    "float32]")
+        "  %0 = nn.relu(%x);\n"
+        "  %1 = nn.pad(%0, 0f, pad_width=[[0, 0], [0, 0], [2, 1], [1, 2]], pad_mode=\"reflect\");\n"
+        "  %2 = nn.conv2d(%1, %w, padding=[0, 0, 0, 0]);\n"
+        "  %3 = nn.pad(%2, 0.5f, pad_width=[[0, 0], [1, 0], [0, 1], [3, 3]]);\n"
+        "  %4 = nn.pad(%3, 0f, pad_width=[[1, 1], [0, 0], [1, 2], [0, 1]], pad_mode=\"edge\");\n"
+        "  sigmoid(%4)\n}\n";
+    run_opts o = {.seed = 7, .lo = -2, .hi = 2, .expect_text = "c_ = c_ < 0 ? -c_ : c_ >= 6"};
+    check_region_opts(text, &o);
+    check_region_f16(text);
+}
+
 /* ------------------------------------------------------------ topk */
 
 /* A generated topk case run with its fields taken by TupleGetItem (with both results), so
@@ -2617,6 +2654,8 @@ int main(void)
         cmocka_unit_test(test_bool_chains),
         cmocka_unit_test(test_one_hot_generated),
         cmocka_unit_test(test_one_hot),
+        cmocka_unit_test(test_pad_generated),
+        cmocka_unit_test(test_pad),
         cmocka_unit_test(test_topk_generated),
         cmocka_unit_test(test_topk),
         cmocka_unit_test(test_scan_generated),

@@ -1,5 +1,5 @@
 /* Op group "index": strided_slice, take, gather, broadcast_to, arange, shape_of, trilu,
- * cumsum, scatter_elements, scatter_nd, gather_nd, topk and one_hot,
+ * cumsum, scatter_elements, scatter_nd, gather_nd, topk, one_hot and nn.pad,
  * checked against numpy (tests/gen/gen_ops_index.py), and their error messages. */
 #include "ops_case.h"
 
@@ -62,6 +62,17 @@ static void test_type_errors(void **state)
     oh[0] = byocl_type_tensor(BYOCL_BOOL, 2, d23);
     op_expect_type_error("one_hot", oh, 3, "depth=4", BYOCL_ERR_TYPE,
                          "one_hot: the indices are bool; expected a number dtype");
+    byocl_type pd[] = {x, scalar}; /* x: (2, 3) */
+    op_expect_type_error("nn.pad", pd, 2, "pad_width=[[1, 1]]", BYOCL_ERR_TYPE,
+                         "nn.pad: pad_width has 1 pair for an input of rank 2 (expected one "
+                         "[before, after] pair per axis)");
+    op_expect_type_error("nn.pad", pd, 2, "pad_width=[[1, 1], [0, 3]], pad_mode=\"reflect\"",
+                         BYOCL_ERR_TYPE,
+                         "nn.pad: pad_mode \"reflect\" pads axis 1 of 3 cells by [0, 3]; each "
+                         "width must be less than the axis' length");
+    pd[1] = v;
+    op_expect_type_error("nn.pad", pd, 2, "pad_width=[[1, 1], [0, 0]]", BYOCL_ERR_TYPE,
+                         "nn.pad: the pad value is (2); expected a scalar");
 }
 
 static void test_attr_errors(void **state)
@@ -110,6 +121,20 @@ static void test_attr_errors(void **state)
                           "bad value for attribute 'depth' of one_hot: -1 (expected 0 or more)");
     op_expect_build_error("one_hot", oh, 3, "depth=2, dtype=\"float31\"", BYOCL_ERR_INVALID,
                           "bad value for attribute 'dtype' of one_hot: unknown dtype 'float31'");
+    byocl_type pd[] = {byocl_type_tensor(BYOCL_FLOAT32, 1, d2), scalar};
+    op_expect_build_error("nn.pad", pd, 2, "pad_width=[[1, -2]]", BYOCL_ERR_INVALID,
+                          "bad value for attribute 'pad_width' of nn.pad: after width -2 of axis 0 "
+                          "is negative (nn.pad does not crop)");
+    op_expect_build_error("nn.pad", pd, 2, "pad_width=[[1, 2]], pad_mode=\"wrap\"",
+                          BYOCL_ERR_INVALID,
+                          "bad value for attribute 'pad_mode' of nn.pad: 'wrap' (expected "
+                          "\"constant\", \"edge\" or \"reflect\")");
+    op_expect_build_error("nn.pad", pd, 2, "pad_width=[[1, 2, 3]]", BYOCL_ERR_INVALID,
+                          "bad value for attribute 'pad_width' of nn.pad: expected a list of "
+                          "[before, after] pairs, got [[1, 2, 3]]");
+    op_expect_build_error("nn.pad", pd, 2, "pad_width=[1, 2, 3]", BYOCL_ERR_INVALID,
+                          "bad value for attribute 'pad_width' of nn.pad: expected a list of "
+                          "[before, after] pairs, got [1, 2, 3]");
 }
 
 /* The reference kernels refuse indices their mode has no answer for. */
@@ -183,7 +208,7 @@ static void test_ops_documented(void **state)
     (void)state;
     const char *names[] = {"strided_slice", "take", "gather", "broadcast_to", "arange",
                            "shape_of", "trilu", "cumsum", "scatter_elements", "scatter_nd",
-                           "gather_nd", "topk", "one_hot"};
+                           "gather_nd", "topk", "one_hot", "nn.pad"};
     assert_ops_documented(names, N_ITEMS(names));
     static const op_attr_spec take[] = {{"axis", "None"}, {"mode", "\"clip\""}};
     op_assert_schema("take", take, N_ITEMS(take));
@@ -195,6 +220,8 @@ static void test_ops_documented(void **state)
     op_assert_schema("topk", topk, N_ITEMS(topk));
     static const op_attr_spec one_hot[] = {{"depth", NULL}, {"axis", "-1"}, {"dtype", "\"float32\""}};
     op_assert_schema("one_hot", one_hot, N_ITEMS(one_hot));
+    static const op_attr_spec pad[] = {{"pad_width", NULL}, {"pad_mode", "\"constant\""}};
+    op_assert_schema("nn.pad", pad, N_ITEMS(pad));
 }
 
 int main(void)

@@ -604,6 +604,30 @@ static void test_subpixel_attributes(void **state)
     free(printed);
 }
 
+/* A list of integer lists (nn.pad's pad_width) prints as TVM prints an Array of Arrays and
+ * reads back the same; the pad value is the second argument, a default pad_mode is left
+ * out, and a flat list (the importers' spelling) is taken as pairs. */
+static void test_int_rows_attribute(void **state)
+{
+    (void)state;
+    const char *text =
+        "def @main(%x: Tensor[(1, 2, 3, 4), float32]) {\n"
+        "  %0 = nn.pad(%x, 0f, pad_width=[[0, 0], [0, 0], [1, 1], [2, 2]], pad_mode=\"constant\");\n"
+        "  nn.pad(%0, -1f, pad_width=[0, 1, 2, 0, 0, 2, 1, 1], pad_mode=\"edge\")\n"
+        "}\n";
+    char *printed = assert_round_trip(text, NULL, true);
+    assert_string_equal(printed,
+                        "#[version = \"0.0.5\"]\n"
+                        "def @main(%x: Tensor[(1, 2, 3, 4), float32]) -> Tensor[(2, 4, 7, 10), "
+                        "float32] {\n"
+                        "  %0 = nn.pad(%x, 0f, pad_width=[[0, 0], [0, 0], [1, 1], [2, 2]]) "
+                        "/* ty=Tensor[(1, 2, 5, 8), float32] */;\n"
+                        "  nn.pad(%0, -1f, pad_width=[[0, 1], [2, 0], [0, 2], [1, 1]], "
+                        "pad_mode=\"edge\") /* ty=Tensor[(2, 4, 7, 10), float32] */\n"
+                        "}\n");
+    free(printed);
+}
+
 /* float64 (TVM's spelling): types, f64 literals printed with the digits a double needs,
  * casts to and from it. */
 static void test_float64(void **state)
@@ -938,6 +962,9 @@ static void test_syntax_errors(void **state)
         {"def @main(%x: float32) { $ }", "t.relay:1:26: error: unexpected character '$'", BYOCL_ERR_PARSE},
         {"def @main(%x: float32) { % }", "t.relay:1:26: error: expected a name after '%'", BYOCL_ERR_PARSE},
         {"main(%x: float32) { %x }", "t.relay:1:1: error: expected 'def' but found 'main'", BYOCL_ERR_PARSE},
+        {"def @main(%x: Tensor[(2, 3), float32]) {\n  nn.pad(%x, 0f, pad_width=[[1, 1], [2]])\n}",
+         "t.relay:2:37: error: expected a list of integers as long as the first (2)",
+         BYOCL_ERR_PARSE},
         {"def main(%x: float32) { %x }",
          "t.relay:1:5: error: expected a function name like '@main' but found 'main'", BYOCL_ERR_PARSE},
         {"def @main(%x) { %x }",
@@ -1137,6 +1164,7 @@ int main(void)
         cmocka_unit_test(test_float_list_attribute),
         cmocka_unit_test(test_layer_norm_log_softmax),
         cmocka_unit_test(test_subpixel_attributes),
+        cmocka_unit_test(test_int_rows_attribute),
         cmocka_unit_test(test_scalar_literals),
         cmocka_unit_test(test_float64),
         cmocka_unit_test(test_tuples_and_items),

@@ -73,7 +73,7 @@ static byocl_status lower_group(lw *w)
         {"nn.batch_matmul", lower_batch_matmul},
         {"gather_nd", lower_index_op},     {"scatter_nd", lower_index_op},
         {"scatter_elements", lower_index_op}, {"topk", lower_index_op},
-        {"one_hot", lower_index_op},
+        {"one_hot", lower_index_op},       {"nn.pad", lower_index_op},
         {"image.resize2d", lower_resize2d},
     };
     for (size_t k = 0; k < sizeof table / sizeof table[0]; k++)

@@ -1,5 +1,7 @@
 /* The op group "index" (ops/index.c): strided_slice and broadcast_to as one affine copy
- * (ops_affine_map gives the offsets), take and gather reading their index tensor, arange
+ * (ops_affine_map gives the offsets), nn.pad (the same with each padded axis' position
+ * mapped by its mode, a select of the pad value in "constant"), take and gather reading
+ * their index tensor, arange
  * and shape_of storing values known when compiling, trilu and one_hot (a select per
  * element), cumsum (a running sum per line), gather_nd (a slice copy per index), scatter_elements and
  * scatter_nd (a copy of the data, then the updates in order), topk (ranks by counting). Elements are moved as they are, so
@@ -60,6 +62,61 @@ static byocl_status lower_affine(lw *w, int node)
         src = lw_mad(w, iv[d], map.coef[d], src);
     lw_store(w, out, it->dtype, dst, lw_load(w, in, it->dtype, src));
     close_loops(w, &os, loops);
+    return w->status;
+}
+
+/* The input cell that output position i of a padded axis reads (ops_pad_source): i -
+ * before, clamped into [0, n) for "constant" (*inside says whether it was there: else the
+ * pad value) and "edge", mirrored at the ends for "reflect". */
+static LLVMValueRef pad_source(lw *w, ops_pad_mode mode, LLVMValueRef i, int64_t before,
+                               int64_t n, LLVMValueRef *inside)
+{
+    LLVMBuilderRef B = w->B;
+    LLVMValueRef c = LLVMBuildSub(B, i, lw_i64(w, before), ""), zero = lw_i64(w, 0);
+    LLVMValueRef below = LLVMBuildICmp(B, LLVMIntSLT, c, zero, "");
+    LLVMValueRef above = LLVMBuildICmp(B, LLVMIntSGE, c, lw_i64(w, n), "");
+    if (mode == OPS_PAD_CONSTANT)
+        *inside = LLVMBuildAnd(B, *inside, LLVMBuildNot(B, LLVMBuildOr(B, below, above, ""), ""),
+                               "");
+    bool reflect = mode == OPS_PAD_REFLECT;
+    LLVMValueRef low = reflect ? LLVMBuildNeg(B, c, "") : zero;
+    LLVMValueRef high = reflect ? LLVMBuildSub(B, lw_i64(w, 2 * (n - 1)), c, "") : lw_i64(w, n - 1);
+    return LLVMBuildSelect(B, below, low, LLVMBuildSelect(B, above, high, c, ""), "");
+}
+
+/* nn.pad: each output element loads the input element its positions map to, or takes the
+ * pad value (converted to the data's dtype once) where "constant" mode maps one outside. */
+static byocl_status lower_pad(lw *w, int node)
+{
+    const byocl_node *n = lw_node(w, node);
+    byocl_value_ref in_v = lv_resolve(w->fn, n->args[0], -1), out_v = {node, -1};
+    byocl_value_ref pv_v = lv_resolve(w->fn, n->args[1], -1);
+    const byocl_type *it = lw_value_type(w, in_v);
+    const byocl_shape *os = &n->type->shape, *is = &it->shape;
+    if (byocl_shape_numel(os) == 0)
+        return w->status;
+    ops_pad_mode mode = ops_pad_mode_of(&n->attrs);
+    byocl_dtype dt = it->dtype, vt = lw_value_type(w, pv_v)->dtype;
+    LLVMValueRef in = lw_value_ptr(w, in_v), out = lw_output(w, out_v);
+    LLVMValueRef fill = lw_convert(w, lw_load(w, lw_value_ptr(w, pv_v), vt, lw_i64(w, 0)), vt, dt);
+    lw_loop loops[BYOCL_MAX_RANK];
+    LLVMValueRef iv[BYOCL_MAX_RANK];
+    LLVMValueRef dst = open_loops(w, os, loops, iv), src = lw_i64(w, 0);
+    LLVMValueRef inside = LLVMConstInt(w->t_i1, 1, 0);
+    for (int d = 0; d < os->rank; d++) {
+        int64_t before, after;
+        ops_pad_width(&n->attrs, d, &before, &after);
+        LLVMValueRef c = before || after ? pad_source(w, mode, iv[d], before, is->dims[d], &inside)
+                                         : iv[d];
+        src = lw_mad(w, src, is->dims[d], c);
+    }
+    LLVMValueRef v = fill; /* an empty input ("constant" only) has nothing to load */
+    if (byocl_shape_numel(is) > 0)
+        v = lw_load(w, in, dt, src);
+    if (mode == OPS_PAD_CONSTANT && byocl_shape_numel(is) > 0)
+        v = LLVMBuildSelect(w->B, inside, v, fill, "");
+    lw_store(w, out, dt, dst, v);
+    close_loops(w, os, loops);
     return w->status;
 }
 
@@ -522,5 +579,7 @@ byocl_status lower_index_op(lw *w, int node)
         return lower_cumsum(w, node);
     if (strcmp(op, "one_hot") == 0)
         return lower_one_hot(w, node);
+    if (strcmp(op, "nn.pad") == 0)
+        return lower_pad(w, node);
     return lower_shape_of(w, node);
 }

@@ -834,8 +834,48 @@ static void gather_index_text(const byocl_node *n, const byocl_shape *data,
     base_textbuf_puts(t, "; \\\n}");
 }
 
-/* strided_slice, broadcast_to, take and gather (kernels_cl/gather.cl): one input element
- * per output element, then the epilogue. */
+/* GATHER_INDEX of nn.pad: fi's digit along each padded axis less the width before, then
+ * as ops_pad_source maps it: outside the input, "constant" gives ok false (the pad
+ * value), "edge" clamps and "reflect" mirrors at the ends. */
+static void pad_index_text(const byocl_node *n, const byocl_shape *in, const byocl_shape *out,
+                           byocl_textbuf *t)
+{
+    ops_pad_mode mode = ops_pad_mode_of(&n->attrs);
+    int64_t in_stride = byocl_shape_numel(in), out_stride = byocl_shape_numel(out);
+    base_textbuf_puts(t, "{ \\\n    int c_; \\\n");
+    for (int d = 0; d < out->rank; d++) {
+        long long dim = (long long)out->dims[d], len = (long long)in->dims[d];
+        in_stride /= in->dims[d];
+        out_stride /= out->dims[d];
+        if (dim == 1)
+            continue;
+        char digit[64];
+        int at = snprintf(digit, sizeof digit, "(fi)");
+        if (out_stride > 1)
+            at += snprintf(digit + at, sizeof digit - (size_t)at, " / %lld", (long long)out_stride);
+        if (d > 0)
+            snprintf(digit + at, sizeof digit - (size_t)at, " %% %lld", dim);
+        int64_t before, after;
+        ops_pad_width(&n->attrs, d, &before, &after);
+        if (!before && !after) {
+            base_textbuf_printf(t, "    src += (%s) * %lld; \\\n", digit, (long long)in_stride);
+            continue;
+        }
+        base_textbuf_printf(t, "    c_ = (%s) - %lld; \\\n", digit, (long long)before);
+        if (mode == OPS_PAD_CONSTANT)
+            base_textbuf_printf(t, "    ok = ok && c_ >= 0 && c_ < %lld; \\\n", len);
+        else if (mode == OPS_PAD_EDGE)
+            base_textbuf_printf(t, "    c_ = clamp(c_, 0, %lld); \\\n", len - 1);
+        else
+            base_textbuf_printf(t, "    c_ = c_ < 0 ? -c_ : c_ >= %lld ? %lld - c_ : c_; \\\n",
+                                len, 2 * (len - 1));
+        base_textbuf_printf(t, "    src += c_ * %lld; \\\n", (long long)in_stride);
+    }
+    base_textbuf_puts(t, "}");
+}
+
+/* strided_slice, broadcast_to, take, gather and nn.pad (kernels_cl/gather.cl): one input
+ * element (or nn.pad's value) per output element, then the epilogue. */
 static byocl_status emit_gather(clg_gen *gen, const clg_group *grp)
 {
     const byocl_function *fn = gen->fn;
@@ -843,9 +883,12 @@ static byocl_status emit_gather(clg_gen *gen, const clg_group *grp)
     const char *op = n->op->name;
     const byocl_shape *in = &fn->nodes[n->args[0]].type->shape;
     const byocl_shape *out = &n->type->shape;
-    bool take = !ops_is_affine(op); /* take or gather: indices as a second input */
+    bool pad = strcmp(op, "nn.pad") == 0; /* the pad value as a second input */
+    bool take = !pad && !ops_is_affine(op); /* take or gather: indices as a second input */
     byocl_textbuf index = {0};
-    if (strcmp(op, "gather") == 0) {
+    if (pad) {
+        pad_index_text(n, in, out, &index);
+    } else if (strcmp(op, "gather") == 0) {
         gather_index_text(n, in, out, &index);
     } else if (take) {
         take_index_text(n, in, byocl_shape_numel(&fn->nodes[n->args[1]].type->shape), &index);
@@ -861,9 +904,9 @@ static byocl_status emit_gather(clg_gen *gen, const clg_group *grp)
     char label[96];
     clg_group_label(gen, grp, label, sizeof label);
     int x_root = gen->graph.info[n->args[0]].root;
-    int ix_root = take ? gen->graph.info[n->args[1]].root : -1;
+    int ix_root = take || pad ? gen->graph.info[n->args[1]].root : -1;
     int x = body ? clg_gen_root_buf(gen, x_root) : -1;
-    int ix = x >= 0 && take ? clg_gen_root_buf(gen, ix_root) : x;
+    int ix = x >= 0 && (take || pad) ? clg_gen_root_buf(gen, ix_root) : x;
     int y = ix >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
     if (y < 0) {
         free(body);
@@ -873,12 +916,13 @@ static byocl_status emit_gather(clg_gen *gen, const clg_group *grp)
     }
     int64_t nout = byocl_shape_numel(out);
     clg_kernel k;
-    clg_kernel_begin(&k, gen, op);
+    clg_kernel_begin(&k, gen, pad ? "pad" : op); /* a kernel name has no '.' */
     clg_kernel_buffer(&k, "x", x, dtype_of(gen, x_root), false);
     clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
-    if (take)
-        clg_kernel_buffer(&k, "ix", ix, fn->nodes[ix_root].type->dtype, false);
+    if (take || pad)
+        clg_kernel_buffer(&k, take ? "ix" : "pv", ix, fn->nodes[ix_root].type->dtype, false);
     clg_kernel_define(&k, "NOUT", "%lld", (long long)nout);
+    clg_kernel_define(&k, "MISSING", "%s", pad ? "LD_pv(0)" : "NAN");
     clg_kernel_define(&k, "GATHER_INDEX(fi, src, ok)", "%s", body);
     free(body);
     byocl_status st = clg_epilogue_define(&k, grp, gen->err);

@@ -31,7 +31,7 @@ static const char *const supported_ops[] = {
     "image.resize2d",
     "nn.conv2d_transpose", "argmax",  "argmin",           "topk",
     "one_hot",       "cumsum",        "scatter_elements", "scatter_nd",
-    "nn.depth_to_space", "nn.space_to_depth",
+    "nn.depth_to_space", "nn.space_to_depth", "nn.pad",
 };
 
 static bool refuse(char *why, size_t why_len, const char *fmt, ...)

@@ -16,6 +16,8 @@ static const char *kind_expectation(const byocl_attr_schema *s)
     case BYOCL_ATTR_BOOL: return "True or False";
     case BYOCL_ATTR_STR: return "a string";
     case BYOCL_ATTR_INTS: return s->int_or_ints ? "an integer or a list of integers"
+                                 : s->cols == 2 ? "a list of [before, after] pairs"
+                                 : s->cols      ? "a list of lists of integers"
                                                 : "a list of integers";
     case BYOCL_ATTR_FLOATS: return "a list of numbers";
     case BYOCL_ATTR_NULL: break;
@@ -59,6 +61,15 @@ static byocl_status coerce(byocl_module *m, const byocl_attr_schema *s, const by
     out->key = s->name;
     if (given->kind == BYOCL_ATTR_NULL)
         return s->nullable ? BYOCL_OK : BYOCL_ERR_INVALID;
+    if (given->kind == BYOCL_ATTR_INTS && (given->cols || s->cols)) {
+        /* Rows of the schema's width only; a flat list (the importers' spelling) is cut
+         * into rows. */
+        if (s->kind != BYOCL_ATTR_INTS || !s->cols || (given->cols && given->cols != s->cols) ||
+            given->n % s->cols != 0)
+            return BYOCL_ERR_INVALID;
+        out->cols = s->cols;
+        return BYOCL_OK;
+    }
     if (given->kind == s->kind)
         return BYOCL_OK;
     switch (s->kind) {
@@ -249,8 +260,12 @@ char *byocl_attr_value_str(const byocl_attr *attr, char *buf, size_t len)
         break;
     case BYOCL_ATTR_INTS:
         PUT("[");
-        for (int i = 0; i < attr->n; i++)
-            PUT("%s%lld", i ? ", " : "", (long long)attr->ints[i]);
+        for (int i = 0; i < attr->n; i++) {
+            bool row_start = attr->cols > 0 && i % attr->cols == 0;
+            bool row_end = attr->cols > 0 && (i + 1) % attr->cols == 0;
+            PUT("%s%s%lld%s", i ? ", " : "", row_start ? "[" : "", (long long)attr->ints[i],
+                row_end ? "]" : "");
+        }
         PUT("]");
         break;
     }

@@ -5,8 +5,9 @@
  * positions of an index tensor), arange and shape_of (values from attributes or from a
  * static shape; the fold_constants pass turns them into constants), trilu (a triangle of
  * each matrix), cumsum (running sums along an axis), one_hot (on or off by whether the
- * position along a new axis is the index) and topk (the first k of each line sorted, with
- * their positions).
+ * position along a new axis is the index), nn.pad (the input inside a border of a value,
+ * its edges or its mirror image) and topk (the first k of each line sorted, with their
+ * positions).
  *
  * Like transform.c, every shape rule is one function that the type relation, the kernel
  * and the LLVM lowering (llvm/lower_index.c) share. Most kernels move bytes, so they serve
@@ -1257,6 +1258,165 @@ static byocl_status one_hot_ref(const byocl_attrs *attrs, const byocl_tensor *co
     return BYOCL_OK;
 }
 
+/* ------------------------------------------------------------- nn.pad */
+
+static const char *const pad_mode_names[] = {"constant", "edge", "reflect"};
+
+ops_pad_mode ops_pad_mode_of(const byocl_attrs *attrs)
+{
+    const char *mode = byocl_attrs_get_str(attrs, "pad_mode", "constant");
+    for (int k = 0; k < ARRAY_LEN(pad_mode_names); k++)
+        if (strcmp(mode, pad_mode_names[k]) == 0)
+            return (ops_pad_mode)k;
+    return OPS_PAD_CONSTANT; /* check_pad_attrs refused the others */
+}
+
+int64_t ops_pad_source(ops_pad_mode mode, int64_t i, int64_t before, int64_t n)
+{
+    int64_t c = i - before;
+    if (c >= 0 && c < n)
+        return c;
+    switch (mode) {
+    case OPS_PAD_EDGE: return c < 0 ? 0 : n - 1;
+    case OPS_PAD_REFLECT: return c < 0 ? -c : 2 * (n - 1) - c;
+    case OPS_PAD_CONSTANT: break;
+    }
+    return -1;
+}
+
+void ops_pad_width(const byocl_attrs *attrs, int d, int64_t *before, int64_t *after)
+{
+    const int64_t *w;
+    int n = byocl_attrs_get_ints(attrs, "pad_width", &w);
+    *before = 2 * d + 1 < n ? w[2 * d] : 0;
+    *after = 2 * d + 1 < n ? w[2 * d + 1] : 0;
+}
+
+/* Relay's rules: a known mode, no negative width (nn.pad does not crop); the schema made
+ * pad_width a list of pairs. */
+static byocl_status check_pad_attrs(byocl_module *m, byocl_attrs *attrs, byocl_error *err)
+{
+    (void)m;
+    const char *mode = byocl_attrs_get_str(attrs, "pad_mode", "constant");
+    bool known = false;
+    for (int k = 0; k < ARRAY_LEN(pad_mode_names); k++)
+        known = known || strcmp(mode, pad_mode_names[k]) == 0;
+    if (!known)
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "bad value for attribute 'pad_mode' of nn.pad: '%s' (expected "
+                               "\"constant\", \"edge\" or \"reflect\")",
+                               mode);
+    const int64_t *w;
+    int n = byocl_attrs_get_ints(attrs, "pad_width", &w);
+    for (int i = 0; i < n; i++)
+        if (w[i] < 0)
+            return byocl_error_set(err, BYOCL_ERR_INVALID,
+                                   "bad value for attribute 'pad_width' of nn.pad: %s width %lld "
+                                   "of axis %d is negative (nn.pad does not crop)",
+                                   i % 2 ? "after" : "before", (long long)w[i], i / 2);
+    return BYOCL_OK;
+}
+
+/* The padded shape; the widths checked against the rank and, for "edge" and "reflect",
+ * against the input's cells. */
+static byocl_status pad_shape(const byocl_attrs *attrs, const byocl_shape *in, byocl_shape *out,
+                              byocl_error *err)
+{
+    const int64_t *w;
+    int pairs = byocl_attrs_get_ints(attrs, "pad_width", &w) / 2;
+    if (pairs != in->rank)
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "nn.pad: pad_width has %d pair%s for an input of rank %d "
+                               "(expected one [before, after] pair per axis)",
+                               pairs, pairs == 1 ? "" : "s", in->rank);
+    ops_pad_mode mode = ops_pad_mode_of(attrs);
+    *out = *in;
+    for (int d = 0; d < in->rank; d++) {
+        int64_t before, after, n = in->dims[d];
+        ops_pad_width(attrs, d, &before, &after);
+        if (mode == OPS_PAD_REFLECT && (before >= n || after >= n) && (before || after))
+            return byocl_error_set(err, BYOCL_ERR_TYPE,
+                                   "nn.pad: pad_mode \"reflect\" pads axis %d of %lld cells by "
+                                   "[%lld, %lld]; each width must be less than the axis' length",
+                                   d, (long long)n, (long long)before, (long long)after);
+        if (mode == OPS_PAD_EDGE && n == 0 && (before || after))
+            return byocl_error_set(err, BYOCL_ERR_TYPE,
+                                   "nn.pad: pad_mode \"edge\" cannot pad axis %d: it has no "
+                                   "cells",
+                                   d);
+        if (before > INT64_MAX / 4 || after > INT64_MAX / 4)
+            return byocl_error_set(err, BYOCL_ERR_TYPE,
+                                   "nn.pad: pad_width [%lld, %lld] of axis %d is too large",
+                                   (long long)before, (long long)after, d);
+        out->dims[d] = n + before + after;
+    }
+    if (byocl_shape_numel(out) < 0)
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "nn.pad: the padded shape has more than 2^63 elements");
+    return BYOCL_OK;
+}
+
+/* nn.pad(data, pad_value): the data's dtype; pad_value is a scalar (converted to it). */
+static byocl_status infer_pad(const byocl_infer_ctx *ctx, byocl_type *out, byocl_error *err)
+{
+    const byocl_type *data, *value;
+    byocl_status st = elemwise_tensor_arg(ctx, 0, &data, err);
+    if (st == BYOCL_OK)
+        st = elemwise_tensor_arg(ctx, 1, &value, err);
+    char a[160];
+    if (st == BYOCL_OK && value->shape.rank != 0)
+        st = byocl_error_set(err, BYOCL_ERR_TYPE, "nn.pad: the pad value is %s; expected a scalar",
+                             byocl_shape_str(&value->shape, a, sizeof a));
+    byocl_shape s;
+    if (st == BYOCL_OK)
+        st = pad_shape(ctx->attrs, &data->shape, &s, err);
+    if (st == BYOCL_OK)
+        *out = byocl_type_tensor(data->dtype, s.rank, s.dims);
+    return st;
+}
+
+/* Each output cell copies the input cell ops_pad_source names on every axis, or the pad
+ * value (converted once to the data's dtype) where one axis names none. */
+static byocl_status pad_ref(const byocl_attrs *attrs, const byocl_tensor *const *in, int n_in,
+                            byocl_tensor *const *out, int n_out, byocl_error *err)
+{
+    byocl_status st = elemwise_check_arity("nn.pad", n_in, 2, n_out, 1, err);
+    const byocl_shape *is = byocl_tensor_shape(in[0]);
+    byocl_dtype dt = byocl_tensor_dtype(in[0]);
+    byocl_shape s;
+    if (st == BYOCL_OK)
+        st = pad_shape(attrs, is, &s, err);
+    if (st == BYOCL_OK)
+        st = check_out("nn.pad", dt, &s, out[0], err);
+    byocl_tensor *fill = st == BYOCL_OK ? byocl_tensor_new(dt, &(byocl_shape){0}, err) : NULL;
+    if (!fill)
+        return st == BYOCL_OK ? err->status : st;
+    if (byocl_dtype_is_float(dt))
+        byocl_tensor_set(fill, 0, byocl_tensor_get(in[1], 0));
+    else
+        elemwise_store_int(fill, 0, elemwise_load_int(in[1], 0));
+    ops_pad_mode mode = ops_pad_mode_of(attrs);
+    int64_t stride[BYOCL_MAX_RANK], before[BYOCL_MAX_RANK], after;
+    c_strides(is, stride);
+    for (int d = 0; d < s.rank; d++)
+        ops_pad_width(attrs, d, &before[d], &after);
+    size_t es = byocl_dtype_size(dt);
+    const unsigned char *src = byocl_tensor_cdata(in[0]);
+    unsigned char *dst = byocl_tensor_data(out[0]);
+    int64_t idx[BYOCL_MAX_RANK] = {0}, n = byocl_shape_numel(&s);
+    for (int64_t i = 0; i < n; i++) {
+        const unsigned char *from = src;
+        for (int d = 0; d < s.rank && from; d++) {
+            int64_t c = ops_pad_source(mode, idx[d], before[d], is->dims[d]);
+            from = c < 0 ? NULL : from + (size_t)(c * stride[d]) * es;
+        }
+        memcpy(dst + (size_t)i * es, from ? from : byocl_tensor_cdata(fill), es);
+        next_index(&s, idx);
+    }
+    byocl_tensor_unref(fill);
+    return BYOCL_OK;
+}
+
 /* ------------------------------------------------------------- topk */
 
 static byocl_status check_topk_attrs(byocl_module *m, byocl_attrs *attrs, byocl_error *err)
@@ -1537,6 +1697,14 @@ static const byocl_attr_schema one_hot_attrs[] = {
      .doc = "dtype of the result (on_value and off_value are converted to it)"},
 };
 
+static const byocl_attr_schema pad_attrs[] = {
+    {.name = "pad_width", .kind = BYOCL_ATTR_INTS, .cols = 2, .required = true,
+     .doc = "one [before, after] pair of cell counts per axis (0 or more)"},
+    {.name = "pad_mode", .kind = BYOCL_ATTR_STR, .def_s = "constant",
+     .doc = "\"constant\" (the pad value), \"edge\" (the end cell repeated) or \"reflect\" "
+            "(the mirror image without the end cell: each width less than the axis' length)"},
+};
+
 const byocl_op ops_index[] = {
     {.name = "strided_slice", .min_args = 1, .max_args = 1, .attrs = strided_slice_attrs,
      .n_attrs = ARRAY_LEN(strided_slice_attrs),
@@ -1600,6 +1768,11 @@ const byocl_op ops_index[] = {
             "equals the index, off_value elsewhere (an index outside 0..depth-1 matches "
             "nothing)",
      .check_attrs = check_one_hot_attrs, .infer = infer_one_hot, .ref = one_hot_ref},
+    {.name = "nn.pad", .min_args = 2, .max_args = 2, .attrs = pad_attrs,
+     .n_attrs = ARRAY_LEN(pad_attrs),
+     .doc = "nn.pad(data, pad_value): the data inside a border of pad_width cells per axis, "
+            "filled by pad_mode (pad_value is a scalar, converted to the data's dtype)",
+     .check_attrs = check_pad_attrs, .infer = infer_pad, .ref = pad_ref},
     {.name = "topk", .min_args = 1, .max_args = 1, .attrs = topk_attrs,
      .n_attrs = ARRAY_LEN(topk_attrs),
      .doc = "the k largest (or smallest) elements along an axis, sorted, and their indices "

@@ -62,6 +62,15 @@ byocl_status ops_nd_plan_make(const char *op, int batch_dims, const byocl_shape 
 void ops_one_hot_plan(const byocl_attrs *attrs, const byocl_shape *idx, int64_t *outer,
                       int64_t *depth, int64_t *inner);
 
+/* nn.pad's modes, and the input cell that cell i of a padded axis reads: i - before
+ * inside the input (n cells), else -1 for "constant" (the pad value), the nearest end for
+ * "edge", the mirror image without repeating the end for "reflect" (widths < n). */
+typedef enum ops_pad_mode { OPS_PAD_CONSTANT, OPS_PAD_EDGE, OPS_PAD_REFLECT } ops_pad_mode;
+ops_pad_mode ops_pad_mode_of(const byocl_attrs *attrs);
+int64_t ops_pad_source(ops_pad_mode mode, int64_t i, int64_t before, int64_t n);
+/* pad_width's (before, after) of axis d (checked against the rank by the type relation). */
+void ops_pad_width(const byocl_attrs *attrs, int d, int64_t *before, int64_t *after);
+
 typedef struct ops_topk {
     int axis;
     int64_t outer, len, inner, k;

@@ -20,6 +20,8 @@ typedef struct byocl_attr_schema {
     bool nullable;          /* None is accepted (and is the default when def_null)   */
     bool def_null;          /* default is None                                       */
     bool int_or_ints;       /* INTS that also accepts a single INT, kept as INT      */
+    int cols;               /* INTS as a list of lists of `cols` (pad_width: 2); a   */
+                            /* flat list of a multiple of `cols` is taken as well    */
     int64_t def_i;          /* INT/BOOL default                                      */
     double def_f;           /* FLOAT default                                         */
     const char *def_s;      /* STR default                                           */

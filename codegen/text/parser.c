@@ -31,6 +31,7 @@
  *               | value                                      a positional attribute (see below)
  *   value      := NUMBER | STRING | 'True' | 'False' | 'None'
  *               | '[' (INT (',' INT)*)? ','? ']'             a list of integers: [1, 1]
+ *               | '[' list (',' list)* ','? ']'              rows of integers: [[0, 0], [1, 2]]
  *               | '(' (INT (',' INT)*)? ','? ')'             the same, Python style: (3, 3)
  *   type       := 'Tensor' '[' '(' (INT (',' INT)*)? ','? ')' ',' DTYPE ']'
  *               | DTYPE                                      a scalar: float32 (= Tensor[(), float32])
@@ -396,11 +397,54 @@ static const byocl_type *parse_type(parser *P)
 
 /* ------------------------------------------------------------- attributes */
 
+static bool parse_number_list(parser *P, text_tok_kind close, const char *close_what,
+                              byocl_attr *out);
+
+/* [[0, 0], [1, 2]] after the outer '[': rows of integers, all as long as the first, kept
+ * flat with their width in cols (Relay's pad_width). */
+static bool parse_int_rows(parser *P, byocl_attr *out)
+{
+    int64_t *ints = NULL;
+    int n = 0, cap = 0, cols = -1;
+    while (at_kind(P, TOK_LBRACKET)) {
+        text_token open = next(P);
+        byocl_attr row = {0};
+        if (!enter(P, &open))
+            return false;
+        bool ok = parse_number_list(P, TOK_RBRACKET, "']'", &row);
+        leave(P);
+        if (!ok)
+            return false;
+        if (row.kind != BYOCL_ATTR_INTS || row.cols || (cols >= 0 && row.n != cols) ||
+            row.n == 0) {
+            fail_tok(P, &open, BYOCL_ERR_PARSE,
+                     "expected a list of integers as long as the first (%d)", cols < 0 ? row.n : cols);
+            return false;
+        }
+        cols = row.n;
+        for (int i = 0; i < row.n; i++) {
+            if (!grow_array(P, (void **)&ints, n, &cap, sizeof *ints, &open))
+                return false;
+            ints[n++] = row.ints[i];
+        }
+        if (!accept(P, TOK_COMMA))
+            break;
+    }
+    if (!expect(P, TOK_RBRACKET, "']'", NULL))
+        return false;
+    *out = (byocl_attr){.key = out->key, .kind = BYOCL_ATTR_INTS, .n = n, .ints = ints,
+                        .cols = cols};
+    return true;
+}
+
 /* [1, 2], (1, 2) or [0f, 0.5f] after the opening token: a list of integers, or of floats
- * when one of its numbers is a float (its integers then read as floats). */
+ * when one of its numbers is a float (its integers then read as floats); a list of
+ * integer lists after '[' (parse_int_rows). */
 static bool parse_number_list(parser *P, text_tok_kind close, const char *close_what,
                               byocl_attr *out)
 {
+    if (close == TOK_RBRACKET && at_kind(P, TOK_LBRACKET))
+        return parse_int_rows(P, out);
     int64_t *ints = NULL;
     double *floats = NULL;
     int n = 0, cap = 0, float_cap = 0;

@@ -55,7 +55,7 @@ typedef enum byocl_attr_kind {
     BYOCL_ATTR_FLOAT,
     BYOCL_ATTR_BOOL,
     BYOCL_ATTR_STR,
-    BYOCL_ATTR_INTS,     /* [1, 2, 3] */
+    BYOCL_ATTR_INTS,     /* [1, 2, 3]; or [[0, 0], [1, 2]] (cols 2) */
     BYOCL_ATTR_FLOATS    /* [0f, 0.5f, 1f] (image.resize2d's roi) */
 } byocl_attr_kind;
 
@@ -67,6 +67,8 @@ typedef struct byocl_attr {
     const char *s;        /* STR */
     int n;                /* INTS, FLOATS: count */
     const int64_t *ints;  /* INTS: values */
+    int cols;             /* INTS: > 0 when written as a list of lists of `cols` each
+                           * ([[0, 0], [1, 2]]: nn.pad's pad_width), kept flat in ints */
     const double *floats; /* FLOATS: values */
 } byocl_attr;
 

@@ -1,10 +1,12 @@
 #!/usr/bin/python3
 """Expected results of byocl's index ops (strided_slice, take, gather, broadcast_to,
-arange, shape_of, trilu, cumsum, scatter_elements, scatter_nd, gather_nd, topk, one_hot), computed with numpy, for tests/test_ops_index.c and the LLVM backend
+arange, shape_of, trilu, cumsum, scatter_elements, scatter_nd, gather_nd, topk, one_hot,
+nn.pad), computed with numpy, for tests/test_ops_index.c and the LLVM backend
 (tests/test_llvm_ops.c). Writes tests/fixtures/ops/index_cases.h.
 
 Relay's strided_slice is numpy slicing; take is np.take (mode "clip"/"wrap"); gather is
-np.take_along_axis (ONNX GatherElements; negative indices count from the end)."""
+np.take_along_axis (ONNX GatherElements; negative indices count from the end); nn.pad is
+np.pad (Relay's "edge" and "reflect" are numpy's, "constant" with the scalar pad value)."""
 
 import numpy as np
 
@@ -299,5 +301,39 @@ fx.case("one_hot_int32", "one_hot", "depth=5, axis=1, dtype=\"int32\"", [oi, oni
 of = np.array([0, 1.5, 2, -1], f32)
 fx.case("one_hot_float_indices", "one_hot", "depth=3", [of, on1, off0],
         [one_hot(of, on1, off0, 3, -1, f32)])
+
+
+# ---- nn.pad (np.pad; also run on the opencl target by tests/test_cl_codegen.c)
+
+
+def pad_case(name, a, width, mode, value=None):
+    attrs = "pad_width=[%s]" % ", ".join("[%d, %d]" % w for w in width)
+    if mode != "constant":
+        attrs += ", pad_mode=\"%s\"" % mode
+    if value is None:
+        value = np.array(0, a.dtype)
+    kw = {"constant_values": value.astype(a.dtype)} if mode == "constant" else {}
+    fx.case(name, "nn.pad", attrs, [a, value], [np.pad(a, width, mode=mode, **kw)])
+
+
+p4 = randn((2, 3, 4, 5))
+pad_case("pad_constant_nchw", p4, [(0, 0), (0, 0), (1, 1), (2, 2)], "constant",
+         np.array(-1.5, f32))
+pad_case("pad_edge_nchw", p4, [(0, 0), (1, 0), (2, 1), (0, 3)], "edge")
+pad_case("pad_reflect_nchw", p4, [(1, 1), (0, 2), (3, 3), (4, 2)], "reflect")
+p1 = randn((6,))
+pad_case("pad_constant_1d_wide", p1, [(7, 0)], "constant", np.array(2.5, f32))
+pad_case("pad_reflect_1d", p1, [(5, 5)], "reflect")
+p3h = randn((3, 4, 2), f16)
+pad_case("pad_edge_f16", p3h, [(2, 2), (0, 1), (1, 3)], "edge")
+pad_case("pad_constant_f16", p3h, [(1, 0), (1, 1), (0, 2)], "constant", np.array(0.333, f16))
+pad_case("pad_reflect_f16", p3h, [(2, 1), (3, 0), (1, 1)], "reflect")
+pad_case("pad_constant_f64_value_f32", randn((2, 3), np.float64), [(1, 2), (2, 1)],
+         "constant", np.array(7.25, f32))
+pi = rng.integers(-50, 50, (3, 4)).astype(np.int32)
+pad_case("pad_reflect_i32", pi, [(2, 1), (1, 3)], "reflect")
+pad_case("pad_constant_i64", pi.astype(np.int64), [(0, 1), (2, 0)], "constant",
+         np.array(-9, np.int64))
+pad_case("pad_nothing", p1, [(0, 0)], "edge")
 
 fx.write("gen_ops_index.py")

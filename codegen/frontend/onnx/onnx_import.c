@@ -387,73 +387,27 @@ static byocl_status value_constant(onnx_ctx *cx, int v)
     return st;
 }
 
-/* A tensor of `shape` filled with `value`. */
-static byocl_tensor *filled(onnx_ctx *cx, byocl_dtype dtype, const byocl_shape *shape,
-                            double value)
-{
-    byocl_tensor *t = byocl_tensor_new(dtype, shape, cx->err);
-    if (!t) {
-        builder_failed(cx, "Pad");
-        return NULL;
-    }
-    int64_t n = byocl_tensor_numel(t);
-    if (value == 0.0 || n == 0)
-        return t; /* byocl_tensor_new zeroes */
-    /* One element converted, then copied in doubling runs: a block may be large. */
-    byocl_tensor_set(t, 0, value);
-    char *data = byocl_tensor_data(t);
-    size_t total = byocl_tensor_nbytes(t);
-    for (size_t done = total / (size_t)n; done < total; done *= 2)
-        memcpy(data + done, data, done < total - done ? done : total - done);
-    return t;
-}
-
 static byocl_status materialize(onnx_ctx *cx, int v, int *id);
 
-/* byocl has no pad op: a constant-mode Pad that no consumer absorbs becomes, per padded
- * axis, a concatenation of constant blocks before and after the data. */
+/* A constant-mode Pad that no consumer absorbs: nn.pad with the padding value, a scalar
+ * constant or the run-time input reshaped to a scalar. */
 static byocl_status materialize_pad(onnx_ctx *cx, int v, int *id)
 {
-    int cur;
-    byocl_status st = materialize(cx, cx->values[v].pad_of, &cur);
-    const onnx_value *val = &cx->values[v];
-    int rank = val->pad_rank;
-    for (int d = 0; d < rank && st == BYOCL_OK; d++) {
-        int64_t amount[2] = {val->pads[d], val->pads[rank + d]};
-        if (amount[0] == 0 && amount[1] == 0)
-            continue;
-        const byocl_type *t = onnx_type(cx, cur);
-        int pieces[3], n = 0;
-        for (int side = 0; side < 2; side++) {
-            if (side == 1)
-                pieces[n++] = cur;
-            if (amount[side] == 0)
-                continue;
-            byocl_shape s = t->shape;
-            s.dims[d] = amount[side];
-            byocl_tensor *block = filled(cx, t->dtype, &s, val->pad_value);
-            int c = block ? onnx_constant(cx, block) : -1;
-            byocl_tensor_unref(block);
-            if (c >= 0 && val->pad_value_of >= 0) { /* zeros + the run-time value */
-                int sum[2] = {c, -1};
-                st = materialize(cx, val->pad_value_of, &sum[1]);
-                c = st == BYOCL_OK ? onnx_call(cx, "add", sum, 2, NULL) : -1;
-            }
-            if (c < 0)
-                return cx->err->status;
-            pieces[n++] = c;
-        }
-        int tuple = onnx_tuple(cx, pieces, n);
-        byocl_attrs *a = tuple >= 0 ? onnx_attrs(cx) : NULL;
-        if (!a || onnx_attrs_ok(cx, byocl_attrs_set_int(cx->mod, a, "axis", d)) != BYOCL_OK)
-            return cx->err ? cx->err->status : BYOCL_ERR_INVALID;
-        cur = onnx_call1(cx, "concatenate", tuple, a);
-        if (cur < 0)
-            return cx->err->status;
+    int x, value;
+    TRY(materialize(cx, cx->values[v].pad_of, &x));
+    const onnx_value *val = &cx->values[v]; /* after materialize, which may grow values */
+    if (val->pad_value_of >= 0) {
+        int given;
+        TRY(materialize(cx, val->pad_value_of, &given));
+        val = &cx->values[v];
+        int64_t no_dims[1];
+        TRY_ID(scalar, onnx_reshape(cx, given, 0, no_dims));
+        value = scalar;
+    } else {
+        TRY_ID(scalar, onnx_scalar(cx, onnx_type(cx, x)->dtype, val->pad_value));
+        value = scalar;
     }
-    if (st == BYOCL_OK)
-        *id = cur;
-    return st;
+    return onnx_pad_op(cx, x, value, val->pads, val->pad_rank, "constant", id);
 }
 
 static byocl_status materialize(onnx_ctx *cx, int v, int *id)

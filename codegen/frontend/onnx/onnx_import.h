@@ -113,8 +113,13 @@ byocl_status onnx_softmax_axis(onnx_ctx *cx, int rank, int *axis);
 byocl_status onnx_convert_einsum(onnx_ctx *cx, const Onnx__NodeProto *n);
 /* onnx_ops.c: cast(x, dtype); -1 on failure (recorded). */
 int onnx_cast(onnx_ctx *cx, int x, byocl_dtype dtype);
+/* onnx_pad.c: nn.pad(x, value) by `pads` (rank begins, then rank ends; all >= 0) in
+ * `mode` ("constant", "edge", "reflect"); *y is the result. */
+byocl_status onnx_pad_op(onnx_ctx *cx, int x, int value, const int64_t *pads, int rank,
+                         const char *mode, int *y);
 /* onnx_pad.c: x padded by `pads` (rank begins, then rank ends; negative ones crop) in
- * Pad's mode 'reflect' or 'edge', as a take per padded axis; *y is the result. */
+ * Pad's mode 'reflect' or 'edge', as a take per padded axis, where nn.pad cannot (a pad
+ * crops, or mirrors wider than the axis); *y is the result. */
 byocl_status onnx_pad_by_index(onnx_ctx *cx, int x, const int64_t *pads, int rank,
                                bool reflect, int *y);
 /* onnx_pad.c: x cropped by pads that are all <= 0 (a strided_slice). */

@@ -1836,10 +1836,10 @@ static byocl_status convert_arg_min(onnx_ctx *cx, const Onnx__NodeProto *n)
     return arg_reduce(cx, "argmin");
 }
 
-/* Pad. byocl has no pad op. Constant padding stays pending, and a Conv or AveragePool
- * that takes the result absorbs zero padding into its own; elsewhere it becomes
- * concatenations with constant blocks (onnx_import.c). Modes 'edge' and 'reflect', and
- * negative pads (cropping), are takes and strided_slices (onnx_pad.c). */
+/* Pad. Constant padding stays pending, and a Conv or AveragePool that takes the result
+ * absorbs zero padding into its own; elsewhere it becomes nn.pad (onnx_import.c), after a
+ * strided_slice for the negative pads (cropping). Modes 'edge' and 'reflect' are nn.pad,
+ * or takes where a pad crops or mirrors wider than the axis (onnx_pad.c). */
 static byocl_status convert_pad(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
     char mode[32];
@@ -1898,16 +1898,38 @@ static byocl_status convert_pad(onnx_ctx *cx, const Onnx__NodeProto *n)
     if (!any)
         return alias_input(cx, 0);
     int y;
-    if (!constant)
-        TRY(onnx_pad_by_index(cx, x, pads, rank, reflect, &y));
-    else if (!cropping)
+    if (!constant) {
+        /* What nn.pad does not do: reflect as wide as the axis (numpy mirrors again), pad
+         * an empty axis (onnx_pad_by_index says why it cannot either). */
+        bool beyond = false;
+        for (int d = 0; d < rank; d++) {
+            int64_t len = shape_of(cx, x)->dims[d], most = reflect ? len - 1 : len ? INT64_MAX : 0;
+            beyond = beyond || pads[d] > most || pads[rank + d] > most;
+        }
+        if (cropping || beyond)
+            TRY(onnx_pad_by_index(cx, x, pads, rank, reflect, &y));
+        else
+            TRY(onnx_pad_op(cx, x, onnx_scalar(cx, onnx_type(cx, x)->dtype, 0.0), pads, rank, mode,
+                            &y));
+    } else if (!cropping) {
         return onnx_output_pad(cx, 0, pads, rank, value, value_input);
-    else if (!padding)
-        TRY(onnx_crop(cx, x, pads, rank, &y));
-    else
-        return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
-                         "mode 'constant' with both negative pads (cropping) and positive "
-                         "ones is not supported");
+    } else {
+        int64_t crop[2 * BYOCL_MAX_RANK], grow[2 * BYOCL_MAX_RANK];
+        for (int i = 0; i < 2 * rank; i++) {
+            crop[i] = pads[i] < 0 ? pads[i] : 0;
+            grow[i] = pads[i] > 0 ? pads[i] : 0;
+        }
+        TRY(onnx_crop(cx, x, crop, rank, &y));
+        if (padding) { /* then nn.pad, as the pending pad would become */
+            int v = value_input >= 0 ? -1 : onnx_scalar(cx, onnx_type(cx, x)->dtype, value);
+            if (value_input >= 0) {
+                int64_t no_dims[1];
+                TRY(onnx_input(cx, value_input, &v));
+                v = onnx_reshape(cx, v, 0, no_dims);
+            }
+            TRY(onnx_pad_op(cx, y, v, grow, rank, "constant", &y));
+        }
+    }
     return onnx_output(cx, 0, y);
 }
 

@@ -1,10 +1,8 @@
-/* Pad beyond constant padding: modes 'edge' and 'reflect' and negative pads (cropping).
- * byocl has no pad op; every padded axis becomes a take of a constant int64 index vector
- * that names, for each output cell, the input cell it copies: clamped into the input for
- * 'edge', mirrored at the borders without repeating them for 'reflect' (numpy.pad's
- * modes, which the ONNX reference uses: pads wider than the input mirror again). A
- * negative pad starts or stops the vector inside the input. A constant Pad whose pads are
- * all <= 0 only crops: a strided_slice. */
+/* Pad as nn.pad where it can be, and the rest: Pad's modes 'edge' and 'reflect' with a
+ * negative pad (cropping) or a reflection wider than the axis (numpy.pad, which the ONNX
+ * reference uses, mirrors again; nn.pad does not) become a take per padded axis of a
+ * constant int64 index vector that names, for each output cell, the input cell it copies.
+ * A constant Pad whose pads are all <= 0 only crops: a strided_slice. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +33,27 @@ static byocl_status padded_length(onnx_ctx *cx, int axis, int64_t n, int64_t bef
         return onnx_fail(cx, BYOCL_ERR_INVALID,
                          "pads (%lld, %lld) crop more than the %lld cells of axis %d",
                          (long long)before, (long long)after, (long long)n, axis);
+    return BYOCL_OK;
+}
+
+byocl_status onnx_pad_op(onnx_ctx *cx, int x, int value, const int64_t *pads, int rank,
+                         const char *mode, int *y)
+{
+    int64_t width[2 * BYOCL_MAX_RANK], len;
+    for (int d = 0; d < rank; d++) {
+        TRY(padded_length(cx, d, onnx_type(cx, x)->shape.dims[d], pads[d], pads[rank + d],
+                          &len));
+        width[2 * d] = pads[d];
+        width[2 * d + 1] = pads[rank + d];
+    }
+    byocl_attrs *a = onnx_attrs(cx);
+    if (!a)
+        return cx->err->status;
+    TRY(onnx_attrs_ok(cx, byocl_attrs_set_ints(cx->mod, a, "pad_width", width, 2 * rank)));
+    TRY(onnx_attrs_ok(cx, byocl_attrs_set_str(cx->mod, a, "pad_mode", mode)));
+    int args[2] = {x, value};
+    if ((*y = onnx_call(cx, "nn.pad", args, 2, a)) < 0)
+        return cx->err->status;
     return BYOCL_OK;
 }
 
