@@ -272,16 +272,25 @@ static bool bind_as_constant(const data_set *ds, int i)
     return byocl_tensor_dtype(ds->inputs[i]) == BYOCL_INT64 && ds->input_names[i][0];
 }
 
-/* The input of the data set that a failed load says it needs when compiling (the
- * importer's "input K ('NAME') is computed at run time"), not bound yet; -1 for none. */
+/* The input of the data set that a failed load says it needs when compiling, not bound
+ * yet; -1 for none. The importer says "input K ('NAME') is a graph input, but byocl needs
+ * ..." or "input K ('V') is computed at run time from graph input(s) 'NAME', ..., but". */
 static int input_needed_constant(const data_set *ds, const byocl_error *err)
 {
     if (err->status != BYOCL_ERR_UNSUPPORTED)
         return -1;
+    const char *from = strstr(err->msg, "is computed at run time from graph input");
+    const char *sources_end = from ? strstr(from, ", but") : NULL;
     for (int i = 0; i < ds->n_inputs; i++) {
+        if (ds->constant[i] || !ds->input_names[i][0])
+            continue;
         char quoted[600];
-        snprintf(quoted, sizeof quoted, "('%s') is computed at run time", ds->input_names[i]);
-        if (!ds->constant[i] && ds->input_names[i][0] && strstr(err->msg, quoted))
+        snprintf(quoted, sizeof quoted, "('%s') is a graph input", ds->input_names[i]);
+        if (strstr(err->msg, quoted))
+            return i;
+        snprintf(quoted, sizeof quoted, "'%s'", ds->input_names[i]);
+        const char *at = sources_end ? strstr(from, quoted) : NULL;
+        if (at && at < sources_end)
             return i;
     }
     return -1;
