@@ -752,6 +752,17 @@ static void test_channel_shuffle(void **state)
     byocl_module_free(m);
 }
 
+/* A model whose tensors all lie in an external data file beside it (tests/gen/gen_onnx.py,
+ * external_suite): initializers, a Constant's value and Reshape's shape read from their
+ * ranges of weights.bin; the same on every path. The refusals are in
+ * tests/bad/onnx_loading.cases. */
+static void test_external_data(void **state)
+{
+    (void)state;
+    conformance_everywhere("external", "PASS test_external_weights\n"
+                                       "1 passed, 0 failed, 0 skipped\n");
+}
+
 /* The reductions the ONNX suite cannot check in float32 (tests/gen/gen_onnx.py,
  * reductions_suite): ReduceLogSumExp, also where exp overflows float32 without the max
  * shift, int32 ArgMax, and the refusals with their reasons; the same on every path. */
@@ -891,6 +902,7 @@ int main(void)
         cmocka_unit_test(test_index_ops),
         cmocka_unit_test(test_resize_forms),
         cmocka_unit_test(test_channel_shuffle),
+        cmocka_unit_test(test_external_data),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,9 @@
 /* Loading ONNX models, the memory it takes (docs/onnx.md, "Memory"): a model of 200 MB of
  * weights, generated here into the build tree, is printed by `byocl print` in a child
  * process whose peak resident memory (wait4's ru_maxrss) must stay near the file's size;
- * the same model with an op byocl lacks is refused before any weight is read; and the
+ * the same holds with the weights in an external data file; the same model with an op
+ * byocl lacks is refused before any weight is read; a model from memory does not read
+ * external data; and the
  * protobuf walk that sets the weights aside (onnx_wire.c) on hand-made bytes, with the
  * model it falls back on reading whole. */
 #define _DEFAULT_SOURCE /* wait4 */
@@ -95,7 +97,8 @@ enum {
     NODE_INPUT = 1, NODE_OUTPUT = 2, NODE_OP_TYPE = 4, NODE_ATTRIBUTE = 5,
     ATTR_NAME = 1, ATTR_I = 3, ATTR_TYPE = 20, ATTR_TYPE_INT = 2,
     TENSOR_DIMS = 1, TENSOR_DATA_TYPE = 2, TENSOR_FLOAT_DATA = 4, TENSOR_NAME = 8,
-    TENSOR_RAW_DATA = 9, FLOAT = 1,
+    TENSOR_RAW_DATA = 9, TENSOR_EXTERNAL_DATA = 13, TENSOR_DATA_LOCATION = 14, EXTERNAL = 1,
+    ENTRY_KEY = 1, ENTRY_VALUE = 2, FLOAT = 1,
     VI_NAME = 1, VI_TYPE = 2, TYPE_TENSOR = 1, TT_ELEM_TYPE = 1, TT_SHAPE = 2, SHAPE_DIM = 1,
     DIM_VALUE = 1,
 };
@@ -158,9 +161,20 @@ static void tensor_header(pb *t, const char *name, int rank, const int64_t *dims
 
 enum { BIG_D = 1024, BIG_LAYERS = 50 }; /* 50 weights of 1024 x 1024 float32: 200 MiB */
 
+/* An initializer's external_data entry. */
+static void external_entry(pb *t, const char *key, const char *value)
+{
+    pb e = {0};
+    pb_str(&e, ENTRY_KEY, key);
+    pb_str(&e, ENTRY_VALUE, value);
+    pb_msg(t, TENSOR_EXTERNAL_DATA, &e);
+}
+
 /* Writes x (1, D) -> Gemm(transB=1) x LAYERS -> [Frobnicate] -> y, each weight an
- * initializer whose raw_data is streamed to the file (the test itself stays small). */
-static void write_big_model(const char *path, bool unsupported_op)
+ * initializer whose raw_data is streamed to the file (the test itself stays small); with
+ * `external`, the weights go to "<path>.data" instead, one after the other, as external
+ * data. */
+static void write_big_model(const char *path, bool unsupported_op, bool external)
 {
     const int64_t x_dims[2] = {1, BIG_D}, w_dims[2] = {BIG_D, BIG_D};
     const size_t raw_len = (size_t)BIG_D * BIG_D * sizeof(float);
@@ -178,16 +192,29 @@ static void write_big_model(const char *path, bool unsupported_op)
     value_info(&g, GRAPH_INPUT, "x", 2, x_dims);
     value_info(&g, GRAPH_OUTPUT, unsupported_op ? "z" : out, 0, NULL);
 
-    /* Each initializer: its header, then raw_data's key, length and bytes. */
+    /* Each initializer: its header, then raw_data's key, length and bytes, or where in
+     * the data file its bytes are. */
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    char location[256], offset[32], length[32];
+    snprintf(location, sizeof location, "%s.data", base);
+    snprintf(length, sizeof length, "%zu", raw_len);
     pb headers[BIG_LAYERS];
     size_t graph_len = g.n;
     for (int i = 0; i < BIG_LAYERS; i++) {
         headers[i] = (pb){0};
         snprintf(w, sizeof w, "w%d", i);
         tensor_header(&headers[i], w, 2, w_dims);
-        pb_key(&headers[i], TENSOR_RAW_DATA, BYTES);
-        pb_varint(&headers[i], raw_len);
-        size_t t_len = headers[i].n + raw_len;
+        if (external) {
+            snprintf(offset, sizeof offset, "%zu", (size_t)i * raw_len);
+            external_entry(&headers[i], "location", location);
+            external_entry(&headers[i], "offset", offset);
+            external_entry(&headers[i], "length", length);
+            pb_int(&headers[i], TENSOR_DATA_LOCATION, EXTERNAL);
+        } else {
+            pb_key(&headers[i], TENSOR_RAW_DATA, BYTES);
+            pb_varint(&headers[i], raw_len);
+        }
+        size_t t_len = headers[i].n + (external ? 0 : raw_len);
         graph_len += varint_size((uint64_t)GRAPH_INITIALIZER << 3) + varint_size(t_len) + t_len;
     }
     pb m = {0};
@@ -195,8 +222,11 @@ static void write_big_model(const char *path, bool unsupported_op)
     pb_key(&m, MODEL_GRAPH, BYTES);
     pb_varint(&m, graph_len);
 
-    FILE *f = fopen(path, "wb");
+    char data_path[4200];
+    snprintf(data_path, sizeof data_path, "%s.data", path);
+    FILE *f = fopen(path, "wb"), *data = external ? fopen(data_path, "wb") : f;
     assert_non_null(f);
+    assert_non_null(data);
     assert_int_equal(fwrite(m.d, 1, m.n, f), m.n);
     assert_int_equal(fwrite(g.d, 1, g.n, f), g.n);
     float *values = malloc(raw_len);
@@ -206,16 +236,18 @@ static void write_big_model(const char *path, bool unsupported_op)
             values[k] = (float)((k + (size_t)i) % 17) * 0.001f;
         pb key = {0};
         pb_key(&key, GRAPH_INITIALIZER, BYTES);
-        pb_varint(&key, headers[i].n + raw_len);
+        pb_varint(&key, headers[i].n + (external ? 0 : raw_len));
         assert_int_equal(fwrite(key.d, 1, key.n, f), key.n);
         assert_int_equal(fwrite(headers[i].d, 1, headers[i].n, f), headers[i].n);
-        assert_int_equal(fwrite(values, 1, raw_len, f), raw_len);
+        assert_int_equal(fwrite(values, 1, raw_len, data), raw_len);
         free(key.d);
         free(headers[i].d);
     }
     free(values);
     free(m.d);
     free(g.d);
+    if (external)
+        assert_int_equal(fclose(data), 0);
     assert_int_equal(fclose(f), 0);
 }
 
@@ -268,30 +300,34 @@ static bool measurable(void)
  * about 30 MB measured; the bound leaves room for other builds and libc versions. */
 #define WORKING_SET (64LL << 20)
 
-/* `byocl print` of a 200 MB model peaks near the file's size (it was 3.1x: the file read
- * into memory, protobuf-c's copy of each raw_data, the tensors). */
+/* `byocl print` of a model of 200 MB of weights peaks near their size (it was 3.1x: the
+ * file read into memory, protobuf-c's copy of each raw_data, the tensors), whether they
+ * lie in the .onnx or in an external data file beside it. */
 static void test_peak_memory_of_loading(void **state)
 {
     (void)state;
     if (!measurable())
         skip();
-    char path[4096], err_path[4200];
-    const char *dir = ts_tmpdir("onnx_loading_big");
-    snprintf(path, sizeof path, "%s/big.onnx", dir);
-    snprintf(err_path, sizeof err_path, "%s.err", path);
-    write_big_model(path, false);
-    long long size = file_size(path), peak;
-    int rc = run_measured((const char *const[]){"print", path, NULL}, err_path, &peak);
-    size_t len;
-    char *err = ts_read_file(err_path, &len);
-    if (rc != 0)
-        fail_msg("byocl print %s: exit %d: %s", path, rc, err);
-    free(err);
-    long long bound = size + size * 3 / 10 + WORKING_SET;
-    print_message("byocl print of a %.1f MB model: peak %.1f MB (bound %.1f MB)\n", size / MB,
-                  peak / MB, bound / MB);
-    ts_remove_tree(dir); /* the model is 200 MB */
-    assert_true(peak < bound);
+    for (int external = 0; external < 2; external++) {
+        char path[4096], data_path[4200], err_path[4200];
+        const char *dir = ts_tmpdir("onnx_loading_big");
+        snprintf(path, sizeof path, "%s/big.onnx", dir);
+        snprintf(data_path, sizeof data_path, "%s.data", path);
+        snprintf(err_path, sizeof err_path, "%s.err", path);
+        write_big_model(path, false, external);
+        long long size = file_size(path) + (external ? file_size(data_path) : 0), peak;
+        int rc = run_measured((const char *const[]){"print", path, NULL}, err_path, &peak);
+        size_t len;
+        char *err = ts_read_file(err_path, &len);
+        if (rc != 0)
+            fail_msg("byocl print %s: exit %d: %s", path, rc, err);
+        free(err);
+        long long bound = size + size * 3 / 10 + WORKING_SET;
+        print_message("byocl print of a %.1f MB model%s: peak %.1f MB (bound %.1f MB)\n",
+                      size / MB, external ? " (external data)" : "", peak / MB, bound / MB);
+        ts_remove_tree(dir); /* the model is 200 MB */
+        assert_true(peak < bound);
+    }
 }
 
 /* A model with an op byocl lacks is refused before any of its weights is read. */
@@ -304,7 +340,7 @@ static void test_unsupported_op_reads_no_weight(void **state)
     const char *dir = ts_tmpdir("onnx_loading_bad");
     snprintf(path, sizeof path, "%s/big_frobnicate.onnx", dir);
     snprintf(err_path, sizeof err_path, "%s.err", path);
-    write_big_model(path, true);
+    write_big_model(path, true, false);
     long long size = file_size(path), peak;
     int rc = run_measured((const char *const[]){"print", path, NULL}, err_path, &peak);
     size_t len;
@@ -440,6 +476,23 @@ static void test_wire_not_handled(void **state)
     free(whole.d);
 }
 
+/* A model given as bytes has no folder to find its external data in (and a fuzzer's input
+ * must not make byocl read files): refused, naming the initializer. */
+static void test_external_data_from_memory(void **state)
+{
+    (void)state;
+    size_t len;
+    char *data = ts_read_file(ts_fixture("onnx/external/test_external_weights/model.onnx"), &len);
+    byocl_error err = {0};
+    byocl_module *m = NULL;
+    assert_int_equal(onnx_import_mem(data, len, "mem.onnx", NULL, &m, &err),
+                     BYOCL_ERR_UNSUPPORTED);
+    assert_null(m);
+    assert_string_equal(err.msg, "mem.onnx: initializer 'w': values stored in an external file "
+                                 "are only read for a model loaded from a file");
+    free(data);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -447,6 +500,7 @@ int main(void)
         cmocka_unit_test(test_wire_not_handled),
         cmocka_unit_test(test_peak_memory_of_loading),
         cmocka_unit_test(test_unsupported_op_reads_no_weight),
+        cmocka_unit_test(test_external_data_from_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -150,10 +150,10 @@ static byocl_status find_data_field(const Onnx__TensorProto *tp, const char *wha
     return BYOCL_OK;
 }
 
-byocl_status tensorio_tensor_from_onnx(const Onnx__TensorProto *tp, const char *what,
-                                       byocl_tensor **out, byocl_error *err)
+byocl_status tensorio_onnx_header(const Onnx__TensorProto *tp, const char *what,
+                                  byocl_dtype *dtype_out, byocl_shape *shape_out,
+                                  size_t *nbytes_out, byocl_error *err)
 {
-    *out = NULL;
     char tbuf[32];
     if (!tp->has_data_type || tp->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__UNDEFINED)
         return byocl_error_set(err, BYOCL_ERR_INVALID,
@@ -171,11 +171,6 @@ byocl_status tensorio_tensor_from_onnx(const Onnx__TensorProto *tp, const char *
     if (tp->segment)
         return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
                                "%s: segmented tensors are not supported", what);
-    if ((tp->has_data_location &&
-         tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) ||
-        tp->n_external_data > 0)
-        return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
-                               "%s: values stored in an external file are not supported", what);
     if (tp->n_dims > BYOCL_MAX_RANK)
         return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
                                "%s: rank %zu is more than byocl's maximum %d", what, tp->n_dims,
@@ -186,23 +181,48 @@ byocl_status tensorio_tensor_from_onnx(const Onnx__TensorProto *tp, const char *
                                    "%s: not an ONNX TensorProto: dimension %zu is %lld", what,
                                    i, (long long)tp->dims[i]);
     byocl_shape shape = byocl_shape_make((int)tp->n_dims, tp->dims);
+    int64_t numel = byocl_shape_numel(&shape);
+    if (numel < 0 || (uint64_t)numel > SIZE_MAX / byocl_dtype_size(dtype)) {
+        char sbuf[160];
+        byocl_shape_str(&shape, sbuf, sizeof sbuf);
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "%s: not an ONNX TensorProto: dims %s are too large", what,
+                               sbuf);
+    }
+    *dtype_out = dtype;
+    *shape_out = shape;
+    *nbytes_out = (size_t)numel * byocl_dtype_size(dtype);
+    return BYOCL_OK;
+}
+
+bool tensorio_onnx_is_external(const Onnx__TensorProto *tp)
+{
+    return (tp->has_data_location &&
+            tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) ||
+           tp->n_external_data > 0;
+}
+
+byocl_status tensorio_tensor_from_onnx(const Onnx__TensorProto *tp, const char *what,
+                                       byocl_tensor **out, byocl_error *err)
+{
+    *out = NULL;
+    byocl_dtype dtype;
+    byocl_shape shape;
+    size_t nbytes;
+    byocl_status st = tensorio_onnx_header(tp, what, &dtype, &shape, &nbytes, err);
+    if (st != BYOCL_OK)
+        return st;
+    if (tensorio_onnx_is_external(tp))
+        return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
+                               "%s: values stored in an external file are not supported", what);
     char sbuf[160];
     byocl_shape_str(&shape, sbuf, sizeof sbuf);
     int64_t numel = byocl_shape_numel(&shape);
-    if (numel < 0)
-        return byocl_error_set(err, BYOCL_ERR_INVALID,
-                               "%s: not an ONNX TensorProto: dims %s are too large", what,
-                               sbuf);
 
     data_field field;
-    byocl_status st = find_data_field(tp, what, &field, err);
+    st = find_data_field(tp, what, &field, err);
     if (st != BYOCL_OK)
         return st;
-    if ((uint64_t)numel > SIZE_MAX / byocl_dtype_size(dtype))
-        return byocl_error_set(err, BYOCL_ERR_INVALID,
-                               "%s: not an ONNX TensorProto: dims %s are too large", what,
-                               sbuf);
-    size_t nbytes = (size_t)numel * byocl_dtype_size(dtype);
     if (!field.name && numel > 0)
         return byocl_error_set(err, BYOCL_ERR_INVALID,
                                "%s: has no values for its %lld element%s (dims %s)", what,

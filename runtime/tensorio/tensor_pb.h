@@ -23,6 +23,16 @@ const char *tensorio_onnx_dtype_name(int32_t onnx_type, char *buf, size_t len);
 /* "float32, float16, int32, int64, int8, uint8, bool": what messages list as supported. */
 extern const char tensorio_onnx_supported_dtypes[];
 
+/* Checks what a TensorProto says of its values besides where they lie (dtype, segments,
+ * rank, dims), with the messages of tensorio_tensor_from_onnx; gives their dtype, shape
+ * and size in bytes. */
+byocl_status tensorio_onnx_header(const Onnx__TensorProto *tp, const char *what,
+                                  byocl_dtype *dtype, byocl_shape *shape, size_t *nbytes,
+                                  byocl_error *err);
+/* Whether the values lie in an external file (data_location EXTERNAL or external_data
+ * entries): tensorio_tensor_from_onnx refuses those; the ONNX importer reads them. */
+bool tensorio_onnx_is_external(const Onnx__TensorProto *tp);
+
 /* Checks a TensorProto (dtype, dims, exactly one data field of the right size) and copies
  * its values into a new tensor. `what` names it in messages ("x.pb", "initializer 'w'").
  * Dtypes byocl lacks and external data are BYOCL_ERR_UNSUPPORTED; anything malformed is

@@ -247,6 +247,43 @@ def onnx_loading_files():
     write("onnx", "weight_cut.onnx", whole[: len(whole) // 2])
 
 
+def external_tensor(name, dims, entries):
+    """A float32 TensorProto whose values lie in an external file: external_data `entries`
+    ((key, value) pairs) as written, right or wrong."""
+    t = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=dims,
+                    data_location=TensorProto.EXTERNAL)
+    for key, value in entries:
+        t.external_data.add(key=key, value=value)
+    return t
+
+
+def external_data_files():
+    """onnx_loading.cases: external data that byocl refuses to read. external_16.bin holds
+    16 bytes, the values of a (1, 4) float32 tensor; each model adds x to w, whose
+    external_data is wrong in one way."""
+    write("onnx", "external_16.bin", np.arange(4, dtype="<f4").tobytes())
+    x = vi("x", [1, 4])
+    y = vi("y", None)
+    bin_ = ("location", "external_16.bin")
+    for name, entries in (
+            ("external_missing_file", [("location", "nowhere.bin")]),
+            ("external_past_end", [bin_, ("offset", "8"), ("length", "16")]),
+            ("external_offset_past_end", [bin_, ("offset", "100")]),
+            ("external_wrong_length", [bin_, ("offset", "0"), ("length", "12")]),
+            ("external_absolute", [("location", "/etc/passwd")]),
+            ("external_escape", [("location", "sub/../../onnx/external_16.bin")]),
+            ("external_unknown_key", [bin_, ("compression", "zstd")]),
+            ("external_bad_offset", [bin_, ("offset", "-4")]),
+            ("external_no_location", [("offset", "0")])):
+        save_onnx(name + ".onnx", [helper.make_node("Add", ["x", "w"], ["y"])], [x], [y],
+                  [external_tensor("w", [1, 4], entries)])
+    # A Constant node's value in a file that is not there: the message names the node.
+    save_onnx("external_constant_missing.onnx",
+              [helper.make_node("Constant", [], ["w"], name="weights",
+                                value=external_tensor("w", [1, 4], [("location", "gone.bin")])),
+               helper.make_node("Add", ["x", "w"], ["y"])], [x], [y])
+
+
 def conv_pad_files():
     """ops_conv.cases: nn.conv2d_transpose with attributes or shapes it does not take (text),
     ONNX ConvTranspose and Pad (reflect, edge, negative pads) given what they refuse."""
@@ -418,6 +455,7 @@ def tensor_files():
 text_files()
 onnx_files()
 onnx_loading_files()
+external_data_files()
 conv_pad_files()
 index_ops_files()
 transform_ops_files()

@@ -52,6 +52,9 @@ Run with /usr/bin/python3; the files are small and committed.
                      SoftmaxCrossEntropyLoss in float16 (weights, ignore_index, log_prob)
                      and NegativeLogLikelihoodLoss of an int32 target (the suite's are
                      float32 and int64).
+  external/          a backend-test folder whose model keeps every tensor (initializers,
+                     a Constant's value, Reshape's int64 shape) in one external data file,
+                     weights.bin, as onnx.save_model(save_as_external_data=True) writes it.
   channel_shuffle.onnx  shufflenet's channel shuffle as torch exports it (Shape -> Gather
                      -> Div -> Unsqueeze -> Concat -> Reshape -> Transpose -> Reshape): the
                      shape arithmetic folds, byocl print shows a reshape/transpose.
@@ -1023,6 +1026,40 @@ def channel_shuffle():
              x.reshape(1, 2, 2, 2, 2).transpose(0, 2, 1, 3, 4).reshape(1, 4, 2, 2).copy())
 
 
+def external_suite():
+    """A backend-test folder of a model whose tensors all lie in weights.bin beside it
+    (external data: how models over protobuf's 2 GiB are stored): MatMul and Add of
+    float32 initializers, Mul by a Constant node's value, Reshape by an int64 shape."""
+    root = os.path.join(OUT, "external")
+    shutil.rmtree(root, ignore_errors=True)
+    d = os.path.join(root, "test_external_weights")
+    os.makedirs(os.path.join(d, "test_data_set_0"))
+    x, w, b, c = rand(91, (2, 4)), rand(92, (4, 3)), rand(93, (3,)), rand(94, (3,))
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["mm"]),
+        helper.make_node("Add", ["mm", "b"], ["add"]),
+        helper.make_node("Constant", [], ["c"], name="scale",
+                         value=numpy_helper.from_array(c, "c")),
+        helper.make_node("Mul", ["add", "c"], ["mul"]),
+        helper.make_node("Reshape", ["mul", "shape"], ["y"]),
+    ]
+    inits = [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b"),
+             numpy_helper.from_array(np.array([3, 2], np.int64), "shape")]
+    graph = helper.make_graph(nodes, "external", [vi("x", TensorProto.FLOAT, [2, 4])],
+                              [vi("y", TensorProto.FLOAT, [3, 2])], initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 7
+    y = ((x.astype(np.float64) @ w + b) * c).reshape(3, 2).astype(np.float32)
+    save_test_folder(d, model, [("x", x)], [y])
+    onnx.save_model(model, os.path.join(d, "model.onnx"), save_as_external_data=True,
+                    all_tensors_to_one_file=True, location="weights.bin", size_threshold=0,
+                    convert_attribute=True)
+    # Every tensor moved out, the Constant's included: what the test is about.
+    saved = onnx.load(os.path.join(d, "model.onnx"), load_external_data=False)
+    tensors = list(saved.graph.initializer) + [saved.graph.node[2].attribute[0].t]
+    assert all(t.data_location == TensorProto.EXTERNAL for t in tensors)
+
+
 def einsum_suite():
     """A backend-test folder of Einsum in float32 (the ONNX suite's Einsum tests are all
     double): numpy.einsum's results for batch matmul, maxvit's attention equations (capital
@@ -1168,6 +1205,7 @@ def main():
     channel_shuffle()
     einsum_suite()
     float64_suite()
+    external_suite()
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/file_util.h"
+#include "onnx_external.h"
 #include "tensorio/tensor_pb.h"
 
 /* Unpacks m->data: the skeleton when the walk handles the bytes, else the whole. */
@@ -84,7 +85,7 @@ static bool map_file(const char *path, onnx_model *m)
 
 byocl_status onnx_model_open_file(const char *path, onnx_model *m, byocl_error *err)
 {
-    *m = (onnx_model){.path = path};
+    *m = (onnx_model){.path = path, .from_file = true};
     /* What cannot be mapped (a pipe, an empty file, no file) is read, and the reading
      * says what is wrong. */
     if (!map_file(path, m)) {
@@ -115,19 +116,33 @@ static void release_pages(onnx_model *m, size_t off, size_t len)
         (void)madvise((void *)begin, end - begin, MADV_DONTNEED); /* only a hint */
 }
 
+byocl_status onnx_model_tensor(const onnx_model *m, const Onnx__TensorProto *tp,
+                               const char *what, byocl_tensor **out, byocl_error *err)
+{
+    if (!tensorio_onnx_is_external(tp))
+        return tensorio_tensor_from_onnx(tp, what, out, err);
+    *out = NULL;
+    if (!m->from_file) /* no folder to look in, and a fuzzer's input must not read files */
+        return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
+                               "%s: values stored in an external file are only read for a "
+                               "model loaded from a file",
+                               what);
+    return onnx_external_read(m->path, tp, what, out, err);
+}
+
 byocl_status onnx_model_initializer(onnx_model *m, size_t i, const char *what,
                                     byocl_tensor **out, byocl_error *err)
 {
     const Onnx__TensorProto *tp = m->graph->initializer[i];
     if (!m->wire.inits || !m->wire.inits[i].has_raw)
-        return tensorio_tensor_from_onnx(tp, what, out, err);
+        return onnx_model_tensor(m, tp, what, out, err);
     /* The skeleton's message with raw_data pointing into the model's bytes. */
     const onnx_wire_init *at = &m->wire.inits[i];
     Onnx__TensorProto with_raw = *tp;
     with_raw.has_raw_data = 1;
     with_raw.raw_data.data = (uint8_t *)(m->data + at->offset);
     with_raw.raw_data.len = at->len;
-    byocl_status st = tensorio_tensor_from_onnx(&with_raw, what, out, err);
+    byocl_status st = onnx_model_tensor(m, &with_raw, what, out, err);
     release_pages(m, at->offset, at->len);
     return st;
 }

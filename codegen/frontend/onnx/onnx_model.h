@@ -10,7 +10,8 @@
 #include "onnx_wire.h"
 
 typedef struct onnx_model {
-    const char *path;              /* for messages                                        */
+    const char *path;              /* for messages, and where external data lies          */
+    bool from_file;                /* read from `path` (else external data is refused)    */
     Onnx__ModelProto *proto;       /* without initializers' raw_data when `wire` has them */
     const Onnx__GraphProto *graph; /* proto->graph, never NULL once open                  */
     const uint8_t *data;           /* the serialized model: mapped, read, or the caller's */
@@ -27,8 +28,13 @@ byocl_status onnx_model_open_file(const char *path, onnx_model *m, byocl_error *
 /* The same from memory that the caller keeps until onnx_model_close. */
 byocl_status onnx_model_open_mem(const void *data, size_t len, const char *path, onnx_model *m,
                                  byocl_error *err);
+/* A tensor of the model (a Constant's value) as a new tensor; values in an external file
+ * are read from it (onnx_external.c). `what` names it in messages. */
+byocl_status onnx_model_tensor(const onnx_model *m, const Onnx__TensorProto *tp,
+                               const char *what, byocl_tensor **out, byocl_error *err);
 /* Initializer i's values as a new tensor, copied once from the model's bytes (and the
- * file's pages handed back to the kernel); `what` names it in messages. */
+ * file's pages handed back to the kernel) or from its external file; `what` names it in
+ * messages. */
 byocl_status onnx_model_initializer(onnx_model *m, size_t i, const char *what,
                                     byocl_tensor **out, byocl_error *err);
 void onnx_model_close(onnx_model *m);

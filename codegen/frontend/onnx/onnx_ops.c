@@ -1950,7 +1950,7 @@ static byocl_status convert_constant(onnx_ctx *cx, const Onnx__NodeProto *n)
         char what[600];
         snprintf(what, sizeof what, "%s: node '%s' (Constant)", cx->path,
                  n->name ? n->name : "");
-        st = tensorio_tensor_from_onnx(attr->t, what, &t, cx->err);
+        st = onnx_model_tensor(cx->model, attr->t, what, &t, cx->err);
     } else if (strcmp(name, "value_float") == 0 || strcmp(name, "value_int") == 0) {
         bool is_float = name[6] == 'f';
         double v;

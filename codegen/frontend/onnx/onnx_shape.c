@@ -206,7 +206,7 @@ byocl_status onnx_convert_constant_of_shape(onnx_ctx *cx,
     char what[600];
     snprintf(what, sizeof what, "%s: node '%s' (ConstantOfShape)", cx->path,
              n->name ? n->name : "");
-    TRY(tensorio_tensor_from_onnx(attr->t, what, &t, cx->err));
+    TRY(onnx_model_tensor(cx->model, attr->t, what, &t, cx->err));
   } else if (attr) {
     return onnx_fail(cx, BYOCL_ERR_INVALID,
                      "attribute 'value' holds no tensor");
