@@ -273,14 +273,16 @@ static bool bind_as_constant(const data_set *ds, int i)
 }
 
 /* The input of the data set that a failed load says it needs when compiling (the
- * importer's "input K ('NAME') is computed at run time"), not bound yet; -1 for none. */
+ * importer's "input K ('NAME') is a graph input, but byocl needs ..."), not bound yet; -1
+ * for none. */
 static int input_needed_constant(const data_set *ds, const byocl_error *err)
 {
     if (err->status != BYOCL_ERR_UNSUPPORTED)
         return -1;
     for (int i = 0; i < ds->n_inputs; i++) {
         char quoted[600];
-        snprintf(quoted, sizeof quoted, "('%s') is computed at run time", ds->input_names[i]);
+        snprintf(quoted, sizeof quoted, "('%s') is a graph input, but byocl needs",
+                 ds->input_names[i]);
         if (!ds->constant[i] && ds->input_names[i][0] && strstr(err->msg, quoted))
             return i;
     }
