@@ -452,7 +452,8 @@ int onnx_max_pool_indices(onnx_ctx *cx, int x, const int64_t kernel[2], const in
     int64_t idx_dims[4] = {1, 1, plane[0], plane[1]};
     int idx = index_constant(cx, idx_dims, spatial_index, ctx);
     int xp = x;
-    if (idx >= 0 && (pads[2] || pads[3] || pads[6] || pads[7])) {
+    bool padded = pads[2] || pads[3] || pads[6] || pads[7];
+    if (idx >= 0 && padded) {
         int low = onnx_scalar(cx, dt, nn_dtype_lowest(dt));
         if (low < 0 || onnx_pad_op(cx, x, low, pads, 4, "constant", &xp) != BYOCL_OK)
             return -1;
@@ -470,8 +471,10 @@ int onnx_max_pool_indices(onnx_ctx *cx, int x, const int64_t kernel[2], const in
                 best_i = i;
                 continue;
             }
-            int padding = onnx_with_scalar(cx, "less", best_i, 0.0, false);
-            int take = call2(cx, "logical_or", call2(cx, "greater", v, best), padding);
+            int take = call2(cx, "greater", v, best);
+            if (padded)
+                take = call2(cx, "logical_or", take,
+                             onnx_with_scalar(cx, "less", best_i, 0.0, false));
             best = where3(cx, take, v, best);
             best_i = where3(cx, take, i, best_i);
             if (best < 0 || best_i < 0)

@@ -966,8 +966,8 @@ static int batch_norm_per_element(onnx_ctx *cx, const int *args, double epsilon)
             for (int d = 0; d < per.rank; d++)
                 per.dims[d] = xs->dims[d + 1];
             onnx_fail(cx, BYOCL_ERR_INVALID,
-                      "spatial=0 needs scale, B, mean and var of the input's shape without N, "
-                      "%s (or of shape (C)); input %d (%s) has shape %s",
+                      "spatial=0 needs scale, B, mean and var of shape %s (the input's without "
+                      "N) or (C) (per channel); input %d (%s) has shape %s",
                       byocl_shape_str(&per, want, sizeof want), k, names[k],
                       byocl_shape_str(s, got, sizeof got));
             return -1;
