@@ -603,26 +603,38 @@ static void test_losses(void **state)
 }
 
 /* The forms of opsets 1 to 9 that later opsets replaced (tests/gen/gen_onnx.py,
- * old_opsets_suite): BatchNormalization's is_test, Pad's paddings, Upsample (nearest,
- * linear, fractional scales),
+ * old_opsets_suite): BatchNormalization's is_test and spatial=0 (statistics per element),
+ * Pad's paddings, Upsample (nearest, linear, fractional scales; Upsample-1's height_scale
+ * and width_scale, nearest and bilinear), Cast-1's string `to`, Tile-1's tiles and axis,
  * Gemm's and Add's broadcast, Reshape's shape attribute, Concat without axis,
  * consumed_inputs, Dropout's is_test, PRelu's per-channel slope; the same on every path. */
 static void test_old_opsets(void **state)
 {
     (void)state;
-    conformance_everywhere("old_opsets", "PASS test_add_opset6_broadcast_axis\n"
-                                         "PASS test_batchnorm_opset6_is_test\n"
-                                         "PASS test_concat_opset1_default_axis\n"
-                                         "PASS test_dropout_opset6_is_test\n"
-                                         "PASS test_gemm_opset6_broadcast\n"
-                                         "PASS test_pad_opset1_paddings\n"
-                                         "PASS test_prelu_opset6_per_channel\n"
-                                         "PASS test_reshape_opset4_shape_attr\n"
-                                         "PASS test_upsample_opset7_nearest\n"
-                                         "PASS test_upsample_opset7_nearest_fractional\n"
-                                         "PASS test_upsample_opset9_linear\n"
-                                         "PASS test_upsample_opset9_scales_input\n"
-                                         "12 passed, 0 failed, 0 skipped\n");
+    static const char *const passing[] = {
+        "add_opset6_broadcast_axis",  "batchnorm_opset6_is_test",
+        "batchnorm_opset6_spatial0",  "batchnorm_opset7_spatial0",
+        "cast_opset1_string_to",      "concat_opset1_default_axis",
+        "dropout_opset6_is_test",     "gemm_opset6_broadcast",
+        "pad_opset1_paddings",        "prelu_opset6_per_channel",
+        "reshape_opset4_shape_attr",  "tile_opset1_tiles_axis",
+        "upsample_opset1_bilinear",   "upsample_opset1_nearest",
+        "upsample_opset7_nearest",    "upsample_opset7_nearest_fractional",
+        "upsample_opset9_linear",     "upsample_opset9_scales_input"};
+    conformance_all_pass("old_opsets", "test_", passing, sizeof passing / sizeof *passing);
+}
+
+/* MaxPool's Indices output (tests/gen/gen_onnx.py, pool_indices_suite), composed of
+ * strided_slice, greater and where: batch and channels, dilations with uneven pads and
+ * strides, ceil_mode with storage_order 1, 1-D, SAME_UPPER, int8 with ties (the first
+ * maximum, a cell of -128 over the padding); the same on every path. */
+static void test_pool_indices(void **state)
+{
+    (void)state;
+    static const char *const passing[] = {"1d", "ceil_storage_order1", "dilated_padded",
+                                          "int8_ties", "same_upper"};
+    conformance_all_pass("pool_indices", "test_maxpool_indices_", passing,
+                         sizeof passing / sizeof *passing);
 }
 
 /* Resize's forms the ONNX suite lacks (tests/gen/gen_onnx.py, resize_suite): opset 10,
@@ -896,6 +908,7 @@ int main(void)
         cmocka_unit_test(test_shape_ops),
         cmocka_unit_test(test_losses),
         cmocka_unit_test(test_old_opsets),
+        cmocka_unit_test(test_pool_indices),
         cmocka_unit_test(test_pad_convt),
         cmocka_unit_test(test_einsum),
         cmocka_unit_test(test_float64),

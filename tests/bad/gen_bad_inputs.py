@@ -415,6 +415,43 @@ def more_ops_files():
               [vi("x", [3, 4])], [y])
 
 
+def opset_forms_files():
+    """onnx_loading.cases and ops_elemwise.cases: the old opsets' forms given what they do not
+    take (BatchNormalization spatial=0 statistics of the wrong shape, Cast-1 to an unknown
+    type, Tile-1's tiles at run time, Upsample-1 of rank 3 or without width_scale); Mod
+    with fmod=0 on floats; float-only activations on integers."""
+    y = vi("y", None)
+
+    def f32(name, v):
+        return numpy_helper.from_array(np.array(v, np.float32), name)
+
+    stats = [f32(n, np.ones((3, 4))) for n in ("s", "b", "m", "v")]
+    save_onnx("batchnorm_spatial0_shape.onnx",
+              [helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"],
+                                name="bn", spatial=0)], [vi("x", [2, 3, 4, 5])], [y], stats,
+              opset=7)
+    save_onnx("cast1_unknown_type.onnx",
+              [helper.make_node("Cast", ["x"], ["y"], name="cast", to="FLOAT32")],
+              [vi("x", [4])], [y], opset=1)
+    save_onnx("tile1_runtime_tiles.onnx",
+              [helper.make_node("Tile", ["x", "t", "a"], ["y"], name="tile")],
+              [vi("x", [2, 3]), vi("t", [])], [y], [f32("a", 1.0)], opset=1)
+    save_onnx("upsample1_rank3.onnx",
+              [helper.make_node("Upsample", ["x"], ["y"], name="up", height_scale=2.0,
+                                width_scale=2.0)], [vi("x", [1, 2, 3])], [y], opset=1)
+    save_onnx("upsample1_no_width.onnx",
+              [helper.make_node("Upsample", ["x"], ["y"], name="up", height_scale=2.0)],
+              [vi("x", [1, 1, 2, 3])], [y], opset=1)
+    save_onnx("mod_float_fmod0.onnx", [helper.make_node("Mod", ["a", "b"], ["y"], name="mod")],
+              [vi("a", [4]), vi("b", [4])], [y])
+    i32 = helper.make_tensor_value_info("x", TensorProto.INT32, [4])
+    for op, opset in (("HardSigmoid", 13), ("HardSwish", 14), ("LeakyRelu", 13),
+                      ("Softplus", 13)):
+        save_onnx(op.lower() + "_int.onnx", [helper.make_node(op, ["x"], ["y"], name="act")],
+                  [i32], [helper.make_tensor_value_info("y", TensorProto.INT32, None)],
+                  opset=opset)
+
+
 # ------------------------------------------------------------------ tensor files
 
 def npy(shape, data=b"", descr="<f4", fortran=False):
@@ -460,4 +497,5 @@ conv_pad_files()
 index_ops_files()
 transform_ops_files()
 more_ops_files()
+opset_forms_files()
 tensor_files()

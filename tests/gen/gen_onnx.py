@@ -36,6 +36,7 @@ Run with /usr/bin/python3; the files are small and committed.
                      GatherElements, ConstantOfShape, Expand, Range, Tile, Shape(start,
                      end), Size.
   old_opsets/        a backend-test folder of opset 1 to 9 forms (old_opsets_suite).
+  pool_indices/      a backend-test folder of MaxPool's Indices output (pool_indices_suite).
   pad_convt/         a backend-test folder of Pad's edge and reflect modes and negative pads,
                      and of the ConvTranspose forms the ONNX suite leaves out (group, bias,
                      SAME_LOWER, output_shape, 1-D, opset 1), with two refusals (skips).
@@ -787,6 +788,129 @@ def old_opsets_suite():
         helper.make_node("PRelu", ["x", "slope"], ["y"])], x4,
         np.where(x4 < 0, x4 * slope.reshape(3, 1, 1), x4).astype(np.float32),
         [numpy_helper.from_array(slope, "slope")], opset=6)
+    old_opsets_more(root, x, f32)
+
+
+def old_opsets_more(root, x, f32):
+    """old_opsets_suite's forms that byocl converted later: BatchNormalization spatial=0
+    (opsets 6 and 7: statistics per element), Cast-1's string `to`, Tile-1's tiles and
+    axis inputs, and the experimental Upsample-1 (height_scale, width_scale; nearest and
+    bilinear)."""
+    s, b = rand(90, (3, 4, 5), 0.5, 1.5), rand(91, (3, 4, 5))
+    m, v = rand(92, (3, 4, 5)), rand(93, (3, 4, 5), 0.5, 2.0)
+    single_input_test(root, "test_batchnorm_opset7_spatial0", [
+        helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"], spatial=0,
+                         epsilon=1e-3)], x,
+        (s * (x - m) / np.sqrt(v + 1e-3) + b).astype(np.float32),
+        [f32("s", s), f32("b", b), f32("m", m), f32("v", v)], opset=7)
+    x3 = rand(94, (2, 3, 4))
+    s2, b2, m2, v2 = s[:, :, 0], b[:, :, 0], m[:, :, 0], v[:, :, 0]
+    single_input_test(root, "test_batchnorm_opset6_spatial0", [
+        helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"], spatial=0,
+                         is_test=1)], x3,
+        (s2 * (x3 - m2) / np.sqrt(v2 + 1e-5) + b2).astype(np.float32),
+        [f32("s", s2), f32("b", b2), f32("m", m2), f32("v", v2)], opset=6)
+    single_input_test(root, "test_cast_opset1_string_to", [
+        helper.make_node("Mul", ["x", "k"], ["xk"], broadcast=1),
+        helper.make_node("Cast", ["xk"], ["y"], to="INT32")], x,
+        (x * 7).astype(np.int32), [f32("k", 7.0)], opset=1)
+    single_input_test(root, "test_tile_opset1_tiles_axis", [
+        helper.make_node("Tile", ["x", "t", "a"], ["y"])], x3,
+        np.tile(x3, (1, 1, 3)), [f32("t", 3.0), f32("a", 2.0)], opset=1)
+    single_input_test(root, "test_upsample_opset1_nearest", [
+        helper.make_node("Upsample", ["x"], ["y"], height_scale=2.0, width_scale=3.0)], x,
+        x.repeat(2, axis=2).repeat(3, axis=3), opset=1)
+    single_input_test(root, "test_upsample_opset1_bilinear", [
+        helper.make_node("Upsample", ["x"], ["y"], mode="bilinear", height_scale=2.0,
+                         width_scale=1.5)], x,
+        resample(resample(x, 2, 8, lambda i: i / 2.0, "linear"), 3, 7, lambda i: i / 1.5,
+                 "linear"), opset=1)
+
+
+def max_pool_onnx(x, kernel, strides, dilations, pads, ceil_mode, storage_order):
+    """MaxPool with Indices as ONNX defines them (N x C x H x W): each window's first
+    maximum over the cells inside x (row-major window order), its flat index in x, with H
+    and W swapped when storage_order is 1; pads: top, left, bottom, right."""
+    n, c, h, w = x.shape
+    rnd = math.ceil if ceil_mode else math.floor
+    out = [int(rnd((dim + pads[d] + pads[d + 2] - ((kernel[d] - 1) * dilations[d] + 1))
+                   / strides[d])) + 1 for d, dim in enumerate((h, w))]
+    y = np.zeros((n, c) + tuple(out), x.dtype)
+    ind = np.zeros((n, c) + tuple(out), np.int64)
+    for b in range(n):
+        for ch in range(c):
+            for i in range(out[0]):
+                for j in range(out[1]):
+                    best = None
+                    for a in range(kernel[0]):
+                        for e in range(kernel[1]):
+                            hh = i * strides[0] - pads[0] + a * dilations[0]
+                            ww = j * strides[1] - pads[1] + e * dilations[1]
+                            if 0 <= hh < h and 0 <= ww < w and (
+                                    best is None or x[b, ch, hh, ww] > best):
+                                best = x[b, ch, hh, ww]
+                                at = hh * w + ww if storage_order == 0 else ww * h + hh
+                                ind[b, ch, i, j] = (b * c + ch) * h * w + at
+                    y[b, ch, i, j] = best
+    return y, ind
+
+
+def pool_indices_suite():
+    """A backend-test folder of MaxPool's Indices output in the forms the ONNX suite's two
+    tests leave out: batch and channels, dilations, uneven pads and strides, ceil_mode with
+    storage_order 1, 1-D, SAME_UPPER, int8 with ties (the first maximum wins, and a cell of
+    -128 wins over the padding)."""
+    root = os.path.join(OUT, "pool_indices")
+    shutil.rmtree(root, ignore_errors=True)
+
+    def test(name, x, kernel, strides=(1, 1), dilations=(1, 1), pads=(0, 0, 0, 0),
+             ceil_mode=0, storage_order=0, auto_pad=None):
+        one_d = x.ndim == 3
+        x4 = x[:, :, None, :] if one_d else x
+        attrs = dict(kernel_shape=list(kernel), strides=list(strides))
+        if list(dilations) != [1, 1]:
+            attrs["dilations"] = list(dilations)
+        if ceil_mode:
+            attrs["ceil_mode"] = 1
+        if storage_order:
+            attrs["storage_order"] = 1
+        if auto_pad:
+            attrs["auto_pad"] = auto_pad
+        elif any(pads):
+            attrs["pads"] = list(pads)
+        if one_d:
+            k4, s4, d4 = (1,) + tuple(kernel), (1,) + tuple(strides), (1,) + tuple(dilations)
+            p4 = (0, pads[0], 0, pads[1])
+        else:
+            k4, s4, d4, p4 = kernel, strides, dilations, pads
+        if auto_pad == "SAME_UPPER":
+            total = [max(0, (-(-x4.shape[2 + d] // s4[d]) - 1) * s4[d] + k4[d] - x4.shape[2 + d])
+                     for d in range(2)]
+            p4 = (total[0] // 2, total[1] // 2, total[0] - total[0] // 2,
+                  total[1] - total[1] // 2)
+        y, ind = max_pool_onnx(x4, k4, s4, d4, p4, ceil_mode, storage_order)
+        if one_d:
+            y, ind = y[:, :, 0, :], ind[:, :, 0, :]
+        d = os.path.join(root, name)
+        os.makedirs(os.path.join(d, "test_data_set_0"))
+        elem = onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[x.dtype]
+        graph = helper.make_graph(
+            [helper.make_node("MaxPool", ["x"], ["y", "i"], **attrs)], name,
+            [vi("x", elem, list(x.shape))],
+            [vi("y", elem, list(y.shape)), vi("i", TensorProto.INT64, list(ind.shape))])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)])
+        model.ir_version = 7
+        save_test_folder(d, model, [("x", x)], [y, ind])
+
+    test("test_maxpool_indices_dilated_padded", rand(95, (2, 3, 6, 7)), (3, 2),
+         strides=(2, 1), dilations=(1, 2), pads=(1, 0, 1, 1))
+    test("test_maxpool_indices_ceil_storage_order1", rand(96, (1, 2, 5, 6)), (2, 2),
+         strides=(2, 2), ceil_mode=1, storage_order=1)
+    test("test_maxpool_indices_1d", rand(97, (2, 2, 9)), (3,), strides=(2,), pads=(1, 1))
+    test("test_maxpool_indices_same_upper", rand(98, (1, 2, 5, 5)), (3, 3), strides=(2, 2),
+         auto_pad="SAME_UPPER")
+    xi = np.random.default_rng(99).integers(-128, -125, size=(1, 2, 4, 5)).astype(np.int8)
+    test("test_maxpool_indices_int8_ties", xi, (2, 3), pads=(1, 1, 1, 1))
 
 
 def conv_transpose_onnx(x, w, strides, dilations, group, pads=None, output_padding=None,
@@ -1199,6 +1323,7 @@ def main():
     shape_ops_suite()
     losses_suite()
     old_opsets_suite()
+    pool_indices_suite()
     pad_convt_suite()
     index_ops_suite()
     resize_suite()

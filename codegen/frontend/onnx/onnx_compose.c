@@ -2,11 +2,13 @@
  * broadcast to x one way), Celu, Shrink, GlobalMaxPool (max over the spatial axes),
  * InstanceNormalization and MeanVarianceNormalization (mean and variance over axes),
  * Hardmax (equal(arange, argmax) cast to the input's dtype), EyeLike (a constant), OneHot
- * with a constant depth and values (one_hot of the indices with negatives wrapped), and LRN
- * (the sum of squares over a channel window as an avg_pool2d that counts the padding). */
+ * with a constant depth and values (one_hot of the indices with negatives wrapped), LRN
+ * (the sum of squares over a channel window as an avg_pool2d that counts the padding), and
+ * MaxPool's Indices (onnx_max_pool_indices). */
 #include <string.h>
 
 #include "onnx_import.h"
+#include "ops/nn_util.h"
 #include "tensorio/tensor_pb.h"
 
 static int call2(onnx_ctx *cx, const char *op, int a, int b)
@@ -41,14 +43,14 @@ static int spatial_axes(int rank, int first, int64_t *axes)
     return rank - first;
 }
 
-/* A float input 0 (these compositions compute in the input's float dtype). */
-static byocl_status float_input(onnx_ctx *cx, int k, int *x)
+byocl_status onnx_float_input(onnx_ctx *cx, int k, int *x)
 {
     TRY(onnx_input(cx, k, x));
     byocl_dtype d = onnx_type(cx, *x)->dtype;
     if (!byocl_dtype_is_float(d))
-        return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED, "input %d must be float32 or float16, not %s",
-                         k, byocl_dtype_name(d));
+        return onnx_fail(cx, BYOCL_ERR_INVALID,
+                         "input %d has dtype %s; %s takes float16, float32 or float64 only", k,
+                         byocl_dtype_name(d), cx->node->op_type);
     return BYOCL_OK;
 }
 
@@ -59,7 +61,7 @@ byocl_status onnx_convert_prelu(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
     (void)n;
     int x, slope;
-    TRY(float_input(cx, 0, &x));
+    TRY(onnx_float_input(cx, 0, &x));
     TRY(onnx_input(cx, 1, &slope));
     const byocl_shape *xs = shape_of(cx, x), *ss = shape_of(cx, slope);
     if (cx->opset < 7 && ss->rank == 1 && xs->rank > 2 && ss->dims[0] == xs->dims[1]) {
@@ -94,7 +96,7 @@ byocl_status onnx_convert_celu(onnx_ctx *cx, const Onnx__NodeProto *n)
     if (alpha == 0)
         return onnx_fail(cx, BYOCL_ERR_INVALID, "alpha must not be 0");
     int x;
-    TRY(float_input(cx, 0, &x));
+    TRY(onnx_float_input(cx, 0, &x));
     TRY_ID(e, onnx_call1(cx, "exp", onnx_with_scalar(cx, "divide", x, alpha, false), NULL));
     TRY_ID(em1, onnx_with_scalar(cx, "subtract", e, 1.0, false));
     TRY_ID(neg, onnx_with_scalar(cx, "minimum",
@@ -124,7 +126,7 @@ byocl_status onnx_convert_shrink(onnx_ctx *cx, const Onnx__NodeProto *n)
 /* An input of rank 3 or more: N, C and spatial axes. */
 static byocl_status nc_input(onnx_ctx *cx, int *x)
 {
-    TRY(float_input(cx, 0, x));
+    TRY(onnx_float_input(cx, 0, x));
     int rank = shape_of(cx, *x)->rank;
     if (rank < 3)
         return onnx_fail(cx, BYOCL_ERR_INVALID, "input has rank %d; it needs N, C and at least "
@@ -199,7 +201,7 @@ byocl_status onnx_convert_mvn(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
     (void)n;
     int x;
-    TRY(float_input(cx, 0, &x));
+    TRY(onnx_float_input(cx, 0, &x));
     int rank = shape_of(cx, x)->rank;
     int64_t axes[BYOCL_MAX_RANK] = {0, 2, 3};
     int na;
@@ -239,7 +241,7 @@ byocl_status onnx_convert_hardmax(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
     (void)n;
     int x;
-    TRY(float_input(cx, 0, &x));
+    TRY(onnx_float_input(cx, 0, &x));
     byocl_shape in = *shape_of(cx, x);
     int axis;
     TRY(onnx_softmax_axis(cx, in.rank, &axis));
@@ -376,4 +378,110 @@ byocl_status onnx_convert_lrn(onnx_ctx *cx, const Onnx__NodeProto *n)
                                   bias, false));
     TRY_ID(y, call2(cx, "divide", x, onnx_with_scalar(cx, "power", base, beta, false)));
     return onnx_output(cx, 0, y);
+}
+
+/* A new int64 tensor of `dims` (rank 4) filled by fill(i, ctx) for flat index i. */
+static int index_constant(onnx_ctx *cx, const int64_t dims[4],
+                          int64_t (*fill)(int64_t i, const int64_t *ctx), const int64_t *ctx)
+{
+    byocl_shape s = byocl_shape_make(4, dims);
+    byocl_tensor *t = byocl_tensor_new(BYOCL_INT64, &s, cx->err);
+    if (!t) {
+        onnx_fail(cx, cx->err->status, "out of memory");
+        return -1;
+    }
+    int64_t *v = byocl_tensor_data(t);
+    for (int64_t i = 0; i < byocl_shape_numel(&s); i++)
+        v[i] = fill(i, ctx);
+    int id = onnx_constant(cx, t);
+    byocl_tensor_unref(t);
+    return id;
+}
+
+/* Cell i of the padded H x W plane: its spatial index in x (row-major, or column-major
+ * with storage_order 1), -1 in the padding. ctx: hp, wp, top, left, H, W, order. */
+static int64_t spatial_index(int64_t i, const int64_t *c)
+{
+    int64_t h = i / c[1] - c[2], w = i % c[1] - c[3];
+    if (h < 0 || h >= c[4] || w < 0 || w >= c[5])
+        return -1;
+    return c[6] ? w * c[4] + h : h * c[5] + w;
+}
+
+/* Where plane (n, c) starts in x: (n * C + c) * H * W. ctx: H * W. */
+static int64_t plane_start(int64_t i, const int64_t *c) { return i * c[0]; }
+
+/* x (or the index plane) at one kernel offset of every window: a strided_slice. */
+static int window_cells(onnx_ctx *cx, int x, const int64_t at[2], const int64_t out_hw[2],
+                        const int64_t stride[2])
+{
+    const byocl_shape *s = shape_of(cx, x);
+    int64_t begin[4] = {0, 0, at[0], at[1]}, steps[4] = {1, 1, stride[0], stride[1]};
+    int64_t end[4] = {s->dims[0], s->dims[1], at[0] + (out_hw[0] - 1) * stride[0] + 1,
+                      at[1] + (out_hw[1] - 1) * stride[1] + 1};
+    byocl_attrs *a = onnx_attrs(cx);
+    if (!a || onnx_attrs_ok(cx, byocl_attrs_set_ints(cx->mod, a, "begin", begin, 4)) ||
+        onnx_attrs_ok(cx, byocl_attrs_set_ints(cx->mod, a, "end", end, 4)) ||
+        onnx_attrs_ok(cx, byocl_attrs_set_ints(cx->mod, a, "strides", steps, 4)))
+        return -1;
+    return onnx_call1(cx, "strided_slice", x, a);
+}
+
+/* MaxPool's Indices. No byocl op pools an argmax (TVM's nn.max_pool2d has no indices
+ * either), so it is composed over the kernel's offsets, on every target: x padded with
+ * its dtype's lowest value, and a constant of each padded cell's spatial index (-1 in the
+ * padding); at each offset a strided_slice of both gives one candidate per window, and
+ * the running best takes it when it is greater (the first maximum wins) or while the best
+ * is padding (a real cell wins a tie with the padding). The planes' starts come last. */
+int onnx_max_pool_indices(onnx_ctx *cx, int x, const int64_t kernel[2], const int64_t stride[2],
+                          const int64_t dilation[2], const int64_t pad[4],
+                          const int64_t out_hw[2], int64_t storage_order)
+{
+    const byocl_shape xs = *shape_of(cx, x);
+    byocl_dtype dt = onnx_type(cx, x)->dtype;
+    /* ceil_mode's last window may reach past the end padding: pad that far too. */
+    int64_t pads[8] = {0, 0, pad[0], pad[1], 0, 0, 0, 0}, plane[7];
+    for (int d = 0; d < 2; d++) {
+        int64_t reach = (out_hw[d] - 1) * stride[d] + (kernel[d] - 1) * dilation[d] + 1;
+        int64_t end = reach - xs.dims[2 + d] - pad[d];
+        pads[6 + d] = end > 0 ? end : 0;
+        plane[d] = xs.dims[2 + d] + pad[d] + pads[6 + d];
+    }
+    int64_t ctx[7] = {plane[0], plane[1], pad[0], pad[1], xs.dims[2], xs.dims[3],
+                      storage_order != 0};
+    int64_t idx_dims[4] = {1, 1, plane[0], plane[1]};
+    int idx = index_constant(cx, idx_dims, spatial_index, ctx);
+    int xp = x;
+    bool padded = pads[2] || pads[3] || pads[6] || pads[7];
+    if (idx >= 0 && padded) {
+        int low = onnx_scalar(cx, dt, nn_dtype_lowest(dt));
+        if (low < 0 || onnx_pad_op(cx, x, low, pads, 4, "constant", &xp) != BYOCL_OK)
+            return -1;
+    }
+    int best = -1, best_i = -1;
+    for (int64_t a = 0; a < kernel[0] && idx >= 0; a++) {
+        for (int64_t b = 0; b < kernel[1]; b++) {
+            int64_t at[2] = {a * dilation[0], b * dilation[1]};
+            int v = window_cells(cx, xp, at, out_hw, stride);
+            int i = v < 0 ? -1 : window_cells(cx, idx, at, out_hw, stride);
+            if (i < 0)
+                return -1;
+            if (best < 0) {
+                best = v;
+                best_i = i;
+                continue;
+            }
+            int take = call2(cx, "greater", v, best);
+            if (padded)
+                take = call2(cx, "logical_or", take,
+                             onnx_with_scalar(cx, "less", best_i, 0.0, false));
+            best = where3(cx, take, v, best);
+            best_i = where3(cx, take, i, best_i);
+            if (best < 0 || best_i < 0)
+                return -1;
+        }
+    }
+    int64_t start_dims[4] = {xs.dims[0], xs.dims[1], 1, 1}, hw = xs.dims[2] * xs.dims[3];
+    int starts = best_i < 0 ? -1 : index_constant(cx, start_dims, plane_start, &hw);
+    return call2(cx, "add", best_i, starts);
 }

@@ -102,6 +102,17 @@ byocl_status onnx_convert_eye_like(onnx_ctx *cx, const Onnx__NodeProto *n);
 byocl_status onnx_convert_one_hot(onnx_ctx *cx, const Onnx__NodeProto *n);
 byocl_status onnx_convert_lrn(onnx_ctx *cx, const Onnx__NodeProto *n);
 
+/* onnx_compose.c: input k, which must be of a float dtype (ONNX's float-only ops, and
+ * compositions that compute in the input's dtype): else an error naming the ONNX op. */
+byocl_status onnx_float_input(onnx_ctx *cx, int k, int *x);
+/* onnx_compose.c: MaxPool's Indices for x (N x C x H x W) pooled by the window (kernel,
+ * stride, dilation: H then W; pad: top, left, bottom, right) into out_hw cells: int64,
+ * each window's first maximum as its flat index in x, with H and W swapped when
+ * storage_order is 1; -1 with the error recorded. */
+int onnx_max_pool_indices(onnx_ctx *cx, int x, const int64_t kernel[2], const int64_t stride[2],
+                          const int64_t dilation[2], const int64_t pad[4],
+                          const int64_t out_hw[2], int64_t storage_order);
+
 /* onnx_ops.c: nn.log_softmax of x over `axis`; -1 with the error recorded. */
 int onnx_log_softmax(onnx_ctx *cx, int x, int axis);
 /* onnx_ops.c: op(a, scalar v) or op(scalar v, a), v in a's dtype; -1 on failure. */

@@ -206,7 +206,7 @@ static byocl_status convert_hard_sigmoid(onnx_ctx *cx, const Onnx__NodeProto *n)
     TRY(onnx_attr_float(cx, "alpha", 0.2, &alpha));
     TRY(onnx_attr_float(cx, "beta", 0.5, &beta));
     int x;
-    TRY(onnx_input(cx, 0, &x));
+    TRY(onnx_float_input(cx, 0, &x));
     TRY_ID(y, hard_sigmoid(cx, x, alpha, beta));
     return onnx_output(cx, 0, y);
 }
@@ -216,7 +216,7 @@ static byocl_status convert_hard_swish(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
     (void)n;
     int x;
-    TRY(onnx_input(cx, 0, &x));
+    TRY(onnx_float_input(cx, 0, &x));
     TRY_ID(h, hard_sigmoid(cx, x, 1.0 / 6.0, 0.5));
     int args[2] = {x, h};
     TRY_ID(y, onnx_call(cx, "multiply", args, 2, NULL));
@@ -230,7 +230,7 @@ static byocl_status convert_elu(onnx_ctx *cx, const Onnx__NodeProto *n)
     double alpha;
     TRY(onnx_attr_float(cx, "alpha", 1.0, &alpha));
     int x;
-    TRY(onnx_input(cx, 0, &x));
+    TRY(onnx_float_input(cx, 0, &x));
     TRY_ID(e, onnx_call1(cx, "exp", x, NULL));
     TRY_ID(one_minus, onnx_with_scalar(cx, "subtract", e, 1.0, true));
     TRY_ID(neg, onnx_call1(cx, "nn.relu", one_minus, NULL));
@@ -269,7 +269,7 @@ static byocl_status convert_isinf(onnx_ctx *cx, const Onnx__NodeProto *n)
 static byocl_status plus_one_between(onnx_ctx *cx, const char *inner, const char *outer)
 {
     int x;
-    TRY(onnx_input(cx, 0, &x));
+    TRY(onnx_float_input(cx, 0, &x));
     TRY_ID(i, onnx_call1(cx, inner, x, NULL));
     TRY_ID(i1, onnx_with_scalar(cx, "add", i, 1.0, false));
     int args[2] = {x, i1};
@@ -304,7 +304,7 @@ static byocl_status convert_thresholded_relu(onnx_ctx *cx, const Onnx__NodeProto
     double alpha;
     TRY(onnx_attr_float(cx, "alpha", 1.0, &alpha));
     int x;
-    TRY(onnx_input(cx, 0, &x));
+    TRY(onnx_float_input(cx, 0, &x));
     TRY_ID(zero, onnx_scalar(cx, onnx_type(cx, x)->dtype, 0.0));
     TRY_ID(y, above_or(cx, x, alpha, zero));
     return onnx_output(cx, 0, y);
@@ -318,7 +318,7 @@ static byocl_status convert_selu(onnx_ctx *cx, const Onnx__NodeProto *n)
     TRY(onnx_attr_float(cx, "alpha", 1.67326319217681884765625, &alpha));
     TRY(onnx_attr_float(cx, "gamma", 1.05070102214813232421875, &gamma));
     int x;
-    TRY(onnx_input(cx, 0, &x));
+    TRY(onnx_float_input(cx, 0, &x));
     TRY_ID(e, onnx_call1(cx, "exp", x, NULL));
     TRY_ID(em1, onnx_with_scalar(cx, "subtract", e, 1.0, false));
     TRY_ID(neg, onnx_with_scalar(cx, "multiply", em1, alpha, false));
@@ -327,13 +327,21 @@ static byocl_status convert_selu(onnx_ctx *cx, const Onnx__NodeProto *n)
     return onnx_output(cx, 0, y);
 }
 
-/* Mod: fmod=1 is C's fmod (Relay mod), fmod=0 the sign of the divisor (floor_mod; ONNX
- * allows it on integers only, TVM's frontend takes floats the same way). */
+/* Mod: fmod=1 is C's fmod (Relay mod), fmod=0 the sign of the divisor (floor_mod), which
+ * ONNX defines on integers only: float inputs need fmod=1. */
 static byocl_status convert_mod(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
     (void)n;
     int64_t fmod;
     TRY(onnx_attr_int(cx, "fmod", 0, &fmod));
+    int a;
+    TRY(onnx_input(cx, 0, &a));
+    byocl_dtype d = onnx_type(cx, a)->dtype;
+    if (!fmod && byocl_dtype_is_float(d))
+        return onnx_fail(cx, BYOCL_ERR_INVALID,
+                         "fmod=0 (integer mod) on %s inputs: ONNX requires fmod=1 for float "
+                         "types",
+                         byocl_dtype_name(d));
     return binary(cx, fmod ? "mod" : "floor_mod");
 }
 
@@ -414,7 +422,7 @@ static byocl_status convert_leaky_relu(onnx_ctx *cx, const Onnx__NodeProto *n)
     TRY(onnx_attr_float(cx, "alpha", 0.01, &alpha));
     int x;
     byocl_attrs *a;
-    TRY(onnx_input(cx, 0, &x));
+    TRY(onnx_float_input(cx, 0, &x));
     TRY(new_attrs(cx, &a));
     TRY(set_float(cx, a, "alpha", alpha));
     TRY_ID(y, onnx_call1(cx, "nn.leaky_relu", x, a));
@@ -506,15 +514,34 @@ static byocl_status convert_pow(onnx_ctx *cx, const Onnx__NodeProto *n)
     return onnx_output(cx, 0, y);
 }
 
+/* Cast-1's `to` is a string, the name of a TensorProto.DataType ("FLOAT", "INT64"); the
+ * enum value it names, as the later integer attribute gives it. */
+static byocl_status cast_to_from_name(onnx_ctx *cx, int64_t *to)
+{
+    char name[32];
+    TRY(onnx_attr_string(cx, "to", "", name, sizeof name));
+    if (!*name)
+        return onnx_fail(cx, BYOCL_ERR_INVALID, "attribute 'to' is missing");
+    const ProtobufCEnumValue *v =
+        protobuf_c_enum_descriptor_get_value_by_name(&onnx__tensor_proto__data_type__descriptor,
+                                                      name);
+    if (!v || v->value == ONNX__TENSOR_PROTO__DATA_TYPE__UNDEFINED)
+        return onnx_fail(cx, BYOCL_ERR_INVALID,
+                         "attribute 'to' is '%s', not a TensorProto data type such as 'FLOAT' "
+                         "or 'INT64' (opset %lld)",
+                         name, (long long)cx->opset);
+    *to = v->value;
+    return BYOCL_OK;
+}
+
 static byocl_status convert_cast(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
     (void)n;
-    if (cx->opset < 6)
-        return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED, "attribute 'to' is a string before opset 6 "
-                         "(opset %lld); byocl reads the opset-6 form, an integer",
-                         (long long)cx->opset);
     int64_t to;
-    TRY(onnx_attr_int(cx, "to", -1, &to));
+    if (cx->opset < 6)
+        TRY(cast_to_from_name(cx, &to));
+    else
+        TRY(onnx_attr_int(cx, "to", -1, &to));
     if (to < 0)
         return onnx_fail(cx, BYOCL_ERR_INVALID, "attribute 'to' is missing");
     byocl_dtype dtype;
@@ -816,11 +843,12 @@ static byocl_status convert_conv_transpose(onnx_ctx *cx, const Onnx__NodeProto *
     return conv_finish(cx, n, spatial, y);
 }
 
-/* MaxPool and AveragePool. */
+/* MaxPool (with its optional Indices, onnx_max_pool_indices) and AveragePool. */
 static byocl_status pool(onnx_ctx *cx, const Onnx__NodeProto *n, bool is_max)
 {
-    if (is_max && onnx_has_output(n, 1))
-        return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED, "output 1 (Indices) is not supported");
+    int64_t storage_order = 0;
+    if (is_max)
+        TRY(onnx_attr_int(cx, "storage_order", 0, &storage_order));
     int64_t ceil_mode, count_include_pad = 0;
     TRY(onnx_attr_int(cx, "ceil_mode", 0, &ceil_mode));
     if (!is_max)
@@ -865,6 +893,15 @@ static byocl_status pool(onnx_ctx *cx, const Onnx__NodeProto *n, bool is_max)
     if (!is_max)
         TRY(set_bool(cx, a, "count_include_pad", count_include_pad || absorbed));
     TRY_ID(y, onnx_call1(cx, is_max ? "nn.max_pool2d" : "nn.avg_pool2d", x, a));
+    if (is_max && onnx_has_output(n, 1)) {
+        const byocl_shape *ys = shape_of(cx, y);
+        int64_t out_hw[2] = {ys->dims[2], ys->dims[3]};
+        TRY_ID(i, onnx_max_pool_indices(cx, x, win.kernel, win.stride, win.dilation, win.pad,
+                                        out_hw, storage_order));
+        if (spatial == 1 && (i = lower_1d(cx, i)) < 0)
+            return cx->err->status;
+        TRY(onnx_output(cx, 1, i));
+    }
     if (spatial == 1 && (y = lower_1d(cx, y)) < 0)
         return cx->err->status;
     return onnx_output(cx, 0, y);
@@ -872,9 +909,6 @@ static byocl_status pool(onnx_ctx *cx, const Onnx__NodeProto *n, bool is_max)
 
 static byocl_status convert_max_pool(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
-    int64_t storage_order;
-    TRY(onnx_attr_int(cx, "storage_order", 0, &storage_order));
-    (void)storage_order; /* it orders the Indices output only, which is refused */
     return pool(cx, n, true);
 }
 
@@ -913,6 +947,43 @@ static byocl_status convert_global_average_pool(onnx_ctx *cx, const Onnx__NodePr
 
 /* ---------------------------------------------------------- normalization */
 
+/* BatchNormalization with spatial=0 (opsets 1 to 8) at inference: scale, B, mean and var
+ * of x's shape without N (C x D1 x ... x Dn), one statistic per element, so
+ * (x - mean) * rsqrt(var + epsilon) * scale + B broadcast over N. (1-D ones of size C are
+ * per channel, nn.batch_norm.) args: x, scale, B, mean, var; -1 with the error recorded. */
+static int batch_norm_per_element(onnx_ctx *cx, const int *args, double epsilon)
+{
+    const byocl_shape *xs = shape_of(cx, args[0]);
+    static const char *const names[] = {"", "scale", "B", "mean", "var"};
+    for (int k = 1; k < 5; k++) {
+        const byocl_shape *s = shape_of(cx, args[k]);
+        bool ok = xs->rank >= 2 && s->rank == xs->rank - 1;
+        for (int d = 0; ok && d < s->rank; d++)
+            ok = s->dims[d] == xs->dims[d + 1];
+        if (!ok) {
+            char want[256], got[256];
+            byocl_shape per = {.rank = xs->rank > 1 ? xs->rank - 1 : 0};
+            for (int d = 0; d < per.rank; d++)
+                per.dims[d] = xs->dims[d + 1];
+            onnx_fail(cx, BYOCL_ERR_INVALID,
+                      "spatial=0 needs scale, B, mean and var of shape %s (the input's without "
+                      "N) or (C) (per channel); input %d (%s) has shape %s",
+                      byocl_shape_str(&per, want, sizeof want), k, names[k],
+                      byocl_shape_str(s, got, sizeof got));
+            return -1;
+        }
+    }
+    int var_eps = onnx_with_scalar(cx, "add", args[4], epsilon, false);
+    int inv = var_eps < 0 ? -1 : onnx_call1(cx, "rsqrt", var_eps, NULL);
+    int f[2] = {inv, args[1]}, c[2] = {args[0], args[3]};
+    int factor = inv < 0 ? -1 : onnx_call(cx, "multiply", f, 2, NULL);
+    int centered = factor < 0 ? -1 : onnx_call(cx, "subtract", c, 2, NULL);
+    int m[2] = {centered, factor};
+    int scaled = centered < 0 ? -1 : onnx_call(cx, "multiply", m, 2, NULL);
+    int b[2] = {scaled, args[2]};
+    return scaled < 0 ? -1 : onnx_call(cx, "add", b, 2, NULL);
+}
+
 static byocl_status convert_batch_norm(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
     double epsilon, momentum;
@@ -931,9 +1002,6 @@ static byocl_status convert_batch_norm(onnx_ctx *cx, const Onnx__NodeProto *n)
                              "with the batch's statistics; byocl runs inference (is_test=1)",
                              (long long)cx->opset);
     }
-    if (!spatial)
-        return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
-                         "spatial=0 (statistics per element, not per channel) is not supported");
     if (training)
         return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
                          "training_mode=1 is not supported (byocl runs inference)");
@@ -945,6 +1013,10 @@ static byocl_status convert_batch_norm(onnx_ctx *cx, const Onnx__NodeProto *n)
     int args[5];
     for (int k = 0; k < 5; k++)
         TRY(onnx_input(cx, k, &args[k]));
+    if (!spatial && shape_of(cx, args[1])->rank != 1) {
+        TRY_ID(y, batch_norm_per_element(cx, args, epsilon));
+        return onnx_output(cx, 0, y);
+    }
     byocl_attrs *a;
     TRY(new_attrs(cx, &a));
     TRY(set_int(cx, a, "axis", 1));
@@ -2190,6 +2262,8 @@ static const struct {
     {"axis", 7, "Add Sub Mul Div Pow Equal Greater Less And Or Xor"},
     {"paddings", 2, "Pad"},
     {"shape", 5, "Reshape"},
+    {"height_scale", 7, "Upsample"},
+    {"width_scale", 7, "Upsample"},
 };
 
 static bool word_in(const char *word, const char *list)

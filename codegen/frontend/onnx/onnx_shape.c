@@ -318,25 +318,44 @@ static int repeat_axes(onnx_ctx *cx, int x, const int64_t *reps, bool whole) {
   return b < 0 ? -1 : onnx_reshape(cx, b, s.rank, out);
 }
 
-/* Refuses the current node's form of an old opset, described by `form`. */
-static byocl_status refuse_old_form(onnx_ctx *cx, const char *form) {
-  return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED, "%s (opset %lld) is not supported",
-                   form, (long long)cx->opset);
+/* One whole number known at import time, input k of any numeric dtype: Tile-1 types
+ * its tiles and axis as the data (T, a float type) though they count. */
+static byocl_status whole_scalar_input(onnx_ctx *cx, int k, const char *why,
+                                       int64_t *v) {
+  const byocl_tensor *t;
+  TRY(onnx_input_constant(cx, k, why, &t));
+  if (byocl_tensor_numel(t) != 1)
+    return onnx_fail(cx, BYOCL_ERR_INVALID,
+                     "input %d (%s) should be one value, got %lld", k, why,
+                     (long long)byocl_tensor_numel(t));
+  double d = byocl_tensor_get(t, 0);
+  if (!(d == (double)(int64_t)d) || d > 1e15 || d < -1e15)
+    return onnx_fail(cx, BYOCL_ERR_INVALID,
+                     "input %d (%s) is %g, not a whole number", k, why, d);
+  *v = (int64_t)d;
+  return BYOCL_OK;
 }
 
-/* Tile with constant repeats (opset 6 on; Tile-1's tiles and axis inputs are
- * refused). */
+/* Tile with constant repeats (opset 6 on), or Tile-1's `tiles` copies of the
+ * whole input along `axis` (both inputs). */
 byocl_status onnx_convert_tile(onnx_ctx *cx, const Onnx__NodeProto *n) {
   (void)n;
-  if (cx->opset < 6)
-    return refuse_old_form(cx, "Tile-1's inputs tiles and axis (opset 6 on: "
-                               "repeats)");
   int x;
   TRY(onnx_input(cx, 0, &x));
   const byocl_shape s = onnx_type(cx, x)->shape;
   int64_t reps[BYOCL_MAX_RANK];
-  int count;
-  TRY(onnx_input_ints(cx, 1, "the repeats", reps, BYOCL_MAX_RANK, &count));
+  int count = s.rank;
+  if (cx->opset < 6) {
+    int64_t tiles, axis_in;
+    int axis;
+    TRY(whole_scalar_input(cx, 1, "the tiles", &tiles));
+    TRY(whole_scalar_input(cx, 2, "the axis", &axis_in));
+    TRY(onnx_axis(cx, axis_in, s.rank, "axis", &axis));
+    for (int d = 0; d < s.rank; d++)
+      reps[d] = d == axis ? tiles : 1;
+  } else {
+    TRY(onnx_input_ints(cx, 1, "the repeats", reps, BYOCL_MAX_RANK, &count));
+  }
   if (count != s.rank)
     return onnx_fail(cx, BYOCL_ERR_INVALID,
                      "input 1 (the repeats) has %d values for an "
@@ -351,28 +370,53 @@ byocl_status onnx_convert_tile(onnx_ctx *cx, const Onnx__NodeProto *n) {
   return onnx_output(cx, 0, y);
 }
 
-/* Upsample (opset 7 to 9; deprecated from 10, where Resize replaces it): the
- * scales are an attribute in opsets 7 and 8, input 1 from 9. Nearest mode with
+/* Upsample-1 (experimental, before opset 7): a 4-D input scaled on H and W by
+ * the attributes height_scale and width_scale, mode 'nearest' or 'bilinear'
+ * (opset 7's 'linear'). */
+static byocl_status upsample1_scales(onnx_ctx *cx, const Onnx__NodeProto *n,
+                                     int rank, double *scales, char *mode) {
+  if (strcmp(mode, "bilinear") == 0)
+    strcpy(mode, "linear");
+  if (rank != 4)
+    return onnx_fail(cx, BYOCL_ERR_INVALID,
+                     "the input has rank %d; Upsample-1 (opset %lld) takes "
+                     "N x C x H x W",
+                     rank, (long long)cx->opset);
+  static const char *const names[2] = {"height_scale", "width_scale"};
+  scales[0] = scales[1] = 1.0;
+  for (int d = 0; d < 2; d++) {
+    if (!onnx_attr(n, names[d]))
+      return onnx_fail(cx, BYOCL_ERR_INVALID,
+                       "attribute '%s' is missing (opset %lld)", names[d],
+                       (long long)cx->opset);
+    TRY(onnx_attr_float(cx, names[d], 1.0, &scales[2 + d]));
+  }
+  return BYOCL_OK;
+}
+
+/* Upsample (opset 1 to 9; deprecated from 10, where Resize replaces it): the
+ * scales are height_scale and width_scale before opset 7 (upsample1_scales), an
+ * attribute in opsets 7 and 8, input 1 from 9. Nearest mode with
  * whole-number scales repeats each element (repeat_axes); linear mode and
  * fractional scales become image.resize2d (onnx_resize.c). */
 byocl_status onnx_convert_upsample(onnx_ctx *cx, const Onnx__NodeProto *n) {
-  (void)n;
-  if (cx->opset < 7)
-    return refuse_old_form(cx, "the experimental Upsample (height_scale, "
-                               "width_scale; opset 7 on: scales)");
   char mode[32];
   TRY(onnx_attr_string(cx, "mode", "nearest", mode, sizeof mode));
-  if (strcmp(mode, "nearest") != 0 && strcmp(mode, "linear") != 0)
+  const char *other = cx->opset < 7 ? "bilinear" : "linear";
+  if (strcmp(mode, "nearest") != 0 && strcmp(mode, other) != 0)
     return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
                      "attribute 'mode' value '%s' is not supported (expected "
-                     "'nearest' or 'linear')",
-                     mode);
+                     "'nearest' or '%s')",
+                     mode, other);
   int x;
   TRY(onnx_input(cx, 0, &x));
   const byocl_shape s = onnx_type(cx, x)->shape;
   double scales[BYOCL_MAX_RANK];
   int count = 0;
-  if (cx->opset < 9) {
+  if (cx->opset < 7) {
+    TRY(upsample1_scales(cx, n, s.rank, scales, mode));
+    count = s.rank;
+  } else if (cx->opset < 9) {
     const Onnx__AttributeProto *at = onnx_attr(n, "scales");
     if (!at)
       return onnx_fail(cx, BYOCL_ERR_INVALID,
