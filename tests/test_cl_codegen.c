@@ -2439,7 +2439,7 @@ static void test_supports(void **state)
                    "  where(%c, %x, %x)\n}\n", -1,
                    "dtype int64 is not supported (the opencl target computes float32 and "
                    "float16)");
-    assert_refused(MAIN("%x: Tensor[(4, 6), float32]") "  trilu(%x)\n}\n", -1,
+    assert_refused(MAIN("%x: Tensor[(4, 6), float32]") "  trilu(%x, 0)\n}\n", -1,
                    "op trilu is not supported by the opencl target");
     assert_refused(MAIN("%x: Tensor[(4, 6), float32], %i: Tensor[(2), int8]")
                    "  take(%x, %i, axis=1)\n}\n", -1,

@@ -24,11 +24,11 @@ ops_take_mode ops_take_mode_of(const byocl_attrs *attrs);
 int ops_take_axis(const byocl_attrs *attrs, int rank);
 /* gather's axis in [0, rank). */
 int ops_gather_axis(const byocl_attrs *attrs, int rank);
-/* arange's element count (start, stop, step from the attributes). */
-int64_t ops_arange_count(const byocl_attrs *attrs);
+/* arange's element count: ceil((stop - start) / step), at least 0. */
+int64_t ops_arange_count(double start, double stop, double step);
 
-/* Whether trilu keeps the element at (row, col) of a matrix (attributes upper and k). */
-bool ops_trilu_keeps(const byocl_attrs *attrs, int64_t row, int64_t col);
+/* Whether trilu keeps the element at (row, col) of a matrix (attribute upper, diagonal k). */
+bool ops_trilu_keeps(const byocl_attrs *attrs, int64_t k, int64_t row, int64_t col);
 /* cumsum's loops: outer x len (the summed axis) x inner elements (axis None: the whole
  * input as one axis); returns the reverse attribute. */
 bool ops_cumsum_plan(const byocl_attrs *attrs, const byocl_shape *in, int64_t *outer,

@@ -60,19 +60,25 @@ fx.case("broadcast_to_i8", "broadcast_to", "shape=[2, 3]", [bi],
 # ---- shape_of (its one input's values are never read)
 fx.case("shape_of_i64", "shape_of", "dtype=\"int64\"", [x], [np.array(x.shape, np.int64)])
 fx.case("shape_of_i32", "shape_of", "", [b], [np.array(b.shape, np.int32)])
-# ---- arange: an op of no arguments; the kernels see attributes only
-fx.case("arange_float", "arange", "start=1.5f, stop=4f, step=0.5f", [],
-        [np.arange(1.5, 4, 0.5, dtype=np.float32)])
-fx.case("arange_int_down", "arange", "start=5f, stop=-3f, step=-3f, dtype=\"int64\"", [],
-        [np.arange(5, -3, -3, dtype=np.int64)])
+# ---- arange(start, stop, step): constant scalars (the result's shape needs them)
+def sc(v, dtype):
+    return np.array(v, dtype)
+fx.case("arange_float", "arange", "", [sc(1.5, f32), sc(4, f32), sc(0.5, f32)],
+        [np.arange(1.5, 4, 0.5, dtype=np.float32)], const_args=True)
+fx.case("arange_int_down", "arange", "dtype=\"int64\"",
+        [sc(5, np.int64), sc(-3, np.int64), sc(-3, np.int64)],
+        [np.arange(5, -3, -3, dtype=np.int64)], const_args=True)
+fx.case("arange_empty", "arange", "", [sc(2, f32), sc(1, f32), sc(1, f32)],
+        [np.arange(2, 1, 1, dtype=np.float32)], const_args=True)
 
-# ---- trilu (np.triu / np.tril on the last two axes; k an attribute)
+# ---- trilu(data, k) (np.triu / np.tril on the last two axes; k a scalar input)
 t = randn((2, 3, 5))
-fx.case("trilu_upper", "trilu", "", [t], [np.triu(t)])
-fx.case("trilu_lower_k1", "trilu", "upper=False, k=1", [t], [np.tril(t, 1)])
-fx.case("trilu_upper_neg", "trilu", "k=-1", [t], [np.triu(t, -1)])
+fx.case("trilu_upper", "trilu", "", [t, sc(0, np.int64)], [np.triu(t)])
+fx.case("trilu_lower_k1", "trilu", "upper=False", [t, sc(1, np.int32)], [np.tril(t, 1)])
+fx.case("trilu_upper_neg", "trilu", "", [t, sc(-1, np.int64)], [np.triu(t, -1)])
 ti = np.arange(1, 17, dtype=np.int32).reshape(4, 4)
-fx.case("trilu_i32_lower_out", "trilu", "upper=False, k=-7", [ti], [np.tril(ti, -7)])
+fx.case("trilu_i32_lower_out", "trilu", "upper=False", [ti, sc(-7, np.int64)],
+        [np.tril(ti, -7)])
 # ---- cumsum (np.cumsum in float64, as the kernels sum floats; exclusive: shifted by one;
 # reverse: on the flipped axis)
 c = randn((3, 4, 2))
