@@ -23,6 +23,15 @@ static void test_type_errors(void **state)
                          "take: axis 2 is out of range for rank 2 (expected -2..1)");
     op_expect_type_error("take", xf, 2, "", BYOCL_ERR_TYPE,
                          "take: the indices are float32; expected an integer dtype");
+    op_expect_type_error("take", xi, 2, "axis=1, batch_dims=2", BYOCL_ERR_TYPE,
+                         "take: batch_dims 2 is out of range for indices of rank 1 and axis 1 "
+                         "(expected -1..1)");
+    op_expect_type_error("take", xi, 2, "batch_dims=1", BYOCL_ERR_TYPE,
+                         "take: batch_dims 1 needs an axis (None takes from the flattened data)");
+    byocl_type xb[] = {x, byocl_type_tensor(BYOCL_INT64, 1, (int64_t[]){4})};
+    op_expect_type_error("take", xb, 2, "axis=1, batch_dims=1", BYOCL_ERR_TYPE,
+                         "take: data (2, 3) and indices (4) differ in batch axis 0 "
+                         "(batch_dims 1)");
     byocl_type k64 = byocl_type_tensor(BYOCL_INT64, 0, NULL);
     byocl_type f32 = byocl_type_tensor(BYOCL_FLOAT32, 0, NULL);
     byocl_type v = byocl_type_tensor(BYOCL_FLOAT32, 1, d2);
@@ -223,7 +232,7 @@ static void test_ops_documented(void **state)
                            "shape_of", "trilu", "cumsum", "scatter_elements", "scatter_nd",
                            "gather_nd", "topk", "one_hot", "nn.pad"};
     assert_ops_documented(names, N_ITEMS(names));
-    static const op_attr_spec take[] = {{"axis", "None"}, {"mode", "\"clip\""}};
+    static const op_attr_spec take[] = {{"axis", "None"}, {"mode", "\"clip\""}, {"batch_dims", "0"}};
     op_assert_schema("take", take, N_ITEMS(take));
     static const op_attr_spec topk[] = {{"k", "1"},
                                         {"axis", "-1"},

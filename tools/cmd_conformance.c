@@ -273,15 +273,19 @@ static bool bind_as_constant(const data_set *ds, int i)
 }
 
 /* The input of the data set that a failed load says it needs when compiling (the
- * importer's "input K ('NAME') is computed at run time"), not bound yet; -1 for none. */
+ * importer's "input K ('NAME') is computed at run time" or "is a graph input"), not bound
+ * yet; -1 for none. */
 static int input_needed_constant(const data_set *ds, const byocl_error *err)
 {
     if (err->status != BYOCL_ERR_UNSUPPORTED)
         return -1;
     for (int i = 0; i < ds->n_inputs; i++) {
-        char quoted[600];
+        /* "is a graph input" since the importer names a graph input as one */
+        char quoted[600], input[600];
         snprintf(quoted, sizeof quoted, "('%s') is computed at run time", ds->input_names[i]);
-        if (!ds->constant[i] && ds->input_names[i][0] && strstr(err->msg, quoted))
+        snprintf(input, sizeof input, "('%s') is a graph input", ds->input_names[i]);
+        if (!ds->constant[i] && ds->input_names[i][0] &&
+            (strstr(err->msg, quoted) || strstr(err->msg, input)))
             return i;
     }
     return -1;

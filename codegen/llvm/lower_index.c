@@ -156,28 +156,26 @@ static byocl_status lower_take(lw *w, int node)
     const byocl_node *n = lw_node(w, node);
     byocl_value_ref in_v = lv_resolve(w->fn, n->args[0], -1), out_v = {node, -1};
     byocl_value_ref idx_v = lv_resolve(w->fn, n->args[1], -1);
-    const byocl_shape *ds = &lw_value_type(w, in_v)->shape;
-    int64_t m = byocl_shape_numel(&lw_value_type(w, idx_v)->shape);
-    int axis = ops_take_axis(&n->attrs, ds->rank);
-    int64_t outer = 1, inner = 1, count = axis < 0 ? byocl_shape_numel(ds) : ds->dims[axis];
-    for (int d = 0; axis >= 0 && d < ds->rank; d++)
-        if (d != axis)
-            *(d < axis ? &outer : &inner) *= ds->dims[d];
-    int64_t es = (int64_t)byocl_dtype_size(lw_value_type(w, out_v)->dtype);
-    if (outer * m * inner == 0)
+    ops_take_plan p;
+    ops_take_plan_make(&n->attrs, &lw_value_type(w, in_v)->shape, &lw_value_type(w, idx_v)->shape,
+                       &p);
+    int64_t es = (int64_t)byocl_dtype_size(lw_value_type(w, out_v)->dtype), bos = p.batch * p.outer;
+    if (bos * p.m * p.inner == 0)
         return w->status;
     LLVMValueRef in = lw_value_ptr(w, in_v), out = lw_output(w, out_v);
-    w->n_tasks = lw_pick_tasks(w, outer * m * inner, 65536, outer < 64 ? outer : 64);
+    w->n_tasks = lw_pick_tasks(w, bos * p.m * p.inner, 65536, bos < 64 ? bos : 64);
     LLVMValueRef lo, hi;
-    lw_task_range(w, outer, &lo, &hi);
+    lw_task_range(w, bos, &lo, &hi);
     lw_loop lo_o, lo_j;
     LLVMValueRef o = lw_for(w, &lo_o, lo, hi, 1, "o");
-    LLVMValueRef j = lw_for(w, &lo_j, lw_i64(w, 0), lw_i64(w, m), 1, "j");
-    LLVMValueRef at = load_index(w, idx_v, j, count, (int)ops_take_mode_of(&n->attrs));
-    LLVMValueRef doff = lw_mad(w, lw_mad(w, o, m, j), inner * es, lw_i64(w, 0));
-    LLVMValueRef soff = lw_mad(w, lw_mad(w, o, count, at), inner * es, lw_i64(w, 0));
+    LLVMValueRef j = lw_for(w, &lo_j, lw_i64(w, 0), lw_i64(w, p.m), 1, "j");
+    LLVMValueRef batch = p.batch > 1 ? LLVMBuildSDiv(w->B, o, lw_i64(w, p.outer), "") : lw_i64(w, 0);
+    LLVMValueRef at = load_index(w, idx_v, lw_mad(w, batch, p.m, j), p.n,
+                                 (int)ops_take_mode_of(&n->attrs));
+    LLVMValueRef doff = lw_mad(w, lw_mad(w, o, p.m, j), p.inner * es, lw_i64(w, 0));
+    LLVMValueRef soff = lw_mad(w, lw_mad(w, o, p.n, at), p.inner * es, lw_i64(w, 0));
     lw_memcpy(w, LLVMBuildInBoundsGEP2(w->B, w->t_i8, out, &doff, 1, ""),
-              LLVMBuildInBoundsGEP2(w->B, w->t_i8, in, &soff, 1, ""), lw_i64(w, inner * es));
+              LLVMBuildInBoundsGEP2(w->B, w->t_i8, in, &soff, 1, ""), lw_i64(w, p.inner * es));
     lw_for_end(w, &lo_j);
     lw_for_end(w, &lo_o);
     return w->status;

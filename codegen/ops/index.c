@@ -312,6 +312,25 @@ int ops_take_axis(const byocl_attrs *attrs, int rank)
     return a == INT64_MIN ? -1 : (int)(a < 0 ? a + rank : a);
 }
 
+int ops_take_batch_dims(const byocl_attrs *attrs, int idx_rank)
+{
+    int64_t b = byocl_attrs_get_int(attrs, "batch_dims", 0);
+    return (int)(b < 0 ? b + idx_rank : b);
+}
+
+void ops_take_plan_make(const byocl_attrs *attrs, const byocl_shape *data,
+                        const byocl_shape *idx, ops_take_plan *p)
+{
+    int axis = ops_take_axis(attrs, data->rank), b = axis < 0 ? 0 : ops_take_batch_dims(attrs, idx->rank);
+    *p = (ops_take_plan){.batch = 1, .outer = 1, .m = 1, .inner = 1,
+                         .n = axis < 0 ? byocl_shape_numel(data) : data->dims[axis]};
+    for (int d = 0; axis >= 0 && d < data->rank; d++)
+        if (d != axis)
+            *(d < b ? &p->batch : d < axis ? &p->outer : &p->inner) *= data->dims[d];
+    for (int d = b; d < idx->rank; d++)
+        p->m *= idx->dims[d];
+}
+
 int ops_gather_axis(const byocl_attrs *attrs, int rank)
 {
     int64_t a = byocl_attrs_get_int(attrs, "axis", 0);
@@ -355,7 +374,8 @@ static byocl_status index_axis(const char *op, const byocl_attrs *attrs, int ran
     return BYOCL_OK;
 }
 
-/* take's result: data[:axis] + indices + data[axis+1:], or the indices' shape (None). */
+/* take's result: data[:axis] + indices[batch_dims:] + data[axis+1:], or the indices'
+ * shape (axis None); the first batch_dims axes of data and indices are the same. */
 static byocl_status take_shape(const byocl_attrs *attrs, const byocl_shape *data,
                                const byocl_shape *idx, byocl_shape *out, byocl_error *err)
 {
@@ -363,6 +383,27 @@ static byocl_status take_shape(const byocl_attrs *attrs, const byocl_shape *data
     if (st != BYOCL_OK)
         return st;
     int axis = ops_take_axis(attrs, data->rank);
+    int64_t given = byocl_attrs_get_int(attrs, "batch_dims", 0);
+    int b = ops_take_batch_dims(attrs, idx->rank);
+    if (given != 0 && axis < 0)
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "take: batch_dims %lld needs an axis (None takes from the "
+                               "flattened data)", (long long)given);
+    if (axis >= 0 && (b < 0 || b > idx->rank || b > axis))
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "take: batch_dims %lld is out of range for indices of rank %d "
+                               "and axis %d (expected %d..%d)",
+                               (long long)given, idx->rank, axis, -idx->rank,
+                               idx->rank < axis ? idx->rank : axis);
+    for (int d = 0; d < b; d++)
+        if (data->dims[d] != idx->dims[d]) {
+            char a[160], c[160];
+            return byocl_error_set(err, BYOCL_ERR_TYPE,
+                                   "take: data %s and indices %s differ in batch axis %d "
+                                   "(batch_dims %d)",
+                                   byocl_shape_str(data, a, sizeof a),
+                                   byocl_shape_str(idx, c, sizeof c), d, b);
+        }
     int64_t n = axis < 0 ? byocl_shape_numel(data) : data->dims[axis];
     if (n == 0 && byocl_shape_numel(idx) > 0)
         return byocl_error_set(err, BYOCL_ERR_TYPE,
@@ -371,14 +412,14 @@ static byocl_status take_shape(const byocl_attrs *attrs, const byocl_shape *data
         *out = *idx;
         return BYOCL_OK;
     }
-    if (data->rank - 1 + idx->rank > BYOCL_MAX_RANK)
+    if (data->rank - 1 + idx->rank - b > BYOCL_MAX_RANK)
         return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
                                "take: the result would have rank %d; at most %d is supported",
-                               data->rank - 1 + idx->rank, BYOCL_MAX_RANK);
+                               data->rank - 1 + idx->rank - b, BYOCL_MAX_RANK);
     out->rank = 0;
     for (int d = 0; d < axis; d++)
         out->dims[out->rank++] = data->dims[d];
-    for (int d = 0; d < idx->rank; d++)
+    for (int d = b; d < idx->rank; d++)
         out->dims[out->rank++] = idx->dims[d];
     for (int d = axis + 1; d < data->rank; d++)
         out->dims[out->rank++] = data->dims[d];
@@ -469,23 +510,21 @@ static byocl_status take_ref(const byocl_attrs *attrs, const byocl_tensor *const
         st = check_out("take", byocl_tensor_dtype(in[0]), &shape, out[0], err);
     if (st != BYOCL_OK)
         return st;
-    int axis = ops_take_axis(attrs, ds->rank);
-    int64_t outer = 1, inner = 1, n = axis < 0 ? byocl_shape_numel(ds) : ds->dims[axis];
-    for (int d = 0; axis >= 0 && d < ds->rank; d++)
-        *(d < axis ? &outer : &inner) *= d == axis ? 1 : ds->dims[d];
-    int64_t m = byocl_tensor_numel(in[1]);
+    ops_take_plan p;
+    ops_take_plan_make(attrs, ds, byocl_tensor_shape(in[1]), &p);
     size_t es = byocl_dtype_size(byocl_tensor_dtype(in[0]));
     const unsigned char *src = byocl_tensor_cdata(in[0]);
     unsigned char *dst = byocl_tensor_data(out[0]);
     int mode = (int)ops_take_mode_of(attrs);
-    for (int64_t j = 0; j < m; j++) {
-        int64_t v = elemwise_load_int(in[1], j), at = resolve_index(v, n, mode);
-        if (at < 0)
-            return bad_index("take", v, n, err);
-        for (int64_t o = 0; o < outer; o++)
-            memcpy(dst + (size_t)((o * m + j) * inner) * es,
-                   src + (size_t)((o * n + at) * inner) * es, (size_t)inner * es);
-    }
+    for (int64_t bo = 0; bo < p.batch * p.outer; bo++)
+        for (int64_t j = 0; j < p.m; j++) {
+            int64_t v = elemwise_load_int(in[1], bo / p.outer * p.m + j);
+            int64_t at = resolve_index(v, p.n, mode);
+            if (at < 0)
+                return bad_index("take", v, p.n, err);
+            memcpy(dst + (size_t)((bo * p.m + j) * p.inner) * es,
+                   src + (size_t)((bo * p.n + at) * p.inner) * es, (size_t)p.inner * es);
+        }
     return BYOCL_OK;
 }
 
@@ -1637,6 +1676,10 @@ static const byocl_attr_schema take_attrs[] = {
     {.name = "mode", .kind = BYOCL_ATTR_STR, .def_s = "clip",
      .doc = "out-of-range indices: \"clip\" to the axis, \"wrap\" around it (so -1 is the "
             "last), \"fast\": an error at run time"},
+    {.name = "batch_dims", .kind = BYOCL_ATTR_INT, .def_i = 0,
+     .doc = "the leading axes data and indices share (each batch takes with its own "
+            "indices; negative counts from the indices' rank; at most the axis; after axis "
+            "and mode so that positional values keep their meaning)"},
 };
 
 static const byocl_attr_schema gather_attrs[] = {

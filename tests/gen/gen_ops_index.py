@@ -40,6 +40,20 @@ fx.case("take_axis1_clip", "take", "axis=1", [x, np.array([3, 0, 7, -2], np.int3
 fx.case("take_axis2_wrap", "take", "axis=2, mode=\"wrap\"", [x, idx],
         [np.take(x, idx, axis=2, mode="wrap")])
 fx.case("take_flat", "take", "", [x, np.array(7, np.int64)], [np.take(x, 7)])
+# batch_dims b: each of the leading b axes (shared by data and indices) takes with its own
+# indices: np.take per batch
+def take_batched(d, i, axis, b, mode):
+    out = [np.take(d[bi], i[bi], axis=axis - b, mode=mode) for bi in np.ndindex(d.shape[:b])]
+    return np.array(out).reshape(d.shape[:axis] + i.shape[b:] + d.shape[axis + 1:])
+bidx = np.array([[1, 0, 7], [2, 2, -1], [4, 0, 1]], np.int64)
+fx.case("take_batch1_axis2", "take", "axis=2, batch_dims=1", [x, bidx],
+        [take_batched(x, bidx, 2, 1, "clip")])
+bi32 = np.arange(2 * 3 * 4, dtype=np.int32).reshape(2, 3, 4)
+bidx2 = np.array([[[0, 5], [2, 1], [-1, 3]], [[1, 1], [0, 2], [4, 3]]], np.int32)
+fx.case("take_batch_neg_wrap", "take", "axis=2, mode=\"wrap\", batch_dims=-1",
+        [bi32, bidx2[..., 0]], [take_batched(bi32, bidx2[..., 0], 2, 1, "wrap")])
+fx.case("take_batch2_i32", "take", "axis=2, batch_dims=2", [bi32, bidx2],
+        [take_batched(bi32, bidx2, 2, 2, "clip")])
 h = randn((4, 2), f16)
 fx.case("take_f16_fast", "take", "axis=0, mode=\"fast\"", [h, np.array([3, 1], np.int64)],
         [h[[3, 1]]])
