@@ -92,7 +92,7 @@ static inline void op_case_build_with(op_case *c, const char *op, const byocl_ty
     for (int k = 0; k < n; k++) {
         char name[16];
         snprintf(name, sizeof name, "p%d", k);
-        args[k] = consts ? byocl_function_add_constant(c->fn, byocl_tensor_ref(consts[k]), &c->err)
+        args[k] = consts ? byocl_function_add_constant(c->fn, consts[k], &c->err)
                          : byocl_function_add_param(c->fn, name, &types[k], &c->err);
         assert_true(args[k] >= 0);
     }
