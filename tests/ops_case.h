@@ -43,6 +43,8 @@ typedef struct gen_case {
     int n_out;
     const gen_array *out[8]; /* expected: dtype, shape and values */
     double rtol, atol;       /* both 0: exact (integers and float16 bit for bit) */
+    bool const_args;         /* the inputs are constants of the call, not parameters  */
+                             /* (arange: its result's shape needs their values)       */
 } gen_case;
 
 static inline byocl_type gen_array_type(const gen_array *a)
@@ -73,8 +75,11 @@ typedef struct op_case {
     byocl_error err;
 } op_case;
 
-static inline void op_case_build(op_case *c, const char *op, const byocl_type *types, int n,
-                                 bool tuple_arg, const char *attrs)
+/* The same with the arguments constants of these values (no parameters) when `consts`
+ * is not NULL. */
+static inline void op_case_build_with(op_case *c, const char *op, const byocl_type *types,
+                                      byocl_tensor *const *consts, int n, bool tuple_arg,
+                                      const char *attrs)
 {
     memset(c, 0, sizeof *c);
     c->call = -1;
@@ -87,7 +92,8 @@ static inline void op_case_build(op_case *c, const char *op, const byocl_type *t
     for (int k = 0; k < n; k++) {
         char name[16];
         snprintf(name, sizeof name, "p%d", k);
-        args[k] = byocl_function_add_param(c->fn, name, &types[k], &c->err);
+        args[k] = consts ? byocl_function_add_constant(c->fn, consts[k], &c->err)
+                         : byocl_function_add_param(c->fn, name, &types[k], &c->err);
         assert_true(args[k] >= 0);
     }
     int n_args = n;
@@ -104,6 +110,12 @@ static inline void op_case_build(op_case *c, const char *op, const byocl_type *t
     c->status = byocl_function_set_body(c->fn, c->call, &c->err);
     if (c->status == BYOCL_OK)
         c->status = byocl_infer_types(c->m, &c->err);
+}
+
+static inline void op_case_build(op_case *c, const char *op, const byocl_type *types, int n,
+                                 bool tuple_arg, const char *attrs)
+{
+    op_case_build_with(c, op, types, NULL, n, tuple_arg, attrs);
 }
 
 static inline void op_case_free(op_case *c) { byocl_module_free(c->m); }
@@ -321,9 +333,13 @@ static inline void gen_case_build(const gen_case *k, op_case *c, byocl_tensor **
         types[i] = gen_array_type(k->in[i]);
         in[i] = gen_array_tensor(k->in[i]);
     }
-    op_case_build(c, k->op, types, k->n_in, k->tuple_arg, k->attrs);
+    op_case_build_with(c, k->op, types, k->const_args ? in : NULL, k->n_in, k->tuple_arg,
+                       k->attrs);
     op_case_expect_ok(c, k->name);
 }
+
+/* The parameters of a generated case's module: its inputs, or none (const_args). */
+static inline int gen_case_n_params(const gen_case *k) { return k->const_args ? 0 : k->n_in; }
 
 /* Builds, type-checks and runs one generated case against numpy's values: floats within
  * the case's tolerance (NaN matches NaN), integers, bools and exact float16 bit for bit. */

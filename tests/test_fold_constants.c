@@ -54,7 +54,7 @@ static void test_partial(void **state)
     (void)state;
     expect_folded("#[version = \"0.0.5\"]\n"
                   "def @main(%x: Tensor[(3), float32]) {\n"
-                  "  %0 = arange(stop=3f);\n"
+                  "  %0 = arange(0f, 3f, 1f);\n"
                   "  %1 = multiply(%0, 2f);\n"
                   "  %2 = add(%x, %1);\n"
                   "  %3 = add(%2, add(1f, 2f));\n"
@@ -74,7 +74,7 @@ static void test_limits(void **state)
     const char *big = "#[version = \"0.0.5\"]\n"
                       "def @main(%x: Tensor[(1), float32]) -> (Tensor[(1), float32], "
                       "Tensor[(262145), float32]) {\n"
-                      "  %0 = arange(stop=262145f);\n"
+                      "  %0 = arange(0f, 262145f, 1f);\n"
                       "  (%x, %0)\n"
                       "}\n";
     expect_folded(big, big);

@@ -90,16 +90,18 @@ static void gen_case_llvm(void **state)
         in[i] = gen_array_tensor(k->in[i]);
     }
     op_case c;
-    op_case_build(&c, k->op, types, k->n_in, k->tuple_arg, k->attrs);
+    op_case_build_with(&c, k->op, types, k->const_args ? in : NULL, k->n_in, k->tuple_arg,
+                       k->attrs);
     op_case_expect_ok(&c, k->name);
+    int n_params = gen_case_n_params(k);
     const byocl_type *t = byocl_node_type(c.fn, c.call);
     byocl_dtype d = t->kind == BYOCL_TYPE_TUPLE ? t->fields[0]->dtype : t->dtype;
     lh_options opt = {0};
     if (!QUICK)
-        check_module(c.m, in, k->n_in, op_bound(k->op, d), &opt, k->name);
+        check_module(c.m, in, n_params, op_bound(k->op, d), &opt, k->name);
     opt.concurrent = true;
     opt.threads = 8;
-    check_module(c.m, in, k->n_in, op_bound(k->op, d), &opt, k->name);
+    check_module(c.m, in, n_params, op_bound(k->op, d), &opt, k->name);
     op_tensors_free(in, k->n_in);
     op_case_free(&c);
 }

@@ -23,9 +23,30 @@ static void test_type_errors(void **state)
                          "take: axis 2 is out of range for rank 2 (expected -2..1)");
     op_expect_type_error("take", xf, 2, "", BYOCL_ERR_TYPE,
                          "take: the indices are float32; expected an integer dtype");
+    op_expect_type_error("take", xi, 2, "axis=1, batch_dims=2", BYOCL_ERR_TYPE,
+                         "take: batch_dims 2 is out of range for indices of rank 1 and axis 1 "
+                         "(expected -1..1)");
+    op_expect_type_error("take", xi, 2, "batch_dims=1", BYOCL_ERR_TYPE,
+                         "take: batch_dims 1 needs an axis (None takes from the flattened data)");
+    byocl_type xb[] = {x, byocl_type_tensor(BYOCL_INT64, 1, (int64_t[]){4})};
+    op_expect_type_error("take", xb, 2, "axis=1, batch_dims=1", BYOCL_ERR_TYPE,
+                         "take: data (2, 3) and indices (4) differ in batch axis 0 "
+                         "(batch_dims 1)");
+    byocl_type k64 = byocl_type_tensor(BYOCL_INT64, 0, NULL);
+    byocl_type f32 = byocl_type_tensor(BYOCL_FLOAT32, 0, NULL);
     byocl_type v = byocl_type_tensor(BYOCL_FLOAT32, 1, d2);
-    op_expect_type_error("trilu", &v, 1, "", BYOCL_ERR_TYPE,
+    op_expect_type_error("trilu", (byocl_type[]){v, k64}, 2, "", BYOCL_ERR_TYPE,
                          "trilu: the input has rank 1; expected at least 2 (matrices)");
+    op_expect_type_error("trilu", (byocl_type[]){x, f32}, 2, "", BYOCL_ERR_TYPE,
+                         "trilu: k is float32; expected an integer");
+    op_expect_type_error("trilu", (byocl_type[]){x, v}, 2, "", BYOCL_ERR_TYPE,
+                         "trilu: k is (2); expected a scalar");
+    /* arange's result shape needs its arguments' values: parameters are refused */
+    op_expect_type_error("arange", (byocl_type[]){f32, f32, f32}, 3, "", BYOCL_ERR_UNSUPPORTED,
+                         "arange: start is not a constant; the result's shape needs start, "
+                         "stop and step when compiling");
+    op_expect_type_error("arange", (byocl_type[]){f32, v, f32}, 3, "", BYOCL_ERR_TYPE,
+                         "arange: stop is (2); expected a scalar");
     op_expect_type_error("cumsum", &x, 1, "axis=2", BYOCL_ERR_TYPE,
                          "cumsum: axis 2 is out of range for rank 2 (expected -2..1)");
     op_expect_type_error("gather", xi, 2, "axis=0", BYOCL_ERR_TYPE,
@@ -95,9 +116,10 @@ static void test_attr_errors(void **state)
                           "\"wrap\" or \"fast\")");
     op_expect_build_error("broadcast_to", &x, 1, "shape=[2, -3]", BYOCL_ERR_INVALID,
                           "bad value for attribute 'shape' of broadcast_to: dim 1 is -3");
-    op_expect_build_error("arange", NULL, 0, "stop=3f, step=0f", BYOCL_ERR_INVALID,
-                          "bad value for attribute 'step' of arange: 0");
-    op_expect_build_error("arange", NULL, 0, "stop=3f, dtype=\"int3\"", BYOCL_ERR_INVALID,
+    byocl_type f32s[3] = {byocl_type_tensor(BYOCL_FLOAT32, 0, NULL),
+                          byocl_type_tensor(BYOCL_FLOAT32, 0, NULL),
+                          byocl_type_tensor(BYOCL_FLOAT32, 0, NULL)};
+    op_expect_build_error("arange", f32s, 3, "dtype=\"int3\"", BYOCL_ERR_INVALID,
                           "bad value for attribute 'dtype' of arange: unknown dtype 'int3'");
     op_expect_build_error("cumsum", &x, 1, "dtype=\"bool\"", BYOCL_ERR_INVALID,
                           "bad value for attribute 'dtype' of cumsum: bool (expected a number "
@@ -210,7 +232,7 @@ static void test_ops_documented(void **state)
                            "shape_of", "trilu", "cumsum", "scatter_elements", "scatter_nd",
                            "gather_nd", "topk", "one_hot", "nn.pad"};
     assert_ops_documented(names, N_ITEMS(names));
-    static const op_attr_spec take[] = {{"axis", "None"}, {"mode", "\"clip\""}};
+    static const op_attr_spec take[] = {{"axis", "None"}, {"mode", "\"clip\""}, {"batch_dims", "0"}};
     op_assert_schema("take", take, N_ITEMS(take));
     static const op_attr_spec topk[] = {{"k", "1"},
                                         {"axis", "-1"},

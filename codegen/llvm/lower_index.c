@@ -1,8 +1,8 @@
 /* The op group "index" (ops/index.c): strided_slice and broadcast_to as one affine copy
  * (ops_affine_map gives the offsets), nn.pad (the same with each padded axis' position
  * mapped by its mode, a select of the pad value in "constant"), take and gather reading
- * their index tensor, arange
- * and shape_of storing values known when compiling, trilu and one_hot (a select per
+ * their index tensor, arange (start + i * step from its scalar inputs) and shape_of (values
+ * known when compiling), trilu (k a scalar input) and one_hot (a select per
  * element), cumsum (a running sum per line), gather_nd (a slice copy per index), scatter_elements and
  * scatter_nd (a copy of the data, then the updates in order), topk (ranks by counting). Elements are moved as they are, so
  * every dtype is served alike; an index out of range where the op has no answer fails the
@@ -29,6 +29,14 @@ static LLVMValueRef open_loops_split(lw *w, const byocl_shape *s, lw_loop *loops
         dst = lw_mad(w, dst, s->dims[d], iv[d]);
     }
     return dst;
+}
+
+/* A scalar input (nn.pad's value, arange's start and step, trilu's k, one_hot's values) loaded once and converted. */
+static LLVMValueRef load_scalar(lw *w, int arg, byocl_dtype to)
+{
+    byocl_value_ref v = lv_resolve(w->fn, arg, -1);
+    byocl_dtype dt = lw_value_type(w, v)->dtype;
+    return lw_convert(w, lw_load(w, lw_value_ptr(w, v), dt, lw_i64(w, 0)), dt, to);
 }
 
 static LLVMValueRef open_loops(lw *w, const byocl_shape *s, lw_loop *loops, LLVMValueRef *iv)
@@ -90,15 +98,14 @@ static byocl_status lower_pad(lw *w, int node)
 {
     const byocl_node *n = lw_node(w, node);
     byocl_value_ref in_v = lv_resolve(w->fn, n->args[0], -1), out_v = {node, -1};
-    byocl_value_ref pv_v = lv_resolve(w->fn, n->args[1], -1);
     const byocl_type *it = lw_value_type(w, in_v);
     const byocl_shape *os = &n->type->shape, *is = &it->shape;
     if (byocl_shape_numel(os) == 0)
         return w->status;
     ops_pad_mode mode = ops_pad_mode_of(&n->attrs);
-    byocl_dtype dt = it->dtype, vt = lw_value_type(w, pv_v)->dtype;
+    byocl_dtype dt = it->dtype;
     LLVMValueRef in = lw_value_ptr(w, in_v), out = lw_output(w, out_v);
-    LLVMValueRef fill = lw_convert(w, lw_load(w, lw_value_ptr(w, pv_v), vt, lw_i64(w, 0)), vt, dt);
+    LLVMValueRef fill = load_scalar(w, n->args[1], dt);
     lw_loop loops[BYOCL_MAX_RANK];
     LLVMValueRef iv[BYOCL_MAX_RANK];
     LLVMValueRef dst = open_loops(w, os, loops, iv), src = lw_i64(w, 0);
@@ -149,28 +156,26 @@ static byocl_status lower_take(lw *w, int node)
     const byocl_node *n = lw_node(w, node);
     byocl_value_ref in_v = lv_resolve(w->fn, n->args[0], -1), out_v = {node, -1};
     byocl_value_ref idx_v = lv_resolve(w->fn, n->args[1], -1);
-    const byocl_shape *ds = &lw_value_type(w, in_v)->shape;
-    int64_t m = byocl_shape_numel(&lw_value_type(w, idx_v)->shape);
-    int axis = ops_take_axis(&n->attrs, ds->rank);
-    int64_t outer = 1, inner = 1, count = axis < 0 ? byocl_shape_numel(ds) : ds->dims[axis];
-    for (int d = 0; axis >= 0 && d < ds->rank; d++)
-        if (d != axis)
-            *(d < axis ? &outer : &inner) *= ds->dims[d];
-    int64_t es = (int64_t)byocl_dtype_size(lw_value_type(w, out_v)->dtype);
-    if (outer * m * inner == 0)
+    ops_take_plan p;
+    ops_take_plan_make(&n->attrs, &lw_value_type(w, in_v)->shape, &lw_value_type(w, idx_v)->shape,
+                       &p);
+    int64_t es = (int64_t)byocl_dtype_size(lw_value_type(w, out_v)->dtype), bos = p.batch * p.outer;
+    if (bos * p.m * p.inner == 0)
         return w->status;
     LLVMValueRef in = lw_value_ptr(w, in_v), out = lw_output(w, out_v);
-    w->n_tasks = lw_pick_tasks(w, outer * m * inner, 65536, outer < 64 ? outer : 64);
+    w->n_tasks = lw_pick_tasks(w, bos * p.m * p.inner, 65536, bos < 64 ? bos : 64);
     LLVMValueRef lo, hi;
-    lw_task_range(w, outer, &lo, &hi);
+    lw_task_range(w, bos, &lo, &hi);
     lw_loop lo_o, lo_j;
     LLVMValueRef o = lw_for(w, &lo_o, lo, hi, 1, "o");
-    LLVMValueRef j = lw_for(w, &lo_j, lw_i64(w, 0), lw_i64(w, m), 1, "j");
-    LLVMValueRef at = load_index(w, idx_v, j, count, (int)ops_take_mode_of(&n->attrs));
-    LLVMValueRef doff = lw_mad(w, lw_mad(w, o, m, j), inner * es, lw_i64(w, 0));
-    LLVMValueRef soff = lw_mad(w, lw_mad(w, o, count, at), inner * es, lw_i64(w, 0));
+    LLVMValueRef j = lw_for(w, &lo_j, lw_i64(w, 0), lw_i64(w, p.m), 1, "j");
+    LLVMValueRef batch = p.batch > 1 ? LLVMBuildSDiv(w->B, o, lw_i64(w, p.outer), "") : lw_i64(w, 0);
+    LLVMValueRef at = load_index(w, idx_v, lw_mad(w, batch, p.m, j), p.n,
+                                 (int)ops_take_mode_of(&n->attrs));
+    LLVMValueRef doff = lw_mad(w, lw_mad(w, o, p.m, j), p.inner * es, lw_i64(w, 0));
+    LLVMValueRef soff = lw_mad(w, lw_mad(w, o, p.n, at), p.inner * es, lw_i64(w, 0));
     lw_memcpy(w, LLVMBuildInBoundsGEP2(w->B, w->t_i8, out, &doff, 1, ""),
-              LLVMBuildInBoundsGEP2(w->B, w->t_i8, in, &soff, 1, ""), lw_i64(w, inner * es));
+              LLVMBuildInBoundsGEP2(w->B, w->t_i8, in, &soff, 1, ""), lw_i64(w, p.inner * es));
     lw_for_end(w, &lo_j);
     lw_for_end(w, &lo_o);
     return w->status;
@@ -205,20 +210,23 @@ static byocl_status lower_gather(lw *w, int node)
     return w->status;
 }
 
+/* start + i * step in double; the count is the result's length (the type relation read
+ * the constant arguments). */
 static byocl_status lower_arange(lw *w, int node)
 {
     const byocl_node *n = lw_node(w, node);
     byocl_value_ref out_v = {node, -1};
     byocl_dtype dt = n->type->dtype;
-    int64_t count = ops_arange_count(&n->attrs);
+    int64_t count = n->type->shape.dims[0];
     if (count == 0)
         return w->status;
     LLVMValueRef out = lw_output(w, out_v);
+    LLVMValueRef start = load_scalar(w, n->args[0], BYOCL_FLOAT64);
+    LLVMValueRef step = load_scalar(w, n->args[2], BYOCL_FLOAT64);
     lw_loop l;
     LLVMValueRef i = lw_for(w, &l, lw_i64(w, 0), lw_i64(w, count), 1, "i");
     LLVMValueRef x = LLVMBuildSIToFP(w->B, i, w->t_f64, "");
-    x = LLVMBuildFMul(w->B, x, LLVMConstReal(w->t_f64, byocl_attrs_get_float(&n->attrs, "step", 1)), "");
-    x = LLVMBuildFAdd(w->B, LLVMConstReal(w->t_f64, byocl_attrs_get_float(&n->attrs, "start", 0)), x, "");
+    x = LLVMBuildFAdd(w->B, start, LLVMBuildFMul(w->B, x, step, ""), "");
     lw_store(w, out, dt, i, lw_from_double(w, x, dt));
     lw_for_end(w, &l);
     return w->status;
@@ -236,7 +244,7 @@ static byocl_status lower_shape_of(lw *w, int node)
     return w->status;
 }
 
-/* Each element kept (ops_trilu_keeps, written as col - row against k) or 0. */
+/* Each element kept (ops_trilu_keeps, written as col - row against k, loaded once) or 0. */
 static byocl_status lower_trilu(lw *w, int node)
 {
     const byocl_node *n = lw_node(w, node);
@@ -248,12 +256,12 @@ static byocl_status lower_trilu(lw *w, int node)
     LLVMBuilderRef B = w->B;
     bool upper = byocl_attrs_get_bool(&n->attrs, "upper", true);
     LLVMValueRef in = lw_value_ptr(w, in_v), out = lw_output(w, out_v);
+    LLVMValueRef k = load_scalar(w, n->args[1], BYOCL_INT64);
     lw_loop loops[BYOCL_MAX_RANK];
     LLVMValueRef iv[BYOCL_MAX_RANK];
     LLVMValueRef at = open_loops(w, s, loops, iv);
     LLVMValueRef diff = LLVMBuildSub(B, iv[s->rank - 1], iv[s->rank - 2], "");
-    LLVMValueRef keep = LLVMBuildICmp(B, upper ? LLVMIntSGE : LLVMIntSLE, diff,
-                                      lw_i64(w, byocl_attrs_get_int(&n->attrs, "k", 0)), "");
+    LLVMValueRef keep = LLVMBuildICmp(B, upper ? LLVMIntSGE : LLVMIntSLE, diff, k, "");
     LLVMValueRef v = LLVMBuildSelect(B, keep, lw_load(w, in, it->dtype, at),
                                      lw_const_of(w, it->dtype, 0), "");
     lw_store(w, out, it->dtype, at, v);
@@ -267,8 +275,6 @@ static byocl_status lower_one_hot(lw *w, int node)
 {
     const byocl_node *n = lw_node(w, node);
     byocl_value_ref idx_v = lv_resolve(w->fn, n->args[0], -1), out_v = {node, -1};
-    byocl_value_ref on_v = lv_resolve(w->fn, n->args[1], -1);
-    byocl_value_ref off_v = lv_resolve(w->fn, n->args[2], -1);
     const byocl_type *it = lw_value_type(w, idx_v);
     byocl_dtype dt = n->type->dtype;
     int64_t outer, depth, inner;
@@ -280,12 +286,7 @@ static byocl_status lower_one_hot(lw *w, int node)
     lw_loop loops[3];
     LLVMValueRef iv[3];
     LLVMValueRef out = lw_output(w, out_v), idx = lw_value_ptr(w, idx_v);
-    LLVMValueRef values[2];
-    byocl_value_ref refs[2] = {on_v, off_v};
-    for (int k = 0; k < 2; k++) {
-        byocl_dtype vt = lw_value_type(w, refs[k])->dtype;
-        values[k] = lw_convert(w, lw_load(w, lw_value_ptr(w, refs[k]), vt, lw_i64(w, 0)), vt, dt);
-    }
+    LLVMValueRef values[2] = {load_scalar(w, n->args[1], dt), load_scalar(w, n->args[2], dt)};
     LLVMValueRef at = open_loops(w, &s, loops, iv);
     LLVMValueRef v = lw_load(w, idx, it->dtype, lw_mad(w, iv[0], inner, iv[2]));
     LLVMValueRef hot =

@@ -148,6 +148,11 @@ static bool indices_ok(const byocl_node *n, const byocl_function *fn, char *why,
     if (!size_ok(t, why, why_len))
         return false;
     bool take = strcmp(op, "take") == 0;
+    /* The kernel's index arithmetic has no batch: such a take stays on the host. */
+    if (take && byocl_attrs_get_int(&n->attrs, "batch_dims", 0) != 0)
+        return refuse(why, why_len, "take with batch_dims %lld is not supported (the opencl "
+                      "target takes batch_dims 0)",
+                      (long long)byocl_attrs_get_int(&n->attrs, "batch_dims", 0));
     if (idx->kind != BYOCL_NODE_CONSTANT || strcmp(op, "one_hot") == 0 ||
         (take && ops_take_mode_of(&n->attrs) != OPS_TAKE_FAST))
         return true;

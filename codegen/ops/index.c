@@ -312,6 +312,25 @@ int ops_take_axis(const byocl_attrs *attrs, int rank)
     return a == INT64_MIN ? -1 : (int)(a < 0 ? a + rank : a);
 }
 
+int ops_take_batch_dims(const byocl_attrs *attrs, int idx_rank)
+{
+    int64_t b = byocl_attrs_get_int(attrs, "batch_dims", 0);
+    return (int)(b < 0 ? b + idx_rank : b);
+}
+
+void ops_take_plan_make(const byocl_attrs *attrs, const byocl_shape *data,
+                        const byocl_shape *idx, ops_take_plan *p)
+{
+    int axis = ops_take_axis(attrs, data->rank), b = axis < 0 ? 0 : ops_take_batch_dims(attrs, idx->rank);
+    *p = (ops_take_plan){.batch = 1, .outer = 1, .m = 1, .inner = 1,
+                         .n = axis < 0 ? byocl_shape_numel(data) : data->dims[axis]};
+    for (int d = 0; axis >= 0 && d < data->rank; d++)
+        if (d != axis)
+            *(d < b ? &p->batch : d < axis ? &p->outer : &p->inner) *= data->dims[d];
+    for (int d = b; d < idx->rank; d++)
+        p->m *= idx->dims[d];
+}
+
 int ops_gather_axis(const byocl_attrs *attrs, int rank)
 {
     int64_t a = byocl_attrs_get_int(attrs, "axis", 0);
@@ -355,7 +374,8 @@ static byocl_status index_axis(const char *op, const byocl_attrs *attrs, int ran
     return BYOCL_OK;
 }
 
-/* take's result: data[:axis] + indices + data[axis+1:], or the indices' shape (None). */
+/* take's result: data[:axis] + indices[batch_dims:] + data[axis+1:], or the indices'
+ * shape (axis None); the first batch_dims axes of data and indices are the same. */
 static byocl_status take_shape(const byocl_attrs *attrs, const byocl_shape *data,
                                const byocl_shape *idx, byocl_shape *out, byocl_error *err)
 {
@@ -363,6 +383,27 @@ static byocl_status take_shape(const byocl_attrs *attrs, const byocl_shape *data
     if (st != BYOCL_OK)
         return st;
     int axis = ops_take_axis(attrs, data->rank);
+    int64_t given = byocl_attrs_get_int(attrs, "batch_dims", 0);
+    int b = ops_take_batch_dims(attrs, idx->rank);
+    if (given != 0 && axis < 0)
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "take: batch_dims %lld needs an axis (None takes from the "
+                               "flattened data)", (long long)given);
+    if (axis >= 0 && (b < 0 || b > idx->rank || b > axis))
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "take: batch_dims %lld is out of range for indices of rank %d "
+                               "and axis %d (expected %d..%d)",
+                               (long long)given, idx->rank, axis, -idx->rank,
+                               idx->rank < axis ? idx->rank : axis);
+    for (int d = 0; d < b; d++)
+        if (data->dims[d] != idx->dims[d]) {
+            char a[160], c[160];
+            return byocl_error_set(err, BYOCL_ERR_TYPE,
+                                   "take: data %s and indices %s differ in batch axis %d "
+                                   "(batch_dims %d)",
+                                   byocl_shape_str(data, a, sizeof a),
+                                   byocl_shape_str(idx, c, sizeof c), d, b);
+        }
     int64_t n = axis < 0 ? byocl_shape_numel(data) : data->dims[axis];
     if (n == 0 && byocl_shape_numel(idx) > 0)
         return byocl_error_set(err, BYOCL_ERR_TYPE,
@@ -371,14 +412,14 @@ static byocl_status take_shape(const byocl_attrs *attrs, const byocl_shape *data
         *out = *idx;
         return BYOCL_OK;
     }
-    if (data->rank - 1 + idx->rank > BYOCL_MAX_RANK)
+    if (data->rank - 1 + idx->rank - b > BYOCL_MAX_RANK)
         return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
                                "take: the result would have rank %d; at most %d is supported",
-                               data->rank - 1 + idx->rank, BYOCL_MAX_RANK);
+                               data->rank - 1 + idx->rank - b, BYOCL_MAX_RANK);
     out->rank = 0;
     for (int d = 0; d < axis; d++)
         out->dims[out->rank++] = data->dims[d];
-    for (int d = 0; d < idx->rank; d++)
+    for (int d = b; d < idx->rank; d++)
         out->dims[out->rank++] = idx->dims[d];
     for (int d = axis + 1; d < data->rank; d++)
         out->dims[out->rank++] = data->dims[d];
@@ -469,23 +510,21 @@ static byocl_status take_ref(const byocl_attrs *attrs, const byocl_tensor *const
         st = check_out("take", byocl_tensor_dtype(in[0]), &shape, out[0], err);
     if (st != BYOCL_OK)
         return st;
-    int axis = ops_take_axis(attrs, ds->rank);
-    int64_t outer = 1, inner = 1, n = axis < 0 ? byocl_shape_numel(ds) : ds->dims[axis];
-    for (int d = 0; axis >= 0 && d < ds->rank; d++)
-        *(d < axis ? &outer : &inner) *= d == axis ? 1 : ds->dims[d];
-    int64_t m = byocl_tensor_numel(in[1]);
+    ops_take_plan p;
+    ops_take_plan_make(attrs, ds, byocl_tensor_shape(in[1]), &p);
     size_t es = byocl_dtype_size(byocl_tensor_dtype(in[0]));
     const unsigned char *src = byocl_tensor_cdata(in[0]);
     unsigned char *dst = byocl_tensor_data(out[0]);
     int mode = (int)ops_take_mode_of(attrs);
-    for (int64_t j = 0; j < m; j++) {
-        int64_t v = elemwise_load_int(in[1], j), at = resolve_index(v, n, mode);
-        if (at < 0)
-            return bad_index("take", v, n, err);
-        for (int64_t o = 0; o < outer; o++)
-            memcpy(dst + (size_t)((o * m + j) * inner) * es,
-                   src + (size_t)((o * n + at) * inner) * es, (size_t)inner * es);
-    }
+    for (int64_t bo = 0; bo < p.batch * p.outer; bo++)
+        for (int64_t j = 0; j < p.m; j++) {
+            int64_t v = elemwise_load_int(in[1], bo / p.outer * p.m + j);
+            int64_t at = resolve_index(v, p.n, mode);
+            if (at < 0)
+                return bad_index("take", v, p.n, err);
+            memcpy(dst + (size_t)((bo * p.m + j) * p.inner) * es,
+                   src + (size_t)((bo * p.n + at) * p.inner) * es, (size_t)p.inner * es);
+        }
     return BYOCL_OK;
 }
 
@@ -553,11 +592,8 @@ static byocl_status check_dtype_attr(const char *op, const byocl_attrs *attrs, c
     return BYOCL_OK;
 }
 
-int64_t ops_arange_count(const byocl_attrs *attrs)
+int64_t ops_arange_count(double start, double stop, double step)
 {
-    double start = byocl_attrs_get_float(attrs, "start", 0);
-    double stop = byocl_attrs_get_float(attrs, "stop", 0);
-    double step = byocl_attrs_get_float(attrs, "step", 1);
     double n = ceil((stop - start) / step);
     return n > 0 ? (int64_t)n : 0;
 }
@@ -567,42 +603,70 @@ int64_t ops_arange_count(const byocl_attrs *attrs)
 static byocl_status check_arange_attrs(byocl_module *m, byocl_attrs *attrs, byocl_error *err)
 {
     (void)m;
-    double start = byocl_attrs_get_float(attrs, "start", 0);
-    double stop = byocl_attrs_get_float(attrs, "stop", 0);
-    double step = byocl_attrs_get_float(attrs, "step", 1);
-    if (step == 0 || !isfinite(step) || !isfinite(start) || !isfinite(stop))
-        return byocl_error_set(err, BYOCL_ERR_INVALID,
-                               "bad value for attribute '%s' of arange: %g", step == 0 ||
-                               !isfinite(step) ? "step" : !isfinite(start) ? "start" : "stop",
-                               step == 0 || !isfinite(step) ? step
-                               : !isfinite(start) ? start : stop);
-    if ((stop - start) / step > (double)ARANGE_MAX_COUNT)
-        return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
-                               "arange: %g values are too many (at most %lld)",
-                               ceil((stop - start) / step), (long long)ARANGE_MAX_COUNT);
     return check_dtype_attr("arange", attrs, "float32", err);
 }
 
+/* A scalar argument of a numeric dtype: arange's start, stop and step, trilu's k (an
+ * integer). */
+static byocl_status scalar_arg(const char *op, const char *what, const byocl_infer_ctx *ctx,
+                               int k, bool integer, byocl_error *err)
+{
+    const byocl_type *t;
+    char a[160];
+    byocl_status st = elemwise_tensor_arg(ctx, k, &t, err);
+    if (st == BYOCL_OK && t->shape.rank != 0)
+        st = byocl_error_set(err, BYOCL_ERR_TYPE, "%s: %s is %s; expected a scalar", op, what,
+                             byocl_shape_str(&t->shape, a, sizeof a));
+    if (st == BYOCL_OK && (t->dtype == BYOCL_BOOL || (integer && byocl_dtype_is_float(t->dtype))))
+        st = byocl_error_set(err, BYOCL_ERR_TYPE, "%s: %s is %s; expected %s", op, what,
+                             byocl_dtype_name(t->dtype), integer ? "an integer" : "a number");
+    return st;
+}
+
+/* arange(start, stop, step): the count is the result's shape, so the type relation needs
+ * the three values: constant arguments (as TVM's static shapes need them too). */
 static byocl_status infer_arange(const byocl_infer_ctx *ctx, byocl_type *out, byocl_error *err)
 {
-    (void)err;
-    int64_t n = ops_arange_count(ctx->attrs);
+    static const char *const names[3] = {"start", "stop", "step"};
+    double v[3];
+    for (int k = 0; k < 3; k++) {
+        byocl_status st = scalar_arg("arange", names[k], ctx, k, false, err);
+        if (st != BYOCL_OK)
+            return st;
+    }
+    for (int k = 0; k < 3; k++) {
+        const byocl_tensor *c = ctx->arg_values ? ctx->arg_values[k] : NULL;
+        if (!c)
+            return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
+                                   "arange: %s is not a constant; the result's shape needs "
+                                   "start, stop and step when compiling",
+                                   names[k]);
+        v[k] = byocl_tensor_get(c, 0);
+        if (!isfinite(v[k]) || (k == 2 && v[k] == 0))
+            return byocl_error_set(err, BYOCL_ERR_TYPE, "arange: %s is %g; expected a finite "
+                                   "number%s", names[k], v[k], k == 2 ? " other than 0" : "");
+    }
+    if ((v[1] - v[0]) / v[2] > (double)ARANGE_MAX_COUNT)
+        return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
+                               "arange: %g values are too many (at most %lld)",
+                               ceil((v[1] - v[0]) / v[2]), (long long)ARANGE_MAX_COUNT);
+    int64_t n = ops_arange_count(v[0], v[1], v[2]);
     *out = byocl_type_tensor(dtype_attr(ctx->attrs, "float32"), 1, &n);
     return BYOCL_OK;
 }
 
-/* start + i * step in double, stored as the dtype stores a double. */
+/* start + i * step in double, stored as the dtype stores a double; the count is the
+ * output's (from the type relation). */
 static byocl_status arange_ref(const byocl_attrs *attrs, const byocl_tensor *const *in,
                                int n_in, byocl_tensor *const *out, int n_out, byocl_error *err)
 {
-    (void)in;
-    int64_t n = ops_arange_count(attrs);
+    byocl_status st = elemwise_check_arity("arange", n_in, 3, n_out, 1, err);
+    if (st != BYOCL_OK)
+        return st;
+    double start = byocl_tensor_get(in[0], 0), step = byocl_tensor_get(in[2], 0);
+    int64_t n = ops_arange_count(start, byocl_tensor_get(in[1], 0), step);
     byocl_shape shape = {.rank = 1, .dims = {n}};
-    byocl_status st = elemwise_check_arity("arange", n_in, 0, n_out, 1, err);
-    if (st == BYOCL_OK)
-        st = check_out("arange", dtype_attr(attrs, "float32"), &shape, out[0], err);
-    double start = byocl_attrs_get_float(attrs, "start", 0);
-    double step = byocl_attrs_get_float(attrs, "step", 1);
+    st = check_out("arange", dtype_attr(attrs, "float32"), &shape, out[0], err);
     for (int64_t i = 0; st == BYOCL_OK && i < n; i++)
         byocl_tensor_set(out[0], i, start + (double)i * step);
     return st;
@@ -648,12 +712,12 @@ static byocl_status shape_of_ref(const byocl_attrs *attrs, const byocl_tensor *c
 
 /* ------------------------------------------------------------- trilu and cumsum */
 
-bool ops_trilu_keeps(const byocl_attrs *attrs, int64_t row, int64_t col)
+bool ops_trilu_keeps(const byocl_attrs *attrs, int64_t k, int64_t row, int64_t col)
 {
-    int64_t k = byocl_attrs_get_int(attrs, "k", 0);
     return byocl_attrs_get_bool(attrs, "upper", true) ? col - row >= k : col - row <= k;
 }
 
+/* trilu(data, k): k a scalar integer, read when running (like nn.pad's value). */
 static byocl_status infer_trilu(const byocl_infer_ctx *ctx, byocl_type *out, byocl_error *err)
 {
     const byocl_type *in;
@@ -662,6 +726,8 @@ static byocl_status infer_trilu(const byocl_infer_ctx *ctx, byocl_type *out, byo
         st = byocl_error_set(err, BYOCL_ERR_TYPE,
                              "trilu: the input has rank %d; expected at least 2 (matrices)",
                              in->shape.rank);
+    if (st == BYOCL_OK)
+        st = scalar_arg("trilu", "k", ctx, 1, true, err);
     if (st == BYOCL_OK)
         *out = *in;
     return st;
@@ -672,20 +738,20 @@ static byocl_status infer_trilu(const byocl_infer_ctx *ctx, byocl_type *out, byo
 static byocl_status trilu_ref(const byocl_attrs *attrs, const byocl_tensor *const *in, int n_in,
                               byocl_tensor *const *out, int n_out, byocl_error *err)
 {
-    byocl_status st = elemwise_check_arity("trilu", n_in, 1, n_out, 1, err);
+    byocl_status st = elemwise_check_arity("trilu", n_in, 2, n_out, 1, err);
     const byocl_shape *s = st == BYOCL_OK ? byocl_tensor_shape(in[0]) : NULL;
     if (st == BYOCL_OK)
         st = check_out("trilu", byocl_tensor_dtype(in[0]), s, out[0], err);
     if (st != BYOCL_OK)
         return st;
     int64_t rows = s->dims[s->rank - 2], cols = s->dims[s->rank - 1];
-    int64_t n = byocl_shape_numel(s);
+    int64_t n = byocl_shape_numel(s), k = elemwise_load_int(in[1], 0);
     size_t es = byocl_dtype_size(byocl_tensor_dtype(in[0]));
     const unsigned char *src = byocl_tensor_cdata(in[0]);
     unsigned char *dst = byocl_tensor_data(out[0]);
     for (int64_t i = 0; i < n; i++) {
         int64_t col = i % cols, row = i / cols % rows;
-        if (ops_trilu_keeps(attrs, row, col))
+        if (ops_trilu_keeps(attrs, k, row, col))
             memcpy(dst + (size_t)i * es, src + (size_t)i * es, es);
         else
             memset(dst + (size_t)i * es, 0, es);
@@ -1610,6 +1676,10 @@ static const byocl_attr_schema take_attrs[] = {
     {.name = "mode", .kind = BYOCL_ATTR_STR, .def_s = "clip",
      .doc = "out-of-range indices: \"clip\" to the axis, \"wrap\" around it (so -1 is the "
             "last), \"fast\": an error at run time"},
+    {.name = "batch_dims", .kind = BYOCL_ATTR_INT, .def_i = 0,
+     .doc = "the leading axes data and indices share (each batch takes with its own "
+            "indices; negative counts from the indices' rank; at most the axis; after axis "
+            "and mode so that positional values keep their meaning)"},
 };
 
 static const byocl_attr_schema gather_attrs[] = {
@@ -1623,10 +1693,6 @@ static const byocl_attr_schema broadcast_to_attrs[] = {
 };
 
 static const byocl_attr_schema arange_attrs[] = {
-    {.name = "start", .kind = BYOCL_ATTR_FLOAT, .def_f = 0, .doc = "first value"},
-    {.name = "stop", .kind = BYOCL_ATTR_FLOAT, .required = true,
-     .doc = "the values stop before this one"},
-    {.name = "step", .kind = BYOCL_ATTR_FLOAT, .def_f = 1, .doc = "difference of neighbours (not 0)"},
     {.name = "dtype", .kind = BYOCL_ATTR_STR, .def_s = "float32", .doc = "result dtype"},
 };
 
@@ -1638,9 +1704,6 @@ static const byocl_attr_schema shape_of_attrs[] = {
 static const byocl_attr_schema trilu_attrs[] = {
     {.name = "upper", .kind = BYOCL_ATTR_BOOL, .def_i = 1,
      .doc = "keep the upper triangle (col - row >= k), else the lower (col - row <= k)"},
-    {.name = "k", .kind = BYOCL_ATTR_INT, .def_i = 0,
-     .doc = "the diagonal: 0 the main one, > 0 above it, < 0 below (TVM takes k as a second "
-            "input; byocl as an attribute)"},
 };
 
 static const byocl_attr_schema cumsum_attrs[] = {
@@ -1724,18 +1787,22 @@ const byocl_op ops_index[] = {
      .n_attrs = ARRAY_LEN(broadcast_to_attrs), .doc = "repeats the data to a broadcast shape",
      .check_attrs = check_broadcast_to_attrs, .infer = infer_broadcast_to,
      .ref = broadcast_to_ref},
-    {.name = "arange", .min_args = 0, .max_args = 0, .attrs = arange_attrs,
+    {.name = "arange", .min_args = 3, .max_args = 3, .attrs = arange_attrs,
      .n_attrs = ARRAY_LEN(arange_attrs),
-     .doc = "start, start + step, ... before stop, as a 1-d tensor (fold_constants makes it "
-            "a constant)",
+     .doc = "arange(start, stop, step): start, start + step, ... before stop, as a 1-d "
+            "tensor; the three are constant scalars (the result's shape needs them; "
+            "fold_constants makes the call a constant), as in TVM; the attribute form "
+            "arange(start=, stop=, step=) of byocl before is refused",
      .check_attrs = check_arange_attrs, .infer = infer_arange, .ref = arange_ref},
     {.name = "shape_of", .min_args = 1, .max_args = 1, .attrs = shape_of_attrs,
      .n_attrs = ARRAY_LEN(shape_of_attrs),
      .doc = "the input's shape as a 1-d integer tensor (fold_constants makes it a constant)",
      .check_attrs = check_shape_of_attrs, .infer = infer_shape_of, .ref = shape_of_ref},
-    {.name = "trilu", .min_args = 1, .max_args = 1, .attrs = trilu_attrs,
+    {.name = "trilu", .min_args = 2, .max_args = 2, .attrs = trilu_attrs,
      .n_attrs = ARRAY_LEN(trilu_attrs),
-     .doc = "the upper or lower triangle of each matrix of the last two axes; the rest 0",
+     .doc = "trilu(data, k): the upper or lower triangle of each matrix of the last two "
+            "axes, the rest 0; k (a scalar integer) is the diagonal: 0 the main one, > 0 "
+            "above it, < 0 below",
      .infer = infer_trilu, .ref = trilu_ref},
     {.name = "cumsum", .min_args = 1, .max_args = 1, .attrs = cumsum_attrs,
      .n_attrs = ARRAY_LEN(cumsum_attrs),

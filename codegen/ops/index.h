@@ -22,13 +22,25 @@ typedef enum ops_take_mode { OPS_TAKE_CLIP, OPS_TAKE_WRAP, OPS_TAKE_FAST } ops_t
 ops_take_mode ops_take_mode_of(const byocl_attrs *attrs);
 /* take's axis in [0, rank), or -1 for None (the data flattened). */
 int ops_take_axis(const byocl_attrs *attrs, int rank);
+/* take's batch_dims in [0, idx_rank] once checked (negative counts from the indices'
+ * rank). */
+int ops_take_batch_dims(const byocl_attrs *attrs, int idx_rank);
+/* take's loops: batch x outer (data axes before the axis; outer those after batch_dims) x
+ * m indices of each batch x inner elements copied per index from an axis of n; output
+ * run (bo, j) is at (bo * m + j) * inner, index bo / outer * m + j, source (bo * n + at) *
+ * inner. */
+typedef struct ops_take_plan {
+    int64_t batch, outer, m, n, inner;
+} ops_take_plan;
+void ops_take_plan_make(const byocl_attrs *attrs, const byocl_shape *data,
+                        const byocl_shape *idx, ops_take_plan *p);
 /* gather's axis in [0, rank). */
 int ops_gather_axis(const byocl_attrs *attrs, int rank);
-/* arange's element count (start, stop, step from the attributes). */
-int64_t ops_arange_count(const byocl_attrs *attrs);
+/* arange's element count: ceil((stop - start) / step), at least 0. */
+int64_t ops_arange_count(double start, double stop, double step);
 
-/* Whether trilu keeps the element at (row, col) of a matrix (attributes upper and k). */
-bool ops_trilu_keeps(const byocl_attrs *attrs, int64_t row, int64_t col);
+/* Whether trilu keeps the element at (row, col) of a matrix (attribute upper, diagonal k). */
+bool ops_trilu_keeps(const byocl_attrs *attrs, int64_t k, int64_t row, int64_t col);
 /* cumsum's loops: outer x len (the summed axis) x inner elements (axis None: the whole
  * input as one axis); returns the reverse attribute. */
 bool ops_cumsum_plan(const byocl_attrs *attrs, const byocl_shape *in, int64_t *outer,

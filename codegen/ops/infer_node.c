@@ -65,10 +65,20 @@ static byocl_status node_type(byocl_module *m, const byocl_function *fn, const b
     case BYOCL_NODE_CALL: {
         if (n->callee)
             return infer_call_global(m, fn, n, result, err);
+        const byocl_tensor *stack_values[16] = {NULL};
+        const byocl_tensor **values = n->n_args <= 16 ? stack_values
+                                                      : calloc((size_t)n->n_args, sizeof *values);
+        if (!values)
+            return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
+        for (int k = 0; k < n->n_args; k++)
+            if (fn->nodes[n->args[k]].kind == BYOCL_NODE_CONSTANT)
+                values[k] = fn->nodes[n->args[k]].value;
         byocl_infer_ctx ctx = {.mod = m, .arg_types = arg_types, .n_args = n->n_args,
-                               .attrs = &n->attrs};
+                               .attrs = &n->attrs, .arg_values = values};
         byocl_type out = ir_type_none;
         byocl_status st = n->op->infer(&ctx, &out, err);
+        if (values != stack_values)
+            free(values);
         if (st == BYOCL_OK)
             st = check_countable(&out, err);
         if (st != BYOCL_OK)

@@ -37,6 +37,9 @@ typedef struct byocl_infer_ctx {
     const byocl_type *const *arg_types; /* one per argument (tuples stay tuples)      */
     int n_args;
     const byocl_attrs *attrs;           /* validated, defaults filled                */
+    /* Per argument, its value where it is a constant node, else NULL (arange's shape
+     * needs its arguments' values); NULL itself when no argument is known. */
+    const byocl_tensor *const *arg_values;
 } byocl_infer_ctx;
 
 struct byocl_op {

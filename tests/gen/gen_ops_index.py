@@ -40,6 +40,20 @@ fx.case("take_axis1_clip", "take", "axis=1", [x, np.array([3, 0, 7, -2], np.int3
 fx.case("take_axis2_wrap", "take", "axis=2, mode=\"wrap\"", [x, idx],
         [np.take(x, idx, axis=2, mode="wrap")])
 fx.case("take_flat", "take", "", [x, np.array(7, np.int64)], [np.take(x, 7)])
+# batch_dims b: each of the leading b axes (shared by data and indices) takes with its own
+# indices: np.take per batch
+def take_batched(d, i, axis, b, mode):
+    out = [np.take(d[bi], i[bi], axis=axis - b, mode=mode) for bi in np.ndindex(d.shape[:b])]
+    return np.array(out).reshape(d.shape[:axis] + i.shape[b:] + d.shape[axis + 1:])
+bidx = np.array([[1, 0, 7], [2, 2, -1], [4, 0, 1]], np.int64)
+fx.case("take_batch1_axis2", "take", "axis=2, batch_dims=1", [x, bidx],
+        [take_batched(x, bidx, 2, 1, "clip")])
+bi32 = np.arange(2 * 3 * 4, dtype=np.int32).reshape(2, 3, 4)
+bidx2 = np.array([[[0, 5], [2, 1], [-1, 3]], [[1, 1], [0, 2], [4, 3]]], np.int32)
+fx.case("take_batch_neg_wrap", "take", "axis=2, mode=\"wrap\", batch_dims=-1",
+        [bi32, bidx2[..., 0]], [take_batched(bi32, bidx2[..., 0], 2, 1, "wrap")])
+fx.case("take_batch2_i32", "take", "axis=2, batch_dims=2", [bi32, bidx2],
+        [take_batched(bi32, bidx2, 2, 2, "clip")])
 h = randn((4, 2), f16)
 fx.case("take_f16_fast", "take", "axis=0, mode=\"fast\"", [h, np.array([3, 1], np.int64)],
         [h[[3, 1]]])
@@ -60,19 +74,25 @@ fx.case("broadcast_to_i8", "broadcast_to", "shape=[2, 3]", [bi],
 # ---- shape_of (its one input's values are never read)
 fx.case("shape_of_i64", "shape_of", "dtype=\"int64\"", [x], [np.array(x.shape, np.int64)])
 fx.case("shape_of_i32", "shape_of", "", [b], [np.array(b.shape, np.int32)])
-# ---- arange: an op of no arguments; the kernels see attributes only
-fx.case("arange_float", "arange", "start=1.5f, stop=4f, step=0.5f", [],
-        [np.arange(1.5, 4, 0.5, dtype=np.float32)])
-fx.case("arange_int_down", "arange", "start=5f, stop=-3f, step=-3f, dtype=\"int64\"", [],
-        [np.arange(5, -3, -3, dtype=np.int64)])
+# ---- arange(start, stop, step): constant scalars (the result's shape needs them)
+def sc(v, dtype):
+    return np.array(v, dtype)
+fx.case("arange_float", "arange", "", [sc(1.5, f32), sc(4, f32), sc(0.5, f32)],
+        [np.arange(1.5, 4, 0.5, dtype=np.float32)], const_args=True)
+fx.case("arange_int_down", "arange", "dtype=\"int64\"",
+        [sc(5, np.int64), sc(-3, np.int64), sc(-3, np.int64)],
+        [np.arange(5, -3, -3, dtype=np.int64)], const_args=True)
+fx.case("arange_empty", "arange", "", [sc(2, f32), sc(1, f32), sc(1, f32)],
+        [np.arange(2, 1, 1, dtype=np.float32)], const_args=True)
 
-# ---- trilu (np.triu / np.tril on the last two axes; k an attribute)
+# ---- trilu(data, k) (np.triu / np.tril on the last two axes; k a scalar input)
 t = randn((2, 3, 5))
-fx.case("trilu_upper", "trilu", "", [t], [np.triu(t)])
-fx.case("trilu_lower_k1", "trilu", "upper=False, k=1", [t], [np.tril(t, 1)])
-fx.case("trilu_upper_neg", "trilu", "k=-1", [t], [np.triu(t, -1)])
+fx.case("trilu_upper", "trilu", "", [t, sc(0, np.int64)], [np.triu(t)])
+fx.case("trilu_lower_k1", "trilu", "upper=False", [t, sc(1, np.int32)], [np.tril(t, 1)])
+fx.case("trilu_upper_neg", "trilu", "", [t, sc(-1, np.int64)], [np.triu(t, -1)])
 ti = np.arange(1, 17, dtype=np.int32).reshape(4, 4)
-fx.case("trilu_i32_lower_out", "trilu", "upper=False, k=-7", [ti], [np.tril(ti, -7)])
+fx.case("trilu_i32_lower_out", "trilu", "upper=False", [ti, sc(-7, np.int64)],
+        [np.tril(ti, -7)])
 # ---- cumsum (np.cumsum in float64, as the kernels sum floats; exclusive: shifted by one;
 # reverse: on the flipped axis)
 c = randn((3, 4, 2))

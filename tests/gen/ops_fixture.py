@@ -128,10 +128,11 @@ class Fixture:
         return "&" + name
 
     def case(self, name, op, attrs, inputs, outputs, tuple_arg=False, tuple_result=False,
-             rtol=0.0, atol=0.0):
+             rtol=0.0, atol=0.0, const_args=False):
         """inputs/outputs: lists of numpy arrays whose dtypes are the byocl dtypes; the
         outputs are the expected results (the fields of a tuple with `tuple_result`).
-        attrs: see attrs_text. rtol = atol = 0 asks for exact results."""
+        attrs: see attrs_text. rtol = atol = 0 asks for exact results. const_args: the
+        inputs are constants of the call, not parameters (arange needs their values)."""
         assert name not in (c[0] for c in self.cases), name
         assert tuple_result or len(outputs) == 1, name
         ins = [self.array("%s_in%d" % (name, k), a, shared=True) for k, a in enumerate(inputs)]
@@ -139,10 +140,11 @@ class Fixture:
                 for k, a in enumerate(outputs)]
         flags = "%s, %s" % ("true" if tuple_arg else "false", "true" if tuple_result else "false")
         self.cases.append((name, '    {"%s", "%s", %s, %s,\n     %d, {%s},\n     %d, {%s},\n'
-                                 '     %r, %r},'
+                                 '     %r, %r, %s},'
                            % (name, op, _c_string(attrs_text(attrs)), flags, len(ins),
                               _wrapped(ins, "         "), len(outs),
-                              _wrapped(outs, "         "), rtol, atol)))
+                              _wrapped(outs, "         "), rtol, atol,
+                              "true" if const_args else "false")))
 
     def write(self, generator):
         path = os.path.join(FIXTURES, "%s_cases.h" % self.group)

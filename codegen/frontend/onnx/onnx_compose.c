@@ -222,13 +222,12 @@ byocl_status onnx_convert_mvn(onnx_ctx *cx, const Onnx__NodeProto *n)
 static int arange_at(onnx_ctx *cx, int64_t count, byocl_dtype dtype, int axis, int rank)
 {
     byocl_attrs *a = onnx_attrs(cx);
-    if (!a ||
-        onnx_attrs_ok(cx, byocl_attrs_set_float(cx->mod, a, "stop", (double)count)) !=
-            BYOCL_OK ||
-        onnx_attrs_ok(cx, byocl_attrs_set_str(cx->mod, a, "dtype", byocl_dtype_name(dtype))) !=
-            BYOCL_OK)
+    if (!a || onnx_attrs_ok(cx, byocl_attrs_set_str(cx->mod, a, "dtype",
+                                                     byocl_dtype_name(dtype))) != BYOCL_OK)
         return -1;
-    int r = onnx_call(cx, "arange", NULL, 0, a);
+    int args[3] = {onnx_scalar(cx, dtype, 0), onnx_scalar(cx, dtype, (double)count),
+                   onnx_scalar(cx, dtype, 1)};
+    int r = args[0] < 0 || args[1] < 0 || args[2] < 0 ? -1 : onnx_call(cx, "arange", args, 3, a);
     int64_t dims[BYOCL_MAX_RANK];
     for (int i = 0; i < rank - axis; i++)
         dims[i] = i == 0 ? count : 1;

@@ -1662,20 +1662,21 @@ static byocl_status scalar_int_input(onnx_ctx *cx, int k, const char *why, int64
     return BYOCL_OK;
 }
 
-/* Trilu: trilu with k (a constant input, default 0) as an attribute. */
+/* Trilu: trilu(x, k) with k the input (a scalar, read when running) or 0. */
 static byocl_status convert_trilu(onnx_ctx *cx, const Onnx__NodeProto *n)
 {
-    int64_t upper, k = 0;
+    int64_t upper;
     TRY(onnx_attr_int(cx, "upper", 1, &upper));
+    int args[2];
+    TRY(onnx_input(cx, 0, &args[0]));
     if (onnx_has_input(n, 1))
-        TRY(scalar_int_input(cx, 1, "the diagonal k", &k));
-    int x;
-    TRY(onnx_input(cx, 0, &x));
+        TRY(onnx_input(cx, 1, &args[1]));
+    else if ((args[1] = onnx_scalar(cx, BYOCL_INT64, 0)) < 0)
+        return cx->err->status;
     byocl_attrs *a;
     TRY(new_attrs(cx, &a));
     TRY(set_bool(cx, a, "upper", upper != 0));
-    TRY(set_int(cx, a, "k", k));
-    TRY_ID(y, onnx_call1(cx, "trilu", x, a));
+    TRY_ID(y, onnx_call(cx, "trilu", args, 2, a));
     return onnx_output(cx, 0, y);
 }
 

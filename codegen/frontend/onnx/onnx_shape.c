@@ -254,28 +254,29 @@ static byocl_status input_scalar(onnx_ctx *cx, int k, const char *why,
   return BYOCL_OK;
 }
 
-/* Range -> arange (a constant once folded) of start, limit and delta known when
- * compiling, in the dtype of start. */
+/* Range -> arange(start, limit, delta) of constant scalars (the result's length needs
+ * them when compiling; a constant once folded), in the dtype of start. */
 byocl_status onnx_convert_range(onnx_ctx *cx, const Onnx__NodeProto *n) {
   (void)n;
   const byocl_tensor *first;
-  double start = 0, limit = 0, delta = 0; /* set by input_scalar; -O3 cannot see it */
-  TRY(onnx_input_constant(cx, 0, "the start", &first));
-  TRY(input_scalar(cx, 0, "the start", &start));
-  TRY(input_scalar(cx, 1, "the limit", &limit));
-  TRY(input_scalar(cx, 2, "the delta", &delta));
-  if (delta == 0)
+  double v[3] = {0, 0, 0}; /* set by input_scalar; -O3 cannot see it */
+  static const char *const what[3] = {"the start", "the limit", "the delta"};
+  TRY(onnx_input_constant(cx, 0, what[0], &first));
+  for (int k = 0; k < 3; k++)
+    TRY(input_scalar(cx, k, what[k], &v[k]));
+  if (v[2] == 0)
     return onnx_fail(cx, BYOCL_ERR_INVALID, "the delta is 0");
+  byocl_dtype dt = byocl_tensor_dtype(first);
   byocl_attrs *a = onnx_attrs(cx);
   if (!a)
     return cx->err->status;
-  TRY(onnx_attrs_ok(cx, byocl_attrs_set_float(cx->mod, a, "start", start)));
-  TRY(onnx_attrs_ok(cx, byocl_attrs_set_float(cx->mod, a, "stop", limit)));
-  TRY(onnx_attrs_ok(cx, byocl_attrs_set_float(cx->mod, a, "step", delta)));
   TRY(onnx_attrs_ok(
-      cx, byocl_attrs_set_str(cx->mod, a, "dtype",
-                              byocl_dtype_name(byocl_tensor_dtype(first)))));
-  TRY_ID(y, onnx_call(cx, "arange", NULL, 0, a));
+      cx, byocl_attrs_set_str(cx->mod, a, "dtype", byocl_dtype_name(dt))));
+  int args[3];
+  for (int k = 0; k < 3; k++)
+    if ((args[k] = onnx_scalar(cx, dt, v[k])) < 0)
+      return cx->err->status;
+  TRY_ID(y, onnx_call(cx, "arange", args, 3, a));
   return onnx_output(cx, 0, y);
 }
 
