@@ -159,7 +159,7 @@ static void test_load_errors(void **state)
     expect_load_error("", BYOCL_ERR_INVALID, "byocl_plugin_load: no path given");
     expect_load_error(PLUGIN("example_target_v99"), BYOCL_ERR_UNSUPPORTED,
                       "target plugin " PLUGIN("example_target_v99")
-                      " was built for target API version 99; this byocl has version 2 (rebuild "
+                      " was built for target API version 99; this byocl has version 3 (rebuild "
                       "the plugin with this byocl's headers)");
     expect_load_error(PLUGIN("example_target_noinit"), BYOCL_ERR_NOT_FOUND,
                       "target plugin " PLUGIN("example_target_noinit")
@@ -289,7 +289,7 @@ static void test_cli_plugin_errors(void **state)
     free(out);
     free(err);
     assert_int_equal(ts_run_cli("--plugin " PLUGIN("example_target_v99") " info", NULL, &err), 1);
-    ts_assert_contains(err, "was built for target API version 99; this byocl has version 2");
+    ts_assert_contains(err, "was built for target API version 99; this byocl has version 3");
     free(err);
     assert_int_equal(ts_run_cli("--plugin", NULL, &err), 2);
     assert_string_equal(err, "byocl: error: --plugin needs a shared library: --plugin LIB; see "

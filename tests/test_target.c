@@ -150,14 +150,14 @@ static void test_register_errors(void **state)
     t = make_target("future", "ctx");
     t.api_version = BYOCL_TARGET_API_VERSION + 1;
     expect_register_error(&t, BYOCL_ERR_UNSUPPORTED,
-                          "target \"future\" was built for target API version 3; this byocl has "
-                          "version 2");
+                          "target \"future\" was built for target API version 4; this byocl has "
+                          "version 3");
     /* A version 1 target's compile had no config argument: calling it would crash. */
     t = make_target("old", "ctx");
     t.api_version = 1;
     expect_register_error(&t, BYOCL_ERR_UNSUPPORTED,
                           "target \"old\" was built for target API version 1; this byocl has "
-                          "version 2");
+                          "version 3");
     t = make_target("twice", "first");
     must_register(&t);
     t.ctx = "second";

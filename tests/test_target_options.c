@@ -1,4 +1,4 @@
-/* Target API version 2: option sets ("TARGET.KEY=VALUE"), their checks against the
+/* Target API options (version 2 on): option sets ("TARGET.KEY=VALUE"), their checks against the
  * registered targets, the config a compile receives, devices, and byocl_compile. */
 #include <setjmp.h>
 #include <stdarg.h>

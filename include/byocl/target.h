@@ -7,7 +7,9 @@
  * devices it can compile for. The built-in OpenCL target uses this same API, and a
  * vendor's target can be registered by any program that links byocl
  * (docs/writing-a-target.md). Version 2 added the options, the devices and the config
- * argument of compile; a plugin built for version 1 is refused. */
+ * argument of compile; version 3 added byocl_attr.cols (attributes written as lists of
+ * integer rows, nn.pad's pad_width), which changes the layout of the attributes a target
+ * reads. A plugin built for another version is refused. */
 #ifndef BYOCL_TARGET_H
 #define BYOCL_TARGET_H
 
@@ -21,7 +23,7 @@
 extern "C" {
 #endif
 
-#define BYOCL_TARGET_API_VERSION 2u
+#define BYOCL_TARGET_API_VERSION 3u
 #define BYOCL_TARGET_NAME_MAX 64
 
 /* A runtime module (include/byocl/runtime.h). */
