@@ -458,6 +458,27 @@ typedef struct tile_ctx {
     LLVMValueRef acc[64];   /* allocas */
 } tile_ctx;
 
+/* Opens the loop over the input channels, the tile's n accumulators zeroed before it and
+ * loaded into acc[] in its body; emit_channels_end stores them and closes it. The taps of
+ * one channel go in between. Returns the channel. */
+static LLVMValueRef emit_channels_begin(lw *w, tile_ctx *c, int n, lw_loop *li, LLVMValueRef *acc)
+{
+    for (int i = 0; i < n; i++)
+        LLVMBuildStore(w->B, LLVMConstNull(w->t_vf), c->acc[i]);
+    LLVMValueRef ic = lw_for(w, li, lw_i64(w, 0), lw_i64(w, c->g->ic), 1, "ic");
+    for (int i = 0; i < n; i++)
+        acc[i] = LLVMBuildLoad2(w->B, w->t_vf, c->acc[i], "");
+    return ic;
+}
+
+static void emit_channels_end(lw *w, tile_ctx *c, int n, lw_loop *li, LLVMValueRef *acc)
+{
+    for (int i = 0; i < n; i++)
+        LLVMBuildStore(w->B, acc[i], c->acc[i]);
+    li->no_unroll = true;
+    lw_for_end(w, li);
+}
+
 /* Accumulates the T x V tile at q0 of X' (or of the input, p->direct) over input
  * channels and taps into c->acc.
  * `masked`: lanes at q >= qb are not read (the band's last tile). */
@@ -468,8 +489,6 @@ static void emit_accumulate(lw *w, tile_ctx *c, LLVMValueRef q0, bool masked)
     LLVMBuilderRef B = w->B;
     int T = p->t, V = p->v, VF = p->vf;
     LLVMTypeRef vt = w->t_vf;
-    for (int i = 0; i < T * V; i++)
-        LLVMBuildStore(B, LLVMConstNull(vt), c->acc[i]);
     LLVMValueRef masks[8] = {NULL};
     if (masked) {
         LLVMValueRef lanes[64];
@@ -484,12 +503,10 @@ static void emit_accumulate(lw *w, tile_ctx *c, LLVMValueRef q0, bool masked)
     }
     int64_t taps = g->kh * g->kw;
     lw_loop li;
-    LLVMValueRef ic = lw_for(w, &li, lw_i64(w, 0), lw_i64(w, g->ic), 1, "ic");
+    LLVMValueRef acc[64];
+    LLVMValueRef ic = emit_channels_begin(w, c, T * V, &li, acc);
     LLVMValueRef xrow = lw_mad(w, ic, c->x_chan, q0);
     LLVMValueRef wic = lw_mad(w, ic, taps * T, NULL);
-    LLVMValueRef acc[64];
-    for (int i = 0; i < T * V; i++)
-        acc[i] = LLVMBuildLoad2(B, vt, c->acc[i], "");
     for (int64_t kh = 0; kh < g->kh; kh++) {
         for (int64_t kw = 0; kw < g->kw; kw++) {
             int64_t off = tap_offset(g, p, kh, kw);
@@ -514,10 +531,7 @@ static void emit_accumulate(lw *w, tile_ctx *c, LLVMValueRef q0, bool masked)
             }
         }
     }
-    for (int i = 0; i < T * V; i++)
-        LLVMBuildStore(B, acc[i], c->acc[i]);
-    li.no_unroll = true;
-    lw_for_end(w, &li);
+    emit_channels_end(w, c, T * V, &li, acc);
 }
 
 /* By channel: accumulates the CV x V tile of positions s0 .. s0 + V - 1 of the band (s =
@@ -529,9 +543,6 @@ static void emit_accumulate_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0)
     const conv_plan *p = c->p;
     LLVMBuilderRef B = w->B;
     int CV = p->cv, V = p->v, VF = p->vf, T = p->t;
-    LLVMTypeRef vt = w->t_vf;
-    for (int i = 0; i < CV * V; i++)
-        LLVMBuildStore(B, LLVMConstNull(vt), c->acc[i]);
     /* each position's place in the PW-wide grid of X' (the input's rows, p->direct) */
     LLVMValueRef q[64], last = LLVMBuildNSWSub(B, c->qb, lw_i64(w, 1), "");
     for (int v = 0; v < V; v++) {
@@ -541,12 +552,10 @@ static void emit_accumulate_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0)
     }
     int64_t taps = g->kh * g->kw;
     lw_loop li;
-    LLVMValueRef ic = lw_for(w, &li, lw_i64(w, 0), lw_i64(w, g->ic), 1, "ic");
+    LLVMValueRef acc[64];
+    LLVMValueRef ic = emit_channels_begin(w, c, CV * V, &li, acc);
     LLVMValueRef xrow = lw_mad(w, ic, c->x_chan, NULL);
     LLVMValueRef wic = lw_mad(w, ic, taps * T, NULL);
-    LLVMValueRef acc[64];
-    for (int i = 0; i < CV * V; i++)
-        acc[i] = LLVMBuildLoad2(B, vt, c->acc[i], "");
     for (int64_t kh = 0; kh < g->kh; kh++) {
         for (int64_t kw = 0; kw < g->kw; kw++) {
             int64_t k = kh * g->kw + kw;
@@ -563,10 +572,7 @@ static void emit_accumulate_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0)
             }
         }
     }
-    for (int i = 0; i < CV * V; i++)
-        LLVMBuildStore(B, acc[i], c->acc[i]);
-    li.no_unroll = true;
-    lw_for_end(w, &li);
+    emit_channels_end(w, c, CV * V, &li, acc);
 }
 
 /* Results [T][span] in c->tile for grid positions q0 .. q0 + span - 1 of the band (a grid
