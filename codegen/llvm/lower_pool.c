@@ -83,7 +83,8 @@ static LLVMValueRef lowest(lw *w, byocl_dtype d)
     case BYOCL_INT32: return LLVMConstInt(w->t_i32, (unsigned long long)INT32_MIN, 1);
     case BYOCL_INT64: return LLVMConstInt(w->t_i64, (unsigned long long)INT64_MIN, 1);
     case BYOCL_INT8: return LLVMConstInt(w->t_i8, (unsigned long long)INT8_MIN, 1);
-    default: return LLVMConstInt(w->t_i8, 0, 0);
+    case BYOCL_INT16: return LLVMConstInt(w->t_i16, (unsigned long long)INT16_MIN, 1);
+    default: return LLVMConstNull(lw_mem_type(w, d)); /* unsigned, bool */
     }
 }
 
