@@ -117,7 +117,8 @@ static void test_attribute_errors(void **state)
     (void)state;
     expect_build_error("cast", "dtype=\"float128\"",
                        "bad value for attribute 'dtype' of cast: unknown dtype \"float128\" "
-                       "(expected one of float32, float16, int32, int64, int8, uint8, bool, float64)");
+                       "(expected one of float32, float16, int32, int64, int8, uint8, bool, float64, "
+                       "int16, uint16, uint32, uint64)");
     expect_build_error("cast", "", "cast requires attribute 'dtype'");
     expect_build_error("cast", "dtype=3",
                        "bad value for attribute 'dtype' of cast: expected a string, got 3");

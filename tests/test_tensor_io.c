@@ -121,6 +121,10 @@ static const int8_t i8_values[] = {0, -1, 127, -128, 42, -7};
 static const uint8_t u8_values[] = {0, 1, 255, 128, 42, 7};
 static const uint8_t bool_values[] = {1, 0, 1, 0, 0, 1};
 static const double f64_values[] = {0.0, -1.5, 0.1, 1.0e300, -5.0e-324, -INFINITY};
+static const int16_t i16_values[] = {0, -1, 32767, -32768, 42, -7};
+static const uint16_t u16_values[] = {0, 1, 65535, 32768, 42, 7};
+static const uint32_t u32_values[] = {0, 1, 4294967295u, 2147483648u, 42, 7};
+static const uint64_t u64_values[] = {0, UINT64_MAX, 1ull << 63, (1ull << 53) + 1, 42, 7};
 static const int64_t dims_2x3[] = {2, 3};
 
 static byocl_tensor *fixture_f32(void)
@@ -154,6 +158,10 @@ static void test_numpy_writes_every_dtype(void **state)
         {"u8.npy", make_tensor(BYOCL_UINT8, 2, dims_2x3, u8_values)},
         {"bool.npy", fixture_bool()},
         {"f64.npy", make_tensor(BYOCL_FLOAT64, 2, dims_2x3, f64_values)},
+        {"i16.npy", make_tensor(BYOCL_INT16, 2, dims_2x3, i16_values)},
+        {"u16.npy", make_tensor(BYOCL_UINT16, 2, dims_2x3, u16_values)},
+        {"u32.npy", make_tensor(BYOCL_UINT32, 2, dims_2x3, u32_values)},
+        {"u64.npy", make_tensor(BYOCL_UINT64, 2, dims_2x3, u64_values)},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         check_numpy_fixture(cases[i].file, cases[i].want);
@@ -295,7 +303,7 @@ static void test_header_errors(void **state)
     expect_mem_error("{'descr': '|f4', 'fortran_order': False, 'shape': ()}", 4,
                      BYOCL_ERR_UNSUPPORTED,
                      "mem.npy: unsupported dtype '|f4' (byocl reads '<f4', '<f2', '<i4', "
-                     "'<i8', '|i1', '|u1', '|b1', '<f8')");
+                     "'<i8', '|i1', '|u1', '|b1', '<f8', '<i2', '<u2', '<u4', '<u8')");
     expect_mem_error("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': ()}", 4,
                      BYOCL_ERR_INVALID,
                      "mem.npy: malformed .npy header: expected a quoted string, found '['");
@@ -335,10 +343,10 @@ static void test_numpy_file_errors(void **state)
              p);
     expect_npy_error(p, BYOCL_ERR_UNSUPPORTED, msg);
 
-    p = fixture("uint16.npy");
+    p = fixture("complex64.npy");
     snprintf(msg, sizeof msg,
-             "%s: unsupported dtype '<u2' (byocl reads '<f4', '<f2', '<i4', '<i8', '|i1', "
-             "'|u1', '|b1', '<f8')",
+             "%s: unsupported dtype '<c8' (byocl reads '<f4', '<f2', '<i4', '<i8', '|i1', "
+             "'|u1', '|b1', '<f8', '<i2', '<u2', '<u4', '<u8')",
              p);
     expect_npy_error(p, BYOCL_ERR_UNSUPPORTED, msg);
 
@@ -640,10 +648,10 @@ static void test_npz_errors(void **state)
     expect_npz_error(path, BYOCL_ERR_INVALID, msg);
 
     /* A member with a bad .npy inside names the archive and the member. */
-    snprintf(path, sizeof path, "%s", fixture("uint16_member.npz"));
+    snprintf(path, sizeof path, "%s", fixture("complex64_member.npz"));
     snprintf(msg, sizeof msg,
-             "%s (member w.npy): unsupported dtype '<u2' (byocl reads '<f4', '<f2', '<i4', "
-             "'<i8', '|i1', '|u1', '|b1', '<f8')",
+             "%s (member w.npy): unsupported dtype '<c8' (byocl reads '<f4', '<f2', '<i4', "
+             "'<i8', '|i1', '|u1', '|b1', '<f8', '<i2', '<u2', '<u4', '<u8')",
              path);
     expect_npz_error(path, BYOCL_ERR_UNSUPPORTED, msg);
 }

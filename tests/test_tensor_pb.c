@@ -31,9 +31,15 @@ static void check_values(const byocl_tensor *t, byocl_dtype dtype)
     static const double floats[6] = {-1.5, 0, 2.25, 3, -7, 100};
     static const double ints[6] = {-1, 0, 2, 3, -7, 100};
     static const double u8[6] = {1, 0, 2, 3, 7, 100};
+    static const double u16[6] = {1, 0, 65535, 3, 7, 100};
+    static const double u32[6] = {1, 0, 4294967295.0, 3, 7, 100};
     static const double bools[6] = {1, 0, 1, 1, 0, 1};
+    /* uint64 beyond 2^53 and above 2^63: compared as integers, a double would round */
+    static const uint64_t u64[6] = {1, 0, UINT64_MAX, 1ull << 63, (1ull << 53) + 1, 100};
     const double *want = byocl_dtype_is_float(dtype) ? floats
                          : dtype == BYOCL_UINT8      ? u8
+                         : dtype == BYOCL_UINT16     ? u16
+                         : dtype == BYOCL_UINT32     ? u32
                          : dtype == BYOCL_BOOL       ? bools
                                                      : ints;
     assert_int_equal(byocl_tensor_dtype(t), dtype);
@@ -41,6 +47,10 @@ static void check_values(const byocl_tensor *t, byocl_dtype dtype)
     assert_int_equal(s->rank, 2);
     assert_int_equal(s->dims[0], 2);
     assert_int_equal(s->dims[1], 3);
+    if (dtype == BYOCL_UINT64) {
+        assert_memory_equal(byocl_tensor_cdata(t), u64, sizeof u64);
+        return;
+    }
     for (int i = 0; i < 6; i++)
         assert_true(byocl_tensor_get(t, i) == want[i]);
 }
@@ -51,6 +61,7 @@ static const struct {
 } dtypes[] = {
     {"f32", BYOCL_FLOAT32}, {"f16", BYOCL_FLOAT16}, {"i32", BYOCL_INT32}, {"i64", BYOCL_INT64},
     {"i8", BYOCL_INT8},     {"u8", BYOCL_UINT8},    {"bool", BYOCL_BOOL},   {"f64", BYOCL_FLOAT64},
+    {"i16", BYOCL_INT16},   {"u16", BYOCL_UINT16},  {"u32", BYOCL_UINT32},  {"u64", BYOCL_UINT64},
 };
 
 /* raw_data (named "x") and the typed fields (no name) give the same tensor. */
@@ -141,9 +152,9 @@ static void expect_error(const char *file, byocl_status status, const char *msg_
 static void test_refused(void **state)
 {
     (void)state;
-    expect_error("uint16.pb", BYOCL_ERR_UNSUPPORTED,
-                 "dtype uint16 is not supported (byocl has float32, float16, int32, int64, "
-                 "int8, uint8, bool, float64)");
+    expect_error("complex64.pb", BYOCL_ERR_UNSUPPORTED,
+                 "dtype complex64 is not supported (byocl has float32, float16, int32, int64, "
+                 "int8, uint8, bool, float64, int16, uint16, uint32, uint64)");
     expect_error("external.pb", BYOCL_ERR_UNSUPPORTED,
                  "values stored in an external file are not supported");
     expect_error("unknown_dtype.pb", BYOCL_ERR_INVALID,

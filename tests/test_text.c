@@ -520,6 +520,53 @@ static void test_scalar_literals(void **state)
     byocl_module_free(m);
 }
 
+/* int16, uint16, uint32 and uint64 literals: their suffixes, their limits (uint64 up to
+ * 2^64 - 1, exact), and literals that do not fit. */
+static void test_wide_int_literals(void **state)
+{
+    (void)state;
+    const char *text = "def @f() {\n"
+                       "  (-32768i16, 65535u16, 4294967295u32, 18446744073709551615u64, "
+                       "9223372036854775809u64, 0u64)\n"
+                       "}\n";
+    char *printed = assert_round_trip(text, NULL, false);
+    assert_string_equal(printed, "#[version = \"0.0.5\"]\n"
+                                 "def @f() {\n"
+                                 "  (-32768i16, 65535u16, 4294967295u32, 18446744073709551615u64, "
+                                 "9223372036854775809u64, 0u64)\n"
+                                 "}\n");
+    free(printed);
+    byocl_module *m = parse_ok(text);
+    byocl_function *fn = byocl_module_find(m, "f");
+    static const byocl_dtype dtypes[] = {BYOCL_INT16, BYOCL_UINT16, BYOCL_UINT32, BYOCL_UINT64};
+    for (int k = 0; k < 4; k++)
+        assert_int_equal(byocl_tensor_dtype(byocl_node_value(fn, k)), dtypes[k]);
+    uint64_t u;
+    memcpy(&u, byocl_tensor_cdata(byocl_node_value(fn, 4)), sizeof u);
+    assert_true(u == (1ull << 63) + 1);
+    byocl_module_free(m);
+
+    static const struct {
+        const char *lit, *msg;
+    } bad[] = {
+        {"32768i16", "integer literal 32768 does not fit int16"},
+        {"-1u16", "integer literal -1 does not fit uint16"},
+        {"4294967296u32", "integer literal 4294967296 does not fit uint32"},
+        {"18446744073709551616u64", "integer literal 18446744073709551616 does not fit uint64"},
+        {"-1u64", "integer literal -1 does not fit uint64"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char src[128];
+        snprintf(src, sizeof src, "def @f() {\n  %s\n}\n", bad[i].lit);
+        byocl_error err = {0};
+        byocl_module *bm = NULL;
+        assert_int_equal(byocl_text_parse(src, strlen(src), "t.relay", NULL, &bm, &err),
+                         BYOCL_ERR_PARSE);
+        assert_null(bm);
+        assert_non_null(strstr(err.msg, bad[i].msg));
+    }
+}
+
 /* A list of floats (image.resize2d's roi) prints as TVM prints an Array of FloatImm and
  * reads back the same; integers in it read as floats, a default roi is left out. */
 static void test_float_list_attribute(void **state)
@@ -905,11 +952,11 @@ static void test_parse_attrs(void **state)
         {"a=\"open", "attributes:1:3: error: unterminated string"},
         {"a=1.5i64", "attributes:1:6: error: a float literal cannot have the integer suffix 'i64'"},
         {"a=2f128", "attributes:1:4: error: unknown literal suffix 'f128' (expected f, f16, f64, "
-                    "i32, i64, i8 or u8)"},
+                    "i32, i64, i16, i8, u64, u32, u16 or u8)"},
         {"a=99999999999999999999", "attributes:1:3: error: integer literal 99999999999999999999 is "
                                    "out of range"},
         {"a=1x", "attributes:1:4: error: unknown literal suffix 'x' (expected f, f16, f64, i32, i64, "
-                 "i8 or u8)"},
+                 "i16, i8, u64, u32, u16 or u8)"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         byocl_attrs c = {0, NULL};
@@ -949,7 +996,8 @@ static void test_syntax_errors(void **state)
         {"def @main(%x: Tensor[(2), float32]) {\n  nn.relu(%x)\n",
          "t.relay:3:1: error: unexpected end of input, expected '}'", BYOCL_ERR_PARSE},
         {"def @main(%x: Tensor[(2), flo", "t.relay:1:27: error: unknown dtype 'flo' (expected "
-                                           "float32, float16, int32, int64, int8, uint8, bool or float64)", BYOCL_ERR_PARSE},
+                                           "one of float32, float16, int32, int64, int8, uint8, bool, float64, int16, "
+                                           "uint16, uint32, uint64)", BYOCL_ERR_PARSE},
         {"def @main(%x: Tensor[(2", "t.relay:1:24: error: unexpected end of input, expected ')'", BYOCL_ERR_PARSE},
         {"def @main(%x: float32) {\n  %0 = nn.relu(%x;\n}",
          "t.relay:2:18: error: expected ')' but found ';'", BYOCL_ERR_PARSE},
@@ -974,7 +1022,8 @@ static void test_syntax_errors(void **state)
         {"def @main(%x: Tensor[(1, 1, 1, 1, 1, 1, 1, 1, 1), float32]) { %x }",
          "t.relay:1:47: error: tensor rank above 8 is not supported", BYOCL_ERR_UNSUPPORTED},
         {"def @main(%x: float128) { %x }", "t.relay:1:15: error: unknown dtype 'float128' (expected "
-                                           "float32, float16, int32, int64, int8, uint8, bool or float64)", BYOCL_ERR_PARSE},
+                                           "one of float32, float16, int32, int64, int8, uint8, bool, float64, int16, "
+                                           "uint16, uint32, uint64)", BYOCL_ERR_PARSE},
         {"def @main(%x: float32) { let %y = %x; %y }",
          "t.relay:1:26: error: 'let' expressions are not supported (only calls, tuples and "
          "constants)", BYOCL_ERR_UNSUPPORTED},
@@ -1161,6 +1210,7 @@ int main(void)
         cmocka_unit_test(test_resnet18_tvm_text),
         cmocka_unit_test(test_round_trip_partitioned_module),
         cmocka_unit_test(test_round_trip_fixtures),
+        cmocka_unit_test(test_wide_int_literals),
         cmocka_unit_test(test_float_list_attribute),
         cmocka_unit_test(test_layer_norm_log_softmax),
         cmocka_unit_test(test_subpixel_attributes),

@@ -188,7 +188,7 @@ bool lw_is_float(byocl_dtype d);                   /* float32, float16, float64 
 /* float32 and float16: computed in float, the dtypes of the vectorized float schedules
  * (<vf x float> registers); float64 takes the direct loop nests, accumulating in double. */
 bool lw_is_single_float(byocl_dtype d);
-bool lw_is_unsigned(byocl_dtype d);                /* uint8, bool */
+bool lw_is_unsigned(byocl_dtype d);                /* uint8 ... uint64, bool */
 LLVMValueRef lw_load(lw *w, LLVMValueRef ptr, byocl_dtype d, LLVMValueRef index);
 void lw_store(lw *w, LLVMValueRef ptr, byocl_dtype d, LLVMValueRef index, LLVMValueRef v);
 /* float16: the value rounded to half and back; else v. */

@@ -417,12 +417,20 @@ static LLVMValueRef op_clip(lw *w, const byocl_node *n, byocl_dtype d, LLVMValue
         LLVMValueRef r = LLVMBuildSelect(B, above, lw_const_of(w, d, hi), x, "");
         return LLVMBuildSelect(B, below, lw_const_of(w, d, lo), r, "");
     }
-    /* Integers compare with the bounds truncated toward zero (saturated) in 64 bits. */
+    /* Integers compare with the bounds truncated toward zero (saturated) in 64 bits, as
+     * the reference: an unsigned value is never below a negative a_min and always above
+     * a negative a_max; otherwise it compares unsigned (uint64 above 2^63). */
     LLVMValueRef x64 = lw_convert(w, x, d, BYOCL_INT64);
-    LLVMValueRef lo_i = lw_i64(w, saturate_int64(trunc(lo)));
-    LLVMValueRef hi_i = lw_i64(w, saturate_int64(trunc(hi)));
-    LLVMValueRef r = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, x64, hi_i, ""), hi_i, x64, "");
-    r = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, x64, lo_i, ""), lo_i, r, "");
+    int64_t lo_v = saturate_int64(trunc(lo)), hi_v = saturate_int64(trunc(hi));
+    bool u = lw_is_unsigned(d);
+    if (u && hi_v < 0)
+        return lw_convert(w, lw_i64(w, hi_v), BYOCL_INT64, d);
+    if (u && lo_v < 0)
+        lo_v = 0;
+    LLVMValueRef lo_i = lw_i64(w, lo_v), hi_i = lw_i64(w, hi_v);
+    LLVMValueRef r = LLVMBuildSelect(B, LLVMBuildICmp(B, u ? LLVMIntUGT : LLVMIntSGT, x64, hi_i, ""),
+                                     hi_i, x64, "");
+    r = LLVMBuildSelect(B, LLVMBuildICmp(B, u ? LLVMIntULT : LLVMIntSLT, x64, lo_i, ""), lo_i, r, "");
     return lw_convert(w, r, BYOCL_INT64, d);
 }
 

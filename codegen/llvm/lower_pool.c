@@ -83,7 +83,8 @@ static LLVMValueRef lowest(lw *w, byocl_dtype d)
     case BYOCL_INT32: return LLVMConstInt(w->t_i32, (unsigned long long)INT32_MIN, 1);
     case BYOCL_INT64: return LLVMConstInt(w->t_i64, (unsigned long long)INT64_MIN, 1);
     case BYOCL_INT8: return LLVMConstInt(w->t_i8, (unsigned long long)INT8_MIN, 1);
-    default: return LLVMConstInt(w->t_i8, 0, 0);
+    case BYOCL_INT16: return LLVMConstInt(w->t_i16, (unsigned long long)INT16_MIN, 1);
+    default: return LLVMConstNull(lw_mem_type(w, d)); /* unsigned, bool */
     }
 }
 
@@ -392,10 +393,12 @@ static void axis_view(const byocl_shape *s, int axis, int64_t *outer, int64_t *l
 }
 
 /* The running value of a reduction: double for floats, int64 for integers; `at` is the
- * position of the best element for argmax/argmin (NULL for the others). */
+ * position of the best element for argmax/argmin (NULL for the others). `keyed`: uint64
+ * max/min/argmax/argmin compare its values with the top bit flipped, so that the signed
+ * compares order them unsigned (the reference's elemwise_order_key); acc holds that key. */
 typedef struct reduce_state {
     ops_reduce_kind kind;
-    bool last, is_float;
+    bool last, is_float, keyed;
     LLVMValueRef acc, at;
 } reduce_state;
 
@@ -450,8 +453,10 @@ static void reduce_loop(lw *w, const reduce_state *r, LLVMValueRef in, byocl_dty
             pos = lw_mad(w, i, pstrides[k], pos);
     }
     LLVMValueRef v = lw_load(w, in, din, off);
-    reduce_fold(w, r, r->is_float ? lw_to_double(w, v, din) : lw_convert(w, v, din, BYOCL_INT64),
-                pos);
+    v = r->is_float ? lw_to_double(w, v, din) : lw_convert(w, v, din, BYOCL_INT64);
+    if (r->keyed)
+        v = LLVMBuildXor(w->B, v, lw_i64(w, INT64_MIN), "");
+    reduce_fold(w, r, v, pos);
     for (int k = n - 1; k >= 0; k--)
         lw_for_end(w, &loops[k]);
 }
@@ -462,6 +467,7 @@ static reduce_state reduce_begin(lw *w, ops_reduce_kind kind, bool last, byocl_d
     reduce_state r = {.kind = kind, .last = last, .is_float = lw_is_float(din)};
     bool low = kind == OPS_REDUCE_MAX || kind == OPS_REDUCE_ARGMAX;
     bool high = kind == OPS_REDUCE_MIN || kind == OPS_REDUCE_ARGMIN;
+    r.keyed = din == BYOCL_UINT64 && (low || high);
     r.acc = lw_alloca(w, r.is_float ? w->t_f64 : w->t_i64, "acc");
     if (r.is_float)
         LLVMBuildStore(w->B, dconst(w, low    ? -INFINITY
@@ -557,8 +563,11 @@ byocl_status lower_reduce(lw *w, int node)
     reduce_loop(w, &r, in, din, base, rdims, rstr, pstr, nr);
     LLVMValueRef acc = LLVMBuildLoad2(w->B, r.is_float ? w->t_f64 : w->t_i64, r.acc, ""), v;
     if (kind == OPS_REDUCE_MEAN)
-        acc = r.is_float ? LLVMBuildFDiv(w->B, acc, dconst(w, (double)count), "")
-                         : LLVMBuildSDiv(w->B, acc, lw_i64(w, count), "");
+        acc = r.is_float           ? LLVMBuildFDiv(w->B, acc, dconst(w, (double)count), "")
+              : lw_is_unsigned(din) ? LLVMBuildUDiv(w->B, acc, lw_i64(w, count), "")
+                                    : LLVMBuildSDiv(w->B, acc, lw_i64(w, count), "");
+    if (r.keyed)
+        acc = LLVMBuildXor(w->B, acc, lw_i64(w, INT64_MIN), "");
     if (r.at)
         v = lw_convert(w, LLVMBuildLoad2(w->B, w->t_i64, r.at, ""), BYOCL_INT64, d);
     else

@@ -387,15 +387,22 @@ void lw_fail_if(lw *w, LLVMValueRef cond, int code)
 
 bool lw_is_float(byocl_dtype d) { return lw_is_single_float(d) || d == BYOCL_FLOAT64; }
 bool lw_is_single_float(byocl_dtype d) { return d == BYOCL_FLOAT32 || d == BYOCL_FLOAT16; }
-bool lw_is_unsigned(byocl_dtype d) { return d == BYOCL_UINT8 || d == BYOCL_BOOL; }
+bool lw_is_unsigned(byocl_dtype d) { return byocl_dtype_is_unsigned(d); }
+
+/* A 64-bit integer dtype: its values are their own int64 (bits), with no extension. */
+static bool is_int64_wide(byocl_dtype d) { return d == BYOCL_INT64 || d == BYOCL_UINT64; }
 
 LLVMTypeRef lw_mem_type(lw *w, byocl_dtype d)
 {
     switch (d) {
     case BYOCL_FLOAT32: return w->t_f32;
     case BYOCL_FLOAT16: return w->t_f16;
-    case BYOCL_INT32: return w->t_i32;
-    case BYOCL_INT64: return w->t_i64;
+    case BYOCL_INT32:
+    case BYOCL_UINT32: return w->t_i32;
+    case BYOCL_INT64:
+    case BYOCL_UINT64: return w->t_i64;
+    case BYOCL_INT16:
+    case BYOCL_UINT16: return w->t_i16;
     case BYOCL_FLOAT64: return w->t_f64;
     default: return w->t_i8;
     }
@@ -458,7 +465,7 @@ static LLVMValueRef int_to_dtype(lw *w, LLVMValueRef v64, byocl_dtype d)
     if (d == BYOCL_BOOL)
         return LLVMBuildZExt(w->B, LLVMBuildICmp(w->B, LLVMIntNE, v64, lw_i64(w, 0), ""),
                              w->t_i8, "");
-    if (d == BYOCL_INT64)
+    if (is_int64_wide(d))
         return v64;
     return LLVMBuildTrunc(w->B, v64, lw_mem_type(w, d), "");
 }
@@ -496,7 +503,7 @@ LLVMValueRef lw_convert(lw *w, LLVMValueRef v, byocl_dtype from, byocl_dtype to)
     if (lw_is_float(from) || lw_is_float(to))
         return lw_from_double(w, lw_to_double(w, v, from), to);
     LLVMValueRef v64 = v;
-    if (from != BYOCL_INT64)
+    if (!is_int64_wide(from))
         v64 = lw_is_unsigned(from) ? LLVMBuildZExt(w->B, v, w->t_i64, "")
                                    : LLVMBuildSExt(w->B, v, w->t_i64, "");
     return int_to_dtype(w, v64, to);
@@ -606,6 +613,10 @@ LLVMValueRef lw_const_scalar(lw *w, const byocl_tensor *t)
     case BYOCL_INT32: return LLVMConstInt(w->t_i32, (unsigned long long)*(const int32_t *)p, 1);
     case BYOCL_INT64: return LLVMConstInt(w->t_i64, (unsigned long long)*(const int64_t *)p, 1);
     case BYOCL_INT8: return LLVMConstInt(w->t_i8, (unsigned long long)*(const int8_t *)p, 1);
+    case BYOCL_INT16: return LLVMConstInt(w->t_i16, (unsigned long long)*(const int16_t *)p, 1);
+    case BYOCL_UINT16: return LLVMConstInt(w->t_i16, *(const uint16_t *)p, 0);
+    case BYOCL_UINT32: return LLVMConstInt(w->t_i32, *(const uint32_t *)p, 0);
+    case BYOCL_UINT64: return LLVMConstInt(w->t_i64, *(const uint64_t *)p, 0);
     case BYOCL_BOOL: return LLVMConstInt(w->t_i8, *(const uint8_t *)p != 0, 0);
     case BYOCL_FLOAT64: return LLVMConstReal(w->t_f64, *(const double *)p);
     default: return LLVMConstInt(w->t_i8, *(const uint8_t *)p, 0);

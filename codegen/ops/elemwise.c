@@ -296,23 +296,34 @@ static double binary_float(binary_op op, double a, double b)
 }
 
 /* Wrapping 64-bit arithmetic (unsigned so that overflow is defined); b != 0 for BIN_DIV,
- * BIN_MOD and BIN_FLOOR_MOD.
+ * BIN_MOD and BIN_FLOOR_MOD. uint64 (the bits in a and b) divides and compares unsigned;
+ * the narrower unsigned dtypes are zero-extended, so signed 64-bit ops serve them.
  * BIN_POW never reaches here (float dtypes only). */
-static int64_t binary_int(binary_op op, int64_t a, int64_t b)
+static int64_t binary_int(binary_op op, byocl_dtype dtype, int64_t a, int64_t b)
 {
+    bool u64 = dtype == BYOCL_UINT64;
+    int64_t ka = elemwise_order_key(dtype, a), kb = elemwise_order_key(dtype, b);
     switch (op) {
     case BIN_ADD: return (int64_t)((uint64_t)a + (uint64_t)b);
     case BIN_SUB: return (int64_t)((uint64_t)a - (uint64_t)b);
     case BIN_MUL: return (int64_t)((uint64_t)a * (uint64_t)b);
-    case BIN_DIV: return b == -1 ? (int64_t)(0 - (uint64_t)a) : a / b; /* INT64_MIN / -1 wraps */
-    case BIN_MAX: return a > b ? a : b;
-    case BIN_MIN: return a < b ? a : b;
-    case BIN_MOD: return b == -1 ? 0 : a % b; /* INT64_MIN % -1 is 0 */
-    case BIN_FLOOR_MOD: return b == -1 ? 0 : FLOOR_ADJUST(a % b, b);
+    case BIN_DIV:
+        if (u64)
+            return (int64_t)((uint64_t)a / (uint64_t)b);
+        return b == -1 ? (int64_t)(0 - (uint64_t)a) : a / b; /* INT64_MIN / -1 wraps */
+    case BIN_MAX: return ka > kb ? a : b;
+    case BIN_MIN: return ka < kb ? a : b;
+    case BIN_MOD:
+    case BIN_FLOOR_MOD: /* the same for unsigned dtypes */
+        if (u64)
+            return (int64_t)((uint64_t)a % (uint64_t)b);
+        if (b == -1) /* INT64_MIN % -1 is 0 */
+            return 0;
+        return op == BIN_MOD ? a % b : FLOOR_ADJUST(a % b, b);
     case BIN_AND: return a && b;
     case BIN_OR: return a || b;
     case BIN_XOR: return !a != !b;
-    default: return COMPARE(op, a, b);
+    default: return COMPARE(op, ka, kb);
     }
 }
 
@@ -347,7 +358,7 @@ static byocl_status binary_ref(binary_op op, const byocl_tensor *const *in, int 
             return byocl_error_set(err, BYOCL_ERR_RUNTIME,
                                    "%s: integer division by zero at output element %lld", name,
                                    (long long)i);
-        elemwise_store_int(c, i, binary_int(op, x, y));
+        elemwise_store_int(c, i, binary_int(op, byocl_tensor_dtype(a), x, y));
     }
     return BYOCL_OK;
 }
@@ -467,15 +478,24 @@ static double unary_float(unary_op op, double x, const clip_bounds *clip)
 }
 
 /* Only abs, negative, sign, clip and logical_not reach here: the type relations keep the
- * others to float dtypes. */
-static int64_t unary_int(unary_op op, int64_t x, const clip_bounds *clip)
+ * others to float dtypes. Unsigned values are never negative (uint64 ones are its bits). */
+static int64_t unary_int(unary_op op, byocl_dtype dtype, int64_t x, const clip_bounds *clip)
 {
+    bool u = byocl_dtype_is_unsigned(dtype);
     switch (op) {
-    case UN_ABS: return x < 0 ? (int64_t)(0 - (uint64_t)x) : x; /* INT_MIN stays INT_MIN */
-    case UN_NEG: return (int64_t)(0 - (uint64_t)x);                /* wraps, as in numpy */
-    case UN_SIGN: return (x > 0) - (x < 0);
+    case UN_ABS: return !u && x < 0 ? (int64_t)(0 - (uint64_t)x) : x; /* INT_MIN stays INT_MIN */
+    case UN_NEG: return (int64_t)(0 - (uint64_t)x);                     /* wraps, as in numpy */
+    case UN_SIGN: return u ? x != 0 : (x > 0) - (x < 0);
     case UN_NOT: return !x;
-    default: return x < clip->lo_i ? clip->lo_i : x > clip->hi_i ? clip->hi_i : x;
+    default: {
+        if (u && clip->hi_i < 0) /* every unsigned value is above a negative a_max */
+            return clip->hi_i;
+        int64_t k = elemwise_order_key(dtype, x);
+        int64_t lo = u && clip->lo_i < 0 ? 0 : clip->lo_i;
+        return k < elemwise_order_key(dtype, lo) ? lo
+               : k > elemwise_order_key(dtype, clip->hi_i) ? clip->hi_i
+                                                           : x;
+    }
     }
 }
 
@@ -513,7 +533,7 @@ static byocl_status unary_ref(unary_op op, const byocl_attrs *attrs,
         else if (is_float)
             byocl_tensor_set(y, i, unary_float(op, byocl_tensor_get(x, i), &clip));
         else
-            elemwise_store_int(y, i, unary_int(op, elemwise_load_int(x, i), &clip));
+            elemwise_store_int(y, i, unary_int(op, dtype, elemwise_load_int(x, i), &clip));
     }
     return BYOCL_OK;
 }
@@ -590,7 +610,8 @@ static const byocl_attr_schema clip_attrs[] = {
 
 static const byocl_attr_schema cast_attrs[] = {
     {.name = "dtype", .kind = BYOCL_ATTR_STR, .required = true,
-     .doc = "output dtype: float32, float16, int32, int64, int8, uint8, bool or float64"},
+     .doc = "output dtype: float32, float16, int32, int64, int8, uint8, bool, float64, int16, "
+            "uint16, uint32 or uint64"},
 };
 
 #define BINARY_REL(op_name, relation, fn, what)                                          \

@@ -12,6 +12,10 @@ int64_t elemwise_load_int(const byocl_tensor *t, int64_t i)
     case BYOCL_INT8: return ((const int8_t *)p)[i];
     case BYOCL_UINT8: return ((const uint8_t *)p)[i];
     case BYOCL_BOOL: return ((const uint8_t *)p)[i] != 0;
+    case BYOCL_INT16: return ((const int16_t *)p)[i];
+    case BYOCL_UINT16: return ((const uint16_t *)p)[i];
+    case BYOCL_UINT32: return ((const uint32_t *)p)[i];
+    case BYOCL_UINT64: return (int64_t)((const uint64_t *)p)[i]; /* the bits; see the .h */
     default: return (int64_t)byocl_tensor_get(t, i);
     }
 }
@@ -27,6 +31,10 @@ void elemwise_store_int(byocl_tensor *t, int64_t i, int64_t v)
     case BYOCL_INT8: ((int8_t *)p)[i] = (int8_t)(uint8_t)(uint64_t)v; break;
     case BYOCL_UINT8: ((uint8_t *)p)[i] = (uint8_t)(uint64_t)v; break;
     case BYOCL_BOOL: ((uint8_t *)p)[i] = v != 0; break;
+    case BYOCL_INT16: ((int16_t *)p)[i] = (int16_t)(uint16_t)(uint64_t)v; break;
+    case BYOCL_UINT16: ((uint16_t *)p)[i] = (uint16_t)(uint64_t)v; break;
+    case BYOCL_UINT32: ((uint32_t *)p)[i] = (uint32_t)(uint64_t)v; break;
+    case BYOCL_UINT64: ((uint64_t *)p)[i] = (uint64_t)v; break;
     default: byocl_tensor_set(t, i, (double)v); break;
     }
 }

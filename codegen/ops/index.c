@@ -1131,10 +1131,12 @@ static void scatter_combine(ops_scatter_reduce r, byocl_tensor *out, int64_t at,
         return;
     }
     int64_t a = elemwise_load_int(out, at), b = elemwise_load_int(upd, from);
+    byocl_dtype dt = byocl_tensor_dtype(out); /* min and max: uint64 orders unsigned */
+    int64_t ka = elemwise_order_key(dt, a), kb = elemwise_order_key(dt, b);
     int64_t v = r == OPS_SCATTER_ADD ? (int64_t)((uint64_t)a + (uint64_t)b)
                 : r == OPS_SCATTER_MUL ? (int64_t)((uint64_t)a * (uint64_t)b)
-                : r == OPS_SCATTER_MIN ? (b < a ? b : a)
-                : r == OPS_SCATTER_MAX ? (b > a ? b : a)
+                : r == OPS_SCATTER_MIN ? (kb < ka ? b : a)
+                : r == OPS_SCATTER_MAX ? (kb > ka ? b : a)
                                        : b;
     elemwise_store_int(out, at, v);
 }
@@ -1633,7 +1635,8 @@ static byocl_status topk_ref(const byocl_attrs *attrs, const byocl_tensor *const
                 if (fl)
                     ((double *)keys)[t] = byocl_tensor_get(in[0], at);
                 else
-                    ((int64_t *)keys)[t] = elemwise_load_int(in[0], at);
+                    ((int64_t *)keys)[t] = elemwise_order_key( /* uint64 orders unsigned */
+                        byocl_tensor_dtype(in[0]), elemwise_load_int(in[0], at));
                 pos[t] = t;
             }
             topk_sort(&l, pos, pos + p.len, p.len);

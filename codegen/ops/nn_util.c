@@ -457,6 +457,7 @@ double nn_dtype_lowest(byocl_dtype dtype)
     case BYOCL_INT32: return (double)INT32_MIN;
     case BYOCL_INT64: return (double)INT64_MIN;
     case BYOCL_INT8: return (double)INT8_MIN;
-    default: return 0.0; /* uint8, bool */
+    case BYOCL_INT16: return (double)INT16_MIN;
+    default: return 0.0; /* unsigned, bool */
     }
 }

@@ -859,8 +859,9 @@ static void reduce_step(ops_reduce_kind kind, bool last, const byocl_tensor *in,
         a->v.i = (int64_t)((uint64_t)a->v.i + (uint64_t)x);
     else if (kind == OPS_REDUCE_PROD)
         a->v.i = (int64_t)((uint64_t)a->v.i * (uint64_t)x);
-    else if (reduce_takes_i(kind, last, x, a->v.i)) {
-        a->v.i = x;
+    else if (reduce_takes_i(kind, last, x = elemwise_order_key(byocl_tensor_dtype(in), x),
+                            a->v.i)) {
+        a->v.i = x; /* max and min keep the order key (uint64: its top bit flipped) */
         a->at = pos;
     }
 }
@@ -938,8 +939,14 @@ static byocl_status reduce_ref(ops_reduce_kind kind, const byocl_attrs *attrs,
             elemwise_store_int(out[0], i, acc[i].at);
         else if (is_float)
             byocl_tensor_set(out[0], i, mean ? acc[i].v.f / (double)count : acc[i].v.f);
+        else if (mean)
+            elemwise_store_int(out[0], i, byocl_dtype_is_unsigned(din)
+                                              ? (int64_t)((uint64_t)acc[i].v.i / (uint64_t)count)
+                                              : acc[i].v.i / count);
+        else if (kind == OPS_REDUCE_MAX || kind == OPS_REDUCE_MIN)
+            elemwise_store_int(out[0], i, elemwise_order_key(din, acc[i].v.i)); /* its own inverse */
         else
-            elemwise_store_int(out[0], i, mean ? acc[i].v.i / count : acc[i].v.i);
+            elemwise_store_int(out[0], i, acc[i].v.i);
     }
     free(acc);
     return BYOCL_OK;

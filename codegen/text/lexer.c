@@ -179,7 +179,8 @@ static bool suffix_dtype(const char *s, size_t n, byocl_dtype *dtype, bool *is_f
     } table[] = {
         {"f", BYOCL_FLOAT32, true},  {"f32", BYOCL_FLOAT32, true}, {"f16", BYOCL_FLOAT16, true},
         {"i32", BYOCL_INT32, false}, {"i64", BYOCL_INT64, false},  {"i8", BYOCL_INT8, false},
-        {"u8", BYOCL_UINT8, false},  {"f64", BYOCL_FLOAT64, true},
+        {"u8", BYOCL_UINT8, false},  {"f64", BYOCL_FLOAT64, true}, {"i16", BYOCL_INT16, false},
+        {"u16", BYOCL_UINT16, false}, {"u32", BYOCL_UINT32, false}, {"u64", BYOCL_UINT64, false},
     };
     for (size_t k = 0; k < sizeof table / sizeof table[0]; k++) {
         if (strlen(table[k].suffix) == n && memcmp(table[k].suffix, s, n) == 0) {
@@ -259,7 +260,8 @@ static text_token lex_number(text_lexer *lx, text_token tok)
             p++;
         bool suffix_float = false;
         if (!suffix_dtype(suffix, (size_t)(p - suffix), &tok.dtype, &suffix_float))
-            return lex_error(lx, suffix, "unknown literal suffix '%.*s' (expected f, f16, f64, i32, i64, i8 or u8)",
+            return lex_error(lx, suffix, "unknown literal suffix '%.*s' (expected f, f16, f64, i32, i64, i16, i8, "
+                             "u64, u32, u16 or u8)",
                              (int)(p - suffix), suffix);
         if (tok.is_float && !suffix_float)
             return lex_error(lx, suffix, "a float literal cannot have the integer suffix '%.*s'",
@@ -281,6 +283,12 @@ static text_token lex_number(text_lexer *lx, text_token tok)
     errno = 0;
     if (tok.is_float) {
         tok.f = strtod(buf, NULL);
+    } else if (tok.dtype == BYOCL_UINT64) { /* up to 2^64 - 1: its bits in tok.i */
+        unsigned long long v = negative ? 0 : strtoull(buf, NULL, 10);
+        if (negative || errno == ERANGE)
+            return lex_error(lx, start, "integer literal %s does not fit uint64", buf);
+        tok.i = (int64_t)v;
+        tok.f = (double)v;
     } else {
         long long v = strtoll(buf, NULL, 10);
         if (errno == ERANGE)

@@ -90,8 +90,8 @@ byocl_status text_metadata_decode_ndarray(const void *blob, size_t len, byocl_te
                                    "dtype %sx%u: vector dtypes are not supported", name,
                                    (unsigned)lanes);
         return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
-                               "dtype %s (code %u, bits %u) is not one byocl has (float32, "
-                               "float16, int32, int64, int8, uint8, bool, float64)",
+                               "dtype %s (code %u, bits %u) is not one byocl has "
+                               "(" BYOCL_DTYPE_NAMES ")",
                                name, (unsigned)code, (unsigned)bits);
     }
     int64_t dims[BYOCL_MAX_RANK];

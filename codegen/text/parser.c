@@ -292,8 +292,7 @@ static bool parse_dtype_name(parser *P, byocl_dtype *out)
         memcpy(name, tok->text, tok->len);
     if (!byocl_dtype_from_name(name, out)) {
         fail_tok(P, tok, BYOCL_ERR_PARSE,
-                 "unknown dtype '%.*s' (expected float32, float16, int32, int64, int8, uint8, bool or "
-                 "float64)",
+                 "unknown dtype '%.*s' (expected one of " BYOCL_DTYPE_NAMES ")",
                  (int)(tok->len > 40 ? 40 : tok->len), tok->text);
         return false;
     }
@@ -584,7 +583,8 @@ static int parse_scalar(parser *P)
         } ranges[] = {
             {BYOCL_INT32, INT32_MIN, INT32_MAX},
             {BYOCL_INT8, INT8_MIN, INT8_MAX},
-            {BYOCL_UINT8, 0, UINT8_MAX},
+            {BYOCL_UINT8, 0, UINT8_MAX},   {BYOCL_INT16, INT16_MIN, INT16_MAX},
+            {BYOCL_UINT16, 0, UINT16_MAX}, {BYOCL_UINT32, 0, UINT32_MAX},
         };
         for (size_t k = 0; k < sizeof ranges / sizeof ranges[0]; k++) {
             if (ranges[k].dtype == tok.dtype && (tok.i < ranges[k].lo || tok.i > ranges[k].hi)) {
@@ -595,11 +595,12 @@ static int parse_scalar(parser *P)
         }
     }
     byocl_error e;
-    if (tok.dtype != BYOCL_INT64)
+    if (tok.dtype != BYOCL_INT64 && tok.dtype != BYOCL_UINT64)
         return built(P, byocl_function_add_scalar(P->fn, tok.dtype, tok.f, &e), &e, &tok);
-    /* int64 beyond 2^53 does not survive a double: store the integer itself. */
+    /* 64-bit integers beyond 2^53 do not survive a double: store the integer itself (the
+     * lexer keeps a uint64's bits in tok.i). */
     byocl_shape scalar = byocl_shape_make(0, NULL);
-    byocl_tensor *t = byocl_tensor_from_data(BYOCL_INT64, &scalar, &tok.i, &e);
+    byocl_tensor *t = byocl_tensor_from_data(tok.dtype, &scalar, &tok.i, &e);
     int id = t ? byocl_function_add_constant(P->fn, t, &e) : -1;
     byocl_tensor_unref(t);
     return built(P, id, &e, &tok);

@@ -66,7 +66,8 @@ static char *format_attr(const void *a, char *buf, size_t len)
 
 /* ------------------------------------------------------------- literals */
 
-/* A scalar constant as a literal: 1f, 2e-05f, 1f16, 1f64, 1, 1i64, 3i8, 3u8, True. */
+/* A scalar constant as a literal: 1f, 2e-05f, 1f16, 1f64, 1, 1i64, 3i8, 3u8, 3i16, 3u16,
+ * 3u32, 3u64, True. */
 static void format_scalar(const byocl_tensor *t, char *buf, size_t len)
 {
     double v = byocl_tensor_get(t, 0);
@@ -99,6 +100,21 @@ static void format_scalar(const byocl_tensor *t, char *buf, size_t len)
     case BYOCL_UINT8:
         snprintf(buf, len, "%lldu8", (long long)v);
         break;
+    case BYOCL_INT16:
+        snprintf(buf, len, "%lldi16", (long long)v);
+        break;
+    case BYOCL_UINT16:
+        snprintf(buf, len, "%lldu16", (long long)v);
+        break;
+    case BYOCL_UINT32:
+        snprintf(buf, len, "%lldu32", (long long)v);
+        break;
+    case BYOCL_UINT64: {
+        uint64_t u;
+        memcpy(&u, byocl_tensor_cdata(t), sizeof u); /* exact beyond 2^53 */
+        snprintf(buf, len, "%lluu64", (unsigned long long)u);
+        break;
+    }
     default:
         snprintf(buf, len, "?");
         break;

@@ -21,15 +21,25 @@ typedef enum byocl_dtype {
     BYOCL_UINT8,
     BYOCL_BOOL,
     BYOCL_FLOAT64, /* appended so that the older dtypes keep their numbers */
+    BYOCL_INT16,
+    BYOCL_UINT16,
+    BYOCL_UINT32,
+    BYOCL_UINT64,
     BYOCL_DTYPE_COUNT
 } byocl_dtype;
 
-/* "float32", "float16", "int32", "int64", "int8", "uint8", "bool", "float64". */
+/* "float32", "float16", "int32", "int64", "int8", "uint8", "bool", "float64", "int16",
+ * "uint16", "uint32", "uint64". */
 const char *byocl_dtype_name(byocl_dtype dtype);
+/* Every dtype's name, in byocl_dtype order: what error messages list as supported. */
+#define BYOCL_DTYPE_NAMES                                                                  \
+    "float32, float16, int32, int64, int8, uint8, bool, float64, int16, uint16, uint32, uint64"
 /* Parses a dtype name; returns false for an unknown name. */
 bool byocl_dtype_from_name(const char *name, byocl_dtype *out);
 size_t byocl_dtype_size(byocl_dtype dtype);
 bool byocl_dtype_is_float(byocl_dtype dtype);
+/* uint8, uint16, uint32, uint64 and bool: zero-extended, compared and divided unsigned. */
+bool byocl_dtype_is_unsigned(byocl_dtype dtype);
 
 #define BYOCL_MAX_RANK 8
 

@@ -29,6 +29,8 @@ static const struct {
     [BYOCL_INT32] = {"int32", 4},     [BYOCL_INT64] = {"int64", 8},
     [BYOCL_INT8] = {"int8", 1},       [BYOCL_UINT8] = {"uint8", 1},
     [BYOCL_BOOL] = {"bool", 1},       [BYOCL_FLOAT64] = {"float64", 8},
+    [BYOCL_INT16] = {"int16", 2},     [BYOCL_UINT16] = {"uint16", 2},
+    [BYOCL_UINT32] = {"uint32", 4},   [BYOCL_UINT64] = {"uint64", 8},
 };
 
 const char *byocl_dtype_name(byocl_dtype dtype)
@@ -54,6 +56,12 @@ size_t byocl_dtype_size(byocl_dtype dtype)
 bool byocl_dtype_is_float(byocl_dtype dtype)
 {
     return dtype == BYOCL_FLOAT32 || dtype == BYOCL_FLOAT16 || dtype == BYOCL_FLOAT64;
+}
+
+bool byocl_dtype_is_unsigned(byocl_dtype dtype)
+{
+    return dtype == BYOCL_UINT8 || dtype == BYOCL_UINT16 || dtype == BYOCL_UINT32 ||
+           dtype == BYOCL_UINT64 || dtype == BYOCL_BOOL;
 }
 
 byocl_shape byocl_shape_make(int rank, const int64_t *dims)
@@ -276,6 +284,10 @@ double byocl_tensor_get(const byocl_tensor *t, int64_t i)
     case BYOCL_UINT8: return ((const uint8_t *)p)[i];
     case BYOCL_BOOL: return ((const uint8_t *)p)[i] != 0;
     case BYOCL_FLOAT64: return ((const double *)p)[i];
+    case BYOCL_INT16: return ((const int16_t *)p)[i];
+    case BYOCL_UINT16: return ((const uint16_t *)p)[i];
+    case BYOCL_UINT32: return ((const uint32_t *)p)[i];
+    case BYOCL_UINT64: return (double)((const uint64_t *)p)[i];
     case BYOCL_DTYPE_COUNT: break;
     }
     return 0.0;
@@ -309,6 +321,10 @@ void byocl_tensor_set(byocl_tensor *t, int64_t i, double v)
     case BYOCL_UINT8: ((uint8_t *)p)[i] = (uint8_t)double_to_wrapped_int(v); break;
     case BYOCL_BOOL: ((uint8_t *)p)[i] = v != 0.0; break;
     case BYOCL_FLOAT64: ((double *)p)[i] = v; break;
+    case BYOCL_INT16: ((int16_t *)p)[i] = (int16_t)(uint16_t)double_to_wrapped_int(v); break;
+    case BYOCL_UINT16: ((uint16_t *)p)[i] = (uint16_t)double_to_wrapped_int(v); break;
+    case BYOCL_UINT32: ((uint32_t *)p)[i] = (uint32_t)double_to_wrapped_int(v); break;
+    case BYOCL_UINT64: ((uint64_t *)p)[i] = double_to_wrapped_int(v); break;
     case BYOCL_DTYPE_COUNT: break;
     }
 }

@@ -17,6 +17,10 @@ DLDataType byocl_dtype_to_dlpack(byocl_dtype dtype)
     case BYOCL_UINT8: return (DLDataType){kDLUInt, 8, 1};
     case BYOCL_BOOL: return (DLDataType){kDLUInt, 1, 1};
     case BYOCL_FLOAT64: return (DLDataType){kDLFloat, 64, 1};
+    case BYOCL_INT16: return (DLDataType){kDLInt, 16, 1};
+    case BYOCL_UINT16: return (DLDataType){kDLUInt, 16, 1};
+    case BYOCL_UINT32: return (DLDataType){kDLUInt, 32, 1};
+    case BYOCL_UINT64: return (DLDataType){kDLUInt, 64, 1};
     case BYOCL_DTYPE_COUNT: break;
     }
     return (DLDataType){kDLOpaqueHandle, 0, 0};

@@ -20,9 +20,11 @@ static const char npy_magic[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
 static const char *const npy_descr[BYOCL_DTYPE_COUNT] = {
     [BYOCL_FLOAT32] = "<f4", [BYOCL_FLOAT16] = "<f2", [BYOCL_INT32] = "<i4",
     [BYOCL_INT64] = "<i8",   [BYOCL_INT8] = "|i1",    [BYOCL_UINT8] = "|u1",
-    [BYOCL_BOOL] = "|b1",    [BYOCL_FLOAT64] = "<f8",
+    [BYOCL_BOOL] = "|b1",    [BYOCL_FLOAT64] = "<f8",    [BYOCL_INT16] = "<i2",
+    [BYOCL_UINT16] = "<u2",  [BYOCL_UINT32] = "<u4",    [BYOCL_UINT64] = "<u8",
 };
-#define NPY_SUPPORTED "'<f4', '<f2', '<i4', '<i8', '|i1', '|u1', '|b1', '<f8'"
+#define NPY_SUPPORTED                                                                    \
+    "'<f4', '<f2', '<i4', '<i8', '|i1', '|u1', '|b1', '<f8', '<i2', '<u2', '<u4', '<u8'"
 
 static bool host_is_little_endian(void)
 {
@@ -208,7 +210,8 @@ static byocl_status descr_to_dtype(const char *what, const char *descr, byocl_dt
     static const char *const codes[BYOCL_DTYPE_COUNT] = {
         [BYOCL_FLOAT32] = "f4", [BYOCL_FLOAT16] = "f2", [BYOCL_INT32] = "i4",
         [BYOCL_INT64] = "i8",   [BYOCL_INT8] = "i1",    [BYOCL_UINT8] = "u1",
-        [BYOCL_BOOL] = "b1",    [BYOCL_FLOAT64] = "f8",
+        [BYOCL_BOOL] = "b1",    [BYOCL_FLOAT64] = "f8",    [BYOCL_INT16] = "i2",
+        [BYOCL_UINT16] = "u2",  [BYOCL_UINT32] = "u4",    [BYOCL_UINT64] = "u8",
     };
     char order = strchr("<>=|", descr[0]) && descr[0] ? descr[0] : '=';
     const char *code = descr + (descr[0] == order);

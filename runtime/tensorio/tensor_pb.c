@@ -1,8 +1,8 @@
 /* ONNX TensorProto: the `.pb` tensor files of the ONNX backend test suite, and the tensors
  * inside .onnx models (initializers, Constant nodes). Values sit either in raw_data
  * (little-endian bytes, possibly unaligned inside the protobuf buffer: copied with memcpy)
- * or in the field for the dtype (float_data; int32_data for int32, int8, uint8, bool and
- * float16's bits; int64_data). Protobuf does not say which message a buffer holds, so a
+ * or in the field for the dtype (float_data; int32_data for int32, int16, int8, uint16,
+ * uint8, bool and float16's bits; int64_data; uint64_data for uint32 and uint64). Protobuf does not say which message a buffer holds, so a
  * file of another message type may parse; every field is checked to make sense. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include "onnx.pb-c.h"
 #include "tensor_pb.h"
 
-const char tensorio_onnx_supported_dtypes[] = "float32, float16, int32, int64, int8, uint8, bool, float64";
+const char tensorio_onnx_supported_dtypes[] = BYOCL_DTYPE_NAMES;
 
 /* byocl dtype -> ONNX data type, in byocl_dtype order. */
 static const int32_t onnx_of_dtype[BYOCL_DTYPE_COUNT] = {
@@ -25,6 +25,10 @@ static const int32_t onnx_of_dtype[BYOCL_DTYPE_COUNT] = {
     [BYOCL_UINT8] = ONNX__TENSOR_PROTO__DATA_TYPE__UINT8,
     [BYOCL_BOOL] = ONNX__TENSOR_PROTO__DATA_TYPE__BOOL,
     [BYOCL_FLOAT64] = ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE,
+    [BYOCL_INT16] = ONNX__TENSOR_PROTO__DATA_TYPE__INT16,
+    [BYOCL_UINT16] = ONNX__TENSOR_PROTO__DATA_TYPE__UINT16,
+    [BYOCL_UINT32] = ONNX__TENSOR_PROTO__DATA_TYPE__UINT32,
+    [BYOCL_UINT64] = ONNX__TENSOR_PROTO__DATA_TYPE__UINT64,
 };
 
 bool tensorio_onnx_to_dtype(int32_t onnx_type, byocl_dtype *out)
@@ -43,11 +47,7 @@ int32_t tensorio_onnx_from_dtype(byocl_dtype dtype) { return onnx_of_dtype[dtype
 const char *tensorio_onnx_dtype_name(int32_t onnx_type, char *buf, size_t len)
 {
     static const char *const others[] = {
-        [ONNX__TENSOR_PROTO__DATA_TYPE__UINT16] = "uint16",
-        [ONNX__TENSOR_PROTO__DATA_TYPE__INT16] = "int16",
         [ONNX__TENSOR_PROTO__DATA_TYPE__STRING] = "string",
-        [ONNX__TENSOR_PROTO__DATA_TYPE__UINT32] = "uint32",
-        [ONNX__TENSOR_PROTO__DATA_TYPE__UINT64] = "uint64",
         [ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX64] = "complex64",
         [ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX128] = "complex128",
         [ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16] = "bfloat16",
@@ -84,6 +84,9 @@ static const char *typed_field_of(byocl_dtype dtype)
         return "int64_data";
     case BYOCL_FLOAT64:
         return "double_data";
+    case BYOCL_UINT32:
+    case BYOCL_UINT64:
+        return "uint64_data";
     default:
         return "int32_data";
     }
@@ -120,6 +123,21 @@ static void fill_from_typed(const Onnx__TensorProto *tp, byocl_tensor *t)
     case BYOCL_BOOL:
         for (int64_t i = 0; i < n; i++)
             ((uint8_t *)data)[i] = (uint8_t)tp->int32_data[i];
+        break;
+    case BYOCL_INT16:
+        for (int64_t i = 0; i < n; i++)
+            ((int16_t *)data)[i] = (int16_t)tp->int32_data[i];
+        break;
+    case BYOCL_UINT16:
+        for (int64_t i = 0; i < n; i++)
+            ((uint16_t *)data)[i] = (uint16_t)tp->int32_data[i];
+        break;
+    case BYOCL_UINT32:
+        for (int64_t i = 0; i < n; i++)
+            ((uint32_t *)data)[i] = (uint32_t)tp->uint64_data[i];
+        break;
+    case BYOCL_UINT64:
+        memcpy(data, tp->uint64_data, (size_t)n * sizeof(uint64_t));
         break;
     case BYOCL_DTYPE_COUNT:
         break;

@@ -17,10 +17,10 @@ bool tensorio_onnx_to_dtype(int32_t onnx_type, byocl_dtype *out);
 /* The ONNX data type of a byocl dtype. */
 int32_t tensorio_onnx_from_dtype(byocl_dtype dtype);
 /* How messages spell an ONNX data type: byocl's dtype names where they exist ("float32"),
- * otherwise ONNX's in lower case ("uint16", "uint64", "bfloat16"); "data type N" (in buf)
+ * otherwise ONNX's in lower case ("string", "complex64", "bfloat16"); "data type N" (in buf)
  * for an unknown one. Returns a static string or buf. */
 const char *tensorio_onnx_dtype_name(int32_t onnx_type, char *buf, size_t len);
-/* "float32, float16, int32, int64, int8, uint8, bool": what messages list as supported. */
+/* "float32, float16, int32, ..., uint64": what messages list as supported. */
 extern const char tensorio_onnx_supported_dtypes[];
 
 /* Checks what a TensorProto says of its values besides where they lie (dtype, segments,

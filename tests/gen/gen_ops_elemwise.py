@@ -310,6 +310,56 @@ with np.errstate(all="ignore"):
     a = np.array([-1, 300], np.int32)
     fx.case("cast_i32_to_u8", "cast", 'dtype="uint8"', [a], [a.astype(np.uint8)])
 
+    # ---- int16, uint16, uint32, uint64: the extremes of each; uint64 above 2^63 and
+    # beyond 2^53 must stay exact (it compares and divides unsigned)
+    u64 = np.uint64
+    ext = {
+        np.int16: [-(2**15), -7, 0, 5, 2**15 - 1],
+        np.uint16: [0, 7, 2**15, 2**16 - 2, 2**16 - 1],
+        np.uint32: [0, 7, 2**31, 2**32 - 2, 2**32 - 1],
+        u64: [0, 7, 2**53 + 1, 2**63, 2**64 - 1],
+    }
+    for t, vals in ext.items():
+        nm = {np.int16: "i16", np.uint16: "u16", np.uint32: "u32", u64: "u64"}[t]
+        a = np.array(vals, t)
+        b = np.array(vals[::-1], t)
+        b[b == 0] = 3  # no division by zero
+        fx.case("add_%s_wraps" % nm, "add", "", [a, b], [exact(lambda x, y: x + y, a, b)])
+        fx.case("subtract_%s_wraps" % nm, "subtract", "", [a, b],
+                [exact(lambda x, y: x - y, a, b)])
+        fx.case("maximum_%s" % nm, "maximum", "", [a, b], [np.maximum(a, b)])
+        fx.case("minimum_%s" % nm, "minimum", "", [a, b], [np.minimum(a, b)])
+        fx.case("divide_%s" % nm, "divide", "", [a, b], [trunc_div(a, b, t)])
+        fx.case("mod_%s" % nm, "mod", "", [a, b], [np.fmod(a, b)])
+        fx.case("floor_mod_%s" % nm, "floor_mod", "", [a, b], [np.mod(a, b)])
+        for cmp in ("less", "greater_equal", "equal"):
+            fx.case("%s_%s" % (cmp, nm), cmp, "", [a, b], [getattr(np, cmp)(a, b)])
+        fx.case("abs_%s" % nm, "abs", "", [a], [wrap([abs(int(v)) for v in a], t)])
+        fx.case("sign_%s" % nm, "sign", "", [a], [np.sign(a)])
+        fx.case("negative_%s_wraps" % nm, "negative", "", [a], [wrap([-int(v) for v in a], t)])
+        fx.case("clip_%s" % nm, "clip", "a_min=3f, a_max=40000f", [a],
+                [np.array([min(max(int(v), 3), 40000) for v in a], t)])
+        fx.case("cast_%s_to_f64" % nm, "cast", 'dtype="float64"', [a], [a.astype(np.float64)])
+        fx.case("cast_%s_to_i64" % nm, "cast", 'dtype="int64"', [a],
+                [wrap([int(v) for v in a], np.int64)])
+    # uint64 from doubles and int64s: 2^63 and 2^64 - 2048 (the largest double below 2^64)
+    a = np.array([0.5, 7.9, 2.0**53, 2.0**63, 2.0**64 - 2048], np.float64)
+    fx.case("cast_f64_to_u64", "cast", 'dtype="uint64"', [a], [a.astype(u64)])
+    a = np.array([-1, 2**62, -(2**63)], np.int64)
+    fx.case("cast_i64_to_u64_wraps", "cast", 'dtype="uint64"', [a], [wrap(a, u64)])
+    a = np.array([-1, 70000, 40000], np.int32)
+    fx.case("cast_i32_to_u16_wraps", "cast", 'dtype="uint16"', [a], [wrap(a, np.uint16)])
+    fx.case("cast_i32_to_i16_wraps", "cast", 'dtype="int16"', [a], [wrap(a, np.int16)])
+    fx.case("cast_i32_to_u32_wraps", "cast", 'dtype="uint32"', [a], [wrap(a, np.uint32)])
+    a = np.array([2**64 - 1, 2**63 + 5, 6], u64)
+    fx.case("cast_u64_to_u32_wraps", "cast", 'dtype="uint32"', [a], [wrap(a, np.uint32)])
+    fx.case("cast_u64_to_f32", "cast", 'dtype="float32"', [a], [a.astype(f32)])
+    a = np.array([2**64 - 1, 2**63], u64)
+    b = np.array([2**63 + 1, 2**64 - 1], u64)
+    fx.case("greater_u64_top_bit", "greater", "", [a, b], [np.greater(a, b)])
+    fx.case("maximum_u64_bcast", "maximum", "", [a, np.array([2**63 + 7], u64)],
+            [np.maximum(a, np.array([2**63 + 7], u64))])
+
     # ---- float64: computed in double (exact but for libm's last bit: 1e-15)
     f64 = np.float64
     d, e = randn((2, 3, 4), f64), randn((4,), f64)

@@ -226,7 +226,7 @@ def topk(x, k, axis, ascend=False):
         key = np.where(nan, 0, x).astype(np.float64)
         order = np.lexsort(((key if ascend else -key), (nan if ascend else ~nan)), axis=-1)
     else:
-        key = x.astype(np.int64)
+        key = x.astype(object)  # Python integers: uint64 above 2^63 stays exact
         order = np.argsort(key if ascend else -key, axis=-1, kind="stable")
     order = order[..., :k]
     vals = np.take_along_axis(x, order, axis=-1)
@@ -253,6 +253,9 @@ fx.case("topk_i32_indices", "topk", "k=4, ret_type=\"indices\", dtype=\"int32\""
 tu8 = np.array([200, 3, 255, 0, 3], np.uint8)
 v, i = topk(tu8, 2, 0, True)
 fx.case("topk_u8_ascend", "topk", "k=2, is_ascend=True", [tu8], [v, i], tuple_result=True)
+tq = np.array([2**63 + 1, 3, 2**64 - 1, 0, 2**63], np.uint64)  # orders unsigned
+v, i = topk(tq, 3, 0)
+fx.case("topk_u64", "topk", "k=3", [tq], [v, i], tuple_result=True)
 th = randn((4, 5), f16)
 v, i = topk(th, 2, 1)
 fx.case("topk_f16", "topk", "k=2", [th], [v, i], tuple_result=True)

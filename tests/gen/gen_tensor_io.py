@@ -20,6 +20,11 @@ ARRAYS = {
     "u8": np.array([[0, 1, 255], [128, 42, 7]], dtype="|u1"),
     "bool": np.array([[True, False, True], [False, False, True]], dtype="|b1"),
     "f64": np.array([[0.0, -1.5, 0.1], [1.0e300, -5.0e-324, -np.inf]], dtype="<f8"),
+    "i16": np.array([[0, -1, 32767], [-32768, 42, -7]], dtype="<i2"),
+    "u16": np.array([[0, 1, 65535], [32768, 42, 7]], dtype="<u2"),
+    "u32": np.array([[0, 1, 4294967295], [2147483648, 42, 7]], dtype="<u4"),
+    "u64": np.array([[0, 18446744073709551615, 9223372036854775808],
+                     [9007199254740993, 42, 7]], dtype="<u8"),
     "scalar_f32": np.array(3.5, dtype="<f4"),
     "empty_f32": np.zeros((0, 3), dtype="<f4"),
     "rank4_i32": np.arange(2 * 1 * 3 * 2, dtype="<i4").reshape(2, 1, 3, 2) - 5,
@@ -48,7 +53,7 @@ def main():
     # Error cases.
     np.save(path("fortran.npy"), np.asfortranarray(ARRAYS["f32"]))
     np.save(path("bigendian.npy"), ARRAYS["f32"].astype(">f4"))
-    np.save(path("uint16.npy"), ARRAYS["u8"].astype("<u2"))
+    np.save(path("complex64.npy"), ARRAYS["u8"].astype("<c8"))
     with open(path("f32.npy"), "rb") as f:
         whole = f.read()
     with open(path("truncated.npy"), "wb") as f:
@@ -59,7 +64,7 @@ def main():
         with z.open("w.npy", "w") as m:
             np.lib.format.write_array(m, ARRAYS["f32"])
         z.writestr("README.txt", "not an array\n")
-    np.savez(path("uint16_member.npz"), w=ARRAYS["u8"].astype("<u2"))
+    np.savez(path("complex64_member.npz"), w=ARRAYS["u8"].astype("<c8"))
     # A stored archive whose member data no longer matches its CRC.
     np.savez(path("bad_crc.npz"), w=ARRAYS["f32"])
     with open(path("bad_crc.npz"), "rb") as f:

@@ -4,7 +4,8 @@ Run with /usr/bin/python3. The values are the ones the C test spells out:
 
   VALUES = [-1.5, 0, 2.25, 3, -7, 100] (shape (2, 3)) in every dtype, as raw_data
   (<dtype>_raw.pb, named "x") and in the dtype's typed field (<dtype>_typed.pb, unnamed);
-  bool holds [True, False, True, True, False, True]. Plus files that must be refused."""
+  bool holds [True, False, True, True, False, True], the unsigned dtypes the UNSIGNED
+  values. Plus files that must be refused."""
 
 import os
 
@@ -28,6 +29,17 @@ DTYPES = {
     "u8": (np.uint8, TensorProto.UINT8, "int32_data"),
     "bool": (np.bool_, TensorProto.BOOL, "int32_data"),
     "f64": (np.float64, TensorProto.DOUBLE, "double_data"),
+    "i16": (np.int16, TensorProto.INT16, "int32_data"),
+    "u16": (np.uint16, TensorProto.UINT16, "int32_data"),
+    "u32": (np.uint32, TensorProto.UINT32, "uint64_data"),
+    "u64": (np.uint64, TensorProto.UINT64, "uint64_data"),
+}
+# The unsigned ones hold these instead (uint64's beyond 2^53 and above 2^63, exact).
+UNSIGNED = {
+    "u8": [1, 0, 2, 3, 7, 100],
+    "u16": [1, 0, 65535, 3, 7, 100],
+    "u32": [1, 0, 4294967295, 3, 7, 100],
+    "u64": [1, 0, 18446744073709551615, 9223372036854775808, 9007199254740993, 100],
 }
 
 
@@ -40,8 +52,8 @@ def array(tag):
     np_type = DTYPES[tag][0]
     if tag == "bool":
         return np.array(BOOLS, dtype=np.bool_).reshape(2, 3)
-    if tag == "u8":  # -1.5 and -7 wrap as the C cast does: keep them non-negative here
-        return np.array([1, 0, 2, 3, 7, 100], dtype=np.uint8).reshape(2, 3)
+    if tag in UNSIGNED:  # -1.5 and -7 would wrap: keep them non-negative here
+        return np.array(UNSIGNED[tag], dtype=np_type).reshape(2, 3)
     return np.array(VALUES, dtype=np.float64).astype(np_type).reshape(2, 3)
 
 
@@ -69,7 +81,7 @@ def main():
     write("empty_f32.pb", numpy_helper.from_array(np.zeros((0, 3), dtype=np.float32), "e"))
 
     # Refused: dtypes byocl lacks, external data, inconsistent fields.
-    write("uint16.pb", numpy_helper.from_array(np.ones((2,), dtype=np.uint16), "u"))
+    write("complex64.pb", numpy_helper.from_array(np.ones((2,), dtype=np.complex64), "u"))
     t = numpy_helper.from_array(np.ones((2, 3), dtype=np.float32), "short")
     t.raw_data = t.raw_data[:20]
     write("raw_short.pb", t)

@@ -20,6 +20,10 @@ C_TYPES = {
     "uint8": ("uint8_t", "BYOCL_UINT8"),
     "bool": ("uint8_t", "BYOCL_BOOL"),
     "float64": ("double", "BYOCL_FLOAT64"),
+    "int16": ("int16_t", "BYOCL_INT16"),
+    "uint16": ("uint16_t", "BYOCL_UINT16"),
+    "uint32": ("uint32_t", "BYOCL_UINT32"),
+    "uint64": ("uint64_t", "BYOCL_UINT64"),
 }
 
 
@@ -50,6 +54,8 @@ def c_literal(dtype, v):
     if dtype == "int64":
         v = int(v)
         return "(-9223372036854775807LL - 1)" if v == -(2**63) else "%dLL" % v
+    if dtype in ("uint32", "uint64"):
+        return "%dU" % int(v) if dtype == "uint32" else "%dULL" % int(v)
     return "%d" % int(v)
 
 
