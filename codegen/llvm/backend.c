@@ -41,8 +41,9 @@ static byocl_status lower_group(lw *w)
     const byocl_host_group *g = w->grp;
     for (int i = 0; i < g->n_nodes; i++) {
         const byocl_node *n = lw_node(w, g->nodes[i]);
-        if (op_is(n, "nn.conv2d") || op_is(n, "nn.conv2d_transpose"))
-            return lower_conv2d(w, g->nodes[i]);
+        if (op_is(n, "nn.conv2d") || op_is(n, "nn.conv2d_transpose") || op_is(n, "nn.conv3d") ||
+            op_is(n, "nn.conv3d_transpose"))
+            return lower_conv(w, g->nodes[i]);
         if (op_is(n, "nn.dense"))
             return lower_dense(w, g->nodes[i]);
     }
@@ -60,6 +61,7 @@ static byocl_status lower_group(lw *w)
     } table[] = {
         {"nn.max_pool2d", lower_pool},     {"nn.avg_pool2d", lower_pool},
         {"nn.global_avg_pool2d", lower_pool},
+        {"nn.max_pool3d", lower_pool},     {"nn.avg_pool3d", lower_pool},
         {"nn.softmax", lower_softmax},     {"nn.log_softmax", lower_softmax},
         {"nn.layer_norm", lower_layer_norm}, {"reshape", lower_copy},
         {"squeeze", lower_copy},           {"expand_dims", lower_copy},

@@ -270,7 +270,7 @@ byocl_status ew_store_passthrough(lw *w);
 
 /* Lowering entry points, one per op family; each emits the whole kernel body. */
 byocl_status lower_elemwise_group(lw *w);
-byocl_status lower_conv2d(lw *w, int node);
+byocl_status lower_conv(lw *w, int node);
 byocl_status lower_dense(lw *w, int node);
 byocl_status lower_batch_matmul(lw *w, int node);
 byocl_status lower_pool(lw *w, int node);

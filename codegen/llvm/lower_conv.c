@@ -1,5 +1,6 @@
 /* nn.conv2d (NCHW data, OIHW weight, any groups, strides, dilations and padding), and
- * nn.conv2d_transpose (IOHW weight) through the direct loop nest.
+ * nn.conv2d_transpose (IOHW weight), nn.conv3d (NCDHW, OIDHW) and nn.conv3d_transpose
+ * (IODHW) through the direct loop nest.
  *
  * Float convs run one schedule:
  *  - Weights are packed when the model is built (or, when they are not constants, by
@@ -19,7 +20,7 @@
  *    that computes the fused epilogue (lower_elemwise.c) and stores NCHW.
  * Depthwise convs (one input channel per group) compute output rows in registers from
  * masked loads of the input instead (see lower_conv_depthwise). Integer convs (and
- * strides over 16) use a direct loop nest. */
+ * strides over 16), the transposed and the 3-D convs use a direct loop nest. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,20 +30,27 @@
 typedef struct conv_geom {
     int64_t n, c, h, w;          /* data */
     int64_t o, groups, ic, og;   /* out channels, groups, in/out channels per group */
-    bool transposed;             /* nn.conv2d_transpose: IOHW weight, taps gathered back */
+    bool transposed;             /* the transposed convs: IOHW weight, taps gathered back */
     int64_t kh, kw;
     int64_t sh, sw, dh, dw;
     int64_t pt, pl, pb, pr;
     int64_t oh, ow;
+    /* depth (3-D convs; 1, 1, 1, 1, 0, 0, 1 in 2-D): data, kernel, stride, dilation,
+     * front and back padding, output */
+    int64_t d, kd, sd, dd, pf, pk, od;
+    int spatial;                 /* 2 or 3 */
     byocl_dtype din, dout;
 } conv_geom;
 
-static void ints2(const byocl_node *n, const char *key, int64_t *a, int64_t *b)
+/* INTS `key` as `count` values: given in full, one per spatial dimension (padding: both
+ * sides), one for all, or `def` when absent. */
+static void spatial_ints(const byocl_node *n, const char *key, int count, int64_t def,
+                         int64_t *out)
 {
     const int64_t *v = NULL;
     int k = byocl_attrs_get_ints(&n->attrs, key, &v);
-    *a = k >= 1 ? v[0] : 1;
-    *b = k >= 2 ? v[1] : *a;
+    for (int i = 0; i < count; i++)
+        out[i] = k == count ? v[i] : k > 0 && count % k == 0 ? v[i % k] : def;
 }
 
 static void conv_geometry(lw *w, int node, conv_geom *g)
@@ -50,15 +58,20 @@ static void conv_geometry(lw *w, int node, conv_geom *g)
     const byocl_node *n = lw_node(w, node);
     const byocl_type *x = lw_value_type(w, lv_resolve(w->fn, n->args[0], -1));
     const byocl_type *wt = lw_value_type(w, lv_resolve(w->fn, n->args[1], -1));
+    g->spatial = x->shape.rank - 2;
+    int sp = g->spatial, z = sp - 2; /* z: 1 when a depth leads */
     g->n = x->shape.dims[0];
     g->c = x->shape.dims[1];
-    g->h = x->shape.dims[2];
-    g->w = x->shape.dims[3];
-    g->kh = wt->shape.dims[2];
-    g->kw = wt->shape.dims[3];
+    g->d = z ? x->shape.dims[2] : 1;
+    g->h = x->shape.dims[2 + z];
+    g->w = x->shape.dims[3 + z];
+    g->kd = z ? wt->shape.dims[2] : 1;
+    g->kh = wt->shape.dims[2 + z];
+    g->kw = wt->shape.dims[3 + z];
     g->groups = byocl_attrs_get_int(&n->attrs, "groups", 1);
-    g->transposed = strcmp(n->op->name, "nn.conv2d_transpose") == 0;
-    if (g->transposed) { /* weight (C, O / groups, KH, KW) */
+    g->transposed = strcmp(n->op->name, "nn.conv2d_transpose") == 0 ||
+                    strcmp(n->op->name, "nn.conv3d_transpose") == 0;
+    if (g->transposed) { /* weight (C, O / groups, [KD,] KH, KW) */
         g->og = wt->shape.dims[1];
         g->o = g->og * g->groups;
         g->ic = g->c / g->groups;
@@ -67,45 +80,64 @@ static void conv_geometry(lw *w, int node, conv_geom *g)
         g->ic = wt->shape.dims[1];
         g->og = g->o / g->groups;
     }
-    ints2(n, "strides", &g->sh, &g->sw);
-    ints2(n, "dilation", &g->dh, &g->dw);
-    const int64_t *p = NULL;
-    int k = byocl_attrs_get_ints(&n->attrs, "padding", &p);
-    int64_t pad[4];
-    for (int i = 0; i < 4; i++)
-        pad[i] = k == 4 ? p[i] : k == 2 ? p[i % 2] : k == 1 ? p[0] : 0;
-    g->pt = pad[0];
-    g->pl = pad[1];
-    g->pb = pad[2];
-    g->pr = pad[3];
-    g->oh = n->type->shape.dims[2];
-    g->ow = n->type->shape.dims[3];
+    int64_t st[3], dl[3], p[6];
+    spatial_ints(n, "strides", sp, 1, st);
+    spatial_ints(n, "dilation", sp, 1, dl);
+    spatial_ints(n, "padding", 2 * sp, 0, p);
+    g->sd = z ? st[0] : 1;
+    g->dd = z ? dl[0] : 1;
+    g->pf = z ? p[0] : 0;
+    g->pk = z ? p[sp] : 0;
+    g->sh = st[z];
+    g->sw = st[z + 1];
+    g->dh = dl[z];
+    g->dw = dl[z + 1];
+    g->pt = p[z];
+    g->pl = p[z + 1];
+    g->pb = p[sp + z];
+    g->pr = p[sp + z + 1];
+    g->od = z ? n->type->shape.dims[2] : 1;
+    g->oh = n->type->shape.dims[2 + z];
+    g->ow = n->type->shape.dims[3 + z];
     g->din = x->dtype;
     g->dout = n->type->dtype;
 }
 
 /* ------------------------------------------------------------ epilogue */
 
-/* Stores output element (n, oc, oy, ox) of the conv, `acc` in float (or the compute type
- * of the conv's dtype), through the group's epilogue. */
-static byocl_status store_output(lw *w, int node, const ew_space *s, LLVMValueRef n,
-                                 LLVMValueRef oc, LLVMValueRef oy, LLVMValueRef ox,
-                                 LLVMValueRef acc, const conv_geom *g)
+/* Stores output element (n, oc, [oz,] oy, ox) of the conv (oz NULL in 2-D), `acc` in
+ * float (or the compute type of the conv's dtype), through the group's epilogue. */
+static byocl_status store_output_at(lw *w, int node, const ew_space *s, LLVMValueRef n,
+                                    LLVMValueRef oc, LLVMValueRef oz, LLVMValueRef oy,
+                                    LLVMValueRef ox, LLVMValueRef acc, const conv_geom *g)
 {
     ew_env e = {.w = w, .space = s, .anchor = node, .exact = false};
-    e.cidx[0] = n;
-    e.cidx[1] = oc;
-    e.cidx[2] = oy;
-    e.cidx[3] = ox;
+    int k = 0;
+    e.cidx[k++] = n;
+    e.cidx[k++] = oc;
+    if (oz)
+        e.cidx[k++] = oz;
+    e.cidx[k++] = oy;
+    e.cidx[k] = ox;
     e.anchor_value = acc;
     byocl_value_ref root = ew_root(w);
     LLVMValueRef v;
     byocl_status st = ew_eval(&e, root, &v);
     if (st != BYOCL_OK)
         return st;
-    LLVMValueRef at = lw_mad(w, lw_mad(w, lw_mad(w, n, g->o, oc), g->oh, oy), g->ow, ox);
+    LLVMValueRef plane = lw_mad(w, n, g->o, oc);
+    if (oz)
+        plane = lw_mad(w, plane, g->od, oz);
+    LLVMValueRef at = lw_mad(w, lw_mad(w, plane, g->oh, oy), g->ow, ox);
     lw_store(w, lw_output(w, root), lw_value_type(w, root)->dtype, at, v);
     return w->status;
+}
+
+static byocl_status store_output(lw *w, int node, const ew_space *s, LLVMValueRef n,
+                                 LLVMValueRef oc, LLVMValueRef oy, LLVMValueRef ox,
+                                 LLVMValueRef acc, const conv_geom *g)
+{
+    return store_output_at(w, node, s, n, oc, NULL, oy, ox, acc, g);
 }
 
 /* ------------------------------------------------------------ direct loop nest */
@@ -135,9 +167,10 @@ static LLVMValueRef tap_source(lw *w, const conv_geom *g, LLVMValueRef o, LLVMVa
     return LLVMBuildAnd(B, ok, LLVMBuildICmp(B, LLVMIntSLT, *at, lw_i64(w, in_len), ""), "");
 }
 
-/* Integer convs, float convs whose strides exceed the phase tables (> 16) and transposed
- * convs: a loop nest per output element, accumulating in 64-bit integers or in double, in
- * the reference's order (input channel, kh, kw), so float results match it exactly. */
+/* Integer convs, float convs whose strides exceed the phase tables (> 16), transposed
+ * and 3-D convs: a loop nest per output element, accumulating in 64-bit integers or in
+ * double, in the reference's order (input channel, kd, kh, kw), so float results match
+ * it exactly. A 2-D conv runs it with a depth of 1. */
 static byocl_status lower_conv_direct(lw *w, int node, const conv_geom *g, const ew_space *s)
 {
     const byocl_node *nd = lw_node(w, node);
@@ -145,46 +178,54 @@ static byocl_status lower_conv_direct(lw *w, int node, const conv_geom *g, const
     LLVMValueRef x = lw_value_ptr(w, lv_resolve(w->fn, nd->args[0], -1));
     LLVMValueRef wt = lw_value_ptr(w, lv_resolve(w->fn, nd->args[1], -1));
     int64_t planes = g->n * g->o;
-    w->n_tasks = lw_pick_tasks(w, planes * g->oh * g->ow * g->ic * g->kh * g->kw, 1 << 18,
-                               planes < 64 ? planes : 64);
+    w->n_tasks = lw_pick_tasks(w, planes * g->od * g->oh * g->ow * g->ic * g->kd * g->kh * g->kw,
+                               1 << 18, planes < 64 ? planes : 64);
     LLVMValueRef lo, hi;
     lw_task_range(w, planes, &lo, &hi);
-    lw_loop lp, ly, lx, li, lkh, lkw;
+    lw_loop lp, lz, ly, lx, li, lkd, lkh, lkw;
     LLVMValueRef p = lw_for(w, &lp, lo, hi, 1, "plane");
     LLVMValueRef n = LLVMBuildSDiv(B, p, lw_i64(w, g->o), "n");
     LLVMValueRef oc = LLVMBuildSRem(B, p, lw_i64(w, g->o), "oc");
     LLVMValueRef first_c = lw_mad(w, LLVMBuildSDiv(B, oc, lw_i64(w, g->og), ""), g->ic, NULL);
+    LLVMValueRef oz = lw_for(w, &lz, lw_i64(w, 0), lw_i64(w, g->od), 1, "oz");
     LLVMValueRef oy = lw_for(w, &ly, lw_i64(w, 0), lw_i64(w, g->oh), 1, "oy");
     LLVMValueRef ox = lw_for(w, &lx, lw_i64(w, 0), lw_i64(w, g->ow), 1, "ox");
     LLVMTypeRef at = lw_acc_type(w, g->din);
     LLVMValueRef acc = lw_alloca(w, at, "acc");
     LLVMBuildStore(B, LLVMConstNull(at), acc);
     LLVMValueRef i = lw_for(w, &li, lw_i64(w, 0), lw_i64(w, g->ic), 1, "i");
-    LLVMValueRef plane = lw_mad(w, lw_mad(w, n, g->c, LLVMBuildNSWAdd(B, first_c, i, "")), g->h * g->w, NULL);
+    LLVMValueRef vol = lw_mad(w, lw_mad(w, n, g->c, LLVMBuildNSWAdd(B, first_c, i, "")), g->d * g->h * g->w, NULL);
     /* OIHW: [oc][i]; IOHW: [first_c + i][oc within its group] */
     LLVMValueRef wrow = g->transposed
         ? lw_mad(w, LLVMBuildNSWAdd(B, first_c, i, ""), g->og, LLVMBuildSRem(B, oc, lw_i64(w, g->og), ""))
         : lw_mad(w, oc, g->ic, i);
-    LLVMValueRef wbase = lw_mad(w, wrow, g->kh * g->kw, NULL);
-    LLVMValueRef iy, ix;
+    LLVMValueRef wbase = lw_mad(w, wrow, g->kd * g->kh * g->kw, NULL);
+    LLVMValueRef iz, iy, ix;
+    LLVMValueRef kd = lw_for(w, &lkd, lw_i64(w, 0), lw_i64(w, g->kd), 1, "kd");
+    LLVMValueRef ok_z = tap_source(w, g, oz, kd, g->sd, g->dd, g->pf, g->d, &iz);
     LLVMValueRef kh = lw_for(w, &lkh, lw_i64(w, 0), lw_i64(w, g->kh), 1, "kh");
     LLVMValueRef ok_y = tap_source(w, g, oy, kh, g->sh, g->dh, g->pt, g->h, &iy);
     LLVMValueRef kw = lw_for(w, &lkw, lw_i64(w, 0), lw_i64(w, g->kw), 1, "kw");
     LLVMValueRef ok_x = tap_source(w, g, ox, kw, g->sw, g->dw, g->pl, g->w, &ix);
-    LLVMValueRef ok = LLVMBuildAnd(B, ok_y, ok_x, "");
+    LLVMValueRef ok = LLVMBuildAnd(B, ok_z, LLVMBuildAnd(B, ok_y, ok_x, ""), "");
     lw_if inside;
     lw_if_begin(w, &inside, ok, "tap");
-    LLVMValueRef xv = lw_load(w, x, g->din, lw_mad(w, iy, g->w, LLVMBuildNSWAdd(B, plane, ix, "")));
-    LLVMValueRef wv = lw_load(w, wt, g->din, lw_mad(w, kh, g->kw, LLVMBuildNSWAdd(B, wbase, kw, "")));
+    LLVMValueRef row = lw_mad(w, iz, g->h, iy);
+    LLVMValueRef xv = lw_load(w, x, g->din, lw_mad(w, row, g->w, LLVMBuildNSWAdd(B, vol, ix, "")));
+    LLVMValueRef wtap = lw_mad(w, lw_mad(w, kd, g->kh, kh), g->kw, LLVMBuildNSWAdd(B, wbase, kw, ""));
+    LLVMValueRef wv = lw_load(w, wt, g->din, wtap);
     LLVMBuildStore(B, lw_acc_mul_add(w, g->din, LLVMBuildLoad2(B, at, acc, ""), xv, wv), acc);
     lw_if_end(w, &inside);
     lw_for_end(w, &lkw);
     lw_for_end(w, &lkh);
+    lw_for_end(w, &lkd);
     lw_for_end(w, &li);
     LLVMValueRef v = lw_acc_to(w, g->din, LLVMBuildLoad2(B, at, acc, ""), g->dout);
-    byocl_status st = store_output(w, node, s, n, oc, oy, ox, v, g);
+    byocl_status st =
+        store_output_at(w, node, s, n, oc, g->spatial == 3 ? oz : NULL, oy, ox, v, g);
     lw_for_end(w, &lx);
     lw_for_end(w, &ly);
+    lw_for_end(w, &lz);
     lw_for_end(w, &lp);
     return st;
 }
@@ -861,7 +902,7 @@ static byocl_status lower_conv_depthwise(lw *w, int node, const conv_geom *g, co
     return st;
 }
 
-byocl_status lower_conv2d(lw *w, int node)
+byocl_status lower_conv(lw *w, int node)
 {
     conv_geom g;
     conv_geometry(w, node, &g);
@@ -870,11 +911,11 @@ byocl_status lower_conv2d(lw *w, int node)
     if (st != BYOCL_OK)
         return lw_failed(w, st);
     st = ew_store_passthrough(w);
-    if (st != BYOCL_OK || !ew_has_root(w) || g.n * g.o * g.oh * g.ow == 0)
+    if (st != BYOCL_OK || !ew_has_root(w) || g.n * g.o * g.od * g.oh * g.ow == 0)
         return st;
     /* integers and float64 (in or out) take the direct loop nest; so do strides past
-     * plan_conv's tables */
-    if (g.transposed || !lw_is_single_float(g.din) || !lw_is_single_float(g.dout) || g.sh > 16 ||
+     * plan_conv's tables, the transposed and the 3-D convs */
+    if (g.transposed || g.spatial == 3 || !lw_is_single_float(g.din) || !lw_is_single_float(g.dout) || g.sh > 16 ||
         g.sw > 16)
         return lower_conv_direct(w, node, &g, &s);
     if (depthwise_schedule(&g))

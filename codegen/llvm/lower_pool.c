@@ -1,4 +1,5 @@
-/* Reductions: nn.max_pool2d, nn.avg_pool2d, nn.global_avg_pool2d, nn.softmax,
+/* Reductions: nn.max_pool2d, nn.avg_pool2d, nn.global_avg_pool2d, nn.max_pool3d,
+ * nn.avg_pool3d (a direct loop nest, lower_pool3d), nn.softmax,
  * nn.log_softmax, nn.layer_norm and the reduction ops (sum, mean, prod, max, min, argmax,
  * argmin: ops/reduce.h).
  *
@@ -375,6 +376,92 @@ static byocl_status lower_window_pool(lw *w, int node)
     lw_for_end(w, &lp);
     if (!is_max)
         scratch_free(w, sums);
+    return w->status;
+}
+
+/* nn.max_pool3d and nn.avg_pool3d (NCDHW): a loop nest per output cell over the window's
+ * taps in (kd, kh, kw) order, taps outside the input skipped; averages add in double in
+ * the reference's order and divide by the product of the per-axis cell counts. Correctness
+ * first: no row vectorization as the 2-D pools have. */
+static byocl_status lower_pool3d(lw *w, int node)
+{
+    const byocl_node *n = lw_node(w, node);
+    bool is_max = strcmp(n->op->name, "nn.max_pool3d") == 0;
+    bool include_pad = !is_max && byocl_attrs_get_bool(&n->attrs, "count_include_pad", false);
+    byocl_value_ref in_v = lv_resolve(w->fn, n->args[0], -1), out_v = {node, -1};
+    const byocl_shape *is = &lw_value_type(w, in_v)->shape, *os = &n->type->shape;
+    byocl_dtype d = n->type->dtype, din = lw_value_type(w, in_v)->dtype;
+    int64_t k[3], st[3], dl[3], pad[6], in[3], out[3];
+    ints_attr(n, "pool_size", k, 3, 1);
+    ints_attr(n, "strides", st, 3, 1);
+    ints_attr(n, "dilation", dl, 3, 1);
+    ints_attr(n, "padding", pad, 6, 0); /* check_attrs stored all six */
+    for (int a = 0; a < 3; a++) {
+        in[a] = is->dims[a + 2];
+        out[a] = os->dims[a + 2];
+    }
+    int64_t planes = is->dims[0] * is->dims[1], cells = out[0] * out[1] * out[2];
+    if (planes * cells == 0)
+        return w->status;
+    w->n_tasks = lw_pick_tasks(w, planes * cells * k[0] * k[1] * k[2], 65536,
+                               planes < 64 ? planes : 64);
+    LLVMValueRef counts[3] = {NULL, NULL, NULL};
+    for (int a = 0; a < 3 && !is_max; a++) {
+        int32_t *c = cell_counts(out[a], in[a], k[a], st[a], dl[a], pad[a], pad[a + 3],
+                                 include_pad);
+        if (!c)
+            return lw_failed(w, byocl_error_set(w->err, BYOCL_ERR_NOMEM, "out of memory"));
+        counts[a] = lw_const_ptr(w, c, NULL, c);
+    }
+    LLVMBuilderRef B = w->B;
+    LLVMValueRef src = lw_value_ptr(w, in_v), dst = lw_output(w, out_v);
+    LLVMValueRef init = is_max ? lowest(w, d) : dconst(w, 0.0);
+    LLVMValueRef acc = lw_alloca(w, LLVMTypeOf(init), "acc");
+    LLVMValueRef lo, hi;
+    lw_task_range(w, planes, &lo, &hi);
+    lw_loop lp, lo_[3], lk[3];
+    static const char *const o_name[3] = {"oz", "oy", "ox"}, *const k_name[3] = {"kd", "kh", "kw"};
+    LLVMValueRef p = lw_for(w, &lp, lo, hi, 1, "plane");
+    LLVMValueRef o[3], i[3];
+    for (int a = 0; a < 3; a++)
+        o[a] = lw_for(w, &lo_[a], lw_i64(w, 0), lw_i64(w, out[a]), 1, o_name[a]);
+    LLVMBuildStore(B, init, acc);
+    LLVMValueRef ok = NULL;
+    for (int a = 0; a < 3; a++) {
+        LLVMValueRef ka = lw_for(w, &lk[a], lw_i64(w, 0), lw_i64(w, k[a]), 1, k_name[a]);
+        i[a] = LLVMBuildNSWAdd(B, lw_mad(w, o[a], st[a], NULL),
+                               lw_mad(w, ka, dl[a], lw_i64(w, -pad[a])), "");
+        LLVMValueRef in_a = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, i[a], lw_i64(w, 0), ""),
+                                         LLVMBuildICmp(B, LLVMIntSLT, i[a], lw_i64(w, in[a]), ""), "");
+        ok = ok ? LLVMBuildAnd(B, ok, in_a, "") : in_a;
+    }
+    lw_if tap;
+    lw_if_begin(w, &tap, ok, "tap");
+    LLVMValueRef at = lw_mad(w, lw_mad(w, lw_mad(w, p, in[0], i[0]), in[1], i[1]), in[2], i[2]);
+    LLVMValueRef v = lw_load(w, src, din, at), best = LLVMBuildLoad2(B, LLVMTypeOf(init), acc, "");
+    LLVMBuildStore(B, is_max ? running_max(w, d, best, v)
+                             : LLVMBuildFAdd(B, best, lw_to_double(w, v, din), ""),
+                   acc);
+    lw_if_end(w, &tap);
+    for (int a = 2; a >= 0; a--)
+        lw_for_end(w, &lk[a]);
+    LLVMValueRef r = LLVMBuildLoad2(B, LLVMTypeOf(init), acc, "");
+    if (!is_max) { /* sum / cells, 0 for a window over no cell */
+        LLVMValueRef c = NULL;
+        for (int a = 0; a < 3; a++) {
+            LLVMValueRef ca = i64_at(w, counts[a], o[a], w->t_i32);
+            c = c ? LLVMBuildNSWMul(B, c, ca, "") : ca;
+        }
+        LLVMValueRef avg = LLVMBuildFDiv(B, r, LLVMBuildSIToFP(B, c, w->t_f64, ""), "");
+        r = lw_from_double(w, LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, c, lw_i64(w, 0), ""),
+                                              avg, dconst(w, 0.0), ""),
+                           d);
+    }
+    LLVMValueRef out_at = lw_mad(w, lw_mad(w, lw_mad(w, p, out[0], o[0]), out[1], o[1]), out[2], o[2]);
+    lw_store(w, dst, d, out_at, r);
+    for (int a = 2; a >= 0; a--)
+        lw_for_end(w, &lo_[a]);
+    lw_for_end(w, &lp);
     return w->status;
 }
 
@@ -774,7 +861,10 @@ byocl_status lower_layer_norm(lw *w, int node)
 
 byocl_status lower_pool(lw *w, int node)
 {
-    if (strcmp(lw_node(w, node)->op->name, "nn.global_avg_pool2d") == 0)
+    const char *op = lw_node(w, node)->op->name;
+    if (strcmp(op, "nn.global_avg_pool2d") == 0)
         return lower_global_pool(w, node);
+    if (strcmp(op, "nn.max_pool3d") == 0 || strcmp(op, "nn.avg_pool3d") == 0)
+        return lower_pool3d(w, node);
     return lower_window_pool(w, node);
 }

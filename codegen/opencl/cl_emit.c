@@ -526,11 +526,11 @@ static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)
     const byocl_shape *in = &fn->nodes[n->args[0]].type->shape;
     const byocl_shape *out = &n->type->shape;
     bool global_pool = strcmp(n->op->name, "nn.global_avg_pool2d") == 0;
-    nn_window win = {.kernel = {in->dims[2], in->dims[3]}, .stride = {1, 1},
+    nn_window win = {.spatial = 2, .kernel = {in->dims[2], in->dims[3]}, .stride = {1, 1},
                      .dilation = {1, 1}};
     if (!global_pool) {
         nn_slide slide;
-        byocl_status st = nn_slide_read(&n->attrs, "pool_size", in, &slide, gen->err);
+        byocl_status st = nn_slide_read(&n->attrs, "pool_size", 2, in, &slide, gen->err);
         if (st != BYOCL_OK)
             return st;
         win = slide.win;
@@ -1111,7 +1111,7 @@ static byocl_status emit_conv_transpose(clg_gen *gen, const clg_group *grp)
     const byocl_shape *wshape = &fn->nodes[n->args[1]].type->shape;
     const byocl_shape *out = &n->type->shape;
     nn_slide slide;
-    byocl_status st = nn_slide_read(&n->attrs, NULL, in, &slide, gen->err);
+    byocl_status st = nn_slide_read(&n->attrs, NULL, 2, in, &slide, gen->err);
     if (st != BYOCL_OK)
         return st;
     int64_t groups = byocl_attrs_get_int(&n->attrs, "groups", 1);

@@ -90,7 +90,7 @@ byocl_status clg_conv_schedule(const byocl_function *fn, int node, int vector_wi
     const byocl_shape *y = &n->type->shape;
     memset(s, 0, sizeof *s);
     nn_window win;
-    byocl_status st = nn_window_read(&n->attrs, NULL, &win, err);
+    byocl_status st = nn_window_read(&n->attrs, NULL, 2, &win, err);
     if (st != BYOCL_OK)
         return st;
     s->n = x->dims[0], s->c = x->dims[1], s->h = x->dims[2], s->w = x->dims[3];

@@ -273,6 +273,16 @@ bool clg_supports(const byocl_function *fn, int node, char *why, size_t why_len)
     bool known = clg_is_elemwise_op(op);
     for (size_t i = 0; i < sizeof supported_ops / sizeof supported_ops[0]; i++)
         known = known || strcmp(op, supported_ops[i]) == 0;
+    /* The 3-D windows would need a depth loop in every conv and pool kernel and schedule;
+     * they stay on the host, which runs them as direct loop nests. */
+    static const char *const ops_3d[] = {"nn.conv3d", "nn.conv3d_transpose", "nn.max_pool3d",
+                                         "nn.avg_pool3d"};
+    for (size_t i = 0; i < sizeof ops_3d / sizeof ops_3d[0]; i++)
+        if (strcmp(op, ops_3d[i]) == 0)
+            return refuse(why, why_len,
+                          "op %s is not supported by the opencl target: its conv and pool "
+                          "kernels are 2-D (NCHW) only; 3-D (NCDHW) windows run on the host",
+                          op);
     if (!known)
         return refuse(why, why_len, "op %s is not supported by the opencl target", op);
     /* argmax and argmin: float data in, int32 positions out. */

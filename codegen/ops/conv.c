@@ -1,23 +1,34 @@
 /* Op group "conv": nn.conv2d over NCHW data with an OIHW weight, grouped and depthwise
- * included, and its transpose nn.conv2d_transpose with an IOHW weight. */
+ * included, and its transpose nn.conv2d_transpose with an IOHW weight; nn.conv3d and
+ * nn.conv3d_transpose, the same over NCDHW data with OIDHW and IODHW weights. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nn_util.h"
 
-/* Everything the relation and the kernel need to know about one conv2d call. */
+/* Everything the relation and the kernel need to know about one conv call. */
 typedef struct conv_geom {
-    nn_slide data;          /* data under the window; kernel[] is the weight's (H, W) */
+    nn_slide data;          /* data under the window; kernel[] is the weight's spatial dims */
     int64_t groups;
     int64_t out_ch;         /* O */
     int64_t group_in_ch;    /* I: input channels per group */
-    bool transposed;        /* conv2d_transpose: the weight is (C, O / groups, H, W) */
+    bool transposed;        /* the transposed convs: the weight is (C, O / groups, ...) */
 } conv_geom;
 
-/* The shape checks of conv2d or conv2d_transpose (conv_geometry, conv_t_geometry). */
-typedef byocl_status (*conv_geometry_fn)(const byocl_attrs *attrs, const byocl_shape *data,
-                                         const byocl_shape *weight, conv_geom *g,
-                                         byocl_error *err);
+/* The shape checks of a conv or a transposed conv (conv_geometry, conv_t_geometry) over
+ * `spatial` dimensions. */
+typedef byocl_status (*conv_geometry_fn)(const byocl_attrs *attrs, int spatial,
+                                         const byocl_shape *data, const byocl_shape *weight,
+                                         conv_geom *g, byocl_error *err);
+
+/* The weight's layout: OIHW / IOHW in 2-D, OIDHW / IODHW in 3-D. */
+static const char *weight_layout(int spatial, bool transposed)
+{
+    if (spatial == 3)
+        return transposed ? "IODHW" : "OIDHW";
+    return transposed ? "IOHW" : "OIHW";
+}
 
 static byocl_status conv_groups(const byocl_attrs *attrs, int64_t *groups, byocl_error *err)
 {
@@ -29,7 +40,7 @@ static byocl_status conv_groups(const byocl_attrs *attrs, int64_t *groups, byocl
 }
 
 /* The optional `channels` must equal the output channels, the optional kernel_size the
- * weight's (H, W), which becomes the window's kernel. */
+ * weight's spatial dims, which become the window's kernel. */
 static byocl_status conv_channels_and_kernel(const byocl_attrs *attrs, const byocl_shape *weight,
                                              conv_geom *g, byocl_error *err)
 {
@@ -44,24 +55,32 @@ static byocl_status conv_channels_and_kernel(const byocl_attrs *attrs, const byo
                                (long long)channels, (long long)g->out_ch);
     /* nn_window_read left kernel[] zero when kernel_size is None. */
     nn_window *win = &g->data.win;
-    if (win->kernel[0] != 0 &&
-        (win->kernel[0] != weight->dims[2] || win->kernel[1] != weight->dims[3]))
-        return byocl_error_set(err, BYOCL_ERR_TYPE,
-                               "kernel_size=[%lld, %lld] but weight has a %lldx%lld kernel",
-                               (long long)win->kernel[0], (long long)win->kernel[1],
-                               (long long)weight->dims[2], (long long)weight->dims[3]);
-    win->kernel[0] = weight->dims[2];
-    win->kernel[1] = weight->dims[3];
+    bool same = true;
+    for (int d = 0; d < win->spatial; d++)
+        same = same && win->kernel[d] == weight->dims[d + 2];
+    if (win->kernel[0] != 0 && !same) {
+        char given_s[96], has[64] = "";
+        byocl_attr a = {.kind = BYOCL_ATTR_INTS, .n = win->spatial, .ints = win->kernel};
+        size_t at = 0;
+        for (int d = 0; d < win->spatial && at < sizeof has; d++) /* "3x3", "2x3x3" */
+            at += (size_t)snprintf(has + at, sizeof has - at, "%s%lld", d ? "x" : "",
+                                   (long long)weight->dims[d + 2]);
+        return byocl_error_set(err, BYOCL_ERR_TYPE, "kernel_size=%s but weight has a %s kernel",
+                               byocl_attr_value_str(&a, given_s, sizeof given_s), has);
+    }
+    for (int d = 0; d < win->spatial; d++)
+        win->kernel[d] = weight->dims[d + 2];
     return BYOCL_OK;
 }
 
 /* Shape checks shared by the type relation and the kernel. */
-static byocl_status conv_geometry(const byocl_attrs *attrs, const byocl_shape *data,
-                                  const byocl_shape *weight, conv_geom *g, byocl_error *err)
+static byocl_status conv_geometry(const byocl_attrs *attrs, int spatial,
+                                  const byocl_shape *data, const byocl_shape *weight,
+                                  conv_geom *g, byocl_error *err)
 {
-    byocl_status st = nn_slide_read(attrs, "kernel_size", data, &g->data, err);
+    byocl_status st = nn_slide_read(attrs, "kernel_size", spatial, data, &g->data, err);
     if (st == BYOCL_OK)
-        st = nn_shape_4d(weight, "weight", "OIHW", err);
+        st = nn_shape_rank(weight, spatial + 2, "weight", weight_layout(spatial, false), err);
     if (st == BYOCL_OK)
         st = conv_groups(attrs, &g->groups, err);
     if (st != BYOCL_OK)
@@ -90,19 +109,20 @@ static byocl_status conv_geometry(const byocl_attrs *attrs, const byocl_shape *d
     return nn_window_out_size(&g->data.win, g->data.in_hw, "kernel", g->data.out_hw, err);
 }
 
-/* conv2d_transpose: the weight is (C, O / groups, H, W); output_padding extends the
- * result at the bottom/right. */
-static byocl_status conv_t_geometry(const byocl_attrs *attrs, const byocl_shape *data,
-                                    const byocl_shape *weight, conv_geom *g, byocl_error *err)
+/* The transposed convs: the weight is (C, O / groups, spatial...); output_padding extends
+ * the result at the after sides. */
+static byocl_status conv_t_geometry(const byocl_attrs *attrs, int spatial,
+                                    const byocl_shape *data, const byocl_shape *weight,
+                                    conv_geom *g, byocl_error *err)
 {
-    byocl_status st = nn_slide_read(attrs, "kernel_size", data, &g->data, err);
+    byocl_status st = nn_slide_read(attrs, "kernel_size", spatial, data, &g->data, err);
     if (st == BYOCL_OK)
-        st = nn_shape_4d(weight, "weight", "IOHW", err);
+        st = nn_shape_rank(weight, spatial + 2, "weight", weight_layout(spatial, true), err);
     if (st == BYOCL_OK)
         st = conv_groups(attrs, &g->groups, err);
-    int64_t out_pad[2] = {0, 0};
+    int64_t out_pad[NN_MAX_SPATIAL] = {0, 0, 0};
     if (st == BYOCL_OK)
-        st = nn_attr_pair_nonnegative(attrs, "output_padding", out_pad, err);
+        st = nn_attr_spatial_nonnegative(attrs, "output_padding", spatial, out_pad, err);
     if (st != BYOCL_OK)
         return st;
     int64_t in_ch = g->data.channels;
@@ -126,138 +146,176 @@ static byocl_status conv_t_geometry(const byocl_attrs *attrs, const byocl_shape 
     return nn_window_transposed_size(&g->data.win, g->data.in_hw, out_pad, g->data.out_hw, err);
 }
 
-/* check_attrs of both convs: the window, groups, channels, the layouts (the weight's is
- * `kernel_layout`) and out_dtype. */
-static byocl_status conv_check(byocl_module *m, byocl_attrs *attrs, const char *kernel_layout,
+/* check_attrs of every conv: the window, groups, channels, the layouts, out_dtype and, for
+ * a transposed one, output_padding. */
+static byocl_status conv_check(byocl_module *m, byocl_attrs *attrs, int spatial, bool transposed,
                                byocl_error *err)
 {
     bool given = false;
-    int64_t groups = 0, channels = 0;
+    int64_t groups = 0, channels = 0, out_pad[NN_MAX_SPATIAL];
     byocl_dtype dtype;
-    byocl_status st = nn_window_check(m, attrs, "kernel_size", "data_layout", err);
+    byocl_status st = nn_window_check(m, attrs, "kernel_size", "data_layout", spatial, err);
     if (st == BYOCL_OK)
         st = conv_groups(attrs, &groups, err);
     if (st == BYOCL_OK)
         st = nn_attr_optional_positive(attrs, "channels", &given, &channels, err);
     if (st == BYOCL_OK)
-        st = nn_attr_layout(attrs, "kernel_layout", kernel_layout, false, err);
+        st = nn_attr_layout(attrs, "kernel_layout", weight_layout(spatial, transposed), false,
+                            err);
     if (st == BYOCL_OK)
         st = nn_attr_out_dtype(attrs, BYOCL_FLOAT32, &dtype, err);
+    if (st == BYOCL_OK && transposed)
+        st = nn_attr_spatial_nonnegative(attrs, "output_padding", spatial, out_pad, err);
+    if (st == BYOCL_OK && transposed)
+        st = nn_attr_store_ints(m, attrs, "output_padding", out_pad, spatial, err);
     return st;
 }
 
 static byocl_status conv2d_check(byocl_module *m, byocl_attrs *attrs, byocl_error *err)
 {
-    return conv_check(m, attrs, "OIHW", err);
+    return conv_check(m, attrs, 2, false, err);
 }
 
 static byocl_status conv2d_transpose_check(byocl_module *m, byocl_attrs *attrs,
                                            byocl_error *err)
 {
-    int64_t out_pad[2];
-    byocl_status st = conv_check(m, attrs, "IOHW", err);
-    if (st == BYOCL_OK)
-        st = nn_attr_pair_nonnegative(attrs, "output_padding", out_pad, err);
-    if (st == BYOCL_OK)
-        st = nn_attr_store_ints(m, attrs, "output_padding", out_pad, 2, err);
-    return st;
+    return conv_check(m, attrs, 2, true, err);
 }
 
-/* Type relation of both convs; `kernel_layout` names the weight's layout in errors. */
-static byocl_status conv_infer(const byocl_infer_ctx *ctx, const char *kernel_layout,
-                               conv_geometry_fn geometry, byocl_type *out, byocl_error *err)
+static byocl_status conv3d_check(byocl_module *m, byocl_attrs *attrs, byocl_error *err)
+{
+    return conv_check(m, attrs, 3, false, err);
+}
+
+static byocl_status conv3d_transpose_check(byocl_module *m, byocl_attrs *attrs,
+                                           byocl_error *err)
+{
+    return conv_check(m, attrs, 3, true, err);
+}
+
+/* Type relation of every conv. */
+static byocl_status conv_infer(const byocl_infer_ctx *ctx, int spatial, bool transposed,
+                               byocl_type *out, byocl_error *err)
 {
     const byocl_type *data = NULL, *weight = NULL;
-    byocl_status st = nn_tensor_arg(ctx, 0, "data", 4, "NCHW", &data, err);
+    byocl_status st =
+        nn_tensor_arg(ctx, 0, "data", spatial + 2, nn_data_layout(spatial), &data, err);
     if (st == BYOCL_OK)
-        st = nn_tensor_arg(ctx, 1, "weight", 4, kernel_layout, &weight, err);
+        st = nn_tensor_arg(ctx, 1, "weight", spatial + 2, weight_layout(spatial, transposed),
+                           &weight, err);
     if (st == BYOCL_OK)
         st = nn_same_dtype(weight, "weight", data, err);
     conv_geom g;
+    conv_geometry_fn geometry = transposed ? conv_t_geometry : conv_geometry;
     if (st == BYOCL_OK)
-        st = geometry(ctx->attrs, &data->shape, &weight->shape, &g, err);
+        st = geometry(ctx->attrs, spatial, &data->shape, &weight->shape, &g, err);
     byocl_dtype out_dtype = BYOCL_FLOAT32;
     if (st == BYOCL_OK)
         st = nn_attr_out_dtype(ctx->attrs, data->dtype, &out_dtype, err);
     if (st != BYOCL_OK)
         return st;
     byocl_shape shape = nn_slide_out_shape(&g.data, g.out_ch);
-    *out = byocl_type_tensor(out_dtype, 4, shape.dims);
+    *out = byocl_type_tensor(out_dtype, shape.rank, shape.dims);
     return BYOCL_OK;
 }
 
 static byocl_status conv2d_infer(const byocl_infer_ctx *ctx, byocl_type *out, byocl_error *err)
 {
-    return conv_infer(ctx, "OIHW", conv_geometry, out, err);
+    return conv_infer(ctx, 2, false, out, err);
 }
 
 static byocl_status conv2d_transpose_infer(const byocl_infer_ctx *ctx, byocl_type *out,
                                            byocl_error *err)
 {
-    return conv_infer(ctx, "IOHW", conv_t_geometry, out, err);
+    return conv_infer(ctx, 2, true, out, err);
 }
 
-/* Adds channel `ic` of image `x` (H x W), weighted by kernel `w` (KH x KW), into the
- * output plane `acc` (OH x OW). Loops over taps outermost so the innermost loop runs
- * along an output row with no bounds checks. */
-static void conv_accumulate_plane(const conv_geom *g, const double *x, const double *w,
-                                  double *acc)
+static byocl_status conv3d_infer(const byocl_infer_ctx *ctx, byocl_type *out, byocl_error *err)
 {
-    const nn_window *win = &g->data.win;
-    int64_t in_w = g->data.in_hw[1], out_w = g->data.out_hw[1];
-    for (int64_t kh = 0; kh < win->kernel[0]; kh++) {
-        int64_t off_h = kh * win->dilation[0] - win->pad[0], oy_lo, oy_hi;
-        nn_valid_range(g->data.out_hw[0], g->data.in_hw[0], win->stride[0], off_h, &oy_lo, &oy_hi);
-        for (int64_t kw = 0; kw < win->kernel[1]; kw++) {
-            int64_t off_w = kw * win->dilation[1] - win->pad[1], ox_lo, ox_hi;
-            nn_valid_range(out_w, in_w, win->stride[1], off_w, &ox_lo, &ox_hi);
-            double tap = w[kh * win->kernel[1] + kw];
-            for (int64_t oy = oy_lo; oy < oy_hi; oy++) {
-                const double *x_row = x + (oy * win->stride[0] + off_h) * in_w + off_w;
-                double *acc_row = acc + oy * out_w;
-                for (int64_t ox = ox_lo; ox < ox_hi; ox++)
-                    acc_row[ox] += tap * x_row[ox * win->stride[1]];
+    return conv_infer(ctx, 3, false, out, err);
+}
+
+static byocl_status conv3d_transpose_infer(const byocl_infer_ctx *ctx, byocl_type *out,
+                                           byocl_error *err)
+{
+    return conv_infer(ctx, 3, true, out, err);
+}
+
+/* Adds input channel volume `x` (D x H x W of the 3-D view `g`, nn_slide_3d), weighted
+ * by kernel `w` (KD x KH x KW), into the output volume `acc` (OD x OH x OW). Loops over
+ * taps outermost so the innermost loop runs along an output row with no bounds checks. */
+static void conv_accumulate(const nn_slide *g, const double *x, const double *w, double *acc)
+{
+    const nn_window *win = &g->win;
+    const int64_t *in = g->in_hw, *out = g->out_hw;
+    for (int64_t kd = 0; kd < win->kernel[0]; kd++) {
+        int64_t off_d = kd * win->dilation[0] - win->pad[0], oz_lo, oz_hi;
+        nn_valid_range(out[0], in[0], win->stride[0], off_d, &oz_lo, &oz_hi);
+        for (int64_t kh = 0; kh < win->kernel[1]; kh++) {
+            int64_t off_h = kh * win->dilation[1] - win->pad[1], oy_lo, oy_hi;
+            nn_valid_range(out[1], in[1], win->stride[1], off_h, &oy_lo, &oy_hi);
+            for (int64_t kw = 0; kw < win->kernel[2]; kw++) {
+                int64_t off_w = kw * win->dilation[2] - win->pad[2], ox_lo, ox_hi;
+                nn_valid_range(out[2], in[2], win->stride[2], off_w, &ox_lo, &ox_hi);
+                double tap = w[(kd * win->kernel[1] + kh) * win->kernel[2] + kw];
+                for (int64_t oz = oz_lo; oz < oz_hi; oz++) {
+                    for (int64_t oy = oy_lo; oy < oy_hi; oy++) {
+                        int64_t iz = oz * win->stride[0] + off_d, iy = oy * win->stride[1] + off_h;
+                        const double *x_row = x + (iz * in[1] + iy) * in[2] + off_w;
+                        double *acc_row = acc + (oz * out[1] + oy) * out[2];
+                        for (int64_t ox = ox_lo; ox < ox_hi; ox++)
+                            acc_row[ox] += tap * x_row[ox * win->stride[2]];
+                    }
+                }
             }
         }
     }
 }
 
-/* The transpose of conv_accumulate_plane: spreads channel `ic` of image `x` (H x W),
- * weighted by kernel `w` (KH x KW), into the output plane `acc` (OH x OW); input cell
- * (iy, ix) feeds output (iy * stride + kh * dilation - pad, ...). Each output receives
- * its taps in (kh, kw) order, as a gather over the taps would add them. */
-static void conv_t_scatter_plane(const conv_geom *g, const double *x, const double *w,
-                                 double *acc)
+/* The transpose of conv_accumulate: spreads input channel volume `x` (D x H x W),
+ * weighted by kernel `w` (KD x KH x KW), into the output volume `acc` (OD x OH x OW);
+ * input cell (iz, iy, ix) feeds output (iz * stride + kd * dilation - pad, ...). Each
+ * output receives its taps in (kd, kh, kw) order, as a gather over the taps would add
+ * them. */
+static void conv_t_scatter(const nn_slide *g, const double *x, const double *w, double *acc)
 {
-    const nn_window *win = &g->data.win;
-    int64_t in_w = g->data.in_hw[1], out_w = g->data.out_hw[1];
-    for (int64_t kh = 0; kh < win->kernel[0]; kh++) {
-        int64_t off_h = kh * win->dilation[0] - win->pad[0], iy_lo, iy_hi;
-        nn_valid_range(g->data.in_hw[0], g->data.out_hw[0], win->stride[0], off_h, &iy_lo, &iy_hi);
-        for (int64_t kw = 0; kw < win->kernel[1]; kw++) {
-            int64_t off_w = kw * win->dilation[1] - win->pad[1], ix_lo, ix_hi;
-            nn_valid_range(in_w, out_w, win->stride[1], off_w, &ix_lo, &ix_hi);
-            double tap = w[kh * win->kernel[1] + kw];
-            for (int64_t iy = iy_lo; iy < iy_hi; iy++) {
-                const double *x_row = x + iy * in_w;
-                double *acc_row = acc + (iy * win->stride[0] + off_h) * out_w + off_w;
-                for (int64_t ix = ix_lo; ix < ix_hi; ix++)
-                    acc_row[ix * win->stride[1]] += tap * x_row[ix];
+    const nn_window *win = &g->win;
+    const int64_t *in = g->in_hw, *out = g->out_hw;
+    for (int64_t kd = 0; kd < win->kernel[0]; kd++) {
+        int64_t off_d = kd * win->dilation[0] - win->pad[0], iz_lo, iz_hi;
+        nn_valid_range(in[0], out[0], win->stride[0], off_d, &iz_lo, &iz_hi);
+        for (int64_t kh = 0; kh < win->kernel[1]; kh++) {
+            int64_t off_h = kh * win->dilation[1] - win->pad[1], iy_lo, iy_hi;
+            nn_valid_range(in[1], out[1], win->stride[1], off_h, &iy_lo, &iy_hi);
+            for (int64_t kw = 0; kw < win->kernel[2]; kw++) {
+                int64_t off_w = kw * win->dilation[2] - win->pad[2], ix_lo, ix_hi;
+                nn_valid_range(in[2], out[2], win->stride[2], off_w, &ix_lo, &ix_hi);
+                double tap = w[(kd * win->kernel[1] + kh) * win->kernel[2] + kw];
+                for (int64_t iz = iz_lo; iz < iz_hi; iz++) {
+                    for (int64_t iy = iy_lo; iy < iy_hi; iy++) {
+                        int64_t oz = iz * win->stride[0] + off_d, oy = iy * win->stride[1] + off_h;
+                        const double *x_row = x + (iz * in[1] + iy) * in[2];
+                        double *acc_row = acc + (oz * out[1] + oy) * out[2] + off_w;
+                        for (int64_t ix = ix_lo; ix < ix_hi; ix++)
+                            acc_row[ix * win->stride[2]] += tap * x_row[ix];
+                    }
+                }
             }
         }
     }
 }
 
-/* Reference kernel of both convs: per output channel, the planes of its group's input
- * channels accumulate in double in (input channel, kh, kw) order. */
-static byocl_status conv_ref(const char *op, conv_geometry_fn geometry, const byocl_attrs *attrs,
-                             const byocl_tensor *const *in, int n_in, byocl_tensor *const *out,
-                             int n_out, byocl_error *err)
+/* Reference kernel of every conv: per output channel, the volumes of its group's input
+ * channels accumulate in double in (input channel, kd, kh, kw) order. */
+static byocl_status conv_ref(const char *op, int spatial, conv_geometry_fn geometry,
+                             const byocl_attrs *attrs, const byocl_tensor *const *in, int n_in,
+                             byocl_tensor *const *out, int n_out, byocl_error *err)
 {
     byocl_status st = nn_ref_args(op, in, n_in, 2, out, n_out, 1, err);
     conv_geom g;
     if (st == BYOCL_OK)
-        st = geometry(attrs, byocl_tensor_shape(in[0]), byocl_tensor_shape(in[1]), &g, err);
+        st = geometry(attrs, spatial, byocl_tensor_shape(in[0]), byocl_tensor_shape(in[1]), &g,
+                      err);
     byocl_shape want;
     if (st == BYOCL_OK) {
         want = nn_slide_out_shape(&g.data, g.out_ch);
@@ -266,33 +324,34 @@ static byocl_status conv_ref(const char *op, conv_geometry_fn geometry, const by
     if (st != BYOCL_OK)
         return st;
 
-    int64_t in_plane = g.data.in_hw[0] * g.data.in_hw[1];
-    int64_t out_plane = g.data.out_hw[0] * g.data.out_hw[1];
-    int64_t taps = g.data.win.kernel[0] * g.data.win.kernel[1];
+    nn_slide v = nn_slide_3d(&g.data);
+    int64_t in_vol = v.in_hw[0] * v.in_hw[1] * v.in_hw[2];
+    int64_t out_vol = v.out_hw[0] * v.out_hw[1] * v.out_hw[2];
+    int64_t taps = v.win.kernel[0] * v.win.kernel[1] * v.win.kernel[2];
     double *x = nn_to_doubles(in[0], err);
     double *w = x ? nn_to_doubles(in[1], err) : NULL;
-    double *acc = w ? malloc((size_t)(out_plane > 0 ? out_plane : 1) * sizeof *acc) : NULL;
+    double *acc = w ? malloc((size_t)(out_vol > 0 ? out_vol : 1) * sizeof *acc) : NULL;
     if (!acc) {
         free(x);
         free(w);
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "%s: out of memory", op);
     }
     int64_t out_per_group = g.out_ch / g.groups;
-    for (int64_t n = 0; n < g.data.batch; n++) {
+    for (int64_t n = 0; n < v.batch; n++) {
         for (int64_t oc = 0; oc < g.out_ch; oc++) {
             int64_t first_ic = (oc / out_per_group) * g.group_in_ch;
-            memset(acc, 0, (size_t)out_plane * sizeof *acc);
+            memset(acc, 0, (size_t)out_vol * sizeof *acc);
             for (int64_t i = 0; i < g.group_in_ch; i++) {
-                const double *plane = x + (n * g.data.channels + first_ic + i) * in_plane;
-                if (g.transposed) /* weight (C, O / groups, KH, KW) */
-                    conv_t_scatter_plane(&g, plane,
-                                         w + ((first_ic + i) * out_per_group + oc % out_per_group) * taps,
-                                         acc);
+                const double *vol = x + (n * v.channels + first_ic + i) * in_vol;
+                if (g.transposed) /* weight (C, O / groups, spatial...) */
+                    conv_t_scatter(&v, vol,
+                                   w + ((first_ic + i) * out_per_group + oc % out_per_group) * taps,
+                                   acc);
                 else
-                    conv_accumulate_plane(&g, plane, w + (oc * g.group_in_ch + i) * taps, acc);
+                    conv_accumulate(&v, vol, w + (oc * g.group_in_ch + i) * taps, acc);
             }
-            int64_t base = (n * g.out_ch + oc) * out_plane;
-            for (int64_t k = 0; k < out_plane; k++)
+            int64_t base = (n * g.out_ch + oc) * out_vol;
+            for (int64_t k = 0; k < out_vol; k++)
                 byocl_tensor_set(out[0], base + k, acc[k]);
         }
     }
@@ -305,14 +364,27 @@ static byocl_status conv_ref(const char *op, conv_geometry_fn geometry, const by
 static byocl_status conv2d_ref(const byocl_attrs *attrs, const byocl_tensor *const *in,
                                int n_in, byocl_tensor *const *out, int n_out, byocl_error *err)
 {
-    return conv_ref("nn.conv2d", conv_geometry, attrs, in, n_in, out, n_out, err);
+    return conv_ref("nn.conv2d", 2, conv_geometry, attrs, in, n_in, out, n_out, err);
 }
 
 static byocl_status conv2d_transpose_ref(const byocl_attrs *attrs, const byocl_tensor *const *in,
                                          int n_in, byocl_tensor *const *out, int n_out,
                                          byocl_error *err)
 {
-    return conv_ref("nn.conv2d_transpose", conv_t_geometry, attrs, in, n_in, out, n_out, err);
+    return conv_ref("nn.conv2d_transpose", 2, conv_t_geometry, attrs, in, n_in, out, n_out, err);
+}
+
+static byocl_status conv3d_ref(const byocl_attrs *attrs, const byocl_tensor *const *in,
+                               int n_in, byocl_tensor *const *out, int n_out, byocl_error *err)
+{
+    return conv_ref("nn.conv3d", 3, conv_geometry, attrs, in, n_in, out, n_out, err);
+}
+
+static byocl_status conv3d_transpose_ref(const byocl_attrs *attrs, const byocl_tensor *const *in,
+                                         int n_in, byocl_tensor *const *out, int n_out,
+                                         byocl_error *err)
+{
+    return conv_ref("nn.conv3d_transpose", 3, conv_t_geometry, attrs, in, n_in, out, n_out, err);
 }
 
 static const byocl_attr_schema conv2d_attrs[] = {
@@ -355,6 +427,52 @@ static const byocl_attr_schema conv2d_transpose_attrs[] = {
     NN_ATTR_OUT_DTYPE,
 };
 
+/* TVM's Conv3DAttrs and Conv3DTransposeAttrs. */
+static const byocl_attr_schema conv3d_attrs[] = {
+    NN_ATTR_TRIPLE("strides", 1, "step of the kernel over (depth, height, width)"),
+    NN_ATTR_PADDING_3D,
+    NN_ATTR_TRIPLE("dilation", 1, "spacing between kernel taps over (depth, height, width)"),
+    {.name = "groups", .kind = BYOCL_ATTR_INT, .def_i = 1,
+     .doc = "channel groups; groups equal to the input channels is a depthwise conv"},
+    {.name = "channels", .kind = BYOCL_ATTR_INT, .nullable = true, .def_null = true,
+     .doc = "output channels; when given, must equal the weight's O"},
+    {.name = "kernel_size", .kind = BYOCL_ATTR_INTS, .nullable = true, .def_null = true,
+     .int_or_ints = true,
+     .doc = "kernel (depth, height, width); when given, must equal the weight's D, H, W"},
+    {.name = "data_layout", .kind = BYOCL_ATTR_STR, .def_s = "NCDHW",
+     .doc = "layout of data (NCDHW only)"},
+    {.name = "kernel_layout", .kind = BYOCL_ATTR_STR, .def_s = "OIDHW",
+     .doc = "layout of weight (OIDHW only)"},
+    {.name = "out_layout", .kind = BYOCL_ATTR_STR, .def_s = "",
+     .doc = "layout of the result: \"\" (as the input) or NCDHW"},
+    NN_ATTR_OUT_DTYPE,
+};
+
+static const byocl_attr_schema conv3d_transpose_attrs[] = {
+    {.name = "channels", .kind = BYOCL_ATTR_INT, .nullable = true, .def_null = true,
+     .doc = "output channels; when given, must equal the weight's O times groups"},
+    {.name = "kernel_size", .kind = BYOCL_ATTR_INTS, .nullable = true, .def_null = true,
+     .int_or_ints = true,
+     .doc = "kernel (depth, height, width); when given, must equal the weight's D, H, W"},
+    NN_ATTR_TRIPLE("strides", 1, "step of the kernel over (depth, height, width) in the output"),
+    {.name = "output_padding", .kind = BYOCL_ATTR_INTS, .int_or_ints = true, .def_n = 3,
+     .def_ints = {0, 0, 0},
+     .doc = "planes, rows and columns added at the back, bottom and right (>= 0)"},
+    NN_ATTR_TRIPLE("dilation", 1, "spacing between kernel taps over (depth, height, width)"),
+    {.name = "padding", .kind = BYOCL_ATTR_INTS, .int_or_ints = true, .def_n = 6,
+     .def_ints = {0, 0, 0, 0, 0, 0},
+     .doc = "cropped from the full result: 1 value (all sides), 3 (front/back, top/bottom, "
+            "left/right) or 6 (front, top, left, back, bottom, right)"},
+    {.name = "groups", .kind = BYOCL_ATTR_INT, .def_i = 1, .doc = "channel groups"},
+    {.name = "data_layout", .kind = BYOCL_ATTR_STR, .def_s = "NCDHW",
+     .doc = "layout of data (NCDHW only)"},
+    {.name = "kernel_layout", .kind = BYOCL_ATTR_STR, .def_s = "IODHW",
+     .doc = "layout of weight (IODHW only: input channels, output channels per group, D, H, W)"},
+    {.name = "out_layout", .kind = BYOCL_ATTR_STR, .def_s = "",
+     .doc = "layout of the result: \"\" (as the input) or NCDHW"},
+    NN_ATTR_OUT_DTYPE,
+};
+
 const byocl_op ops_conv[] = {
     {.name = "nn.conv2d", .min_args = 2, .max_args = 2, .attrs = conv2d_attrs,
      .n_attrs = (int)(sizeof conv2d_attrs / sizeof conv2d_attrs[0]),
@@ -368,5 +486,16 @@ const byocl_op ops_conv[] = {
             "output_padding",
      .check_attrs = conv2d_transpose_check, .infer = conv2d_transpose_infer,
      .ref = conv2d_transpose_ref},
+    {.name = "nn.conv3d", .min_args = 2, .max_args = 2, .attrs = conv3d_attrs,
+     .n_attrs = (int)(sizeof conv3d_attrs / sizeof conv3d_attrs[0]),
+     .doc = "3-D convolution of NCDHW data with an OIDHW weight",
+     .check_attrs = conv3d_check, .infer = conv3d_infer, .ref = conv3d_ref},
+    {.name = "nn.conv3d_transpose", .min_args = 2, .max_args = 2,
+     .attrs = conv3d_transpose_attrs,
+     .n_attrs = (int)(sizeof conv3d_transpose_attrs / sizeof conv3d_transpose_attrs[0]),
+     .doc = "transposed 3-D convolution (the gradient of nn.conv3d) of NCDHW data with an IODHW "
+            "weight; output size as nn.conv2d_transpose's, per dimension",
+     .check_attrs = conv3d_transpose_check, .infer = conv3d_transpose_infer,
+     .ref = conv3d_transpose_ref},
 };
 const int ops_conv_count = (int)(sizeof ops_conv / sizeof ops_conv[0]);

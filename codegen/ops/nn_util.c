@@ -48,45 +48,50 @@ static byocl_status read_ints(const byocl_attrs *attrs, const char *key, const i
     return BYOCL_OK;
 }
 
-/* nn_attr_pair with values >= `min` (1: "positive", 0: "not negative"). */
-static byocl_status read_pair(const byocl_attrs *attrs, const char *key, int64_t min,
-                              int64_t out[2], byocl_error *err)
+/* `spatial` values >= `min` (1: "positive", 0: "not negative") from INTS/INT `key`; one
+ * value serves every dimension. */
+static byocl_status read_spatial(const byocl_attrs *attrs, const char *key, int spatial,
+                                 int64_t min, int64_t *out, byocl_error *err)
 {
-    static const int allowed[] = {1, 2};
-    int64_t v[2];
+    const int allowed[] = {1, spatial};
+    const char *allowed_text = spatial == 3 ? "1 or 3" : "1 or 2";
+    int64_t v[NN_MAX_SPATIAL];
     int n = 0;
-    byocl_status st = read_ints(attrs, key, allowed, 2, "1 or 2", v, &n, err);
+    byocl_status st = read_ints(attrs, key, allowed, 2, allowed_text, v, &n, err);
     if (st != BYOCL_OK)
         return st;
-    out[0] = v[0];
-    out[1] = n == 2 ? v[1] : v[0];
-    if (out[0] < min || out[1] < min) {
-        char buf[160];
-        return byocl_error_set(err, BYOCL_ERR_INVALID, "%s must %s, got %s", key,
-                               min > 0 ? "be positive" : "not be negative",
-                               ints_str(v, n, buf, sizeof buf));
+    for (int d = 0; d < spatial; d++) {
+        out[d] = n == spatial ? v[d] : v[0];
+        if (out[d] < min) {
+            char buf[160];
+            return byocl_error_set(err, BYOCL_ERR_INVALID, "%s must %s, got %s", key,
+                                   min > 0 ? "be positive" : "not be negative",
+                                   ints_str(v, n, buf, sizeof buf));
+        }
     }
     return BYOCL_OK;
 }
 
-byocl_status nn_attr_pair(const byocl_attrs *attrs, const char *key, int64_t out[2],
-                          byocl_error *err)
+byocl_status nn_attr_spatial(const byocl_attrs *attrs, const char *key, int spatial,
+                             int64_t *out, byocl_error *err)
 {
-    return read_pair(attrs, key, 1, out, err);
+    return read_spatial(attrs, key, spatial, 1, out, err);
 }
 
-byocl_status nn_attr_pair_nonnegative(const byocl_attrs *attrs, const char *key,
-                                      int64_t out[2], byocl_error *err)
+byocl_status nn_attr_spatial_nonnegative(const byocl_attrs *attrs, const char *key, int spatial,
+                                         int64_t *out, byocl_error *err)
 {
-    return read_pair(attrs, key, 0, out, err);
+    return read_spatial(attrs, key, spatial, 0, out, err);
 }
 
-byocl_status nn_attr_padding(const byocl_attrs *attrs, int64_t out[4], byocl_error *err)
+byocl_status nn_attr_padding(const byocl_attrs *attrs, int spatial, int64_t *out,
+                             byocl_error *err)
 {
-    static const int allowed[] = {1, 2, 4};
-    int64_t v[4];
+    const int allowed[] = {1, spatial, 2 * spatial};
+    const char *allowed_text = spatial == 3 ? "1, 3 or 6" : "1, 2 or 4";
+    int64_t v[2 * NN_MAX_SPATIAL];
     int n = 0;
-    byocl_status st = read_ints(attrs, "padding", allowed, 3, "1, 2 or 4", v, &n, err);
+    byocl_status st = read_ints(attrs, "padding", allowed, 3, allowed_text, v, &n, err);
     if (st != BYOCL_OK)
         return st;
     for (int k = 0; k < n; k++) {
@@ -96,12 +101,10 @@ byocl_status nn_attr_padding(const byocl_attrs *attrs, int64_t out[4], byocl_err
                                    ints_str(v, n, buf, sizeof buf));
         }
     }
-    /* TVM's order: (top, left, bottom, right); two values are (top/bottom, left/right). */
-    switch (n) {
-    case 1: out[0] = out[1] = out[2] = out[3] = v[0]; break;
-    case 2: out[0] = out[2] = v[0]; out[1] = out[3] = v[1]; break;
-    default: memcpy(out, v, 4 * sizeof *out); break;
-    }
+    /* TVM's order: all befores, then all afters ((top, left, bottom, right) in 2-D); one
+     * value per dimension serves both its sides. */
+    for (int k = 0; k < 2 * spatial; k++)
+        out[k] = n == 1 ? v[0] : n == spatial ? v[k % spatial] : v[k];
     return BYOCL_OK;
 }
 
@@ -170,12 +173,18 @@ byocl_status nn_attr_optional_positive(const byocl_attrs *attrs, const char *key
     return BYOCL_OK;
 }
 
-byocl_status nn_attr_nchw_layouts(const byocl_attrs *attrs, const char *layout_key,
+const char *nn_data_layout(int spatial)
+{
+    return spatial == 3 ? "NCDHW" : "NCHW";
+}
+
+byocl_status nn_attr_data_layouts(const byocl_attrs *attrs, const char *layout_key, int spatial,
                                   byocl_error *err)
 {
-    byocl_status st = nn_attr_layout(attrs, layout_key, "NCHW", false, err);
+    const char *want = nn_data_layout(spatial);
+    byocl_status st = nn_attr_layout(attrs, layout_key, want, false, err);
     if (st == BYOCL_OK)
-        st = nn_attr_layout(attrs, "out_layout", "NCHW", true, err);
+        st = nn_attr_layout(attrs, "out_layout", want, true, err);
     return st;
 }
 
@@ -187,63 +196,80 @@ static bool attr_is_null(const byocl_attrs *attrs, const char *key)
     return !a || a->kind == BYOCL_ATTR_NULL;
 }
 
-byocl_status nn_window_read(const byocl_attrs *attrs, const char *kernel_key, nn_window *w,
-                            byocl_error *err)
+byocl_status nn_window_read(const byocl_attrs *attrs, const char *kernel_key, int spatial,
+                            nn_window *w, byocl_error *err)
 {
     memset(w, 0, sizeof *w);
-    byocl_status st = nn_attr_pair(attrs, "strides", w->stride, err);
+    w->spatial = spatial;
+    byocl_status st = nn_attr_spatial(attrs, "strides", spatial, w->stride, err);
     if (st == BYOCL_OK)
-        st = nn_attr_pair(attrs, "dilation", w->dilation, err);
+        st = nn_attr_spatial(attrs, "dilation", spatial, w->dilation, err);
     if (st == BYOCL_OK)
-        st = nn_attr_padding(attrs, w->pad, err);
+        st = nn_attr_padding(attrs, spatial, w->pad, err);
     if (st == BYOCL_OK && kernel_key && !attr_is_null(attrs, kernel_key))
-        st = nn_attr_pair(attrs, kernel_key, w->kernel, err);
+        st = nn_attr_spatial(attrs, kernel_key, spatial, w->kernel, err);
     w->ceil_mode = byocl_attrs_get_bool(attrs, "ceil_mode", false);
     return st;
 }
 
 byocl_status nn_window_check(byocl_module *m, byocl_attrs *attrs, const char *kernel_key,
-                             const char *layout_key, byocl_error *err)
+                             const char *layout_key, int spatial, byocl_error *err)
 {
     nn_window w;
-    byocl_status st = nn_window_read(attrs, kernel_key, &w, err);
+    byocl_status st = nn_window_read(attrs, kernel_key, spatial, &w, err);
     if (st == BYOCL_OK)
-        st = nn_attr_store_ints(m, attrs, "strides", w.stride, 2, err);
+        st = nn_attr_store_ints(m, attrs, "strides", w.stride, spatial, err);
     if (st == BYOCL_OK)
-        st = nn_attr_store_ints(m, attrs, "dilation", w.dilation, 2, err);
+        st = nn_attr_store_ints(m, attrs, "dilation", w.dilation, spatial, err);
     if (st == BYOCL_OK)
-        st = nn_attr_store_ints(m, attrs, "padding", w.pad, 4, err);
+        st = nn_attr_store_ints(m, attrs, "padding", w.pad, 2 * spatial, err);
     if (st == BYOCL_OK && kernel_key && !attr_is_null(attrs, kernel_key))
-        st = nn_attr_store_ints(m, attrs, kernel_key, w.kernel, 2, err);
+        st = nn_attr_store_ints(m, attrs, kernel_key, w.kernel, spatial, err);
     if (st == BYOCL_OK)
-        st = nn_attr_nchw_layouts(attrs, layout_key, err);
+        st = nn_attr_data_layouts(attrs, layout_key, spatial, err);
     return st;
 }
 
-byocl_status nn_window_out_size(const nn_window *w, const int64_t in_hw[2],
-                                const char *kernel_name, int64_t out_hw[2], byocl_error *err)
+/* Names of spatial dimension d of a window (depth only in 3-D) and of its padding sides. */
+static const char *dim_name(const nn_window *w, int d)
 {
-    static const char *const dim_name[2] = {"height", "width"};
-    static const char *const before_name[2] = {"top", "left"};
-    static const char *const after_name[2] = {"bottom", "right"};
-    for (int d = 0; d < 2; d++) {
-        int64_t in = in_hw[d], before = w->pad[d], after = w->pad[d + 2];
+    static const char *const names[3] = {"depth", "height", "width"};
+    return names[d + 3 - w->spatial];
+}
+
+static const char *before_name(const nn_window *w, int d)
+{
+    static const char *const names[3] = {"front", "top", "left"};
+    return names[d + 3 - w->spatial];
+}
+
+static const char *after_name(const nn_window *w, int d)
+{
+    static const char *const names[3] = {"back", "bottom", "right"};
+    return names[d + 3 - w->spatial];
+}
+
+byocl_status nn_window_out_size(const nn_window *w, const int64_t *in_sp,
+                                const char *kernel_name, int64_t *out_sp, byocl_error *err)
+{
+    for (int d = 0; d < w->spatial; d++) {
+        int64_t in = in_sp[d], before = w->pad[d], after = w->pad[d + w->spatial];
         int64_t stride = w->stride[d];
         if (in > NN_DIM_MAX)
             return byocl_error_set(err, BYOCL_ERR_TYPE, "data %s %lld is too large",
-                                   dim_name[d], (long long)in);
+                                   dim_name(w, d), (long long)in);
         if (w->kernel[d] < 1 || w->kernel[d] - 1 > NN_DIM_MAX / w->dilation[d])
             return byocl_error_set(err, BYOCL_ERR_TYPE, "%s %s %lld is out of range",
-                                   kernel_name, dim_name[d], (long long)w->kernel[d]);
+                                   kernel_name, dim_name(w, d), (long long)w->kernel[d]);
         int64_t dilated = w->dilation[d] * (w->kernel[d] - 1) + 1;
         int64_t span = in + before + after;
         if (span < dilated)
             return byocl_error_set(err, BYOCL_ERR_TYPE,
                                    "data %s %lld with padding (%s %lld, %s %lld) is smaller than "
                                    "the dilated %s %s %lld",
-                                   dim_name[d], (long long)in, before_name[d], (long long)before,
-                                   after_name[d], (long long)after, kernel_name, dim_name[d],
-                                   (long long)dilated);
+                                   dim_name(w, d), (long long)in, before_name(w, d),
+                                   (long long)before, after_name(w, d), (long long)after,
+                                   kernel_name, dim_name(w, d), (long long)dilated);
         int64_t out;
         if (w->ceil_mode) {
             out = (span - dilated + stride - 1) / stride + 1;
@@ -254,40 +280,40 @@ byocl_status nn_window_out_size(const nn_window *w, const int64_t in_hw[2],
         } else {
             out = (span - dilated) / stride + 1;
         }
-        out_hw[d] = out;
+        out_sp[d] = out;
     }
     return BYOCL_OK;
 }
 
-byocl_status nn_window_transposed_size(const nn_window *w, const int64_t in_hw[2],
-                                       const int64_t out_pad[2], int64_t out_hw[2],
+byocl_status nn_window_transposed_size(const nn_window *w, const int64_t *in_sp,
+                                       const int64_t *out_pad, int64_t *out_sp,
                                        byocl_error *err)
 {
-    static const char *const dim_name[2] = {"height", "width"};
-    for (int d = 0; d < 2; d++) {
-        int64_t in = in_hw[d];
+    for (int d = 0; d < w->spatial; d++) {
+        int64_t in = in_sp[d];
         if (in < 1)
-            return byocl_error_set(err, BYOCL_ERR_TYPE, "data %s %lld is empty", dim_name[d],
+            return byocl_error_set(err, BYOCL_ERR_TYPE, "data %s %lld is empty", dim_name(w, d),
                                    (long long)in);
         if (in > NN_DIM_MAX / w->stride[d])
             return byocl_error_set(err, BYOCL_ERR_TYPE, "data %s %lld is too large",
-                                   dim_name[d], (long long)in);
+                                   dim_name(w, d), (long long)in);
         if (w->kernel[d] < 1 || w->kernel[d] - 1 > NN_DIM_MAX / w->dilation[d])
             return byocl_error_set(err, BYOCL_ERR_TYPE, "kernel %s %lld is out of range",
-                                   dim_name[d], (long long)w->kernel[d]);
+                                   dim_name(w, d), (long long)w->kernel[d]);
         /* Every input cell spreads the dilated kernel from cell * stride; the padding
          * crops that full result, output_padding extends it at the bottom/right. */
         int64_t dilated = w->dilation[d] * (w->kernel[d] - 1) + 1;
         int64_t full = (in - 1) * w->stride[d] + dilated;
-        int64_t out = full - w->pad[d] - w->pad[d + 2] + out_pad[d];
+        int64_t before = w->pad[d], after = w->pad[d + w->spatial];
+        int64_t out = full - before - after + out_pad[d];
         if (out < 1)
             return byocl_error_set(err, BYOCL_ERR_TYPE,
                                    "output %s %lld is not positive: data %s %lld gives %lld, "
                                    "padding (%lld, %lld) crops it, output_padding adds %lld",
-                                   dim_name[d], (long long)out, dim_name[d], (long long)in,
-                                   (long long)full, (long long)w->pad[d],
-                                   (long long)w->pad[d + 2], (long long)out_pad[d]);
-        out_hw[d] = out;
+                                   dim_name(w, d), (long long)out, dim_name(w, d), (long long)in,
+                                   (long long)full, (long long)before, (long long)after,
+                                   (long long)out_pad[d]);
+        out_sp[d] = out;
     }
     return BYOCL_OK;
 }
@@ -306,36 +332,58 @@ void nn_valid_range(int64_t out_len, int64_t in_len, int64_t stride, int64_t off
     *hi = end;
 }
 
-byocl_status nn_shape_4d(const byocl_shape *shape, const char *what, const char *layout,
-                         byocl_error *err)
+byocl_status nn_shape_rank(const byocl_shape *shape, int rank, const char *what,
+                           const char *layout, byocl_error *err)
 {
-    if (shape->rank == 4)
+    if (shape->rank == rank)
         return BYOCL_OK;
     char buf[160];
-    return byocl_error_set(err, BYOCL_ERR_TYPE, "%s must be 4-D (%s), got shape %s", what, layout,
-                           byocl_shape_str(shape, buf, sizeof buf));
+    return byocl_error_set(err, BYOCL_ERR_TYPE, "%s must be %d-D (%s), got shape %s", what, rank,
+                           layout, byocl_shape_str(shape, buf, sizeof buf));
 }
 
-byocl_status nn_slide_read(const byocl_attrs *attrs, const char *kernel_key,
+byocl_status nn_slide_read(const byocl_attrs *attrs, const char *kernel_key, int spatial,
                            const byocl_shape *data, nn_slide *s, byocl_error *err)
 {
-    byocl_status st = nn_shape_4d(data, "data", "NCHW", err);
+    byocl_status st = nn_shape_rank(data, spatial + 2, "data", nn_data_layout(spatial), err);
     if (st == BYOCL_OK)
-        st = nn_window_read(attrs, kernel_key, &s->win, err);
+        st = nn_window_read(attrs, kernel_key, spatial, &s->win, err);
     if (st != BYOCL_OK)
         return st;
     s->batch = data->dims[0];
     s->channels = data->dims[1];
-    s->in_hw[0] = data->dims[2];
-    s->in_hw[1] = data->dims[3];
-    s->out_hw[0] = s->out_hw[1] = 0;
+    for (int d = 0; d < spatial; d++) {
+        s->in_hw[d] = data->dims[d + 2];
+        s->out_hw[d] = 0;
+    }
     return BYOCL_OK;
 }
 
 byocl_shape nn_slide_out_shape(const nn_slide *s, int64_t channels)
 {
-    int64_t dims[4] = {s->batch, channels, s->out_hw[0], s->out_hw[1]};
-    return byocl_shape_make(4, dims);
+    int64_t dims[2 + NN_MAX_SPATIAL] = {s->batch, channels};
+    for (int d = 0; d < s->win.spatial; d++)
+        dims[d + 2] = s->out_hw[d];
+    return byocl_shape_make(2 + s->win.spatial, dims);
+}
+
+nn_slide nn_slide_3d(const nn_slide *s)
+{
+    if (s->win.spatial == 3)
+        return *s;
+    const nn_window *w = &s->win;
+    return (nn_slide){
+        .win = {.spatial = 3,
+                .kernel = {1, w->kernel[0], w->kernel[1]},
+                .stride = {1, w->stride[0], w->stride[1]},
+                .dilation = {1, w->dilation[0], w->dilation[1]},
+                .pad = {0, w->pad[0], w->pad[1], 0, w->pad[2], w->pad[3]},
+                .ceil_mode = w->ceil_mode},
+        .batch = s->batch,
+        .channels = s->channels,
+        .in_hw = {1, s->in_hw[0], s->in_hw[1]},
+        .out_hw = {1, s->out_hw[0], s->out_hw[1]},
+    };
 }
 
 /* ---------------------------------------------------------- type relations */

@@ -1,12 +1,16 @@
 #!/usr/bin/python3
-"""Expected results of nn.conv2d and nn.conv2d_transpose for tests/test_ops_conv.c,
-computed with numpy.
+"""Expected results of nn.conv2d, nn.conv2d_transpose, nn.conv3d and nn.conv3d_transpose
+for tests/test_ops_conv.c, computed with numpy.
 
 The convolution here gathers every window of the padded input with index arrays and
 contracts it with the weight through einsum, in float64 (a different method from the C
 kernel's loops over kernel taps). The transposed convolution contracts the input with
 each kernel tap over the channels (einsum) and adds the products into strided slices of
 the full result, which it then crops by the padding and extends by output_padding.
+The 3-D convs are computed per output cell: the window of the zero-padded input (a 3-D
+slice) contracted with the weight (conv3d); the transposed one as a conv3d of the input
+dilated by the stride and padded by the dilated kernel less the padding, with the kernel
+flipped and its channels swapped (a third method).
 Run: /usr/bin/python3 tests/gen/gen_ops_conv.py"""
 
 import numpy as np
@@ -70,6 +74,61 @@ def conv2d_transpose(x, w, strides=(1, 1), padding=(0,), dilation=(1, 1), groups
                      r0:r0 + (h - 1) * strides[0] + 1:strides[0],
                      c0:c0 + (wd - 1) * strides[1] + 1:strides[1]] += part
     return full[:, :, top:top + oh, left:left + ow]
+
+
+def pad6(padding):
+    """TVM's 3-D padding of 1, 3 or 6 values as (front, top, left, back, bottom, right)."""
+    return list(padding) * (6 // len(padding))
+
+
+def conv3d(x, w, strides=(1, 1, 1), padding=(0,), dilation=(1, 1, 1), groups=1):
+    p = pad6(padding)
+    n, c, d, h, wd = x.shape
+    o, ig = w.shape[:2]
+    k = w.shape[2:]
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (p[0], p[3]), (p[1], p[4]), (p[2], p[5])))
+    span = [(k[a] - 1) * dilation[a] + 1 for a in range(3)]
+    out = [(xp.shape[a + 2] - span[a]) // strides[a] + 1 for a in range(3)]
+    y = np.zeros((n, o) + tuple(out))
+    og = o // groups
+    wf = w.astype(np.float64)
+    for z in range(out[0]):
+        for r in range(out[1]):
+            for q in range(out[2]):
+                at = (z * strides[0], r * strides[1], q * strides[2])
+                win = xp[:, :, at[0]:at[0] + span[0]:dilation[0], at[1]:at[1] + span[1]:dilation[1],
+                         at[2]:at[2] + span[2]:dilation[2]]
+                for g in range(groups):
+                    y[:, g * og:(g + 1) * og, z, r, q] = np.einsum(
+                        "ncdhw,ocdhw->no", win[:, g * ig:(g + 1) * ig], wf[g * og:(g + 1) * og])
+    return y
+
+
+def conv3d_transpose(x, w, strides=(1, 1, 1), padding=(0,), dilation=(1, 1, 1), groups=1,
+                     output_padding=(0, 0, 0)):
+    p = pad6(padding)
+    n, c, d, h, wd = x.shape
+    og = w.shape[1]
+    k = w.shape[2:]
+    ic = c // groups
+    # input dilated by the stride, padded by (dilated kernel - 1 - pad), output_padding after
+    dil = np.zeros((n, c) + tuple((x.shape[a + 2] - 1) * strides[a] + 1 for a in range(3)))
+    dil[:, :, ::strides[0], ::strides[1], ::strides[2]] = x
+    edge = [(k[a] - 1) * dilation[a] for a in range(3)]
+    pads = [(edge[a] - p[a], edge[a] - p[a + 3] + output_padding[a]) for a in range(3)]
+    # negative pads crop
+    for a in range(3):
+        lo, hi = pads[a]
+        sl = [slice(None)] * 5
+        sl[a + 2] = slice(max(0, -lo), dil.shape[a + 2] - max(0, -hi))
+        dil = dil[tuple(sl)]
+        pw = [(0, 0)] * 5
+        pw[a + 2] = (max(0, lo), max(0, hi))
+        dil = np.pad(dil, pw)
+    # weight (C, O/g, k...) -> per group (O/g, C/g, k...) flipped
+    wt = np.concatenate([np.flip(w[g * ic:(g + 1) * ic].astype(np.float64), axis=(2, 3, 4))
+                         .transpose(1, 0, 2, 3, 4) for g in range(groups)])
+    return conv3d(dil, wt, dilation=dilation, groups=groups)
 
 
 def main():
@@ -177,6 +236,33 @@ def main():
     add("conv_float32_to_float64", uniform(66, (1, 2, 4, 4)), uniform(67, (3, 2, 3, 3)),
         {"padding": [1, 1, 1, 1], "out_dtype": "float64"}, out_dtype=np.float64,
         check_shape=(1, 3, 4, 4), **f64)
+
+    def add3(name, op, x, w, attrs, check_shape, **tol):
+        args = {k: v for k, v in attrs.items()
+                if k in ("strides", "padding", "dilation", "groups", "output_padding")}
+        f = conv3d if op == "nn.conv3d" else conv3d_transpose
+        want = f(x, w, **args).astype(np.float32)
+        assert want.shape == check_shape, (name, want.shape)
+        fx.case(name, op, attrs, [x, w], [want], **tol)
+
+    add3("conv3d_defaults", "nn.conv3d", uniform(70, (1, 2, 4, 5, 5)),
+         uniform(71, (3, 2, 2, 3, 3)), {}, (1, 3, 3, 3, 3), **f32)
+    add3("conv3d_stride_pad_dilation", "nn.conv3d", uniform(72, (2, 2, 6, 7, 6)),
+         uniform(73, (4, 2, 2, 3, 2)),
+         {"strides": [2, 1, 2], "padding": [1, 0, 1, 0, 2, 1], "dilation": [2, 1, 2]},
+         (2, 4, 3, 7, 3), **f32)
+    add3("conv3d_groups_pad3", "nn.conv3d", uniform(74, (1, 4, 4, 4, 4)),
+         uniform(75, (6, 2, 3, 3, 3)), {"groups": 2, "padding": [1, 0, 1]}, (1, 6, 4, 2, 4),
+         **f32)
+    add3("conv3d_t_defaults", "nn.conv3d_transpose", uniform(76, (1, 3, 3, 4, 3)),
+         uniform(77, (3, 2, 2, 3, 2)), {}, (1, 2, 4, 6, 4), **f32)
+    add3("conv3d_t_stride_pad_outpad", "nn.conv3d_transpose", uniform(78, (2, 2, 3, 3, 4)),
+         uniform(79, (2, 3, 3, 2, 3)),
+         {"strides": [2, 3, 2], "padding": [1, 0, 1, 0, 1, 1], "output_padding": [1, 2, 0],
+          "dilation": [1, 2, 1]}, (2, 3, 7, 10, 7), **f32)
+    add3("conv3d_t_groups", "nn.conv3d_transpose", uniform(80, (1, 4, 2, 3, 3)),
+         uniform(81, (4, 3, 2, 2, 2)), {"groups": 2, "strides": [1, 2, 2], "padding": [1]},
+         (1, 6, 1, 4, 4), **f32)
     fx.write("gen_ops_conv.py")
 
 

@@ -10,7 +10,7 @@ input or the top/left padding. Run: /usr/bin/python3 tests/gen/gen_ops_pool.py""
 
 import numpy as np
 
-from gen_ops_conv import pad4
+from gen_ops_conv import pad4, pad6
 from ops_fixture import Fixture, integers, uniform
 
 
@@ -51,6 +51,28 @@ def pool2d(x, kind, pool_size=(1, 1), strides=(1, 1), dilation=(1, 1), padding=(
     total = (win * win_input).sum(axis=(3, 5))
     count = (win_padded if count_include_pad else win_input).sum(axis=(1, 3))
     return total / count
+
+
+def pool3d(x, kind, pool_size=(1, 1, 1), strides=(1, 1, 1), dilation=(1, 1, 1), padding=(0,),
+           ceil_mode=False, count_include_pad=False):
+    """Per output cell over explicit window coordinates (a third method)."""
+    p = pad6(padding)
+    sp = x.shape[2:]
+    out = [out_len(sp[a], pool_size[a], strides[a], dilation[a], p[a], p[a + 3], ceil_mode)
+           for a in range(3)]
+    y = np.zeros(x.shape[:2] + tuple(out))
+    for o in np.ndindex(*out):
+        coords = [o[a] * strides[a] - p[a] + np.arange(pool_size[a]) * dilation[a]
+                  for a in range(3)]
+        inside = [c[(c >= 0) & (c < sp[a])] for a, c in enumerate(coords)]
+        padded = np.prod([np.sum(c < sp[a] + p[a + 3]) for a, c in enumerate(coords)])
+        win = x[:, :, inside[0]][:, :, :, inside[1]][:, :, :, :, inside[2]].astype(np.float64)
+        if kind == "max":
+            y[(slice(None), slice(None)) + o] = win.max(axis=(2, 3, 4))
+        else:
+            count = padded if count_include_pad else win[0, 0].size
+            y[(slice(None), slice(None)) + o] = win.sum(axis=(2, 3, 4)) / count
+    return y
 
 
 def main():
@@ -130,6 +152,23 @@ def main():
     x = uniform(44, (2, 3, 3, 4), dtype=np.float64)
     fx.case("global_avg_float64", "nn.global_avg_pool2d", {}, [x],
             [x.mean(axis=(2, 3), keepdims=True)], **f64)
+
+    def add3(name, op, x, attrs, check_shape):
+        kind = "max" if op == "nn.max_pool3d" else "avg"
+        want = pool3d(x, kind, **attrs).astype(np.float32)
+        assert want.shape == check_shape, (name, want.shape)
+        fx.case(name, op, attrs, [x], [want], **f32)
+
+    add3("max3d_default", "nn.max_pool3d", uniform(80, (1, 2, 4, 4, 4)),
+         {"pool_size": [2, 2, 2]}, (1, 2, 3, 3, 3))
+    add3("max3d_stride_pad_dilation_ceil", "nn.max_pool3d", uniform(81, (2, 1, 5, 6, 7), -2.0, -1.0),
+         {"pool_size": [2, 3, 2], "strides": [2, 2, 3], "dilation": [1, 2, 1],
+          "padding": [1, 0, 1, 0, 1, 1], "ceil_mode": True}, (2, 1, 3, 2, 3))
+    add3("avg3d_exclude_pad", "nn.avg_pool3d", uniform(82, (1, 2, 5, 5, 4)),
+         {"pool_size": [3, 3, 2], "strides": [2, 2, 1], "padding": [1]}, (1, 2, 3, 3, 5))
+    add3("avg3d_include_pad_ceil", "nn.avg_pool3d", uniform(83, (1, 1, 6, 5, 6)),
+         {"pool_size": [2, 3, 3], "strides": [2, 2, 2], "padding": [0, 1, 1],
+          "ceil_mode": True, "count_include_pad": True}, (1, 1, 3, 3, 4))
     fx.write("gen_ops_pool.py")
 
 

@@ -569,22 +569,29 @@ static byocl_status convert_cast_like(onnx_ctx *cx, const Onnx__NodeProto *n)
 
 /* -------------------------------------------------------------- windows */
 
-/* A 2-D window (a 1-D one is lifted to height 1): what nn.conv2d and the pools take. */
+/* A 2-D or 3-D window (a 1-D one is lifted to height 1): what the convs and the pools
+ * take, over op_dims(spatial) dimensions. */
 typedef struct window {
-    int64_t kernel[2], stride[2], dilation[2];
-    int64_t pad[4]; /* top, left, bottom, right */
+    int64_t kernel[3], stride[3], dilation[3];
+    int64_t pad[6]; /* befores then afters: top, left, bottom, right in 2-D */
 } window;
 
+/* Spatial dims of the byocl op for an ONNX op over `spatial` dims: 1-D runs as 2-D. */
+static int op_dims(int spatial)
+{
+    return spatial == 1 ? 2 : spatial;
+}
+
 /* Reads one per-spatial-dim attribute (strides, dilations, kernel_shape, ConvTranspose's
- * output_padding and output_shape) into 2-D form; absent: `def` each. Values must be >=
- * `min`; output_shape may also list N and C first. */
+ * output_padding and output_shape) into op form (op_dims values); absent: `def` each.
+ * Values must be >= `min`; output_shape may also list N and C first. */
 static byocl_status spatial_attr(onnx_ctx *cx, const char *name, int spatial, int64_t min,
-                                 int64_t def, int64_t out[2], bool *given)
+                                 int64_t def, int64_t out[3], bool *given)
 {
     int64_t v[MAX_INTS];
     int n;
     TRY(onnx_attr_ints(cx, name, v, MAX_INTS, &n));
-    out[0] = out[1] = def;
+    out[0] = out[1] = out[2] = def;
     *given = n >= 0;
     if (n < 0)
         return BYOCL_OK;
@@ -598,25 +605,29 @@ static byocl_status spatial_attr(onnx_ctx *cx, const char *name, int spatial, in
             return onnx_fail(cx, BYOCL_ERR_INVALID, "attribute '%s' has %lld; it must be >= %lld",
                              name, (long long)v[i], (long long)min);
     /* 1-D: the lifted height is `min`, a size or step of 1, an output_padding of 0. */
-    out[0] = spatial == 2 ? v[skip] : min;
-    out[1] = v[n - 1];
+    if (spatial == 1) {
+        out[0] = min;
+        out[1] = v[n - 1];
+    } else {
+        memcpy(out, v + skip, (size_t)spatial * sizeof *out);
+    }
     return BYOCL_OK;
 }
 
 /* spatial_attr of values >= 1. */
 static byocl_status window_attr(onnx_ctx *cx, const char *name, int spatial, int64_t def,
-                                int64_t out[2])
+                                int64_t out[3])
 {
     bool given;
     return spatial_attr(cx, name, spatial, 1, def, out, &given);
 }
 
-/* Strides, dilations and padding of a Conv or pool over spatial input dims `in` (2-D form,
+/* Strides, dilations and padding of a Conv or pool over spatial input dims `in` (op form,
  * including any padding the op absorbs from a Pad), with auto_pad resolved as ONNX
  * defines it: SAME_* pads so that out = ceil(in / stride), the odd cell at the end
  * (UPPER) or the beginning (LOWER). */
-static byocl_status read_window(onnx_ctx *cx, int spatial, const int64_t in[2],
-                                const int64_t kernel[2], window *w)
+static byocl_status read_window(onnx_ctx *cx, int spatial, const int64_t in[3],
+                                const int64_t kernel[3], window *w)
 {
     memcpy(w->kernel, kernel, sizeof w->kernel);
     TRY(window_attr(cx, "strides", spatial, 1, w->stride));
@@ -636,15 +647,16 @@ static byocl_status read_window(onnx_ctx *cx, int spatial, const int64_t in[2],
             if (p[i] < 0)
                 return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
                                  "negative pads (%lld) are not supported", (long long)p[i]);
-        if (n > 0 && spatial == 2)
-            memcpy(w->pad, p, sizeof w->pad);
+        if (n > 0 && spatial > 1) /* ONNX's order is byocl's: befores, then afters */
+            memcpy(w->pad, p, (size_t)n * sizeof *p);
         else if (n > 0) { /* 1-D: (begin, end) of the width */
             w->pad[1] = p[0];
             w->pad[3] = p[1];
         }
     } else if (strcmp(auto_pad, "SAME_UPPER") == 0 || strcmp(auto_pad, "SAME_LOWER") == 0) {
         bool upper = auto_pad[5] == 'U';
-        for (int d = 0; d < 2; d++) {
+        int nd = op_dims(spatial);
+        for (int d = 0; d < nd; d++) {
             int64_t out = (in[d] + w->stride[d] - 1) / w->stride[d];
             int64_t span = (w->kernel[d] - 1) * w->dilation[d] + 1;
             int64_t total = (out - 1) * w->stride[d] + span - in[d];
@@ -652,7 +664,7 @@ static byocl_status read_window(onnx_ctx *cx, int spatial, const int64_t in[2],
                 total = 0;
             int64_t small = total / 2, large = total - small;
             w->pad[d] = upper ? small : large;
-            w->pad[d + 2] = upper ? large : small;
+            w->pad[d + nd] = upper ? large : small;
         }
     } else if (strcmp(auto_pad, "VALID") != 0) {
         return onnx_fail(cx, BYOCL_ERR_INVALID,
@@ -662,27 +674,48 @@ static byocl_status read_window(onnx_ctx *cx, int spatial, const int64_t in[2],
     return BYOCL_OK;
 }
 
-static byocl_status set_window(onnx_ctx *cx, byocl_attrs *a, const window *w,
+static byocl_status set_window(onnx_ctx *cx, byocl_attrs *a, int spatial, const window *w,
                                const char *kernel_key)
 {
-    TRY(set_ints(cx, a, kernel_key, w->kernel, 2));
-    TRY(set_ints(cx, a, "strides", w->stride, 2));
-    TRY(set_ints(cx, a, "dilation", w->dilation, 2));
-    return set_ints(cx, a, "padding", w->pad, 4);
+    int nd = op_dims(spatial);
+    TRY(set_ints(cx, a, kernel_key, w->kernel, nd));
+    TRY(set_ints(cx, a, "strides", w->stride, nd));
+    TRY(set_ints(cx, a, "dilation", w->dilation, nd));
+    return set_ints(cx, a, "padding", w->pad, 2 * nd);
 }
 
-/* byocl's convolution and pools are 2-D (NCHW); a 1-D op (NCL) runs as NC1L. Checks the
- * input rank and returns the number of spatial dims. */
+/* byocl's convolution and pools are 2-D (NCHW) or 3-D (NCDHW); a 1-D op (NCL) runs as
+ * NC1L. Checks the input rank and returns the number of spatial dims. */
 static byocl_status spatial_rank(onnx_ctx *cx, int x, int *spatial)
 {
     int rank = shape_of(cx, x)->rank;
-    if (rank != 3 && rank != 4)
+    if (rank < 3 || rank > 5)
         return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
                          "%d-D input (rank %d) is not supported: byocl's convolution and pools "
-                         "are 1-D or 2-D",
+                         "are 1-D, 2-D or 3-D",
                          rank - 2 > 0 ? rank - 2 : 0, rank);
     *spatial = rank - 2;
     return BYOCL_OK;
+}
+
+/* The spatial dims (op form) of `x` (lifted, for a 1-D op) plus the padding `folded`
+ * (top, left, bottom, right) the op absorbs from a Pad, which only 2-D data has; the
+ * folded padding joins the window's. */
+static void window_input(onnx_ctx *cx, int x, const int64_t folded[4], int64_t in[3])
+{
+    const byocl_shape *xs = shape_of(cx, x);
+    for (int d = 0; d + 2 < xs->rank; d++)
+        in[d] = xs->dims[d + 2];
+    if (xs->rank == 4) {
+        in[0] += folded[0] + folded[2];
+        in[1] += folded[1] + folded[3];
+    }
+}
+
+static void window_add_folded(window *w, const int64_t folded[4])
+{
+    for (int i = 0; i < 4; i++) /* non-zero only for 2-D data */
+        w->pad[i] += folded[i];
 }
 
 /* NCL -> NC1L for a 1-D op. */
@@ -702,19 +735,22 @@ static int lower_1d(onnx_ctx *cx, int y)
 }
 
 /* The weight `*w` of a Conv or ConvTranspose over `spatial` dims: its rank is checked,
- * its kernel (2-D form) checked against kernel_shape, and for a 1-D op it and the data
+ * its kernel (op form) checked against kernel_shape, and for a 1-D op it and the data
  * `*x` are lifted to 2-D. */
-static byocl_status conv_weight(onnx_ctx *cx, int spatial, int *x, int *w, int64_t kernel[2])
+static byocl_status conv_weight(onnx_ctx *cx, int spatial, int *x, int *w, int64_t kernel[3])
 {
     const byocl_shape *ws = shape_of(cx, *w);
     if (ws->rank != spatial + 2)
         return onnx_fail(cx, BYOCL_ERR_INVALID, "the weight has rank %d; a %d-D %s needs %d",
                          ws->rank, spatial, cx->node->op_type, spatial + 2);
-    int64_t given[2];
+    int64_t given[3];
     TRY(window_attr(cx, "kernel_shape", spatial, -1, given));
-    kernel[0] = spatial == 2 ? ws->dims[2] : 1;
-    kernel[1] = ws->dims[spatial + 1];
-    if (given[0] >= 0 && (given[0] != kernel[0] || given[1] != kernel[1]))
+    bool same = true;
+    for (int d = 0; d < op_dims(spatial); d++) {
+        kernel[d] = spatial == 1 && d == 0 ? 1 : ws->dims[spatial == 1 ? 2 : d + 2];
+        same = same && given[d] == kernel[d];
+    }
+    if (given[0] >= 0 && !same)
         return onnx_fail(cx, BYOCL_ERR_INVALID,
                          "attribute 'kernel_shape' disagrees with the weight's shape");
     if (spatial == 1) {
@@ -752,27 +788,26 @@ static byocl_status convert_conv(onnx_ctx *cx, const Onnx__NodeProto *n)
     int spatial = 0;
     TRY(spatial_rank(cx, x, &spatial));
     int64_t out_channels = shape_of(cx, w)->dims[0];
-    int64_t wk[2];
+    int64_t wk[3], in[3];
     TRY(conv_weight(cx, spatial, &x, &w, wk));
-    const byocl_shape *xs = shape_of(cx, x);
-    int64_t in[2] = {xs->dims[2] + folded[0] + folded[2], xs->dims[3] + folded[1] + folded[3]};
+    window_input(cx, x, folded, in);
     window win;
     TRY(read_window(cx, spatial, in, wk, &win));
-    for (int i = 0; i < 4; i++)
-        win.pad[i] += folded[i];
+    window_add_folded(&win, folded);
     int64_t groups;
     TRY(onnx_attr_int(cx, "group", 1, &groups));
     byocl_attrs *a;
     TRY(new_attrs(cx, &a));
-    TRY(set_window(cx, a, &win, "kernel_size"));
+    TRY(set_window(cx, a, spatial, &win, "kernel_size"));
     TRY(set_int(cx, a, "groups", groups));
     TRY(set_int(cx, a, "channels", out_channels));
     int xw[2] = {x, w};
-    TRY_ID(y, onnx_call(cx, "nn.conv2d", xw, 2, a));
+    TRY_ID(y, onnx_call(cx, spatial == 3 ? "nn.conv3d" : "nn.conv2d", xw, 2, a));
     return conv_finish(cx, n, spatial, y);
 }
 
-/* ConvTranspose -> nn.conv2d_transpose (IOHW, ONNX's (C, M / group, kH, kW)), then the
+/* ConvTranspose -> nn.conv2d_transpose (IOHW, ONNX's (C, M / group, kH, kW)) or
+ * nn.conv3d_transpose (IODHW), then the
  * optional bias. With output_shape, or auto_pad SAME_* (output = input * stride), the pads
  * come from the total padding t = stride * (in - 1) + output_padding + dilated kernel -
  * output, as ONNX splits it: SAME_UPPER puts floor(t / 2) at the start, anything else at
@@ -786,20 +821,21 @@ static byocl_status convert_conv_transpose(onnx_ctx *cx, const Onnx__NodeProto *
     int spatial = 0;
     TRY(spatial_rank(cx, x, &spatial));
     int64_t group_out = shape_of(cx, w)->dims[1];
-    int64_t wk[2], out_pad[2], out_shape[2];
+    int64_t wk[3], out_pad[3], out_shape[3], in[3];
     bool has_out_pad, has_out_shape;
     TRY(conv_weight(cx, spatial, &x, &w, wk));
     TRY(spatial_attr(cx, "output_padding", spatial, 0, 0, out_pad, &has_out_pad));
     TRY(spatial_attr(cx, "output_shape", spatial, 1, 1, out_shape, &has_out_shape));
-    const byocl_shape *xs = shape_of(cx, x);
-    int64_t in[2] = {xs->dims[2], xs->dims[3]};
+    static const int64_t no_fold[4] = {0, 0, 0, 0};
+    window_input(cx, x, no_fold, in);
+    int nd = op_dims(spatial);
     window win;
     TRY(read_window(cx, spatial, in, wk, &win));
     char auto_pad[32];
     TRY(onnx_attr_string(cx, "auto_pad", "NOTSET", auto_pad, sizeof auto_pad));
     bool same = strncmp(auto_pad, "SAME_", 5) == 0;
     if (has_out_shape || same) {
-        for (int d = 0; d < 2; d++) {
+        for (int d = 0; d < nd; d++) {
             /* Keeps the arithmetic below inside int64; the op refuses such sizes anyway. */
             int64_t sizes[5] = {in[d], win.stride[d], win.dilation[d], wk[d], out_pad[d]};
             for (int k = 0; k < 5; k++)
@@ -813,18 +849,18 @@ static byocl_status convert_conv_transpose(onnx_ctx *cx, const Onnx__NodeProto *
             int64_t half = total >= 0 ? total / 2 : -((1 - total) / 2); /* floor */
             bool upper = strcmp(auto_pad, "SAME_UPPER") == 0;
             win.pad[d] = upper ? half : total - half;
-            win.pad[d + 2] = upper ? total - half : half;
+            win.pad[d + nd] = upper ? total - half : half;
         }
     }
-    for (int d = 0; d < 2; d++) {
+    for (int d = 0; d < nd; d++) {
         if (win.pad[d] < 0)
             return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
                              "the output would start %lld cell%s before the full result "
                              "(a negative start pad); not supported",
                              (long long)-win.pad[d], win.pad[d] == -1 ? "" : "s");
-        if (win.pad[d + 2] < 0) {
-            out_pad[d] -= win.pad[d + 2];
-            win.pad[d + 2] = 0;
+        if (win.pad[d + nd] < 0) {
+            out_pad[d] -= win.pad[d + nd];
+            win.pad[d + nd] = 0;
         }
     }
     int64_t groups;
@@ -834,12 +870,12 @@ static byocl_status convert_conv_transpose(onnx_ctx *cx, const Onnx__NodeProto *
                          (long long)groups);
     byocl_attrs *a;
     TRY(new_attrs(cx, &a));
-    TRY(set_window(cx, a, &win, "kernel_size"));
+    TRY(set_window(cx, a, spatial, &win, "kernel_size"));
     TRY(set_int(cx, a, "groups", groups));
     TRY(set_int(cx, a, "channels", group_out * groups));
-    TRY(set_ints(cx, a, "output_padding", out_pad, 2));
+    TRY(set_ints(cx, a, "output_padding", out_pad, nd));
     int xw[2] = {x, w};
-    TRY_ID(y, onnx_call(cx, "nn.conv2d_transpose", xw, 2, a));
+    TRY_ID(y, onnx_call(cx, nd == 3 ? "nn.conv3d_transpose" : "nn.conv2d_transpose", xw, 2, a));
     return conv_finish(cx, n, spatial, y);
 }
 
@@ -874,25 +910,28 @@ static byocl_status pool(onnx_ctx *cx, const Onnx__NodeProto *n, bool is_max)
     bool absorbed = folded[0] || folded[1] || folded[2] || folded[3];
     int spatial = 0;
     TRY(spatial_rank(cx, x, &spatial));
-    int64_t kernel[2];
+    int64_t kernel[3], in[3];
     TRY(window_attr(cx, "kernel_shape", spatial, -1, kernel));
     if (kernel[0] < 0)
         return onnx_fail(cx, BYOCL_ERR_INVALID, "attribute 'kernel_shape' is missing");
+    if (spatial == 3 && is_max && onnx_has_output(n, 1))
+        return onnx_fail(cx, BYOCL_ERR_UNSUPPORTED,
+                         "MaxPool's Indices output is supported over 1-D and 2-D input only");
     if (spatial == 1 && (x = lift_1d(cx, x)) < 0)
         return cx->err->status;
-    const byocl_shape *xs = shape_of(cx, x);
-    int64_t in[2] = {xs->dims[2] + folded[0] + folded[2], xs->dims[3] + folded[1] + folded[3]};
+    window_input(cx, x, folded, in);
     window win;
     TRY(read_window(cx, spatial, in, kernel, &win));
-    for (int i = 0; i < 4; i++)
-        win.pad[i] += folded[i];
+    window_add_folded(&win, folded);
     byocl_attrs *a;
     TRY(new_attrs(cx, &a));
-    TRY(set_window(cx, a, &win, "pool_size"));
+    TRY(set_window(cx, a, spatial, &win, "pool_size"));
     TRY(set_bool(cx, a, "ceil_mode", ceil_mode != 0));
     if (!is_max)
         TRY(set_bool(cx, a, "count_include_pad", count_include_pad || absorbed));
-    TRY_ID(y, onnx_call1(cx, is_max ? "nn.max_pool2d" : "nn.avg_pool2d", x, a));
+    static const char *const ops[2][2] = {{"nn.avg_pool2d", "nn.max_pool2d"},
+                                          {"nn.avg_pool3d", "nn.max_pool3d"}};
+    TRY_ID(y, onnx_call1(cx, ops[spatial == 3][is_max], x, a));
     if (is_max && onnx_has_output(n, 1)) {
         const byocl_shape *ys = shape_of(cx, y);
         int64_t out_hw[2] = {ys->dims[2], ys->dims[3]};
