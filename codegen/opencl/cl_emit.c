@@ -642,10 +642,9 @@ void clg_digits_offset_text(const int64_t *dims, const int64_t *strides, int n,
 }
 
 /* sum, mean, prod, max, min, argmax, argmin, all, any, variance (kernels_cl/reduce.cl): the
- * input's axes that
- * are 1 are dropped and neighbours that are both reduced or both kept merged (they are
- * contiguous, and merging keeps the C order that argmax's positions count in), so the
- * inner loop's AT(r) divides only when the reduced axes lie apart. */
+ * input's axes that are 1 are dropped and neighbours that are both reduced or both kept
+ * merged (they are contiguous, and merging keeps the C order that argmax's positions count
+ * in), so the inner loop's AT(r) divides only when the reduced axes lie apart. */
 static byocl_status emit_reduce(clg_gen *gen, const clg_group *grp)
 {
     const byocl_function *fn = gen->fn;
