@@ -1,7 +1,7 @@
 /* Reductions: nn.max_pool2d, nn.avg_pool2d, nn.global_avg_pool2d, nn.max_pool3d,
  * nn.avg_pool3d (a direct loop nest, lower_pool3d), nn.softmax,
  * nn.log_softmax, nn.layer_norm and the reduction ops (sum, mean, prod, max, min, argmax,
- * argmin: ops/reduce.h).
+ * argmin, all, any, variance: ops/reduce.h).
  *
  * Pools run a whole output row at a time: for each window tap (kh, kw), one loop over
  * the row's outputs that the tap covers (ranges computed here, from the static shapes),
@@ -479,26 +479,40 @@ static void axis_view(const byocl_shape *s, int axis, int64_t *outer, int64_t *l
     *len = s->dims[axis];
 }
 
-/* The running value of a reduction: double for floats, int64 for integers; `at` is the
- * position of the best element for argmax/argmin (NULL for the others). `keyed`: uint64
- * max/min/argmax/argmin compare its values with the top bit flipped, so that the signed
- * compares order them unsigned (the reference's elemwise_order_key); acc holds that key. */
+/* The running value of a reduction: double for floats, int64 for integers (bools too);
+ * `at` is the position of the best element for argmax/argmin (NULL for the others).
+ * `keyed`: uint64 max/min/argmax/argmin compare its values with the top bit flipped, so
+ * that the signed compares order them unsigned (the reference's elemwise_order_key); acc
+ * holds that key. variance reads its mean argument at mbase + the reduced dims' mstrides
+ * (0 where the mean broadcasts); mean is NULL for the other kinds. */
 typedef struct reduce_state {
     ops_reduce_kind kind;
     bool last, is_float, keyed;
     LLVMValueRef acc, at;
+    LLVMValueRef mean, mbase;
+    byocl_dtype mdtype;
+    const int64_t *mstrides;
 } reduce_state;
 
 /* Folds element x (double or int64) at position pos into the state, as the reference's
  * reduce_step does: sums and products in order; max/min/argmax/argmin take a greater
  * (smaller) x or a NaN unless the best is NaN already (unordered compares), an equal one
  * too with select_last_index. */
-static void reduce_fold(lw *w, const reduce_state *r, LLVMValueRef x, LLVMValueRef pos)
+static void reduce_fold(lw *w, const reduce_state *r, LLVMValueRef x, LLVMValueRef pos,
+                        LLVMValueRef m)
 {
     LLVMBuilderRef B = w->B;
     LLVMTypeRef t = r->is_float ? w->t_f64 : w->t_i64;
     LLVMValueRef cur = LLVMBuildLoad2(B, t, r->acc, ""), next;
-    if (r->kind == OPS_REDUCE_SUM || r->kind == OPS_REDUCE_MEAN)
+    if (r->kind == OPS_REDUCE_VARIANCE) { /* cur + (x - m)^2, in double */
+        LLVMValueRef diff = LLVMBuildFSub(B, x, m, "");
+        next = LLVMBuildFAdd(B, cur, LLVMBuildFMul(B, diff, diff, ""), "");
+    } else if (r->kind == OPS_REDUCE_ALL || r->kind == OPS_REDUCE_ANY) {
+        LLVMValueRef bit = LLVMBuildZExt(
+            B, LLVMBuildICmp(B, LLVMIntNE, x, lw_i64(w, 0), ""), w->t_i64, "");
+        next = r->kind == OPS_REDUCE_ALL ? LLVMBuildAnd(B, cur, bit, "")
+                                         : LLVMBuildOr(B, cur, bit, "");
+    } else if (r->kind == OPS_REDUCE_SUM || r->kind == OPS_REDUCE_MEAN)
         next = r->is_float ? LLVMBuildFAdd(B, cur, x, "") : LLVMBuildAdd(B, cur, x, "");
     else if (r->kind == OPS_REDUCE_PROD)
         next = r->is_float ? LLVMBuildFMul(B, cur, x, "") : LLVMBuildMul(B, cur, x, "");
@@ -532,18 +546,22 @@ static void reduce_loop(lw *w, const reduce_state *r, LLVMValueRef in, byocl_dty
                         const int64_t *pstrides, int n)
 {
     lw_loop loops[BYOCL_MAX_RANK];
-    LLVMValueRef off = base, pos = lw_i64(w, 0);
+    LLVMValueRef off = base, pos = lw_i64(w, 0), moff = r->mbase, m = NULL;
     for (int k = 0; k < n; k++) {
         LLVMValueRef i = lw_for(w, &loops[k], lw_i64(w, 0), lw_i64(w, dims[k]), 1, "r");
         off = lw_mad(w, i, strides[k], off);
         if (pstrides)
             pos = lw_mad(w, i, pstrides[k], pos);
+        if (r->mean)
+            moff = lw_mad(w, i, r->mstrides[k], moff);
     }
     LLVMValueRef v = lw_load(w, in, din, off);
+    if (r->mean)
+        m = lw_to_double(w, lw_load(w, r->mean, r->mdtype, moff), r->mdtype);
     v = r->is_float ? lw_to_double(w, v, din) : lw_convert(w, v, din, BYOCL_INT64);
     if (r->keyed)
         v = LLVMBuildXor(w->B, v, lw_i64(w, INT64_MIN), "");
-    reduce_fold(w, r, v, pos);
+    reduce_fold(w, r, v, pos, m);
     for (int k = n - 1; k >= 0; k--)
         lw_for_end(w, &loops[k]);
 }
@@ -564,7 +582,9 @@ static reduce_state reduce_begin(lw *w, ops_reduce_kind kind, bool last, byocl_d
     else
         LLVMBuildStore(w->B, lw_i64(w, low    ? INT64_MIN
                                        : high ? INT64_MAX
-                                              : kind == OPS_REDUCE_PROD ? 1 : 0),
+                                              : kind == OPS_REDUCE_PROD || kind == OPS_REDUCE_ALL
+                                                    ? 1
+                                                    : 0),
                        r.acc);
     if (kind == OPS_REDUCE_ARGMAX || kind == OPS_REDUCE_ARGMIN) {
         r.at = lw_alloca(w, w->t_i64, "at");
@@ -583,8 +603,8 @@ static LLVMValueRef reduce_sum(lw *w, LLVMValueRef in, byocl_dtype din, LLVMValu
     return LLVMBuildLoad2(w->B, r.is_float ? w->t_f64 : w->t_i64, r.acc, "sum");
 }
 
-/* sum, mean, prod, max, min, argmax, argmin: one loop nest over the kept dims (the first
- * split between tasks) around one over the reduced dims. */
+/* sum, mean, prod, max, min, argmax, argmin, all, any, variance: one loop nest over the
+ * kept dims (the first split between tasks) around one over the reduced dims. */
 byocl_status lower_reduce(lw *w, int node)
 {
     const byocl_node *n = lw_node(w, node);
@@ -597,21 +617,29 @@ byocl_status lower_reduce(lw *w, int node)
     byocl_status st = ops_reduce_axes(&n->attrs, rank, reduced, w->err);
     if (st != BYOCL_OK) /* the type relation accepted these attributes */
         return lw_failed(w, st);
-    int64_t stride[BYOCL_MAX_RANK], s = 1, count = 1;
+    /* variance's mean: its strides along the data's dims, 0 where it broadcasts. */
+    bool variance = kind == OPS_REDUCE_VARIANCE;
+    byocl_value_ref mean_v = variance ? lv_resolve(w->fn, n->args[1], -1) : in_v;
+    const byocl_shape *ms = &lw_value_type(w, mean_v)->shape;
+    int64_t stride[BYOCL_MAX_RANK], mstride[BYOCL_MAX_RANK], s = 1, m = 1, count = 1;
     for (int d = rank - 1; d >= 0; d--) {
         stride[d] = s;
         s *= is->dims[d];
+        mstride[d] = ms->dims[d] == 1 ? 0 : m;
+        m *= ms->dims[d];
     }
     int64_t kdims[BYOCL_MAX_RANK], kstr[BYOCL_MAX_RANK], rdims[BYOCL_MAX_RANK], rstr[BYOCL_MAX_RANK];
-    int64_t pstr[BYOCL_MAX_RANK];
+    int64_t pstr[BYOCL_MAX_RANK], kmstr[BYOCL_MAX_RANK], rmstr[BYOCL_MAX_RANK];
     int nk = 0, nr = 0;
     for (int d = 0; d < rank; d++) {
         if (reduced[d]) {
             rdims[nr] = is->dims[d];
+            rmstr[nr] = mstride[d];
             rstr[nr++] = stride[d];
             count *= is->dims[d];
         } else {
             kdims[nk] = is->dims[d];
+            kmstr[nk] = mstride[d];
             kstr[nk++] = stride[d];
         }
     }
@@ -636,7 +664,7 @@ byocl_status lower_reduce(lw *w, int node)
     if (nk == 0)
         w->n_tasks = 1;
     lw_loop loops[BYOCL_MAX_RANK];
-    LLVMValueRef base = lw_i64(w, 0), flat = lw_i64(w, 0);
+    LLVMValueRef base = lw_i64(w, 0), flat = lw_i64(w, 0), mbase = lw_i64(w, 0);
     for (int k = 0; k < nk; k++) {
         LLVMValueRef lo = lw_i64(w, 0), hi = lw_i64(w, kdims[k]);
         if (k == 0)
@@ -644,15 +672,26 @@ byocl_status lower_reduce(lw *w, int node)
         LLVMValueRef i = lw_for(w, &loops[k], lo, hi, 1, "o");
         base = lw_mad(w, i, kstr[k], base);
         flat = lw_mad(w, flat, kdims[k], i);
+        mbase = lw_mad(w, i, kmstr[k], mbase);
     }
     bool last = byocl_attrs_get_bool(&n->attrs, "select_last_index", false);
     reduce_state r = reduce_begin(w, kind, last, din);
+    if (variance) {
+        r.mean = lw_value_ptr(w, mean_v);
+        r.mdtype = lw_value_type(w, mean_v)->dtype;
+        r.mbase = mbase;
+        r.mstrides = rmstr;
+    }
     reduce_loop(w, &r, in, din, base, rdims, rstr, pstr, nr);
     LLVMValueRef acc = LLVMBuildLoad2(w->B, r.is_float ? w->t_f64 : w->t_i64, r.acc, ""), v;
     if (kind == OPS_REDUCE_MEAN)
         acc = r.is_float           ? LLVMBuildFDiv(w->B, acc, dconst(w, (double)count), "")
               : lw_is_unsigned(din) ? LLVMBuildUDiv(w->B, acc, lw_i64(w, count), "")
                                     : LLVMBuildSDiv(w->B, acc, lw_i64(w, count), "");
+    else if (variance) /* as the reference: count - 1 with unbiased */
+        acc = LLVMBuildFDiv(
+            w->B, acc,
+            dconst(w, (double)(count - byocl_attrs_get_bool(&n->attrs, "unbiased", false))), "");
     if (r.keyed)
         acc = LLVMBuildXor(w->B, acc, lw_i64(w, INT64_MIN), "");
     if (r.at)

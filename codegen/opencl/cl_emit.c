@@ -641,10 +641,10 @@ void clg_digits_offset_text(const int64_t *dims, const int64_t *strides, int n,
         base_textbuf_puts(t, "0");
 }
 
-/* sum, mean, prod, max, min, argmax, argmin (kernels_cl/reduce.cl): the input's axes that
- * are 1 are dropped and neighbours that are both reduced or both kept merged (they are
- * contiguous, and merging keeps the C order that argmax's positions count in), so the
- * inner loop's AT(r) divides only when the reduced axes lie apart. */
+/* sum, mean, prod, max, min, argmax, argmin, all, any, variance (kernels_cl/reduce.cl): the
+ * input's axes that are 1 are dropped and neighbours that are both reduced or both kept
+ * merged (they are contiguous, and merging keeps the C order that argmax's positions count
+ * in), so the inner loop's AT(r) divides only when the reduced axes lie apart. */
 static byocl_status emit_reduce(clg_gen *gen, const clg_group *grp)
 {
     const byocl_function *fn = gen->fn;
@@ -691,7 +691,11 @@ static byocl_status emit_reduce(clg_gen *gen, const clg_group *grp)
     clg_group_label(gen, grp, label, sizeof label);
     int x_root = gen->graph.info[n->args[0]].root;
     int x = base_text && at_text ? clg_gen_root_buf(gen, x_root) : -1;
-    int y = x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
+    /* variance's mean: one per output element (clg_supports checked its shape) */
+    bool variance = kind == OPS_REDUCE_VARIANCE;
+    int m_root = variance ? gen->graph.info[n->args[1]].root : x_root;
+    int m = x >= 0 && variance ? clg_gen_root_buf(gen, m_root) : x;
+    int y = m >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
     if (y < 0) {
         free(base_text);
         free(at_text);
@@ -703,6 +707,8 @@ static byocl_status emit_reduce(clg_gen *gen, const clg_group *grp)
     clg_kernel k;
     clg_kernel_begin(&k, gen, "reduce");
     clg_kernel_buffer(&k, "x", x, dtype_of(gen, x_root), false);
+    if (variance)
+        clg_kernel_buffer(&k, "m", m, dtype_of(gen, m_root), false);
     clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
     clg_kernel_define(&k, "NOUT", "%lld", (long long)nout);
     clg_kernel_define(&k, "COUNT", "%lld", (long long)count);
@@ -710,10 +716,11 @@ static byocl_status emit_reduce(clg_gen *gen, const clg_group *grp)
     clg_kernel_define(&k, "AT(r)", "(%s)", at_text);
     free(base_text);
     free(at_text);
-    bool sums = kind == OPS_REDUCE_SUM || kind == OPS_REDUCE_MEAN;
+    bool sums = kind == OPS_REDUCE_SUM || kind == OPS_REDUCE_MEAN || variance;
     bool arg = kind == OPS_REDUCE_ARGMAX || kind == OPS_REDUCE_ARGMIN;
     clg_kernel_define(&k, "SUMS", "%d", sums);
     clg_kernel_define(&k, "ARG", "%d", arg);
+    clg_kernel_define(&k, "VARIANCE", "%d", variance);
     if (arg) {
         /* The reference's reduce_takes_f: x replaces the best b unless b is NaN or x is
          * not past it (for the first index, not equal to it either). */
@@ -722,12 +729,19 @@ static byocl_status emit_reduce(clg_gen *gen, const clg_group *grp)
         const char *not_past = up ? (to_last ? "<" : "<=") : (to_last ? ">" : ">=");
         clg_kernel_define(&k, "INIT", "%s", up ? "(-INFINITY)" : "INFINITY");
         clg_kernel_define(&k, "TAKES(x, b)", "(!isnan(b) && !((x) %s (b)))", not_past);
-    } else if (kind == OPS_REDUCE_MEAN) {
+    } else if (kind == OPS_REDUCE_MEAN || variance) {
+        /* variance: count - 1 with unbiased, as the reference */
+        bool unbiased = variance && byocl_attrs_get_bool(&n->attrs, "unbiased", false);
         char divisor[48];
-        clg_float_literal((double)count, divisor, sizeof divisor);
+        clg_float_literal((double)(count - unbiased), divisor, sizeof divisor);
         clg_kernel_define(&k, "FINISH(v)", "((v) / %s)", divisor);
     } else if (sums) {
         clg_kernel_define(&k, "FINISH(v)", "(v)");
+    } else if (kind == OPS_REDUCE_ALL || kind == OPS_REDUCE_ANY) {
+        /* bools are 0.0f and 1.0f: all is their minimum, any their maximum */
+        bool all = kind == OPS_REDUCE_ALL;
+        clg_kernel_define(&k, "INIT", "%s", all ? "1.0f" : "0.0f");
+        clg_kernel_define(&k, "STEP(a, x)", "%s", all ? "fmin(a, x)" : "fmax(a, x)");
     } else {
         bool prod = kind == OPS_REDUCE_PROD, max = kind == OPS_REDUCE_MAX;
         clg_kernel_define(&k, "INIT", "%s", prod ? "1.0f" : max ? "(-INFINITY)" : "INFINITY");

@@ -32,6 +32,7 @@ static const char *const supported_ops[] = {
     "nn.conv2d_transpose", "argmax",  "argmin",           "topk",
     "one_hot",       "cumsum",        "scatter_elements", "scatter_nd",
     "nn.depth_to_space", "nn.space_to_depth", "nn.pad",
+    "all",           "any",           "variance",
 };
 
 static bool refuse(char *why, size_t why_len, const char *fmt, ...)
@@ -87,14 +88,14 @@ static bool tensors_ok(const byocl_type *type, other_dtypes other, char *why, si
     return size_ok(type, why, why_len);
 }
 
-/* The elementwise ops that take or give bools, as 0.0f and 1.0f in float (cl_epilogue.c):
- * comparisons, logical ops, isnan, isinf, where, cast. */
+/* The ops that take or give bools, as 0.0f and 1.0f in float (cl_epilogue.c):
+ * comparisons, logical ops, isnan, isinf, where, cast, and the reductions all and any. */
 static bool takes_bool(const char *op)
 {
     static const char *const ops[] = {"equal",       "not_equal",   "less",        "greater",
                                       "less_equal",  "greater_equal", "logical_and", "logical_or",
                                       "logical_xor", "logical_not", "isnan",       "isinf",
-                                      "where",       "cast"};
+                                      "where",       "cast",        "all",         "any"};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (strcmp(op, ops[i]) == 0)
             return true;
@@ -227,6 +228,26 @@ static bool topk_ok(const byocl_node *n, int node, const byocl_function *fn, cha
     return true;
 }
 
+/* variance reads its mean at the output's index (kernels_cl/reduce.cl), so the mean must
+ * have the data's shape with the reduced axes 1: what relay.variance passes. */
+static bool variance_mean_ok(const byocl_node *n, const byocl_function *fn, char *why,
+                             size_t why_len)
+{
+    const byocl_shape *data = &fn->nodes[n->args[0]].type->shape;
+    const byocl_shape *mean = &fn->nodes[n->args[1]].type->shape;
+    bool reduced[BYOCL_MAX_RANK];
+    byocl_error err = {0};
+    if (ops_reduce_axes(&n->attrs, data->rank, reduced, &err) != BYOCL_OK)
+        return refuse(why, why_len, "%s", err.msg);
+    for (int d = 0; d < data->rank; d++)
+        if (mean->dims[d] != (reduced[d] ? 1 : data->dims[d]))
+            return refuse(why, why_len,
+                          "variance's mean must be 1 along the reduced axes and the data's size "
+                          "along the others (as relay.variance builds it); axis %d has %lld",
+                          d, (long long)mean->dims[d]);
+    return true;
+}
+
 static bool layout_ok(const byocl_attrs *attrs, const char *key, const char *want,
                       char *why, size_t why_len)
 {
@@ -304,6 +325,8 @@ bool clg_supports(const byocl_function *fn, int node, char *why, size_t why_len)
         return scatter_cost_ok(n, fn, why, why_len);
     if (strcmp(op, "nn.conv2d") == 0)
         return conv2d_ok(n, fn, why, why_len);
+    if (reduce == OPS_REDUCE_VARIANCE)
+        return variance_mean_ok(n, fn, why, why_len);
     if (strcmp(op, "nn.conv2d_transpose") == 0)
         return layout_ok(&n->attrs, "data_layout", "NCHW", why, why_len) &&
                layout_ok(&n->attrs, "kernel_layout", "IOHW", why, why_len) &&

@@ -1,7 +1,7 @@
 /* Op group "transform": ops that move elements around (reshape, transpose,
  * nn.depth_to_space and nn.space_to_depth (a transpose of a rank-6 view, transform.h),
  * concatenate, split, squeeze, expand_dims) and the reductions (sum, mean, prod, max, min, argmax,
- * argmin: one kernel with a kind, reduce.h), with TVM Relay's attributes.
+ * argmin, all, any, variance: one kernel with a kind, reduce.h), with TVM Relay's attributes.
  *
  * Each shape rule lives in one function that both the type relation and the kernel call,
  * so the kernel never disagrees with the type it was given. The moving kernels move bytes,
@@ -728,7 +728,8 @@ static byocl_status infer_expand_dims(const byocl_infer_ctx *ctx, byocl_type *ou
 static const char *const reduce_names[] = {
     [OPS_REDUCE_SUM] = "sum",       [OPS_REDUCE_MEAN] = "mean",     [OPS_REDUCE_PROD] = "prod",
     [OPS_REDUCE_MAX] = "max",       [OPS_REDUCE_MIN] = "min",       [OPS_REDUCE_ARGMAX] = "argmax",
-    [OPS_REDUCE_ARGMIN] = "argmin",
+    [OPS_REDUCE_ARGMIN] = "argmin", [OPS_REDUCE_ALL] = "all",       [OPS_REDUCE_ANY] = "any",
+    [OPS_REDUCE_VARIANCE] = "variance",
 };
 
 ops_reduce_kind ops_reduce_kind_of(const char *op)
@@ -739,7 +740,13 @@ ops_reduce_kind ops_reduce_kind_of(const char *op)
     return OPS_REDUCE_NONE;
 }
 
-bool ops_reduce_needs_element(ops_reduce_kind kind) { return kind >= OPS_REDUCE_MAX; }
+int ops_reduce_n_args(ops_reduce_kind kind) { return kind == OPS_REDUCE_VARIANCE ? 2 : 1; }
+
+bool ops_reduce_needs_element(ops_reduce_kind kind)
+{
+    return kind == OPS_REDUCE_MAX || kind == OPS_REDUCE_MIN || kind == OPS_REDUCE_ARGMAX ||
+           kind == OPS_REDUCE_ARGMIN;
+}
 
 byocl_dtype ops_reduce_out_dtype(ops_reduce_kind kind, byocl_dtype in)
 {
@@ -787,13 +794,50 @@ static byocl_status reduce_shape(const byocl_shape *in, const byocl_attrs *attrs
     return BYOCL_OK;
 }
 
+/* variance's mean: data's dtype and rank, each dim data's or 1 (it broadcasts against the
+ * data; TVM's relay.variance passes mean(data, axis, keepdims=True, exclude)). */
+static byocl_status check_variance_mean(const byocl_type *data, const byocl_type *mean,
+                                        byocl_error *err)
+{
+    if (mean->dtype != data->dtype)
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "the mean (argument 2) has dtype %s; the data's is %s",
+                               byocl_dtype_name(mean->dtype), byocl_dtype_name(data->dtype));
+    if (mean->shape.rank != data->shape.rank)
+        return byocl_error_set(err, BYOCL_ERR_TYPE,
+                               "the mean (argument 2) has rank %d; the data's is %d",
+                               mean->shape.rank, data->shape.rank);
+    for (int d = 0; d < data->shape.rank; d++)
+        if (mean->shape.dims[d] != 1 && mean->shape.dims[d] != data->shape.dims[d])
+            return byocl_error_set(err, BYOCL_ERR_TYPE,
+                                   "the mean (argument 2) has %lld along axis %d; expected 1 or "
+                                   "the data's %lld",
+                                   (long long)mean->shape.dims[d], d,
+                                   (long long)data->shape.dims[d]);
+    return BYOCL_OK;
+}
+
 static byocl_status infer_reduce(ops_reduce_kind kind, const byocl_infer_ctx *ctx,
                                  byocl_type *out, byocl_error *err)
 {
-    const byocl_type *in;
+    const byocl_type *in, *mean;
     byocl_shape shape;
     bool reduced[BYOCL_MAX_RANK];
     byocl_status st = elemwise_tensor_arg(ctx, 0, &in, err);
+    if (st == BYOCL_OK && (kind == OPS_REDUCE_ALL || kind == OPS_REDUCE_ANY) &&
+        in->dtype != BYOCL_BOOL)
+        st = byocl_error_set(err, BYOCL_ERR_TYPE, "%s reduces bools; the data is %s",
+                             reduce_names[kind], byocl_dtype_name(in->dtype));
+    if (st == BYOCL_OK && kind == OPS_REDUCE_VARIANCE && !byocl_dtype_is_float(in->dtype))
+        st = byocl_error_set(err, BYOCL_ERR_TYPE,
+                             "variance needs a float dtype (float16, float32 or float64); the "
+                             "data is %s",
+                             byocl_dtype_name(in->dtype));
+    if (st == BYOCL_OK && kind == OPS_REDUCE_VARIANCE) {
+        st = elemwise_tensor_arg(ctx, 1, &mean, err);
+        if (st == BYOCL_OK)
+            st = check_variance_mean(in, mean, err);
+    }
     if (st == BYOCL_OK)
         st = reduce_shape(&in->shape, ctx->attrs, reduced, &shape, err);
     if (st == BYOCL_OK)
@@ -819,7 +863,9 @@ static void reduce_init(ops_reduce_kind kind, bool is_float, reduce_acc *a)
     if (is_float)
         a->v.f = low ? -INFINITY : high ? INFINITY : kind == OPS_REDUCE_PROD ? 1.0 : 0.0;
     else
-        a->v.i = low ? INT64_MIN : high ? INT64_MAX : kind == OPS_REDUCE_PROD ? 1 : 0;
+        a->v.i = low    ? INT64_MIN
+                 : high ? INT64_MAX
+                        : kind == OPS_REDUCE_PROD || kind == OPS_REDUCE_ALL ? 1 : 0;
 }
 
 /* Whether element x replaces the running best b: max takes a greater x or a NaN, min a
@@ -839,12 +885,16 @@ static bool reduce_takes_i(ops_reduce_kind kind, bool last, int64_t x, int64_t b
     return up ? (last ? x >= b : x > b) : (last ? x <= b : x < b);
 }
 
+/* Folds input element i (position pos among the reduced ones) into a; m is variance's mean
+ * for that element (the difference is taken and squared in double). */
 static void reduce_step(ops_reduce_kind kind, bool last, const byocl_tensor *in, bool is_float,
-                        int64_t i, int64_t pos, reduce_acc *a)
+                        int64_t i, int64_t pos, double m, reduce_acc *a)
 {
     if (is_float) {
         double x = byocl_tensor_get(in, i);
-        if (kind == OPS_REDUCE_SUM || kind == OPS_REDUCE_MEAN)
+        if (kind == OPS_REDUCE_VARIANCE)
+            a->v.f += (x - m) * (x - m);
+        else if (kind == OPS_REDUCE_SUM || kind == OPS_REDUCE_MEAN)
             a->v.f += x;
         else if (kind == OPS_REDUCE_PROD)
             a->v.f *= x;
@@ -859,6 +909,10 @@ static void reduce_step(ops_reduce_kind kind, bool last, const byocl_tensor *in,
         a->v.i = (int64_t)((uint64_t)a->v.i + (uint64_t)x);
     else if (kind == OPS_REDUCE_PROD)
         a->v.i = (int64_t)((uint64_t)a->v.i * (uint64_t)x);
+    else if (kind == OPS_REDUCE_ALL)
+        a->v.i = a->v.i && x;
+    else if (kind == OPS_REDUCE_ANY)
+        a->v.i = a->v.i || x;
     else if (reduce_takes_i(kind, last, x = elemwise_order_key(byocl_tensor_dtype(in), x),
                             a->v.i)) {
         a->v.i = x; /* max and min keep the order key (uint64: its top bit flipped) */
@@ -868,17 +922,28 @@ static void reduce_step(ops_reduce_kind kind, bool last, const byocl_tensor *in,
 
 /* Floats reduce in double; integers in int64 (sums and products wrap; the integer mean
  * truncates toward zero: TVM's mean keeps the input dtype). argmax and argmin give the
- * position within the reduced elements in C order, as int32. */
+ * position within the reduced elements in C order, as int32. variance sums the squared
+ * differences from its mean argument in C order, in double, then divides by the count
+ * (count - 1 with unbiased), as TVM's VarianceCompute. */
 static byocl_status reduce_ref(ops_reduce_kind kind, const byocl_attrs *attrs,
                                const byocl_tensor *const *in, int n_in, byocl_tensor *const *out,
                                int n_out, byocl_error *err)
 {
     const char *op = reduce_names[kind];
-    byocl_status st = elemwise_check_arity(op, n_in, 1, n_out, 1, err);
+    byocl_status st = elemwise_check_arity(op, n_in, ops_reduce_n_args(kind), n_out, 1, err);
     if (st != BYOCL_OK)
         return st;
     const byocl_shape *ishape = byocl_tensor_shape(in[0]);
     byocl_dtype din = byocl_tensor_dtype(in[0]), dout = ops_reduce_out_dtype(kind, din);
+    bool variance = kind == OPS_REDUCE_VARIANCE;
+    if (variance) {
+        byocl_type data = byocl_type_tensor(din, ishape->rank, ishape->dims);
+        const byocl_shape *ms = byocl_tensor_shape(in[1]);
+        byocl_type mean = byocl_type_tensor(byocl_tensor_dtype(in[1]), ms->rank, ms->dims);
+        st = check_variance_mean(&data, &mean, err);
+        if (st != BYOCL_OK)
+            return st;
+    }
     bool reduced[BYOCL_MAX_RANK];
     byocl_shape oshape;
     st = reduce_shape(ishape, attrs, reduced, &oshape, err);
@@ -894,7 +959,8 @@ static byocl_status reduce_ref(ops_reduce_kind kind, const byocl_attrs *attrs,
     /* Strides along each input axis: of the output offset (0 on reduced axes) and of the
      * position within the reduced elements (0 on kept axes). */
     int64_t stride[BYOCL_MAX_RANK], rstride[BYOCL_MAX_RANK], idx[BYOCL_MAX_RANK] = {0};
-    int64_t count = 1, s = 1;
+    int64_t mstride[BYOCL_MAX_RANK] = {0}; /* of variance's mean (0 where it broadcasts) */
+    int64_t count = 1, s = 1, ms = 1;
     for (int d = rank - 1; d >= 0; d--) {
         stride[d] = reduced[d] ? 0 : s;
         rstride[d] = reduced[d] ? count : 0;
@@ -902,6 +968,11 @@ static byocl_status reduce_ref(ops_reduce_kind kind, const byocl_attrs *attrs,
             count *= ishape->dims[d];
         else
             s *= ishape->dims[d];
+        if (variance) {
+            int64_t md = byocl_tensor_shape(in[1])->dims[d];
+            mstride[d] = md == 1 ? 0 : ms;
+            ms *= md;
+        }
     }
     int64_t n_out_el = byocl_tensor_numel(out[0]), n_in_el = byocl_tensor_numel(in[0]);
     bool is_float = byocl_dtype_is_float(din);
@@ -920,25 +991,31 @@ static byocl_status reduce_ref(ops_reduce_kind kind, const byocl_attrs *attrs,
     for (int64_t i = 0; i < n_out_el; i++)
         reduce_init(kind, is_float, &acc[i]);
     bool last = byocl_attrs_get_bool(attrs, "select_last_index", false);
-    int64_t at = 0, pos = 0;
+    int64_t at = 0, pos = 0, moff = 0;
     for (int64_t i = 0; i < n_in_el; i++) {
-        reduce_step(kind, last, in[0], is_float, i, pos, &acc[at]);
+        double m = variance ? byocl_tensor_get(in[1], moff) : 0.0;
+        reduce_step(kind, last, in[0], is_float, i, pos, m, &acc[at]);
         for (int d = rank - 1; d >= 0; d--) { /* next input index, C order */
             at += stride[d];
             pos += rstride[d];
+            moff += mstride[d];
             if (++idx[d] < ishape->dims[d])
                 break;
             at -= stride[d] * ishape->dims[d];
             pos -= rstride[d] * ishape->dims[d];
+            moff -= mstride[d] * ishape->dims[d];
             idx[d] = 0;
         }
     }
     bool mean = kind == OPS_REDUCE_MEAN;
+    double divisor = variance ? (double)(count - byocl_attrs_get_bool(attrs, "unbiased", false))
+                     : mean   ? (double)count
+                              : 1.0;
     for (int64_t i = 0; i < n_out_el; i++) {
         if (kind == OPS_REDUCE_ARGMAX || kind == OPS_REDUCE_ARGMIN)
             elemwise_store_int(out[0], i, acc[i].at);
         else if (is_float)
-            byocl_tensor_set(out[0], i, mean ? acc[i].v.f / (double)count : acc[i].v.f);
+            byocl_tensor_set(out[0], i, mean || variance ? acc[i].v.f / divisor : acc[i].v.f);
         else if (mean)
             elemwise_store_int(out[0], i, byocl_dtype_is_unsigned(din)
                                               ? (int64_t)((uint64_t)acc[i].v.i / (uint64_t)count)
@@ -972,6 +1049,9 @@ REDUCE_OP(max, OPS_REDUCE_MAX)
 REDUCE_OP(min, OPS_REDUCE_MIN)
 REDUCE_OP(argmax, OPS_REDUCE_ARGMAX)
 REDUCE_OP(argmin, OPS_REDUCE_ARGMIN)
+REDUCE_OP(all, OPS_REDUCE_ALL)
+REDUCE_OP(any, OPS_REDUCE_ANY)
+REDUCE_OP(variance, OPS_REDUCE_VARIANCE)
 
 /* ------------------------------------------------------------- the table */
 
@@ -1043,6 +1123,12 @@ static const byocl_attr_schema arg_reduce_attrs[] = {
      .doc = "on a tie, give the last position instead of the first"},
 };
 
+static const byocl_attr_schema variance_attrs[] = {
+    REDUCE_ATTRS,
+    {.name = "unbiased", .kind = BYOCL_ATTR_BOOL, .def_i = 0,
+     .doc = "divide by count - 1 (Bessel's correction) instead of count"},
+};
+
 #define ARRAY_LEN(a) ((int)(sizeof a / sizeof a[0]))
 
 const byocl_op ops_transform[] = {
@@ -1077,9 +1163,10 @@ const byocl_op ops_transform[] = {
      .n_attrs = ARRAY_LEN(expand_dims_attrs), .doc = "inserts axes of size 1",
      .check_attrs = check_expand_dims_attrs, .infer = infer_expand_dims,
      .ref = elemwise_ref_copy},
-#define REDUCE_ENTRY(op, schema, what)                                                     \
-    {.name = #op, .min_args = 1, .max_args = 1, .attrs = schema, .n_attrs = ARRAY_LEN(schema), \
+#define REDUCE_ENTRY_N(op, n, schema, what)                                                 \
+    {.name = #op, .min_args = n, .max_args = n, .attrs = schema, .n_attrs = ARRAY_LEN(schema), \
      .doc = what, .infer = infer_##op, .ref = op##_ref}
+#define REDUCE_ENTRY(op, schema, what) REDUCE_ENTRY_N(op, 1, schema, what)
     REDUCE_ENTRY(sum, reduce_attrs, "sum over axes (integers wrap; over no elements: 0)"),
     REDUCE_ENTRY(mean, reduce_attrs, "average over axes (integer dtypes truncate toward zero)"),
     REDUCE_ENTRY(prod, reduce_attrs, "product over axes (integers wrap; over no elements: 1)"),
@@ -1093,5 +1180,11 @@ const byocl_op ops_transform[] = {
     REDUCE_ENTRY(argmin, arg_reduce_attrs,
                  "int32 position of the minimum within the reduced axes (C order; first on "
                  "a tie, NaN wins)"),
+    REDUCE_ENTRY(all, reduce_attrs, "bool: every element over axes is true (over none: True)"),
+    REDUCE_ENTRY(any, reduce_attrs, "bool: some element over axes is true (over none: False)"),
+    REDUCE_ENTRY_N(variance, 2, variance_attrs,
+                   "variance(data, mean): sum of (data - mean)^2 over axes divided by the "
+                   "count (count - 1 with unbiased); mean broadcasts against data (float "
+                   "dtypes)"),
 };
 const int ops_transform_count = ARRAY_LEN(ops_transform);

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Expected results of byocl's transform ops (reshape, transpose, nn.depth_to_space,
-nn.space_to_depth, concatenate, split, squeeze, expand_dims) and reductions (sum, mean, prod, max, min, argmax, argmin), computed
+nn.space_to_depth, concatenate, split, squeeze, expand_dims) and reductions (sum, mean, prod, max,
+min, argmax, argmin, all, any, variance), computed
 with numpy, for tests/test_ops_transform.c. Writes tests/fixtures/ops/transform_cases.h.
 
 TVM's reshape codes map to numpy's as: 0 copies the input dim at that position, -1 is
@@ -280,5 +281,63 @@ xi = rng.integers(-1000, 1000, (1, 2, 4, 4)).astype(np.int32)
 fx.case("space_to_depth_i32", "nn.space_to_depth", "block_size=4", [xi], [space_to_depth(xi, 4)])
 xu = rng.integers(0, 256, (1, 1, 2, 2)).astype(np.uint8)
 fx.case("space_to_depth_u8", "nn.space_to_depth", "block_size=2", [xu], [space_to_depth(xu, 2)])
+
+# ---- all, any: bool in, bool out (over no elements: True and False, numpy's identities)
+bl = rng.random((3, 4, 5)) < 0.8
+fx.case("all_axis1", "all", "axis=[1]", [bl], [np.all(bl, 1)])
+fx.case("any_axis_neg_keepdims", "any", "axis=-1, keepdims=True", [~bl],
+        [np.any(~bl, -1, keepdims=True)])
+fx.case("all_all", "all", "", [bl], [np.all(bl)])
+fx.case("any_exclude", "any", "axis=[0, 2], exclude=True", [bl & ~bl], [np.any(bl & ~bl, 1)])
+fx.case("all_axes_02_keepdims", "all", "axis=[0, 2], keepdims=True", [bl],
+        [np.all(bl, (0, 2), keepdims=True)])
+fx.case("any_all", "any", "", [bl], [np.any(bl)])
+fx.case("all_empty_axis", "all", "axis=1", [np.zeros((2, 0), bool)], [np.ones(2, bool)])
+fx.case("any_empty_axis", "any", "axis=1", [np.zeros((2, 0), bool)], [np.zeros(2, bool)])
+
+
+# ---- variance(data, mean): TVM's op, as relay.variance builds it: the mean argument is
+# mean(data, axis, keepdims=True, exclude); the result is sum((data - mean)^2) / count
+# (count - 1 with unbiased), the sum in double as the reference computes it. numpy's var
+# with ddof gives the expected values, from float64 data.
+def var_axes(x, axis, exclude):
+    if axis is None:
+        return tuple(range(x.ndim))
+    axis = (axis,) if isinstance(axis, int) else tuple(a % x.ndim for a in axis)
+    return tuple(d for d in range(x.ndim) if (d in axis) != exclude)
+
+
+def variance(name, x, attrs, axis=None, keepdims=False, exclude=False, unbiased=False, rtol=1e-6,
+             mean_dtype=None):
+    axes = var_axes(x, axis, exclude)
+    wide = x.astype(np.float64)
+    m = np.mean(wide, axis=axes, keepdims=True).astype(x.dtype)
+    # the kernel subtracts the mean as given (rounded to the dtype), so numpy does too
+    d = wide - m.astype(np.float64)
+    v = np.sum(d * d, axis=axes, keepdims=keepdims) / (np.prod([x.shape[a] for a in axes]) -
+                                                         unbiased)
+    fx.case(name, "variance", attrs, [x, m], [np.asarray(v).astype(x.dtype)], rtol=rtol)
+
+
+x = randn((3, 4, 5))
+variance("variance_axis1", x, "axis=[1]", axis=[1])
+variance("variance_all", x, "", None)
+variance("variance_axis_neg_keepdims_unbiased", x, "axis=-1, keepdims=True, unbiased=True",
+         axis=[-1], keepdims=True, unbiased=True)
+variance("variance_exclude", x, "axis=[1], exclude=True", axis=[1], exclude=True)
+variance("variance_axes_02_keepdims", x, "axis=[0, 2], keepdims=True", axis=[0, 2], keepdims=True)
+variance("variance_f16", randn((2, 6, 3), f16), "axis=1, unbiased=True", axis=[1], unbiased=True,
+         rtol=1e-3)
+variance("variance_f64", randn((4, 7)).astype(np.float64), "axis=[1]", axis=[1], rtol=1e-14)
+# large mean, small spread: a one-pass sum of squares in float32 would lose every digit
+big = (1e4 + randn((2, 1000)) * 1e-2).astype(f32)
+variance("variance_large_mean", big, "axis=1", axis=[1], rtol=1e-5)
+# the mean broadcast along a kept axis too (TVM checks only its rank)
+xm = randn((2, 3, 4))
+mb = np.full((1, 3, 1), 0.25, f32)
+dm = xm.astype(np.float64) - mb
+fx.case("variance_mean_broadcast", "variance", "axis=[2], unbiased=True", [xm, mb],
+        [(np.sum(dm * dm, axis=2) / 3).astype(f32)], rtol=1e-6)
+
 
 fx.write("gen_ops_transform.py")
