@@ -306,10 +306,10 @@ def conv_pad_files():
     save_onnx("convtranspose_output_padding_negative.onnx",
               [helper.make_node("ConvTranspose", ["x", "w"], ["y"], output_padding=[0, -1])],
               [x4], [y], [w])
-    save_onnx("convtranspose_3d.onnx",
+    save_onnx("convtranspose_4d.onnx",
               [helper.make_node("ConvTranspose", ["x", "w"], ["y"])],
-              [vi("x", [1, 2, 3, 3, 3])], [y],
-              [numpy_helper.from_array(np.ones((2, 1, 3, 3, 3), np.float32), "w")])
+              [vi("x", [1, 2, 3, 3, 3, 3])], [y],
+              [numpy_helper.from_array(np.ones((2, 1, 3, 3, 3, 3), np.float32), "w")])
     save_onnx("convtranspose_huge_stride.onnx",
               [helper.make_node("ConvTranspose", ["x", "w"], ["y"], strides=[1, 1 << 40],
                                 auto_pad="SAME_UPPER")],
