@@ -111,9 +111,7 @@ static void test_node_suite(void **state)
         "PASS test_sce_mean_weight_ii_4d_log_prob\n",
         "SKIP test_lstm_defaults: unsupported ONNX ops: LSTM x1 (opset 14)\n",
         "PASS test_cast_DOUBLE_to_FLOAT\n",
-        "SKIP test_cast_FLOAT_to_BFLOAT16: node 0 (Cast): Cast to bfloat16 is not supported "
-        "(byocl has float32, float16, int32, int64, int8, uint8, bool, float64, int16, uint16, "
-        "uint32, uint64)\n",
+        "PASS test_cast_FLOAT_to_BFLOAT16\n",
         "SKIP test_maxpool_3d_default: node 0 (MaxPool): 3-D input (rank 5) is not supported: "
         "byocl's convolution and pools are 1-D or 2-D\n",
         "PASS test_globalaveragepool\n",
