@@ -373,7 +373,21 @@ static byocl_module *load_for(const char *model_path, data_set *ds, verdict *v)
 
 /* Puts each run-time input of the data set into the slot of its parameter of fn; false
  * with the verdict's reason when an input has no parameter or a parameter no input. */
-static bool bind_inputs(const byocl_function *fn, const data_set *ds, byocl_tensor **slots,
+/* ONNX's test data keeps bfloat16 tensors as their uint16 bits (numpy has no bfloat16):
+ * where byocl has bfloat16, *t becomes a bfloat16 tensor of the same bits. */
+static void retype_bfloat16(byocl_tensor **t, byocl_dtype want)
+{
+    if (want != BYOCL_BFLOAT16 || byocl_tensor_dtype(*t) != BYOCL_UINT16)
+        return;
+    byocl_tensor *b = byocl_tensor_new(BYOCL_BFLOAT16, byocl_tensor_shape(*t), NULL);
+    if (!b)
+        return; /* out of memory: the mismatch is reported as it is */
+    memcpy(byocl_tensor_data(b), byocl_tensor_cdata(*t), byocl_tensor_nbytes(*t));
+    byocl_tensor_unref(*t);
+    *t = b;
+}
+
+static bool bind_inputs(const byocl_function *fn, data_set *ds, byocl_tensor **slots,
                         bool *taken, verdict *v)
 {
     int n_params = byocl_function_num_params(fn), n_bound = 0;
@@ -388,6 +402,9 @@ static bool bind_inputs(const byocl_function *fn, const data_set *ds, byocl_tens
             return false;
         }
         taken[k] = true;
+        const byocl_type *pt = byocl_node_type(fn, byocl_function_param(fn, k));
+        if (pt && pt->kind == BYOCL_TYPE_TENSOR)
+            retype_bfloat16(&ds->inputs[i], pt->dtype);
         slots[k] = ds->inputs[i];
         n_bound++;
     }
@@ -400,7 +417,7 @@ static bool bind_inputs(const byocl_function *fn, const data_set *ds, byocl_tens
 }
 
 /* Compares the outputs; fills the verdict. */
-static void compare_outputs(byocl_tensor *const *outputs, int n_outputs, const data_set *ds,
+static void compare_outputs(byocl_tensor *const *outputs, int n_outputs, data_set *ds,
                             verdict *v)
 {
     v->result = OUTCOME_FAIL;
@@ -411,6 +428,7 @@ static void compare_outputs(byocl_tensor *const *outputs, int n_outputs, const d
     }
     for (int i = 0; i < n_outputs; i++) {
         char why[512];
+        retype_bfloat16(&ds->outputs[i], byocl_tensor_dtype(outputs[i]));
         if (!compare_output(outputs[i], ds->outputs[i], why, sizeof why)) {
             if (n_outputs == 1)
                 snprintf(v->why, sizeof v->why, "%s", why);
