@@ -342,7 +342,7 @@ static inline void gen_case_build(const gen_case *k, op_case *c, byocl_tensor **
 static inline int gen_case_n_params(const gen_case *k) { return k->const_args ? 0 : k->n_in; }
 
 /* Builds, type-checks and runs one generated case against numpy's values: floats within
- * the case's tolerance (NaN matches NaN), integers, bools and exact float16 bit for bit. */
+ * the case's tolerance (NaN matches NaN), integers, bools and exact float16 and bfloat16 bit for bit. */
 static inline void gen_case_check(const gen_case *k)
 {
     byocl_tensor *in[5], *out[8];
@@ -370,7 +370,8 @@ static inline void gen_case_check(const gen_case *k)
         byocl_tensor *want = gen_array_tensor(k->out[i]);
         byocl_dtype dtype = k->out[i]->dtype;
         snprintf(what, sizeof what, "%s output %d", k->name, i);
-        if (byocl_dtype_is_float(dtype) && !(exact && dtype == BYOCL_FLOAT16))
+        if (byocl_dtype_is_float(dtype) &&
+            !(exact && (dtype == BYOCL_FLOAT16 || dtype == BYOCL_BFLOAT16)))
             ts_assert_tensor_close(out[i], want, k->rtol, k->atol);
         else
             assert_tensor_bytes_equal(out[i], want, what);

@@ -264,6 +264,33 @@ static void test_verify_requires_types_and_body(void **state)
     byocl_module_free(m);
 }
 
+/* float32 -> bfloat16 truncates (ONNX's Cast test data: 0x3ef5eeb0 -> 0x3ef5); a NaN stays
+ * a quiet NaN with its sign, also one whose payload is in the dropped low bits. */
+static void test_bfloat16_truncates(void **state)
+{
+    (void)state;
+    static const struct {
+        uint32_t f, b;
+    } cases[] = {
+        {0x3ef535b8, 0x3ef5}, {0x3ef5eeb0, 0x3ef5}, {0x3f818000, 0x3f81}, {0x7f7fffff, 0x7f7f},
+        {0x00000001, 0x0000}, {0x80000000, 0x8000}, {0xff800000, 0xff80}, {0x7fc00000, 0x7fc0},
+        {0x7f800001, 0x7fc0}, {0xff800001, 0xffc0}, {0xffc12345, 0xffc1}, {0x7fa00000, 0x7fe0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        float f;
+        memcpy(&f, &cases[i].f, 4);
+        uint16_t b = byocl_f32_to_bf16(f);
+        if (b != cases[i].b)
+            fail_msg("f32_to_bf16(0x%08x) = 0x%04x, want 0x%04x", (unsigned)cases[i].f, b,
+                     (unsigned)cases[i].b);
+    }
+    /* every bfloat16 but the NaNs survives bfloat16 -> float -> bfloat16 */
+    for (uint32_t b = 0; b < 0x10000; b++)
+        if ((b & 0x7f80) != 0x7f80 || (b & 0x7f) == 0)
+            assert_int_equal(byocl_f32_to_bf16(byocl_bf16_to_f32((uint16_t)b)), b);
+    assert_true(byocl_bf16_to_f32(0x3f80) == 1.0f);
+}
+
 static void test_float16_round_to_nearest_even(void **state)
 {
     (void)state;
@@ -362,6 +389,7 @@ int main(void)
         cmocka_unit_test(test_getitem_errors),
         cmocka_unit_test(test_verify_requires_types_and_body),
         cmocka_unit_test(test_float16_round_to_nearest_even),
+        cmocka_unit_test(test_bfloat16_truncates),
         cmocka_unit_test(test_tensor_set_get_and_limits),
         cmocka_unit_test(test_error_prefix),
     };

@@ -38,9 +38,9 @@ static void test_dtype_errors(void **state)
     byocl_type ints = OP_TYPE(BYOCL_INT32, 2);
     for (int i = 0; i < N_ITEMS(float_only); i++)
         op_expect_type_error(float_only[i], &ints, 1, "", BYOCL_ERR_TYPE,
-                             "needs a float dtype (float32 or float16), got int32");
+                             "needs a float dtype (float32, float16, float64 or bfloat16), got int32");
     expect_binary_error("power", OP_TYPE(BYOCL_INT64, 2), OP_TYPE(BYOCL_INT64, 1),
-                        "needs a float dtype (float32 or float16), got int64");
+                        "needs a float dtype (float32, float16, float64 or bfloat16), got int64");
     expect_binary_error("power", OP_TYPE(BYOCL_FLOAT32, 2), OP_TYPE(BYOCL_INT32, 1),
                         "argument dtypes differ: float32 and int32");
 
@@ -118,7 +118,7 @@ static void test_attribute_errors(void **state)
     expect_build_error("cast", "dtype=\"float128\"",
                        "bad value for attribute 'dtype' of cast: unknown dtype \"float128\" "
                        "(expected one of float32, float16, int32, int64, int8, uint8, bool, float64, "
-                       "int16, uint16, uint32, uint64)");
+                       "int16, uint16, uint32, uint64, bfloat16)");
     expect_build_error("cast", "", "cast requires attribute 'dtype'");
     expect_build_error("cast", "dtype=3",
                        "bad value for attribute 'dtype' of cast: expected a string, got 3");

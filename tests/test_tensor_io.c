@@ -378,6 +378,13 @@ static void test_round_trip_every_dtype(void **state)
             char path[4200];
             snprintf(path, sizeof path, "%s/t_%d_%d.npy", dir, d, s);
             byocl_error err = {0};
+            if (d == BYOCL_BFLOAT16) { /* numpy has none: refused, nothing written */
+                assert_int_equal(byocl_npy_write(path, t, &err), BYOCL_ERR_UNSUPPORTED);
+                assert_string_equal(err.msg, "a bfloat16 tensor cannot be written as .npy: "
+                                             "numpy has no bfloat16 (cast it to float32 first)");
+                byocl_tensor_unref(t);
+                continue;
+            }
             if (byocl_npy_write(path, t, &err) != BYOCL_OK)
                 fail_msg("%s", err.msg);
             byocl_tensor *back = NULL;
@@ -394,7 +401,7 @@ static void test_round_trip_every_dtype(void **state)
         }
     }
     /* Only the written files remain: no temporaries. */
-    assert_int_equal(count_dir_entries(dir), BYOCL_DTYPE_COUNT * 4);
+    assert_int_equal(count_dir_entries(dir), (BYOCL_DTYPE_COUNT - 1) * 4);
 }
 
 static void test_atomic_write_failures_leave_nothing(void **state)

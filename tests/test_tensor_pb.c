@@ -62,6 +62,7 @@ static const struct {
     {"f32", BYOCL_FLOAT32}, {"f16", BYOCL_FLOAT16}, {"i32", BYOCL_INT32}, {"i64", BYOCL_INT64},
     {"i8", BYOCL_INT8},     {"u8", BYOCL_UINT8},    {"bool", BYOCL_BOOL},   {"f64", BYOCL_FLOAT64},
     {"i16", BYOCL_INT16},   {"u16", BYOCL_UINT16},  {"u32", BYOCL_UINT32},  {"u64", BYOCL_UINT64},
+    {"bf16", BYOCL_BFLOAT16},
 };
 
 /* raw_data (named "x") and the typed fields (no name) give the same tensor. */
@@ -154,7 +155,7 @@ static void test_refused(void **state)
     (void)state;
     expect_error("complex64.pb", BYOCL_ERR_UNSUPPORTED,
                  "dtype complex64 is not supported (byocl has float32, float16, int32, int64, "
-                 "int8, uint8, bool, float64, int16, uint16, uint32, uint64)");
+                 "int8, uint8, bool, float64, int16, uint16, uint32, uint64, bfloat16)");
     expect_error("external.pb", BYOCL_ERR_UNSUPPORTED,
                  "values stored in an external file are not supported");
     expect_error("unknown_dtype.pb", BYOCL_ERR_INVALID,

@@ -567,6 +567,31 @@ static void test_wide_int_literals(void **state)
     }
 }
 
+/* bfloat16: the dtype name in types, the bf16 literal suffix (a value reads as float32 and
+ * truncates to bfloat16: 1.00999f keeps 1.0078125, printed as float32 spells it), inf and
+ * NaN, and cast to it. */
+static void test_bfloat16(void **state)
+{
+    (void)state;
+    const char *text = "def @main(%x: Tensor[(2), bfloat16]) {\n"
+                       "  %0 = add(%x, 1.00999bf16);\n"
+                       "  %1 = cast(%0, dtype=\"float32\");\n"
+                       "  (cast(%1, dtype=\"bfloat16\"), -infbf16, nanbf16, 3bf16)\n"
+                       "}\n";
+    char *printed = assert_round_trip(text, NULL, true);
+    assert_string_equal(printed,
+                        "#[version = \"0.0.5\"]\n"
+                        "def @main(%x: Tensor[(2), bfloat16]) -> (Tensor[(2), bfloat16], "
+                        "bfloat16, bfloat16, bfloat16) {\n"
+                        "  %0 = add(%x, 1.0078125bf16) /* ty=Tensor[(2), bfloat16] */;\n"
+                        "  %1 = cast(%0, dtype=\"float32\") /* ty=Tensor[(2), float32] */;\n"
+                        "  %2 = cast(%1, dtype=\"bfloat16\") /* ty=Tensor[(2), bfloat16] */;\n"
+                        "  (%2, -infbf16, nanbf16, 3bf16) /* ty=(Tensor[(2), bfloat16], "
+                        "bfloat16, bfloat16, bfloat16) */\n"
+                        "}\n");
+    free(printed);
+}
+
 /* A list of floats (image.resize2d's roi) prints as TVM prints an Array of FloatImm and
  * reads back the same; integers in it read as floats, a default roi is left out. */
 static void test_float_list_attribute(void **state)
@@ -997,7 +1022,7 @@ static void test_syntax_errors(void **state)
          "t.relay:3:1: error: unexpected end of input, expected '}'", BYOCL_ERR_PARSE},
         {"def @main(%x: Tensor[(2), flo", "t.relay:1:27: error: unknown dtype 'flo' (expected "
                                            "one of float32, float16, int32, int64, int8, uint8, bool, float64, int16, "
-                                           "uint16, uint32, uint64)", BYOCL_ERR_PARSE},
+                                           "uint16, uint32, uint64, bfloat16)", BYOCL_ERR_PARSE},
         {"def @main(%x: Tensor[(2", "t.relay:1:24: error: unexpected end of input, expected ')'", BYOCL_ERR_PARSE},
         {"def @main(%x: float32) {\n  %0 = nn.relu(%x;\n}",
          "t.relay:2:18: error: expected ')' but found ';'", BYOCL_ERR_PARSE},
@@ -1023,7 +1048,7 @@ static void test_syntax_errors(void **state)
          "t.relay:1:47: error: tensor rank above 8 is not supported", BYOCL_ERR_UNSUPPORTED},
         {"def @main(%x: float128) { %x }", "t.relay:1:15: error: unknown dtype 'float128' (expected "
                                            "one of float32, float16, int32, int64, int8, uint8, bool, float64, int16, "
-                                           "uint16, uint32, uint64)", BYOCL_ERR_PARSE},
+                                           "uint16, uint32, uint64, bfloat16)", BYOCL_ERR_PARSE},
         {"def @main(%x: float32) { let %y = %x; %y }",
          "t.relay:1:26: error: 'let' expressions are not supported (only calls, tuples and "
          "constants)", BYOCL_ERR_UNSUPPORTED},
@@ -1211,6 +1236,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_partitioned_module),
         cmocka_unit_test(test_round_trip_fixtures),
         cmocka_unit_test(test_wide_int_literals),
+        cmocka_unit_test(test_bfloat16),
         cmocka_unit_test(test_float_list_attribute),
         cmocka_unit_test(test_layer_norm_log_softmax),
         cmocka_unit_test(test_subpixel_attributes),

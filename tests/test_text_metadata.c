@@ -348,6 +348,7 @@ static void test_ndarray_every_dtype(void **state)
         {BYOCL_INT64, 0, 64, true},   {BYOCL_INT8, 0, 8, true},     {BYOCL_UINT8, 1, 8, true},
         {BYOCL_BOOL, 1, 1, true},     {BYOCL_BOOL, 6, 8, false},    {BYOCL_INT16, 0, 16, true},
         {BYOCL_UINT16, 1, 16, true},  {BYOCL_UINT32, 1, 32, true},  {BYOCL_UINT64, 1, 64, true},
+        {BYOCL_BFLOAT16, 4, 16, true},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         size_t esize = byocl_dtype_size(cases[i].dtype);
@@ -422,10 +423,11 @@ static void test_ndarray_errors(void **state)
     cases[n].b.len -= 4;
     cases[n].status = BYOCL_ERR_PARSE;
     cases[n++].want = "20 bytes of data follow the header, which says 24";
-    cases[n].b = test_ndarray(4, 16, 1, 1, (long long[]){3}, F32_VALUES, 6);
+    cases[n].b = test_ndarray(5, 64, 1, 1, (long long[]){3}, F32_VALUES, 24);
     cases[n].status = BYOCL_ERR_UNSUPPORTED;
-    cases[n++].want = "dtype bfloat16 (code 4, bits 16) is not one byocl has (float32, float16, "
-                      "int32, int64, int8, uint8, bool, float64, int16, uint16, uint32, uint64)";
+    cases[n++].want = "dtype complex64 (code 5, bits 64) is not one byocl has (float32, float16, "
+                      "int32, int64, int8, uint8, bool, float64, int16, uint16, uint32, uint64, "
+                      "bfloat16)";
     cases[n].b = test_ndarray(2, 32, 4, 1, (long long[]){1}, F32_VALUES, 16);
     cases[n].status = BYOCL_ERR_UNSUPPORTED;
     cases[n++].want = "dtype float32x4: vector dtypes are not supported";

@@ -135,6 +135,8 @@ static bool exact_in(byocl_dtype d, double v)
     float f = (float)v;
     if (d == BYOCL_FLOAT16)
         f = byocl_f16_to_f32(byocl_f32_to_f16(f));
+    if (d == BYOCL_BFLOAT16)
+        f = byocl_bf16_to_f32(byocl_f32_to_bf16(f));
     return (double)f == v;
 }
 

@@ -79,7 +79,8 @@ static LLVMValueRef lowest(lw *w, byocl_dtype d)
 {
     switch (d) {
     case BYOCL_FLOAT32:
-    case BYOCL_FLOAT16: return LLVMConstReal(w->t_f32, -INFINITY);
+    case BYOCL_FLOAT16:
+    case BYOCL_BFLOAT16: return LLVMConstReal(w->t_f32, -INFINITY);
     case BYOCL_FLOAT64: return LLVMConstReal(w->t_f64, -INFINITY);
     case BYOCL_INT32: return LLVMConstInt(w->t_i32, (unsigned long long)INT32_MIN, 1);
     case BYOCL_INT64: return LLVMConstInt(w->t_i64, (unsigned long long)INT64_MIN, 1);

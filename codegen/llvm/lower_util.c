@@ -385,7 +385,10 @@ void lw_fail_if(lw *w, LLVMValueRef cond, int code)
 
 /* ------------------------------------------------------------ dtypes */
 
-bool lw_is_float(byocl_dtype d) { return lw_is_single_float(d) || d == BYOCL_FLOAT64; }
+bool lw_is_float(byocl_dtype d)
+{
+    return lw_is_single_float(d) || d == BYOCL_FLOAT64 || d == BYOCL_BFLOAT16;
+}
 bool lw_is_single_float(byocl_dtype d) { return d == BYOCL_FLOAT32 || d == BYOCL_FLOAT16; }
 bool lw_is_unsigned(byocl_dtype d) { return byocl_dtype_is_unsigned(d); }
 
@@ -402,7 +405,8 @@ LLVMTypeRef lw_mem_type(lw *w, byocl_dtype d)
     case BYOCL_INT64:
     case BYOCL_UINT64: return w->t_i64;
     case BYOCL_INT16:
-    case BYOCL_UINT16: return w->t_i16;
+    case BYOCL_UINT16:
+    case BYOCL_BFLOAT16: return w->t_i16; /* its bits (see lw_load, lw_store) */
     case BYOCL_FLOAT64: return w->t_f64;
     default: return w->t_i8;
     }
@@ -410,7 +414,23 @@ LLVMTypeRef lw_mem_type(lw *w, byocl_dtype d)
 
 LLVMTypeRef lw_calc_type(lw *w, byocl_dtype d)
 {
-    return d == BYOCL_FLOAT16 ? w->t_f32 : lw_mem_type(w, d);
+    return d == BYOCL_FLOAT16 || d == BYOCL_BFLOAT16 ? w->t_f32 : lw_mem_type(w, d);
+}
+
+/* A bfloat16's bits as the float32 they are the top half of. */
+static LLVMValueRef bf16_to_f32(lw *w, LLVMValueRef bits)
+{
+    LLVMValueRef x = LLVMBuildShl(w->B, LLVMBuildZExt(w->B, bits, w->t_i32, ""), lw_i32(w, 16), "");
+    return LLVMBuildBitCast(w->B, x, w->t_f32, "");
+}
+
+/* A float32's bfloat16 bits, as byocl_f32_to_bf16: truncated, a NaN kept a quiet NaN. */
+static LLVMValueRef f32_to_bf16(lw *w, LLVMValueRef f)
+{
+    LLVMValueRef hi = LLVMBuildLShr(w->B, LLVMBuildBitCast(w->B, f, w->t_i32, ""), lw_i32(w, 16), "");
+    LLVMValueRef nan = LLVMBuildFCmp(w->B, LLVMRealUNO, f, f, "");
+    hi = LLVMBuildSelect(w->B, nan, LLVMBuildOr(w->B, hi, lw_i32(w, 0x40), ""), hi, "");
+    return LLVMBuildTrunc(w->B, hi, w->t_i16, "");
 }
 
 LLVMValueRef lw_load(lw *w, LLVMValueRef ptr, byocl_dtype d, LLVMValueRef index)
@@ -421,6 +441,8 @@ LLVMValueRef lw_load(lw *w, LLVMValueRef ptr, byocl_dtype d, LLVMValueRef index)
     LLVMSetAlignment(v, (unsigned)byocl_dtype_size(d));
     if (d == BYOCL_FLOAT16)
         v = LLVMBuildFPExt(w->B, v, w->t_f32, "");
+    if (d == BYOCL_BFLOAT16)
+        v = bf16_to_f32(w, v);
     return v;
 }
 
@@ -429,6 +451,8 @@ void lw_store(lw *w, LLVMValueRef ptr, byocl_dtype d, LLVMValueRef index, LLVMVa
     LLVMTypeRef t = lw_mem_type(w, d);
     if (d == BYOCL_FLOAT16)
         v = LLVMBuildFPTrunc(w->B, v, w->t_f16, "");
+    if (d == BYOCL_BFLOAT16)
+        v = f32_to_bf16(w, v);
     LLVMValueRef p = LLVMBuildInBoundsGEP2(w->B, t, ptr, &index, 1, "");
     LLVMValueRef s = LLVMBuildStore(w->B, v, p);
     LLVMSetAlignment(s, (unsigned)byocl_dtype_size(d));
@@ -436,6 +460,8 @@ void lw_store(lw *w, LLVMValueRef ptr, byocl_dtype d, LLVMValueRef index, LLVMVa
 
 LLVMValueRef lw_round(lw *w, LLVMValueRef v, byocl_dtype d)
 {
+    if (d == BYOCL_BFLOAT16) /* scalars only: the vector schedules take float32 and float16 */
+        return bf16_to_f32(w, f32_to_bf16(w, v));
     if (d != BYOCL_FLOAT16)
         return v;
     LLVMTypeRef half = w->t_f16, f = w->t_f32;
@@ -476,8 +502,8 @@ LLVMValueRef lw_from_double(lw *w, LLVMValueRef v, byocl_dtype to)
         return v;
     if (to == BYOCL_FLOAT32)
         return LLVMBuildFPTrunc(w->B, v, w->t_f32, "");
-    if (to == BYOCL_FLOAT16)
-        return lw_round(w, LLVMBuildFPTrunc(w->B, v, w->t_f32, ""), BYOCL_FLOAT16);
+    if (to == BYOCL_FLOAT16 || to == BYOCL_BFLOAT16)
+        return lw_round(w, LLVMBuildFPTrunc(w->B, v, w->t_f32, ""), to);
     if (to == BYOCL_BOOL)
         return LLVMBuildZExt(w->B, LLVMBuildFCmp(w->B, LLVMRealUNE, v, LLVMConstReal(w->t_f64, 0), ""),
                              w->t_i8, "");
@@ -535,6 +561,8 @@ LLVMValueRef lw_const_of(lw *w, byocl_dtype d, double v)
     case BYOCL_FLOAT32: return LLVMConstReal(w->t_f32, (double)(float)v);
     case BYOCL_FLOAT16:
         return LLVMConstReal(w->t_f32, (double)byocl_f16_to_f32(byocl_f32_to_f16((float)v)));
+    case BYOCL_BFLOAT16:
+        return LLVMConstReal(w->t_f32, (double)byocl_bf16_to_f32(byocl_f32_to_bf16((float)v)));
     case BYOCL_FLOAT64: return LLVMConstReal(w->t_f64, v);
     case BYOCL_BOOL: return LLVMConstInt(w->t_i8, v != 0.0, 0);
     default: {
@@ -610,6 +638,7 @@ LLVMValueRef lw_const_scalar(lw *w, const byocl_tensor *t)
     switch (d) {
     case BYOCL_FLOAT32: return LLVMConstReal(w->t_f32, (double)*(const float *)p);
     case BYOCL_FLOAT16: return LLVMConstReal(w->t_f32, (double)byocl_f16_to_f32(*(const uint16_t *)p));
+    case BYOCL_BFLOAT16: return LLVMConstReal(w->t_f32, (double)byocl_bf16_to_f32(*(const uint16_t *)p));
     case BYOCL_INT32: return LLVMConstInt(w->t_i32, (unsigned long long)*(const int32_t *)p, 1);
     case BYOCL_INT64: return LLVMConstInt(w->t_i64, (unsigned long long)*(const int64_t *)p, 1);
     case BYOCL_INT8: return LLVMConstInt(w->t_i8, (unsigned long long)*(const int8_t *)p, 1);

@@ -43,7 +43,7 @@ static byocl_status require_float(byocl_dtype dtype, byocl_error *err)
 {
     if (byocl_dtype_is_float(dtype))
         return BYOCL_OK;
-    return byocl_error_set(err, BYOCL_ERR_TYPE, "needs a float dtype (float32 or float16), got %s",
+    return byocl_error_set(err, BYOCL_ERR_TYPE, "needs a float dtype (float32, float16, float64 or bfloat16), got %s",
                            byocl_dtype_name(dtype));
 }
 
@@ -611,7 +611,7 @@ static const byocl_attr_schema clip_attrs[] = {
 static const byocl_attr_schema cast_attrs[] = {
     {.name = "dtype", .kind = BYOCL_ATTR_STR, .required = true,
      .doc = "output dtype: float32, float16, int32, int64, int8, uint8, bool, float64, int16, "
-            "uint16, uint32 or uint64"},
+            "uint16, uint32, uint64 or bfloat16"},
 };
 
 #define BINARY_REL(op_name, relation, fn, what)                                          \
@@ -698,8 +698,8 @@ const byocl_op ops_elemwise[] = {
      .check_attrs = check_clip_attrs, .infer = elemwise_infer_identity, .ref = clip_ref},
     UNARY_OP("copy", elemwise_infer_identity, elemwise_ref_copy, "a copy of the tensor"),
     {.name = "cast", .min_args = 1, .max_args = 1, .attrs = cast_attrs, .n_attrs = 1,
-     .doc = "converts to another dtype: float16 rounds to nearest even, float to integer "
-            "truncates toward zero and wraps",
+     .doc = "converts to another dtype: float16 rounds to nearest even, bfloat16 truncates "
+            "(ONNX's Cast; NaN stays NaN), float to integer truncates toward zero and wraps",
      .check_attrs = check_cast_attrs, .infer = infer_cast, .ref = cast_ref},
 };
 const int ops_elemwise_count =

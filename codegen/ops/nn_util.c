@@ -501,6 +501,7 @@ double nn_dtype_lowest(byocl_dtype dtype)
     switch (dtype) {
     case BYOCL_FLOAT32:
     case BYOCL_FLOAT16:
+    case BYOCL_BFLOAT16:
     case BYOCL_FLOAT64: return -INFINITY;
     case BYOCL_INT32: return (double)INT32_MIN;
     case BYOCL_INT64: return (double)INT64_MIN;

@@ -181,6 +181,7 @@ static bool suffix_dtype(const char *s, size_t n, byocl_dtype *dtype, bool *is_f
         {"i32", BYOCL_INT32, false}, {"i64", BYOCL_INT64, false},  {"i8", BYOCL_INT8, false},
         {"u8", BYOCL_UINT8, false},  {"f64", BYOCL_FLOAT64, true}, {"i16", BYOCL_INT16, false},
         {"u16", BYOCL_UINT16, false}, {"u32", BYOCL_UINT32, false}, {"u64", BYOCL_UINT64, false},
+        {"bf16", BYOCL_BFLOAT16, true},
     };
     for (size_t k = 0; k < sizeof table / sizeof table[0]; k++) {
         if (strlen(table[k].suffix) == n && memcmp(table[k].suffix, s, n) == 0) {

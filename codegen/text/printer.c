@@ -66,7 +66,7 @@ static char *format_attr(const void *a, char *buf, size_t len)
 
 /* ------------------------------------------------------------- literals */
 
-/* A scalar constant as a literal: 1f, 2e-05f, 1f16, 1f64, 1, 1i64, 3i8, 3u8, 3i16, 3u16,
+/* A scalar constant as a literal: 1f, 2e-05f, 1f16, 1bf16, 1f64, 1, 1i64, 3i8, 3u8, 3i16, 3u16,
  * 3u32, 3u64, True. */
 static void format_scalar(const byocl_tensor *t, char *buf, size_t len)
 {
@@ -75,11 +75,17 @@ static void format_scalar(const byocl_tensor *t, char *buf, size_t len)
     switch (d) {
     case BYOCL_FLOAT32:
     case BYOCL_FLOAT16:
+    case BYOCL_BFLOAT16:
     case BYOCL_FLOAT64: {
         char num[64];
-        ir_format_real(v, (int)byocl_dtype_size(d) * 8, num, sizeof num);
+        /* A bfloat16 is a float32 whose low half is zero: float32's spelling reads back. */
+        ir_format_real(v, d == BYOCL_BFLOAT16 ? 32 : (int)byocl_dtype_size(d) * 8, num,
+                       sizeof num);
         snprintf(buf, len, "%s%s", num,
-                 d == BYOCL_FLOAT16 ? "f16" : d == BYOCL_FLOAT64 ? "f64" : "f");
+                 d == BYOCL_FLOAT16    ? "f16"
+                 : d == BYOCL_BFLOAT16 ? "bf16"
+                 : d == BYOCL_FLOAT64  ? "f64"
+                                       : "f");
         break;
     }
     case BYOCL_BOOL:

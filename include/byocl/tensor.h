@@ -25,6 +25,7 @@ typedef enum byocl_dtype {
     BYOCL_UINT16,
     BYOCL_UINT32,
     BYOCL_UINT64,
+    BYOCL_BFLOAT16, /* the top 16 bits of a float32 (TVM's bfloat16) */
     BYOCL_DTYPE_COUNT
 } byocl_dtype;
 
@@ -33,7 +34,8 @@ typedef enum byocl_dtype {
 const char *byocl_dtype_name(byocl_dtype dtype);
 /* Every dtype's name, in byocl_dtype order: what error messages list as supported. */
 #define BYOCL_DTYPE_NAMES                                                                  \
-    "float32, float16, int32, int64, int8, uint8, bool, float64, int16, uint16, uint32, uint64"
+    "float32, float16, int32, int64, int8, uint8, bool, float64, int16, uint16, uint32, uint64, "   \
+    "bfloat16"
 /* Parses a dtype name; returns false for an unknown name. */
 bool byocl_dtype_from_name(const char *name, byocl_dtype *out);
 size_t byocl_dtype_size(byocl_dtype dtype);
@@ -131,6 +133,10 @@ byocl_status byocl_tensor_compare(const byocl_tensor *actual, const byocl_tensor
  * overflow goes to infinity. */
 uint16_t byocl_f32_to_f16(float f);
 float byocl_f16_to_f32(uint16_t h);
+/* bfloat16 <-> binary32. float -> bfloat16 truncates (keeps the top 16 bits), as ONNX's
+ * Cast test data expects; a NaN stays a quiet NaN (its payload may sit in the low bits). */
+uint16_t byocl_f32_to_bf16(float f);
+float byocl_bf16_to_f32(uint16_t b);
 
 #ifdef __cplusplus
 }

@@ -31,6 +31,7 @@ static const struct {
     [BYOCL_BOOL] = {"bool", 1},       [BYOCL_FLOAT64] = {"float64", 8},
     [BYOCL_INT16] = {"int16", 2},     [BYOCL_UINT16] = {"uint16", 2},
     [BYOCL_UINT32] = {"uint32", 4},   [BYOCL_UINT64] = {"uint64", 8},
+    [BYOCL_BFLOAT16] = {"bfloat16", 2},
 };
 
 const char *byocl_dtype_name(byocl_dtype dtype)
@@ -55,7 +56,8 @@ size_t byocl_dtype_size(byocl_dtype dtype)
 
 bool byocl_dtype_is_float(byocl_dtype dtype)
 {
-    return dtype == BYOCL_FLOAT32 || dtype == BYOCL_FLOAT16 || dtype == BYOCL_FLOAT64;
+    return dtype == BYOCL_FLOAT32 || dtype == BYOCL_FLOAT16 || dtype == BYOCL_FLOAT64 ||
+           dtype == BYOCL_BFLOAT16;
 }
 
 bool byocl_dtype_is_unsigned(byocl_dtype dtype)
@@ -270,6 +272,25 @@ float byocl_f16_to_f32(uint16_t h)
     return f;
 }
 
+/* ------------------------------------------------------------ bfloat16 */
+
+uint16_t byocl_f32_to_bf16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    if ((x & 0x7fffffffu) > 0x7f800000u) /* NaN: truncation could leave infinity */
+        return (uint16_t)((x >> 16) | 0x40u);
+    return (uint16_t)(x >> 16);
+}
+
+float byocl_bf16_to_f32(uint16_t b)
+{
+    uint32_t x = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
+
 /* ------------------------------------------------------ element access */
 
 double byocl_tensor_get(const byocl_tensor *t, int64_t i)
@@ -288,6 +309,7 @@ double byocl_tensor_get(const byocl_tensor *t, int64_t i)
     case BYOCL_UINT16: return ((const uint16_t *)p)[i];
     case BYOCL_UINT32: return ((const uint32_t *)p)[i];
     case BYOCL_UINT64: return (double)((const uint64_t *)p)[i];
+    case BYOCL_BFLOAT16: return byocl_bf16_to_f32(((const uint16_t *)p)[i]);
     case BYOCL_DTYPE_COUNT: break;
     }
     return 0.0;
@@ -325,6 +347,7 @@ void byocl_tensor_set(byocl_tensor *t, int64_t i, double v)
     case BYOCL_UINT16: ((uint16_t *)p)[i] = (uint16_t)double_to_wrapped_int(v); break;
     case BYOCL_UINT32: ((uint32_t *)p)[i] = (uint32_t)double_to_wrapped_int(v); break;
     case BYOCL_UINT64: ((uint64_t *)p)[i] = double_to_wrapped_int(v); break;
+    case BYOCL_BFLOAT16: ((uint16_t *)p)[i] = byocl_f32_to_bf16((float)v); break;
     case BYOCL_DTYPE_COUNT: break;
     }
 }

@@ -21,6 +21,7 @@ DLDataType byocl_dtype_to_dlpack(byocl_dtype dtype)
     case BYOCL_UINT16: return (DLDataType){kDLUInt, 16, 1};
     case BYOCL_UINT32: return (DLDataType){kDLUInt, 32, 1};
     case BYOCL_UINT64: return (DLDataType){kDLUInt, 64, 1};
+    case BYOCL_BFLOAT16: return (DLDataType){kDLBfloat, 16, 1};
     case BYOCL_DTYPE_COUNT: break;
     }
     return (DLDataType){kDLOpaqueHandle, 0, 0};

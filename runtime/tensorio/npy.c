@@ -16,7 +16,8 @@ static const char npy_magic[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
 /* numpy pads the header so that the first dimension can grow in place. */
 #define NPY_GROWTH_AXIS_MAX_DIGITS 21
 
-/* numpy's descr for each byocl dtype, in byocl_dtype order. */
+/* numpy's descr for each byocl dtype, in byocl_dtype order; NULL for bfloat16, which numpy
+ * lacks (such tensors are refused, not written under another dtype's name). */
 static const char *const npy_descr[BYOCL_DTYPE_COUNT] = {
     [BYOCL_FLOAT32] = "<f4", [BYOCL_FLOAT16] = "<f2", [BYOCL_INT32] = "<i4",
     [BYOCL_INT64] = "<i8",   [BYOCL_INT8] = "|i1",    [BYOCL_UINT8] = "|u1",
@@ -216,7 +217,7 @@ static byocl_status descr_to_dtype(const char *what, const char *descr, byocl_dt
     char order = strchr("<>=|", descr[0]) && descr[0] ? descr[0] : '=';
     const char *code = descr + (descr[0] == order);
     for (int d = 0; d < BYOCL_DTYPE_COUNT; d++) {
-        if (strcmp(code, codes[d]) != 0)
+        if (!codes[d] || strcmp(code, codes[d]) != 0) /* bfloat16 has none */
             continue;
         bool one_byte = byocl_dtype_size((byocl_dtype)d) == 1;
         if (order == '=')
@@ -368,6 +369,12 @@ static byocl_status check_writable(const byocl_tensor *t, byocl_error *err)
     if (!host_is_little_endian())
         return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
                                ".npy writing needs a little-endian host");
+    if (!npy_descr[byocl_tensor_dtype(t)]) /* bfloat16 */
+        return byocl_error_set(err, BYOCL_ERR_UNSUPPORTED,
+                               "a %s tensor cannot be written as .npy: numpy has no %s "
+                               "(cast it to float32 first)",
+                               byocl_dtype_name(byocl_tensor_dtype(t)),
+                               byocl_dtype_name(byocl_tensor_dtype(t)));
     return BYOCL_OK;
 }
 

@@ -2,7 +2,7 @@
  * inside .onnx models (initializers, Constant nodes). Values sit either in raw_data
  * (little-endian bytes, possibly unaligned inside the protobuf buffer: copied with memcpy)
  * or in the field for the dtype (float_data; int32_data for int32, int16, int8, uint16,
- * uint8, bool and float16's bits; int64_data; uint64_data for uint32 and uint64). Protobuf does not say which message a buffer holds, so a
+ * uint8, bool and float16's and bfloat16's bits; int64_data; uint64_data for uint32 and uint64). Protobuf does not say which message a buffer holds, so a
  * file of another message type may parse; every field is checked to make sense. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +29,7 @@ static const int32_t onnx_of_dtype[BYOCL_DTYPE_COUNT] = {
     [BYOCL_UINT16] = ONNX__TENSOR_PROTO__DATA_TYPE__UINT16,
     [BYOCL_UINT32] = ONNX__TENSOR_PROTO__DATA_TYPE__UINT32,
     [BYOCL_UINT64] = ONNX__TENSOR_PROTO__DATA_TYPE__UINT64,
+    [BYOCL_BFLOAT16] = ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16,
 };
 
 bool tensorio_onnx_to_dtype(int32_t onnx_type, byocl_dtype *out)
@@ -50,7 +51,6 @@ const char *tensorio_onnx_dtype_name(int32_t onnx_type, char *buf, size_t len)
         [ONNX__TENSOR_PROTO__DATA_TYPE__STRING] = "string",
         [ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX64] = "complex64",
         [ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX128] = "complex128",
-        [ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16] = "bfloat16",
     };
     byocl_dtype d;
     if (tensorio_onnx_to_dtype(onnx_type, &d))
@@ -112,6 +112,7 @@ static void fill_from_typed(const Onnx__TensorProto *tp, byocl_tensor *t)
         memcpy(data, tp->double_data, (size_t)n * sizeof(double));
         break;
     case BYOCL_FLOAT16: /* the half's bits, zero-extended */
+    case BYOCL_BFLOAT16:
         for (int64_t i = 0; i < n; i++)
             ((uint16_t *)data)[i] = (uint16_t)tp->int32_data[i];
         break;

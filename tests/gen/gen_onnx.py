@@ -20,7 +20,7 @@ Run with /usr/bin/python3; the files are small and committed.
   softmax11.onnx,    Softmax(axis=1) of a (2, 3, 4) input: over the flattened axes 1..2
   softmax13.onnx     before opset 13, over axis 1 alone from 13 (softmax_x.npy, _y11, _y13).
   Models that must be refused: unsupported.onnx, opset6.onnx, opset6_unsupported.onnx,
-  bfloat16_input.onnx, pad_wrap.onnx, undefined_input.onnx, reshape_runtime.onnx,
+  complex64_input.onnx, pad_wrap.onnx, undefined_input.onnx, reshape_runtime.onnx,
   unknown_attr.onnx.
   dropout_training.onnx  Dropouts in training mode with ratio 0 (identities), ratio and
                      training_mode from initializers and Constant nodes; input
@@ -359,8 +359,8 @@ def refused():
     save_model("opset6_unsupported.onnx", [helper.make_node("Relu", ["x"], ["r"]),
                                            helper.make_node("LSTM", ["r"], ["y"])], [x], [y],
                opset=6, ir_version=3)
-    save_model("bfloat16_input.onnx", [helper.make_node("Relu", ["x"], ["y"])],
-               [vi("x", TensorProto.BFLOAT16, [2])], [vi("y", TensorProto.BFLOAT16, [2])])
+    save_model("complex64_input.onnx", [helper.make_node("Relu", ["x"], ["y"])],
+               [vi("x", TensorProto.COMPLEX64, [2])], [vi("y", TensorProto.COMPLEX64, [2])])
     save_model("pad_wrap.onnx",
                [helper.make_node("Pad", ["x", "pads"], ["y"], mode="wrap")], [x], [y],
                [numpy_helper.from_array(np.array([0, 1, 0, 1], np.int64), "pads")])

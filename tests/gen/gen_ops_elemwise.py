@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ops_fixture import Fixture
+from ops_fixture import BF16, Fixture
 
 rng = np.random.default_rng(20240607)
 f32, f16 = np.float32, np.float16
@@ -309,6 +309,45 @@ with np.errstate(all="ignore"):
     fx.case("cast_u8_to_i8", "cast", 'dtype="int8"', [a], [a.astype(np.int8)])
     a = np.array([-1, 300], np.int32)
     fx.case("cast_i32_to_u8", "cast", 'dtype="uint8"', [a], [a.astype(np.uint8)])
+
+    # ---- bfloat16: the top half of a float32. float32 -> bfloat16 truncates, as the
+    # expected outputs of ONNX's test_cast_FLOAT_to_BFLOAT16 do (0x3ef5eeb0 -> 0x3ef5, not
+    # 0x3ef6); a NaN stays a quiet NaN even when its payload sits in the dropped low bits.
+    def f32_bits(*bits):
+        return np.array(bits, np.uint32).view(f32)
+
+    def to_bf16(a):
+        u = a.astype(f32).view(np.uint32)
+        hi = (u >> 16).astype(np.uint16)
+        return np.where(np.isnan(a), hi | 0x40, hi).astype(np.uint16).view(BF16)
+
+    def from_bf16(b):
+        return (b.view(np.uint16).astype(np.uint32) << 16).view(f32)
+
+    # rounds down and "up" (low half above 0x8000: still truncated), ties, the largest
+    # finite float (stays finite), subnormals, -0, inf and NaN (the fixture's float32
+    # NaNs are C's NAN: NaN payloads are tested on byocl_f32_to_bf16 in test_ir.c)
+    a = f32_bits(0x3ef535b8, 0x3ef5eeb0, 0x3f808000, 0x3f818000, 0x7f7fffff, 0x00000001,
+                 0x007fffff, 0x00010000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000,
+                 0x3dcccccd, 0xc2f6e979)
+    fx.case("cast_f32_to_bf16_truncates", "cast", 'dtype="bfloat16"', [a], [to_bf16(a)])
+    b = np.array([0x3f80, 0xbf80, 0x7f7f, 0x0001, 0x807f, 0x8000, 0x7f80, 0xff80, 0x7fc0,
+                  0x3e57, 0x4049], np.uint16).view(BF16)
+    fx.case("cast_bf16_to_f32", "cast", 'dtype="float32"', [b], [from_bf16(b)])
+    # through double: float64 -> float32 (nearest) -> bfloat16 (truncated); to integers
+    # truncate toward zero
+    a = np.array([1.00390625, 1.0 / 3, -2.75, 1e300, 65536.5], np.float64)
+    fx.case("cast_f64_to_bf16", "cast", 'dtype="bfloat16"', [a], [to_bf16(a.astype(f32))])
+    b = np.array([0x4049, 0xc049, 0x4780, 0x3f00], np.uint16).view(BF16)  # 3.14, -3.14, 65536, 0.5
+    fx.case("cast_bf16_to_i32", "cast", 'dtype="int32"', [b],
+            [from_bf16(b).astype(np.int32)])
+    a = np.array([-7, 0, 257, 65535], np.int32)
+    fx.case("cast_i32_to_bf16", "cast", 'dtype="bfloat16"', [a], [to_bf16(a.astype(f32))])
+    # elementwise arithmetic computes in float and truncates the result to bfloat16
+    x = np.array([0x3f80, 0x4049, 0xbfc0, 0x7f7f], np.uint16).view(BF16)
+    y = np.array([0x3b80, 0x3f80, 0x4000, 0x7f7f], np.uint16).view(BF16)
+    fx.case("add_bf16_truncates", "add", "", [x, y], [to_bf16(from_bf16(x) + from_bf16(y))])
+    fx.case("multiply_bf16", "multiply", "", [x, y], [to_bf16(from_bf16(x) * from_bf16(y))])
 
     # ---- int16, uint16, uint32, uint64: the extremes of each; uint64 above 2^63 and
     # beyond 2^53 must stay exact (it compares and divides unsigned)

@@ -75,6 +75,13 @@ def main():
     for tag in DTYPES:
         write(tag + "_raw.pb", numpy_helper.from_array(array(tag), "x"))
         write(tag + "_typed.pb", typed(tag))
+    # bfloat16 (numpy has none): the top halves of the float32 VALUES (all exact), as
+    # little-endian raw_data and as uint16 bit patterns in int32_data.
+    bits = (np.array(VALUES, np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    write("bf16_raw.pb", TensorProto(dims=[2, 3], data_type=TensorProto.BFLOAT16, name="x",
+                                     raw_data=bits.astype("<u2").tobytes()))
+    write("bf16_typed.pb", TensorProto(dims=[2, 3], data_type=TensorProto.BFLOAT16,
+                                       int32_data=[int(b) for b in bits]))
 
     # A scalar and an empty tensor.
     write("scalar_f32.pb", numpy_helper.from_array(np.array(2.5, dtype=np.float32), "s"))

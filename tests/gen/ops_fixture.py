@@ -24,7 +24,17 @@ C_TYPES = {
     "uint16": ("uint16_t", "BYOCL_UINT16"),
     "uint32": ("uint32_t", "BYOCL_UINT32"),
     "uint64": ("uint64_t", "BYOCL_UINT64"),
+    "bfloat16": ("uint16_t", "BYOCL_BFLOAT16"),  # bit patterns (see BF16)
 }
+
+# numpy has no bfloat16: an array of its bit patterns is a uint16 array viewed as this
+# dtype (uint16 tagged by metadata), e.g. bits.view(BF16).
+BF16 = np.dtype(np.uint16, metadata={"byocl": "bfloat16"})
+
+
+def dtype_name(dt):
+    """The byocl dtype name of a numpy dtype ("bfloat16" for BF16)."""
+    return "bfloat16" if (dt.metadata or {}).get("byocl") == "bfloat16" else str(dt)
 
 
 def rng(seed):
@@ -49,7 +59,7 @@ def c_literal(dtype, v):
             return "INFINITY" if v > 0 else "-INFINITY"
         # the shortest spelling that reads back exactly
         return str(np.float32(v)) + "f" if dtype == "float32" else repr(v)
-    if dtype == "float16":
+    if dtype in ("float16", "bfloat16"):
         return "0x%04x" % int(v)
     if dtype == "int64":
         v = int(v)
@@ -118,7 +128,7 @@ class Fixture:
         """Declares `name`, a gen_array of a's dtype, shape and values. With `shared`, an
         array already declared with the same contents serves instead. Returns "&name"."""
         a = np.asarray(a)
-        dtype = str(a.dtype)
+        dtype = dtype_name(a.dtype)
         ctype, enum = C_TYPES[dtype]
         flat = np.ascontiguousarray(a.reshape(-1))
         if dtype == "float16":
