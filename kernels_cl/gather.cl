@@ -8,6 +8,12 @@
  *                                answer for an index out of range, which gives NaN here
  *                                where the host reports an error: nothing is read out of
  *                                bounds)
+ *   gather_nd                    the slice element the index columns `ix` name along
+ *                                the indexed axes (-n..-1 from the end; out of range
+ *                                gives NaN where the host reports an error)
+ *   trilu                        x's element fi where its column less its row is at
+ *                                least (upper) or at most (lower) k, read from the
+ *                                scalar buffer `ix` when running; 0 elsewhere
  *   nn.pad                       x's element at fi's digits less the widths before,
  *                                clamped ("edge") or mirrored ("reflect"); outside x in
  *                                "constant" mode, the scalar buffer `pv`
@@ -15,8 +21,8 @@
  *
  * Defined by the generator: KNAME, KPARAMS (x, y, [ix or pv], then epilogue operands), NOUT,
  * GATHER_INDEX(fi, src, ok) (adds to int src, and sets ok false where there is no
- * element), MISSING (the value then: NAN, or LD_pv(0)), EPILOGUE(v, fi), LD_x, [LD_ix],
- * [LD_pv], ST_Y. */
+ * element), MISSING (the value then: NAN, LD_pv(0), or trilu's 0.0f), EPILOGUE(v, fi),
+ * LD_x, [LD_ix], [LD_pv], ST_Y. */
 __kernel void KNAME(KPARAMS)
 {
     const int fi = get_global_id(0);

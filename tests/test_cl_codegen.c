@@ -1094,6 +1094,28 @@ static void test_reduce(void **state)
                  "  %3 = sum(%0, axis=[1]);\n  (%1, %2, %3)\n}\n");
 }
 
+/* Partitioning `text` for the opencl target gives one region of `want_calls` calls:
+ * nothing splits it. */
+static void assert_one_region(const char *text, int want_calls)
+{
+    byocl_module *m = parse(text);
+    const char *targets[1] = {"opencl"};
+    byocl_pipeline_options opt = {.targets = targets, .n_targets = 1};
+    byocl_error err = {0};
+    assert_int_equal(byocl_target_register_builtins(&err), BYOCL_OK);
+    if (byocl_pipeline_partition(m, &opt, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(byocl_module_num_functions(m), 2);
+    const byocl_function *region = byocl_module_find(m, "opencl_main_0");
+    assert_non_null(region);
+    int calls = 0;
+    for (int id = 0; id < byocl_function_num_nodes(region); id++)
+        calls += byocl_node_op(region, id) != NULL;
+    assert_int_equal(calls, want_calls);
+    byocl_module_free(m);
+    byocl_target_registry_reset();
+}
+
 /* LayerNormalization as the ONNX importer writes it: one opencl region that agrees with
  * the reference. */
 static void test_layer_norm_region(void **state)
@@ -1111,22 +1133,7 @@ static void test_layer_norm_region(void **state)
         "  %6 = multiply(%1, %5);\n"
         "  %7 = multiply(%6, %g);\n"
         "  add(%7, %b)\n}\n";
-    byocl_module *m = parse(text);
-    const char *targets[1] = {"opencl"};
-    byocl_pipeline_options opt = {.targets = targets, .n_targets = 1};
-    byocl_error err = {0};
-    assert_int_equal(byocl_target_register_builtins(&err), BYOCL_OK);
-    if (byocl_pipeline_partition(m, &opt, &err) != BYOCL_OK)
-        fail_msg("%s", err.msg);
-    assert_int_equal(byocl_module_num_functions(m), 2);
-    const byocl_function *region = byocl_module_find(m, "opencl_main_0");
-    assert_non_null(region);
-    int calls = 0;
-    for (int id = 0; id < byocl_function_num_nodes(region); id++)
-        calls += byocl_node_op(region, id) != NULL;
-    assert_int_equal(calls, 9);
-    byocl_module_free(m);
-    byocl_target_registry_reset();
+    assert_one_region(text, 9);
     check_region(text);
     /* The fused ops as the importer writes them now, each with an epilogue (relu and the
      * add into layer_norm's kernel, the multiply into log_softmax's), one region. */
@@ -1581,6 +1588,50 @@ static void test_pad(void **state)
         "  sigmoid(%4)\n}\n";
     run_opts o = {.seed = 7, .lo = -2, .hi = 2, .expect_text = "c_ = c_ < 0 ? -c_ : c_ >= 6"};
     check_region_opts(text, &o);
+    check_region_f16(text);
+}
+
+/* ------------------------------------------------------------ trilu and gather_nd */
+
+/* The trilu and gather_nd cases of tests/gen/gen_ops_index.py on the opencl target:
+ * float32 data (upper, lower, k of either sign and dtype; batch_dims, index_rank) runs
+ * and agrees with numpy bit for bit, with k or the indices a region input and again a
+ * constant of the region; integer data is refused. */
+static void test_trilu_gather_nd_generated(void **state)
+{
+    (void)state;
+    int ran = 0;
+    for (int i = 0; i < N_ITEMS(index_cases); i++) {
+        const gen_case *k = &index_cases[i];
+        if (strcmp(k->op, "trilu") != 0 && strcmp(k->op, "gather_nd") != 0)
+            continue;
+        const char *want_why = is_float(k->in[0]->dtype) ? NULL : "is not supported (the opencl target";
+        bool this_ran = generated_on_opencl(k, want_why, true);
+        if (this_ran)
+            indices_constant_on_opencl(k, true);
+        ran += this_ran;
+    }
+    assert_int_equal(ran, 6);
+}
+
+/* trilu and gather_nd between other ops no longer split a region: one region, one
+ * launch each with the epilogue fused after them, float32 and float16; k and the indices
+ * are region inputs (the indices in -3..2, in range for axes of 3 and 4). */
+static void test_trilu_gather_nd_region(void **state)
+{
+    (void)state;
+    static const char text[] = MAIN("%x: Tensor[(2, 3, 4, 5), float32], %k: int64, "
+                                    "%i: Tensor[(2, 2, 3), int64], %b: Tensor[(5), float32]")
+        "  %0 = nn.relu(%x);\n"
+        "  %1 = trilu(%0, %k, upper=False);\n"
+        "  %2 = add(%1, %b);\n"
+        "  %3 = gather_nd(%2, %i, batch_dims=1);\n"
+        "  sigmoid(%3)\n}\n";
+    assert_one_region(text, 5);
+    run_opts o = {.seed = 3, .lo = -3, .hi = 3, .expect_launches = 3,
+                  .expect_text = "ok = d_ <= (long)LD_ix(0)"};
+    check_region_opts(text, &o);
+    check_region(text);
     check_region_f16(text);
 }
 
@@ -2447,8 +2498,8 @@ static void test_supports(void **state)
                    "  where(%c, %x, %x)\n}\n", -1,
                    "dtype int64 is not supported (the opencl target computes float32 and "
                    "float16)");
-    assert_refused(MAIN("%x: Tensor[(4, 6), float32]") "  trilu(%x, 0)\n}\n", -1,
-                   "op trilu is not supported by the opencl target");
+    assert_refused(MAIN("%x: Tensor[(4, 6), float32], %k: int8") "  trilu(%x, %k)\n}\n", -1,
+                   "trilu's k is int8 (the opencl target reads int32 and int64)");
     assert_refused(MAIN("%x: Tensor[(4, 6), float32], %i: Tensor[(2), int8]")
                    "  take(%x, %i, axis=1)\n}\n", -1,
                    "take's indices are int8 (the opencl target reads int32 and int64)");
@@ -2664,6 +2715,8 @@ int main(void)
         cmocka_unit_test(test_one_hot),
         cmocka_unit_test(test_pad_generated),
         cmocka_unit_test(test_pad),
+        cmocka_unit_test(test_trilu_gather_nd_generated),
+        cmocka_unit_test(test_trilu_gather_nd_region),
         cmocka_unit_test(test_topk_generated),
         cmocka_unit_test(test_topk),
         cmocka_unit_test(test_scan_generated),

@@ -848,6 +848,51 @@ static void gather_index_text(const byocl_node *n, const byocl_shape *data,
     base_textbuf_puts(t, "; \\\n}");
 }
 
+/* GATHER_INDEX of gather_nd (Relay's layout, ops_nd_plan): output element fi is (q, s) of
+ * (batch x positions) x slice; row j of the indices at column q names a position along
+ * data axis b + j (-n..-1 from the end, as the reference resolves it; out of range: ok
+ * false), and the source is q's batch, those positions and s. */
+static byocl_status gather_nd_index_text(const byocl_node *n, const byocl_shape *data,
+                                         const byocl_shape *idx, byocl_textbuf *t,
+                                         byocl_error *err)
+{
+    ops_nd_plan p;
+    byocl_status st = ops_nd_plan_make("gather_nd", (int)byocl_attrs_get_int(&n->attrs,
+                                                                           "batch_dims", 0),
+                                       data, idx, &p, err);
+    if (st != BYOCL_OK)
+        return st;
+    long long slice = (long long)p.slice, row = (long long)(p.batch * p.positions);
+    base_textbuf_printf(t, "{ \\\n    const int q_ = (fi) / %lld; \\\n    long v_; \\\n",
+                        slice);
+    for (int j = 0; j < p.m; j++)
+        base_textbuf_printf(t,
+                            "    v_ = (long)LD_ix(%lld + q_); \\\n"
+                            "    v_ = v_ < 0 ? v_ + %lld : v_; \\\n"
+                            "    ok = ok && v_ >= 0 && v_ < %lld; \\\n"
+                            "    src += (ok ? (int)v_ : 0) * %lld; \\\n",
+                            j * row, (long long)p.dim[j], (long long)p.dim[j],
+                            (long long)p.stride[j]);
+    base_textbuf_printf(t, "    src += q_ / %lld * %lld + (fi) %% %lld; \\\n}",
+                        (long long)p.positions, (long long)p.batch_size, slice);
+    return BYOCL_OK;
+}
+
+/* GATHER_INDEX of trilu: element fi itself, kept (ops_trilu_keeps) where its column less
+ * its row is at least (upper) or at most (lower) k, read from the scalar buffer `ix` when
+ * running; ok false (MISSING, 0) elsewhere. */
+static void trilu_index_text(const byocl_node *n, const byocl_shape *data, byocl_textbuf *t)
+{
+    long long cols = (long long)data->dims[data->rank - 1];
+    long long rows = (long long)data->dims[data->rank - 2];
+    base_textbuf_printf(t,
+                        "{ \\\n    const long d_ = (long)((fi) %% %lld) - "
+                        "(long)((fi) / %lld %% %lld); \\\n"
+                        "    ok = d_ %s (long)LD_ix(0); \\\n    src = (fi); \\\n}",
+                        cols, cols, rows,
+                        byocl_attrs_get_bool(&n->attrs, "upper", true) ? ">=" : "<=");
+}
+
 /* GATHER_INDEX of nn.pad: fi's digit along each padded axis less the width before, then
  * as ops_pad_source maps it: outside the input, "constant" gives ok false (the pad
  * value), "edge" clamps and "reflect" mirrors at the ends. */
@@ -888,8 +933,9 @@ static void pad_index_text(const byocl_node *n, const byocl_shape *in, const byo
     base_textbuf_puts(t, "}");
 }
 
-/* strided_slice, broadcast_to, take, gather and nn.pad (kernels_cl/gather.cl): one input
- * element (or nn.pad's value) per output element, then the epilogue. */
+/* strided_slice, broadcast_to, take, gather, gather_nd, trilu and nn.pad
+ * (kernels_cl/gather.cl): one input element (or nn.pad's value, or trilu's 0) per output
+ * element, then the epilogue. */
 static byocl_status emit_gather(clg_gen *gen, const clg_group *grp)
 {
     const byocl_function *fn = gen->fn;
@@ -898,10 +944,21 @@ static byocl_status emit_gather(clg_gen *gen, const clg_group *grp)
     const byocl_shape *in = &fn->nodes[n->args[0]].type->shape;
     const byocl_shape *out = &n->type->shape;
     bool pad = strcmp(op, "nn.pad") == 0; /* the pad value as a second input */
-    bool take = !pad && !ops_is_affine(op); /* take or gather: indices as a second input */
+    bool trilu = strcmp(op, "trilu") == 0;
+    /* take, gather, gather_nd: indices as a second input; trilu: its k */
+    bool take = !pad && !ops_is_affine(op);
     byocl_textbuf index = {0};
     if (pad) {
         pad_index_text(n, in, out, &index);
+    } else if (trilu) {
+        trilu_index_text(n, in, &index);
+    } else if (strcmp(op, "gather_nd") == 0) {
+        byocl_status st = gather_nd_index_text(n, in, &fn->nodes[n->args[1]].type->shape,
+                                               &index, gen->err);
+        if (st != BYOCL_OK) {
+            free(base_textbuf_take(&index));
+            return st;
+        }
     } else if (strcmp(op, "gather") == 0) {
         gather_index_text(n, in, out, &index);
     } else if (take) {
@@ -936,7 +993,7 @@ static byocl_status emit_gather(clg_gen *gen, const clg_group *grp)
     if (take || pad)
         clg_kernel_buffer(&k, take ? "ix" : "pv", ix, fn->nodes[ix_root].type->dtype, false);
     clg_kernel_define(&k, "NOUT", "%lld", (long long)nout);
-    clg_kernel_define(&k, "MISSING", "%s", pad ? "LD_pv(0)" : "NAN");
+    clg_kernel_define(&k, "MISSING", "%s", pad ? "LD_pv(0)" : trilu ? "0.0f" : "NAN");
     clg_kernel_define(&k, "GATHER_INDEX(fi, src, ok)", "%s", body);
     free(body);
     byocl_status st = clg_epilogue_define(&k, grp, gen->err);

@@ -2,10 +2,10 @@
  * reshape and batch_flatten only name other storage), how often each is read, and the
  * groups of ops that become one kernel: an anchor (conv2d, conv2d_transpose, dense,
  * batch_matmul, a pool, softmax, log_softmax, layer_norm, a reduction, resize2d,
- * strided_slice, broadcast_to, take, gather, nn.pad, transpose (depth_to_space,
- * space_to_depth), concatenate, topk, one_hot, cumsum, scatter_elements, scatter_nd, or an
- * elementwise op) and the elementwise ops fused after it where the value in between has no
- * other reader. topk's (values, indices) tuple is two stored values: the call's node holds
+ * strided_slice, broadcast_to, take, gather, gather_nd, nn.pad, trilu, transpose
+ * (depth_to_space, space_to_depth), concatenate, topk, one_hot, cumsum, scatter_elements,
+ * scatter_nd, or an elementwise op) and the elementwise ops fused after it where the
+ * value in between has no other reader. topk's (values, indices) tuple is two stored values: the call's node holds
  * the values, and the first TupleGetItem of field 1 the indices (clg_supports admits the
  * tuple only when items are all that read it). */
 #include <stdlib.h>
@@ -52,7 +52,7 @@ static clg_anchor anchor_of(const char *op)
     if (ops_is_permute(op)) /* transpose, nn.depth_to_space, nn.space_to_depth */
         return CLG_ANCHOR_TRANSPOSE;
     if (ops_is_affine(op) || strcmp(op, "take") == 0 || strcmp(op, "gather") == 0 ||
-        strcmp(op, "nn.pad") == 0)
+        strcmp(op, "gather_nd") == 0 || strcmp(op, "nn.pad") == 0 || strcmp(op, "trilu") == 0)
         return CLG_ANCHOR_GATHER;
     if (strcmp(op, "concatenate") == 0)
         return CLG_ANCHOR_CONCAT;

@@ -1,7 +1,8 @@
 /* Which calls the OpenCL target accepts: the ops the generator has kernels for, on
  * float32 and float16 tensors (float16 as storage: every kernel computes in float), and
- * the int32 or int64 indices of take, gather, scatter_elements, scatter_nd and one_hot,
- * topk's int32 or int64 indices and argmax/argmin's int32 results. */
+ * the int32 or int64 indices of take, gather, gather_nd, scatter_elements, scatter_nd and
+ * one_hot, trilu's int32 or int64 k, topk's int32 or int64 indices and argmax/argmin's
+ * int32 results. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,7 +33,8 @@ static const char *const supported_ops[] = {
     "nn.conv2d_transpose", "argmax",  "argmin",           "topk",
     "one_hot",       "cumsum",        "scatter_elements", "scatter_nd",
     "nn.depth_to_space", "nn.space_to_depth", "nn.pad",
-    "all",           "any",           "variance",
+    "all",           "any",           "variance",         "trilu",
+    "gather_nd",
 };
 
 static bool refuse(char *why, size_t why_len, const char *fmt, ...)
@@ -102,38 +104,42 @@ static bool takes_bool(const char *op)
     return false;
 }
 
-/* Which argument of `op` holds indices: the second of take, gather and the scatters,
- * one_hot's first; -1 for ops without. */
+/* Which argument of `op` holds indices: the second of take, gather, gather_nd and the
+ * scatters (and trilu's k, an integer read the same way), one_hot's first; -1 for ops
+ * without. */
 static int indices_arg(const char *op)
 {
     if (strcmp(op, "one_hot") == 0)
         return 0;
     bool second = strcmp(op, "take") == 0 || strcmp(op, "gather") == 0 ||
+                  strcmp(op, "gather_nd") == 0 || strcmp(op, "trilu") == 0 ||
                   strcmp(op, "scatter_elements") == 0 || strcmp(op, "scatter_nd") == 0;
     return second ? 1 : -1;
 }
 
-/* The extent of the axis that element i of call n's indices indexes: scatter_nd's row j
- * indexes data axis j; the others index one axis (take's axis None: the data flattened). */
+/* The extent of the axis that element i of call n's indices indexes: row j of
+ * scatter_nd's and gather_nd's indices indexes data axis j after the batch axes; the
+ * others index one axis (take's axis None: the data flattened). */
 static int64_t index_extent(const byocl_node *n, const byocl_function *fn, int64_t i)
 {
     const char *op = n->op->name;
     const byocl_shape *data = &fn->nodes[n->args[0]].type->shape;
-    if (strcmp(op, "scatter_nd") == 0) {
-        int64_t positions = byocl_tensor_numel(fn->nodes[n->args[1]].value) /
-                            byocl_tensor_shape(fn->nodes[n->args[1]].value)->dims[0];
-        return data->dims[i / positions];
+    if (strcmp(op, "scatter_nd") == 0 || strcmp(op, "gather_nd") == 0) {
+        int64_t row = byocl_tensor_numel(fn->nodes[n->args[1]].value) /
+                      byocl_tensor_shape(fn->nodes[n->args[1]].value)->dims[0];
+        return data->dims[byocl_attrs_get_int(&n->attrs, "batch_dims", 0) + i / row];
     }
     int axis = strcmp(op, "take") == 0 ? ops_take_axis(&n->attrs, data->rank)
                                        : ops_gather_axis(&n->attrs, data->rank);
     return axis < 0 ? byocl_shape_numel(data) : data->dims[axis];
 }
 
-/* The indices of take, gather, the scatters and one_hot: an int32 or int64 tensor. An
- * index out of range (take with mode "fast"; gather and the scatters, where -n..-1 count
- * from the end) is an error that only the host reports (the kernels give NaN or skip the
- * update there): constant indices are checked here, so that a region never holds a call
- * the host would fail. one_hot has an answer for every index. */
+/* The indices of take, gather, gather_nd, the scatters and one_hot (and trilu's k): an
+ * int32 or int64 tensor. An index out of range (take with mode "fast"; gather, gather_nd
+ * and the scatters, where -n..-1 count from the end) is an error that only the host
+ * reports (the kernels give NaN or skip the update there): constant indices are checked
+ * here, so that a region never holds a call the host would fail. one_hot has an answer
+ * for every index, trilu for every k. */
 static bool indices_ok(const byocl_node *n, const byocl_function *fn, char *why,
                        size_t why_len)
 {
@@ -144,7 +150,8 @@ static bool indices_ok(const byocl_node *n, const byocl_function *fn, char *why,
         return refuse(why, why_len, "the indices have no inferred type");
     if (t->dtype != BYOCL_INT32 && t->dtype != BYOCL_INT64)
         return refuse(why, why_len,
-                      "%s's indices are %s (the opencl target reads int32 and int64)", op,
+                      "%s's %s %s (the opencl target reads int32 and int64)", op,
+                      strcmp(op, "trilu") == 0 ? "k is" : "indices are",
                       byocl_dtype_name(t->dtype));
     if (!size_ok(t, why, why_len))
         return false;
@@ -155,6 +162,7 @@ static bool indices_ok(const byocl_node *n, const byocl_function *fn, char *why,
                       "target takes batch_dims 0)",
                       (long long)byocl_attrs_get_int(&n->attrs, "batch_dims", 0));
     if (idx->kind != BYOCL_NODE_CONSTANT || strcmp(op, "one_hot") == 0 ||
+        strcmp(op, "trilu") == 0 ||
         (take && ops_take_mode_of(&n->attrs) != OPS_TAKE_FAST))
         return true;
     for (int64_t i = 0, m = byocl_tensor_numel(idx->value); i < m; i++) {
