@@ -1010,7 +1010,9 @@ static void test_dlpack_dtypes(void **state)
     byocl_dtype out;
     assert_true(byocl_dtype_from_dlpack((DLDataType){kDLFloat, 64, 1}, &out));
     assert_int_equal(out, BYOCL_FLOAT64);
-    assert_false(byocl_dtype_from_dlpack((DLDataType){kDLBfloat, 16, 1}, &out));
+    assert_true(byocl_dtype_from_dlpack((DLDataType){kDLBfloat, 16, 1}, &out));
+    assert_int_equal(out, BYOCL_BFLOAT16);
+    assert_false(byocl_dtype_from_dlpack((DLDataType){kDLComplex, 64, 1}, &out));
     assert_false(byocl_dtype_from_dlpack((DLDataType){kDLFloat, 32, 4}, &out));
 }
 
@@ -1149,10 +1151,10 @@ static void test_input_and_output_errors(void **state)
     assert_string_equal(err.msg, "input 'weight': expected Tensor[(3, 4), float32] in C order, "
                                  "got strides that are not");
     dl.strides = NULL;
-    dl.dtype = (DLDataType){kDLBfloat, 16, 1};
+    dl.dtype = (DLDataType){kDLComplex, 64, 1};
     assert_int_equal(byocl_executor_set_input_dl(ex, "weight", &dl, &err), BYOCL_ERR_INVALID);
     assert_string_equal(err.msg, "input 'weight': expected Tensor[(3, 4), float32], got a DLPack "
-                                 "type byocl does not know (code 4, bits 16, lanes 1)");
+                                 "type byocl does not know (code 5, bits 64, lanes 1)");
     dl.dtype = (DLDataType){kDLInt, 32, 1};
     assert_int_equal(byocl_executor_set_input_dl(ex, "weight", &dl, &err), BYOCL_ERR_TYPE);
     assert_string_equal(err.msg, "input 'weight': expected Tensor[(3, 4), float32], got "
