@@ -30,12 +30,12 @@ typedef enum byocl_dtype {
 } byocl_dtype;
 
 /* "float32", "float16", "int32", "int64", "int8", "uint8", "bool", "float64", "int16",
- * "uint16", "uint32", "uint64". */
+ * "uint16", "uint32", "uint64", "bfloat16". */
 const char *byocl_dtype_name(byocl_dtype dtype);
 /* Every dtype's name, in byocl_dtype order: what error messages list as supported. */
 #define BYOCL_DTYPE_NAMES                                                                  \
-    "float32, float16, int32, int64, int8, uint8, bool, float64, int16, uint16, uint32, uint64, "   \
-    "bfloat16"
+    "float32, float16, int32, int64, int8, uint8, bool, float64, int16, uint16, uint32, "    \
+    "uint64, bfloat16"
 /* Parses a dtype name; returns false for an unknown name. */
 bool byocl_dtype_from_name(const char *name, byocl_dtype *out);
 size_t byocl_dtype_size(byocl_dtype dtype);
