@@ -195,7 +195,7 @@ static void write_big_model(const char *path, bool unsupported_op, bool external
     /* Each initializer: its header, then raw_data's key, length and bytes, or where in
      * the data file its bytes are. */
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-    char location[256], offset[32], length[32];
+    char location[4200], offset[32], length[32]; /* path (under 4096) + ".data" */
     snprintf(location, sizeof location, "%s.data", base);
     snprintf(length, sizeof length, "%zu", raw_len);
     pb headers[BIG_LAYERS];
