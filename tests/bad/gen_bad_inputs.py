@@ -190,6 +190,12 @@ def onnx_loading_files():
                helper.make_node("Cast", ["r"], ["shape"], to=TensorProto.INT64),
                helper.make_node("ConstantOfShape", ["shape"], ["y"], name="fill")],
               [x], [y])
+    # A shape computed from two graph inputs: both named as what to bind.
+    save_onnx("expand_runtime_two_inputs.onnx",
+              [helper.make_node("Add", ["a", "b"], ["shape"]),
+               helper.make_node("Expand", ["x", "shape"], ["y"], name="expand")],
+              [x, helper.make_tensor_value_info("a", TensorProto.INT64, [2]),
+               helper.make_tensor_value_info("b", TensorProto.INT64, [2])], [y])
     # A loss's reduction that ONNX does not define.
     save_onnx("nllloss_bad_reduction.onnx",
               [helper.make_node("NegativeLogLikelihoodLoss", ["x", "t"], ["y"], name="nll",
