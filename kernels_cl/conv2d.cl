@@ -68,13 +68,19 @@ __kernel void KNAME(KPARAMS)
         }
     }
 #endif
-    const float *r = (const float *)acc;
+    /* Edge tiles: the accumulators go to a private array once, so that the scalar
+     * epilogue below is one rolled loop (unrolled, its OCT x PT copies made a conv kernel
+     * several times larger and slower for PoCL to compile) and acc itself is only ever
+     * indexed by constants, which keeps it in registers. */
+    VEC spilled[OCT];
 #pragma unroll
+    for (int o = 0; o < OCT; o++)
+        spilled[o] = acc[o];
+    const float *r = (const float *)spilled;
     for (int o = 0; o < OCT; o++) {
         const int ocg = ob * OCT + o;
         if (ocg < OC_G) {
             const int oc = g * OC_G + ocg;
-#pragma unroll
             for (int j = 0; j < PT; j++) {
                 const int p = p0 + j;
                 const int oy = p / WPH, ox = p - oy * WPH;

@@ -48,11 +48,14 @@ __kernel void KNAME(KPARAMS)
         return;
     }
 #endif
-    const float *res = (const float *)acc;
+    /* Edge tiles: rolled loops over a copy of the accumulators (conv2d.cl says why). */
+    VEC spilled[RT];
 #pragma unroll
+    for (int i = 0; i < RT; i++)
+        spilled[i] = acc[i];
+    const float *res = (const float *)spilled;
     for (int i = 0; i < RT; i++) {
         const int row = r0 + i;
-#pragma unroll
         for (int t = 0; t < UT; t++) {
             const int u = ub * UT + t;
             if (row < R && u < U) {

@@ -44,8 +44,7 @@ __kernel void KNAME(KPARAMS)
 #endif
     float r[PT];
     VSTORE(best, 0, r);
-#pragma unroll
-    for (int j = 0; j < PT; j++) {
+    for (int j = 0; j < PT; j++) { /* rolled: conv2d.cl says why */
         if (ox0 + j < OW) {
             float v = r[j];
             EPILOGUE(v, fi0 + j);
