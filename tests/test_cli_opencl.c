@@ -133,6 +133,7 @@ static void test_profile_lines(void **state)
     ts_assert_contains(out, "opencl_main_0 (region, opencl)\n");
     ts_assert_contains(out, "    kernel nn.conv2d+nn.batch_norm+nn.relu (%0 to %3) (k");
     ts_assert_contains(out, "    transfers\n");
+    ts_assert_contains(out, "    gaps between kernels\n");
     ts_assert_contains(out, "    host side of the calls\n");
     assert_string_equal(err, "");
     free(out);

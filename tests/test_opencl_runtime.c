@@ -613,7 +613,7 @@ static void test_profile_parts(void **state)
     o.profile = true;
     byocl_rtmod *mod = compile_ok(region_of(m), &o);
     int n = byocl_rtmod_num_parts(mod, "opencl_main_0");
-    assert_true(n >= 3); /* transfers and at least the two softmax kernels */
+    assert_true(n >= 4); /* transfers, at least the two softmax kernels, the gaps */
     assert_int_equal(byocl_rtmod_num_parts(mod, "opencl_main_1"), 0);
     byocl_tensor *x = ts_tensor_f32(2, dims25, x_values), *y = NULL;
     for (int run = 0; run < 3; run++) {
@@ -625,11 +625,13 @@ static void test_profile_parts(void **state)
     assert_string_equal(p.name, "transfers");
     assert_null(p.kernel);
     assert_true(p.transfer);
+    assert_false(p.between_kernels);
     assert_int_equal(p.runs, 3);
     double kernel_ms = 0;
-    for (int i = 1; i < n; i++) {
+    for (int i = 1; i < n - 1; i++) {
         assert_true(byocl_rtmod_part(mod, "opencl_main_0", i, &p));
         assert_false(p.transfer);
+        assert_false(p.between_kernels);
         assert_non_null(p.kernel);
         assert_true(strlen(p.name) > 0);
         assert_int_equal(p.runs, 3);
@@ -637,6 +639,14 @@ static void test_profile_parts(void **state)
         kernel_ms += p.total_ms;
     }
     assert_true(kernel_ms > 0); /* event times were read */
+    /* The last part: the device idle between consecutive kernels, once per call. */
+    assert_true(byocl_rtmod_part(mod, "opencl_main_0", n - 1, &p));
+    assert_string_equal(p.name, "gaps between kernels");
+    assert_null(p.kernel);
+    assert_false(p.transfer);
+    assert_true(p.between_kernels);
+    assert_int_equal(p.runs, 3);
+    assert_true(p.min_ms >= 0 && p.min_ms <= p.last_ms && p.min_ms * 3 <= p.total_ms + 1e-12);
     assert_false(byocl_rtmod_part(mod, "opencl_main_0", n, &p));
     byocl_tensor_unref(x);
     byocl_tensor_unref(y);
@@ -674,15 +684,20 @@ static void test_profile_through_build(void **state)
     byocl_step_info info;
     assert_int_equal(byocl_executor_step(ex, 0, &info, &err), BYOCL_OK);
     assert_string_equal(info.runner, "opencl");
-    assert_int_equal(byocl_compiled_num_step_parts(c, 0), 2); /* transfers, the relu */
+    /* transfers, the relu, the gaps between kernels */
+    assert_int_equal(byocl_compiled_num_step_parts(c, 0), 3);
     byocl_region_part p;
     assert_int_equal(byocl_compiled_step_part(c, 0, 1, &p, &err), BYOCL_OK);
     assert_int_equal(p.runs, 2);
+    assert_int_equal(byocl_compiled_step_part(c, 0, 2, &p, &err), BYOCL_OK);
+    assert_true(p.between_kernels);
+    assert_int_equal(p.runs, 2);
+    assert_true(p.total_ms == 0); /* one kernel: nothing between kernels */
     byocl_compiled_reset_parts(c);
     assert_int_equal(byocl_compiled_step_part(c, 0, 1, &p, &err), BYOCL_OK);
     assert_int_equal(p.runs, 0);
-    assert_int_equal(byocl_compiled_step_part(c, 0, 2, &p, &err), BYOCL_ERR_INVALID);
-    assert_string_equal(err.msg, "part 2 is out of range: step 0 (opencl_main_0) has 2 timed "
+    assert_int_equal(byocl_compiled_step_part(c, 0, 3, &p, &err), BYOCL_ERR_INVALID);
+    assert_string_equal(err.msg, "part 3 is out of range: step 0 (opencl_main_0) has 3 timed "
                                  "parts");
     assert_int_equal(byocl_compiled_step_part(c, 1, 0, &p, &err), BYOCL_ERR_INVALID);
     assert_string_equal(err.msg, "step 1 is not a region step of the compiled model");

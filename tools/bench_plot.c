@@ -62,7 +62,7 @@ void bench_plot_svg(FILE *f, const char *title, const bench_bar *bars, int n)
     write_text(f, title);
     fprintf(f, "</text>\n");
     static const char *const legend[] = {"host", "offloaded: kernels", "transfers",
-                                         "host side of the calls, host ops"};
+                                         "gaps between kernels, host side of the calls, host ops"};
     double lx = 10;
     for (int k = 0; k < 4; k++) {
         fprintf(f, "<rect x=\"%.1f\" y=\"32\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", lx,

@@ -14,8 +14,8 @@ typedef struct bench_bar {
 } bench_bar;
 
 /* Writes the picture to f: per row, the host bar above the offloaded bar, the latter split
- * into kernels, transfers and the rest (the host side of the calls, host ops), each bar
- * labelled with its milliseconds. */
+ * into kernels, transfers and the rest (the gaps between kernels, the host side of the
+ * calls, host ops), each bar labelled with its milliseconds. */
 void bench_plot_svg(FILE *f, const char *title, const bench_bar *bars, int n);
 
 #endif

@@ -113,16 +113,23 @@ typedef struct profiled_step {
     int index;
 } profiled_step;
 
+/* Kernels first, then the transfers, then the gaps between kernels. */
+static int part_rank(const byocl_region_part *p)
+{
+    return p->between_kernels ? 2 : p->transfer ? 1 : 0;
+}
+
 static int by_part_time(const void *pa, const void *pb)
 {
     const byocl_region_part *a = pa, *b = pb;
-    if (a->transfer != b->transfer)
-        return a->transfer ? 1 : -1; /* kernels first */
+    if (part_rank(a) != part_rank(b))
+        return part_rank(a) - part_rank(b);
     return a->total_ms != b->total_ms ? (a->total_ms > b->total_ms ? -1 : 1) : 0;
 }
 
 /* Under a region step whose module times its parts: each kernel (slowest first), the
- * transfers, and what the call cost beyond them on the host. */
+ * transfers, the device's idle time between kernels, and what the call cost beyond them
+ * on the host. */
 static int print_parts(const byocl_compiled *c, const profiled_step *s, double per_run,
                        double total)
 {
@@ -141,9 +148,9 @@ static int print_parts(const byocl_compiled *c, const profiled_step *s, double p
         double ms = parts[k].total_ms / per_run;
         timed += parts[k].total_ms;
         cli_gflops_str(parts[k].flops, ms, g, sizeof g);
-        if (parts[k].transfer)
-            printf("  %10.3f %5.1f%% %9s    transfers\n", ms,
-                   total > 0 ? 100.0 * parts[k].total_ms / total : 0.0, g);
+        if (parts[k].transfer || parts[k].between_kernels)
+            printf("  %10.3f %5.1f%% %9s    %s\n", ms,
+                   total > 0 ? 100.0 * parts[k].total_ms / total : 0.0, g, parts[k].name);
         else
             printf("  %10.3f %5.1f%% %9s    kernel %s (%s)\n", ms,
                    total > 0 ? 100.0 * parts[k].total_ms / total : 0.0, g, parts[k].name,

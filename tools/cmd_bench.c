@@ -6,7 +6,7 @@
  * host step counts for the region of the node it ends with (a fusion group the host
  * backend grew across a region's border counts for the region of its last node). The
  * offloaded build's region steps are @<target>_main_<n>; their parts (OpenCL events) split
- * them into kernels and transfers. See docs/benchmarks.md. */
+ * them into kernels, transfers and the gaps between kernels. See docs/benchmarks.md. */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <errno.h>
 #include <ftw.h>
@@ -97,7 +97,7 @@ typedef struct bench_row {
     char name[80];
     int ops;
     double flops;
-    double host_ms, offloaded_ms, kernels_ms, transfers_ms; /* per run */
+    double host_ms, offloaded_ms, kernels_ms, transfers_ms, gaps_ms; /* per run */
 } bench_row;
 
 typedef struct bench_result {
@@ -358,8 +358,8 @@ static void attribute_host_steps(const bench_path *host, const bench_regions *re
     }
 }
 
-/* Offloaded build: region steps by symbol, their parts split into kernels and transfers;
- * kernel steps are host ops. */
+/* Offloaded build: region steps by symbol, their parts split into kernels, transfers and
+ * the gaps between kernels; kernel steps are host ops. */
 static void attribute_offloaded_steps(const bench_path *off, bench_result *res)
 {
     bench_row *host_ops = &res->rows[res->n_rows - 1];
@@ -378,8 +378,10 @@ static void attribute_offloaded_steps(const bench_path *off, bench_result *res)
             byocl_region_part part;
             if (byocl_compiled_step_part(off->c, i, k, &part, NULL) != BYOCL_OK)
                 continue;
-            *(part.transfer ? &row->transfers_ms : &row->kernels_ms) +=
-                part.total_ms / off->per_run;
+            double *sum = part.transfer          ? &row->transfers_ms
+                          : part.between_kernels ? &row->gaps_ms
+                                                 : &row->kernels_ms;
+            *sum += part.total_ms / off->per_run;
         }
     }
 }
@@ -453,8 +455,8 @@ static void print_table(const bench_request *req, const bench_path *paths,
                paths[k].median_ms, paths[k].max_ms);
     printf("  speedup (host median / offloaded median): %.2fx\n",
            ratio(paths[0].median_ms, paths[1].median_ms));
-    printf("\n  %-22s %5s %8s %10s %10s %10s %10s %8s\n", "per run", "ops", "GFLOP", "host ms",
-           "offl. ms", "kernels", "transfers", "speedup");
+    printf("\n  %-22s %5s %8s %10s %10s %10s %10s %10s %8s\n", "per run", "ops", "GFLOP",
+           "host ms", "offl. ms", "kernels", "transfers", "gaps", "speedup");
     for (int r = 0; r < res->n_rows; r++) {
         const bench_row *row = &res->rows[r];
         bool host_ops = r == res->n_rows - 1;
@@ -463,10 +465,10 @@ static void print_table(const bench_request *req, const bench_path *paths,
         printf("  %-22s %5d %8.3f %10.3f %10.3f", row->name, row->ops, row->flops / 1e9,
                row->host_ms, row->offloaded_ms);
         if (host_ops)
-            printf(" %10s %10s %8s\n", "-", "-", "-");
+            printf(" %10s %10s %10s %8s\n", "-", "-", "-", "-");
         else
-            printf(" %10.3f %10.3f %7.2fx\n", row->kernels_ms, row->transfers_ms,
-                   ratio(row->host_ms, row->offloaded_ms));
+            printf(" %10.3f %10.3f %10.3f %7.2fx\n", row->kernels_ms, row->transfers_ms,
+                   row->gaps_ms, ratio(row->host_ms, row->offloaded_ms));
     }
     printf("\n  %-22s %10s %10s %10s %14s\n", "compile", "cold ms", "1st run ms", "cached ms",
            "activations");
@@ -585,6 +587,7 @@ static void json_row(FILE *f, const bench_row *row, bool region, const char *aft
     if (region) {
         json_num(f, "kernels_ms", row->kernels_ms, ", ");
         json_num(f, "transfers_ms", row->transfers_ms, ", ");
+        json_num(f, "gaps_ms", row->gaps_ms, ", ");
         json_num(f, "speedup", ratio(row->host_ms, row->offloaded_ms), "}");
     }
     fprintf(f, "%s", after);
@@ -618,7 +621,8 @@ static void json_steps(FILE *f, const bench_path *p)
             double pms = part.total_ms / p->per_run;
             fprintf(f, "%s{\"name\": ", k ? ", " : "");
             cli_json_string(f, part.name);
-            fprintf(f, ", \"transfer\": %s, ", part.transfer ? "true" : "false");
+            fprintf(f, ", \"transfer\": %s, \"between_kernels\": %s, ",
+                    part.transfer ? "true" : "false", part.between_kernels ? "true" : "false");
             json_num(f, "ms", pms, ", ");
             json_num(f, "gflops", part.flops > 0 ? part.flops / (pms * 1e6) : NAN, "}");
         }
@@ -831,7 +835,9 @@ const cli_command cli_cmd_bench = {
         "\n"
         "The table shows end-to-end min, median and max and the speedup; per region its\n"
         "ops, GFLOP, its time in the host build (the host steps that compute its nodes)\n"
-        "against its time offloaded, split into kernels and transfers (OpenCL events);\n"
+        "against its time offloaded, split into kernels, transfers and the gaps between\n"
+        "kernels (OpenCL events: the device idle from one kernel's end to the next one's\n"
+        "start);\n"
         "the ops outside regions; compile times (cold, the cold build's first run,\n"
         "cached); the storage plans' activation memory; the process's peak RSS; and how\n"
         "far the offloaded outputs are from the host's (largest absolute difference,\n"

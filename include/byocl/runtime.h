@@ -108,12 +108,16 @@ byocl_status byocl_rtmod_run(byocl_rtmod *mod, const char *symbol, DLTensor *con
                              int n_in, int n_out, byocl_error *err);
 
 /* Runtime modules that time the parts of a region call (the OpenCL module with profiling
- * on: its transfers and each kernel, by OpenCL events) report them through this. A part's
+ * on: its transfers, each kernel and the gaps between kernels, by OpenCL events) report
+ * them through this. A part's
  * times are the module's own, summed over every executor of the compiled model. */
 typedef struct byocl_region_part {
-    const char *name;   /* "transfers", or what a kernel computes ("nn.conv2d+nn.relu %3") */
-    const char *kernel; /* the kernel's function name; NULL for transfers */
+    const char *name;   /* "transfers", "gaps between kernels", or what a kernel computes
+                           ("nn.conv2d+nn.relu %3") */
+    const char *kernel; /* the kernel's function name; NULL for the other two */
     bool transfer;      /* host <-> device copies (or maps), not a kernel */
+    bool between_kernels; /* the device idle between consecutive kernels (one kernel's end
+                             to the next one's start: the driver's scheduling) */
     double flops;       /* the kernel's arithmetic, 0 when unknown */
     int64_t runs;
     double last_ms, min_ms, total_ms;

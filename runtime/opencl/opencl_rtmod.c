@@ -48,7 +48,7 @@ typedef struct ocl_region {
     bool keep_io;      /* zero-copy on a CPU device: io buffers stay for the next call */
     cl_event *events;  /* one call's: transfers first, then the launches */
     pthread_mutex_t times_lock;
-    part_time *times;  /* [0] transfers, [1 + l] launch l */
+    part_time *times;  /* [0] transfers, [1 + l] launch l, [1 + n_launches] the gaps */
 } ocl_region;
 
 static void release_mems(cl_mem *mems, int n)
@@ -279,14 +279,44 @@ static byocl_status make_launch(ocl_region *r, int l, byocl_error *err)
 
 /* --------------------------------------------------------------------- run */
 
+/* An event's start and end on the device's clock (ns); false when it has none. */
+static bool event_span(cl_event ev, cl_ulong *t0, cl_ulong *t1)
+{
+    *t0 = *t1 = 0;
+    return ev &&
+           clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof *t0, t0, NULL) ==
+               CL_SUCCESS &&
+           clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof *t1, t1, NULL) ==
+               CL_SUCCESS &&
+           *t1 >= *t0;
+}
+
 static double event_ms(cl_event ev)
 {
-    cl_ulong t0 = 0, t1 = 0;
-    if (!ev || clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) !=
-                   CL_SUCCESS ||
-        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) != CL_SUCCESS)
-        return 0;
-    return t1 > t0 ? (double)(t1 - t0) * 1e-6 : 0;
+    cl_ulong t0, t1;
+    return event_span(ev, &t0, &t1) ? (double)(t1 - t0) * 1e-6 : 0;
+}
+
+/* The time between consecutive launches: from one kernel's end to the next one's start,
+ * which the driver spends handing the next command to its threads (in an in-order queue
+ * the next kernel is only submitted when the previous one has ended). */
+static double launch_gaps_ms(const cl_event *launch_ev, int n_launches)
+{
+    double gaps = 0;
+    cl_ulong prev_end = 0;
+    bool have_prev = false;
+    for (int l = 0; l < n_launches; l++) {
+        cl_ulong t0, t1;
+        if (!event_span(launch_ev[l], &t0, &t1)) {
+            have_prev = false;
+            continue;
+        }
+        if (have_prev && t0 > prev_end)
+            gaps += (double)(t0 - prev_end) * 1e-6;
+        prev_end = t1;
+        have_prev = true;
+    }
+    return gaps;
 }
 
 static void record(part_time *t, double ms)
@@ -303,10 +333,14 @@ static void collect_times(ocl_region *r)
     double transfer_ms = 0;
     for (int i = 0; i < 2 * (r->n_in + r->n_out); i++)
         transfer_ms += event_ms(r->events[i]);
+    const cl_event *launch_ev = r->events + 2 * (r->n_in + r->n_out);
+    int n = r->plan->n_launches;
+    double gaps_ms = launch_gaps_ms(launch_ev, n);
     pthread_mutex_lock(&r->times_lock);
     record(&r->times[0], transfer_ms);
-    for (int l = 0; l < r->plan->n_launches; l++)
-        record(&r->times[1 + l], event_ms(r->events[2 * (r->n_in + r->n_out) + l]));
+    for (int l = 0; l < n; l++)
+        record(&r->times[1 + l], event_ms(launch_ev[l]));
+    record(&r->times[1 + n], gaps_ms);
     pthread_mutex_unlock(&r->times_lock);
 }
 
@@ -451,7 +485,7 @@ static byocl_status region_run(void *ctx, const char *symbol, DLTensor *const *a
 static int parts_count(void *ctx, const char *symbol)
 {
     ocl_region *r = ctx;
-    return r->dev->profiling && strcmp(symbol, r->symbol + 1) == 0 ? 1 + r->plan->n_launches : 0;
+    return r->dev->profiling && strcmp(symbol, r->symbol + 1) == 0 ? 2 + r->plan->n_launches : 0;
 }
 
 static bool parts_get(void *ctx, const char *symbol, int index, byocl_region_part *out)
@@ -462,11 +496,13 @@ static bool parts_get(void *ctx, const char *symbol, int index, byocl_region_par
     pthread_mutex_lock(&r->times_lock);
     part_time t = r->times[index];
     pthread_mutex_unlock(&r->times_lock);
-    const byocl_cl_launch *launch = index > 0 ? &r->plan->launches[index - 1] : NULL;
+    bool gaps = index == 1 + r->plan->n_launches;
+    const byocl_cl_launch *launch = index > 0 && !gaps ? &r->plan->launches[index - 1] : NULL;
     *out = (byocl_region_part){
-        .name = launch ? launch->label : "transfers",
+        .name = launch ? launch->label : gaps ? "gaps between kernels" : "transfers",
         .kernel = launch ? launch->kernel : NULL,
-        .transfer = !launch,
+        .transfer = index == 0,
+        .between_kernels = gaps,
         .flops = launch ? launch->flops : 0,
         .runs = t.runs,
         .last_ms = t.last_ms,
@@ -480,7 +516,7 @@ static void parts_reset(void *ctx)
 {
     ocl_region *r = ctx;
     pthread_mutex_lock(&r->times_lock);
-    memset(r->times, 0, (1 + (size_t)r->plan->n_launches) * sizeof *r->times);
+    memset(r->times, 0, (2 + (size_t)r->plan->n_launches) * sizeof *r->times);
     pthread_mutex_unlock(&r->times_lock);
 }
 
@@ -511,7 +547,7 @@ byocl_status ocl_rtmod_new(ocl_device *dev, const byocl_function *region, byocl_
     if (st == BYOCL_OK) {
         r->launches = calloc((size_t)plan->n_launches + 1, sizeof *r->launches);
         r->events = calloc((size_t)n_events(r) + 1, sizeof *r->events);
-        r->times = calloc((size_t)plan->n_launches + 1, sizeof *r->times);
+        r->times = calloc((size_t)plan->n_launches + 2, sizeof *r->times);
         if (!r->launches || !r->events || !r->times)
             st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     }
