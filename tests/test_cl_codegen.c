@@ -212,6 +212,7 @@ typedef struct run_opts {
     int expect_launches;    /* when > 0 */
     int vector_width;       /* the device's float vector width (0: the default, 16) */
     const char *expect_text; /* when set: text the program must contain */
+    const char *expect_text_too; /* when set: more text the program must contain */
     const char *reject_text; /* when set: text the program must not contain */
     bool exact;             /* outputs must equal the reference's bit for bit (NaN: any NaN) */
     byocl_tensor *const *inputs; /* when set: the inputs, instead of random ones */
@@ -232,6 +233,8 @@ static double check_region_opts(const char *text, const run_opts *o)
         fail_msg("%s", err.msg);
     if (o->expect_text)
         ts_assert_contains(plan->source, o->expect_text);
+    if (o->expect_text_too)
+        ts_assert_contains(plan->source, o->expect_text_too);
     if (o->reject_text && strstr(plan->source, o->reject_text))
         fail_msg("the program contains \"%s\":\n%s", o->reject_text, plan->source);
     if (o->expect_launches > 0 && plan->n_launches != o->expect_launches)
@@ -457,15 +460,19 @@ static void test_conv2d_depthwise(void **state)
         "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=6);\n"
         "  %1 = nn.bias_add(%0, %b);\n"
         "  clip(%1, a_min=0f, a_max=6f)\n}\n";
+    /* 4 output rows a work-item at stride 1 (13 rows: the last block computes 3 rows
+     * past the output and drops them), 2 at stride 2 (9 rows). */
     run_opts o = {.seed = 11, .expect_launches = 1, .vector_width = 8,
-                  .expect_text = "#define TAP_IN(at) vload8(0, x + (at))\n"};
+                  .expect_text = "#define TAP_IN(at) vload8(0, x + (at))\n",
+                  .expect_text_too = "#define RY 4\n#define ROWS_IN 6\n"};
     check_region_opts(dw, &o);
     check_region_f16(dw);
     static const char s2[] = MAIN("%x: Tensor[(1, 5, 17, 128), float32], "
                                   "%c_w: Tensor[(5, 1, 3, 3), float32]")
         "  nn.conv2d(%x, %c_w, strides=[2, 2], padding=[0, 1, 1, 0], groups=5)\n}\n";
     run_opts o2 = {.seed = 12, .expect_launches = 1, .vector_width = 8,
-                   .expect_text = "#define TAP_IN(at) vload16(0, x + (at)).even\n"};
+                   .expect_text = "#define TAP_IN(at) vload16(0, x + (at)).even\n",
+                   .expect_text_too = "#define RY 2\n#define ROWS_IN 5\n"};
     check_region_opts(s2, &o2);
     check_region_f16(s2);
     run_opts o3 = {.seed = 13, .expect_launches = 1, .vector_width = 8,
@@ -494,7 +501,10 @@ static void test_conv2d_depthwise(void **state)
                  "  nn.conv2d(%x, %w, groups=3)\n}\n");
     /* Edge tiles read each tap with one load inside the row and a constant shuffle: 14
      * columns (both tiles at an edge), a dilated 5x5 on 11 columns (one tile, both edges),
-     * and stride 2 (17 outputs: the third tile runs past the row and the output). */
+     * and stride 2 (17 outputs: the third tile runs past the row and the output). Where
+     * all tiles are edge tiles, the chain of tests of tx ends with TAP_EDGE; where one is
+     * inside (the stride-2 row), the last edge tile is not tested and TAP_EDGE is not in
+     * the chain. */
     static const char *const edges[] = {
         MAIN("%x: Tensor[(1, 3, 14, 14), float32], %w: Tensor[(3, 1, 3, 3), float32]")
         "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=3)\n}\n",
@@ -508,11 +518,14 @@ static void test_conv2d_depthwise(void **state)
         "(uint8)(1, 2, 3, 4, 5, 6, 7, 8))",
         "(tx) == 0 ? ((kw) == 0 ? shuffle2(vload8(0, x + (row) + 0), (float8)(0.0f), "
         "(uint8)(8, 8, 0, 1, 2, 3, 4, 5))",
-        "(tx) == 2 ? ((kw) == 0 ? shuffle2(vload16(0, x + (row) + 17), (float16)(0.0f), "
+        ": ((kw) == 0 ? shuffle2(vload16(0, x + (row) + 17), (float16)(0.0f), "
         "(uint8)(14, 16, 16, 16, 16, 16, 16, 16))"};
+    const char *const chain_end[] = {"TAP_EDGE(row, col))\n", "TAP_EDGE(row, col))\n",
+                                     "(uint8)(16, 16, 16, 16, 16, 16, 16, 16))))\n"};
     for (int i = 0; i < 3; i++) {
         run_opts oe = {.seed = 15 + (uint64_t)i, .expect_launches = 1, .vector_width = 8,
-                       .expect_text = edge_text[i]};
+                       .expect_text = edge_text[i], .expect_text_too = chain_end[i],
+                       .reject_text = i == 2 ? "TAP_EDGE(row, col))\n" : NULL};
         check_region_opts(edges[i], &oe);
         check_region_f16(edges[i]);
     }
@@ -734,10 +747,13 @@ static void test_max_pool(void **state)
                  "  nn.max_pool2d(%x, pool_size=[3, 2], strides=[2, 2], ceil_mode=True)\n}\n");
     check_region(MAIN("%x: Tensor[(1, 2, 9, 9), float32]")
                  "  nn.max_pool2d(%x, pool_size=[2, 2], dilation=[2, 2], padding=[1, 0, 1, 2])\n}\n");
-    /* Row tiles whose edge tiles shuffle, the last window hanging over the edge. */
+    /* Row tiles whose edge tiles shuffle, the last window hanging over the edge: the first
+     * tile is inside, so the second, the only edge tile, is not tested for (no TAP_EDGE). */
     run_opts ceil = {.seed = 19, .vector_width = 8,
-                     .expect_text = "(tx) == 1 ? ((kw) == 0 ? shuffle2(vload16(0, x + (row) + 5), "
-                                    "(float16)(-INFINITY), (uint8)(11, 13, 15, 16, 16, 16, 16, 16))"};
+                     .expect_text = "#define TAP_EDGE_TILE(row, col, kw) (((kw) == 0 ? "
+                                    "shuffle2(vload16(0, x + (row) + 5), "
+                                    "(float16)(-INFINITY), (uint8)(11, 13, 15, 16, 16, 16, 16, 16))",
+                     .reject_text = "TAP_EDGE(row, col))\n"};
     check_region_opts(MAIN("%x: Tensor[(1, 2, 9, 21), float32]")
                       "  nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], ceil_mode=True)\n}\n",
                       &ceil);

@@ -931,15 +931,18 @@ static void test_target_without_compile(void **state)
 
 /* ----------------------------------------------------- parallel builds */
 
-/* Four convolutions of different shapes with their weights as inputs: four conv2d kernels
- * (build cost 3 each) and their layout and packing launches, enough for two parts. */
-static byocl_module *four_convs(void)
+/* A depthwise convolution and four convolutions of different shapes, with their weights
+ * as inputs: a depthwise kernel (build cost 8), four conv2d kernels and three input
+ * layouts (3 each) and the weights' packing launches, enough for two parts (12 each). */
+static byocl_module *five_convs(void)
 {
     return ts_parse_typed(
-        "def @main(%x: Tensor[(1, 8, 12, 12), float32], %w1: Tensor[(8, 8, 3, 3), float32], "
+        "def @main(%x: Tensor[(1, 8, 12, 12), float32], %wd: Tensor[(8, 1, 3, 3), float32], "
+        "%w1: Tensor[(8, 8, 3, 3), float32], "
         "%w2: Tensor[(16, 8, 3, 3), float32], %w3: Tensor[(16, 16, 3, 3), float32], "
         "%w4: Tensor[(8, 16, 1, 1), float32]) {\n"
-        "  %0 = nn.conv2d(%x, %w1, padding=[1, 1, 1, 1], channels=8, kernel_size=[3, 3]);\n"
+        "  %d = nn.conv2d(%x, %wd, padding=[1, 1, 1, 1], groups=8);\n"
+        "  %0 = nn.conv2d(%d, %w1, padding=[1, 1, 1, 1], channels=8, kernel_size=[3, 3]);\n"
         "  %1 = nn.relu(%0);\n"
         "  %2 = nn.conv2d(%1, %w2, padding=[1, 1, 1, 1], channels=16, kernel_size=[3, 3]);\n"
         "  %3 = nn.conv2d(%2, %w3, strides=[2, 2], padding=[1, 1, 1, 1], channels=16, "
@@ -999,7 +1002,7 @@ static void test_parallel_build(void **state)
     char path[4096];
     assert_non_null(ocl_build_worker_path(path, sizeof path));
     ts_assert_contains(path, "/tools/byocl-opencl-build");
-    byocl_module *m = four_convs();
+    byocl_module *m = five_convs();
     setenv("BYOCL_OPENCL_BUILD_JOBS", "2", 1);
     expect_totals(build_and_check(m), 2, 1, 0);
     assert_int_equal(count_files(".clbin"), 2);
@@ -1024,7 +1027,7 @@ static void test_parallel_build(void **state)
 static void test_parallel_build_fallbacks(void **state)
 {
     (void)state;
-    byocl_module *m = four_convs();
+    byocl_module *m = five_convs();
     setenv("BYOCL_OPENCL_BUILD_JOBS", "2", 1);
     ts_remove_tree(byocl_cache);
     setenv("BYOCL_OPENCL_BUILD_WORKER", "/bin/false", 1);
@@ -1068,7 +1071,7 @@ static void test_parallel_build_fallbacks(void **state)
 static void test_parallel_build_failure(void **state)
 {
     (void)state;
-    byocl_module *m = four_convs();
+    byocl_module *m = five_convs();
     ocl_device *dev = default_device();
     byocl_cl_codegen_options copt = {.compute_units = dev->info.compute_units,
                                      .vector_width = dev->info.float_vector_width};

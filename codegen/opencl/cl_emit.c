@@ -167,10 +167,14 @@ typedef struct row_tiles {
 } row_tiles;
 
 /* Edge tiles given a shuffle each (more fall back to TAP_EDGE's lane-by-lane loads).
- * TAP_EDGE also ends the chain of tests of tx, though no tile reaches it: without it
- * (the last edge tile untested, or a constant there) PoCL evaluated the edge tiles'
- * shuffles together, and mobilenet_v2's 7x7 and 14x14 depthwise convs took twice as
- * long (0.05 -> 0.10-0.18 ms), for 15% less compile time. */
+ * Where every edge tile has its shuffle and some tile of the row is inside it, the last
+ * edge tile is not tested (no tile reaches TAP_EDGE): with the lane-by-lane fallback in
+ * each of their taps, the depthwise kernels of 4 output rows a work-item took PoCL twice
+ * as long to compile (0.45 -> 0.9 s on mobilenet_v2), and without it those of rows with
+ * an inside tile also ran faster (its 28x28 and 112x112 depthwise convs 0.157 -> 0.117
+ * and 0.319 -> 0.244 ms). Rows of edge tiles only keep TAP_EDGE at the end of the
+ * chain: without it PoCL evaluated both tiles' shuffles together, and mobilenet_v2's
+ * 14x14 and 7x7 depthwise convs took 1.3-1.5 times as long. */
 #define ROW_EDGE_TILES_MAX 4
 
 /* Tap kw of edge tile t, read with one vector load inside the row and a constant shuffle:
@@ -254,23 +258,34 @@ static byocl_status define_row_taps(clg_kernel *k, const row_tiles *g, byocl_dty
     const char *ptr = x_dtype == BYOCL_FLOAT16 ? "(const __global half *)x" : "x";
     int pt = g->pt;
     byocl_textbuf tile = {0};
-    /* tx == t ? (kw == 0 ? ... : kw == 1 ? ... : ...) : ... : TAP_EDGE(row, col) */
+    /* tx == t ? (kw == 0 ? ... : kw == 1 ? ... : ...) : ... : TAP_EDGE(row, col), or the
+     * last edge tile's taps untested in place of TAP_EDGE (ROW_EDGE_TILES_MAX says when) */
     int64_t tiles = (g->out_width + pt - 1) / pt;
+    bool shuffles = clg_row_edge_shuffles(pt, g->stride, g->width);
+    int edges = 0;
+    for (int64_t t = 0; t < tiles; t++)
+        edges += !clg_row_tile_inside(pt, g->stride, g->taps, g->dilation, g->pad, g->width, t);
+    bool last_untested = shuffles && edges > 0 && edges <= ROW_EDGE_TILES_MAX && edges < tiles;
     int shuffled = 0;
-    for (int64_t t = 0; t < tiles && clg_row_edge_shuffles(pt, g->stride, g->width); t++) {
-        if (clg_row_tile_inside(pt, g->stride, g->taps, g->dilation, g->pad, g->width, t) ||
-            shuffled == ROW_EDGE_TILES_MAX)
+    for (int64_t t = 0; t < tiles && shuffles && shuffled < ROW_EDGE_TILES_MAX; t++) {
+        if (clg_row_tile_inside(pt, g->stride, g->taps, g->dilation, g->pad, g->width, t))
             continue;
-        base_textbuf_printf(&tile, "(tx) == %lld ? (", (long long)t);
+        bool tested = !(last_untested && shuffled == edges - 1);
+        if (tested)
+            base_textbuf_printf(&tile, "(tx) == %lld ? ", (long long)t);
+        base_textbuf_puts(&tile, "(");
         for (int64_t kw = 0; kw < g->taps; kw++) {
             if (kw + 1 < g->taps)
                 base_textbuf_printf(&tile, "(kw) == %lld ? ", (long long)kw);
             edge_shuffle(&tile, g, t, kw, half, ptr, fill);
-            base_textbuf_puts(&tile, kw + 1 < g->taps ? " : " : ") : ");
+            base_textbuf_puts(&tile, kw + 1 < g->taps ? " : " : ")");
         }
+        if (tested)
+            base_textbuf_puts(&tile, " : ");
         shuffled++;
     }
-    base_textbuf_puts(&tile, "TAP_EDGE(row, col)");
+    if (!last_untested)
+        base_textbuf_puts(&tile, "TAP_EDGE(row, col)");
     char *tap_tile = base_textbuf_take(&tile);
     if (tap_tile)
         clg_kernel_define(k, "TAP_EDGE_TILE(row, col, kw)", "(%s)", tap_tile);
@@ -333,9 +348,12 @@ static byocl_status emit_conv_depthwise(clg_gen *gen, const clg_group *grp,
     clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
     clg_kernel_define(&k, "VEC", "float%d", s->row_pt);
     clg_kernel_define(&k, "VSTORE", "vstore%d", s->row_pt);
-    static const char *const names[] = {"PT", "C", "H", "W", "OH", "OW", "KH", "KW", "SH",
-                                        "SW", "DH", "DW", "PAD_T", "PAD_L", "SPAN"};
-    const int64_t values[] = {s->row_pt, s->c, s->h, s->w, s->oh, s->ow, s->kh, s->kw,
+    static const char *const names[] = {"PT", "RY", "ROWS_IN", "C", "H", "W", "OH", "OW",
+                                        "KH", "KW", "SH", "SW", "DH", "DW", "PAD_T", "PAD_L",
+                                        "SPAN"};
+    const int64_t values[] = {s->row_pt, s->row_ry,
+                              (s->row_ry - 1) * s->stride[0] + (s->kh - 1) * s->dilation[0] + 1,
+                              s->c, s->h, s->w, s->oh, s->ow, s->kh, s->kw,
                               s->stride[0], s->stride[1], s->dilation[0], s->dilation[1],
                               s->pad[0], s->pad[1], load + (s->kw - 1) * s->dilation[1]};
     define_ints(&k, names, values, sizeof names / sizeof names[0]);
@@ -344,7 +362,8 @@ static byocl_status emit_conv_depthwise(clg_gen *gen, const clg_group *grp,
     byocl_status st = define_row_taps(&k, &g, x_dtype, "0.0f");
     if (st == BYOCL_OK)
         st = clg_epilogue_define_tiles(&k, grp, s->row_pt, 1, gen->err);
-    size_t global[3] = {(size_t)s->oh, (size_t)tiles, (size_t)(s->n * s->c)};
+    size_t global[3] = {(size_t)((s->oh + s->row_ry - 1) / s->row_ry), (size_t)tiles,
+                        (size_t)(s->n * s->c)};
     return clg_kernel_finish(&k, st, "conv2d_depthwise", label, 3, global, clg_group_flops(gen, grp));
 }
 

@@ -242,6 +242,7 @@ typedef struct clg_conv_sched {
     int64_t stride[2], dilation[2], pad[4];   /* pad: top, left, bottom, right */
     int pt, oct;             /* tile: grid positions x output channels per work-item */
     int row_pt;              /* a depthwise conv's row tile (clg_row_tile_width) */
+    int row_ry;              /* and its output rows per work-item (clg_depthwise_rows) */
     int64_t ob;              /* output-channel blocks per group */
     bool direct;             /* reads the input as it is (no layout launch) */
     int n_phase_y, n_phase_x;
@@ -266,6 +267,10 @@ void clg_conv_sched_free(clg_conv_sched *s);
  * enough taps for kernels_cl/conv2d_depthwise.cl, which reads its input in place, and
  * rows wide enough for its tiles (clg_row_tiles_pay). */
 bool clg_conv_is_depthwise(const clg_conv_sched *s);
+/* Output rows a depthwise conv's work-item computes (conv2d_depthwise.cl), of `oh`, with
+ * `stride` between rows: 4 at stride 1, 2 at larger strides (at most oh). Measured on
+ * mobilenet_v2, PoCL: docs/opencl-codegen.md, "Depthwise convs". */
+int clg_depthwise_rows(int64_t oh, int64_t stride);
 /* Row tiles (conv2d_depthwise.cl, max_pool2d.cl, conv2d_input.cl; conv2d.cl's tile starts
  * from it): PT outputs of a row per work-item, PT
  * the device's vector width (4, 8 or 16; 16 for any other width). */

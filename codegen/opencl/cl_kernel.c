@@ -306,11 +306,22 @@ static clg_kernel_text *add_kernel_text(clg_gen *gen)
 }
 
 /* A kernel's compile time relative to a simple kernel's, for splitting a program into
- * parts of equal work: PoCL 3.1 took 0.7-1.1 s per conv2d kernel (its tiles unrolled over
- * the taps) and 0.2-0.4 s for each other kind (resnet18's kernels built one by one). */
+ * parts of equal work. PoCL 3.1 on a Zen 3 (POCL_DEBUG=llvm,timing, December 2026; the
+ * resnet18, mobilenet_v2 and efficientnet_b7 regions): elementwise, pooling and dense
+ * kernels 0.05-0.12 s; conv2d 0.12-0.45 s and conv2d_input 0.14-0.32 s; the row-tile
+ * kernels, whose taps read through per-tile edge shuffles (conv2d_depthwise, max_pool2d),
+ * 0.4-0.95 s. */
 static double build_cost(const char *template_name)
 {
-    return strcmp(template_name, "conv2d") == 0 ? 3.0 : 1.0;
+    static const struct {
+        const char *name;
+        double cost;
+    } costs[] = {{"conv2d", 3}, {"conv2d_input", 3}, {"conv2d_depthwise", 8},
+                 {"max_pool2d", 8}};
+    for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++)
+        if (strcmp(template_name, costs[i].name) == 0)
+            return costs[i].cost;
+    return 1.0;
 }
 
 void clg_kernel_abandon(clg_kernel *k)

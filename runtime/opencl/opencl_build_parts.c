@@ -34,8 +34,9 @@ extern char **environ;
 #define OCL_WORKER_PROTOCOL "1"
 
 /* A part is worth a process of its own from about this cost (build_cost units: one is a
- * simple kernel, 0.2-0.4 s with PoCL): a worker's start and PoCL's own take about 0.5 s. */
-#define MIN_PART_COST 6.0
+ * simple kernel, about 0.08 s with PoCL, so this is about 1 s): a worker's start and
+ * PoCL's own take about 0.5 s. */
+#define MIN_PART_COST 12.0
 #define MAX_JOBS 64
 
 byocl_status ocl_build_jobs(int *out, byocl_error *err)
