@@ -267,10 +267,11 @@ void clg_conv_sched_free(clg_conv_sched *s);
  * enough taps for kernels_cl/conv2d_depthwise.cl, which reads its input in place, and
  * rows wide enough for its tiles (clg_row_tiles_pay). */
 bool clg_conv_is_depthwise(const clg_conv_sched *s);
-/* Output rows a depthwise conv's work-item computes (conv2d_depthwise.cl), of `oh`, with
- * `stride` between rows: 4 at stride 1, 2 at larger strides (at most oh). Measured on
- * mobilenet_v2, PoCL: docs/opencl-codegen.md, "Depthwise convs". */
-int clg_depthwise_rows(int64_t oh, int64_t stride);
+/* Output rows a depthwise conv's work-item computes (conv2d_depthwise.cl; at most oh): 4
+ * for a stride-1 conv of up to 3 filter rows over rows with a tile inside them, else 2
+ * (more rows unroll more taps, and the taps of rows of edge tiles only are the costliest
+ * to compile). Measured on mobilenet_v2 and efficientnet, PoCL: docs/opencl-codegen.md. */
+int clg_depthwise_rows(const clg_conv_sched *s);
 /* Row tiles (conv2d_depthwise.cl, max_pool2d.cl, conv2d_input.cl; conv2d.cl's tile starts
  * from it): PT outputs of a row per work-item, PT
  * the device's vector width (4, 8 or 16; 16 for any other width). */

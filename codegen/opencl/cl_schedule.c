@@ -106,7 +106,7 @@ byocl_status clg_conv_schedule(const byocl_function *fn, int node, int vector_wi
     int oct;
     conv_tile(vector_width, &s->pt, &oct);
     s->row_pt = clg_row_tile_width(vector_width, s->stride[1], s->w);
-    s->row_ry = clg_depthwise_rows(s->oh, s->stride[0]);
+    s->row_ry = clg_depthwise_rows(s);
     s->oct = pow2_at_least(s->oc_g, oct);
     s->ob = div_up(s->oc_g, s->oct);
     s->ntaps = (int)(s->kh * s->kw);
@@ -175,10 +175,14 @@ bool clg_conv_is_depthwise(const clg_conv_sched *s)
                              s->ow);
 }
 
-int clg_depthwise_rows(int64_t oh, int64_t stride)
+int clg_depthwise_rows(const clg_conv_sched *s)
 {
-    int rows = stride == 1 ? 4 : 2;
-    return oh < rows ? (oh < 1 ? 1 : (int)oh) : rows;
+    bool inside = false; /* a tile of the row inside it */
+    for (int64_t t = 0; t * s->row_pt < s->ow && !inside; t++)
+        inside = clg_row_tile_inside(s->row_pt, s->stride[1], s->kw, s->dilation[1], s->pad[1],
+                                     s->w, t);
+    int rows = s->stride[0] == 1 && s->kh <= 3 && inside ? 4 : 2;
+    return s->oh < rows ? (s->oh < 1 ? 1 : (int)s->oh) : rows;
 }
 
 bool clg_row_vector_load(int pt, int64_t stride)
