@@ -2143,6 +2143,23 @@ static void test_transpose_concat(void **state)
     check_region_f16(c);
     check_region(MAIN("%a: Tensor[(2, 3), float32], %b: Tensor[(2, 2), float32]")
                  "  %0 = nn.relu(%a);\n  concatenate((%0, %b), axis=-1)\n}\n");
+    /* Inputs that are contiguous blocks of the output (every dimension before the axis
+     * 1): up to four in one launch (concatenate.cl), five as five moves. */
+    static const char four[] =
+        MAIN("%a: Tensor[(1, 3, 5), float32], %b: Tensor[(1, 1, 5), float32], "
+             "%d: Tensor[(1, 4, 5), float32], %e: Tensor[(1, 2, 5), float32]")
+        "  concatenate((%a, %b, %d, %e), axis=1)\n}\n";
+    run_opts o4 = {.seed = 3, .expect_launches = 1,
+                   .expect_text = "#define CONCAT_COPY(i, f) switch (f) { case 0: if ((i) < L0) "
+                                  "ST_Y(O0 + (i), LD_x0((i))); break; case 1: if ((i) < L1) "};
+    check_region_opts(four, &o4);
+    check_region_f16(four);
+    run_opts o5 = {.seed = 4, .expect_launches = 5, .reject_text = "CONCAT_COPY"};
+    check_region_opts(MAIN("%a: Tensor[(1, 3, 5), float32], %b: Tensor[(1, 1, 5), float32], "
+                           "%d: Tensor[(1, 4, 5), float32], %e: Tensor[(1, 2, 5), float32], "
+                           "%g: Tensor[(1, 2, 5), float32]")
+                      "  concatenate((%a, %b, %d, %e, %g), axis=1)\n}\n",
+                      &o5);
 }
 
 /* The nn.depth_to_space and nn.space_to_depth cases of tests/gen/gen_ops_transform.py on
@@ -2390,20 +2407,24 @@ static void test_equal_kernels_once(void **state)
         assert_int_equal(launch->args[3].i, convs++ ? 12 : 8);
     }
     assert_int_equal(convs, 2);
-    /* The first concatenation's two copies (128 and 64 elements, work-groups of 8):
-     * one kernel, the count and the block's offset passed. */
-    const byocl_cl_launch *copies[2] = {NULL, NULL};
-    for (int l = 0, c = 0; l < plan->n_launches && c < 2; l++)
-        if (strstr(plan->launches[l].label, "concatenate"))
-            copies[c++] = &plan->launches[l];
-    assert_non_null(copies[1]);
-    assert_string_equal(copies[0]->kernel, copies[1]->kernel);
-    const int32_t want_args[2][2] = {{128, 0}, {64, 128}};
-    for (int c = 0; c < 2; c++) {
-        assert_int_equal(copies[c]->n_args, 4);
-        assert_int_equal(copies[c]->args[2].i, want_args[c][0]);
-        assert_int_equal(copies[c]->args[3].i, want_args[c][1]);
+    /* Each concatenation is one launch (kernels_cl/concatenate.cl): x0, x1, y, then each
+     * input's length and offset, (128, 0, 64, 128) and (192, 0, 64, 192). */
+    const int32_t want_args[2][4] = {{128, 0, 64, 128}, {192, 0, 64, 192}};
+    int concats = 0;
+    for (int l = 0; l < plan->n_launches; l++) {
+        const byocl_cl_launch *launch = &plan->launches[l];
+        if (!strstr(launch->label, "concatenate"))
+            continue;
+        assert_true(concats < 2);
+        assert_non_null(strstr(launch->kernel, "_concatenate"));
+        assert_int_equal(launch->n_args, 7);
+        for (int a = 0; a < 4; a++) {
+            assert_int_equal(launch->args[3 + a].kind, BYOCL_CL_ARG_INT);
+            assert_int_equal(launch->args[3 + a].i, want_args[concats][a]);
+        }
+        concats++;
     }
+    assert_int_equal(concats, 2);
     clg_plan_free(plan);
     byocl_module_free(m);
     o.expect_launches = 0;

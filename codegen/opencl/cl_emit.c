@@ -1289,6 +1289,61 @@ static byocl_status emit_transpose(clg_gen *gen, const clg_group *grp)
                      dtype_of(gen, grp->tail), byocl_shape_numel(&p.out), -1, &index);
 }
 
+/* A concatenation whose inputs are contiguous blocks of its output, in one launch
+ * (kernels_cl/concatenate.cl). The blocks' lengths and offsets are arguments, so that
+ * concatenations of as many inputs share a kernel whatever their sizes. */
+static byocl_status emit_concat_one_launch(clg_gen *gen, const clg_group *grp,
+                                           const byocl_type *fields, const int *roots,
+                                           int n_fields, int64_t inner, int axis)
+{
+    char label[96];
+    clg_group_label(gen, grp, label, sizeof label);
+    int y = clg_gen_root_buf(gen, grp->tail);
+    if (y < 0)
+        return gen->err->status;
+    clg_kernel k;
+    clg_kernel_begin(&k, gen, "concatenate");
+    for (int f = 0; f < n_fields; f++) {
+        int x = clg_gen_root_buf(gen, roots[f]);
+        if (x < 0) {
+            clg_kernel_abandon(&k);
+            return gen->err->status;
+        }
+        char name[16];
+        snprintf(name, sizeof name, "x%d", f);
+        clg_kernel_buffer(&k, name, x, dtype_of(gen, roots[f]), false);
+    }
+    clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
+    /* switch (f) { case 0: if ((i) < L0) ST_Y(O0 + (i), LD_x0((i))); break; ... } */
+    byocl_textbuf copy = {0};
+    base_textbuf_puts(&copy, "switch (f) {");
+    int64_t offset = 0, longest = 0;
+    for (int f = 0; f < n_fields; f++) {
+        int64_t len = fields->fields[f]->shape.dims[axis] * inner;
+        char name[16];
+        snprintf(name, sizeof name, "L%d", f);
+        clg_kernel_int(&k, name, len);
+        snprintf(name, sizeof name, "O%d", f);
+        clg_kernel_int(&k, name, offset);
+        base_textbuf_printf(&copy, " case %d: if ((i) < L%d) ST_Y(O%d + (i), LD_x%d((i))); break;",
+                            f, f, f, f);
+        offset += len;
+        if (len > longest)
+            longest = len;
+    }
+    base_textbuf_puts(&copy, " }");
+    char *body = base_textbuf_take(&copy);
+    if (body)
+        clg_kernel_define(&k, "CONCAT_COPY(i, f)", "%s", body);
+    free(body);
+    size_t global[2] = {(size_t)longest, (size_t)n_fields};
+    return clg_kernel_finish(&k,
+                             body ? BYOCL_OK
+                                  : byocl_error_set(gen->err, BYOCL_ERR_NOMEM,
+                                                    "out of memory writing %s", label),
+                             "concatenate", label, 2, global, 0);
+}
+
 static byocl_status emit_concat(clg_gen *gen, const clg_group *grp)
 {
     const byocl_function *fn = gen->fn;
@@ -1310,6 +1365,11 @@ static byocl_status emit_concat(clg_gen *gen, const clg_group *grp)
         return byocl_error_set(gen->err, roots ? BYOCL_ERR_UNSUPPORTED : BYOCL_ERR_NOMEM,
                                "in @%s: concatenate of nested tuples is not supported",
                                fn->name);
+    }
+    if (outer == 1 && n_fields >= 2 && n_fields <= CLG_CONCAT_ONE_LAUNCH_MAX) {
+        byocl_status st = emit_concat_one_launch(gen, grp, fields, roots, n_fields, inner, axis);
+        free(roots);
+        return st;
     }
     char group[96];
     clg_group_label(gen, grp, group, sizeof group);

@@ -204,6 +204,11 @@ int clg_kernel_end(clg_kernel *k, const char *template_name, const char *label, 
 /* Frees an instance that will not be written (after an error). */
 void clg_kernel_abandon(clg_kernel *k);
 
+/* The most inputs a concatenation copies in one launch (kernels_cl/concatenate.cl): one
+ * kernel per input count, so more would add kernels to compile for densenet's
+ * concatenations of up to 25 inputs, which move each input on its own instead. */
+#define CLG_CONCAT_ONE_LAUNCH_MAX 4
+
 /* ------------------------------------------------------------- cl_epilogue.c */
 
 /* Defines EPILOGUE(v, fi) for the group's steps from `first` on (the chain value v of
