@@ -116,11 +116,13 @@ typedef struct byocl_region_part {
                            ("nn.conv2d+nn.relu %3") */
     const char *kernel; /* the kernel's function name; NULL for the other two */
     bool transfer;      /* host <-> device copies (or maps), not a kernel */
-    bool between_kernels; /* the device idle between consecutive kernels (one kernel's end
-                             to the next one's start: the driver's scheduling) */
     double flops;       /* the kernel's arithmetic, 0 when unknown */
     int64_t runs;
     double last_ms, min_ms, total_ms;
+    /* Added last (December 2026), so that a module built before it still fills the fields
+     * above; byocl_rtmod_part zeroes the part before asking the module. */
+    bool between_kernels; /* the device idle between consecutive kernels (one kernel's end
+                             to the next one's start: the driver's scheduling) */
 } byocl_region_part;
 
 typedef struct byocl_rtmod_parts_i {

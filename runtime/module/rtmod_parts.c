@@ -108,6 +108,7 @@ int byocl_rtmod_num_parts(const byocl_rtmod *mod, const char *symbol)
 bool byocl_rtmod_part(const byocl_rtmod *mod, const char *symbol, int index,
                       byocl_region_part *out)
 {
+    memset(out, 0, sizeof *out); /* what a module built before a field was added leaves */
     pthread_mutex_lock(&timed_lock);
     timed_module *t = mod && symbol ? find_locked(mod) : NULL;
     bool ok = t && index >= 0 && t->parts.get(t->ctx, symbol, index, out);
