@@ -782,6 +782,23 @@ static void test_max_pool(void **state)
         check_region_opts(wide[i], &o);
     }
     check_region_f16(wide[1]);
+    /* A work-group takes every tile of its rows (here 8 tiles of 8 outputs; local_rows). */
+    byocl_module *pool = parse(wide[1]);
+    byocl_cl_codegen_options pool_opt = {.compute_units = 2, .max_work_group_size = 4096,
+                                         .vector_width = 8};
+    byocl_cl_plan *pool_plan = NULL;
+    byocl_error pool_err = {0};
+    if (clg_codegen(byocl_module_find(pool, "main"), &pool_opt, &pool_plan, &pool_err) !=
+        BYOCL_OK)
+        fail_msg("%s", pool_err.msg);
+    assert_int_equal(pool_plan->n_launches, 1);
+    const byocl_cl_launch *pl = &pool_plan->launches[0];
+    assert_int_equal(pl->global[1], 8);
+    assert_int_equal(pl->local[1], 8);
+    assert_int_equal(pl->global[0] % pl->local[0], 0);
+    assert_int_equal(pl->global[2] % pl->local[2], 0);
+    clg_plan_free(pool_plan);
+    byocl_module_free(pool);
     /* A NaN makes its windows NaN, inside a tile and at its edge; -inf stays. */
     byocl_module *m = parse(MAIN("%x: Tensor[(1, 1, 2, 52), float32]")
                             "  nn.max_pool2d(%x, pool_size=[2, 2], strides=[1, 2])\n}\n");
