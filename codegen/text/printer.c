@@ -92,7 +92,18 @@ static void format_scalar(const byocl_tensor *t, char *buf, size_t len)
         snprintf(buf, len, "%s", v != 0 ? "True" : "False");
         break;
     case BYOCL_INT32:
-        snprintf(buf, len, "%lld", (long long)v);
+    case BYOCL_INT8:
+    case BYOCL_UINT8:
+    case BYOCL_INT16:
+    case BYOCL_UINT16:
+    case BYOCL_UINT32: /* all exact in a double */
+        snprintf(buf, len, "%lld%s", (long long)v,
+                 d == BYOCL_INT8     ? "i8"
+                 : d == BYOCL_UINT8  ? "u8"
+                 : d == BYOCL_INT16  ? "i16"
+                 : d == BYOCL_UINT16 ? "u16"
+                 : d == BYOCL_UINT32 ? "u32"
+                                     : "");
         break;
     case BYOCL_INT64: {
         int64_t i;
@@ -100,21 +111,6 @@ static void format_scalar(const byocl_tensor *t, char *buf, size_t len)
         snprintf(buf, len, "%lldi64", (long long)i);
         break;
     }
-    case BYOCL_INT8:
-        snprintf(buf, len, "%lldi8", (long long)v);
-        break;
-    case BYOCL_UINT8:
-        snprintf(buf, len, "%lldu8", (long long)v);
-        break;
-    case BYOCL_INT16:
-        snprintf(buf, len, "%lldi16", (long long)v);
-        break;
-    case BYOCL_UINT16:
-        snprintf(buf, len, "%lldu16", (long long)v);
-        break;
-    case BYOCL_UINT32:
-        snprintf(buf, len, "%lldu32", (long long)v);
-        break;
     case BYOCL_UINT64: {
         uint64_t u;
         memcpy(&u, byocl_tensor_cdata(t), sizeof u); /* exact beyond 2^53 */
