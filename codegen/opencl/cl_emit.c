@@ -262,9 +262,8 @@ static byocl_status define_row_taps(clg_kernel *k, const row_tiles *g, byocl_dty
      * last edge tile's taps untested in place of TAP_EDGE (ROW_EDGE_TILES_MAX says when) */
     int64_t tiles = (g->out_width + pt - 1) / pt;
     bool shuffles = clg_row_edge_shuffles(pt, g->stride, g->width);
-    int edges = 0;
-    for (int64_t t = 0; t < tiles; t++)
-        edges += !clg_row_tile_inside(pt, g->stride, g->taps, g->dilation, g->pad, g->width, t);
+    int64_t edges = tiles - clg_row_tiles_inside(pt, g->stride, g->taps, g->dilation, g->pad,
+                                                 g->width, g->out_width);
     bool last_untested = shuffles && edges > 0 && edges <= ROW_EDGE_TILES_MAX && edges < tiles;
     int shuffled = 0;
     for (int64_t t = 0; t < tiles && shuffles && shuffled < ROW_EDGE_TILES_MAX; t++) {

@@ -299,6 +299,9 @@ bool clg_row_edge_shuffles(int pt, int64_t stride, int64_t width);
  * rows of `width` loads every tap inside the row. */
 bool clg_row_tile_inside(int pt, int64_t stride, int64_t taps, int64_t dilation, int64_t pad,
                          int64_t width, int64_t t);
+/* How many of the row tiles of such a window op giving `out_width` lie inside the row. */
+int64_t clg_row_tiles_inside(int pt, int64_t stride, int64_t taps, int64_t dilation,
+                             int64_t pad, int64_t width, int64_t out_width);
 /* Whether row tiles pay for such a window op giving `out_width`: always when the edge
  * tiles shuffle (clg_row_edge_shuffles), else when at least two thirds of the tiles lie
  * inside the row. Edge tiles that load lane by lane do about ten times the work: on

@@ -177,10 +177,8 @@ bool clg_conv_is_depthwise(const clg_conv_sched *s)
 
 int clg_depthwise_rows(const clg_conv_sched *s)
 {
-    bool inside = false; /* a tile of the row inside it */
-    for (int64_t t = 0; t * s->row_pt < s->ow && !inside; t++)
-        inside = clg_row_tile_inside(s->row_pt, s->stride[1], s->kw, s->dilation[1], s->pad[1],
-                                     s->w, t);
+    bool inside = clg_row_tiles_inside(s->row_pt, s->stride[1], s->kw, s->dilation[1],
+                                       s->pad[1], s->w, s->ow) > 0;
     int rows = s->stride[0] == 1 && s->kh <= 3 && inside ? 4 : 2;
     return s->oh < rows ? (s->oh < 1 ? 1 : (int)s->oh) : rows;
 }
@@ -217,15 +215,23 @@ bool clg_row_tile_inside(int pt, int64_t stride, int64_t taps, int64_t dilation,
     return first >= 0 && first + span <= width;
 }
 
+int64_t clg_row_tiles_inside(int pt, int64_t stride, int64_t taps, int64_t dilation,
+                             int64_t pad, int64_t width, int64_t out_width)
+{
+    int64_t tiles = (out_width + pt - 1) / pt, inside = 0;
+    for (int64_t t = 0; t < tiles; t++)
+        inside += clg_row_tile_inside(pt, stride, taps, dilation, pad, width, t);
+    return inside;
+}
+
 bool clg_row_tiles_pay(int pt, int64_t stride, int64_t taps, int64_t dilation, int64_t pad,
                        int64_t width, int64_t out_width)
 {
     if (clg_row_edge_shuffles(pt, stride, width))
         return true;
-    int64_t tiles = (out_width + pt - 1) / pt, inside = 0;
-    for (int64_t t = 0; t < tiles; t++)
-        inside += clg_row_tile_inside(pt, stride, taps, dilation, pad, width, t);
-    return 3 * inside >= 2 * tiles;
+    int64_t tiles = (out_width + pt - 1) / pt;
+    return 3 * clg_row_tiles_inside(pt, stride, taps, dilation, pad, width, out_width) >=
+           2 * tiles;
 }
 
 void clg_conv_sched_free(clg_conv_sched *s)
