@@ -284,6 +284,9 @@ static const conv_case conv_cases_tail[] = {
     {"groups2", 1, 6, 8, 7, 10, 3, 3, "padding=[1, 1], groups=2", BYOCL_FLOAT32, false},
     {"depthwise", 1, 7, 9, 11, 7, 3, 3, "padding=[1, 1], groups=7", BYOCL_FLOAT32, false},
     {"depthwise_s2_mult2", 1, 5, 10, 9, 10, 3, 3, "strides=[2, 2], padding=[1, 1], groups=5", BYOCL_FLOAT32, false},
+    {"depthwise_wide_rows", 1, 3, 5, 101, 3, 3, 3, "padding=[1, 1], groups=3", BYOCL_FLOAT32, false},
+    {"depthwise_s2_wide_rows", 1, 2, 5, 140, 2, 3, 3, "strides=[2, 2], padding=[1, 1], groups=2", BYOCL_FLOAT32, false},
+    {"depthwise_5x5_two_segments", 1, 2, 6, 68, 4, 5, 5, "groups=2", BYOCL_FLOAT32, false},
     {"kernel_over_input", 1, 2, 3, 3, 5, 5, 5, "padding=[2, 2]", BYOCL_FLOAT32, false},
     {"batch3", 3, 4, 6, 5, 9, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
     {"bands_and_chunks", 1, 24, 40, 37, 40, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
@@ -718,6 +721,46 @@ static void test_reductions_with_nan(void **state)
     }
 }
 
+/* Pools over rows wide enough for each path of lower_pool.c's row segments: the first
+ * and the last segment (the padding's), those between in a loop (plain loads) and a last
+ * one partly past the row; with NaNs (a row's first column, mid-row, its last column),
+ * a plane of zeros whose -0.0 and 0.0 meet in every window in both orders (the first of
+ * equal values stays, as in the reference), float16, and averages over the same rows. */
+static void test_pool_wide_rows(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *op, *attrs;
+        byocl_dtype dtype;
+    } calls[] = {
+        {"nn.max_pool2d", "pool_size=[3, 3], strides=[2, 2], padding=[1, 1]", BYOCL_FLOAT32},
+        {"nn.max_pool2d", "pool_size=[3, 3], strides=[2, 2], ceil_mode=True", BYOCL_FLOAT32},
+        {"nn.max_pool2d", "pool_size=[2, 3], padding=[0, 2, 1, 1]", BYOCL_FLOAT32},
+        {"nn.max_pool2d", "pool_size=[3, 3], strides=[2, 2], padding=[1, 1]", BYOCL_FLOAT16},
+        {"nn.avg_pool2d", "pool_size=[3, 3], strides=[2, 2], padding=[1, 1], count_include_pad=True",
+         BYOCL_FLOAT32},
+        {"nn.avg_pool2d", "pool_size=[3, 2], strides=[1, 3], padding=[1, 1]", BYOCL_FLOAT32},
+    };
+    for (size_t k = 0; k < sizeof calls / sizeof calls[0]; k++) {
+        mb b;
+        mb_begin(&b);
+        int64_t d[4] = {1, 3, 6, 101}, plane = 6 * 101;
+        int x = mb_param(&b, calls[k].dtype, 4, d);
+        byocl_tensor *in = b.inputs[0];
+        byocl_tensor_set(in, 0, NAN);
+        byocl_tensor_set(in, 2 * 101 + 50, NAN);
+        byocl_tensor_set(in, plane - 1, NAN);
+        for (int64_t i = 0; i < plane; i++)
+            byocl_tensor_set(in, plane + i, (i * 7 + i / 101) % 3 == 0 ? -0.0 : 0.0);
+        mb_finish(&b, mb_call1(&b, calls[k].op, x, calls[k].attrs));
+        char what[160];
+        snprintf(what, sizeof what, "%s(%s)%s", calls[k].op, calls[k].attrs,
+                 calls[k].dtype == BYOCL_FLOAT16 ? " float16" : "");
+        mb_check(&b, 0, what);
+        mb_free(&b);
+    }
+}
+
 /* topk over lines long enough to split into tasks, with ties (int8 values in [-9, 9]) and
  * NaN, each ret_type, as the reference sorts them. */
 static void test_topk_many_lines(void **state)
@@ -835,6 +878,7 @@ int main(void)
         cmocka_unit_test(test_integer_mean_of_nothing),
         cmocka_unit_test(test_max_of_nothing),
         cmocka_unit_test(test_reductions_with_nan),
+        cmocka_unit_test(test_pool_wide_rows),
         cmocka_unit_test(test_every_op_covered),
     };
     failed += cmocka_run_group_tests_name("llvm", tests, NULL, NULL);

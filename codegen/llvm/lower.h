@@ -227,6 +227,20 @@ LLVMValueRef lw_fma(lw *w, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c);
  * (depthwise convs and pools, whose padding these lanes are). */
 LLVMValueRef lw_row_load(lw *w, LLVMValueRef row, byocl_dtype d, LLVMValueRef first,
                          int64_t stride, int64_t width, int n, double fill);
+/* The same lanes where all n*stride columns from `first` lie inside the row: one plain
+ * load (rows' inner segments, which need neither the mask nor its arithmetic). */
+LLVMValueRef lw_row_load_inside(lw *w, LLVMValueRef row, byocl_dtype d, LLVMValueRef first,
+                                int64_t stride, int n);
+/* Whether the loads of a row segment's outputs [ox0, ox0 + n), vectors of n/VF lanes over
+ * taps 0..kernel-1 (input column o*stride + k*dilation - pad), all lie inside a row of
+ * `width`, each of its vector's n_lanes*stride columns included. */
+LLVMValueRef lw_row_span_inside(lw *w, LLVMValueRef ox0, int64_t n, int64_t stride,
+                                int64_t kernel, int64_t dilation, int64_t pad, int64_t width);
+/* body(ox0) for each segment of `seg` outputs of a row of `len`: the first and the last
+ * with a constant start, so that their loads' masks and inside tests fold (a row's edges
+ * are where the padding is), those between in a loop. */
+typedef byocl_status (*lw_segment_fn)(lw *w, void *ctx, LLVMValueRef ox0);
+byocl_status lw_row_segments(lw *w, int64_t len, int64_t seg, lw_segment_fn body, void *ctx);
 /* Memory copy of `bytes` (an i64 value). */
 void lw_memcpy(lw *w, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef bytes);
 

@@ -823,10 +823,11 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
 
 /* Convs with one input channel per group (depthwise, any channel multiplier) and a
  * stride of at most 4: too little arithmetic per input element for X' to pay. Each output
- * row is computed in registers, V vectors of VF outputs at a time: per tap a masked load of
- * the input row (lanes outside the input are zero: the padding) — for stride s a load of
- * s*VF floats de-interleaved by a shuffle — and one FMA with the broadcast weight; rows of
- * taps outside the input are skipped. No copies, no padded grid. */
+ * row is computed in registers, V vectors of VF outputs at a time: per tap a load of the
+ * input row — for stride s a load of s*VF floats de-interleaved by a shuffle — and one FMA
+ * with the broadcast weight; rows of taps outside the input are skipped. Segments whose
+ * taps all lie inside the row load plainly, the others by masked loads whose lanes
+ * outside the input are zero (the padding). No copies, no padded grid. */
 #define DW_V 4
 
 static bool depthwise_schedule(const conv_geom *g)
@@ -834,80 +835,118 @@ static bool depthwise_schedule(const conv_geom *g)
     return g->ic == 1 && g->sw <= 4 && lw_is_single_float(g->din);
 }
 
-static byocl_status lower_conv_depthwise(lw *w, int node, const conv_geom *g, const ew_space *s)
-{
-    const byocl_node *nd = lw_node(w, node);
-    LLVMBuilderRef B = w->B;
-    int VF = w->vf, V = DW_V;
-    int64_t seg = (int64_t)V * VF;
-    if (g->ow < seg) /* rows shorter than a segment: fewer vectors */
-        V = (int)((g->ow + VF - 1) / VF), seg = (int64_t)V * VF;
-    LLVMValueRef x = lw_value_ptr(w, lv_resolve(w->fn, nd->args[0], -1));
-    LLVMValueRef wt = lw_value_ptr(w, lv_resolve(w->fn, nd->args[1], -1));
-    int64_t planes = g->n * g->o;
-    w->n_tasks = lw_pick_tasks(w, planes * g->oh * g->ow * g->kh * g->kw, 1 << 17,
-                               planes < 64 ? planes : 64);
-    LLVMTypeRef vt = w->t_vf;
-    LLVMValueRef acc[DW_V], slots[DW_V];
-    for (int v = 0; v < V; v++)
-        slots[v] = lw_alloca(w, vt, "acc");
-    LLVMValueRef tile = lw_alloca_array(w, w->t_f32, seg, 64, "tile");
+typedef struct dw_rows {
+    const conv_geom *g;
+    const ew_space *space;
+    int node, V;
+    int64_t seg;
+    LLVMValueRef x, wt, tile, n, oc, in_plane, w_plane, oy, ox0;
+    LLVMValueRef acc[DW_V]; /* allocas */
+} dw_rows;
 
-    LLVMValueRef lo, hi;
-    lw_task_range(w, planes, &lo, &hi);
-    lw_loop lp, ly, lx, lkh, le;
-    LLVMValueRef p = lw_for(w, &lp, lo, hi, 1, "plane");
-    LLVMValueRef n = LLVMBuildSDiv(B, p, lw_i64(w, g->o), "n");
-    LLVMValueRef oc = LLVMBuildSRem(B, p, lw_i64(w, g->o), "oc");
-    LLVMValueRef chan = LLVMBuildSDiv(B, oc, lw_i64(w, g->og), "");
-    LLVMValueRef in_plane = lw_mad(w, lw_mad(w, n, g->c, chan), g->h * g->w, NULL);
-    LLVMValueRef w_plane = lw_mad(w, oc, g->kh * g->kw, NULL);
-    LLVMValueRef oy = lw_for(w, &ly, lw_i64(w, 0), lw_i64(w, g->oh), 1, "oy");
-    LLVMValueRef ox0 = lw_for(w, &lx, lw_i64(w, 0), lw_i64(w, g->ow), seg, "ox0");
-    for (int v = 0; v < V; v++)
-        LLVMBuildStore(B, LLVMConstNull(vt), slots[v]);
+/* The kh loop over a segment's taps: plain loads where `inside`, masked otherwise. */
+static void dw_rows_taps(lw *w, const dw_rows *r, bool inside)
+{
+    const conv_geom *g = r->g;
+    LLVMBuilderRef B = w->B;
+    int VF = w->vf;
+    lw_loop lkh;
     LLVMValueRef kh = lw_for(w, &lkh, lw_i64(w, 0), lw_i64(w, g->kh), 1, "kh");
-    LLVMValueRef iy = LLVMBuildNSWAdd(B, lw_mad(w, oy, g->sh, NULL),
+    LLVMValueRef iy = LLVMBuildNSWAdd(B, lw_mad(w, r->oy, g->sh, NULL),
                                       lw_mad(w, kh, g->dh, lw_i64(w, -g->pt)), "iy");
     lw_if row;
     lw_if_begin(w, &row, LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, iy, lw_i64(w, 0), ""),
                                       LLVMBuildICmp(B, LLVMIntSLT, iy, lw_i64(w, g->h), ""), ""),
                 "row");
-    LLVMValueRef in_row = lw_mad(w, iy, g->w, in_plane);
-    for (int v = 0; v < V; v++)
-        acc[v] = LLVMBuildLoad2(B, vt, slots[v], "");
+    LLVMValueRef in_row_at = lw_mad(w, iy, g->w, r->in_plane);
+    LLVMValueRef in_row = LLVMBuildInBoundsGEP2(B, lw_mem_type(w, g->din), r->x, &in_row_at, 1, "");
+    LLVMValueRef acc[DW_V];
+    for (int v = 0; v < r->V; v++)
+        acc[v] = LLVMBuildLoad2(B, w->t_vf, r->acc[v], "");
     for (int64_t kw = 0; kw < g->kw; kw++) {
         LLVMValueRef wv = lw_splat(
-            w, lw_load(w, wt, g->din, lw_mad(w, kh, g->kw, LLVMBuildNSWAdd(B, w_plane, lw_i64(w, kw), ""))),
+            w, lw_load(w, r->wt, g->din, lw_mad(w, kh, g->kw, LLVMBuildNSWAdd(B, r->w_plane, lw_i64(w, kw), ""))),
             VF);
-        for (int v = 0; v < V; v++) {
+        for (int v = 0; v < r->V; v++) {
             /* input columns (ox0 + v*VF + i)*sw + kw*dw - pl; outside the row: padding */
-            LLVMValueRef col = lw_mad(w, LLVMBuildNSWAdd(B, ox0, lw_i64(w, (int64_t)v * VF), ""),
+            LLVMValueRef col = lw_mad(w, LLVMBuildNSWAdd(B, r->ox0, lw_i64(w, (int64_t)v * VF), ""),
                                       g->sw, lw_i64(w, kw * g->dw - g->pl));
-            LLVMValueRef xs = lw_row_load(w, LLVMBuildInBoundsGEP2(B, lw_mem_type(w, g->din), x,
-                                                                   &in_row, 1, ""),
-                                          g->din, col, g->sw, g->w, VF, 0.0);
+            LLVMValueRef xs = inside ? lw_row_load_inside(w, in_row, g->din, col, g->sw, VF)
+                                     : lw_row_load(w, in_row, g->din, col, g->sw, g->w, VF, 0.0);
             acc[v] = lw_fma(w, xs, wv, acc[v]);
         }
     }
-    for (int v = 0; v < V; v++)
-        LLVMBuildStore(B, acc[v], slots[v]);
+    for (int v = 0; v < r->V; v++)
+        LLVMBuildStore(B, acc[v], r->acc[v]);
     lw_if_end(w, &row);
     lkh.no_unroll = true;
     lw_for_end(w, &lkh);
-    for (int v = 0; v < V; v++)
-        lw_vstore(w, tile, lw_i64(w, (int64_t)v * VF), LLVMBuildLoad2(B, vt, slots[v], ""),
+}
+
+/* One segment of a row's outputs from ox0 (lw_segment_fn). */
+static byocl_status dw_rows_segment(lw *w, void *ctx, LLVMValueRef ox0)
+{
+    dw_rows *r = ctx;
+    const conv_geom *g = r->g;
+    LLVMBuilderRef B = w->B;
+    int VF = w->vf;
+    r->ox0 = ox0;
+    for (int v = 0; v < r->V; v++)
+        LLVMBuildStore(B, LLVMConstNull(w->t_vf), r->acc[v]);
+    LLVMValueRef inside = lw_row_span_inside(w, ox0, r->seg, g->sw, g->kw, g->dw, g->pl, g->w);
+    lw_if plain, masked;
+    lw_if_begin(w, &plain, inside, "inside");
+    dw_rows_taps(w, r, true);
+    lw_if_end(w, &plain);
+    lw_if_begin(w, &masked, LLVMBuildNot(B, inside, ""), "edge");
+    dw_rows_taps(w, r, false);
+    lw_if_end(w, &masked);
+    for (int v = 0; v < r->V; v++)
+        lw_vstore(w, r->tile, lw_i64(w, (int64_t)v * VF), LLVMBuildLoad2(B, w->t_vf, r->acc[v], ""),
                   (unsigned)VF * 4);
     /* the segment's outputs through the epilogue */
     LLVMValueRef end = LLVMBuildSub(B, lw_i64(w, g->ow), ox0, "");
-    end = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, end, lw_i64(w, seg), ""), end,
-                          lw_i64(w, seg), "");
+    end = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, end, lw_i64(w, r->seg), ""), end,
+                          lw_i64(w, r->seg), "");
+    lw_loop le;
     LLVMValueRef i = lw_for(w, &le, lw_i64(w, 0), end, 1, "i");
-    byocl_status st = store_output(w, node, s, n, oc, oy, LLVMBuildNSWAdd(B, ox0, i, ""),
-                                   lw_round(w, lw_load(w, tile, BYOCL_FLOAT32, i), g->dout), g);
-    le.no_unroll = lx.no_unroll = ly.no_unroll = true;
+    byocl_status st = store_output(w, r->node, r->space, r->n, r->oc, r->oy, LLVMBuildNSWAdd(B, ox0, i, ""),
+                                   lw_round(w, lw_load(w, r->tile, BYOCL_FLOAT32, i), g->dout), g);
+    le.no_unroll = !LLVMIsConstant(end); /* a peeled segment's few lanes: unrolled, their masks fold */
     lw_for_end(w, &le);
-    lw_for_end(w, &lx);
+    return st;
+}
+
+static byocl_status lower_conv_depthwise(lw *w, int node, const conv_geom *g, const ew_space *s)
+{
+    const byocl_node *nd = lw_node(w, node);
+    LLVMBuilderRef B = w->B;
+    int VF = w->vf;
+    dw_rows r = {.g = g, .space = s, .node = node, .V = DW_V};
+    r.seg = (int64_t)r.V * VF;
+    if (g->ow < r.seg) /* rows shorter than a segment: fewer vectors */
+        r.V = (int)((g->ow + VF - 1) / VF), r.seg = (int64_t)r.V * VF;
+    r.x = lw_value_ptr(w, lv_resolve(w->fn, nd->args[0], -1));
+    r.wt = lw_value_ptr(w, lv_resolve(w->fn, nd->args[1], -1));
+    int64_t planes = g->n * g->o;
+    w->n_tasks = lw_pick_tasks(w, planes * g->oh * g->ow * g->kh * g->kw, 1 << 17,
+                               planes < 64 ? planes : 64);
+    for (int v = 0; v < r.V; v++)
+        r.acc[v] = lw_alloca(w, w->t_vf, "acc");
+    r.tile = lw_alloca_array(w, w->t_f32, r.seg, 64, "tile");
+
+    LLVMValueRef lo, hi;
+    lw_task_range(w, planes, &lo, &hi);
+    lw_loop lp, ly;
+    LLVMValueRef p = lw_for(w, &lp, lo, hi, 1, "plane");
+    r.n = LLVMBuildSDiv(B, p, lw_i64(w, g->o), "n");
+    r.oc = LLVMBuildSRem(B, p, lw_i64(w, g->o), "oc");
+    LLVMValueRef chan = LLVMBuildSDiv(B, r.oc, lw_i64(w, g->og), "");
+    r.in_plane = lw_mad(w, lw_mad(w, r.n, g->c, chan), g->h * g->w, NULL);
+    r.w_plane = lw_mad(w, r.oc, g->kh * g->kw, NULL);
+    r.oy = lw_for(w, &ly, lw_i64(w, 0), lw_i64(w, g->oh), 1, "oy");
+    byocl_status st = lw_row_segments(w, g->ow, r.seg, dw_rows_segment, &r);
+    ly.no_unroll = true;
     lw_for_end(w, &ly);
     lw_for_end(w, &lp);
     return st;

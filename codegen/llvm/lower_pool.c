@@ -172,9 +172,15 @@ static LLVMValueRef owned_i64s(lw *w, const int64_t *v, int n)
 }
 
 /* Float pools with a window of at most 16 columns and a stride of at most 4: V vectors of
- * outputs of a row in registers, over all taps; per tap one masked row load (lanes in the
- * padding are -inf for max, -0.0 for sums, which change nothing), rows of taps outside the
- * input skipped. Averages add in double, in the reference's (kh, kw) order. */
+ * outputs of a row in registers, over all taps; per tap one row load, rows of taps
+ * outside the input skipped. Segments whose taps all lie inside the row load plainly; the
+ * others by masked loads whose lanes in the padding are -inf for max, -0.0 for sums, which
+ * change nothing. A maximum takes a tap where it exceeds the best so far, in the
+ * reference's (kh, kw) order, so that of a -0.0 and a 0.0 the first stays as in the
+ * reference (one maxps on x86); NaNs are noted on the side and win at the end (three
+ * instructions a tap where a select that keeps the NaN takes six). Averages add in
+ * double, in the reference's (kh, kw) order. Full float32 segments go to the output as
+ * vectors, others lane by lane. */
 #define POOL_V 2
 
 static bool pool_in_registers(const pool_geom *g, byocl_dtype d)
@@ -182,93 +188,171 @@ static bool pool_in_registers(const pool_geom *g, byocl_dtype d)
     return lw_is_single_float(d) && g->kernel[1] <= 16 && g->stride[1] <= 4;
 }
 
-static byocl_status lower_pool_rows(lw *w, int node, const pool_geom *g, bool is_max,
-                                    LLVMValueRef ny, LLVMValueRef nx)
-{
-    const byocl_node *n = lw_node(w, node);
-    byocl_value_ref in_v = lv_resolve(w->fn, n->args[0], -1), out_v = {node, -1};
-    byocl_dtype d = n->type->dtype;
-    LLVMBuilderRef B = w->B;
-    int VF = w->vf, V = POOL_V;
-    int64_t seg = (int64_t)V * VF;
-    if (g->ow < seg)
-        V = (int)((g->ow + VF - 1) / VF), seg = (int64_t)V * VF;
-    int64_t planes = g->batch * g->channels;
-    LLVMValueRef in = lw_value_ptr(w, in_v), out = lw_output(w, out_v);
-    LLVMTypeRef vt = is_max ? w->t_vf : LLVMVectorType(w->t_f64, (unsigned)VF);
-    LLVMValueRef slots[POOL_V], acc[POOL_V];
-    for (int v = 0; v < V; v++)
-        slots[v] = lw_alloca(w, vt, "acc");
-    LLVMValueRef tile = lw_alloca_array(w, is_max ? w->t_f32 : w->t_f64, seg, 64, "tile");
-    LLVMValueRef init = is_max ? lw_splat(w, LLVMConstReal(w->t_f32, -INFINITY), VF)
-                               : LLVMConstNull(vt);
+typedef struct pool_rows {
+    const pool_geom *g;
+    byocl_dtype d;
+    bool is_max;
+    int V;
+    int64_t seg;
+    LLVMTypeRef vt;
+    LLVMValueRef in, out, tile, ny, nx, in_plane, out_row, oy, ox0;
+    LLVMValueRef acc[POOL_V], nan[POOL_V]; /* allocas: the running values, NaN seen */
+} pool_rows;
 
-    LLVMValueRef lo, hi;
-    lw_task_range(w, planes, &lo, &hi);
-    lw_loop lp, ly, lx, lkh, le;
-    LLVMValueRef p = lw_for(w, &lp, lo, hi, 1, "plane");
-    LLVMValueRef in_plane = lw_mad(w, p, g->h * g->w, NULL);
-    LLVMValueRef oy = lw_for(w, &ly, lw_i64(w, 0), lw_i64(w, g->oh), 1, "oy");
-    LLVMValueRef out_row =
-        lw_mad(w, LLVMBuildNSWAdd(B, lw_mad(w, p, g->oh, NULL), oy, ""), g->ow, NULL);
-    LLVMValueRef ox0 = lw_for(w, &lx, lw_i64(w, 0), lw_i64(w, g->ow), seg, "ox0");
-    for (int v = 0; v < V; v++)
-        LLVMBuildStore(B, init, slots[v]);
+/* The kh loop over a segment's taps: plain loads where `inside`, masked otherwise. */
+static void pool_rows_taps(lw *w, const pool_rows *r, bool inside)
+{
+    const pool_geom *g = r->g;
+    LLVMBuilderRef B = w->B;
+    int VF = w->vf;
+    lw_loop lkh;
     LLVMValueRef kh = lw_for(w, &lkh, lw_i64(w, 0), lw_i64(w, g->kernel[0]), 1, "kh");
-    LLVMValueRef iy = LLVMBuildNSWAdd(B, lw_mad(w, oy, g->stride[0], NULL),
+    LLVMValueRef iy = LLVMBuildNSWAdd(B, lw_mad(w, r->oy, g->stride[0], NULL),
                                       lw_mad(w, kh, g->dilation[0], lw_i64(w, -g->pad[0])), "iy");
     lw_if row;
     lw_if_begin(w, &row, LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, iy, lw_i64(w, 0), ""),
                                       LLVMBuildICmp(B, LLVMIntSLT, iy, lw_i64(w, g->h), ""), ""),
                 "row");
-    LLVMValueRef at = lw_mad(w, iy, g->w, in_plane);
-    LLVMValueRef in_row = LLVMBuildInBoundsGEP2(B, lw_mem_type(w, d), in, &at, 1, "");
-    for (int v = 0; v < V; v++)
-        acc[v] = LLVMBuildLoad2(B, vt, slots[v], "");
+    LLVMValueRef at = lw_mad(w, iy, g->w, r->in_plane);
+    LLVMValueRef in_row = LLVMBuildInBoundsGEP2(B, lw_mem_type(w, r->d), r->in, &at, 1, "");
+    LLVMTypeRef mask_t = LLVMVectorType(w->t_i1, (unsigned)VF);
+    LLVMValueRef acc[POOL_V], nan[POOL_V];
+    for (int v = 0; v < r->V; v++) {
+        acc[v] = LLVMBuildLoad2(B, r->vt, r->acc[v], "");
+        if (r->is_max)
+            nan[v] = LLVMBuildLoad2(B, mask_t, r->nan[v], "");
+    }
     for (int64_t kw = 0; kw < g->kernel[1]; kw++) {
-        for (int v = 0; v < V; v++) {
-            LLVMValueRef col = lw_mad(w, LLVMBuildNSWAdd(B, ox0, lw_i64(w, (int64_t)v * VF), ""),
+        for (int v = 0; v < r->V; v++) {
+            LLVMValueRef col = lw_mad(w, LLVMBuildNSWAdd(B, r->ox0, lw_i64(w, (int64_t)v * VF), ""),
                                       g->stride[1], lw_i64(w, kw * g->dilation[1] - g->pad[1]));
-            LLVMValueRef xs = lw_row_load(w, in_row, d, col, g->stride[1], g->w, VF,
-                                          is_max ? -INFINITY : -0.0);
-            acc[v] = is_max ? running_max(w, d, acc[v], xs)
-                            : LLVMBuildFAdd(B, acc[v], LLVMBuildFPExt(B, xs, vt, ""), "");
+            LLVMValueRef xs = inside ? lw_row_load_inside(w, in_row, r->d, col, g->stride[1], VF)
+                                     : lw_row_load(w, in_row, r->d, col, g->stride[1], g->w, VF,
+                                                   r->is_max ? -INFINITY : -0.0);
+            if (r->is_max) {
+                acc[v] = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOGT, xs, acc[v], ""), xs,
+                                         acc[v], "");
+                nan[v] = LLVMBuildOr(B, nan[v], LLVMBuildFCmp(B, LLVMRealUNO, xs, xs, ""), "");
+            } else {
+                acc[v] = LLVMBuildFAdd(B, acc[v], LLVMBuildFPExt(B, xs, r->vt, ""), "");
+            }
         }
     }
-    for (int v = 0; v < V; v++)
-        LLVMBuildStore(B, acc[v], slots[v]);
+    for (int v = 0; v < r->V; v++) {
+        LLVMBuildStore(B, acc[v], r->acc[v]);
+        if (r->is_max)
+            LLVMBuildStore(B, nan[v], r->nan[v]);
+    }
     lw_if_end(w, &row);
     lkh.no_unroll = true;
     lw_for_end(w, &lkh);
-    for (int v = 0; v < V; v++) {
-        LLVMValueRef idx = lw_i64(w, (int64_t)v * VF);
-        LLVMValueRef ptr = LLVMBuildInBoundsGEP2(B, is_max ? w->t_f32 : w->t_f64, tile, &idx, 1, "");
-        LLVMSetAlignment(LLVMBuildStore(B, LLVMBuildLoad2(B, vt, slots[v], ""), ptr),
-                         (unsigned)(is_max ? 4 : 8));
+}
+
+/* One segment of a row's outputs from ox0 (lw_segment_fn). */
+static byocl_status pool_rows_segment(lw *w, void *ctx, LLVMValueRef ox0)
+{
+    pool_rows *r = ctx;
+    const pool_geom *g = r->g;
+    LLVMBuilderRef B = w->B;
+    int VF = w->vf;
+    bool is_max = r->is_max;
+    LLVMTypeRef mask_t = LLVMVectorType(w->t_i1, (unsigned)VF);
+    r->ox0 = ox0;
+    LLVMValueRef init = is_max ? lw_splat(w, LLVMConstReal(w->t_f32, -INFINITY), VF)
+                               : LLVMConstNull(r->vt);
+    for (int v = 0; v < r->V; v++) {
+        LLVMBuildStore(B, init, r->acc[v]);
+        if (is_max)
+            LLVMBuildStore(B, LLVMConstNull(mask_t), r->nan[v]);
+    }
+    LLVMValueRef inside = lw_row_span_inside(w, ox0, r->seg, g->stride[1], g->kernel[1],
+                                             g->dilation[1], g->pad[1], g->w);
+    lw_if plain, masked;
+    lw_if_begin(w, &plain, inside, "inside");
+    pool_rows_taps(w, r, true);
+    lw_if_end(w, &plain);
+    lw_if_begin(w, &masked, LLVMBuildNot(B, inside, ""), "edge");
+    pool_rows_taps(w, r, false);
+    lw_if_end(w, &masked);
+    LLVMValueRef result[POOL_V];
+    for (int v = 0; v < r->V; v++) {
+        result[v] = LLVMBuildLoad2(B, r->vt, r->acc[v], "");
+        if (is_max)
+            result[v] = LLVMBuildSelect(B, LLVMBuildLoad2(B, mask_t, r->nan[v], ""),
+                                        lw_splat(w, LLVMConstReal(w->t_f32, NAN), VF), result[v], "");
     }
     LLVMValueRef end = LLVMBuildSub(B, lw_i64(w, g->ow), ox0, "");
-    end = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, end, lw_i64(w, seg), ""), end,
-                          lw_i64(w, seg), "");
+    LLVMValueRef full = LLVMBuildICmp(B, LLVMIntSGE, end, lw_i64(w, r->seg), "");
+    if (is_max && r->d == BYOCL_FLOAT32) {
+        lw_if whole;
+        lw_if_begin(w, &whole, full, "whole");
+        for (int v = 0; v < r->V; v++)
+            lw_vstore(w, r->out, LLVMBuildNSWAdd(B, r->out_row, LLVMBuildNSWAdd(B, ox0, lw_i64(w, (int64_t)v * VF), ""), ""),
+                      result[v], 4);
+        lw_if_end(w, &whole);
+        end = LLVMBuildSelect(B, full, lw_i64(w, 0), end, ""); /* stored: no lanes left */
+    }
+    for (int v = 0; v < r->V; v++) {
+        LLVMValueRef idx = lw_i64(w, (int64_t)v * VF);
+        LLVMValueRef ptr = LLVMBuildInBoundsGEP2(B, is_max ? w->t_f32 : w->t_f64, r->tile, &idx, 1, "");
+        LLVMSetAlignment(LLVMBuildStore(B, result[v], ptr), (unsigned)(is_max ? 4 : 8));
+    }
+    end = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, end, lw_i64(w, r->seg), ""), end,
+                          lw_i64(w, r->seg), "");
+    lw_loop le;
     LLVMValueRef i = lw_for(w, &le, lw_i64(w, 0), end, 1, "i");
     LLVMValueRef ox = LLVMBuildNSWAdd(B, ox0, i, "ox");
     LLVMValueRef v;
     if (is_max) {
-        v = lw_round(w, lw_load(w, tile, BYOCL_FLOAT32, i), d);
+        v = lw_round(w, lw_load(w, r->tile, BYOCL_FLOAT32, i), r->d);
     } else {
-        LLVMValueRef cells = LLVMBuildNSWMul(B, i64_at(w, ny, oy, w->t_i32),
-                                             i64_at(w, nx, ox, w->t_i32), "");
-        LLVMValueRef avg = LLVMBuildFDiv(B, dload(w, tile, i), LLVMBuildSIToFP(B, cells, w->t_f64, ""), "");
+        LLVMValueRef cells = LLVMBuildNSWMul(B, i64_at(w, r->ny, r->oy, w->t_i32),
+                                             i64_at(w, r->nx, ox, w->t_i32), "");
+        LLVMValueRef avg = LLVMBuildFDiv(B, dload(w, r->tile, i), LLVMBuildSIToFP(B, cells, w->t_f64, ""), "");
         v = lw_from_double(w, LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, cells, lw_i64(w, 0), ""),
                                               avg, dconst(w, 0.0), ""),
-                           d);
+                           r->d);
     }
-    lw_store(w, out, d, LLVMBuildNSWAdd(B, out_row, ox, ""), v);
-    le.no_unroll = lx.no_unroll = ly.no_unroll = true;
+    lw_store(w, r->out, r->d, LLVMBuildNSWAdd(B, r->out_row, ox, ""), v);
+    le.no_unroll = !LLVMIsConstant(end); /* a peeled segment's few lanes: unrolled, their masks fold */
     lw_for_end(w, &le);
-    lw_for_end(w, &lx);
+    return w->status;
+}
+
+static byocl_status lower_pool_rows(lw *w, int node, const pool_geom *g, bool is_max,
+                                    LLVMValueRef ny, LLVMValueRef nx)
+{
+    const byocl_node *n = lw_node(w, node);
+    byocl_value_ref in_v = lv_resolve(w->fn, n->args[0], -1), out_v = {node, -1};
+    LLVMBuilderRef B = w->B;
+    int VF = w->vf;
+    pool_rows r = {.g = g, .d = n->type->dtype, .is_max = is_max, .V = POOL_V, .ny = ny, .nx = nx};
+    r.seg = (int64_t)r.V * VF;
+    if (g->ow < r.seg)
+        r.V = (int)((g->ow + VF - 1) / VF), r.seg = (int64_t)r.V * VF;
+    int64_t planes = g->batch * g->channels;
+    r.in = lw_value_ptr(w, in_v);
+    r.out = lw_output(w, out_v);
+    r.vt = is_max ? w->t_vf : LLVMVectorType(w->t_f64, (unsigned)VF);
+    for (int v = 0; v < r.V; v++) {
+        r.acc[v] = lw_alloca(w, r.vt, "acc");
+        if (is_max)
+            r.nan[v] = lw_alloca(w, LLVMVectorType(w->t_i1, (unsigned)VF), "nan");
+    }
+    r.tile = lw_alloca_array(w, is_max ? w->t_f32 : w->t_f64, r.seg, 64, "tile");
+
+    LLVMValueRef lo, hi;
+    lw_task_range(w, planes, &lo, &hi);
+    lw_loop lp, ly;
+    LLVMValueRef p = lw_for(w, &lp, lo, hi, 1, "plane");
+    r.in_plane = lw_mad(w, p, g->h * g->w, NULL);
+    r.oy = lw_for(w, &ly, lw_i64(w, 0), lw_i64(w, g->oh), 1, "oy");
+    r.out_row = lw_mad(w, LLVMBuildNSWAdd(B, lw_mad(w, p, g->oh, NULL), r.oy, ""), g->ow, NULL);
+    byocl_status st = lw_row_segments(w, g->ow, r.seg, pool_rows_segment, &r);
+    ly.no_unroll = true;
     lw_for_end(w, &ly);
     lw_for_end(w, &lp);
-    return w->status;
+    return st;
 }
 
 static byocl_status lower_window_pool(lw *w, int node)

@@ -662,20 +662,35 @@ int64_t lw_pick_tasks(lw *w, int64_t work, int64_t grain, int64_t max_tasks)
     return n < 1 ? 1 : n;
 }
 
+/* The lanes first + i*stride (i < n) of n*stride loaded floats: widened from float16,
+ * de-interleaved by a shuffle when stride > 1. */
+static LLVMValueRef row_lanes(lw *w, LLVMValueRef v, byocl_dtype d, int64_t stride, int n)
+{
+    LLVMBuilderRef B = w->B;
+    int wide = (int)(n * stride);
+    if (d == BYOCL_FLOAT16)
+        v = LLVMBuildFPExt(B, v, LLVMVectorType(w->t_f32, (unsigned)wide), "");
+    if (stride == 1)
+        return v;
+    LLVMValueRef picks[64];
+    for (int i = 0; i < n; i++)
+        picks[i] = LLVMConstInt(w->t_i32, (unsigned long long)(i * stride), 0);
+    return LLVMBuildShuffleVector(B, v, LLVMGetPoison(LLVMTypeOf(v)),
+                                  LLVMConstVector(picks, (unsigned)n), "");
+}
+
 LLVMValueRef lw_row_load(lw *w, LLVMValueRef row, byocl_dtype d, LLVMValueRef first,
                          int64_t stride, int64_t width, int n, double fill)
 {
     LLVMBuilderRef B = w->B;
     int wide = (int)(n * stride);
-    LLVMValueRef lanes[256], picks[64], fills[256];
+    LLVMValueRef lanes[256], fills[256];
     /* Columns in 32 bits (rows are far shorter than 2^31): half the mask arithmetic. */
     LLVMTypeRef it = width < INT32_MAX - wide ? w->t_i32 : w->t_i64;
     for (int j = 0; j < wide; j++) {
         lanes[j] = LLVMConstInt(it, (unsigned long long)j, 0);
         fills[j] = LLVMConstReal(d == BYOCL_FLOAT16 ? w->t_f16 : w->t_f32, fill);
     }
-    for (int i = 0; i < n; i++)
-        picks[i] = LLVMConstInt(w->t_i32, (unsigned long long)(i * stride), 0);
     LLVMValueRef first_c = it == w->t_i32 ? LLVMBuildTrunc(B, first, it, "") : first;
     LLVMValueRef cols = LLVMBuildNSWAdd(B, lw_splat(w, first_c, wide),
                                         LLVMConstVector(lanes, (unsigned)wide), "");
@@ -689,11 +704,40 @@ LLVMValueRef lw_row_load(lw *w, LLVMValueRef row, byocl_dtype d, LLVMValueRef fi
     LLVMTypeRef over[2] = {vt, w->t_ptr};
     LLVMValueRef args[4] = {addr, lw_i32(w, (int32_t)byocl_dtype_size(d)), mask,
                             LLVMConstVector(fills, (unsigned)wide)};
-    LLVMValueRef v = lw_intrinsic(w, "llvm.masked.load", over, 2, args, 4);
-    if (d == BYOCL_FLOAT16)
-        v = LLVMBuildFPExt(B, v, LLVMVectorType(w->t_f32, (unsigned)wide), "");
-    if (stride > 1)
-        v = LLVMBuildShuffleVector(B, v, LLVMGetPoison(LLVMTypeOf(v)),
-                                   LLVMConstVector(picks, (unsigned)n), "");
-    return v;
+    return row_lanes(w, lw_intrinsic(w, "llvm.masked.load", over, 2, args, 4), d, stride, n);
+}
+
+LLVMValueRef lw_row_span_inside(lw *w, LLVMValueRef ox0, int64_t n, int64_t stride,
+                                int64_t kernel, int64_t dilation, int64_t pad, int64_t width)
+{
+    LLVMBuilderRef B = w->B;
+    LLVMValueRef first = lw_mad(w, ox0, stride, lw_i64(w, -pad));
+    LLVMValueRef past = lw_mad(w, ox0, stride, lw_i64(w, n * stride + (kernel - 1) * dilation - pad));
+    return LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, first, lw_i64(w, 0), ""),
+                        LLVMBuildICmp(B, LLVMIntSLE, past, lw_i64(w, width), ""), "inside");
+}
+
+byocl_status lw_row_segments(lw *w, int64_t len, int64_t seg, lw_segment_fn body, void *ctx)
+{
+    int64_t last = (len - 1) / seg * seg; /* the last segment's start */
+    byocl_status st = body(w, ctx, lw_i64(w, 0));
+    if (st == BYOCL_OK && last > seg) {
+        lw_loop l;
+        LLVMValueRef ox0 = lw_for(w, &l, lw_i64(w, seg), lw_i64(w, last), seg, "ox0");
+        st = body(w, ctx, ox0);
+        l.no_unroll = true;
+        lw_for_end(w, &l);
+    }
+    if (st == BYOCL_OK && last > 0)
+        st = body(w, ctx, lw_i64(w, last));
+    return st;
+}
+
+LLVMValueRef lw_row_load_inside(lw *w, LLVMValueRef row, byocl_dtype d, LLVMValueRef first,
+                                int64_t stride, int n)
+{
+    LLVMTypeRef vt = LLVMVectorType(d == BYOCL_FLOAT16 ? w->t_f16 : w->t_f32, (unsigned)(n * stride));
+    LLVMValueRef v = LLVMBuildLoad2(w->B, vt, LLVMBuildInBoundsGEP2(w->B, lw_mem_type(w, d), row, &first, 1, ""), "");
+    LLVMSetAlignment(v, (unsigned)byocl_dtype_size(d));
+    return row_lanes(w, v, d, stride, n);
 }
