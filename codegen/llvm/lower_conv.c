@@ -494,8 +494,8 @@ typedef struct tile_ctx {
     LLVMValueRef xb;        /* X' (or the input plane of the group's first channel) */
     int64_t x_chan;         /* floats between channels of xb */
     LLVMValueRef wunit;     /* packed weights of the unit */
-    LLVMValueRef tile;      /* [T][V*VF] floats; by channel [T][span] */
-    LLVMValueRef staging;   /* by channel: [V][T] floats, a tile before it is transposed */
+    LLVMValueRef tile;      /* [T][tile_stride] floats: V*VF by position, span + VF by channel */
+    int64_t tile_stride;
     LLVMValueRef n, oc0, oc_end, oy0, qb;
     LLVMValueRef acc[64];   /* allocas */
 } tile_ctx;
@@ -617,7 +617,7 @@ static void emit_accumulate_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0)
     emit_channels_end(w, c, CV * V, &li, acc);
 }
 
-/* Results [T][span] in c->tile for grid positions q0 .. q0 + span - 1 of the band (a grid
+/* Results [T][tile_stride] in c->tile for grid positions q0 .. q0 + span - 1 of the band (a grid
  * `grid_w` wide: PW by position, OW by channel), to the output rows they cover, each row
  * segment through the fused epilogue. Positions at or past c->qb are not stored. */
 static byocl_status emit_store_span(lw *w, tile_ctx *c, LLVMValueRef q0, int64_t span, int64_t grid_w)
@@ -636,7 +636,7 @@ static byocl_status emit_store_span(lw *w, tile_ctx *c, LLVMValueRef q0, int64_t
     LLVMValueRef x0 = max64(w, lw_i64(w, 0), LLVMBuildNSWSub(B, q0, row_q, ""));
     LLVMValueRef x1 = min64(w, lw_i64(w, g->ow), LLVMBuildNSWSub(B, q_end, row_q, ""));
     LLVMValueRef ox = lw_for(w, &lx, x0, x1, 1, "ox");
-    LLVMValueRef ti = lw_mad(w, t, span, LLVMBuildNSWSub(B, LLVMBuildNSWAdd(B, row_q, ox, ""), q0, ""));
+    LLVMValueRef ti = lw_mad(w, t, c->tile_stride, LLVMBuildNSWSub(B, LLVMBuildNSWAdd(B, row_q, ox, ""), q0, ""));
     LLVMValueRef accv = lw_load(w, c->tile, BYOCL_FLOAT32, ti);
     byocl_status st = store_output(w, c->node, c->space, c->n, oc, LLVMBuildNSWAdd(B, c->oy0, r, ""),
                                    ox, lw_round(w, accv, g->dout), g);
@@ -657,31 +657,50 @@ static void emit_tile_to_buffer(lw *w, tile_ctx *c)
 }
 
 /* By channel: the accumulators hold VF channels of one position each. They go to the
- * staging buffer as they are ([V][T]); then, position by position, each channel's lane to
- * the span's buffer [T][span] at `at` (transposed, so that the epilogue reads each
- * channel's outputs in order and vectorizes along the row). A loop over the positions:
- * all V*T extracts and stores unrolled made the optimizer's work on each conv 1.5 times
- * as long. */
-static void emit_tile_transposed(lw *w, tile_ctx *c, LLVMValueRef at, int64_t span)
+ * span's buffer [T][tile_stride] at `at` transposed, so that the epilogue reads each
+ * channel's outputs in order and vectorizes along the row. Up to VF positions at a time
+ * make a VF x VF block (missing positions poison), transposed in registers by log2(VF)
+ * rounds of two-input shuffles that swap the off-diagonal blocks of 1, 2, 4... lanes
+ * between rows; each channel's row is then one vector store. Its lanes past the tile's
+ * positions land on the next tile's places, which that tile overwrites, or on the row's
+ * padding past the span (tile_stride = span + VF), which is never read. A copy lane by
+ * lane (an extract and a store per output) took a quarter of a 1x1 conv of 16 input
+ * channels. */
+static void emit_tile_transposed(lw *w, tile_ctx *c, LLVMValueRef at)
 {
     const conv_plan *p = c->p;
     LLVMBuilderRef B = w->B;
-    for (int i = 0; i < p->cv * p->v; i++)
-        lw_vstore(w, c->staging, lw_i64(w, (int64_t)i * p->vf),
-                  LLVMBuildLoad2(B, w->t_vf, c->acc[i], ""), (unsigned)p->vf * 4);
-    lw_loop lv;
-    LLVMValueRef v = lw_for(w, &lv, lw_i64(w, 0), lw_i64(w, p->v), 1, "v");
-    LLVMValueRef pos = LLVMBuildNSWAdd(B, at, v, "");
-    for (int t = 0; t < p->cv; t++) {
-        LLVMValueRef acc = lw_vload(w, c->staging, lw_mad(w, v, p->t, lw_i64(w, (int64_t)t * p->vf)),
-                                    p->vf, (unsigned)p->vf * 4);
-        for (int lane = 0; lane < p->vf; lane++)
-            lw_store(w, c->tile, BYOCL_FLOAT32,
-                     lw_mad(w, lw_i64(w, (int64_t)(t * p->vf + lane)), span, pos),
-                     LLVMBuildExtractElement(B, acc, lw_i32(w, lane), ""));
+    int VF = p->vf;
+    LLVMValueRef lo_mask[16], hi_mask[16];
+    for (int v0 = 0; v0 < p->v; v0 += VF) {
+        for (int t = 0; t < p->cv; t++) {
+            LLVMValueRef r[16];
+            for (int i = 0; i < VF; i++)
+                r[i] = v0 + i < p->v ? LLVMBuildLoad2(B, w->t_vf, c->acc[(v0 + i) * p->cv + t], "")
+                                     : LLVMGetPoison(w->t_vf);
+            for (int s = 1; s < VF; s *= 2) {
+                /* rows i and i+s (bit s of i clear): lane j with bit s set of row i trades
+                 * places with lane j - s of row i+s */
+                for (int j = 0; j < VF; j++) {
+                    lo_mask[j] = lw_i32(w, (j & s) ? VF + j - s : j);
+                    hi_mask[j] = lw_i32(w, (j & s) ? VF + j : j + s);
+                }
+                LLVMValueRef lo = LLVMConstVector(lo_mask, (unsigned)VF);
+                LLVMValueRef hi = LLVMConstVector(hi_mask, (unsigned)VF);
+                for (int i = 0; i < VF; i++) {
+                    if (i & s)
+                        continue;
+                    LLVMValueRef a = r[i], b = r[i + s];
+                    r[i] = LLVMBuildShuffleVector(B, a, b, lo, "");
+                    r[i + s] = LLVMBuildShuffleVector(B, a, b, hi, "");
+                }
+            }
+            LLVMValueRef pos = LLVMBuildNSWAdd(B, at, lw_i64(w, v0), "");
+            for (int j = 0; j < VF; j++)
+                lw_vstore(w, c->tile, lw_mad(w, lw_i64(w, (int64_t)(t * VF + j)), c->tile_stride, pos),
+                          r[j], 4);
+        }
     }
-    lv.no_unroll = true;
-    lw_for_end(w, &lv);
 }
 
 static LLVMValueRef call_alloc(lw *w, int64_t bytes)
@@ -745,9 +764,8 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
     /* By channel, tiles are transposed into a span of this many positions, then stored. */
     int64_t span = p.by_channel ? (BY_CHANNEL_SPAN + p.v - 1) / p.v * p.v : 0;
     int n_acc = p.by_channel ? p.cv * p.v : p.t * p.v;
-    c.tile = lw_alloca_array(w, w->t_f32, p.by_channel ? p.t * span : (int64_t)n_acc * p.vf, 64, "tile");
-    if (p.by_channel)
-        c.staging = lw_alloca_array(w, w->t_f32, (int64_t)n_acc * p.vf, 64, "staging");
+    c.tile_stride = p.by_channel ? span + p.vf : (int64_t)p.v * p.vf;
+    c.tile = lw_alloca_array(w, w->t_f32, p.t * c.tile_stride, 64, "tile");
     for (int i = 0; i < n_acc; i++)
         c.acc[i] = lw_alloca(w, w->t_vf, "acc");
     if (!p.direct) {
@@ -788,7 +806,7 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
         LLVMValueRef span_end = min64(w, LLVMBuildNSWAdd(B, q0, lw_i64(w, span), ""), c.qb);
         LLVMValueRef s0 = lw_for(w, &ls, q0, span_end, p.v, "s0");
         emit_accumulate_by_channel(w, &c, s0);
-        emit_tile_transposed(w, &c, LLVMBuildNSWSub(B, s0, q0, ""), span);
+        emit_tile_transposed(w, &c, LLVMBuildNSWSub(B, s0, q0, ""));
         ls.no_unroll = true;
         lw_for_end(w, &ls);
         st = emit_store_span(w, &c, q0, span, g->ow);
