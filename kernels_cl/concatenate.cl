@@ -6,11 +6,34 @@
  * generator uses it for 2 to CLG_CONCAT_ONE_LAUNCH_MAX inputs and moves each input with
  * move.cl otherwise.
  *
+ * When all the data are float32 the generator also defines CONCAT_VEC (with VLOAD and
+ * VSTORE of that width), and work-item i copies elements [i*CONCAT_VEC, (i+1)*CONCAT_VEC)
+ * of its input by CONCAT_MOVE: one vector where the input has them all, else one by one
+ * (its last chunk). A work-item per element had made PoCL run a work-group per few
+ * hundred elements, whose dispatch cost more than the copy.
+ *
  * Defined by the generator: KNAME, KPARAMS (x0, x1, ... then y, then the int parameters
  * L0, O0, L1, O1, ...: each input's length and where its block starts in y),
- * CONCAT_COPY(i, f) (stores element i of input f, if it has one), LD_x0, LD_x1, ..., ST_Y. */
+ * CONCAT_COPY(i, f) (stores element i of input f, if it has one, or with CONCAT_VEC its
+ * chunk i), LD_x0, LD_x1, ..., ST_Y. */
+#ifdef CONCAT_VEC
+#define CONCAT_MOVE(x, len, at, i)                                                         \
+    do {                                                                                   \
+        const int first_ = (i) * CONCAT_VEC;                                               \
+        if (first_ + CONCAT_VEC <= (len)) {                                                \
+            VSTORE(VLOAD(0, (x) + first_), 0, y + (at) + first_);                          \
+        } else {                                                                           \
+            for (int e_ = first_; e_ < (len); e_++)                                        \
+                y[(at) + e_] = (x)[e_];                                                    \
+        }                                                                                  \
+    } while (0)
+#endif
+
 __kernel void KNAME(KPARAMS)
 {
     const int i = get_global_id(0), f = get_global_id(1);
     CONCAT_COPY(i, f);
 }
+#ifdef CONCAT_VEC
+#undef CONCAT_MOVE
+#endif

@@ -28,7 +28,7 @@ __kernel void KNAME(KPARAMS)
             for (int kw = 0; kw < KW; kw++) {
                 const int col = ix0 + kw * DW;
                 const VEC v = interior ? TAP_IN(row + col) : TAP_EDGE_TILE(row, col, kw);
-                best = fmax(best, v);
+                best = select(best, v, v > best); /* maxps; fmax would add NaN handling */
                 nan |= isnan(v);
             }
         }

@@ -2161,14 +2161,17 @@ static void test_transpose_concat(void **state)
     check_region(MAIN("%a: Tensor[(2, 3), float32], %b: Tensor[(2, 2), float32]")
                  "  %0 = nn.relu(%a);\n  concatenate((%0, %b), axis=-1)\n}\n");
     /* Inputs that are contiguous blocks of the output (every dimension before the axis
-     * 1): up to four in one launch (concatenate.cl), five as five moves. */
+     * 1): up to four in one launch (concatenate.cl), five as five moves. float32 blocks
+     * move 16 elements a work-item: %d's first 16 as a vector, the rest (and the shorter
+     * blocks) one by one. */
     static const char four[] =
         MAIN("%a: Tensor[(1, 3, 5), float32], %b: Tensor[(1, 1, 5), float32], "
              "%d: Tensor[(1, 4, 5), float32], %e: Tensor[(1, 2, 5), float32]")
         "  concatenate((%a, %b, %d, %e), axis=1)\n}\n";
     run_opts o4 = {.seed = 3, .expect_launches = 1,
-                   .expect_text = "#define CONCAT_COPY(i, f) switch (f) { case 0: if ((i) < L0) "
-                                  "ST_Y(O0 + (i), LD_x0((i))); break; case 1: if ((i) < L1) "};
+                   .expect_text = "#define CONCAT_VEC 16\n#define VLOAD vload16\n#define VSTORE vstore16\n"
+                                  "#define CONCAT_COPY(i, f) switch (f) { case 0: CONCAT_MOVE(x0, L0, O0, i); "
+                                  "break; case 1: CONCAT_MOVE(x1, L1, O1, i); break; case 2: "};
     check_region_opts(four, &o4);
     check_region_f16(four);
     run_opts o5 = {.seed = 4, .expect_launches = 5, .reject_text = "CONCAT_COPY"};

@@ -1313,7 +1313,17 @@ static byocl_status emit_concat_one_launch(clg_gen *gen, const clg_group *grp,
         clg_kernel_buffer(&k, name, x, dtype_of(gen, roots[f]), false);
     }
     clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
-    /* switch (f) { case 0: if ((i) < L0) ST_Y(O0 + (i), LD_x0((i))); break; ... } */
+    /* float32 throughout: CLG_CONCAT_VEC elements a work-item (concatenate.cl) */
+    bool vectors = dtype_of(gen, grp->tail) == BYOCL_FLOAT32;
+    for (int f = 0; f < n_fields; f++)
+        vectors = vectors && dtype_of(gen, roots[f]) == BYOCL_FLOAT32;
+    if (vectors) {
+        clg_kernel_define(&k, "CONCAT_VEC", "%d", CLG_CONCAT_VEC);
+        clg_kernel_define(&k, "VLOAD", "vload%d", CLG_CONCAT_VEC);
+        clg_kernel_define(&k, "VSTORE", "vstore%d", CLG_CONCAT_VEC);
+    }
+    /* switch (f) { case 0: if ((i) < L0) ST_Y(O0 + (i), LD_x0((i))); break; ... }, or
+     * with vectors switch (f) { case 0: CONCAT_MOVE(x0, L0, O0, i); break; ... } */
     byocl_textbuf copy = {0};
     base_textbuf_puts(&copy, "switch (f) {");
     int64_t offset = 0, longest = 0;
@@ -1324,8 +1334,11 @@ static byocl_status emit_concat_one_launch(clg_gen *gen, const clg_group *grp,
         clg_kernel_int(&k, name, len);
         snprintf(name, sizeof name, "O%d", f);
         clg_kernel_int(&k, name, offset);
-        base_textbuf_printf(&copy, " case %d: if ((i) < L%d) ST_Y(O%d + (i), LD_x%d((i))); break;",
-                            f, f, f, f);
+        if (vectors)
+            base_textbuf_printf(&copy, " case %d: CONCAT_MOVE(x%d, L%d, O%d, i); break;", f, f, f, f);
+        else
+            base_textbuf_printf(&copy, " case %d: if ((i) < L%d) ST_Y(O%d + (i), LD_x%d((i))); break;",
+                                f, f, f, f);
         offset += len;
         if (len > longest)
             longest = len;
@@ -1335,6 +1348,8 @@ static byocl_status emit_concat_one_launch(clg_gen *gen, const clg_group *grp,
     if (body)
         clg_kernel_define(&k, "CONCAT_COPY(i, f)", "%s", body);
     free(body);
+    if (vectors)
+        longest = (longest + CLG_CONCAT_VEC - 1) / CLG_CONCAT_VEC;
     size_t global[2] = {(size_t)longest, (size_t)n_fields};
     return clg_kernel_finish(&k,
                              body ? BYOCL_OK

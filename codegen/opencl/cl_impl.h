@@ -208,6 +208,10 @@ void clg_kernel_abandon(clg_kernel *k);
  * kernel per input count, so more would add kernels to compile for densenet's
  * concatenations of up to 25 inputs, which move each input on its own instead. */
 #define CLG_CONCAT_ONE_LAUNCH_MAX 4
+/* Elements a work-item of that launch copies when all its data are float32: one cache
+ * line, as one vector where the input has them all. One element a work-item made PoCL
+ * run a work-group per 242 elements, and their dispatch cost more than the copies. */
+#define CLG_CONCAT_VEC 16
 
 /* ------------------------------------------------------------- cl_epilogue.c */
 
