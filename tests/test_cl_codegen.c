@@ -2272,8 +2272,9 @@ static void test_launch_plan_text(void **state)
     byocl_cl_plan *plan = generate(m, &pocl_options);
     char *text = clg_plan_text(plan, "opencl_main_0");
     /* Sizes: the packed weight is [1][1][2][9][4] floats (4 output channels, one of them
-     * zeros); the laid-out input is 3 planes of 7 x 7 (the padded 5 x 5 input, then a
-     * plane of zeros that the last 16-wide tile of the second channel reaches into). */
+     * zeros); the laid-out input is 4 planes of 7 x 7 (the padded 5 x 5 input, then a
+     * plane of zeros that the last 16-wide tile of the second channel reaches into, and
+     * one more to a multiple of 4 planes). */
     assert_string_equal(
         text,
         "# byocl OpenCL launch plan of region @main (symbol opencl_main_0)\n"
@@ -2286,14 +2287,14 @@ static void test_launch_plan_text(void **state)
         "  output0  300 bytes  Tensor[(1, 3, 5, 5), float32]  the result (nn.relu)\n"
         "  scratch0  320 bytes\n"
         "    launches 0..2: packed weight of %0 (nn.conv2d) (288 bytes)\n"
-        "  scratch1  640 bytes\n"
-        "    launches 1..2: laid-out input of %0 (nn.conv2d) (588 bytes)\n"
+        "  scratch1  832 bytes\n"
+        "    launches 1..2: laid-out input of %0 (nn.conv2d) (784 bytes)\n"
         "\n"
         "launches, in order: 3 (2.85e-06 GFLOP in all)\n"
         "  0  k0_pack  global [72]  local [8]\n"
         "     computes: packed weight of %0 (nn.conv2d)\n"
         "     args: input1 scratch0 int 72\n"
-        "  1  k1_conv2d_input  global [7, 1, 3]  local [1, 1, 1]\n"
+        "  1  k1_conv2d_input  global [7, 1, 4]  local [1, 1, 1]\n"
         "     computes: laid-out input of %0 (nn.conv2d)\n"
         "     args: input0 scratch1\n"
         "  2  k2_conv2d  global [3, 1, 1]  local [1, 1, 1]\n"

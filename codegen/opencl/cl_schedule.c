@@ -153,8 +153,12 @@ byocl_status clg_conv_schedule(const byocl_function *fn, int node, int vector_wi
     int64_t reach = (s->n * s->c - 1) * s->xc_stride + max_offset + s->npt * s->pt;
     if (reach < body)
         reach = body;
-    /* The laid-out input ends with whole planes of zeros that cover the reach. */
-    s->x_planes = div_up(reach, s->hph * s->wph);
+    /* The laid-out input ends with whole planes of zeros that cover the reach, and then a
+     * few more to a multiple of 4 planes: its launch's planes (dimension 2) then have
+     * divisors to make work-groups of. At 257 planes (256 channels and one of zeros) the
+     * work-groups had been 16 x 1 x 1 work-items, 514 of them, whose dispatch cost more
+     * than their copies. */
+    s->x_planes = div_up(div_up(reach, s->hph * s->wph), 4) * 4;
     s->x_elems = s->direct ? body : s->x_planes * s->hph * s->wph;
     s->packed_elems = s->groups * s->ob * s->cin_g * s->ntaps * s->oct;
     if (s->x_elems >= CLG_MAX_INDEX)
