@@ -26,6 +26,10 @@ static LLVMValueRef open_loops_split(lw *w, const byocl_shape *s, lw_loop *loops
         if (d == 0)
             lw_task_range(w, s->dims[0], &lo, &hi);
         iv[d] = lw_for(w, &loops[d], lo, hi, 1, "i");
+        /* The loops around the innermost stay loops: LLVM unrolled swin_t's window
+         * partitions (transposes and slices over 7 x 7 windows) into blocks of thousands of
+         * instructions, whose scheduling took most of a 10 s host build. */
+        loops[d].no_unroll = d + 1 < s->rank;
         dst = lw_mad(w, dst, s->dims[d], iv[d]);
     }
     return dst;

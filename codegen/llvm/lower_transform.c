@@ -74,6 +74,7 @@ byocl_status lower_transpose(lw *w, int node)
         if (d == 0)
             lw_task_range(w, os[0], &lo, &hi);
         LLVMValueRef i = lw_for(w, &loops[d], lo, hi, 1, "i");
+        loops[d].no_unroll = d + 1 < rank; /* the loops around the innermost: see open_loops_split */
         src = lw_mad(w, i, istride[p.perm[d]], src);
         dst = lw_mad(w, dst, os[d], i);
     }
