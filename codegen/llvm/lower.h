@@ -231,11 +231,15 @@ LLVMValueRef lw_row_load(lw *w, LLVMValueRef row, byocl_dtype d, LLVMValueRef fi
  * load (rows' inner segments, which need neither the mask nor its arithmetic). */
 LLVMValueRef lw_row_load_inside(lw *w, LLVMValueRef row, byocl_dtype d, LLVMValueRef first,
                                 int64_t stride, int n);
-/* Whether the loads of a row segment's outputs [ox0, ox0 + n), vectors of n/VF lanes over
- * taps 0..kernel-1 (input column o*stride + k*dilation - pad), all lie inside a row of
- * `width`, each of its vector's n_lanes*stride columns included. */
+/* Whether every load of a row segment's outputs [ox0, ox0 + n) lies inside a row of
+ * `width`: over taps 0..kernel-1 (output o reads input column o*stride + k*dilation -
+ * pad), each vector's load of VF*stride columns whole. */
 LLVMValueRef lw_row_span_inside(lw *w, LLVMValueRef ox0, int64_t n, int64_t stride,
                                 int64_t kernel, int64_t dilation, int64_t pad, int64_t width);
+/* taps(ctx, true) where `inside` holds, taps(ctx, false) elsewhere: a row segment's
+ * loads, plain inside the row, masked where it has padding. */
+typedef void (*lw_taps_fn)(lw *w, const void *ctx, bool inside);
+void lw_row_taps(lw *w, LLVMValueRef inside, lw_taps_fn taps, const void *ctx);
 /* body(ox0) for each segment of `seg` outputs of a row of `len`: the first and the last
  * with a constant start, so that their loads' masks and inside tests fold (a row's edges
  * are where the padding is), those between in a loop. */

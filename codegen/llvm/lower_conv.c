@@ -636,7 +636,8 @@ static byocl_status emit_store_span(lw *w, tile_ctx *c, LLVMValueRef q0, int64_t
     LLVMValueRef x0 = max64(w, lw_i64(w, 0), LLVMBuildNSWSub(B, q0, row_q, ""));
     LLVMValueRef x1 = min64(w, lw_i64(w, g->ow), LLVMBuildNSWSub(B, q_end, row_q, ""));
     LLVMValueRef ox = lw_for(w, &lx, x0, x1, 1, "ox");
-    LLVMValueRef ti = lw_mad(w, t, c->tile_stride, LLVMBuildNSWSub(B, LLVMBuildNSWAdd(B, row_q, ox, ""), q0, ""));
+    LLVMValueRef ti = lw_mad(w, t, c->tile_stride,
+                             LLVMBuildNSWSub(B, LLVMBuildNSWAdd(B, row_q, ox, ""), q0, ""));
     LLVMValueRef accv = lw_load(w, c->tile, BYOCL_FLOAT32, ti);
     byocl_status st = store_output(w, c->node, c->space, c->n, oc, LLVMBuildNSWAdd(B, c->oy0, r, ""),
                                    ox, lw_round(w, accv, g->dout), g);
@@ -863,8 +864,9 @@ typedef struct dw_rows {
 } dw_rows;
 
 /* The kh loop over a segment's taps: plain loads where `inside`, masked otherwise. */
-static void dw_rows_taps(lw *w, const dw_rows *r, bool inside)
+static void dw_rows_taps(lw *w, const void *ctx, bool inside)
 {
+    const dw_rows *r = ctx;
     const conv_geom *g = r->g;
     LLVMBuilderRef B = w->B;
     int VF = w->vf;
@@ -882,9 +884,8 @@ static void dw_rows_taps(lw *w, const dw_rows *r, bool inside)
     for (int v = 0; v < r->V; v++)
         acc[v] = LLVMBuildLoad2(B, w->t_vf, r->acc[v], "");
     for (int64_t kw = 0; kw < g->kw; kw++) {
-        LLVMValueRef wv = lw_splat(
-            w, lw_load(w, r->wt, g->din, lw_mad(w, kh, g->kw, LLVMBuildNSWAdd(B, r->w_plane, lw_i64(w, kw), ""))),
-            VF);
+        LLVMValueRef tap = lw_mad(w, kh, g->kw, LLVMBuildNSWAdd(B, r->w_plane, lw_i64(w, kw), ""));
+        LLVMValueRef wv = lw_splat(w, lw_load(w, r->wt, g->din, tap), VF);
         for (int v = 0; v < r->V; v++) {
             /* input columns (ox0 + v*VF + i)*sw + kw*dw - pl; outside the row: padding */
             LLVMValueRef col = lw_mad(w, LLVMBuildNSWAdd(B, r->ox0, lw_i64(w, (int64_t)v * VF), ""),
@@ -911,14 +912,8 @@ static byocl_status dw_rows_segment(lw *w, void *ctx, LLVMValueRef ox0)
     r->ox0 = ox0;
     for (int v = 0; v < r->V; v++)
         LLVMBuildStore(B, LLVMConstNull(w->t_vf), r->acc[v]);
-    LLVMValueRef inside = lw_row_span_inside(w, ox0, r->seg, g->sw, g->kw, g->dw, g->pl, g->w);
-    lw_if plain, masked;
-    lw_if_begin(w, &plain, inside, "inside");
-    dw_rows_taps(w, r, true);
-    lw_if_end(w, &plain);
-    lw_if_begin(w, &masked, LLVMBuildNot(B, inside, ""), "edge");
-    dw_rows_taps(w, r, false);
-    lw_if_end(w, &masked);
+    lw_row_taps(w, lw_row_span_inside(w, ox0, r->seg, g->sw, g->kw, g->dw, g->pl, g->w),
+                dw_rows_taps, r);
     for (int v = 0; v < r->V; v++)
         lw_vstore(w, r->tile, lw_i64(w, (int64_t)v * VF), LLVMBuildLoad2(B, w->t_vf, r->acc[v], ""),
                   (unsigned)VF * 4);
@@ -928,7 +923,8 @@ static byocl_status dw_rows_segment(lw *w, void *ctx, LLVMValueRef ox0)
                           lw_i64(w, r->seg), "");
     lw_loop le;
     LLVMValueRef i = lw_for(w, &le, lw_i64(w, 0), end, 1, "i");
-    byocl_status st = store_output(w, r->node, r->space, r->n, r->oc, r->oy, LLVMBuildNSWAdd(B, ox0, i, ""),
+    byocl_status st = store_output(w, r->node, r->space, r->n, r->oc, r->oy,
+                                   LLVMBuildNSWAdd(B, ox0, i, ""),
                                    lw_round(w, lw_load(w, r->tile, BYOCL_FLOAT32, i), g->dout), g);
     le.no_unroll = !LLVMIsConstant(end); /* a peeled segment's few lanes: unrolled, their masks fold */
     lw_for_end(w, &le);

@@ -200,8 +200,9 @@ typedef struct pool_rows {
 } pool_rows;
 
 /* The kh loop over a segment's taps: plain loads where `inside`, masked otherwise. */
-static void pool_rows_taps(lw *w, const pool_rows *r, bool inside)
+static void pool_rows_taps(lw *w, const void *ctx, bool inside)
 {
+    const pool_rows *r = ctx;
     const pool_geom *g = r->g;
     LLVMBuilderRef B = w->B;
     int VF = w->vf;
@@ -265,15 +266,9 @@ static byocl_status pool_rows_segment(lw *w, void *ctx, LLVMValueRef ox0)
         if (is_max)
             LLVMBuildStore(B, LLVMConstNull(mask_t), r->nan[v]);
     }
-    LLVMValueRef inside = lw_row_span_inside(w, ox0, r->seg, g->stride[1], g->kernel[1],
-                                             g->dilation[1], g->pad[1], g->w);
-    lw_if plain, masked;
-    lw_if_begin(w, &plain, inside, "inside");
-    pool_rows_taps(w, r, true);
-    lw_if_end(w, &plain);
-    lw_if_begin(w, &masked, LLVMBuildNot(B, inside, ""), "edge");
-    pool_rows_taps(w, r, false);
-    lw_if_end(w, &masked);
+    lw_row_taps(w, lw_row_span_inside(w, ox0, r->seg, g->stride[1], g->kernel[1], g->dilation[1],
+                                      g->pad[1], g->w),
+                pool_rows_taps, r);
     LLVMValueRef result[POOL_V];
     for (int v = 0; v < r->V; v++) {
         result[v] = LLVMBuildLoad2(B, r->vt, r->acc[v], "");
@@ -286,9 +281,10 @@ static byocl_status pool_rows_segment(lw *w, void *ctx, LLVMValueRef ox0)
     if (is_max && r->d == BYOCL_FLOAT32) {
         lw_if whole;
         lw_if_begin(w, &whole, full, "whole");
-        for (int v = 0; v < r->V; v++)
-            lw_vstore(w, r->out, LLVMBuildNSWAdd(B, r->out_row, LLVMBuildNSWAdd(B, ox0, lw_i64(w, (int64_t)v * VF), ""), ""),
-                      result[v], 4);
+        for (int v = 0; v < r->V; v++) {
+            LLVMValueRef ox = LLVMBuildNSWAdd(B, ox0, lw_i64(w, (int64_t)v * VF), "");
+            lw_vstore(w, r->out, LLVMBuildNSWAdd(B, r->out_row, ox, ""), result[v], 4);
+        }
         lw_if_end(w, &whole);
         end = LLVMBuildSelect(B, full, lw_i64(w, 0), end, ""); /* stored: no lanes left */
     }

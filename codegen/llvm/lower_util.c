@@ -717,6 +717,17 @@ LLVMValueRef lw_row_span_inside(lw *w, LLVMValueRef ox0, int64_t n, int64_t stri
                         LLVMBuildICmp(B, LLVMIntSLE, past, lw_i64(w, width), ""), "inside");
 }
 
+void lw_row_taps(lw *w, LLVMValueRef inside, lw_taps_fn taps, const void *ctx)
+{
+    lw_if plain, masked;
+    lw_if_begin(w, &plain, inside, "inside");
+    taps(w, ctx, true);
+    lw_if_end(w, &plain);
+    lw_if_begin(w, &masked, LLVMBuildNot(w->B, inside, ""), "edge");
+    taps(w, ctx, false);
+    lw_if_end(w, &masked);
+}
+
 byocl_status lw_row_segments(lw *w, int64_t len, int64_t seg, lw_segment_fn body, void *ctx)
 {
     int64_t last = (len - 1) / seg * seg; /* the last segment's start */
