@@ -268,7 +268,8 @@ typedef struct conv_case {
  * tile, grids whose last tile is partial, every stride phase, dilations, asymmetric
  * padding, groups and depthwise, kernels larger than the input, several images, bands
  * and unit chunks (many tasks), the in-place path (stride 1, no padding), spans of
- * by-channel tiles that end inside a row and bands that end inside a span. Each runs with
+ * by-channel tiles that end inside a row and bands that end inside a span, depthwise rows
+ * wide enough for a first, middle and last segment (float32 and float16). Each runs with
  * both register tile shapes (by position and by channel, lower_conv.c). */
 static const conv_case conv_cases_tail[] = {
     {"c5_o13_3x3_pad1", 1, 5, 7, 9, 13, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
@@ -287,6 +288,7 @@ static const conv_case conv_cases_tail[] = {
     {"depthwise_wide_rows", 1, 3, 5, 101, 3, 3, 3, "padding=[1, 1], groups=3", BYOCL_FLOAT32, false},
     {"depthwise_s2_wide_rows", 1, 2, 5, 140, 2, 3, 3, "strides=[2, 2], padding=[1, 1], groups=2", BYOCL_FLOAT32, false},
     {"depthwise_5x5_two_segments", 1, 2, 6, 68, 4, 5, 5, "groups=2", BYOCL_FLOAT32, false},
+    {"depthwise_float16_wide_rows", 1, 3, 5, 70, 3, 3, 3, "padding=[1, 1], groups=3", BYOCL_FLOAT16, false},
     {"kernel_over_input", 1, 2, 3, 3, 5, 5, 5, "padding=[2, 2]", BYOCL_FLOAT32, false},
     {"batch3", 3, 4, 6, 5, 9, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
     {"bands_and_chunks", 1, 24, 40, 37, 40, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
