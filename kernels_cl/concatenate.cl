@@ -1,10 +1,9 @@
 /* concatenate.cl: a concatenation whose inputs are contiguous blocks of its output (every
- * dimension before the axis is 1), all its inputs in one launch. Work-item (i, f) copies
+ * dimension before the axis is 1), up to CLG_CONCAT_ONE_LAUNCH_MAX of its inputs in one
+ * launch (a concatenation of more takes a launch per that many). Work-item (i, f) copies
  * element i of input f into its block; input f's work-items all take the same case, so
  * each copy is a plain loop that PoCL vectorizes, as move.cl's. One launch instead of one
- * per input saves the driver's per-launch cost (docs/opencl-runtime.md, "Costs"); the
- * generator uses it for 2 to CLG_CONCAT_ONE_LAUNCH_MAX inputs and moves each input with
- * move.cl otherwise.
+ * per input saves the driver's per-launch cost (docs/opencl-runtime.md, "Costs").
  *
  * When all the data are float32 the generator also defines CONCAT_VEC (with VLOAD and
  * VSTORE of that width), and work-item i copies elements [i*CONCAT_VEC, (i+1)*CONCAT_VEC)

@@ -3,7 +3,8 @@
  *   transpose           DST = i, SRC = the permuted index (depth_to_space and
  *                       space_to_depth too: a permuted rank-6 view)
  *   concatenate         one launch per input: SRC = i, DST = i shifted into its slice
- *                       (where concatenate.cl, all inputs in one launch, does not apply)
+ *                       (where the inputs are not contiguous blocks of the output, which
+ *                       concatenate.cl copies several at a time)
  *   copy                DST = SRC = i (a region output that another value already holds)
  *   weight packing      DST = i over the packed layout, SRC = the weight, absent past the
  *                       last output channel (when the weight is a region input)

@@ -1288,15 +1288,25 @@ static byocl_status emit_transpose(clg_gen *gen, const clg_group *grp)
                      dtype_of(gen, grp->tail), byocl_shape_numel(&p.out), -1, &index);
 }
 
-/* A concatenation whose inputs are contiguous blocks of its output, in one launch
- * (kernels_cl/concatenate.cl). The blocks' lengths and offsets are arguments, so that
- * concatenations of as many inputs share a kernel whatever their sizes. */
+/* Inputs first .. first + n_fields - 1 of a concatenation whose inputs are contiguous
+ * blocks of its output, in one launch (kernels_cl/concatenate.cl); the first block starts
+ * at element `offset` of the output. The blocks' lengths and offsets are arguments, so
+ * that launches of as many inputs share a kernel whatever their sizes. */
 static byocl_status emit_concat_one_launch(clg_gen *gen, const clg_group *grp,
-                                           const byocl_type *fields, const int *roots,
-                                           int n_fields, int64_t inner, int axis)
+                                           const byocl_type *all_fields, const int *all_roots,
+                                           int first, int n_fields, int64_t offset,
+                                           int64_t inner, int axis, bool whole)
 {
-    char label[96];
-    clg_group_label(gen, grp, label, sizeof label);
+    char group[96], label[128];
+    clg_group_label(gen, grp, group, sizeof group);
+    if (whole)
+        snprintf(label, sizeof label, "%s", group);
+    else if (n_fields == 1)
+        snprintf(label, sizeof label, "%s (input %d)", group, first);
+    else
+        snprintf(label, sizeof label, "%s (inputs %d-%d)", group, first, first + n_fields - 1);
+    const byocl_type *const *fields = all_fields->fields + first;
+    const int *roots = all_roots + first;
     int y = clg_gen_root_buf(gen, grp->tail);
     if (y < 0)
         return gen->err->status;
@@ -1326,9 +1336,9 @@ static byocl_status emit_concat_one_launch(clg_gen *gen, const clg_group *grp,
      * with vectors switch (f) { case 0: CONCAT_MOVE(x0, L0, O0, i); break; ... } */
     byocl_textbuf copy = {0};
     base_textbuf_puts(&copy, "switch (f) {");
-    int64_t offset = 0, longest = 0;
+    int64_t longest = 0;
     for (int f = 0; f < n_fields; f++) {
-        int64_t len = fields->fields[f]->shape.dims[axis] * inner;
+        int64_t len = fields[f]->shape.dims[axis] * inner;
         char name[16];
         snprintf(name, sizeof name, "L%d", f);
         clg_kernel_int(&k, name, len);
@@ -1380,8 +1390,17 @@ static byocl_status emit_concat(clg_gen *gen, const clg_group *grp)
                                "in @%s: concatenate of nested tuples is not supported",
                                fn->name);
     }
-    if (outer == 1 && n_fields >= 2 && n_fields <= CLG_CONCAT_ONE_LAUNCH_MAX) {
-        byocl_status st = emit_concat_one_launch(gen, grp, fields, roots, n_fields, inner, axis);
+    if (outer == 1 && n_fields >= 2) { /* up to CLG_CONCAT_ONE_LAUNCH_MAX inputs a launch */
+        byocl_status st = BYOCL_OK;
+        int64_t offset = 0;
+        for (int f = 0; st == BYOCL_OK && f < n_fields; f += CLG_CONCAT_ONE_LAUNCH_MAX) {
+            int count = n_fields - f < CLG_CONCAT_ONE_LAUNCH_MAX ? n_fields - f
+                                                                 : CLG_CONCAT_ONE_LAUNCH_MAX;
+            st = emit_concat_one_launch(gen, grp, fields, roots, f, count, offset, inner, axis,
+                                        count == n_fields);
+            for (int k = f; k < f + count; k++)
+                offset += fields->fields[k]->shape.dims[axis] * inner;
+        }
         free(roots);
         return st;
     }
