@@ -1290,16 +1290,17 @@ static byocl_status emit_transpose(clg_gen *gen, const clg_group *grp)
 
 /* Inputs first .. first + n_fields - 1 of a concatenation whose inputs are contiguous
  * blocks of its output, in one launch (kernels_cl/concatenate.cl); the first block starts
- * at element `offset` of the output. The blocks' lengths and offsets are arguments, so
- * that launches of as many inputs share a kernel whatever their sizes. */
+ * at element *offset of the output, which moves past the last. The blocks' lengths and
+ * offsets are arguments, so that launches of as many inputs share a kernel whatever their
+ * sizes. */
 static byocl_status emit_concat_one_launch(clg_gen *gen, const clg_group *grp,
                                            const byocl_type *all_fields, const int *all_roots,
-                                           int first, int n_fields, int64_t offset,
-                                           int64_t inner, int axis, bool whole)
+                                           int first, int n_fields, int64_t *offset,
+                                           int64_t inner, int axis)
 {
     char group[96], label[128];
     clg_group_label(gen, grp, group, sizeof group);
-    if (whole)
+    if (n_fields == all_fields->n_fields)
         snprintf(label, sizeof label, "%s", group);
     else if (n_fields == 1)
         snprintf(label, sizeof label, "%s (input %d)", group, first);
@@ -1343,13 +1344,13 @@ static byocl_status emit_concat_one_launch(clg_gen *gen, const clg_group *grp,
         snprintf(name, sizeof name, "L%d", f);
         clg_kernel_int(&k, name, len);
         snprintf(name, sizeof name, "O%d", f);
-        clg_kernel_int(&k, name, offset);
+        clg_kernel_int(&k, name, *offset);
         if (vectors)
             base_textbuf_printf(&copy, " case %d: CONCAT_MOVE(x%d, L%d, O%d, i); break;", f, f, f, f);
         else
             base_textbuf_printf(&copy, " case %d: if ((i) < L%d) ST_Y(O%d + (i), LD_x%d((i))); break;",
                                 f, f, f, f);
-        offset += len;
+        *offset += len;
         if (len > longest)
             longest = len;
     }
@@ -1396,10 +1397,7 @@ static byocl_status emit_concat(clg_gen *gen, const clg_group *grp)
         for (int f = 0; st == BYOCL_OK && f < n_fields; f += CLG_CONCAT_ONE_LAUNCH_MAX) {
             int count = n_fields - f < CLG_CONCAT_ONE_LAUNCH_MAX ? n_fields - f
                                                                  : CLG_CONCAT_ONE_LAUNCH_MAX;
-            st = emit_concat_one_launch(gen, grp, fields, roots, f, count, offset, inner, axis,
-                                        count == n_fields);
-            for (int k = f; k < f + count; k++)
-                offset += fields->fields[k]->shape.dims[axis] * inner;
+            st = emit_concat_one_launch(gen, grp, fields, roots, f, count, &offset, inner, axis);
         }
         free(roots);
         return st;
