@@ -132,8 +132,19 @@ static void check_equals_reference(const byocl_module *m, uint64_t seed)
     byocl_compiled_free(c);
 }
 
+/* Whether root `inner` is a slice of root `outer`, directly or through other slices (an
+ * input of a concatenation done in place). */
+static bool holds(const byocl_compiled *c, int outer, int inner)
+{
+    for (int v = c->values[inner].within; v >= 0; v = c->values[v].within)
+        if (v == outer)
+            return true;
+    return false;
+}
+
 /* The time a root value occupies its memory: inputs the whole run, outputs from their
- * step to the end, pool tensors from their step to their last reader. */
+ * step to the end, pool tensors from their step to their last reader, or from the first
+ * step that writes a slice of them. */
 static bool live_interval(const byocl_compiled *c, int v, int *first, int *last)
 {
     const byocl_xvalue *x = &c->values[v];
@@ -142,7 +153,13 @@ static bool live_interval(const byocl_compiled *c, int v, int *first, int *last)
     switch (x->home) {
     case HOME_INPUT: *first = 0; *last = c->n_steps; return true;
     case HOME_OUTPUT: *first = x->producer; *last = c->n_steps; return true;
-    case HOME_POOL: *first = x->producer; *last = x->last_use; return x->producer >= 0;
+    case HOME_POOL:
+        *first = x->producer;
+        *last = x->last_use;
+        for (int s = 0; s < c->n_values; s++)
+            if (c->values[s].root == s && holds(c, v, s) && c->values[s].producer < *first)
+                *first = c->values[s].producer;
+        return x->producer >= 0;
     case HOME_CONSTANT: return false;
     }
     return false;
@@ -159,7 +176,8 @@ static int check_no_live_overlap(const byocl_compiled *c, const byocl_executor *
             continue;
         for (int b = a + 1; b < c->n_values; b++) {
             int fb, lb;
-            if (!live_interval(c, b, &fb, &lb) || c->values[b].nbytes == 0 || lb < fa || la < fb)
+            if (!live_interval(c, b, &fb, &lb) || c->values[b].nbytes == 0 || lb < fa ||
+                la < fb || holds(c, a, b) || holds(c, b, a))
                 continue;
             const char *pa = exec_value_data(ex, a), *pb = exec_value_data(ex, b);
             assert_non_null(pa);
@@ -458,6 +476,76 @@ static void test_stats_and_aliases(void **state)
     assert_int_equal(c->values[resh].root, relu0);
     byocl_executor_free(ex);
     byocl_compiled_free(c);
+    byocl_module_free(m);
+}
+
+/* Concatenations into one contiguous block whose inputs are pool tensors that steps
+ * write are done in place, nested ones too: no step, each input in its slice. The others
+ * copy: a parameter among the inputs, the same tensor twice, a batch of 2 (not one block),
+ * a slice that would start off the 64-byte alignment, and an output of @main. */
+static const char concatenations[] =
+    "#[version = \"0.0.5\"]\n"
+    "def @main(%x: Tensor[(1, 16, 4, 4), float32], %y: Tensor[(2, 16, 4, 4), float32],\n"
+    "          %z: Tensor[(1, 3), float32]) {\n"
+    "  %0 = nn.relu(%x);\n"
+    "  %1 = negative(%x);\n"
+    "  %2 = (%0, %1);\n"
+    "  %3 = concatenate(%2, axis=1);\n"   /* in place */
+    "  %4 = add(%0, 1f);\n"
+    "  %5 = (%3, %4);\n"
+    "  %6 = concatenate(%5, axis=-3);\n"  /* in place, holding %3 */
+    "  %7 = nn.max_pool2d(%6, pool_size=[2, 2], strides=[2, 2]);\n"
+    "  %8 = (%0, %x);\n"
+    "  %9 = concatenate(%8, axis=1);\n"   /* a parameter */
+    "  %10 = (%1, %1);\n"
+    "  %11 = concatenate(%10, axis=1);\n" /* twice */
+    "  %12 = nn.relu(%y);\n"
+    "  %13 = negative(%y);\n"
+    "  %14 = (%12, %13);\n"
+    "  %15 = concatenate(%14, axis=1);\n" /* batch 2 */
+    "  %16 = nn.relu(%z);\n"
+    "  %17 = negative(%z);\n"
+    "  %18 = (%16, %17);\n"
+    "  %19 = concatenate(%18, axis=1);\n" /* 12 bytes: off the alignment */
+    "  %20 = nn.relu(%0);\n"
+    "  %21 = negative(%0);\n"
+    "  %22 = (%20, %21);\n"
+    "  %23 = concatenate(%22, axis=1);\n" /* an output */
+    "  %24 = add(%6, 1f);\n"
+    "  (%7, %9, %11, %15, %19, %23, %24)\n"
+    "}\n";
+
+static void test_concat_in_place(void **state)
+{
+    (void)state;
+    byocl_module *m = ts_parse_typed(concatenations);
+    byocl_compiled *c = build_ref(m);
+    byocl_plan_stats st;
+    byocl_compiled_stats(c, &st);
+    assert_int_equal(st.n_concats_in_place, 2);
+    assert_int_equal(st.n_steps, 16); /* 18 op calls */
+    byocl_executor *ex = new_executor(c);
+    const byocl_function *fn = c->fn;
+    int cat = driver_compiled_value_of(c, byocl_text_node_by_number(fn, 6), -1);
+    const char *whole = exec_value_data(ex, cat);
+    static const struct { int number; size_t offset; } slices[] = {
+        {0, 0}, {1, 1024}, {3, 0}, {4, 2048}};
+    for (size_t i = 0; i < sizeof slices / sizeof slices[0]; i++) {
+        int v = driver_compiled_value_of(c, byocl_text_node_by_number(fn, slices[i].number), -1);
+        assert_ptr_equal(exec_value_data(ex, v), whole + slices[i].offset);
+    }
+    for (int number = 9; number <= 23; number += 2) /* the copies keep their own memory */
+        if (number != 17 && number != 21) {
+            int v = driver_compiled_value_of(c, byocl_text_node_by_number(fn, number), -1);
+            int in = driver_compiled_value_of(c, byocl_text_node_by_number(fn, number - 2), -1);
+            assert_int_equal(c->values[v].within, -1);
+            assert_int_equal(c->values[c->values[in].root].within, -1);
+        }
+    assert_true(check_no_live_overlap(c, ex) > 10);
+    byocl_executor_free(ex);
+    byocl_compiled_free(c);
+    for (uint64_t seed = 1; seed <= 2; seed++)
+        check_equals_reference(m, seed);
     byocl_module_free(m);
 }
 
@@ -1046,14 +1134,15 @@ static void test_builtin_resnet18_matches_reference(void **state)
 
 /* ------------------------------------------------------------ target host */
 
-/* The same graphs through the LLVM host backend, with 2 threads: within 1e-5 relative L2
- * of the reference, and the same bytes on every run. Skipped in a tree without it. */
+/* The same graphs (and the concatenations) through the LLVM host backend, with 2 threads:
+ * within 1e-5 relative L2 of the reference, and the same bytes on every run. Skipped in a
+ * tree without it. */
 static void test_host_target(void **state)
 {
     (void)state;
-    byocl_module *models[2] = {stress_graph(30), NULL};
+    byocl_module *models[3] = {stress_graph(30), NULL, ts_parse_typed(concatenations)};
     assert_int_equal(byocl_builtin_build("seed", &models[1], NULL), BYOCL_OK);
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 3; k++) {
         byocl_module *m = models[k];
         byocl_build_options o = byocl_build_options_default();
         o.threads = 2;
@@ -1062,8 +1151,8 @@ static void test_host_target(void **state)
         byocl_status st = byocl_build(m, &o, &c, &err);
         if (st == BYOCL_ERR_UNSUPPORTED) {
             print_message("target host skipped: %s\n", err.msg);
-            byocl_module_free(models[0]);
-            byocl_module_free(models[1]);
+            for (int i = 0; i < 3; i++)
+                byocl_module_free(models[i]);
             skip();
         }
         if (st != BYOCL_OK)
@@ -1092,8 +1181,8 @@ static void test_host_target(void **state)
         byocl_executor_free(ex);
         byocl_compiled_free(c);
     }
-    byocl_module_free(models[0]);
-    byocl_module_free(models[1]);
+    for (int i = 0; i < 3; i++)
+        byocl_module_free(models[i]);
 }
 
 /* ------------------------------------------------------------ error paths */
@@ -1296,6 +1385,7 @@ int main(void)
         cmocka_unit_test(test_storage_plan_offsets_random),
         cmocka_unit_test(test_stress_graph_matches_reference),
         cmocka_unit_test(test_stats_and_aliases),
+        cmocka_unit_test(test_concat_in_place),
         cmocka_unit_test(test_copy_copies),
         cmocka_unit_test(test_outputs_valid_until_next_run),
         cmocka_unit_test(test_repeated_runs_identical),

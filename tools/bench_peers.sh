@@ -72,7 +72,7 @@ fi
 need=""
 $PY -c 'import torch' 2>/dev/null || need="$need python3-torch"
 $PY -c 'import torchvision' 2>/dev/null || need="$need python3-torchvision"
-$PY -c 'import onnx' 2>/dev/null || need="$need python3-onnx"
+$PY -c 'import onnx.checker' 2>/dev/null || need="$need python3-onnx"
 $PY -c 'import numpy' 2>/dev/null || need="$need python3-numpy"
 $PY -c 'import ensurepip' 2>/dev/null || need="$need python3-venv"
 if [ -n "$need" ]; then

@@ -126,6 +126,9 @@ static void print_stats(const byocl_compiled *c)
            st.n_regions == 1 ? "" : "s");
     printf("  intermediates: %d tensor%s, %zu bytes without reuse\n", st.n_intermediates,
            st.n_intermediates == 1 ? "" : "s", st.intermediate_bytes);
+    if (st.n_concats_in_place)
+        printf("  in place:      %d concatenation%s (their inputs written into their slices)\n",
+               st.n_concats_in_place, st.n_concats_in_place == 1 ? "" : "s");
     printf("  storage plan:  %zu bytes, one pool of %d block%s", st.planned_bytes, st.n_buffers,
            st.n_buffers == 1 ? "" : "s");
     if (st.intermediate_bytes > 0)

@@ -10,9 +10,10 @@
  *   5. the host backend compiles every group at once;
  *   6. device memory, when a region's module has its own: where each value lives and the
  *      copies between memories (plan_memories);
- *   7. the storage plan: inputs, constants and outputs keep their own memory; every
- *      other tensor a step writes gets a buffer shared by liveness (storage_plan.c), except
- *      tensors that live in device memory only. */
+ *   7. the storage plan: inputs, constants and outputs keep their own memory; a host
+ *      concatenation into one contiguous block has its inputs written in place and no
+ *      step (concat_in_place.c); every other tensor a step writes gets a buffer shared by
+ *      liveness (storage_plan.c), except tensors that live in device memory only. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +141,7 @@ static int add_value(builder *b, int node, int field, int root, byocl_error *err
     v->nbytes = (size_t)byocl_shape_numel(&v->type->shape) * byocl_dtype_size(v->type->dtype);
     v->root = root < 0 ? id : c->values[root].root;
     v->producer = -1;
+    v->within = -1;
     v->last_use = -1;
     v->memory = HOST_MEMORY;
     return id;
@@ -822,6 +824,8 @@ static byocl_status plan_storage(builder *b, byocl_error *err)
 {
     byocl_compiled *c = b->c;
     byocl_status st = plan_outputs(b, err);
+    if (st == BYOCL_OK)
+        st = driver_concat_in_place(c, err);
     for (int s = 0; s < c->n_steps && st == BYOCL_OK; s++) {
         const byocl_xstep *step = &c->steps[s];
         for (int i = 0; i < step->n_in + step->n_out && st == BYOCL_OK; i++) {
@@ -839,28 +843,45 @@ static byocl_status plan_storage(builder *b, byocl_error *err)
     if (st != BYOCL_OK)
         return st;
 
-    /* Everything a step writes that is not an output shares the pool. */
+    /* Everything a step writes that is not an output shares the pool; a slice of another
+     * tensor (concat_in_place.c) lives inside it, which lives from the first of its
+     * slices' writes to the last read of any of them. */
     byocl_live_range *ranges = malloc((size_t)(c->n_values + 1) * sizeof *ranges);
     int *value_of = malloc((size_t)(c->n_values + 1) * sizeof *value_of);
+    int *range_of = malloc((size_t)(c->n_values + 1) * sizeof *range_of);
     size_t *offset_of = malloc((size_t)(c->n_values + 1) * sizeof *offset_of);
     int n = 0;
-    if (!ranges || !value_of || !offset_of) {
+    if (!ranges || !value_of || !range_of || !offset_of) {
         st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     } else {
         for (int v = 0; v < c->n_values; v++) {
             const byocl_xvalue *x = &c->values[v];
-            if (x->root != v || x->home != HOME_POOL || x->producer < 0 ||
+            range_of[v] = -1;
+            if (x->root != v || x->home != HOME_POOL || x->producer < 0 || x->within >= 0 ||
                 (x->memory != HOST_MEMORY && !x->host_copy)) /* device memory only */
                 continue;
             ranges[n] = (byocl_live_range){x->nbytes, x->producer, x->last_use};
+            range_of[v] = n;
             value_of[n++] = v;
+        }
+        for (int v = 0; v < c->n_values; v++) {
+            const byocl_xvalue *x = &c->values[v];
+            if (x->root != v || x->within < 0)
+                continue;
+            byocl_live_range *r = &ranges[range_of[driver_value_outermost(c, v)]];
+            r->first = x->producer < r->first ? x->producer : r->first;
+            r->last = x->last_use > r->last ? x->last_use : r->last;
         }
         st = storage_plan_offsets(ranges, n, BUFFER_ALIGN, offset_of, &c->pool_bytes, err);
         c->stats.live_peak_bytes = storage_plan_live_peak(ranges, n, BUFFER_ALIGN);
     }
+    for (int i = 0; st == BYOCL_OK && i < n; i++)
+        c->values[value_of[i]].pool_offset = offset_of[i];
+    for (int v = 0; st == BYOCL_OK && v < c->n_values; v++)
+        if (c->values[v].root == v && c->values[v].within >= 0)
+            c->values[v].pool_offset = driver_value_pool_offset(c, v);
     byocl_plan_stats *stats = &c->stats;
     for (int i = 0; st == BYOCL_OK && i < n; i++) {
-        c->values[value_of[i]].pool_offset = offset_of[i];
         stats->n_intermediates++;
         stats->intermediate_bytes += c->values[value_of[i]].nbytes;
         bool first_at = true; /* the distinct offsets: the plan's blocks */
@@ -870,6 +891,7 @@ static byocl_status plan_storage(builder *b, byocl_error *err)
     }
     free(ranges);
     free(value_of);
+    free(range_of);
     free(offset_of);
     if (st != BYOCL_OK)
         return st;

@@ -33,6 +33,9 @@ typedef struct byocl_xvalue {
     value_home home;
     int slot;            /* HOME_INPUT: input index; HOME_OUTPUT: output buffer index */
     size_t pool_offset;  /* HOME_POOL: its first byte in the pool */
+    int within;          /* HOME_POOL: the root whose buffer holds this one as a slice (an
+                            input of a concatenation done in place), else -1 */
+    size_t within_offset; /* within >= 0: its first byte there */
     const void *constant; /* HOME_CONSTANT */
     int producer;        /* the step that writes it, -1 for inputs and constants */
     int last_use;        /* the last step that reads it (directly or through an alias) */
@@ -137,5 +140,15 @@ struct byocl_compiled {
 
 /* The value of field `field` (-1 for a tensor node) of node `node`, or -1. */
 int driver_compiled_value_of(const byocl_compiled *c, int node, int field);
+
+/* concat_in_place.c: drops each host kernel step that only concatenates into one contiguous
+ * block, placing its inputs as slices of its result (`within`); the result's producer
+ * becomes the last step that writes a slice. Runs on ordered steps, after the outputs'
+ * homes are known and before anything records step indices other than `producer`. */
+byocl_status driver_concat_in_place(byocl_compiled *c, byocl_error *err);
+/* Root `root`'s first byte in the pool, through the roots it is a slice of. */
+size_t driver_value_pool_offset(const byocl_compiled *c, int root);
+/* The root whose pool range holds root `root`: itself unless it is a slice. */
+int driver_value_outermost(const byocl_compiled *c, int root);
 
 #endif

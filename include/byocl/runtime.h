@@ -230,6 +230,8 @@ const byocl_type *byocl_compiled_output_type(const byocl_compiled *c, int index)
 typedef struct byocl_plan_stats {
     int n_steps, n_kernels, n_regions;
     int n_kernel_functions;    /* distinct functions among the kernels (equal code shared) */
+    int n_concats_in_place;    /* concatenations without a step: the steps that compute
+                                  their inputs write them into their slices of the result */
     int n_intermediates;
     size_t intermediate_bytes; /* their sizes summed */
     int n_buffers;             /* the storage plan's blocks: distinct offsets in its pool */
