@@ -354,8 +354,9 @@ static void test_conv2d_padded(void **state)
         "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=11, kernel_size=[3, 3])\n}\n";
     check_region(text);
     check_region_f16(text);
-    /* AVX2's 8 floats get 16 positions (two vectors) x 4 channels, SSE's 4 floats 4 x 8;
-     * a width the schedule does not use gets the default 16 x 8. */
+    /* AVX2's 8 floats get 16 positions (two vectors) x 4 channels here (5 would compute
+     * 15 for 11, no better than 4's 12), SSE's 4 floats 4 x 8; a width the schedule does
+     * not use gets the default 16 x 8. */
     const struct { int width; const char *vec; } widths[] = {
         {8, "#define VEC float16\n#define VLOAD_X(p) vload16(0, (p))\n#define PT 16\n"
             "#define OCT 4\n"},
@@ -365,6 +366,26 @@ static void test_conv2d_padded(void **state)
     for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
         run_opts o = {.seed = 7, .vector_width = widths[i].width, .expect_text = widths[i].vec};
         check_region_opts(text, &o);
+    }
+    /* With AVX2, 16 x 5 where the channels fill blocks of 5 well enough: 13 channels in 3
+     * blocks, the last with 3 and 2 past the end; two groups of 24 channels, 5 blocks
+     * each, with an epilogue on the edge tiles (9x9 grid positions over 11-wide planes).
+     * 16 channels keep 16 x 4 (5 would compute 20). */
+    static const struct { const char *text; const char *expect; } by_five[] = {
+        {MAIN("%x: Tensor[(1, 5, 9, 9), float32], %w: Tensor[(13, 5, 3, 3), float32]")
+         "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1])\n}\n",
+         "#define OCT 5\n#define G 1\n#define OB 3\n"},
+        {MAIN("%x: Tensor[(1, 6, 9, 9), float32], %w: Tensor[(48, 3, 3, 3), float32]")
+         "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=2);\n"
+         "  nn.relu(%0)\n}\n",
+         "#define OCT 5\n#define G 2\n#define OB 5\n"},
+        {MAIN("%x: Tensor[(1, 5, 9, 9), float32], %w: Tensor[(16, 5, 3, 3), float32]")
+         "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1])\n}\n",
+         "#define OCT 4\n#define G 1\n#define OB 4\n"},
+    };
+    for (size_t i = 0; i < sizeof by_five / sizeof by_five[0]; i++) {
+        run_opts o = {.seed = 9 + i, .vector_width = 8, .expect_text = by_five[i].expect};
+        check_region_opts(by_five[i].text, &o);
     }
 }
 
