@@ -515,6 +515,27 @@ static const char concatenations[] =
     "  (%7, %9, %11, %15, %19, %23, %24)\n"
     "}\n";
 
+/* A dense block: each concatenation takes every tensor so far, so each holds the one
+ * before it and the last holds them all, from its start; one that starts inside it
+ * (%10: x1, x2) copies. */
+static const char dense_block[] =
+    "#[version = \"0.0.5\"]\n"
+    "def @main(%x: Tensor[(1, 16, 4, 4), float32], %w: Tensor[(16, 32, 1, 1), float32]) {\n"
+    "  %0 = nn.relu(%x);\n"
+    "  %1 = (%0,);\n"
+    "  %2 = concatenate(%1, axis=1);\n"
+    "  %3 = negative(%2);\n"
+    "  %4 = (%0, %3);\n"
+    "  %5 = concatenate(%4, axis=1);\n"
+    "  %6 = nn.conv2d(%5, %w, padding=[0, 0, 0, 0]);\n"
+    "  %7 = (%0, %3, %6);\n"
+    "  %8 = concatenate(%7, axis=1);\n"
+    "  %9 = (%3, %6);\n"
+    "  %10 = concatenate(%9, axis=1);\n"
+    "  %11 = add(%8, 1f);\n"
+    "  (%11, %10)\n"
+    "}\n";
+
 static void test_concat_in_place(void **state)
 {
     (void)state;
@@ -546,6 +567,27 @@ static void test_concat_in_place(void **state)
     byocl_compiled_free(c);
     for (uint64_t seed = 1; seed <= 2; seed++)
         check_equals_reference(m, seed);
+    byocl_module_free(m);
+
+    m = ts_parse_typed(dense_block);
+    c = build_ref(m);
+    byocl_compiled_stats(c, &st);
+    assert_int_equal(st.n_concats_in_place, 3);
+    ex = new_executor(c);
+    fn = c->fn;
+    whole = exec_value_data(ex, driver_compiled_value_of(c, byocl_text_node_by_number(fn, 8), -1));
+    static const struct { int number; size_t offset; } nested[] = {
+        {0, 0}, {2, 0}, {3, 1024}, {5, 0}, {6, 2048}};
+    for (size_t i = 0; i < sizeof nested / sizeof nested[0]; i++) {
+        int v = driver_compiled_value_of(c, byocl_text_node_by_number(fn, nested[i].number), -1);
+        assert_ptr_equal(exec_value_data(ex, v), whole + nested[i].offset);
+    }
+    int copy = driver_compiled_value_of(c, byocl_text_node_by_number(fn, 10), -1);
+    assert_int_equal(c->values[copy].within, -1);
+    assert_true(check_no_live_overlap(c, ex) > 0);
+    byocl_executor_free(ex);
+    byocl_compiled_free(c);
+    check_equals_reference(m, 3);
     byocl_module_free(m);
 }
 
@@ -1134,15 +1176,16 @@ static void test_builtin_resnet18_matches_reference(void **state)
 
 /* ------------------------------------------------------------ target host */
 
-/* The same graphs (and the concatenations) through the LLVM host backend, with 2 threads:
- * within 1e-5 relative L2 of the reference, and the same bytes on every run. Skipped in a
- * tree without it. */
+/* The same graphs (and the concatenations, the dense block) through the LLVM host
+ * backend, with 2 threads: within 1e-5 relative L2 of the reference, and the same bytes
+ * on every run. Skipped in a tree without it. */
 static void test_host_target(void **state)
 {
     (void)state;
-    byocl_module *models[3] = {stress_graph(30), NULL, ts_parse_typed(concatenations)};
+    byocl_module *models[4] = {stress_graph(30), NULL, ts_parse_typed(concatenations),
+                               ts_parse_typed(dense_block)};
     assert_int_equal(byocl_builtin_build("seed", &models[1], NULL), BYOCL_OK);
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         byocl_module *m = models[k];
         byocl_build_options o = byocl_build_options_default();
         o.threads = 2;
@@ -1151,7 +1194,7 @@ static void test_host_target(void **state)
         byocl_status st = byocl_build(m, &o, &c, &err);
         if (st == BYOCL_ERR_UNSUPPORTED) {
             print_message("target host skipped: %s\n", err.msg);
-            for (int i = 0; i < 3; i++)
+            for (int i = 0; i < 4; i++)
                 byocl_module_free(models[i]);
             skip();
         }
@@ -1181,7 +1224,7 @@ static void test_host_target(void **state)
         byocl_executor_free(ex);
         byocl_compiled_free(c);
     }
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         byocl_module_free(models[i]);
 }
 

@@ -868,7 +868,7 @@ static byocl_status plan_storage(builder *b, byocl_error *err)
             const byocl_xvalue *x = &c->values[v];
             if (x->root != v || x->within < 0)
                 continue;
-            byocl_live_range *r = &ranges[range_of[driver_value_outermost(c, v)]];
+            byocl_live_range *r = &ranges[range_of[driver_value_outermost(c, v, NULL)]];
             r->first = x->producer < r->first ? x->producer : r->first;
             r->last = x->last_use > r->last ? x->last_use : r->last;
         }
@@ -877,9 +877,11 @@ static byocl_status plan_storage(builder *b, byocl_error *err)
     }
     for (int i = 0; st == BYOCL_OK && i < n; i++)
         c->values[value_of[i]].pool_offset = offset_of[i];
-    for (int v = 0; st == BYOCL_OK && v < c->n_values; v++)
+    for (int v = 0; st == BYOCL_OK && v < c->n_values; v++) {
+        size_t at;
         if (c->values[v].root == v && c->values[v].within >= 0)
-            c->values[v].pool_offset = driver_value_pool_offset(c, v);
+            c->values[v].pool_offset = c->values[driver_value_outermost(c, v, &at)].pool_offset + at;
+    }
     byocl_plan_stats *stats = &c->stats;
     for (int i = 0; st == BYOCL_OK && i < n; i++) {
         stats->n_intermediates++;

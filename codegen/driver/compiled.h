@@ -146,9 +146,8 @@ int driver_compiled_value_of(const byocl_compiled *c, int node, int field);
  * becomes the last step that writes a slice. Runs on ordered steps, after the outputs'
  * homes are known and before anything records step indices other than `producer`. */
 byocl_status driver_concat_in_place(byocl_compiled *c, byocl_error *err);
-/* Root `root`'s first byte in the pool, through the roots it is a slice of. */
-size_t driver_value_pool_offset(const byocl_compiled *c, int root);
-/* The root whose pool range holds root `root`: itself unless it is a slice. */
-int driver_value_outermost(const byocl_compiled *c, int root);
+/* The root whose buffer holds root `root` and is no slice itself (`root` unless it is a
+ * slice); *offset (may be NULL) receives root's first byte in it. */
+int driver_value_outermost(const byocl_compiled *c, int root, size_t *offset);
 
 #endif

@@ -48,40 +48,55 @@ static int lone_concatenation(const byocl_compiled *c, const byocl_xstep *s, int
 }
 
 /* Places the inputs of step `s` in its result when each of them can be; returns whether
- * it did. */
+ * it did (-1: out of memory). An input that an earlier concatenation already holds brings
+ * that one along when it and the inputs after it fill it from its start: a dense block's
+ * concatenations of ever more of the same tensors then nest, the last holding them all. */
 static int place_inputs(byocl_compiled *c, int s)
 {
     int *ins = NULL, n_in = 0;
     int result = lone_concatenation(c, &c->steps[s], &ins, &n_in);
     if (result < 0)
         return result == -2 ? -1 : 0;
-    byocl_xvalue *whole = &c->values[result];
-    bool ok = placeable(c, whole);
-    size_t offset = 0;
-    for (int k = 0; k < n_in && ok; k++) {
-        const byocl_xvalue *v = &c->values[ins[k]];
-        const byocl_xvalue *r = &c->values[v->root];
-        ok = placeable(c, r) && r->nbytes == v->nbytes && v->root != result &&
-             offset % SLICE_ALIGN == 0;
-        for (int j = 0; j < k && ok; j++) /* the same tensor twice needs two copies */
-            ok = c->values[ins[j]].root != v->root;
-        offset += v->nbytes;
-    }
-    if (!ok) {
+    int *pieces = malloc((size_t)(n_in > 0 ? n_in : 1) * sizeof *pieces), n_pieces = 0;
+    if (!pieces) {
         free(ins);
+        return -1;
+    }
+    bool ok = placeable(c, &c->values[result]);
+    size_t offset = 0;
+    for (int k = 0; k < n_in && ok;) {
+        int piece = driver_value_outermost(c, c->values[ins[k]].root, NULL);
+        size_t filled = 0, at;
+        for (; k < n_in; k++) {
+            const byocl_xvalue *v = &c->values[ins[k]];
+            if (driver_value_outermost(c, v->root, &at) != piece || at != filled ||
+                v->nbytes != c->values[v->root].nbytes)
+                break;
+            filled += v->nbytes;
+        }
+        ok = filled > 0 && filled == c->values[piece].nbytes && piece != result &&
+             placeable(c, &c->values[piece]) && offset % SLICE_ALIGN == 0;
+        for (int j = 0; j < n_pieces && ok; j++) /* the same tensor twice needs two copies */
+            ok = pieces[j] != piece;
+        pieces[n_pieces++] = piece;
+        offset += filled;
+    }
+    free(ins);
+    if (!ok) {
+        free(pieces);
         return 0;
     }
     int written = -1; /* the result is whole once the last of its slices is written */
     offset = 0;
-    for (int k = 0; k < n_in; k++) {
-        byocl_xvalue *r = &c->values[c->values[ins[k]].root];
+    for (int k = 0; k < n_pieces; k++) {
+        byocl_xvalue *r = &c->values[pieces[k]];
         r->within = result;
         r->within_offset = offset;
         offset += r->nbytes;
         written = r->producer > written ? r->producer : written;
     }
-    whole->producer = written;
-    free(ins);
+    c->values[result].producer = written;
+    free(pieces);
     return 1;
 }
 
@@ -112,17 +127,12 @@ byocl_status driver_concat_in_place(byocl_compiled *c, byocl_error *err)
     return BYOCL_OK;
 }
 
-size_t driver_value_pool_offset(const byocl_compiled *c, int root)
+int driver_value_outermost(const byocl_compiled *c, int root, size_t *offset)
 {
-    size_t offset = 0;
+    size_t at = 0;
     for (; c->values[root].within >= 0; root = c->values[root].within)
-        offset += c->values[root].within_offset;
-    return offset + c->values[root].pool_offset;
-}
-
-int driver_value_outermost(const byocl_compiled *c, int root)
-{
-    while (c->values[root].within >= 0)
-        root = c->values[root].within;
+        at += c->values[root].within_offset;
+    if (offset)
+        *offset = at;
     return root;
 }
