@@ -601,7 +601,7 @@ static void test_vector_epilogue(void **state)
     static const char across[] =
         MAIN("%x: Tensor[(1, 6, 5, 12), float32], %c_w: Tensor[(4, 6, 1, 1), float32], "
              "%h: Tensor[(5, 1), float32]")
-        "  %0 = nn.relu(%x);\n"
+        "  %0 = erf(%x);\n"
         "  %1 = nn.conv2d(%0, %c_w);\n"
         "  add(%1, %h)\n}\n";
     run_opts oa = {.seed = 23, .vector_width = 8, .reject_text = "#define EPILOGUE_V"};
@@ -609,6 +609,29 @@ static void test_vector_epilogue(void **state)
     check_region_opts(MAIN("%x: Tensor[(1, 2, 3, 30), float32], %w: Tensor[(3, 2, 1, 1), float32]")
                       "  %0 = nn.conv2d(%x, %w);\n  erf(%0)\n}\n",
                       &oa);
+    /* A chain no producer absorbs takes tiles of 16, 8 or 4 elements in one plane of the
+     * last two axes: a per-channel operand is one broadcast, one along the plane one
+     * vector load. A plane of 35 takes one element a work-item. */
+    static const struct { const char *text; const char *expect; } chains[] = {
+        {MAIN("%x: Tensor[(2, 3, 4, 8), float32], %s: Tensor[(3, 1, 1), float32], "
+              "%h: Tensor[(4, 8), float32]")
+         "  %0 = multiply(%x, %s);\n  %1 = add(%0, %h);\n  nn.relu(%1)\n}\n",
+         "#define LD_FIRST_V(fi) vload16(0, e0 + ((fi)))\n"},
+        {MAIN("%x: Tensor[(1, 3, 3, 4), float32], %s: Tensor[(3, 1, 1), float32]")
+         "  %0 = multiply(%x, %s);\n  nn.relu(%0)\n}\n",
+         "#define PT 4\n"},
+        {MAIN("%x: Tensor[(24), float32], %s: Tensor[(24), float32]")
+         "  %0 = add(%x, %s);\n  sigmoid(%0)\n}\n",
+         "#define PT 8\n"},
+    };
+    for (size_t i = 0; i < sizeof chains / sizeof chains[0]; i++) {
+        run_opts oc = {.seed = 24 + i, .expect_launches = 1, .expect_text = chains[i].expect};
+        check_region_opts(chains[i].text, &oc);
+    }
+    run_opts os = {.seed = 27, .expect_launches = 1, .reject_text = "#define LD_FIRST_V"};
+    check_region_opts(MAIN("%x: Tensor[(1, 3, 5, 7), float32], %s: Tensor[(3, 1, 1), float32]")
+                      "  %0 = multiply(%x, %s);\n  nn.relu(%0)\n}\n",
+                      &os);
     /* Max pooling in row tiles, NaN included: maximum and minimum keep NaN in both forms,
      * bit for bit the reference's. 61 columns: 8 tiles, the last one scalar. */
     static const char pool[] =

@@ -1231,6 +1231,21 @@ static byocl_status emit_conv_transpose(clg_gen *gen, const clg_group *grp)
                              clg_group_flops(gen, grp));
 }
 
+/* The widest tile of elemwise.cl's vector form, 16, 8 or 4 elements, that divides the
+ * planes of the last two axes (a tensor of one axis: the axis); 0 when none does. */
+static int elemwise_tile(const byocl_shape *out, int *tile_axes)
+{
+    int r = out->rank;
+    *tile_axes = r >= 2 ? 2 : 1;
+    int64_t plane = r >= 2 ? out->dims[r - 1] * out->dims[r - 2] : r == 1 ? out->dims[0] : 0;
+    for (int pt = 16; pt >= 4; pt /= 2)
+        if (plane > 0 && plane % pt == 0)
+            return pt;
+    return 0;
+}
+
+/* A chain of elementwise ops no producer absorbed (kernels_cl/elemwise.cl): a tile of
+ * elements a work-item where the chain has a vector form, else one element. */
 static byocl_status emit_elemwise(clg_gen *gen, const clg_group *grp)
 {
     char label[96];
@@ -1238,13 +1253,21 @@ static byocl_status emit_elemwise(clg_gen *gen, const clg_group *grp)
     int y = clg_gen_root_buf(gen, grp->tail);
     if (y < 0)
         return gen->err->status;
-    int64_t nout = byocl_shape_numel(&clg_tensor_type(gen->fn, grp->tail)->shape);
+    const byocl_shape *out = &clg_tensor_type(gen->fn, grp->tail)->shape;
+    int64_t nout = byocl_shape_numel(out);
+    int tile_axes, pt = elemwise_tile(out, &tile_axes);
     clg_kernel k;
     clg_kernel_begin(&k, gen, "elemwise");
     clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
     clg_kernel_define(&k, "NOUT", "%lld", (long long)nout);
-    byocl_status st = clg_epilogue_define(&k, grp, gen->err);
+    byocl_status st = pt ? clg_epilogue_define_tiles(&k, grp, pt, tile_axes, gen->err)
+                         : clg_epilogue_define(&k, grp, gen->err);
     size_t global = (size_t)nout;
+    if (st == BYOCL_OK && pt && clg_kernel_has_macro(&k, "LD_FIRST_V")) {
+        clg_kernel_define(&k, "VEC", "float%d", pt);
+        clg_kernel_define(&k, "PT", "%d", pt);
+        global /= (size_t)pt;
+    }
     return clg_kernel_finish(&k, st, "elemwise", label, 1, &global, clg_group_flops(gen, grp));
 }
 

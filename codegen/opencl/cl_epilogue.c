@@ -506,7 +506,7 @@ static bool vector_form_possible(const epi_ctx *e, const clg_group *grp)
 {
     const byocl_function *fn = e->fn;
     const byocl_type *tail = clg_tensor_type(fn, grp->tail);
-    if (e->tile_axes <= 0 || grp->kind == CLG_ANCHOR_ELEMWISE || tail->dtype != BYOCL_FLOAT32)
+    if (e->tile_axes <= 0 || tail->dtype != BYOCL_FLOAT32)
         return false;
     for (int i = 0; i < grp->n_steps; i++) {
         int node = grp->steps[i];
@@ -526,8 +526,8 @@ static byocl_status define_epilogue(clg_kernel *k, const clg_group *grp, int pt,
     e.vector_ok = vector_form_possible(&e, grp);
     const byocl_function *fn = e.fn;
     byocl_status st = BYOCL_OK;
+    operand_text first;
     if (grp->kind == CLG_ANCHOR_ELEMWISE) {
-        operand_text first;
         st = operand_load(&e, grp->steps[0], grp->chain_arg[0], -1, &first, err);
         if (st == BYOCL_OK)
             clg_kernel_define(k, "LD_FIRST(fi)", "%s", first.s);
@@ -547,6 +547,8 @@ static byocl_status define_epilogue(clg_kernel *k, const clg_group *grp, int pt,
     if (st == BYOCL_OK)
         clg_kernel_define(k, "EPILOGUE(v, fi)", "do { \\\n%s} while (0)", body);
     if (st == BYOCL_OK && e.vector_ok) {
+        if (grp->kind == CLG_ANCHOR_ELEMWISE)
+            clg_kernel_define(k, "LD_FIRST_V(fi)", "%s", first.v);
         clg_kernel_define(k, "EPILOGUE_V(v, fi)", "do { \\\n%s} while (0)", vbody ? vbody : "");
         clg_kernel_define(k, "VSTORE_Y(fi, v)", "vstore%d((v), 0, y + (fi))", pt);
     }

@@ -193,6 +193,8 @@ const char *clg_kernel_operand(clg_kernel *k, int buf, byocl_dtype dtype);
 /* #define NAME VALUE (recorded for #undef). */
 void clg_kernel_define(clg_kernel *k, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Whether macro `name` (without parameters) is defined for the instance so far. */
+bool clg_kernel_has_macro(const clg_kernel *k, const char *name);
 /* Writes the instance (comment, #defines, template, #undefs) into the program and appends
  * its launch with its work-group size: one-dimensional kernels (which check their index)
  * get `global` rounded up to whole work-groups, others must cover `global` exactly.

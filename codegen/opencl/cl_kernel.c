@@ -55,6 +55,14 @@ void clg_kernel_define(clg_kernel *k, const char *name, const char *fmt, ...)
     record_macro(k, bare);
 }
 
+bool clg_kernel_has_macro(const clg_kernel *k, const char *name)
+{
+    for (int i = 0; i < k->n_macros; i++)
+        if (strcmp(k->macros[i], name) == 0)
+            return true;
+    return false;
+}
+
 /* How a kernel uses a buffer parameter: which macros it gets. */
 typedef enum buffer_access {
     BUFFER_READ,      /* const; LD_<name>(i) */
