@@ -1,6 +1,6 @@
 /* pool2d.cl: nn.max_pool2d, nn.avg_pool2d and nn.global_avg_pool2d over NCHW data, one
  * output cell per work-item (ox, oy, n*C + c), with a fused elementwise epilogue (max
- * pooling over rows wide enough for tiles has max_pool2d.cl). The
+ * and average pooling over rows wide enough for tiles have pool2d_rows.cl). The
  * rules are the reference kernel's (codegen/ops/pool.c): padding cells never enter a
  * maximum, and a NaN anywhere in the window makes it NaN; an average divides by the input
  * cells the window covers, or with COUNT_INCLUDE_PAD by its cells inside the padded image

@@ -898,6 +898,28 @@ static void test_avg_pool(void **state)
     check_region(MAIN("%x: Tensor[(1, 3, 10, 10), float32]")
                  "  nn.avg_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], "
                  "ceil_mode=True, count_include_pad=True)\n}\n");
+    /* Rows wide enough for 8-wide tiles take pool2d_rows.cl, as max pooling does, each
+     * lane's divisor its window's rows times its columns: inception's 3x3/1 average of
+     * 35-wide rows (without the padding in the count), with an epilogue; padding counted,
+     * stride 2 and ceil_mode (the last window past the padded image); stride 3, lane by
+     * lane, and dilation. */
+    static const char *const rows[] = {
+        MAIN("%x: Tensor[(1, 3, 6, 35), float32], %b: Tensor[(3, 1, 1), float32]")
+        "  %0 = nn.avg_pool2d(%x, pool_size=[3, 3], padding=[1, 1, 1, 1]);\n"
+        "  add(%0, %b)\n}\n",
+        MAIN("%x: Tensor[(2, 2, 9, 72), float32]")
+        "  nn.avg_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], "
+        "ceil_mode=True, count_include_pad=True)\n}\n",
+        MAIN("%x: Tensor[(1, 2, 8, 100), float32]")
+        "  nn.avg_pool2d(%x, pool_size=[2, 3], strides=[1, 3], dilation=[2, 1], "
+        "padding=[1, 0, 0, 1], count_include_pad=True)\n}\n",
+    };
+    for (int i = 0; i < 3; i++) {
+        run_opts o = {.seed = 40 + (uint64_t)i, .vector_width = 8, .expect_launches = 1,
+                      .expect_text = "k0_avg_pool2d", .expect_text_too = "#define POOL_MAX 0\n"};
+        check_region_opts(rows[i], &o);
+    }
+    check_region_f16(rows[0]);
     check_region(MAIN("%x: Tensor[(2, 5, 7, 6), float32]")
                  "  %0 = nn.global_avg_pool2d(%x);\n  nn.relu(%0)\n}\n");
     check_region_f16(MAIN("%x: Tensor[(2, 5, 7, 6), float32]")

@@ -158,7 +158,7 @@ static bool data_weight_result(clg_gen *gen, const clg_group *grp, int *x_root, 
     return *y >= 0;
 }
 
-/* Row tiles along a row (conv2d_depthwise.cl, max_pool2d.cl; conv2d_input.cl uses pt,
+/* Row tiles along a row (conv2d_depthwise.cl, pool2d_rows.cl; conv2d_input.cl uses pt,
  * stride and width): the geometry of the window op. */
 typedef struct row_tiles {
     int pt;                               /* outputs per tile */
@@ -197,7 +197,7 @@ static void edge_shuffle(byocl_textbuf *b, const row_tiles *g, int64_t t, int64_
     base_textbuf_puts(b, "))");
 }
 
-/* The loads of a row tile (conv2d_depthwise.cl, max_pool2d.cl, conv2d_input.cl):
+/* The loads of a row tile (conv2d_depthwise.cl, pool2d_rows.cl, conv2d_input.cl):
  * TAP_IN(at), PT columns `stride` apart from element offset at of x, as one vector load
  * (stride 1; stride 2 takes the even lanes of a double-width one) or lane by lane;
  * TAP_EDGE(row, col), the same lanes checked against the row, `fill` outside. */
@@ -500,40 +500,53 @@ static byocl_status emit_dense(clg_gen *gen, const clg_group *grp)
                              clg_group_flops(gen, grp));
 }
 
-/* nn.max_pool2d (kernels_cl/max_pool2d.cl): row tiles of pt outputs, as a depthwise
- * conv2d's; emit_pool has bound the input x (root x_root) and the result y. */
-static byocl_status emit_max_pool(clg_gen *gen, const clg_group *grp, const nn_window *win,
+/* nn.max_pool2d and nn.avg_pool2d (kernels_cl/pool2d_rows.cl): row tiles of pt outputs,
+ * as a depthwise conv2d's; emit_pool has bound the input x (root x_root) and the result y. */
+static byocl_status emit_row_pool(clg_gen *gen, const clg_group *grp, const nn_window *win,
                                   int pt, const char *label, int x_root, int x, int y)
 {
     const byocl_function *fn = gen->fn;
     const byocl_node *n = &fn->nodes[grp->anchor];
     const byocl_shape *in = &fn->nodes[n->args[0]].type->shape;
     const byocl_shape *out = &n->type->shape;
+    bool max_pool = strcmp(n->op->name, "nn.max_pool2d") == 0;
     int64_t tiles = (out->dims[3] + pt - 1) / pt;
     clg_kernel k;
-    clg_kernel_begin(&k, gen, "max_pool2d");
+    clg_kernel_begin(&k, gen, max_pool ? "max_pool2d" : "avg_pool2d");
     clg_kernel_buffer(&k, "x", x, dtype_of(gen, x_root), false);
     clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
     clg_kernel_define(&k, "VEC", "float%d", pt);
     clg_kernel_define(&k, "VSTORE", "vstore%d", pt);
     clg_kernel_define(&k, "INTV", "int%d", pt);
+    clg_kernel_define(&k, "TO_VEC(v)", "convert_float%d(v)", pt);
+    char lanes[96];
+    int at = snprintf(lanes, sizeof lanes, "((int%d)(0", pt);
+    for (int j = 1; j < pt && at < (int)sizeof lanes; j++)
+        at += snprintf(lanes + at, sizeof lanes - (size_t)at, ", %d", j);
+    clg_kernel_define(&k, "LANES", "%s))", lanes);
+    clg_kernel_define(&k, "POOL_MAX", "%d", max_pool);
+    clg_kernel_define(&k, "COUNT_INCLUDE_PAD", "%d",
+                      byocl_attrs_get_bool(&n->attrs, "count_include_pad", false));
     static const char *const names[] = {"PT", "H", "W", "OH", "OW", "KH", "KW", "SH", "SW",
-                                        "DH", "DW", "PAD_T", "PAD_L", "SPAN"};
+                                        "DH", "DW", "PAD_T", "PAD_L", "PADDED_H", "PADDED_W",
+                                        "SPAN"};
     const int64_t values[] = {pt, in->dims[2], in->dims[3], out->dims[2], out->dims[3],
                               win->kernel[0], win->kernel[1], win->stride[0], win->stride[1],
                               win->dilation[0], win->dilation[1], win->pad[0], win->pad[1],
+                              in->dims[2] + win->pad[2], in->dims[3] + win->pad[3],
                               clg_row_load_width(pt, win->stride[1]) +
                                   (win->kernel[1] - 1) * win->dilation[1]};
     define_ints(&k, names, values, sizeof names / sizeof names[0]);
     row_tiles g = {.pt = pt, .stride = win->stride[1], .taps = win->kernel[1],
                    .dilation = win->dilation[1], .pad = win->pad[1], .width = in->dims[3],
                    .out_width = out->dims[3]};
-    byocl_status st = define_row_taps(&k, &g, dtype_of(gen, x_root), "-INFINITY");
+    byocl_status st = define_row_taps(&k, &g, dtype_of(gen, x_root),
+                                      max_pool ? "-INFINITY" : "0.0f");
     if (st == BYOCL_OK)
         st = clg_epilogue_define_tiles(&k, grp, pt, 1, gen->err);
     size_t global[3] = {(size_t)out->dims[2], (size_t)tiles,
                         (size_t)(out->dims[0] * out->dims[1])};
-    return clg_kernel_finish(&k, st, "max_pool2d", label, 3, global, clg_group_flops(gen, grp));
+    return clg_kernel_finish(&k, st, "pool2d_rows", label, 3, global, clg_group_flops(gen, grp));
 }
 
 static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)
@@ -562,9 +575,9 @@ static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)
         return gen->err->status;
     bool max_pool = strcmp(n->op->name, "nn.max_pool2d") == 0;
     int row_pt = clg_row_tile_width(gen->opt.vector_width, win.stride[1], in->dims[3]);
-    if (max_pool && clg_row_tiles_pay(row_pt, win.stride[1], win.kernel[1], win.dilation[1],
-                                      win.pad[1], in->dims[3], out->dims[3]))
-        return emit_max_pool(gen, grp, &win, row_pt, label, x_root, x, y);
+    if (!global_pool && clg_row_tiles_pay(row_pt, win.stride[1], win.kernel[1],
+                                          win.dilation[1], win.pad[1], in->dims[3], out->dims[3]))
+        return emit_row_pool(gen, grp, &win, row_pt, label, x_root, x, y);
     clg_kernel k;
     clg_kernel_begin(&k, gen, global_pool ? "global_pool2d" : "pool2d");
     clg_kernel_buffer(&k, "x", x, dtype_of(gen, x_root), false);

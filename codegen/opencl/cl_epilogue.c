@@ -526,7 +526,7 @@ static byocl_status define_epilogue(clg_kernel *k, const clg_group *grp, int pt,
     e.vector_ok = vector_form_possible(&e, grp);
     const byocl_function *fn = e.fn;
     byocl_status st = BYOCL_OK;
-    operand_text first;
+    operand_text first = {{0}, {0}};
     if (grp->kind == CLG_ANCHOR_ELEMWISE) {
         st = operand_load(&e, grp->steps[0], grp->chain_arg[0], -1, &first, err);
         if (st == BYOCL_OK)

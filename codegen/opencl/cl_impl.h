@@ -283,7 +283,7 @@ bool clg_conv_is_depthwise(const clg_conv_sched *s);
  * (more rows unroll more taps, and the taps of rows of edge tiles only are the costliest
  * to compile). Measured on mobilenet_v2 and efficientnet, PoCL: docs/opencl-codegen.md. */
 int clg_depthwise_rows(const clg_conv_sched *s);
-/* Row tiles (conv2d_depthwise.cl, max_pool2d.cl, conv2d_input.cl; conv2d.cl's tile starts
+/* Row tiles (conv2d_depthwise.cl, pool2d_rows.cl, conv2d_input.cl; conv2d.cl's tile starts
  * from it): PT outputs of a row per work-item, PT
  * the device's vector width (4, 8 or 16; 16 for any other width). */
 int clg_tile_width(int vector_width);

@@ -246,7 +246,7 @@ static size_t divisor_at_most(size_t n, size_t cap)
     return 1;
 }
 
-/* Max pooling's row tiles (max_pool2d.cl): neighbouring tiles of a row read overlapping
+/* Pooling's row tiles (pool2d_rows.cl): neighbouring tiles of a row read overlapping
  * columns of the same input rows, so a work-group takes every tile of its rows (dimension
  * 1), at the size local_nd chose, rather than one tile of many rows and channels.
  * resnet18's 3x3/2 pooling of 112x112x64 went from 0.60-0.66 to 0.33-0.37 ms (PoCL, Zen
@@ -345,7 +345,7 @@ static clg_kernel_text *add_kernel_text(clg_gen *gen)
  * parts of equal work. PoCL 3.1 on a Zen 3 (POCL_DEBUG=llvm,timing, December 2026; the
  * resnet18, mobilenet_v2 and efficientnet_b7 regions): elementwise, pooling and dense
  * kernels 0.05-0.12 s; conv2d 0.12-0.45 s and conv2d_input 0.14-0.32 s; the row-tile
- * kernels, whose taps read through per-tile edge shuffles (conv2d_depthwise, max_pool2d),
+ * kernels, whose taps read through per-tile edge shuffles (conv2d_depthwise, pool2d_rows),
  * 0.4-0.95 s. */
 static double build_cost(const char *template_name)
 {
@@ -353,7 +353,7 @@ static double build_cost(const char *template_name)
         const char *name;
         double cost;
     } costs[] = {{"conv2d", 3}, {"conv2d_input", 3}, {"conv2d_depthwise", 8},
-                 {"max_pool2d", 8}};
+                 {"pool2d_rows", 8}};
     for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++)
         if (strcmp(template_name, costs[i].name) == 0)
             return costs[i].cost;
@@ -415,7 +415,7 @@ int clg_kernel_end(clg_kernel *k, const char *template_name, const char *label, 
         local_1d(gen, launch->global, launch->local);
     else
         local_nd(gen, work_dim, launch->global, launch->local);
-    if (work_dim == 3 && strcmp(template_name, "max_pool2d") == 0)
+    if (work_dim == 3 && strcmp(template_name, "pool2d_rows") == 0)
         local_rows(gen, launch->global, launch->local);
     launch->flops = flops;
     index = gen->n_launches++;
