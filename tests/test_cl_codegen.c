@@ -342,6 +342,21 @@ static void check_region_f16(const char *text)
 
 #define MAIN(params) "#[version = \"0.0.5\"]\ndef @main(" params ") {\n"
 
+/* Regions that must each contain a text: case i checked with seed `seed` + i. */
+typedef struct text_case {
+    const char *text, *expect;
+} text_case;
+
+static void check_text_cases(const text_case *cases, size_t n, uint64_t seed, int vector_width,
+                             int expect_launches)
+{
+    for (size_t i = 0; i < n; i++) {
+        run_opts o = {.seed = seed + i, .vector_width = vector_width,
+                      .expect_launches = expect_launches, .expect_text = cases[i].expect};
+        check_region_opts(cases[i].text, &o);
+    }
+}
+
 /* ------------------------------------------------------------ conv2d */
 
 static void test_conv2d_padded(void **state)
@@ -371,7 +386,7 @@ static void test_conv2d_padded(void **state)
      * blocks, the last with 3 and 2 past the end; two groups of 24 channels, 5 blocks
      * each, with an epilogue on the edge tiles (9x9 grid positions over 11-wide planes).
      * 16 channels keep 16 x 4 (5 would compute 20). */
-    static const struct { const char *text; const char *expect; } by_five[] = {
+    static const text_case by_five[] = {
         {MAIN("%x: Tensor[(1, 5, 9, 9), float32], %w: Tensor[(13, 5, 3, 3), float32]")
          "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1])\n}\n",
          "#define OCT 5\n#define G 1\n#define OB 3\n"},
@@ -383,10 +398,7 @@ static void test_conv2d_padded(void **state)
          "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1])\n}\n",
          "#define OCT 4\n#define G 1\n#define OB 4\n"},
     };
-    for (size_t i = 0; i < sizeof by_five / sizeof by_five[0]; i++) {
-        run_opts o = {.seed = 9 + i, .vector_width = 8, .expect_text = by_five[i].expect};
-        check_region_opts(by_five[i].text, &o);
-    }
+    check_text_cases(by_five, sizeof by_five / sizeof by_five[0], 9, 8, 0);
 }
 
 static void test_conv2d_strided(void **state)
@@ -612,7 +624,7 @@ static void test_vector_epilogue(void **state)
     /* A chain no producer absorbs takes tiles of 16, 8 or 4 elements in one plane of the
      * last two axes: a per-channel operand is one broadcast, one along the plane one
      * vector load. A plane of 35 takes one element a work-item. */
-    static const struct { const char *text; const char *expect; } chains[] = {
+    static const text_case chains[] = {
         {MAIN("%x: Tensor[(2, 3, 4, 8), float32], %s: Tensor[(3, 1, 1), float32], "
               "%h: Tensor[(4, 8), float32]")
          "  %0 = multiply(%x, %s);\n  %1 = add(%0, %h);\n  nn.relu(%1)\n}\n",
@@ -624,10 +636,7 @@ static void test_vector_epilogue(void **state)
          "  %0 = add(%x, %s);\n  sigmoid(%0)\n}\n",
          "#define PT 8\n"},
     };
-    for (size_t i = 0; i < sizeof chains / sizeof chains[0]; i++) {
-        run_opts oc = {.seed = 24 + i, .expect_launches = 1, .expect_text = chains[i].expect};
-        check_region_opts(chains[i].text, &oc);
-    }
+    check_text_cases(chains, sizeof chains / sizeof chains[0], 24, 0, 1);
     run_opts os = {.seed = 27, .expect_launches = 1, .reject_text = "#define LD_FIRST_V"};
     check_region_opts(MAIN("%x: Tensor[(1, 3, 5, 7), float32], %s: Tensor[(3, 1, 1), float32]")
                       "  %0 = multiply(%x, %s);\n  nn.relu(%0)\n}\n",
