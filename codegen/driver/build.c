@@ -879,8 +879,10 @@ static byocl_status plan_storage(builder *b, byocl_error *err)
         c->values[value_of[i]].pool_offset = offset_of[i];
     for (int v = 0; st == BYOCL_OK && v < c->n_values; v++) {
         size_t at;
-        if (c->values[v].root == v && c->values[v].within >= 0)
-            c->values[v].pool_offset = c->values[driver_value_outermost(c, v, &at)].pool_offset + at;
+        if (c->values[v].root == v && c->values[v].within >= 0) {
+            int outermost = driver_value_outermost(c, v, &at);
+            c->values[v].pool_offset = c->values[outermost].pool_offset + at;
+        }
     }
     byocl_plan_stats *stats = &c->stats;
     for (int i = 0; st == BYOCL_OK && i < n; i++) {
