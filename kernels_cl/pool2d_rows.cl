@@ -2,8 +2,8 @@
  * fused elementwise epilogue: work-item (oy, tx, plane) computes PT neighbouring outputs of
  * row oy, ox0 = tx * PT onwards (rows along dimension 0, as in conv2d_depthwise.cl),
  * reading each tap's PT inputs as one vector as conv2d_depthwise.cl does (TAP_IN inside
- * the row, TAP_EDGE_TILE at its edges, FILL outside: -inf for a maximum, 0 for a sum; rows
- * outside the input are skipped). The rules are pool2d.cl's, the reference kernel's:
+ * the row, TAP_EDGE_TILE at its edges, -inf for a maximum and 0 for a sum outside it;
+ * rows outside the input are skipped). The rules are pool2d.cl's, the reference kernel's:
  * padding never enters a maximum, a NaN in the window makes it NaN, a window with no cell
  * gives -inf (max) or 0 (average); an average divides by the input cells the window covers
  * or, with COUNT_INCLUDE_PAD, by its cells inside the padded image, counted per lane as
