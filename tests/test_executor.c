@@ -536,6 +536,47 @@ static const char dense_block[] =
     "  (%11, %10)\n"
     "}\n";
 
+static int value_of_number(const byocl_compiled *c, int number)
+{
+    return driver_compiled_value_of(c, byocl_text_node_by_number(c->fn, number), -1);
+}
+
+/* Whether some step computes node %number of c's function. */
+static bool has_step(const byocl_compiled *c, int number)
+{
+    int node = byocl_text_node_by_number(c->fn, number);
+    for (int s = 0; s < c->n_steps; s++) {
+        const int *nodes;
+        int n = byocl_compiled_step_nodes(c, s, NULL, &nodes);
+        for (int k = 0; k < n; k++)
+            if (nodes[k] == node)
+                return true;
+    }
+    return false;
+}
+
+typedef struct slice_at {
+    int number;    /* %number */
+    size_t offset; /* its first byte in the concatenation holding it */
+} slice_at;
+
+/* Each slice's data start its offset into %whole's, in the executor's buffers. */
+static void assert_slices(const byocl_compiled *c, const byocl_executor *ex, int whole,
+                          const slice_at *slices, size_t n)
+{
+    const char *base = exec_value_data(ex, value_of_number(c, whole));
+    for (size_t i = 0; i < n; i++)
+        assert_ptr_equal(exec_value_data(ex, value_of_number(c, slices[i].number)),
+                         base + slices[i].offset);
+}
+
+/* Roots that are no slice: each %number keeps memory of its own. */
+static void assert_not_slices(const byocl_compiled *c, const int *numbers, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(c->values[c->values[value_of_number(c, numbers[i])].root].within, -1);
+}
+
 static void test_concat_in_place(void **state)
 {
     (void)state;
@@ -545,23 +586,17 @@ static void test_concat_in_place(void **state)
     byocl_compiled_stats(c, &st);
     assert_int_equal(st.n_concats_in_place, 2);
     assert_int_equal(st.n_steps, 16); /* 18 op calls */
+    assert_false(has_step(c, 3));
+    assert_false(has_step(c, 6));
     byocl_executor *ex = new_executor(c);
-    const byocl_function *fn = c->fn;
-    int cat = driver_compiled_value_of(c, byocl_text_node_by_number(fn, 6), -1);
-    const char *whole = exec_value_data(ex, cat);
-    static const struct { int number; size_t offset; } slices[] = {
-        {0, 0}, {1, 1024}, {3, 0}, {4, 2048}};
-    for (size_t i = 0; i < sizeof slices / sizeof slices[0]; i++) {
-        int v = driver_compiled_value_of(c, byocl_text_node_by_number(fn, slices[i].number), -1);
-        assert_ptr_equal(exec_value_data(ex, v), whole + slices[i].offset);
-    }
-    for (int number = 9; number <= 23; number += 2) /* the copies keep their own memory */
-        if (number != 17 && number != 21) {
-            int v = driver_compiled_value_of(c, byocl_text_node_by_number(fn, number), -1);
-            int in = driver_compiled_value_of(c, byocl_text_node_by_number(fn, number - 2), -1);
-            assert_int_equal(c->values[v].within, -1);
-            assert_int_equal(c->values[c->values[in].root].within, -1);
-        }
+    static const slice_at slices[] = {{0, 0}, {1, 1024}, {3, 0}, {4, 2048}};
+    assert_slices(c, ex, 6, slices, sizeof slices / sizeof slices[0]);
+    /* The copies keep their steps, and the inputs they copy their own memory. */
+    static const int copies[] = {9, 11, 15, 19, 23}, copied[] = {12, 13, 16, 17, 20, 21};
+    for (size_t i = 0; i < sizeof copies / sizeof copies[0]; i++)
+        assert_true(has_step(c, copies[i]));
+    assert_not_slices(c, copies, sizeof copies / sizeof copies[0]);
+    assert_not_slices(c, copied, sizeof copied / sizeof copied[0]);
     assert_true(check_no_live_overlap(c, ex) > 10);
     byocl_executor_free(ex);
     byocl_compiled_free(c);
@@ -573,17 +608,11 @@ static void test_concat_in_place(void **state)
     c = build_ref(m);
     byocl_compiled_stats(c, &st);
     assert_int_equal(st.n_concats_in_place, 3);
+    assert_true(has_step(c, 10));
     ex = new_executor(c);
-    fn = c->fn;
-    whole = exec_value_data(ex, driver_compiled_value_of(c, byocl_text_node_by_number(fn, 8), -1));
-    static const struct { int number; size_t offset; } nested[] = {
-        {0, 0}, {2, 0}, {3, 1024}, {5, 0}, {6, 2048}};
-    for (size_t i = 0; i < sizeof nested / sizeof nested[0]; i++) {
-        int v = driver_compiled_value_of(c, byocl_text_node_by_number(fn, nested[i].number), -1);
-        assert_ptr_equal(exec_value_data(ex, v), whole + nested[i].offset);
-    }
-    int copy = driver_compiled_value_of(c, byocl_text_node_by_number(fn, 10), -1);
-    assert_int_equal(c->values[copy].within, -1);
+    static const slice_at nested[] = {{0, 0}, {2, 0}, {3, 1024}, {5, 0}, {6, 2048}};
+    assert_slices(c, ex, 8, nested, sizeof nested / sizeof nested[0]);
+    assert_not_slices(c, (const int[]){10}, 1);
     assert_true(check_no_live_overlap(c, ex) > 0);
     byocl_executor_free(ex);
     byocl_compiled_free(c);
