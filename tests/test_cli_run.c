@@ -76,7 +76,7 @@ static const char chain_model[] = "#[version = \"0.0.5\"]\n"
                                   "}\n";
 
 /* --stats: the exact numbers for a chain of five ops (4 intermediates of 4 KiB share two
- * buffers). */
+ * buffers), and for a concatenation done in place. */
 static void test_stats(void **state)
 {
     (void)state;
@@ -96,6 +96,25 @@ static void test_stats(void **state)
     char line[256];
     line_at(out, 0, line, sizeof line);
     ts_assert_contains(line, " ms: 5 steps, 1 thread");
+    free(out);
+    /* A concatenation done in place: no step, its inputs no tensors of their own. */
+    FMT(path, "%s/concat.relay", tmp);
+    ts_write_text(path, "#[version = \"0.0.5\"]\n"
+                        "def @main(%x: Tensor[(1, 16, 4, 4), float32]) {\n"
+                        "  %0 = nn.relu(%x);\n"
+                        "  %1 = exp(%x);\n"
+                        "  %2 = (%0, %1);\n"
+                        "  %3 = concatenate(%2, axis=1);\n"
+                        "  nn.relu(%3)\n"
+                        "}\n");
+    FMT(args, "run '%s' --random-inputs --target ref --threads 1 --stats", path);
+    out = ts_cli_expect(args, 0, "");
+    ts_assert_contains(out, "stats: 3 steps (3 kernels of 1 function, 0 regions)\n"
+                            "  intermediates: 1 tensor, 2048 bytes without reuse\n"
+                            "  in place:      1 concatenation (their inputs written into their "
+                            "slices)\n"
+                            "  storage plan:  2048 bytes, one pool of 1 block (100.0% of the "
+                            "intermediates)\n");
     free(out);
     ts_remove_tree(tmp);
 }
