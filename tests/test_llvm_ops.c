@@ -269,8 +269,10 @@ typedef struct conv_case {
  * padding, groups and depthwise, kernels larger than the input, several images, bands
  * and unit chunks (many tasks), the in-place path (stride 1, no padding), spans of
  * by-channel tiles that end inside a row and bands that end inside a span, depthwise rows
- * wide enough for a first, middle and last segment (float32 and float16). Each runs with
- * both register tile shapes (by position and by channel, lower_conv.c). */
+ * wide enough for a first, middle and last segment (float32 and float16), reductions in
+ * blocks of input channels whose last block is shorter (by channel; in place, through X'
+ * and with packed parameter weights). Each runs with both register tile shapes (by
+ * position and by channel, lower_conv.c). */
 static const conv_case conv_cases_tail[] = {
     {"c5_o13_3x3_pad1", 1, 5, 7, 9, 13, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
     {"c3_o17_7x7_s2_pad3", 1, 3, 23, 19, 17, 7, 7, "strides=[2, 2], padding=[3, 3]", BYOCL_FLOAT32, false},
@@ -296,6 +298,9 @@ static const conv_case conv_cases_tail[] = {
     {"groups3_og12", 2, 9, 5, 6, 36, 3, 3, "padding=[1, 1], groups=3", BYOCL_FLOAT32, false},
     {"s2_spans_past_rows", 1, 8, 23, 27, 19, 3, 3, "strides=[2, 2], padding=[1, 1]", BYOCL_FLOAT32, false},
     {"1x1_direct_spans", 1, 16, 13, 29, 33, 1, 1, "", BYOCL_FLOAT32, false},
+    {"channel_blocks_3x3", 1, 203, 6, 7, 20, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
+    {"channel_blocks_1x1_spans", 1, 1100, 13, 11, 17, 1, 1, "", BYOCL_FLOAT32, false},
+    {"channel_blocks_weight_param_s2", 2, 150, 9, 8, 16, 3, 3, "strides=[2, 2], padding=[1, 1]", BYOCL_FLOAT32, true},
     {"weight_param", 2, 6, 9, 10, 12, 3, 3, "strides=[2, 2], padding=[1, 1], groups=2", BYOCL_FLOAT32, true},
     {"float16", 1, 5, 9, 10, 12, 3, 3, "padding=[1, 1]", BYOCL_FLOAT16, false},
     {"float16_to_float32", 1, 5, 9, 10, 12, 3, 3, "padding=[1, 1], out_dtype=\"float32\"", BYOCL_FLOAT16, false},

@@ -247,6 +247,7 @@ typedef struct conv_plan {
     int64_t rows;           /* output rows per band */
     int64_t bands, chunks;  /* tasks = n * chunks * bands */
     int64_t units_per_chunk;
+    int64_t channel_block;  /* by channel: input channels per block of the reduction */
     int64_t band_ph;        /* phase rows per band in X' (rows + halo_h) */
     int64_t xs_phase, xs_chan; /* floats per phase image and per channel of X' */
 } conv_plan;
@@ -337,6 +338,36 @@ static void pick_tile(const conv_geom *g, conv_plan *p)
     }
 }
 
+/* Packed weights of one unit a by-channel tile may stream per block of input channels:
+ * about half of a 32 KiB L1 data cache; a unit of up to UNBLOCKED_WEIGHT_BYTES stays in
+ * L2 with X' and takes no blocks. */
+#define BLOCK_WEIGHT_BYTES (16 << 10)
+#define UNBLOCKED_WEIGHT_BYTES (64 << 10)
+
+/* By channel, each tile of the span adds its sums over a block of input channels at a
+ * time (emit_channels_begin), so that the block's packed weights, read by every tile of
+ * the span, stay in L1. A deep conv's unit holds more weights than L2 keeps besides X'
+ * (512 channels of 3x3 taps for 16 output channels: 288 KiB), and without blocks each
+ * tile streamed them all again from L3: resnet18's 7x7 convs ran at half the peak.
+ * Blocks are even. Smaller units take one block, the whole reduction: blocks cost each
+ * tile a store and a load of its sums per block, and squeezenet1_1 and googlenet ran 2%
+ * slower with them everywhere. */
+static int64_t by_channel_block(const conv_geom *g, const conv_plan *p)
+{
+    if (!p->by_channel)
+        return g->ic;
+    int64_t per_channel = g->kh * g->kw * p->t * 4;
+    if (g->ic * per_channel <= UNBLOCKED_WEIGHT_BYTES)
+        return g->ic;
+    int64_t fit = BLOCK_WEIGHT_BYTES / per_channel;
+    if (fit < 1)
+        fit = 1;
+    if (fit >= g->ic)
+        return g->ic;
+    int64_t blocks = (g->ic + fit - 1) / fit;
+    return (g->ic + blocks - 1) / blocks;
+}
+
 static void plan_conv(lw *w, const conv_geom *g, conv_plan *p)
 {
     memset(p, 0, sizeof *p);
@@ -355,9 +386,12 @@ static void plan_conv(lw *w, const conv_geom *g, conv_plan *p)
                 g->pr == 0 && g->din == BYOCL_FLOAT32;
 
     /* Tasks: bands of rows first (each task then copies only its rows into X'), then
-     * ranges of units; about four per thread when there is enough work. */
+     * ranges of units; one per thread when there is enough work. Each task fills X' for
+     * its band, so more tasks than threads fill it more often: with four per thread
+     * (for balance on a busy machine), resnet18, squeezenet1_1 and googlenet ran 8%, 8%
+     * and 4.5% slower on a 2-core Zen 2 (docs/host-codegen.md). */
     int64_t macs = g->n * g->o * g->oh * g->ow * g->ic * g->kh * g->kw;
-    int64_t want = w->threads <= 1 ? 1 : 4 * w->threads;
+    int64_t want = w->threads <= 1 ? 1 : w->threads;
     int64_t by_work = macs / (1 << 20);
     if (want > by_work)
         want = by_work > 0 ? by_work : 1;
@@ -378,6 +412,7 @@ static void plan_conv(lw *w, const conv_geom *g, conv_plan *p)
         p->chunks = 1;
     p->units_per_chunk = (p->units + p->chunks - 1) / p->chunks;
     p->chunks = (p->units + p->units_per_chunk - 1) / p->units_per_chunk;
+    p->channel_block = by_channel_block(g, p);
     p->band_ph = p->rows + p->halo_h;
     p->xs_phase = p->band_ph * p->pw;
     p->xs_chan = p->xs_phase * p->nry * p->nrx;
@@ -500,25 +535,46 @@ typedef struct tile_ctx {
     LLVMValueRef acc[64];   /* allocas */
 } tile_ctx;
 
-/* Opens the loop over the input channels, the tile's n accumulators zeroed before it and
- * loaded into acc[] in its body; emit_channels_end stores them and closes it. The taps of
- * one channel go in between. Returns the channel. */
-static LLVMValueRef emit_channels_begin(lw *w, tile_ctx *c, int n, lw_loop *li, LLVMValueRef *acc)
+/* Channels [lo, hi) of one tile's reduction: a block of the input channels, or all. `part`,
+ * when not NULL, holds the tile's sums over the channels before lo, which the block adds to
+ * (`first`: there are none yet, start from zero), and receives them back. */
+typedef struct channel_block {
+    LLVMValueRef lo, hi, part, first;
+} channel_block;
+
+/* Opens the loop over the block's input channels, the tile's n accumulators set before it
+ * (zero, or the block's partial sums) and loaded into acc[] in its body;
+ * emit_channels_end stores them (and back into the partial sums) and closes it. The taps
+ * of one channel go in between. Returns the channel. */
+static LLVMValueRef emit_channels_begin(lw *w, tile_ctx *c, const channel_block *cb, int n,
+                                        lw_loop *li, LLVMValueRef *acc)
 {
+    LLVMBuilderRef B = w->B;
+    int VF = c->p->vf;
+    for (int i = 0; i < n; i++) {
+        LLVMValueRef v = LLVMConstNull(w->t_vf);
+        if (cb->part)
+            v = LLVMBuildSelect(B, cb->first, v,
+                                lw_vload(w, cb->part, lw_i64(w, (int64_t)i * VF), VF, (unsigned)VF * 4), "");
+        LLVMBuildStore(B, v, c->acc[i]);
+    }
+    LLVMValueRef ic = lw_for(w, li, cb->lo, cb->hi, 1, "ic");
     for (int i = 0; i < n; i++)
-        LLVMBuildStore(w->B, LLVMConstNull(w->t_vf), c->acc[i]);
-    LLVMValueRef ic = lw_for(w, li, lw_i64(w, 0), lw_i64(w, c->g->ic), 1, "ic");
-    for (int i = 0; i < n; i++)
-        acc[i] = LLVMBuildLoad2(w->B, w->t_vf, c->acc[i], "");
+        acc[i] = LLVMBuildLoad2(B, w->t_vf, c->acc[i], "");
     return ic;
 }
 
-static void emit_channels_end(lw *w, tile_ctx *c, int n, lw_loop *li, LLVMValueRef *acc)
+static void emit_channels_end(lw *w, tile_ctx *c, const channel_block *cb, int n, lw_loop *li,
+                              LLVMValueRef *acc)
 {
     for (int i = 0; i < n; i++)
         LLVMBuildStore(w->B, acc[i], c->acc[i]);
     li->no_unroll = true;
     lw_for_end(w, li);
+    int VF = c->p->vf;
+    for (int i = 0; cb->part && i < n; i++)
+        lw_vstore(w, cb->part, lw_i64(w, (int64_t)i * VF), LLVMBuildLoad2(w->B, w->t_vf, c->acc[i], ""),
+                  (unsigned)VF * 4);
 }
 
 /* Accumulates the T x V tile at q0 of X' (or of the input, p->direct) over input
@@ -546,7 +602,8 @@ static void emit_accumulate(lw *w, tile_ctx *c, LLVMValueRef q0, bool masked)
     int64_t taps = g->kh * g->kw;
     lw_loop li;
     LLVMValueRef acc[64];
-    LLVMValueRef ic = emit_channels_begin(w, c, T * V, &li, acc);
+    channel_block all = {.lo = lw_i64(w, 0), .hi = lw_i64(w, g->ic)};
+    LLVMValueRef ic = emit_channels_begin(w, c, &all, T * V, &li, acc);
     LLVMValueRef xrow = lw_mad(w, ic, c->x_chan, q0);
     LLVMValueRef wic = lw_mad(w, ic, taps * T, NULL);
     for (int64_t kh = 0; kh < g->kh; kh++) {
@@ -573,13 +630,13 @@ static void emit_accumulate(lw *w, tile_ctx *c, LLVMValueRef q0, bool masked)
             }
         }
     }
-    emit_channels_end(w, c, T * V, &li, acc);
+    emit_channels_end(w, c, &all, T * V, &li, acc);
 }
 
 /* By channel: accumulates the CV x V tile of positions s0 .. s0 + V - 1 of the band (s =
  * row * OW + column; past the band's last output, the last output again, computed and not
- * stored) over input channels and taps into c->acc. */
-static void emit_accumulate_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0)
+ * stored) over the block's input channels and the taps into c->acc. */
+static void emit_accumulate_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0, const channel_block *cb)
 {
     const conv_geom *g = c->g;
     const conv_plan *p = c->p;
@@ -595,7 +652,7 @@ static void emit_accumulate_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0)
     int64_t taps = g->kh * g->kw;
     lw_loop li;
     LLVMValueRef acc[64];
-    LLVMValueRef ic = emit_channels_begin(w, c, CV * V, &li, acc);
+    LLVMValueRef ic = emit_channels_begin(w, c, cb, CV * V, &li, acc);
     LLVMValueRef xrow = lw_mad(w, ic, c->x_chan, NULL);
     LLVMValueRef wic = lw_mad(w, ic, taps * T, NULL);
     for (int64_t kh = 0; kh < g->kh; kh++) {
@@ -614,7 +671,7 @@ static void emit_accumulate_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0)
             }
         }
     }
-    emit_channels_end(w, c, CV * V, &li, acc);
+    emit_channels_end(w, c, cb, CV * V, &li, acc);
 }
 
 /* Results [T][tile_stride] in c->tile for grid positions q0 .. q0 + span - 1 of the band (a grid
@@ -805,8 +862,35 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
         lw_loop ls;
         q0 = lw_for(w, &lq, lw_i64(w, 0), c.qb, span, "span");
         LLVMValueRef span_end = min64(w, LLVMBuildNSWAdd(B, q0, lw_i64(w, span), ""), c.qb);
-        LLVMValueRef s0 = lw_for(w, &ls, q0, span_end, p.v, "s0");
-        emit_accumulate_by_channel(w, &c, s0);
+        LLVMValueRef s0;
+        if (p.channel_block >= g->ic) {
+            channel_block all = {.lo = lw_i64(w, 0), .hi = lw_i64(w, g->ic)};
+            s0 = lw_for(w, &ls, q0, span_end, p.v, "s0");
+            emit_accumulate_by_channel(w, &c, s0, &all);
+        } else {
+            /* block by block, every tile's partial sums in `part` ([tile][CV*V][VF],
+             * as the accumulators) between blocks */
+            LLVMValueRef part = lw_alloca_array(w, w->t_f32, span * p.cv * p.vf, 64, "part");
+            lw_loop lb;
+            channel_block cb;
+            cb.lo = lw_for(w, &lb, lw_i64(w, 0), lw_i64(w, g->ic), p.channel_block, "block");
+            cb.hi = min64(w, LLVMBuildNSWAdd(B, cb.lo, lw_i64(w, p.channel_block), ""), lw_i64(w, g->ic));
+            cb.first = LLVMBuildICmp(B, LLVMIntEQ, cb.lo, lw_i64(w, 0), "");
+            s0 = lw_for(w, &ls, q0, span_end, p.v, "s0");
+            LLVMValueRef at = lw_mad(w, LLVMBuildNSWSub(B, s0, q0, ""), p.cv * p.vf, NULL);
+            cb.part = gep_f32(w, part, at);
+            emit_accumulate_by_channel(w, &c, s0, &cb);
+            ls.no_unroll = lb.no_unroll = true;
+            lw_for_end(w, &ls);
+            lw_for_end(w, &lb);
+            /* the tiles' sums over every block, back into the accumulators */
+            s0 = lw_for(w, &ls, q0, span_end, p.v, "s0");
+            at = lw_mad(w, LLVMBuildNSWSub(B, s0, q0, ""), p.cv * p.vf, NULL);
+            for (int i = 0; i < n_acc; i++)
+                LLVMBuildStore(B, lw_vload(w, part, LLVMBuildNSWAdd(B, at, lw_i64(w, (int64_t)i * p.vf), ""),
+                                           p.vf, (unsigned)p.vf * 4),
+                               c.acc[i]);
+        }
         emit_tile_transposed(w, &c, LLVMBuildNSWSub(B, s0, q0, ""));
         ls.no_unroll = true;
         lw_for_end(w, &ls);
