@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "byocl/runtime.h"
 #include "executor/executor_impl.h"
@@ -872,6 +873,17 @@ static int32_t count_task(void *const *args, int64_t task, void *ctx)
     return task == job->fail_at ? 7 : 0;
 }
 
+/* Every task of every job runs once, and a failing task's status comes back; jobs follow
+ * each other at once (the workers spinning) or after a pause long enough for the workers
+ * to sleep (woken through the condition variable), and the pool is freed with its workers
+ * asleep. */
+/* Longer than a worker's spin, so that it sleeps. */
+static void pause_past_spin(void)
+{
+    struct timespec t = {0, 20 * 1000 * 1000};
+    nanosleep(&t, NULL);
+}
+
 static void test_thread_pool(void **state)
 {
     (void)state;
@@ -887,12 +899,15 @@ static void test_thread_pool(void **state)
             for (int i = 0; i < TASKS; i++)
                 atomic_store(&hits[i], 0);
             job.fail_at = round == 7 ? 3 : -1;
+            if (round % 4 == 3)
+                pause_past_spin();
             int32_t r = base_thread_pool_run(pool, count_task, NULL, &job, n);
             assert_int_equal(r, round == 7 ? 7 : 0);
             for (int i = 0; i < TASKS; i++)
                 assert_int_equal(atomic_load(&hits[i]), i < n ? 1 : 0);
         }
         free(hits);
+        pause_past_spin();
         base_thread_pool_free(pool);
     }
     byocl_error err;

@@ -2,7 +2,14 @@
  * A kernel's tasks are handed out through one atomic counter, so fast threads take more of
  * them; the caller works too and then waits for the rest. Between kernels a worker spins
  * a little (a model's kernels follow each other within microseconds, and waking a
- * sleeping thread costs tens of them), then sleeps on a condition variable. */
+ * sleeping thread costs tens of them), then sleeps on a condition variable.
+ *
+ * A spinning worker takes a job without the mutex: the caller writes the job, then moves
+ * `generation`; the worker reads the job after it sees the move, and the caller writes
+ * the next job only after `busy` says every worker is done with this one. The mutex
+ * serves the sleepers alone, and a caller takes it only when `sleepers` says someone
+ * sleeps. (Before, a worker that saw the move blocked on the mutex that the caller still
+ * held to broadcast: mobilenet_v2, 53 short steps, ran 2-3% slower.) */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -23,9 +30,10 @@ struct byocl_thread_pool {
     void *const *args;
     void *ctx;
     int64_t n_tasks;
-    atomic_ulong generation; /* moves (under mu) when a job is published */
+    atomic_ulong generation; /* moves when a job (or stop) is published */
     atomic_int busy;         /* workers still on the current job */
-    bool stop;
+    atomic_int sleepers;     /* workers waiting on `wake` (counted under mu) */
+    atomic_bool stop;
     atomic_int_fast64_t next_task;
     atomic_int_fast32_t result;
 };
@@ -69,26 +77,38 @@ static void *worker_main(void *arg)
     for (;;) {
         for (int spin = 0; spin < SPIN_LIMIT && atomic_load(&pool->generation) == seen; spin++)
             cpu_relax();
-        pthread_mutex_lock(&pool->mu);
-        while (!pool->stop && atomic_load(&pool->generation) == seen)
-            pthread_cond_wait(&pool->wake, &pool->mu);
-        if (pool->stop) {
+        if (atomic_load(&pool->generation) == seen) {
+            /* Counted before looking again: a caller that moves `generation` after this
+             * look sees the count, and broadcasts under mu, which this thread holds until
+             * it waits. */
+            pthread_mutex_lock(&pool->mu);
+            atomic_fetch_add(&pool->sleepers, 1);
+            while (atomic_load(&pool->generation) == seen)
+                pthread_cond_wait(&pool->wake, &pool->mu);
+            atomic_fetch_sub(&pool->sleepers, 1);
             pthread_mutex_unlock(&pool->mu);
-            return NULL;
         }
+        if (atomic_load(&pool->stop))
+            return NULL;
         seen = atomic_load(&pool->generation);
-        byocl_task_fn fn = pool->fn;
-        void *const *args = pool->args;
-        void *ctx = pool->ctx;
-        int64_t n_tasks = pool->n_tasks;
-        pthread_mutex_unlock(&pool->mu);
-        work(pool, fn, args, ctx, n_tasks);
+        work(pool, pool->fn, pool->args, pool->ctx, pool->n_tasks);
         if (atomic_fetch_sub(&pool->busy, 1) == 1) {
             /* Under mu, so a caller that saw busy > 0 and is about to wait cannot miss it. */
             pthread_mutex_lock(&pool->mu);
             pthread_cond_signal(&pool->done);
             pthread_mutex_unlock(&pool->mu);
         }
+    }
+}
+
+/* Moves `generation` (the job or stop is written), and wakes the sleepers. */
+static void publish(byocl_thread_pool *pool)
+{
+    atomic_fetch_add(&pool->generation, 1);
+    if (atomic_load(&pool->sleepers) > 0) {
+        pthread_mutex_lock(&pool->mu);
+        pthread_cond_broadcast(&pool->wake);
+        pthread_mutex_unlock(&pool->mu);
     }
 }
 
@@ -114,6 +134,8 @@ byocl_status base_thread_pool_new(int threads, byocl_thread_pool **out, byocl_er
     atomic_init(&pool->result, 0);
     atomic_init(&pool->generation, 0);
     atomic_init(&pool->busy, 0);
+    atomic_init(&pool->sleepers, 0);
+    atomic_init(&pool->stop, false);
     for (int i = 0; i < threads - 1; i++) {
         if (pthread_create(&pool->workers[i], NULL, worker_main, pool) != 0) {
             base_thread_pool_free(pool);
@@ -130,10 +152,8 @@ void base_thread_pool_free(byocl_thread_pool *pool)
 {
     if (!pool)
         return;
-    pthread_mutex_lock(&pool->mu);
-    pool->stop = true;
-    pthread_cond_broadcast(&pool->wake);
-    pthread_mutex_unlock(&pool->mu);
+    atomic_store(&pool->stop, true);
+    publish(pool);
     for (int i = 0; i < pool->n_workers; i++)
         pthread_join(pool->workers[i], NULL);
     pthread_cond_destroy(&pool->done);
@@ -157,15 +177,12 @@ int32_t base_thread_pool_run(byocl_thread_pool *pool, byocl_task_fn fn,
         work(pool, fn, args, ctx, n_tasks);
         return (int32_t)atomic_load(&pool->result);
     }
-    pthread_mutex_lock(&pool->mu);
     pool->fn = fn;
     pool->args = args;
     pool->ctx = ctx;
     pool->n_tasks = n_tasks;
     atomic_store(&pool->busy, pool->n_workers);
-    atomic_fetch_add(&pool->generation, 1);
-    pthread_cond_broadcast(&pool->wake);
-    pthread_mutex_unlock(&pool->mu);
+    publish(pool);
     work(pool, fn, args, ctx, n_tasks);
     for (int spin = 0; spin < SPIN_LIMIT && atomic_load(&pool->busy) > 0; spin++)
         cpu_relax();
