@@ -417,6 +417,39 @@ static void test_fusion_conv_block(void **state)
     mb_free(&b);
 }
 
+/* A conv's epilogue adding operands of every broadcast shape (per channel, in full, along
+ * the rows or the columns alone, channels and columns, one value), for two images, with
+ * both register tile shapes. */
+static void test_fusion_conv_epilogue_operands(void **state)
+{
+    (void)state;
+    static const struct {
+        int rank;
+        int64_t dims[4];
+    } operands[] = {
+        {3, {19, 1, 1}}, {4, {2, 19, 9, 11}}, {4, {1, 1, 9, 1}}, {3, {19, 1, 11}}, {1, {11}}, {1, {1}},
+    };
+    static const char *const tiles[] = {"position", "channel"};
+    for (int i = 0; i < N_ITEMS(operands) * 2; i++) {
+        setenv("BYOCL_LLVM_CONV_TILES", tiles[i % 2], 1);
+        mb b;
+        mb_begin(&b);
+        int64_t xd[4] = {2, 20, 9, 11}, wd[4] = {19, 20, 3, 3};
+        int x = mb_param(&b, BYOCL_FLOAT32, 4, xd);
+        int conv = mb_call2(&b, "nn.conv2d", x, mb_const(&b, BYOCL_FLOAT32, 4, wd, -1, 1), "padding=[1, 1]");
+        int sum = mb_call2(&b, "add", conv,
+                           mb_const(&b, BYOCL_FLOAT32, operands[i / 2].rank, operands[i / 2].dims, -1, 1), NULL);
+        mb_finish(&b, mb_call1(&b, "nn.relu", sum, NULL));
+        const char *names[] = {"fused_nn_conv2d_add_nn_relu_0"};
+        expect_groups(b.m, names, 1);
+        char what[96];
+        snprintf(what, sizeof what, "conv + add of operand %d, tiles by %s", i / 2, tiles[i % 2]);
+        mb_check(&b, 1e-5, what);
+        mb_free(&b);
+    }
+    unsetenv("BYOCL_LLVM_CONV_TILES");
+}
+
 /* batch_norm whose statistics are parameters: scale and shift are computed in the
  * kernel; its moving statistics leave @main too (pass-through outputs). */
 static void test_fusion_bn_params(void **state)
@@ -871,6 +904,7 @@ int main(void)
         cmocka_unit_test(test_conv_tails),
         cmocka_unit_test(test_dense_tails),
         cmocka_unit_test(test_fusion_conv_block),
+        cmocka_unit_test(test_fusion_conv_epilogue_operands),
         cmocka_unit_test(test_fusion_bn_params),
         cmocka_unit_test(test_fusion_conv_transpose),
         cmocka_unit_test(test_fusion_dense),
