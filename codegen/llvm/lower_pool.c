@@ -249,6 +249,26 @@ static void pool_rows_taps(lw *w, const void *ctx, bool inside)
     lw_for_end(w, &lkh);
 }
 
+/* The averages of VF outputs from ox: their sums (doubles) over their cell counts, 0 where
+ * the window holds no cell, rounded to float32; the lane loop below computes each the
+ * same way. A whole segment's averages go out as vectors: the lane loop, vectorized with
+ * masked loads and stores, had made inception_v3's 3x3 average pools 4-5x slower than
+ * ONNX Runtime's on Zen 2. */
+static LLVMValueRef average_vector(lw *w, const pool_rows *r, LLVMValueRef ox, LLVMValueRef sums)
+{
+    LLVMBuilderRef B = w->B;
+    int VF = w->vf;
+    LLVMTypeRef vd = LLVMVectorType(w->t_f64, (unsigned)VF);
+    LLVMTypeRef vi = LLVMVectorType(w->t_i32, (unsigned)VF);
+    LLVMValueRef rows = LLVMBuildSIToFP(B, i64_at(w, r->ny, r->oy, w->t_i32), w->t_f64, "");
+    LLVMValueRef cols = LLVMBuildLoad2(B, vi, LLVMBuildInBoundsGEP2(B, w->t_i32, r->nx, &ox, 1, ""), "");
+    LLVMSetAlignment(cols, 4);
+    LLVMValueRef cells = LLVMBuildFMul(B, lw_splat(w, rows, VF), LLVMBuildSIToFP(B, cols, vd, ""), "");
+    LLVMValueRef avg = LLVMBuildFDiv(B, sums, cells, "");
+    LLVMValueRef some = LLVMBuildFCmp(B, LLVMRealOGT, cells, LLVMConstNull(vd), "");
+    return LLVMBuildFPTrunc(B, LLVMBuildSelect(B, some, avg, LLVMConstNull(vd), ""), w->t_vf, "");
+}
+
 /* One segment of a row's outputs from ox0 (lw_segment_fn). */
 static byocl_status pool_rows_segment(lw *w, void *ctx, LLVMValueRef ox0)
 {
@@ -278,12 +298,13 @@ static byocl_status pool_rows_segment(lw *w, void *ctx, LLVMValueRef ox0)
     }
     LLVMValueRef end = LLVMBuildSub(B, lw_i64(w, g->ow), ox0, "");
     LLVMValueRef full = LLVMBuildICmp(B, LLVMIntSGE, end, lw_i64(w, r->seg), "");
-    if (is_max && r->d == BYOCL_FLOAT32) {
+    if (r->d == BYOCL_FLOAT32) {
         lw_if whole;
         lw_if_begin(w, &whole, full, "whole");
         for (int v = 0; v < r->V; v++) {
             LLVMValueRef ox = LLVMBuildNSWAdd(B, ox0, lw_i64(w, (int64_t)v * VF), "");
-            lw_vstore(w, r->out, LLVMBuildNSWAdd(B, r->out_row, ox, ""), result[v], 4);
+            LLVMValueRef out = is_max ? result[v] : average_vector(w, r, ox, result[v]);
+            lw_vstore(w, r->out, LLVMBuildNSWAdd(B, r->out_row, ox, ""), out, 4);
         }
         lw_if_end(w, &whole);
         end = LLVMBuildSelect(B, full, lw_i64(w, 0), end, ""); /* stored: no lanes left */
