@@ -18,6 +18,21 @@
 
 #include "thread_pool.h"
 
+/* Helgrind does not see the ordering the atomics give (a job written before `generation`
+ * moves, a worker's work done before `busy` drops); these annotations tell it, and are
+ * nothing outside valgrind or without its headers. */
+#if defined(__has_include)
+#if __has_include(<valgrind/helgrind.h>)
+#include <valgrind/helgrind.h>
+#define POOL_HAPPENS_BEFORE(x) ANNOTATE_HAPPENS_BEFORE(x)
+#define POOL_HAPPENS_AFTER(x) ANNOTATE_HAPPENS_AFTER(x)
+#endif
+#endif
+#ifndef POOL_HAPPENS_BEFORE
+#define POOL_HAPPENS_BEFORE(x) ((void)(x))
+#define POOL_HAPPENS_AFTER(x) ((void)(x))
+#endif
+
 struct byocl_thread_pool {
     int threads;
     int n_workers;
@@ -88,10 +103,12 @@ static void *worker_main(void *arg)
             atomic_fetch_sub(&pool->sleepers, 1);
             pthread_mutex_unlock(&pool->mu);
         }
+        POOL_HAPPENS_AFTER(&pool->generation);
         if (atomic_load(&pool->stop))
             return NULL;
         seen = atomic_load(&pool->generation);
         work(pool, pool->fn, pool->args, pool->ctx, pool->n_tasks);
+        POOL_HAPPENS_BEFORE(&pool->busy);
         if (atomic_fetch_sub(&pool->busy, 1) == 1) {
             /* Under mu, so a caller that saw busy > 0 and is about to wait cannot miss it. */
             pthread_mutex_lock(&pool->mu);
@@ -104,6 +121,7 @@ static void *worker_main(void *arg)
 /* Moves `generation` (the job or stop is written), and wakes the sleepers. */
 static void publish(byocl_thread_pool *pool)
 {
+    POOL_HAPPENS_BEFORE(&pool->generation);
     atomic_fetch_add(&pool->generation, 1);
     if (atomic_load(&pool->sleepers) > 0) {
         pthread_mutex_lock(&pool->mu);
@@ -190,5 +208,6 @@ int32_t base_thread_pool_run(byocl_thread_pool *pool, byocl_task_fn fn,
     while (atomic_load(&pool->busy) > 0)
         pthread_cond_wait(&pool->done, &pool->mu);
     pthread_mutex_unlock(&pool->mu);
+    POOL_HAPPENS_AFTER(&pool->busy);
     return (int32_t)atomic_load(&pool->result);
 }
