@@ -552,12 +552,15 @@ static LLVMValueRef emit_channels_begin(lw *w, tile_ctx *c, const channel_block 
 {
     LLVMBuilderRef B = w->B;
     int VF = c->p->vf;
-    for (int i = 0; i < n; i++) {
-        LLVMValueRef v = LLVMConstNull(w->t_vf);
-        if (cb->part)
-            v = LLVMBuildSelect(B, cb->first, v,
-                                lw_vload(w, cb->part, lw_i64(w, (int64_t)i * VF), VF, (unsigned)VF * 4), "");
-        LLVMBuildStore(B, v, c->acc[i]);
+    for (int i = 0; i < n; i++)
+        LLVMBuildStore(B, LLVMConstNull(w->t_vf), c->acc[i]);
+    if (cb->part) { /* a branch, not a select: the first block's `part` is not written yet */
+        lw_if later;
+        lw_if_begin(w, &later, LLVMBuildNot(B, cb->first, ""), "later_block");
+        for (int i = 0; i < n; i++)
+            LLVMBuildStore(B, lw_vload(w, cb->part, lw_i64(w, (int64_t)i * VF), VF, (unsigned)VF * 4),
+                           c->acc[i]);
+        lw_if_end(w, &later);
     }
     LLVMValueRef ic = lw_for(w, li, cb->lo, cb->hi, 1, "ic");
     for (int i = 0; i < n; i++)
