@@ -13,11 +13,16 @@
  *    runs over a grid PW columns wide (PW >= OW; columns past OW are computed and
  *    dropped). Strided, dilated and padded convs all become that one flat stencil; a
  *    stride-1 conv without padding reads its input in place.
- *  - The micro-kernel keeps T x V vectors of VF floats (T channels, V*VF consecutive q)
- *    in registers: per input channel and tap, V vector loads of X', T broadcasts of a
- *    packed weight, T*V FMAs. The last tile of a band masks its loads.
- *  - Tiles go through a small buffer to the output, each output row segment in a loop
- *    that computes the fused epilogue (lower_elemwise.c) and stores NCHW.
+ *  - The micro-kernel keeps a register tile of vectors of VF floats (pick_tile): by
+ *    channel (the usual one), CV vectors of output channels x V positions, per input
+ *    channel and tap CV vector loads of packed weights, V broadcasts of X' and CV*V FMAs;
+ *    by position, T channels x V*VF consecutive q, V vector loads of X' and T broadcast
+ *    weights (the last tile of a band masks its loads). By channel, a unit whose weights
+ *    outgrow L2 reduces in blocks of input channels (by_channel_block).
+ *  - Tiles go through a small buffer to the output and the fused epilogue
+ *    (lower_elemwise.c): by channel, transposed into a span of positions that one loop
+ *    per channel stores (emit_store_span_flat) or, when an operand splits rows from
+ *    columns, one loop per output row (emit_store_span), as by position.
  * Depthwise convs (one input channel per group) compute output rows in registers from
  * masked loads of the input instead (see lower_conv_depthwise). Integer convs (and
  * strides over 16), the transposed and the 3-D convs use a direct loop nest. */
