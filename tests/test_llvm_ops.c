@@ -270,8 +270,8 @@ typedef struct conv_case {
  * and unit chunks (many tasks), the in-place path (stride 1, no padding), spans of
  * by-channel tiles that end inside a row and bands that end inside a span, depthwise rows
  * wide enough for a first, middle and last segment (float32 and float16), reductions in
- * blocks of input channels whose last block is shorter (by channel; in place, through X'
- * and with packed parameter weights). Each runs with both register tile shapes (by
+ * blocks of input channels whose last block is shorter (by channel; in place, through X',
+ * with packed parameter weights and in float16). Each runs with both register tile shapes (by
  * position and by channel, lower_conv.c). */
 static const conv_case conv_cases_tail[] = {
     {"c5_o13_3x3_pad1", 1, 5, 7, 9, 13, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
@@ -301,6 +301,7 @@ static const conv_case conv_cases_tail[] = {
     {"channel_blocks_3x3", 1, 203, 6, 7, 20, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
     {"channel_blocks_1x1_spans", 1, 1100, 13, 11, 17, 1, 1, "", BYOCL_FLOAT32, false},
     {"channel_blocks_weight_param_s2", 2, 150, 9, 8, 16, 3, 3, "strides=[2, 2], padding=[1, 1]", BYOCL_FLOAT32, true},
+    {"channel_blocks_float16", 1, 150, 6, 5, 16, 3, 3, "padding=[1, 1]", BYOCL_FLOAT16, false},
     {"weight_param", 2, 6, 9, 10, 12, 3, 3, "strides=[2, 2], padding=[1, 1], groups=2", BYOCL_FLOAT32, true},
     {"float16", 1, 5, 9, 10, 12, 3, 3, "padding=[1, 1]", BYOCL_FLOAT16, false},
     {"float16_to_float32", 1, 5, 9, 10, 12, 3, 3, "padding=[1, 1], out_dtype=\"float32\"", BYOCL_FLOAT16, false},
