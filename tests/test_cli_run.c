@@ -119,26 +119,26 @@ static void test_stats(void **state)
     ts_remove_tree(tmp);
 }
 
-/* Two conv + relu groups of equal shapes (different weights, read through each kernel's
- * own arguments): the host backend compiles one function for both, and the outputs are
- * still each group's own (against the reference executor). */
-static void test_equal_kernels_share_code(void **state)
+/* Runs the two-conv model whose epilogues are `epilogue1` and `epilogue2` (ops applied to
+ * each conv's result) on the host, expecting `stats`, and checks its output against the
+ * reference executor. */
+static void expect_twins(const char *epilogue1, const char *epilogue2, const char *stats)
 {
-    (void)state;
     const char *tmp = ts_tmpdir("cli-run-twins");
-    char path[4200], args[8800];
+    char path[4200], args[8800], text[1024];
     FMT(path, "%s/twins.relay", tmp);
-    ts_write_text(path, "#[version = \"0.0.5\"]\n"
-                        "def @main(%x: Tensor[(1, 8, 16, 16), float32], %w1: Tensor[(8, 8, 3, 3), "
-                        "float32], %w2: Tensor[(8, 8, 3, 3), float32]) {\n"
-                        "  %0 = nn.conv2d(%x, %w1, padding=[1, 1, 1, 1]);\n"
-                        "  %1 = nn.relu(%0);\n"
-                        "  %2 = nn.conv2d(%1, %w2, padding=[1, 1, 1, 1]);\n"
-                        "  nn.relu(%2)\n"
-                        "}\n");
+    FMT(text, "#[version = \"0.0.5\"]\n"
+              "def @main(%%x: Tensor[(1, 8, 16, 16), float32], %%w1: Tensor[(8, 8, 3, 3), "
+              "float32], %%w2: Tensor[(8, 8, 3, 3), float32]) {\n"
+              "  %%0 = nn.conv2d(%%x, %%w1, padding=[1, 1, 1, 1]);\n"
+              "  %%1 = %s;\n"
+              "  %%2 = nn.conv2d(%%1, %%w2, padding=[1, 1, 1, 1]);\n"
+              "  %s\n"
+              "}\n", epilogue1, epilogue2);
+    ts_write_text(path, text);
     FMT(args, "run '%s' --random-inputs --target host --stats --output-dir '%s/host'", path, tmp);
     char *out = ts_cli_expect(args, 0, "");
-    ts_assert_contains(out, "stats: 2 steps (2 kernels of 1 function, 0 regions)\n");
+    ts_assert_contains(out, stats);
     free(out);
     FMT(args, "run '%s' --random-inputs --output-dir '%s/ref'", path, tmp);
     free(ts_cli_expect(args, 0, ""));
@@ -154,6 +154,19 @@ static void test_equal_kernels_share_code(void **state)
     byocl_tensor_unref(t[0]);
     byocl_tensor_unref(t[1]);
     ts_remove_tree(tmp);
+}
+
+/* Two conv + relu groups of equal shapes (different weights, read through each kernel's
+ * own arguments): the host backend compiles one function for both, and the outputs are
+ * still each group's own (against the reference executor). Two conv groups whose code
+ * differs only in a float constant of the epilogue (equal signatures, backend.c) keep a
+ * function each. */
+static void test_equal_kernels_share_code(void **state)
+{
+    (void)state;
+    expect_twins("nn.relu(%0)", "nn.relu(%2)", "stats: 2 steps (2 kernels of 1 function, 0 regions)\n");
+    expect_twins("multiply(%0, 2f)", "multiply(%2, 3f)",
+                 "stats: 2 steps (2 kernels of 2 functions, 0 regions)\n");
 }
 
 /* --profile: one line per step, slowest first, and a total; --runs: min, median, max. */
