@@ -34,7 +34,7 @@ if(NOT BYOCL_LLVM_VERSION VERSION_GREATER_EQUAL 19)
 endif()
 byocl_llvm_config(BYOCL_LLVM_INCLUDE --includedir)
 byocl_llvm_config(BYOCL_LLVM_LIBDIR --libdir)
-byocl_llvm_config(BYOCL_LLVM_LIBS --link-static --libs core orcjit native passes)
+byocl_llvm_config(BYOCL_LLVM_LIBS --link-static --libs core linker orcjit native passes)
 byocl_llvm_config(BYOCL_LLVM_SYSLIBS --link-static --system-libs)
 
 file(GLOB BYOCL_LLVM_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/codegen/llvm/*.c)

@@ -103,13 +103,18 @@ static int compile_threads(int n_groups)
 
 /* Kernels already lowered, by their key (jit_kernel_key): a group whose code equals an
  * earlier one's uses that one's function with its own ctx (its own weights), so repeated
- * blocks of a model (a transformer's layers) compile once. The key prints the function,
- * which took 265 ms of densenet121's 405-ms cached build; so each function gets a
- * signature first, and only functions whose signatures meet print their keys. */
+ * blocks of a model (a transformer's layers) compile once. A key writes the kernel's
+ * module as bitcode; so each function gets a cheaper signature first, and only kernels
+ * whose signatures meet write their keys. */
+typedef struct kernel_key {
+    void *bytes; /* NULL until written */
+    size_t size;
+} kernel_key;
+
 typedef struct kernel_keys {
     LLVMValueRef *body; /* per group with a function of its own: its body, else NULL */
     uint64_t *sig;      /* per such group: its signature (code_signature) */
-    char **key;         /* per such group: its key once printed, else NULL */
+    kernel_key *key;    /* per such group: its key once written */
 } kernel_keys;
 
 static uint64_t fnv1a_step(uint64_t h, uint64_t v)
@@ -142,27 +147,28 @@ static uint64_t code_signature(LLVMValueRef fn)
     return h;
 }
 
-/* Group e's key, printed on first use; NULL when out of memory. */
-static const char *key_of(kernel_keys *k, int e)
+/* Group e's key, written on first use; its bytes are NULL when out of memory. */
+static const kernel_key *key_of(kernel_keys *k, int e)
 {
-    if (!k->key[e])
-        k->key[e] = jit_kernel_key(k->body[e]);
-    return k->key[e];
+    if (!k->key[e].bytes)
+        k->key[e].bytes = jit_kernel_key(k->body[e], &k->key[e].size);
+    return &k->key[e];
 }
 
 /* The earlier group whose function kernel g can use, or g itself (then recorded). */
 static int find_twin(kernel_keys *k, int g, LLVMValueRef body)
 {
     uint64_t sig = code_signature(body);
-    char *key = NULL;
+    kernel_key key = {NULL, 0};
     for (int e = 0; e < g; e++) {
         if (!k->body[e] || k->sig[e] != sig)
             continue;
-        if (!key && !(key = jit_kernel_key(body)))
+        if (!key.bytes && !(key.bytes = jit_kernel_key(body, &key.size)))
             break; /* out of memory: a function of its own, which is always right */
-        const char *other = key_of(k, e);
-        if (other && strcmp(other, key) == 0) {
-            free(key);
+        const kernel_key *other = key_of(k, e);
+        if (other->bytes && other->size == key.size &&
+            memcmp(other->bytes, key.bytes, key.size) == 0) {
+            free(key.bytes);
             return e;
         }
     }
@@ -225,13 +231,10 @@ static byocl_status llvm_compile(const byocl_function *fn, const byocl_host_grou
         byocl_status end = w.B ? lw_end(&w) : w.status;
         if (st == BYOCL_OK)
             st = end;
-        if (st == BYOCL_OK && (twin[g] = find_twin(&keys, g, w.body)) != g) {
-            /* twin[g]'s code serves, with this group's ctx: the wrapper (which calls the
-             * body) goes first, then the body */
-            LLVMDeleteFunction(LLVMGetNamedFunction(LLVMGetGlobalParent(w.body), s->names[g]));
-            LLVMDeleteFunction(w.body);
-        } else if (st == BYOCL_OK)
-            jit_kernel_done(s->j, w.body);
+        if (st == BYOCL_OK && (twin[g] = find_twin(&keys, g, w.body)) != g)
+            jit_kernel_drop(s->j); /* twin[g]'s code serves, with this group's ctx */
+        else if (st == BYOCL_OK)
+            st = jit_kernel_done(s->j, w.body, err);
         if (st == BYOCL_OK && twin[g] == g)
             symbols[n_own++] = s->names[g];
         free(w.data);
@@ -264,7 +267,7 @@ done:
     free(n_tasks);
     free(twin);
     for (int g = 0; keys.key && g < n_groups; g++)
-        free(keys.key[g]);
+        free(keys.key[g].bytes);
     free(keys.key);
     free(keys.sig);
     free(keys.body);

@@ -29,15 +29,19 @@ typedef struct jit jit;
  * generation: kernels are spread over them (jit_next_kernel), and jit_finish compiles
  * them on as many threads. */
 byocl_status jit_create(jit **out, int n_parts, byocl_error *err);
-/* Picks the module the next kernel goes into (the one with the least code so far): call
- * before generating each kernel, and jit_kernel_done with its main function after. */
+/* Starts the next kernel: a module of its own (jit_module), in the context of the part
+ * with the least code so far. Call before generating each kernel, then either
+ * jit_kernel_done with its main function, which keeps it for jit_finish to link into
+ * its part, or jit_kernel_drop, which throws it away (its code is an earlier kernel's). */
 void jit_next_kernel(jit *j);
-void jit_kernel_done(jit *j, LLVMValueRef fn);
-/* What makes kernel `fn` what it is: its IR as text, its own name left out, with the
- * definitions of the globals it reads (malloc'ed; NULL when out of memory). Two kernels
+byocl_status jit_kernel_done(jit *j, LLVMValueRef fn, byocl_error *err);
+void jit_kernel_drop(jit *j);
+/* What makes the kernel of main function `fn` what it is, before jit_finish: the bitcode
+ * of its module (everything it defines and declares), with the group's names in it made
+ * the same for all kernels. Malloc'ed, `size` bytes; NULL when out of memory. Two kernels
  * of equal keys compute the same from the same arguments and ctx: one can serve both. */
-char *jit_kernel_key(LLVMValueRef fn);
-/* The context and module of the current kernel. */
+void *jit_kernel_key(LLVMValueRef fn, size_t *size);
+/* The context and the module of the current kernel. */
 LLVMContextRef jit_context(jit *j);
 LLVMModuleRef jit_module(jit *j);
 /* Floats per vector the kernels of this JIT use: the host's, or fewer when the
