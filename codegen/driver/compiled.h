@@ -62,6 +62,7 @@ typedef struct byocl_xstep {
     int *args;           /* value ids: inputs then outputs */
     /* kernel */
     byocl_host_kernel kernel;
+    int group;           /* its group in the host backend's grouping */
     /* region */
     byocl_rtmod *rtmod;  /* owned by the compiled model's rtmod list */
     const char *symbol;
