@@ -122,19 +122,14 @@ static void test_stats(void **state)
 /* Runs the two-conv model whose epilogues are `epilogue1` and `epilogue2` (ops applied to
  * each conv's result) on the host, expecting `stats`, and checks its output against the
  * reference executor. */
-static void expect_twins(const char *epilogue1, const char *epilogue2, const char *stats)
+/* Runs @main(params) { body } on the host with --stats, expects `stats` in the output and
+ * the output to match the reference executor's. */
+static void expect_twins(const char *params, const char *body, const char *stats)
 {
     const char *tmp = ts_tmpdir("cli-run-twins");
     char path[4200], args[8800], text[1024];
     FMT(path, "%s/twins.relay", tmp);
-    FMT(text, "#[version = \"0.0.5\"]\n"
-              "def @main(%%x: Tensor[(1, 8, 16, 16), float32], %%w1: Tensor[(8, 8, 3, 3), "
-              "float32], %%w2: Tensor[(8, 8, 3, 3), float32]) {\n"
-              "  %%0 = nn.conv2d(%%x, %%w1, padding=[1, 1, 1, 1]);\n"
-              "  %%1 = %s;\n"
-              "  %%2 = nn.conv2d(%%1, %%w2, padding=[1, 1, 1, 1]);\n"
-              "  %s\n"
-              "}\n", epilogue1, epilogue2);
+    FMT(text, "#[version = \"0.0.5\"]\ndef @main(%s) {\n%s}\n", params, body);
     ts_write_text(path, text);
     FMT(args, "run '%s' --random-inputs --target host --stats --output-dir '%s/host'", path, tmp);
     char *out = ts_cli_expect(args, 0, "");
@@ -160,13 +155,32 @@ static void expect_twins(const char *epilogue1, const char *epilogue2, const cha
  * own arguments): the host backend compiles one function for both, and the outputs are
  * still each group's own (against the reference executor). Two conv groups whose code
  * differs only in a float constant of the epilogue (equal signatures, backend.c) keep a
- * function each. */
+ * function each. Convs that differ only in their input channels (read from ctx,
+ * lw_ctx_int) share one: padded 3x3 convs (the input copied into X') and 1x1 convs that
+ * read it in place, their weights packed by the kernel. */
 static void test_equal_kernels_share_code(void **state)
 {
     (void)state;
-    expect_twins("nn.relu(%0)", "nn.relu(%2)", "stats: 2 steps (2 kernels of 1 function, 0 regions)\n");
-    expect_twins("multiply(%0, 2f)", "multiply(%2, 3f)",
+    const char *same = "%x: Tensor[(1, 8, 16, 16), float32], %w1: Tensor[(8, 8, 3, 3), float32], "
+                       "%w2: Tensor[(8, 8, 3, 3), float32]";
+    expect_twins(same,
+                 "  %0 = nn.conv2d(%x, %w1, padding=[1, 1, 1, 1]);\n  %1 = nn.relu(%0);\n"
+                 "  %2 = nn.conv2d(%1, %w2, padding=[1, 1, 1, 1]);\n  nn.relu(%2)\n",
+                 "stats: 2 steps (2 kernels of 1 function, 0 regions)\n");
+    expect_twins(same,
+                 "  %0 = nn.conv2d(%x, %w1, padding=[1, 1, 1, 1]);\n  %1 = multiply(%0, 2f);\n"
+                 "  %2 = nn.conv2d(%1, %w2, padding=[1, 1, 1, 1]);\n  multiply(%2, 3f)\n",
                  "stats: 2 steps (2 kernels of 2 functions, 0 regions)\n");
+    expect_twins("%x: Tensor[(1, 8, 16, 16), float32], %w1: Tensor[(16, 8, 3, 3), float32], "
+                 "%w2: Tensor[(16, 16, 3, 3), float32]",
+                 "  %0 = nn.conv2d(%x, %w1, padding=[1, 1, 1, 1]);\n  %1 = nn.relu(%0);\n"
+                 "  %2 = nn.conv2d(%1, %w2, padding=[1, 1, 1, 1]);\n  nn.relu(%2)\n",
+                 "stats: 2 steps (2 kernels of 1 function, 0 regions)\n");
+    expect_twins("%x: Tensor[(1, 24, 9, 9), float32], %w1: Tensor[(40, 24, 1, 1), float32], "
+                 "%w2: Tensor[(40, 40, 1, 1), float32]",
+                 "  %0 = nn.conv2d(%x, %w1);\n  %1 = nn.relu(%0);\n"
+                 "  %2 = nn.conv2d(%1, %w2);\n  nn.relu(%2)\n",
+                 "stats: 2 steps (2 kernels of 1 function, 0 regions)\n");
 }
 
 /* --profile: one line per step, slowest first, and a total; --runs: min, median, max. */

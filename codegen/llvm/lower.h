@@ -136,6 +136,10 @@ LLVMValueRef lw_output(lw *w, byocl_value_ref v);
  * NULL). */
 LLVMValueRef lw_const_ptr(lw *w, const void *data, byocl_tensor *keep, void *owned);
 LLVMValueRef lw_const_ptr_at(lw *w, int k);
+/* An int64 the kernel reads from its ctx, not from its code: kernels that differ only in
+ * such values lower to the same code and share one function (backend.c). For sizes
+ * that only bound loops or scale offsets; LLVM cannot fold them. */
+LLVMValueRef lw_ctx_int(lw *w, int64_t value);
 /* Element 0 of a constant tensor as a compute-type constant (exact, any dtype). */
 LLVMValueRef lw_const_scalar(lw *w, const byocl_tensor *t);
 /* The data of value v, wherever it lives: an argument or a constant node; NULL with

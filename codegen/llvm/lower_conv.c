@@ -458,14 +458,16 @@ static LLVMValueRef max64(lw *w, LLVMValueRef a, LLVMValueRef b)
  * padded input has no data. */
 static void emit_prep(lw *w, const conv_geom *g, const conv_plan *p, LLVMValueRef x,
                       LLVMValueRef xp, LLVMValueRef n, LLVMValueRef grp, LLVMValueRef oy0,
-                      LLVMValueRef rows)
+                      LLVMValueRef rows, LLVMValueRef ic_count)
 {
     LLVMBuilderRef B = w->B;
     LLVMValueRef band_rows = LLVMBuildNSWAdd(B, rows, lw_i64(w, p->halo_h), "");
     lw_loop li, lr, lj;
-    LLVMValueRef ic = lw_for(w, &li, lw_i64(w, 0), lw_i64(w, g->ic), 1, "ic");
-    LLVMValueRef chan = LLVMBuildNSWAdd(B, lw_mad(w, grp, g->ic, NULL), ic, "");
-    LLVMValueRef src_plane = lw_mad(w, lw_mad(w, n, g->c, chan), g->h * g->w, NULL);
+    LLVMValueRef ic = lw_for(w, &li, lw_i64(w, 0), ic_count, 1, "ic");
+    LLVMValueRef chan = LLVMBuildNSWAdd(B, LLVMBuildNSWMul(B, grp, ic_count, ""), ic, "");
+    LLVMValueRef c = lw_mad(w, ic_count, g->groups, NULL);
+    LLVMValueRef src_plane =
+        lw_mad(w, LLVMBuildNSWAdd(B, LLVMBuildNSWMul(B, n, c, ""), chan, ""), g->h * g->w, NULL);
     LLVMValueRef dst_chan = lw_mad(w, ic, p->xs_chan, NULL);
     for (int a = 0; a < p->nry; a++) {
         for (int b = 0; b < p->nrx; b++) {
@@ -538,6 +540,7 @@ typedef struct tile_ctx {
     LLVMValueRef tile;      /* [T][tile_stride] floats: V*VF by position, span + VF by channel */
     int64_t tile_stride;
     LLVMValueRef n, oc0, oc_end, oy0, qb;
+    LLVMValueRef ic;        /* input channels per group (lw_ctx_int) */
     LLVMValueRef acc[64];   /* allocas */
 } tile_ctx;
 
@@ -611,7 +614,7 @@ static void emit_accumulate(lw *w, tile_ctx *c, LLVMValueRef q0, bool masked)
     int64_t taps = g->kh * g->kw;
     lw_loop li;
     LLVMValueRef acc[64];
-    channel_block all = {.lo = lw_i64(w, 0), .hi = lw_i64(w, g->ic)};
+    channel_block all = {.lo = lw_i64(w, 0), .hi = c->ic};
     LLVMValueRef ic = emit_channels_begin(w, c, &all, T * V, &li, acc);
     LLVMValueRef xrow = lw_mad(w, ic, c->x_chan, q0);
     LLVMValueRef wic = lw_mad(w, ic, taps * T, NULL);
@@ -827,11 +830,10 @@ static void emit_tile_transposed(lw *w, tile_ctx *c, LLVMValueRef at)
     }
 }
 
-static LLVMValueRef call_alloc(lw *w, int64_t bytes)
+static LLVMValueRef call_alloc(lw *w, LLVMValueRef bytes)
 {
     LLVMTypeRef i64 = w->t_i64;
-    LLVMValueRef nb = lw_i64(w, bytes);
-    LLVMValueRef ptr = lw_call_rt(w, "byocl_llvm_rt_alloc", w->t_ptr, &i64, 1, &nb);
+    LLVMValueRef ptr = lw_call_rt(w, "byocl_llvm_rt_alloc", w->t_ptr, &i64, 1, &bytes);
     lw_fail_if(w, LLVMBuildIsNull(w->B, ptr, ""), KERR_NOMEM);
     return ptr;
 }
@@ -850,7 +852,10 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
     const byocl_node *nd = lw_node(w, node);
     LLVMValueRef x = lw_value_ptr(w, lv_resolve(w->fn, nd->args[0], -1));
     float *packed = packed_constant(w, node, g, &p);
-    int64_t unit_floats = g->ic * g->kh * g->kw * p.t;
+    /* The input channels come from ctx: convs that differ only in them (densenet121's 1x1
+     * convs of a dense block) share one function. */
+    LLVMValueRef icv = lw_ctx_int(w, g->ic);
+    LLVMValueRef unit_floats = lw_mad(w, icv, g->kh * g->kw * p.t, NULL);
     w->n_tasks = g->n * p.chunks * p.bands;
 
     /* Task -> (image, unit chunk, band). */
@@ -866,25 +871,30 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
                                       lw_i64(w, g->ow), "qb");
     /* One scratch block per call: X' (unless the input is read in place), then the
      * packed weights when they are not a constant (each call packs its task's units). */
-    int64_t xp_bytes = p.direct ? 0 : (g->ic * p.xs_chan * 4 + 63) / 64 * 64;
-    int64_t wp_bytes = packed ? 0 : p.units * unit_floats * 4;
-    LLVMValueRef scratch = xp_bytes + wp_bytes > 0 ? call_alloc(w, xp_bytes + wp_bytes) : NULL;
+    LLVMValueRef xp_bytes = lw_i64(w, 0), wp_bytes = lw_i64(w, 0);
+    if (!p.direct) /* whole 64-byte lines */
+        xp_bytes = LLVMBuildAnd(B, lw_mad(w, icv, p.xs_chan * 4, lw_i64(w, 63)), lw_i64(w, -64), "");
+    if (!packed)
+        wp_bytes = lw_mad(w, unit_floats, p.units * 4, NULL);
+    LLVMValueRef scratch =
+        !p.direct || !packed ? call_alloc(w, LLVMBuildNSWAdd(B, xp_bytes, wp_bytes, "")) : NULL;
     LLVMValueRef wp, xp = NULL;
     if (packed) {
         wp = lw_const_ptr(w, packed, NULL, packed);
     } else {
-        LLVMValueRef off = lw_i64(w, xp_bytes);
+        LLVMValueRef off = xp_bytes;
         wp = LLVMBuildInBoundsGEP2(B, w->t_i8, scratch, &off, 1, "packed");
         LLVMValueRef wsrc = lw_value_ptr(w, lv_resolve(w->fn, nd->args[1], -1));
         LLVMTypeRef params[10] = {w->t_ptr, w->t_ptr, w->t_i64, w->t_i64, w->t_i64,
                                   w->t_i64, w->t_i64, w->t_i64, w->t_i64, w->t_i64};
         LLVMValueRef args[10] = {wp, wsrc, lw_i64(w, g->din == BYOCL_FLOAT16), lw_i64(w, g->o),
-                                 lw_i64(w, g->ic), lw_i64(w, g->kh * g->kw), lw_i64(w, g->og),
+                                 icv, lw_i64(w, g->kh * g->kw), lw_i64(w, g->og),
                                  lw_i64(w, p.t), u0, u1};
         lw_call_rt(w, "byocl_llvm_rt_pack_conv", w->t_void, params, 10, args);
     }
 
-    tile_ctx c = {.g = g, .p = &p, .node = node, .space = s, .n = n, .oy0 = oy0, .qb = qb};
+    tile_ctx c = {.g = g, .p = &p, .node = node, .space = s, .n = n, .oy0 = oy0, .qb = qb,
+                  .ic = icv};
     ew_space flat;
     if (p.by_channel && flat_space(w, node, &flat))
         c.flat = &flat;
@@ -912,15 +922,16 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
                                              LLVMBuildICmp(B, LLVMIntEQ, in_grp, lw_i64(w, 0), ""), "");
         lw_if fill;
         lw_if_begin(w, &fill, new_group, "prep");
-        emit_prep(w, g, &p, x, xp, n, grp, oy0, rows);
+        emit_prep(w, g, &p, x, xp, n, grp, oy0, rows, icv);
         lw_if_end(w, &fill);
         c.xb = xp;
     } else {
-        LLVMValueRef chan0 = lw_mad(w, n, g->c, lw_mad(w, grp, g->ic, NULL));
+        LLVMValueRef chan0 = LLVMBuildNSWMul(
+            B, LLVMBuildNSWAdd(B, lw_mad(w, n, g->groups, NULL), grp, ""), icv, "");
         LLVMValueRef at = lw_mad(w, chan0, g->h * g->w, lw_mad(w, oy0, g->w, NULL));
         c.xb = gep_f32(w, x, at);
     }
-    c.wunit = gep_f32(w, wp, lw_mad(w, u, unit_floats, NULL));
+    c.wunit = gep_f32(w, wp, LLVMBuildNSWMul(B, u, unit_floats, ""));
     c.oc0 = lw_mad(w, grp, g->og, lw_mad(w, in_grp, p.t, NULL));
     c.oc_end = lw_mad(w, grp, g->og, lw_i64(w, g->og));
     LLVMValueRef q0;
@@ -933,7 +944,7 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
         LLVMValueRef span_end = min64(w, LLVMBuildNSWAdd(B, q0, lw_i64(w, span), ""), c.qb);
         LLVMValueRef s0;
         if (p.channel_block >= g->ic) {
-            channel_block all = {.lo = lw_i64(w, 0), .hi = lw_i64(w, g->ic)};
+            channel_block all = {.lo = lw_i64(w, 0), .hi = icv};
             s0 = lw_for(w, &ls, q0, span_end, p.v, "s0");
             emit_accumulate_by_channel(w, &c, s0, &all);
         } else {
@@ -942,8 +953,8 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
             LLVMValueRef part = lw_alloca_array(w, w->t_f32, span * p.cv * p.vf, 64, "part");
             lw_loop lb;
             channel_block cb;
-            cb.lo = lw_for(w, &lb, lw_i64(w, 0), lw_i64(w, g->ic), p.channel_block, "block");
-            cb.hi = min64(w, LLVMBuildNSWAdd(B, cb.lo, lw_i64(w, p.channel_block), ""), lw_i64(w, g->ic));
+            cb.lo = lw_for(w, &lb, lw_i64(w, 0), icv, p.channel_block, "block");
+            cb.hi = min64(w, LLVMBuildNSWAdd(B, cb.lo, lw_i64(w, p.channel_block), ""), icv);
             cb.first = LLVMBuildICmp(B, LLVMIntEQ, cb.lo, lw_i64(w, 0), "");
             s0 = lw_for(w, &ls, q0, span_end, p.v, "s0");
             LLVMValueRef at = lw_mad(w, LLVMBuildNSWSub(B, s0, q0, ""), p.cv * p.vf, NULL);

@@ -249,6 +249,16 @@ LLVMValueRef lw_const_ptr_at(lw *w, int k)
     return v;
 }
 
+LLVMValueRef lw_ctx_int(lw *w, int64_t value)
+{
+    int k = kconsts_add(w->consts, (const void *)(intptr_t)value, NULL, NULL);
+    if (k < 0) {
+        lw_failed(w, byocl_error_set(w->err, BYOCL_ERR_NOMEM, "out of memory"));
+        return lw_i64(w, value);
+    }
+    return LLVMBuildPtrToInt(w->B_entry, lw_const_ptr_at(w, k), w->t_i64, "");
+}
+
 LLVMValueRef lw_value_ptr(lw *w, byocl_value_ref v)
 {
     LLVMValueRef p = lw_input(w, v);
