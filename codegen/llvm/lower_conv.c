@@ -753,11 +753,14 @@ static byocl_status emit_store_span_flat(lw *w, tile_ctx *c, LLVMValueRef q0, in
     LLVMValueRef oc = LLVMBuildNSWAdd(B, c->oc0, t, "oc");
     LLVMValueRef l0 = lw_mad(w, lw_mad(w, lw_mad(w, c->n, g->o, oc), g->oh, c->oy0), g->ow, NULL);
     ew_env e = {.w = w, .space = f, .anchor = c->node, .exact = false};
-    int64_t below = 1; /* elements per index of coalesced dim k */
-    for (int k = f->crank - 1; k >= 0; k--) {
-        LLVMValueRef at = below == 1 ? l0 : LLVMBuildSDiv(B, l0, lw_i64(w, below), "");
-        e.cidx[k] = LLVMBuildSRem(B, at, lw_i64(w, f->cdims[k]), "");
-        below *= f->cdims[k];
+    /* Coalesced dim k's index from (n, oc, oy0, 0), the dims it merges (no division, and
+     * the output channels only multiply n) */
+    LLVMValueRef idx[4] = {c->n, oc, c->oy0, lw_i64(w, 0)};
+    for (int k = 0, d = 0; k < f->crank; k++) {
+        LLVMValueRef at = idx[d];
+        for (d++; d <= f->clast[k]; d++)
+            at = lw_mad(w, at, f->dims[d], idx[d]);
+        e.cidx[k] = at;
     }
     LLVMValueRef last0 = e.cidx[f->crank - 1];
     LLVMValueRef s = lw_for(w, &ls, q0, q_end, 1, "s");
@@ -844,6 +847,12 @@ static void call_free(lw *w, LLVMValueRef ptr)
     lw_call_rt(w, "byocl_llvm_rt_free", w->t_void, &t, 1, &ptr);
 }
 
+/* The counts of a float conv that its code reads from ctx (lw_ctx_int). */
+typedef struct conv_counts {
+    LLVMValueRef ic, og;                      /* input and output channels per group */
+    LLVMValueRef units_per_group, units, units_per_chunk;
+} conv_counts;
+
 static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const ew_space *s)
 {
     conv_plan p;
@@ -852,9 +861,15 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
     const byocl_node *nd = lw_node(w, node);
     LLVMValueRef x = lw_value_ptr(w, lv_resolve(w->fn, nd->args[0], -1));
     float *packed = packed_constant(w, node, g, &p);
-    /* The input channels come from ctx: convs that differ only in them (densenet121's 1x1
-     * convs of a dense block) share one function. */
-    LLVMValueRef icv = lw_ctx_int(w, g->ic);
+    /* The channel counts come from ctx: convs that differ only in them (densenet121's 1x1
+     * convs of a dense block, googlenet's branches) share one function. With one image,
+     * the image index is 0 in the code, and the output channels drop out of every index
+     * (they only ever multiply it). */
+    conv_counts k = {.ic = lw_ctx_int(w, g->ic), .og = lw_ctx_int(w, g->og),
+                     .units_per_group = lw_ctx_int(w, p.units_per_group),
+                     .units = lw_ctx_int(w, p.units),
+                     .units_per_chunk = lw_ctx_int(w, p.units_per_chunk)};
+    LLVMValueRef icv = k.ic;
     LLVMValueRef unit_floats = lw_mad(w, icv, g->kh * g->kw * p.t, NULL);
     w->n_tasks = g->n * p.chunks * p.bands;
 
@@ -862,11 +877,11 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
     LLVMValueRef band = LLVMBuildSRem(B, w->task, lw_i64(w, p.bands), "band");
     LLVMValueRef rest = LLVMBuildSDiv(B, w->task, lw_i64(w, p.bands), "");
     LLVMValueRef chunk = LLVMBuildSRem(B, rest, lw_i64(w, p.chunks), "chunk");
-    LLVMValueRef n = LLVMBuildSDiv(B, rest, lw_i64(w, p.chunks), "n");
+    LLVMValueRef n = g->n == 1 ? lw_i64(w, 0) : LLVMBuildSDiv(B, rest, lw_i64(w, p.chunks), "n");
     LLVMValueRef oy0 = lw_mad(w, band, p.rows, NULL);
     LLVMValueRef rows = min64(w, lw_i64(w, p.rows), LLVMBuildNSWSub(B, lw_i64(w, g->oh), oy0, ""));
-    LLVMValueRef u0 = lw_mad(w, chunk, p.units_per_chunk, NULL);
-    LLVMValueRef u1 = min64(w, LLVMBuildNSWAdd(B, u0, lw_i64(w, p.units_per_chunk), ""), lw_i64(w, p.units));
+    LLVMValueRef u0 = LLVMBuildNSWMul(B, chunk, k.units_per_chunk, "");
+    LLVMValueRef u1 = min64(w, LLVMBuildNSWAdd(B, u0, k.units_per_chunk, ""), k.units);
     LLVMValueRef qb = LLVMBuildNSWAdd(B, lw_mad(w, LLVMBuildNSWSub(B, rows, lw_i64(w, 1), ""), p.pw, NULL),
                                       lw_i64(w, g->ow), "qb");
     /* One scratch block per call: X' (unless the input is read in place), then the
@@ -875,7 +890,7 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
     if (!p.direct) /* whole 64-byte lines */
         xp_bytes = LLVMBuildAnd(B, lw_mad(w, icv, p.xs_chan * 4, lw_i64(w, 63)), lw_i64(w, -64), "");
     if (!packed)
-        wp_bytes = lw_mad(w, unit_floats, p.units * 4, NULL);
+        wp_bytes = lw_mad(w, LLVMBuildNSWMul(B, unit_floats, k.units, ""), 4, NULL);
     LLVMValueRef scratch =
         !p.direct || !packed ? call_alloc(w, LLVMBuildNSWAdd(B, xp_bytes, wp_bytes, "")) : NULL;
     LLVMValueRef wp, xp = NULL;
@@ -887,8 +902,9 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
         LLVMValueRef wsrc = lw_value_ptr(w, lv_resolve(w->fn, nd->args[1], -1));
         LLVMTypeRef params[10] = {w->t_ptr, w->t_ptr, w->t_i64, w->t_i64, w->t_i64,
                                   w->t_i64, w->t_i64, w->t_i64, w->t_i64, w->t_i64};
-        LLVMValueRef args[10] = {wp, wsrc, lw_i64(w, g->din == BYOCL_FLOAT16), lw_i64(w, g->o),
-                                 icv, lw_i64(w, g->kh * g->kw), lw_i64(w, g->og),
+        LLVMValueRef args[10] = {wp, wsrc, lw_i64(w, g->din == BYOCL_FLOAT16),
+                                 lw_mad(w, k.og, g->groups, NULL), icv,
+                                 lw_i64(w, g->kh * g->kw), k.og,
                                  lw_i64(w, p.t), u0, u1};
         lw_call_rt(w, "byocl_llvm_rt_pack_conv", w->t_void, params, 10, args);
     }
@@ -915,8 +931,8 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
     /* Units of the chunk, group by group: X' is filled once per group. */
     lw_loop lu, lq;
     LLVMValueRef u = lw_for(w, &lu, u0, u1, 1, "unit");
-    LLVMValueRef grp = LLVMBuildSDiv(B, u, lw_i64(w, p.units_per_group), "group");
-    LLVMValueRef in_grp = LLVMBuildSRem(B, u, lw_i64(w, p.units_per_group), "");
+    LLVMValueRef grp = LLVMBuildSDiv(B, u, k.units_per_group, "group");
+    LLVMValueRef in_grp = LLVMBuildSRem(B, u, k.units_per_group, "");
     if (!p.direct) {
         LLVMValueRef new_group = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntEQ, u, u0, ""),
                                              LLVMBuildICmp(B, LLVMIntEQ, in_grp, lw_i64(w, 0), ""), "");
@@ -932,8 +948,8 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
         c.xb = gep_f32(w, x, at);
     }
     c.wunit = gep_f32(w, wp, LLVMBuildNSWMul(B, u, unit_floats, ""));
-    c.oc0 = lw_mad(w, grp, g->og, lw_mad(w, in_grp, p.t, NULL));
-    c.oc_end = lw_mad(w, grp, g->og, lw_i64(w, g->og));
+    c.oc0 = LLVMBuildNSWAdd(B, LLVMBuildNSWMul(B, grp, k.og, ""), lw_mad(w, in_grp, p.t, NULL), "");
+    c.oc_end = LLVMBuildNSWMul(B, LLVMBuildNSWAdd(B, grp, lw_i64(w, 1), ""), k.og, "");
     LLVMValueRef q0;
     byocl_status st;
     if (p.by_channel) {
