@@ -155,7 +155,7 @@ static void expect_twins(const char *params, const char *body, const char *stats
  * own arguments): the host backend compiles one function for both, and the outputs are
  * still each group's own (against the reference executor). Two conv groups whose code
  * differs only in a float constant of the epilogue (equal signatures, backend.c) keep a
- * function each. Convs that differ only in their input channels (read from ctx,
+ * function each. Convs that differ only in their channel counts (read from ctx,
  * lw_ctx_int) share one: padded 3x3 convs (the input copied into X') and 1x1 convs that
  * read it in place, their weights packed by the kernel. */
 static void test_equal_kernels_share_code(void **state)
@@ -181,6 +181,16 @@ static void test_equal_kernels_share_code(void **state)
                  "  %0 = nn.conv2d(%x, %w1);\n  %1 = nn.relu(%0);\n"
                  "  %2 = nn.conv2d(%1, %w2);\n  nn.relu(%2)\n",
                  "stats: 2 steps (2 kernels of 1 function, 0 regions)\n");
+    /* Pools and elementwise groups whose outer loop (the planes, the channels) is all that
+     * differs: 5 kernels of 3 functions (the two multiplies, the two pools, the conv). */
+    expect_twins("%x: Tensor[(1, 8, 16, 16), float32], %s1: Tensor[(1, 8, 1, 1), float32], "
+                 "%w1: Tensor[(16, 8, 1, 1), float32], %s2: Tensor[(1, 16, 1, 1), float32]",
+                 "  %0 = multiply(%x, %s1);\n"
+                 "  %1 = nn.max_pool2d(%0, pool_size=[3, 3], padding=[1, 1, 1, 1]);\n"
+                 "  %2 = nn.conv2d(%1, %w1);\n"
+                 "  %3 = nn.max_pool2d(%2, pool_size=[3, 3], padding=[1, 1, 1, 1]);\n"
+                 "  multiply(%3, %s2)\n",
+                 "stats: 5 steps (5 kernels of 3 functions, 0 regions)\n");
 }
 
 /* --profile: one line per step, slowest first, and a total; --runs: min, median, max. */

@@ -179,6 +179,9 @@ void lw_if_end(lw *w, lw_if *f);
 int64_t lw_pick_tasks(lw *w, int64_t work, int64_t grain, int64_t max_tasks);
 /* The range [lo, hi) of this task when `total` items are split over w->n_tasks. */
 void lw_task_range(lw *w, int64_t total, LLVMValueRef *lo, LLVMValueRef *hi);
+/* The same, with `total` and the task count read from ctx (lw_ctx_int): for the outermost
+ * loop of a kernel, so that kernels differing only in its length share one function. */
+void lw_task_range_ctx(lw *w, int64_t total, LLVMValueRef *lo, LLVMValueRef *hi);
 /* Branches to the failure exit with `code` when cond is true. */
 void lw_fail_if(lw *w, LLVMValueRef cond, int code);
 

@@ -801,7 +801,12 @@ byocl_status lower_elemwise_group(lw *w)
     lw_loop loops[BYOCL_MAX_RANK];
     for (int c = 0; c < s.crank; c++) {
         LLVMValueRef lo = lw_i64(w, 0), hi = lw_i64(w, s.cdims[c]);
-        if (c == 0)
+        /* An outer dim's length is in no offset (only the inner ones' are): from ctx, so
+         * that groups differing only in it (densenet121's batch norms of ever more
+         * channels) share one function. */
+        if (c == 0 && s.crank > 1)
+            lw_task_range_ctx(w, s.cdims[0], &lo, &hi);
+        else if (c == 0)
             lw_task_range(w, s.cdims[0], &lo, &hi);
         e.cidx[c] = lw_for(w, &loops[c], lo, hi, 1, "i");
     }

@@ -359,7 +359,7 @@ static byocl_status lower_pool_rows(lw *w, int node, const pool_geom *g, bool is
     r.tile = lw_alloca_array(w, is_max ? w->t_f32 : w->t_f64, r.seg, 64, "tile");
 
     LLVMValueRef lo, hi;
-    lw_task_range(w, planes, &lo, &hi);
+    lw_task_range_ctx(w, planes, &lo, &hi); /* pools of other channel counts share code */
     lw_loop lp, ly;
     LLVMValueRef p = lw_for(w, &lp, lo, hi, 1, "plane");
     r.in_plane = lw_mad(w, p, g->h * g->w, NULL);
@@ -424,7 +424,7 @@ static byocl_status lower_window_pool(lw *w, int node)
         sums = scratch(w, g.ow * 8);
 
     LLVMValueRef lo, hi;
-    lw_task_range(w, planes, &lo, &hi);
+    lw_task_range_ctx(w, planes, &lo, &hi); /* pools of other channel counts share code */
     lw_loop lp, ly, lx, lkh, lkw, lo_x, lf;
     LLVMValueRef p = lw_for(w, &lp, lo, hi, 1, "plane");
     LLVMValueRef in_plane = lw_mad(w, p, g.h * g.w, NULL);
@@ -520,7 +520,7 @@ static byocl_status lower_pool3d(lw *w, int node)
     LLVMValueRef init = is_max ? lowest(w, d) : dconst(w, 0.0);
     LLVMValueRef acc = lw_alloca(w, LLVMTypeOf(init), "acc");
     LLVMValueRef lo, hi;
-    lw_task_range(w, planes, &lo, &hi);
+    lw_task_range_ctx(w, planes, &lo, &hi); /* pools of other channel counts share code */
     lw_loop lp, lo_[3], lk[3];
     static const char *const o_name[3] = {"oz", "oy", "ox"}, *const k_name[3] = {"kd", "kh", "kw"};
     LLVMValueRef p = lw_for(w, &lp, lo, hi, 1, "plane");
@@ -821,7 +821,7 @@ static byocl_status lower_global_pool(lw *w, int node)
     w->n_tasks = lw_pick_tasks(w, planes * hw, 65536, planes < 64 ? planes : 64);
     LLVMValueRef in = lw_value_ptr(w, in_v), out = lw_output(w, out_v);
     LLVMValueRef lo, hi;
-    lw_task_range(w, planes, &lo, &hi);
+    lw_task_range_ctx(w, planes, &lo, &hi); /* pools of other channel counts share code */
     lw_loop lp;
     LLVMValueRef p = lw_for(w, &lp, lo, hi, 1, "plane");
     int64_t one = 1;

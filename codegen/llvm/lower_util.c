@@ -369,17 +369,28 @@ void lw_if_end(lw *w, lw_if *f)
     LLVMPositionBuilderAtEnd(w->B, f->done);
 }
 
-void lw_task_range(lw *w, int64_t total, LLVMValueRef *lo, LLVMValueRef *hi)
+static void task_range(lw *w, LLVMValueRef tot, LLVMValueRef nt, LLVMValueRef *lo,
+                       LLVMValueRef *hi)
 {
     if (w->n_tasks <= 1) {
         *lo = lw_i64(w, 0);
-        *hi = lw_i64(w, total);
+        *hi = tot;
         return;
     }
-    LLVMValueRef nt = lw_i64(w, w->n_tasks), tot = lw_i64(w, total);
     LLVMValueRef next = LLVMBuildNSWAdd(w->B, w->task, lw_i64(w, 1), "");
     *lo = LLVMBuildSDiv(w->B, LLVMBuildNSWMul(w->B, w->task, tot, ""), nt, "lo");
     *hi = LLVMBuildSDiv(w->B, LLVMBuildNSWMul(w->B, next, tot, ""), nt, "hi");
+}
+
+void lw_task_range(lw *w, int64_t total, LLVMValueRef *lo, LLVMValueRef *hi)
+{
+    task_range(w, lw_i64(w, total), lw_i64(w, w->n_tasks), lo, hi);
+}
+
+void lw_task_range_ctx(lw *w, int64_t total, LLVMValueRef *lo, LLVMValueRef *hi)
+{
+    task_range(w, lw_ctx_int(w, total), w->n_tasks <= 1 ? NULL : lw_ctx_int(w, w->n_tasks), lo,
+               hi);
 }
 
 void lw_fail_if(lw *w, LLVMValueRef cond, int code)
