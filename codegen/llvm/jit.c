@@ -45,10 +45,11 @@ typedef struct jit_part {
     LLVMContextRef ctx;
     LLVMModuleRef module;   /* until jit_finish has linked its object */
     size_t instructions;    /* lowered into it so far: balances the parts */
-    /* Its kernels, each lowered into a module of its own (jit_next_kernel) that
-     * jit_finish links into `module`: printing a function (jit_kernel_key) walks every
-     * function of its module, so a kernel printed in the part's growing module cost
-     * time in proportion to the whole model. */
+    /* Its kernels, each lowered into a module of its own (jit_next_kernel) that a
+     * compiling jit_finish links into `module`: a kernel's key (jit_kernel_key) writes
+     * its module, and printing a function (the key before) walked every function of
+     * its module, so in the part's growing module each key cost time in proportion to
+     * the whole model. */
     LLVMModuleRef *kernels;
     int n_kernels, kernels_cap;
     /* jit_finish's */
@@ -302,7 +303,7 @@ void jit_kernel_drop(jit *j)
 
 /* Moves the kernels' modules into their part's module. The linker walks all of its
  * destination first, so linking them one by one into the growing module took time in
- * proportion to the model times the kernels (95 ms of densenet121's cached build):
+ * proportion to the model times the kernels (80-100 ms of densenet121's build):
  * they merge in pairs instead, in rounds, keeping the order they were lowered in (the
  * order fixes the module's bitcode, hence its cache key). */
 static byocl_status link_into(LLVMModuleRef into, LLVMModuleRef *from, byocl_error *err)

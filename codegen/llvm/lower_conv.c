@@ -869,8 +869,7 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
                      .units_per_group = lw_ctx_int(w, p.units_per_group),
                      .units = lw_ctx_int(w, p.units),
                      .units_per_chunk = lw_ctx_int(w, p.units_per_chunk)};
-    LLVMValueRef icv = k.ic;
-    LLVMValueRef unit_floats = lw_mad(w, icv, g->kh * g->kw * p.t, NULL);
+    LLVMValueRef unit_floats = lw_mad(w, k.ic, g->kh * g->kw * p.t, NULL);
     w->n_tasks = g->n * p.chunks * p.bands;
 
     /* Task -> (image, unit chunk, band). */
@@ -888,7 +887,7 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
      * packed weights when they are not a constant (each call packs its task's units). */
     LLVMValueRef xp_bytes = lw_i64(w, 0), wp_bytes = lw_i64(w, 0);
     if (!p.direct) /* whole 64-byte lines */
-        xp_bytes = LLVMBuildAnd(B, lw_mad(w, icv, p.xs_chan * 4, lw_i64(w, 63)), lw_i64(w, -64), "");
+        xp_bytes = LLVMBuildAnd(B, lw_mad(w, k.ic, p.xs_chan * 4, lw_i64(w, 63)), lw_i64(w, -64), "");
     if (!packed)
         wp_bytes = lw_mad(w, LLVMBuildNSWMul(B, unit_floats, k.units, ""), 4, NULL);
     LLVMValueRef scratch =
@@ -903,14 +902,14 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
         LLVMTypeRef params[10] = {w->t_ptr, w->t_ptr, w->t_i64, w->t_i64, w->t_i64,
                                   w->t_i64, w->t_i64, w->t_i64, w->t_i64, w->t_i64};
         LLVMValueRef args[10] = {wp, wsrc, lw_i64(w, g->din == BYOCL_FLOAT16),
-                                 lw_mad(w, k.og, g->groups, NULL), icv,
+                                 lw_mad(w, k.og, g->groups, NULL), k.ic,
                                  lw_i64(w, g->kh * g->kw), k.og,
                                  lw_i64(w, p.t), u0, u1};
         lw_call_rt(w, "byocl_llvm_rt_pack_conv", w->t_void, params, 10, args);
     }
 
     tile_ctx c = {.g = g, .p = &p, .node = node, .space = s, .n = n, .oy0 = oy0, .qb = qb,
-                  .ic = icv};
+                  .ic = k.ic};
     ew_space flat;
     if (p.by_channel && flat_space(w, node, &flat))
         c.flat = &flat;
@@ -938,12 +937,12 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
                                              LLVMBuildICmp(B, LLVMIntEQ, in_grp, lw_i64(w, 0), ""), "");
         lw_if fill;
         lw_if_begin(w, &fill, new_group, "prep");
-        emit_prep(w, g, &p, x, xp, n, grp, oy0, rows, icv);
+        emit_prep(w, g, &p, x, xp, n, grp, oy0, rows, k.ic);
         lw_if_end(w, &fill);
         c.xb = xp;
     } else {
         LLVMValueRef chan0 = LLVMBuildNSWMul(
-            B, LLVMBuildNSWAdd(B, lw_mad(w, n, g->groups, NULL), grp, ""), icv, "");
+            B, LLVMBuildNSWAdd(B, lw_mad(w, n, g->groups, NULL), grp, ""), k.ic, "");
         LLVMValueRef at = lw_mad(w, chan0, g->h * g->w, lw_mad(w, oy0, g->w, NULL));
         c.xb = gep_f32(w, x, at);
     }
@@ -960,7 +959,7 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
         LLVMValueRef span_end = min64(w, LLVMBuildNSWAdd(B, q0, lw_i64(w, span), ""), c.qb);
         LLVMValueRef s0;
         if (p.channel_block >= g->ic) {
-            channel_block all = {.lo = lw_i64(w, 0), .hi = icv};
+            channel_block all = {.lo = lw_i64(w, 0), .hi = k.ic};
             s0 = lw_for(w, &ls, q0, span_end, p.v, "s0");
             emit_accumulate_by_channel(w, &c, s0, &all);
         } else {
@@ -969,8 +968,8 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
             LLVMValueRef part = lw_alloca_array(w, w->t_f32, span * p.cv * p.vf, 64, "part");
             lw_loop lb;
             channel_block cb;
-            cb.lo = lw_for(w, &lb, lw_i64(w, 0), icv, p.channel_block, "block");
-            cb.hi = min64(w, LLVMBuildNSWAdd(B, cb.lo, lw_i64(w, p.channel_block), ""), icv);
+            cb.lo = lw_for(w, &lb, lw_i64(w, 0), k.ic, p.channel_block, "block");
+            cb.hi = min64(w, LLVMBuildNSWAdd(B, cb.lo, lw_i64(w, p.channel_block), ""), k.ic);
             cb.first = LLVMBuildICmp(B, LLVMIntEQ, cb.lo, lw_i64(w, 0), "");
             s0 = lw_for(w, &ls, q0, span_end, p.v, "s0");
             LLVMValueRef at = lw_mad(w, LLVMBuildNSWSub(B, s0, q0, ""), p.cv * p.vf, NULL);
