@@ -113,6 +113,14 @@ static void test_usage_errors(void **state)
     ts_cli_expect_usage("print builtin:seed -o",
                  "byocl: error: flag '-o' needs a value (--output OUT.relay); see "
                  "'byocl print --help'\n");
+    ts_cli_expect_usage("run builtin:seed --input --random-inputs",
+                 "byocl: error: flag '--input' needs a value (--input NAME=FILE), not the flag "
+                 "'--random-inputs' (a value that starts with -- goes as --input=VALUE); see "
+                 "'byocl run --help'\n");
+    ts_cli_expect_usage("print builtin:seed -o --no-types",
+                 "byocl: error: flag '-o' needs a value (--output OUT.relay), not the flag "
+                 "'--no-types' (a value that starts with -- goes as --output=VALUE); see "
+                 "'byocl print --help'\n");
     ts_cli_expect_usage("print builtin:seed --params=",
                  "byocl: error: flag '--params=' needs a value (--params FILE.npz); see "
                  "'byocl print --help'\n");

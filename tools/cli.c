@@ -115,6 +115,14 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *out)
             if (i + 1 >= argc)
                 return cli_usage_error(cmd, "flag '%s' needs a value (%s)", a, spelling);
             value = argv[++i];
+            /* `--json --random-inputs` had written a file called "--random-inputs" */
+            const char *eq = strchr(value, '=');
+            if (value[0] == '-' && value[1] == '-' &&
+                find_long(cmd, value + 2, eq ? (size_t)(eq - value - 2) : strlen(value + 2)) >= 0)
+                return cli_usage_error(cmd,
+                                       "flag '%s' needs a value (%s), not the flag '%s' (a value "
+                                       "that starts with -- goes as --%s=VALUE)",
+                                       a, spelling, value, o->name);
         }
         if (o->arg == CLI_ARG_REQUIRED && value[0] == '\0')
             return cli_usage_error(cmd, "flag '%s' needs a value (%s)", a, spelling);
