@@ -740,7 +740,8 @@ static bool flat_space(lw *w, int node, ew_space *flat)
  * outputs q0 .. q0 + span - 1 go out channel by channel, each channel's in one loop along
  * the output (a span is contiguous there). Output (n, oc, oy0 + s / OW, s % OW) lies at
  * L0 + s, L0 = ((n * O + oc) * OH + oy0) * OW; since rows and columns lie inside the last
- * coalesced dim, its index is L0 % size + s and the others' are L0's. */
+ * coalesced dim, its index is that of (n, oc, oy0, 0) plus s, and the others' are those
+ * of (n, oc, oy0, 0). */
 static byocl_status emit_store_span_flat(lw *w, tile_ctx *c, LLVMValueRef q0, int64_t span)
 {
     const conv_geom *g = c->g;

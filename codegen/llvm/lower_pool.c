@@ -7,7 +7,8 @@
  * the row's outputs that the tap covers (ranges computed here, from the static shapes),
  * which LLVM vectorizes. Every sum adds the same values in the same order as the
  * reference (double accumulators, taps in (kh, kw) order, reduced elements in C order),
- * so results match it exactly. */
+ * so results match it exactly. A pool reads its count of planes (images x channels) from
+ * ctx (lw_task_range_ctx), so pools that differ only in their channels share code. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -359,7 +360,7 @@ static byocl_status lower_pool_rows(lw *w, int node, const pool_geom *g, bool is
     r.tile = lw_alloca_array(w, is_max ? w->t_f32 : w->t_f64, r.seg, 64, "tile");
 
     LLVMValueRef lo, hi;
-    lw_task_range_ctx(w, planes, &lo, &hi); /* pools of other channel counts share code */
+    lw_task_range_ctx(w, planes, &lo, &hi);
     lw_loop lp, ly;
     LLVMValueRef p = lw_for(w, &lp, lo, hi, 1, "plane");
     r.in_plane = lw_mad(w, p, g->h * g->w, NULL);
@@ -424,7 +425,7 @@ static byocl_status lower_window_pool(lw *w, int node)
         sums = scratch(w, g.ow * 8);
 
     LLVMValueRef lo, hi;
-    lw_task_range_ctx(w, planes, &lo, &hi); /* pools of other channel counts share code */
+    lw_task_range_ctx(w, planes, &lo, &hi);
     lw_loop lp, ly, lx, lkh, lkw, lo_x, lf;
     LLVMValueRef p = lw_for(w, &lp, lo, hi, 1, "plane");
     LLVMValueRef in_plane = lw_mad(w, p, g.h * g.w, NULL);
@@ -520,7 +521,7 @@ static byocl_status lower_pool3d(lw *w, int node)
     LLVMValueRef init = is_max ? lowest(w, d) : dconst(w, 0.0);
     LLVMValueRef acc = lw_alloca(w, LLVMTypeOf(init), "acc");
     LLVMValueRef lo, hi;
-    lw_task_range_ctx(w, planes, &lo, &hi); /* pools of other channel counts share code */
+    lw_task_range_ctx(w, planes, &lo, &hi);
     lw_loop lp, lo_[3], lk[3];
     static const char *const o_name[3] = {"oz", "oy", "ox"}, *const k_name[3] = {"kd", "kh", "kw"};
     LLVMValueRef p = lw_for(w, &lp, lo, hi, 1, "plane");
@@ -821,7 +822,7 @@ static byocl_status lower_global_pool(lw *w, int node)
     w->n_tasks = lw_pick_tasks(w, planes * hw, 65536, planes < 64 ? planes : 64);
     LLVMValueRef in = lw_value_ptr(w, in_v), out = lw_output(w, out_v);
     LLVMValueRef lo, hi;
-    lw_task_range_ctx(w, planes, &lo, &hi); /* pools of other channel counts share code */
+    lw_task_range_ctx(w, planes, &lo, &hi);
     lw_loop lp;
     LLVMValueRef p = lw_for(w, &lp, lo, hi, 1, "plane");
     int64_t one = 1;
