@@ -119,9 +119,6 @@ static void test_stats(void **state)
     ts_remove_tree(tmp);
 }
 
-/* Runs the two-conv model whose epilogues are `epilogue1` and `epilogue2` (ops applied to
- * each conv's result) on the host, expecting `stats`, and checks its output against the
- * reference executor. */
 /* Runs @main(params) { body } on the host with --stats, expects `stats` in the output and
  * the output to match the reference executor's. */
 static void expect_twins(const char *params, const char *body, const char *stats)
@@ -157,7 +154,8 @@ static void expect_twins(const char *params, const char *body, const char *stats
  * differs only in a float constant of the epilogue (equal signatures, backend.c) keep a
  * function each. Convs that differ only in their channel counts (read from ctx,
  * lw_ctx_int) share one: padded 3x3 convs (the input copied into X') and 1x1 convs that
- * read it in place, their weights packed by the kernel. */
+ * read it in place, their weights packed by the kernel, and deep 1x1 convs that reduce
+ * in blocks of input channels (the block size does not depend on their count). */
 static void test_equal_kernels_share_code(void **state)
 {
     (void)state;
@@ -178,6 +176,11 @@ static void test_equal_kernels_share_code(void **state)
                  "stats: 2 steps (2 kernels of 1 function, 0 regions)\n");
     expect_twins("%x: Tensor[(1, 24, 9, 9), float32], %w1: Tensor[(40, 24, 1, 1), float32], "
                  "%w2: Tensor[(40, 40, 1, 1), float32]",
+                 "  %0 = nn.conv2d(%x, %w1);\n  %1 = nn.relu(%0);\n"
+                 "  %2 = nn.conv2d(%1, %w2);\n  nn.relu(%2)\n",
+                 "stats: 2 steps (2 kernels of 1 function, 0 regions)\n");
+    expect_twins("%x: Tensor[(1, 1024, 7, 7), float32], %w1: Tensor[(1536, 1024, 1, 1), float32], "
+                 "%w2: Tensor[(1536, 1536, 1, 1), float32]",
                  "  %0 = nn.conv2d(%x, %w1);\n  %1 = nn.relu(%0);\n"
                  "  %2 = nn.conv2d(%1, %w2);\n  nn.relu(%2)\n",
                  "stats: 2 steps (2 kernels of 1 function, 0 regions)\n");

@@ -802,6 +802,40 @@ static void test_pool_wide_rows(void **state)
     }
 }
 
+/* Global average pools over planes large enough for lower_pool.c's blocks of planes summed
+ * side by side, with planes left over after the blocks (per task, and several tasks), a
+ * NaN in one plane of a block, float16, small planes and integers (one plane at a time):
+ * each plane's sum is the reference's, bit for bit. */
+static void test_global_pool_planes(void **state)
+{
+    (void)state;
+    static const struct {
+        byocl_dtype dtype;
+        int64_t dims[4];
+    } calls[] = {
+        {BYOCL_FLOAT32, {1, 1003, 13, 13}},
+        {BYOCL_FLOAT32, {2, 13, 16, 9}},
+        {BYOCL_FLOAT32, {2, 13, 3, 5}},
+        {BYOCL_FLOAT16, {1, 19, 12, 11}},
+        {BYOCL_INT32, {1, 10, 3, 3}},
+    };
+    for (size_t k = 0; k < sizeof calls / sizeof calls[0]; k++) {
+        mb b;
+        mb_begin(&b);
+        int x = mb_param(&b, calls[k].dtype, 4, calls[k].dims);
+        if (calls[k].dtype != BYOCL_INT32)
+            byocl_tensor_set(b.inputs[0], 5 * calls[k].dims[2] * calls[k].dims[3] + 1, NAN);
+        mb_finish(&b, mb_call1(&b, "nn.global_avg_pool2d", x, ""));
+        char what[96];
+        snprintf(what, sizeof what, "global_avg_pool2d over (%lld, %lld, %lld, %lld) %s",
+                 (long long)calls[k].dims[0], (long long)calls[k].dims[1],
+                 (long long)calls[k].dims[2], (long long)calls[k].dims[3],
+                 byocl_dtype_name(calls[k].dtype));
+        mb_check(&b, 0, what);
+        mb_free(&b);
+    }
+}
+
 /* topk over lines long enough to split into tasks, with ties (int8 values in [-9, 9]) and
  * NaN, each ret_type, as the reference sorts them. */
 static void test_topk_many_lines(void **state)
@@ -921,6 +955,7 @@ int main(void)
         cmocka_unit_test(test_max_of_nothing),
         cmocka_unit_test(test_reductions_with_nan),
         cmocka_unit_test(test_pool_wide_rows),
+        cmocka_unit_test(test_global_pool_planes),
         cmocka_unit_test(test_every_op_covered),
     };
     failed += cmocka_run_group_tests_name("llvm", tests, NULL, NULL);

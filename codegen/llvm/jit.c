@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/BitWriter.h>
@@ -118,6 +119,13 @@ static void host_detect(void)
     else if (has_feature(host.features, "avx2") || has_feature(host.features, "avx"))
         bits = 256;
     host.vector_floats = bits / 32;
+
+    /* glibc reads the cache sizes from CPUID; 32 KiB, the most common L1, where it cannot. */
+    long l1d = -1;
+#ifdef _SC_LEVEL1_DCACHE_SIZE
+    l1d = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+#endif
+    host.l1d_bytes = l1d >= 4096 ? l1d : 32 << 10;
 }
 
 byocl_status jit_host_get(const jit_host **out, byocl_error *err)

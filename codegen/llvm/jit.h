@@ -5,6 +5,8 @@
 #ifndef BYOCL_LLVM_JIT_H
 #define BYOCL_LLVM_JIT_H
 
+#include <stdint.h>
+
 #include <llvm-c/Core.h>
 
 #include "byocl/error.h"
@@ -15,6 +17,7 @@ typedef struct jit_host {
     char cpu[64];
     const char *features;   /* "+avx2,+fma,..." (owned by the JIT module) */
     int vector_floats;      /* floats per vector register: 16, 8 or 4 */
+    int64_t l1d_bytes;      /* one core's L1 data cache (sizes the host convs' blocks) */
 } jit_host;
 
 /* The host, detected once per process. */

@@ -343,34 +343,29 @@ static void pick_tile(const conv_geom *g, conv_plan *p)
     }
 }
 
-/* Packed weights of one unit a by-channel tile may stream per block of input channels:
- * about half of a 32 KiB L1 data cache; a unit of up to UNBLOCKED_WEIGHT_BYTES stays in
- * L2 with X' and takes no blocks. */
-#define BLOCK_WEIGHT_BYTES (16 << 10)
-#define UNBLOCKED_WEIGHT_BYTES (64 << 10)
-
-/* By channel, each tile of the span adds its sums over a block of input channels at a
- * time (emit_channels_begin), so that the block's packed weights, read by every tile of
- * the span, stay in L1. A deep conv's unit holds more weights than L2 keeps besides X'
- * (512 channels of 3x3 taps for 16 output channels: 288 KiB), and without blocks each
- * tile streamed them all again from L3: resnet18's 7x7 convs ran at half the peak.
- * Blocks are even. Smaller units take one block, the whole reduction: blocks cost each
- * tile a store and a load of its sums per block, and squeezenet1_1 and googlenet ran 2%
- * slower with them everywhere. */
-static int64_t by_channel_block(const conv_geom *g, const conv_plan *p)
+/* Input channels per block of a by-channel reduction (g->ic: one block, no blocks).
+ * Each tile of a span adds its sums over a block of input channels at a time
+ * (emit_channels_begin), so that the block's packed weights, read by every tile of the
+ * span, stay in L1. A deep conv's unit holds more weights than L2 keeps besides X' (512
+ * channels of 3x3 taps for 16 output channels: 288 KiB), and without blocks each tile
+ * streamed them all again from L3: resnet18's 7x7 convs ran at half the peak. A block's
+ * weights take half of L1 (the host's, jit_host); units of up to twice L1 take one
+ * block, the whole reduction: blocks cost each tile a store and a load of its sums per
+ * block, and squeezenet1_1 and googlenet ran 2% slower with them everywhere. The block
+ * size does not depend on the channel count (the last block takes the rest), so convs
+ * that differ only in it share code. */
+static int64_t by_channel_block(lw *w, const conv_geom *g, const conv_plan *p)
 {
     if (!p->by_channel)
         return g->ic;
     int64_t per_channel = g->kh * g->kw * p->t * 4;
-    if (g->ic * per_channel <= UNBLOCKED_WEIGHT_BYTES)
+    int64_t l1d = w->host->l1d_bytes;
+    if (g->ic * per_channel <= 2 * l1d)
         return g->ic;
-    int64_t fit = BLOCK_WEIGHT_BYTES / per_channel;
+    int64_t fit = l1d / 2 / per_channel;
     if (fit < 1)
         fit = 1;
-    if (fit >= g->ic)
-        return g->ic;
-    int64_t blocks = (g->ic + fit - 1) / fit;
-    return (g->ic + blocks - 1) / blocks;
+    return fit < g->ic ? fit : g->ic;
 }
 
 static void plan_conv(lw *w, const conv_geom *g, conv_plan *p)
@@ -417,7 +412,7 @@ static void plan_conv(lw *w, const conv_geom *g, conv_plan *p)
         p->chunks = 1;
     p->units_per_chunk = (p->units + p->chunks - 1) / p->chunks;
     p->chunks = (p->units + p->units_per_chunk - 1) / p->units_per_chunk;
-    p->channel_block = by_channel_block(g, p);
+    p->channel_block = by_channel_block(w, g, p);
     p->band_ph = p->rows + p->halo_h;
     p->xs_phase = p->band_ph * p->pw;
     p->xs_chan = p->xs_phase * p->nry * p->nrx;

@@ -809,7 +809,26 @@ byocl_status lower_reduce(lw *w, int node)
 
 /* ------------------------------------------------------------ global pool */
 
-/* nn.global_avg_pool2d: one double sum per plane, over its elements in order. */
+/* Planes a float global pool sums side by side. Each plane's sum is still one chain of
+ * double adds in element order, as the reference adds; but one chain waits for each
+ * add's result, and eight independent ones keep the adders busy: squeezenet1_1's 1000
+ * planes of 13 x 13 took 0.148 ms on one Zen 2 core, one plane at a time, and 0.079 ->
+ * 0.023 ms with two threads. Planes of fewer than GLOBAL_POOL_UNROLLED elements go one by
+ * one: LLVM unrolls their sums and vectorizes across four planes itself, and resnet18's
+ * and inception_v3's pools (7 x 7 and 8 x 8) ran 20-25% slower in blocks. */
+#define GLOBAL_POOL_PLANES 8
+#define GLOBAL_POOL_UNROLLED 128
+
+static void store_plane_mean(lw *w, const byocl_node *n, LLVMValueRef out, LLVMValueRef plane,
+                             LLVMValueRef sum, int64_t hw)
+{
+    LLVMValueRef avg = LLVMBuildFDiv(w->B, sum, dconst(w, (double)hw), "");
+    avg = LLVMBuildSelect(w->B, LLVMConstInt(w->t_i1, hw > 0, 0), avg, dconst(w, 0.0), "");
+    lw_store(w, out, n->type->dtype, plane, lw_from_double(w, avg, n->type->dtype));
+}
+
+/* nn.global_avg_pool2d: one double sum per plane, over its elements in order; large float
+ * planes GLOBAL_POOL_PLANES at a time, then the rest one by one. */
 static byocl_status lower_global_pool(lw *w, int node)
 {
     const byocl_node *n = lw_node(w, node);
@@ -820,18 +839,45 @@ static byocl_status lower_global_pool(lw *w, int node)
     if (planes == 0)
         return w->status;
     w->n_tasks = lw_pick_tasks(w, planes * hw, 65536, planes < 64 ? planes : 64);
+    LLVMBuilderRef B = w->B;
     LLVMValueRef in = lw_value_ptr(w, in_v), out = lw_output(w, out_v);
     LLVMValueRef lo, hi;
     lw_task_range_ctx(w, planes, &lo, &hi);
+    if (lw_is_float(it->dtype) && hw >= GLOBAL_POOL_UNROLLED) {
+        enum { P = GLOBAL_POOL_PLANES };
+        LLVMValueRef whole = LLVMBuildNSWMul(
+            B, LLVMBuildSDiv(B, LLVMBuildNSWSub(B, hi, lo, ""), lw_i64(w, P), ""), lw_i64(w, P), "");
+        LLVMValueRef acc[P];
+        for (int k = 0; k < P; k++)
+            acc[k] = lw_alloca(w, w->t_f64, "acc");
+        lw_loop lb, li;
+        LLVMValueRef p0 = lw_for(w, &lb, lo, LLVMBuildNSWAdd(B, lo, whole, ""), P, "planes");
+        for (int k = 0; k < P; k++)
+            LLVMBuildStore(B, dconst(w, 0.0), acc[k]);
+        LLVMValueRef i = lw_for(w, &li, lw_i64(w, 0), lw_i64(w, hw), 1, "i");
+        LLVMValueRef at = lw_mad(w, p0, hw, i);
+        for (int k = 0; k < P; k++) {
+            LLVMValueRef x = lw_load(w, in, it->dtype, LLVMBuildNSWAdd(B, at, lw_i64(w, k * hw), ""));
+            LLVMBuildStore(B, LLVMBuildFAdd(B, LLVMBuildLoad2(B, w->t_f64, acc[k], ""),
+                                            lw_to_double(w, x, it->dtype), ""),
+                           acc[k]);
+        }
+        li.no_unroll = true;
+        lw_for_end(w, &li);
+        for (int k = 0; k < P; k++)
+            store_plane_mean(w, n, out, LLVMBuildNSWAdd(B, p0, lw_i64(w, k), ""),
+                             LLVMBuildLoad2(B, w->t_f64, acc[k], ""), hw);
+        lb.no_unroll = true;
+        lw_for_end(w, &lb);
+        lo = LLVMBuildNSWAdd(B, lo, whole, "");
+    }
     lw_loop lp;
     LLVMValueRef p = lw_for(w, &lp, lo, hi, 1, "plane");
     int64_t one = 1;
     LLVMValueRef sum = reduce_sum(w, in, it->dtype, lw_mad(w, p, hw, NULL), &hw, &one, 1);
     if (!lw_is_float(it->dtype)) /* integers: the reference divides in double too */
-        sum = LLVMBuildSIToFP(w->B, sum, w->t_f64, "");
-    LLVMValueRef avg = LLVMBuildFDiv(w->B, sum, dconst(w, (double)hw), "");
-    avg = LLVMBuildSelect(w->B, LLVMConstInt(w->t_i1, hw > 0, 0), avg, dconst(w, 0.0), "");
-    lw_store(w, out, n->type->dtype, p, lw_from_double(w, avg, n->type->dtype));
+        sum = LLVMBuildSIToFP(B, sum, w->t_f64, "");
+    store_plane_mean(w, n, out, p, sum, hw);
     lw_for_end(w, &lp);
     return w->status;
 }
