@@ -225,6 +225,9 @@ LLVMValueRef lw_call_rt(lw *w, const char *name, LLVMTypeRef ret, LLVMTypeRef *p
                         int n_params, LLVMValueRef *args);
 /* Vector helpers for <vf x float>. */
 LLVMValueRef lw_splat(lw *w, LLVMValueRef scalar, int n);
+/* v, through an empty inline asm: the same value, of which LLVM knows nothing (it cannot
+ * prove two such values equal or related). */
+LLVMValueRef lw_opaque(lw *w, LLVMValueRef v);
 LLVMValueRef lw_vload(lw *w, LLVMValueRef ptr, LLVMValueRef index, int n, unsigned align);
 void lw_vstore(lw *w, LLVMValueRef ptr, LLVMValueRef index, LLVMValueRef v, unsigned align);
 LLVMValueRef lw_fma(lw *w, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c);

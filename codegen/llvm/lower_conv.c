@@ -655,6 +655,11 @@ static void emit_accumulate_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0, cons
         LLVMValueRef sv = min64(w, LLVMBuildNSWAdd(B, s0, lw_i64(w, v), ""), last);
         LLVMValueRef row = LLVMBuildSDiv(B, sv, lw_i64(w, g->ow), "");
         q[v] = lw_mad(w, row, p->pw - g->ow, sv);
+        /* Taps side by side: where LLVM can prove the positions consecutive it merges
+         * tap kw's broadcast of position v with tap kw+1's of position v-1 and keeps
+         * the values live across taps, which spills the tile (docs/host-codegen.md). */
+        if (g->kw > 1)
+            q[v] = lw_opaque(w, q[v]);
     }
     int64_t taps = g->kh * g->kw;
     lw_loop li;

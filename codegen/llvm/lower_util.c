@@ -604,6 +604,19 @@ LLVMValueRef lw_intrinsic(lw *w, const char *name, LLVMTypeRef *overloads, int n
     return LLVMBuildCall2(w->B, ty, fn, args, (unsigned)n_args, "");
 }
 
+LLVMValueRef lw_opaque(lw *w, LLVMValueRef v)
+{
+    LLVMTypeRef t = LLVMTypeOf(v);
+    LLVMTypeRef fn_t = LLVMFunctionType(t, &t, 1, 0);
+    static const char constraints[] = "=r,0";
+    LLVMValueRef as = LLVMGetInlineAsm(fn_t, "", 0, constraints, sizeof constraints - 1, 0, 0,
+                                       LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef call = LLVMBuildCall2(w->B, fn_t, as, &v, 1, "");
+    /* without side effects or memory: only what LLVM knows of the value is lost */
+    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, enum_attr(w, "nounwind", 0));
+    return call;
+}
+
 LLVMValueRef lw_call_rt(lw *w, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
                         int n_params, LLVMValueRef *args)
 {
