@@ -612,8 +612,10 @@ LLVMValueRef lw_opaque(lw *w, LLVMValueRef v)
     LLVMValueRef as = LLVMGetInlineAsm(fn_t, "", 0, constraints, sizeof constraints - 1, 0, 0,
                                        LLVMInlineAsmDialectATT, 0);
     LLVMValueRef call = LLVMBuildCall2(w->B, fn_t, as, &v, 1, "");
-    /* without side effects or memory: only what LLVM knows of the value is lost */
+    /* It neither throws nor touches memory (memory(none), encoded 0): only what LLVM
+     * knows of the value is lost, loads and stores still move across it. */
     LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, enum_attr(w, "nounwind", 0));
+    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, enum_attr(w, "memory", 0));
     return call;
 }
 
