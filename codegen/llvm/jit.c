@@ -12,6 +12,7 @@
  * everything else that shapes the machine code, so a model built again skips optimization
  * and code generation. */
 #include "jit.h"
+#include <llvm-c/Support.h>
 
 #include <errno.h>
 #include <math.h>
@@ -98,6 +99,12 @@ static void host_detect(void)
         snprintf(host_error, sizeof host_error, "LLVM has no native target for this host");
         return;
     }
+    /* This LLVM is byocl's own static copy (cmake/llvm.cmake), so its global options are
+     * ours to set, once. Loop strength reduction took ~40% of the machine-code time of
+     * inception_v3's kernels (their taps' many addresses) and changed no model's run time
+     * measurably (docs/host-codegen.md, "JIT and compile time"): kernels go without it. */
+    const char *llvm_args[] = {"byocl", "-disable-lsr"};
+    LLVMParseCommandLineOptions(2, llvm_args, NULL);
     char *triple = LLVMGetDefaultTargetTriple();
     char *cpu = LLVMGetHostCPUName();
     char *features = LLVMGetHostCPUFeatures();
