@@ -284,11 +284,13 @@ static LLVMValueRef exp_f32(lw *w, LLVMValueRef x)
     LLVMTypeRef ft = LLVMTypeOf(x), it = int32_like(w, ft);
 #define K(v) shaped_like(w, ft, LLVMConstReal(w->t_f32, (v)))
     LLVMValueRef above = LLVMBuildFCmp(B, LLVMRealOGT, x, K(EXP_F32_INF_ABOVE), "");
-    LLVMValueRef below = LLVMBuildFCmp(B, LLVMRealOLT, x, K(EXP_F32_ZERO_BELOW), "");
     LLVMValueRef nan = LLVMBuildFCmp(B, LLVMRealUNO, x, x, "");
-    /* Lanes outside the range (NaN too) compute from a bound and are replaced at the end. */
+    /* x clamped to the range (one maxps and one minps; NaN stays NaN, and its lanes, poison
+     * from the conversion to int below, are replaced at the end). At the lower bound the
+     * result rounds to +0 (2^-150 times e^r, r about -7e-6), as below it. */
     LLVMValueRef xc = LLVMBuildSelect(B, above, K(EXP_F32_INF_ABOVE), x, "");
-    xc = LLVMBuildSelect(B, LLVMBuildOr(B, below, nan, ""), K(EXP_F32_ZERO_BELOW), xc, "");
+    xc = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOLT, xc, K(EXP_F32_ZERO_BELOW), ""),
+                         K(EXP_F32_ZERO_BELOW), xc, "");
     LLVMValueRef n = lw_intrinsic(w, "llvm.rint", &ft, 1,
                                   (LLVMValueRef[]){LLVMBuildFMul(B, xc, K(1.44269504088896341), "")}, 1);
     LLVMValueRef r = mul_add(w, n, K(-0.693359375), xc); /* n * 0.693359375 is exact */
@@ -305,7 +307,6 @@ static LLVMValueRef exp_f32(lw *w, LLVMValueRef x)
     LLVMValueRef n2 = LLVMBuildSub(B, ni, n1, "");
     y = LLVMBuildFMul(B, LLVMBuildFMul(B, y, pow2_of(w, n1, ft), ""), pow2_of(w, n2, ft), "");
     y = LLVMBuildSelect(B, above, K(INFINITY), y, "");
-    y = LLVMBuildSelect(B, below, K(0.0), y, "");
     return LLVMBuildSelect(B, nan, x, y, "");
 }
 
