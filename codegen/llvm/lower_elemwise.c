@@ -231,7 +231,7 @@ static bool is_transcendental(const char *op)
     return false;
 }
 
-/* ------------------------------------------------------------ float32 exp and sigmoid */
+/* ------------------------------------------------------------ float32 exp, sigmoid, erf */
 
 /* The scalar constant c in the shape of t: itself, or splat where t is a vector type. */
 static LLVMValueRef shaped_like(lw *w, LLVMTypeRef t, LLVMValueRef c)
@@ -271,6 +271,9 @@ static LLVMValueRef pow2_of(lw *w, LLVMValueRef k, LLVMTypeRef float_type)
 #define EXP_F32_INF_ABOVE 88.72283172607421875
 #define EXP_F32_ZERO_BELOW -103.972084045410156
 
+/* A float constant in the shape of ft (the functions below have w and ft in scope). */
+#define K(v) shaped_like(w, ft, LLVMConstReal(w->t_f32, (v)))
+
 /* exp of float32 lanes, in float: x = n ln2 + r with |r| <= ln2/2 (ln 2 in two parts,
  * Cody and Waite), Cephes' expf polynomial for e^r, and 2^n applied as two powers of two
  * so that results in the denormals round once. Branch-free straight-line code, which the
@@ -282,7 +285,6 @@ static LLVMValueRef exp_f32(lw *w, LLVMValueRef x)
 {
     LLVMBuilderRef B = w->B;
     LLVMTypeRef ft = LLVMTypeOf(x), it = int32_like(w, ft);
-#define K(v) shaped_like(w, ft, LLVMConstReal(w->t_f32, (v)))
     LLVMValueRef above = LLVMBuildFCmp(B, LLVMRealOGT, x, K(EXP_F32_INF_ABOVE), "");
     LLVMValueRef nan = LLVMBuildFCmp(B, LLVMRealUNO, x, x, "");
     /* x clamped to the range (one maxps and one minps; NaN stays NaN, and its lanes, poison
