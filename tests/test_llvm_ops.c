@@ -845,6 +845,38 @@ static void test_global_pool_planes(void **state)
     }
 }
 
+/* float32 batch_matmul in register tiles: rows past a tile of 4, whole blocks of output
+ * columns and the columns past them, each operand transposed or not, a batch of 1
+ * broadcast, one output column (all tail), against the reference. */
+static void test_batch_matmul_tiles(void **state)
+{
+    (void)state;
+    static const struct {
+        int64_t batch_a, batch_b, m, k, n;
+    } shapes[] = {{3, 3, 7, 19, 37}, {1, 3, 9, 5, 64}, {2, 1, 4, 33, 16}, {3, 3, 5, 8, 1}};
+    for (size_t k = 0; k < N_ITEMS(shapes); k++) {
+        for (int tr = 0; tr < 4; tr++) {
+            bool ta = tr & 1, tb = tr & 2;
+            int64_t m = shapes[k].m, kk = shapes[k].k, n = shapes[k].n;
+            int64_t ad[3] = {shapes[k].batch_a, ta ? kk : m, ta ? m : kk};
+            int64_t bd[3] = {shapes[k].batch_b, tb ? n : kk, tb ? kk : n};
+            mb b;
+            mb_begin(&b);
+            int x = mb_param(&b, BYOCL_FLOAT32, 3, ad), y = mb_param(&b, BYOCL_FLOAT32, 3, bd);
+            char attrs[64];
+            snprintf(attrs, sizeof attrs, "transpose_a=%s, transpose_b=%s", ta ? "True" : "False",
+                     tb ? "True" : "False");
+            mb_finish(&b, mb_call2(&b, "nn.batch_matmul", x, y, attrs));
+            char what[128];
+            snprintf(what, sizeof what, "batch_matmul %lldx%lldx%lld (batches %lld, %lld), %s",
+                     (long long)m, (long long)kk, (long long)n, (long long)shapes[k].batch_a,
+                     (long long)shapes[k].batch_b, attrs);
+            mb_check(&b, 1e-5, what);
+            mb_free(&b);
+        }
+    }
+}
+
 /* Distance in float32 ulps between a and b (both not NaN): their places in the ordered
  * sequence of floats, -0.0 and 0.0 one place. */
 static int64_t ulps_apart(float a, float b)
@@ -1051,6 +1083,7 @@ int main(void)
         cmocka_unit_test(test_pool_wide_rows),
         cmocka_unit_test(test_global_pool_planes),
         cmocka_unit_test(test_fast_exp_sigmoid_erf),
+        cmocka_unit_test(test_batch_matmul_tiles),
         cmocka_unit_test(test_every_op_covered),
     };
     failed += cmocka_run_group_tests_name("llvm", tests, NULL, NULL);
