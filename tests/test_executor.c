@@ -917,6 +917,40 @@ static void test_thread_pool(void **state)
     assert_true(base_cpu_count() >= 1);
 }
 
+/* Many short jobs back to back, as a model's small kernels come: the caller often ends a
+ * job before a worker has seen it, and that worker, waking late, must run no task of a
+ * job that has ended nor of the next one. Jobs alternate between two contexts, so that a
+ * task run for the wrong job shows in the other's counts: every task of every job runs
+ * exactly once, for its own job. */
+static void test_thread_pool_short_jobs(void **state)
+{
+    (void)state;
+    enum { JOBS = 20000, MAX_TASKS = 4 };
+    atomic_int hits[2][MAX_TASKS];
+    for (int threads = 2; threads <= 4; threads++) {
+        byocl_thread_pool *pool;
+        assert_int_equal(base_thread_pool_new(threads, &pool, NULL), BYOCL_OK);
+        pool_job jobs[2] = {{hits[0], -1}, {hits[1], -1}};
+        int64_t ran[2] = {0, 0}; /* the task count each context's last job had */
+        for (int j = 0; j < JOBS; j++) {
+            int x = j % 2;
+            int64_t n = 2 + j % (MAX_TASKS - 1);
+            for (int i = 0; i < MAX_TASKS; i++)
+                atomic_store(&hits[x][i], 0);
+            if (j % 4999 == 4998)
+                pause_past_spin();
+            assert_int_equal(base_thread_pool_run(pool, count_task, NULL, &jobs[x], n), 0);
+            ran[x] = n;
+            for (int c = 0; c < 2; c++)
+                for (int i = 0; i < MAX_TASKS; i++)
+                    if (ran[c] > 0 && atomic_load(&hits[c][i]) != (i < ran[c] ? 1 : 0))
+                        fail_msg("threads %d, after job %d: task %d of context %d ran %d times",
+                                 threads, j, i, c, atomic_load(&hits[c][i]));
+        }
+        base_thread_pool_free(pool);
+    }
+}
+
 /* ----------------------------------------------------------- region calls */
 
 static const char region_model[] =
@@ -1479,6 +1513,7 @@ int main(void)
         cmocka_unit_test(test_step_info),
         cmocka_unit_test(test_parallel_executors),
         cmocka_unit_test(test_thread_pool),
+        cmocka_unit_test(test_thread_pool_short_jobs),
         cmocka_unit_test(test_region_call_receives_executor_buffers),
         cmocka_unit_test(test_region_default_ref_module),
         cmocka_unit_test(test_parallel_executors_with_regions),
