@@ -48,7 +48,7 @@ struct byocl_thread_pool {
     pthread_t *workers;
     pthread_mutex_t mu;
     pthread_cond_t wake;  /* a new job (or stop) */
-    pthread_cond_t done;  /* the last worker left the job */
+    pthread_cond_t done;  /* the job's last task is done */
     /* The current job, written before `generation` moves. */
     _Atomic(byocl_task_fn) fn;
     _Atomic(void *const *) args;
