@@ -12,7 +12,6 @@
  * everything else that shapes the machine code, so a model built again skips optimization
  * and code generation. */
 #include "jit.h"
-#include <llvm-c/Support.h>
 
 #include <errno.h>
 #include <math.h>
@@ -31,6 +30,7 @@
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Linker.h>
 #include <llvm-c/Orc.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
