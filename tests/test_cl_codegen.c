@@ -120,7 +120,16 @@ static void run_plan(const byocl_cl_plan *plan, byocl_tensor *const *in, byocl_t
     for (int i = 0; i < plan->n_constants; i++)
         consts[i] = make_buffer(byocl_tensor_nbytes(plan->constants[i]),
                                 byocl_tensor_cdata(plan->constants[i]));
-    cl_mem *by_kind[] = {inputs, outputs, scratch, consts};
+    cl_mem *slices = calloc((size_t)plan->n_slices + 1, sizeof(cl_mem));
+    for (int i = 0; i < plan->n_slices; i++) {
+        const byocl_cl_slice *sl = &plan->slices[i];
+        assert_true(sl->offset + sl->bytes <= plan->scratch_bytes[sl->scratch]);
+        cl_buffer_region region = {.origin = sl->offset, .size = sl->bytes};
+        slices[i] = clCreateSubBuffer(scratch[sl->scratch], CL_MEM_READ_WRITE,
+                                      CL_BUFFER_CREATE_TYPE_REGION, &region, &e);
+        assert_int_equal(e, CL_SUCCESS);
+    }
+    cl_mem *by_kind[] = {inputs, outputs, scratch, consts, slices};
     for (int l = 0; l < plan->n_launches; l++) {
         const byocl_cl_launch *launch = &plan->launches[l];
         cl_kernel kernel = clCreateKernel(program, launch->kernel, &e);
@@ -147,9 +156,10 @@ static void run_plan(const byocl_cl_plan *plan, byocl_tensor *const *in, byocl_t
                                              byocl_tensor_nbytes(out[i]),
                                              byocl_tensor_data(out[i]), 0, NULL, NULL),
                          CL_SUCCESS);
-    cl_mem *lists[] = {inputs, outputs, scratch, consts};
-    int counts[] = {plan->n_inputs, plan->n_outputs, plan->n_scratch, plan->n_constants};
-    for (int k = 0; k < 4; k++) {
+    cl_mem *lists[] = {slices, inputs, outputs, scratch, consts}; /* slices first */
+    int counts[] = {plan->n_slices, plan->n_inputs, plan->n_outputs, plan->n_scratch,
+                    plan->n_constants};
+    for (int k = 0; k < 5; k++) {
         for (int i = 0; i < counts[k]; i++)
             clReleaseMemObject(lists[k][i]);
         free(lists[k]);
@@ -211,6 +221,7 @@ typedef struct run_opts {
     double lo, hi;          /* input value range (default [-1, 1)) */
     int expect_launches;    /* when > 0 */
     int vector_width;       /* the device's float vector width (0: the default, 16) */
+    int mem_base_align;     /* the device's base address alignment (0: the default, 128) */
     const char *expect_text; /* when set: text the program must contain */
     const char *expect_text_too; /* when set: more text the program must contain */
     const char *reject_text; /* when set: text the program must not contain */
@@ -227,7 +238,8 @@ static double check_region_opts(const char *text, const run_opts *o)
     byocl_function *fn = byocl_module_find(m, "main");
     byocl_error err = {0};
     byocl_cl_codegen_options opt = {.compute_units = 2, .max_work_group_size = 4096,
-                                    .no_fusion = o->no_fusion, .vector_width = o->vector_width};
+                                    .no_fusion = o->no_fusion, .vector_width = o->vector_width,
+                                    .mem_base_align = o->mem_base_align};
     byocl_cl_plan *plan = NULL;
     if (clg_codegen(fn, &opt, &plan, &err) != BYOCL_OK)
         fail_msg("%s", err.msg);
@@ -2505,28 +2517,128 @@ static void test_equal_kernels_once(void **state)
         assert_int_equal(launch->args[3].i, convs++ ? 12 : 8);
     }
     assert_int_equal(convs, 2);
-    /* Each concatenation is one launch (kernels_cl/concatenate.cl): x0, x1, y, then each
-     * input's length and offset, (128, 0, 64, 128) and (192, 0, 64, 192). */
-    const int32_t want_args[2][4] = {{128, 0, 64, 128}, {192, 0, 64, 192}};
+    /* The first concatenation, of a parameter, is one launch (kernels_cl/concatenate.cl):
+     * x0, x1, y, then each input's length and offset, (128, 0, 64, 128); it writes its
+     * result into slice 0 of the second one, which the second conv writes slice 1 of
+     * (cl_concat.c), so the second has no launch. */
+    const int32_t want_args[4] = {128, 0, 64, 128};
     int concats = 0;
+    convs = 0;
     for (int l = 0; l < plan->n_launches; l++) {
         const byocl_cl_launch *launch = &plan->launches[l];
+        if (strstr(launch->label, "nn.conv2d") && convs++ == 1) {
+            assert_int_equal(launch->args[2].buffer.kind, BYOCL_CL_BUF_SLICE);
+            assert_int_equal(launch->args[2].buffer.index, 1);
+        }
         if (!strstr(launch->label, "concatenate"))
             continue;
-        assert_true(concats < 2);
+        assert_true(concats++ == 0);
         assert_non_null(strstr(launch->kernel, "_concatenate"));
         assert_int_equal(launch->n_args, 7);
+        assert_int_equal(launch->args[2].buffer.kind, BYOCL_CL_BUF_SLICE);
+        assert_int_equal(launch->args[2].buffer.index, 0);
         for (int a = 0; a < 4; a++) {
             assert_int_equal(launch->args[3 + a].kind, BYOCL_CL_ARG_INT);
-            assert_int_equal(launch->args[3 + a].i, want_args[concats][a]);
+            assert_int_equal(launch->args[3 + a].i, want_args[a]);
         }
-        concats++;
     }
-    assert_int_equal(concats, 2);
+    assert_int_equal(concats, 1);
+    assert_int_equal(plan->n_slices, 2);
+    assert_int_equal(plan->slices[0].offset, 0);
+    assert_int_equal(plan->slices[0].bytes, 12 * 16 * 4);
+    assert_int_equal(plan->slices[1].offset, 12 * 16 * 4);
+    assert_int_equal(plan->slices[1].bytes, 4 * 16 * 4);
+    assert_int_equal(plan->slices[0].scratch, plan->slices[1].scratch);
     clg_plan_free(plan);
     byocl_module_free(m);
     o.expect_launches = 0;
     check_region_opts(growing, &o);
+}
+
+/* Launches of a concatenation kernel in the plan of `text` for a device aligning buffers
+ * to `align` bytes. */
+static int concat_launches(const char *text, int align)
+{
+    byocl_module *m = parse(text);
+    bind_constants(m, 0);
+    byocl_cl_codegen_options opt = pocl_options;
+    opt.mem_base_align = align;
+    byocl_cl_plan *plan = generate(m, &opt);
+    int n = 0;
+    for (int l = 0; l < plan->n_launches; l++)
+        n += strstr(plan->launches[l].kernel, "_concatenate") != NULL;
+    clg_plan_free(plan);
+    byocl_module_free(m);
+    return n;
+}
+
+/* Concatenations in place (cl_concat.c): a dense block's ever longer concatenations have
+ * no launch, each input computed into its slice of the last one, nested; where an input
+ * cannot be placed the concatenation copies. The results are the reference's each way. */
+static void test_concat_in_place(void **state)
+{
+    (void)state;
+    static const char dense[] =
+        MAIN("%x: Tensor[(1, 8, 4, 4), float32], %c_w1: Tensor[(4, 8, 3, 3), float32], "
+             "%c_w2: Tensor[(4, 12, 3, 3), float32]")
+        "  %0 = nn.relu(%x);\n"
+        "  %1 = concatenate((%0,), axis=1);\n"
+        "  %2 = nn.conv2d(%1, %c_w1, padding=[1, 1, 1, 1]);\n"
+        "  %3 = concatenate((%0, %2), axis=1);\n"
+        "  %4 = nn.conv2d(%3, %c_w2, padding=[1, 1, 1, 1]);\n"
+        "  %5 = concatenate((%0, %2, %4), axis=1);\n"
+        "  nn.relu(%5)\n}\n";
+    byocl_module *m = parse(dense);
+    bind_constants(m, 0);
+    byocl_cl_plan *plan = generate(m, &pocl_options);
+    char *text = clg_plan_text(plan, "main");
+    ts_assert_contains(text, "2 scratch (5 slices: values written in place into concatenations)\n");
+    ts_assert_contains(text, "  scratch0  1088 bytes\n"
+                             "    launches 0..5: %8 (concatenate) (1088 bytes)\n"
+                             "    slice2 at 0: launches 3..3: %5 (concatenate) (768 bytes)\n"
+                             "    slice0 at 0: launches 1..1: %2 (concatenate) (512 bytes)\n"
+                             "    slice1 at 0: launches 0..0: %0 (nn.relu) (512 bytes)\n"
+                             "    slice3 at 512: launches 2..2: %3 (nn.conv2d) (256 bytes)\n"
+                             "    slice4 at 768: launches 4..4: %6 (nn.conv2d) (256 bytes)\n");
+    ts_assert_contains(text, "     computes: nn.relu (%0) (1.28e-07 GFLOP)\n"
+                             "     args: slice1 input0\n");
+    assert_null(strstr(text, "concatenate.cl"));
+    free(text);
+    clg_plan_free(plan);
+    byocl_module_free(m);
+    run_opts o = {.seed = 3, .expect_launches = 6, .reject_text = "_concatenate"};
+    check_region_opts(dense, &o);
+    assert_int_equal(concat_launches(dense, 0), 0);
+    /* Aligned to 512 bytes, the last input (at 768) cannot be placed: the last
+     * concatenation copies, the two before it stay in place. */
+    assert_int_equal(concat_launches(dense, 512), 1);
+    o = (run_opts){.seed = 4, .mem_base_align = 512};
+    check_region_opts(dense, &o);
+
+    /* Each of these keeps its copy: the same tensor twice, a slice at byte 36 (one
+     * channel of 3x3), two images, a concatenation that is the region's output, an input
+     * that is one. */
+    static const char *const copies[] = {
+        MAIN("%x: Tensor[(1, 8, 4, 4), float32]")
+        "  %0 = nn.relu(%x);\n  %1 = concatenate((%0, %0), axis=1);\n  exp(%1)\n}\n",
+        MAIN("%x: Tensor[(1, 1, 3, 3), float32], %y: Tensor[(1, 2, 3, 3), float32]")
+        "  %0 = nn.relu(%x);\n  %1 = exp(%y);\n  %2 = concatenate((%0, %1), axis=1);\n"
+        "  negative(%2)\n}\n",
+        MAIN("%x: Tensor[(2, 8, 4, 4), float32]")
+        "  %0 = nn.relu(%x);\n  %1 = exp(%x);\n  %2 = concatenate((%0, %1), axis=1);\n"
+        "  negative(%2)\n}\n",
+        MAIN("%x: Tensor[(1, 8, 4, 4), float32]")
+        "  %0 = nn.relu(%x);\n  %1 = exp(%x);\n  concatenate((%0, %1), axis=1)\n}\n",
+        MAIN("%x: Tensor[(1, 8, 4, 4), float32]")
+        "  %0 = nn.relu(%x);\n  %1 = exp(%x);\n  %2 = concatenate((%0, %1), axis=1);\n"
+        "  %3 = negative(%2);\n  (%3, %1)\n}\n",
+    };
+    for (size_t i = 0; i < sizeof copies / sizeof *copies; i++) {
+        if (concat_launches(copies[i], 0) < 1) /* two images: one launch per input */
+            fail_msg("case %zu: expected the concatenation to copy:\n%s", i, copies[i]);
+        o = (run_opts){.seed = 10 + i};
+        check_region_opts(copies[i], &o);
+    }
 }
 
 /* Float16 storage: ushort pointers read through vload_half, results stored rounded, a
@@ -2872,6 +2984,7 @@ int main(void)
         cmocka_unit_test(test_vector_epilogue),
         cmocka_unit_test(test_float16_text),
         cmocka_unit_test(test_equal_kernels_once),
+        cmocka_unit_test(test_concat_in_place),
         cmocka_unit_test(test_plan_write),
         cmocka_unit_test(test_supports),
         cmocka_unit_test(test_codegen_errors),

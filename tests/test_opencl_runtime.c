@@ -995,6 +995,69 @@ static void expect_totals(byocl_opencl_build_totals t, int compiled, int by_work
 
 /* Two build jobs: this process compiles one part while a worker compiles the other into
  * the cache; the next build loads both; one job builds the whole program as one. */
+/* A dense block's concatenations, in place: the runtime makes each slice a sub-buffer
+ * (the plan's slices, cl_concat.c), and the results are the reference's. */
+static void test_concat_slices(void **state)
+{
+    (void)state;
+    byocl_module *m = ts_parse_typed(
+        "def @main(%x: Tensor[(1, 8, 6, 6), float32], %w1: Tensor[(8, 8, 3, 3), float32], "
+        "%w2: Tensor[(8, 16, 3, 3), float32]) {\n"
+        "  %0 = nn.relu(%x);\n"
+        "  %1 = nn.conv2d(%0, %w1, padding=[1, 1, 1, 1]);\n"
+        "  %2 = concatenate((%0, %1), axis=1);\n"
+        "  %3 = nn.conv2d(%2, %w2, padding=[1, 1, 1, 1]);\n"
+        "  %4 = concatenate((%0, %1, %3), axis=1);\n"
+        "  nn.relu(%4)\n"
+        "}\n");
+    build_and_check(m);
+    byocl_module_free(m);
+}
+
+/* Slices that the device cannot make are refused, naming the slice and why. */
+static void test_slice_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        size_t offset, bytes;
+        byocl_status status;
+        const char *want;
+    } cases[] = {
+        {4, 64, BYOCL_ERR_INVALID,
+         "region @opencl_main_0: slice 0 starts at byte 4 of scratch buffer %d, not a "
+         "multiple of OpenCL device 0 (%s)'s base address alignment (%d bytes); the plan was "
+         "generated for another device"},
+        {0, 2048, BYOCL_ERR_INVALID,
+         "region @opencl_main_0: slice 0 (2048 bytes at 0) does not lie in scratch buffer %d"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        byocl_module *m = relu_module();
+        ocl_device *dev = default_device();
+        byocl_cl_plan *plan = relu_plan(region_of(m));
+        size_t *sizes = realloc(plan->scratch_bytes, ((size_t)plan->n_scratch + 1) * sizeof *sizes);
+        assert_non_null(sizes);
+        plan->scratch_bytes = sizes;
+        int scratch = plan->n_scratch++;
+        sizes[scratch] = 1024;
+        plan->slices = calloc(1, sizeof *plan->slices);
+        assert_non_null(plan->slices);
+        plan->slices[0] = (byocl_cl_slice){.scratch = scratch, .offset = cases[i].offset,
+                                           .bytes = cases[i].bytes};
+        plan->n_slices = 1;
+        ocl_rtmod_options ropt = {.cache_dir = NULL};
+        byocl_rtmod *mod = NULL;
+        byocl_error err = {0};
+        assert_int_equal(ocl_rtmod_new(dev, region_of(m), plan, &ropt, &mod, &err),
+                         cases[i].status);
+        char want[512];
+        snprintf(want, sizeof want, cases[i].want, scratch, dev->info.name,
+                 dev->info.mem_base_align);
+        assert_string_equal(err.msg, want);
+        ocl_device_release(dev);
+        byocl_module_free(m);
+    }
+}
+
 static void test_parallel_build(void **state)
 {
     (void)state;
@@ -1256,6 +1319,8 @@ int main(void)
         cmocka_unit_test(test_profile_through_build),
         cmocka_unit_test(test_build_failure_names_kernel),
         cmocka_unit_test(test_allocation_failure),
+        cmocka_unit_test(test_concat_slices),
+        cmocka_unit_test(test_slice_errors),
         cmocka_unit_test(test_fallback_to_host),
         cmocka_unit_test(test_target_without_compile),
         cmocka_unit_test(test_parallel_build),

@@ -25,6 +25,10 @@ typedef struct byocl_cl_codegen_options {
      * so that its accumulators fit the vector registers (4, 8 or 16; other widths, GPUs'
      * 1 among them, get 16). */
     int vector_width;
+    /* The device's CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes; 0 means 128 (OpenCL's least).
+     * A value written in place into a concatenation (a slice of its buffer) must start at
+     * a multiple of it; where one would not, the concatenation copies. */
+    int mem_base_align;
     /* Every op its own kernel (no epilogue fusion): for debugging and tests. */
     bool no_fusion;
 } byocl_cl_codegen_options;

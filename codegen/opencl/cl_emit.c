@@ -1407,6 +1407,8 @@ static byocl_status emit_concat_one_launch(clg_gen *gen, const clg_group *grp,
 
 static byocl_status emit_concat(clg_gen *gen, const clg_group *grp)
 {
+    if (grp->in_place) /* its inputs were written into its slices (cl_concat.c) */
+        return BYOCL_OK;
     const byocl_function *fn = gen->fn;
     const byocl_node *n = &fn->nodes[grp->anchor];
     const byocl_type *fields = fn->nodes[n->args[0]].type;

@@ -6,6 +6,7 @@
  *   cl_kernel.c    a kernel instance: parameters, #defines, template, launch
  *   cl_epilogue.c  elementwise steps as OpenCL C text (epilogues, elemwise kernels)
  *   cl_schedule.c  conv2d and dense schedules: tiles, input layout, weight packing
+ *   cl_concat.c    concatenations in place: their inputs written into their slices
  *   cl_plan.c      plan free, buffer plan, launch plan text, --emit files
  *   cl_supports.c  which calls the target accepts
  *   cl_text.c      float literals, embedded templates
@@ -59,6 +60,8 @@ typedef struct clg_group {
     int *chain_arg;
     int n_operands;         /* a bound on the epilogue's buffer parameters */
     int tail;
+    bool in_place;          /* a concatenation whose inputs are written into its slices
+                             * (cl_concat.c): no launch */
 } clg_group;
 
 /* Per node of the region. */
@@ -113,6 +116,9 @@ typedef struct clg_buf {
     int index;              /* INPUT/OUTPUT/CONSTANT index; SCRATCH: set by the plan */
     size_t bytes;
     int first, last;        /* SCRATCH: the launches that use it (-1 before any) */
+    int within;             /* SCRATCH: the buffer this one is a slice of, at `offset`
+                             * bytes (cl_concat.c); -1: a buffer of its own */
+    size_t offset;
     char what[112];         /* for the launch plan: "%5 (nn.relu)", "packed weight of %3" */
 } clg_buf;
 
@@ -151,8 +157,16 @@ int clg_gen_buf(clg_gen *gen, byocl_cl_buffer_kind kind, int index, size_t bytes
 int clg_gen_const(clg_gen *gen, byocl_tensor *t, const char *what);
 /* The buffer of a stored root (a constant gets its buffer on first use); id or -1. */
 int clg_gen_root_buf(clg_gen *gen, int root);
+/* The buffer of a root stored as a slice of buffer `within` at `offset` bytes, without
+ * slack (cl_concat.c); id or -1. */
+int clg_gen_root_slice(clg_gen *gen, int root, int within, size_t offset);
+/* The buffer that holds buffer `buf`, following slices out (`buf` itself when it is no
+ * slice); *offset: where `buf` lies in it. */
+int clg_gen_buf_outermost(const clg_gen *gen, int buf, size_t *offset);
+/* The bytes of a root's tensor. */
+size_t clg_gen_root_bytes(const clg_gen *gen, int root);
 /* Elements readable past the end of a root's buffer (after clg_gen_root_buf): a scratch
- * buffer's slack, 0 for inputs, outputs and constants. */
+ * buffer's slack, 0 for inputs, outputs, constants and slices. */
 int64_t clg_gen_root_slack(const clg_gen *gen, int root);
 /* "%5 (nn.relu)": how the launch plan names a node. */
 void clg_node_desc(const byocl_function *fn, int node, char *buf, size_t len);
@@ -397,6 +411,14 @@ int64_t clg_scatter_candidates(const byocl_function *fn, const byocl_node *n);
  * each with its epilogue. */
 byocl_status clg_emit_cumsum(clg_gen *gen, const clg_group *grp);
 byocl_status clg_emit_scatter(clg_gen *gen, const clg_group *grp);
+
+/* ------------------------------------------------------------- cl_concat.c */
+
+/* Concatenations in place: where a concatenation's inputs are group results (or earlier
+ * concatenations in place) that can all be written into its slices, the groups write
+ * them there and the concatenation has no launch (its group's in_place). Runs before any
+ * group is emitted. */
+byocl_status clg_concat_in_place(clg_gen *gen);
 
 /* ------------------------------------------------------------- cl_plan.c */
 

@@ -19,6 +19,7 @@ void clg_plan_free(byocl_cl_plan *plan)
     free(plan->kernels);
     free(plan->build_options);
     free(plan->scratch_bytes);
+    free(plan->slices);
     for (int i = 0; i < plan->n_constants; i++)
         byocl_tensor_unref(plan->constants[i]);
     free(plan->constants);
@@ -30,10 +31,12 @@ void clg_plan_free(byocl_cl_plan *plan)
     free(plan);
 }
 
-static const char *const kind_names[] = {"input", "output", "scratch", "constant"};
+static const char *const kind_names[] = {"input", "output", "scratch", "constant", "slice"};
 
-/* Which launches touch each scratch buffer, then one place per buffer. */
-static byocl_status plan_scratch(clg_gen *gen, size_t **sizes, int *n_scratch)
+/* Which launches touch each scratch buffer (a buffer lives while any of its slices is
+ * used), then one place per buffer that is no slice, then the slices (*slices). */
+static byocl_status plan_scratch(clg_gen *gen, size_t **sizes, int *n_scratch,
+                                 byocl_cl_slice **slices, int *n_slices)
 {
     for (int l = 0; l < gen->n_launches; l++) {
         const byocl_cl_launch *launch = &gen->launches[l];
@@ -46,19 +49,33 @@ static byocl_status plan_scratch(clg_gen *gen, size_t **sizes, int *n_scratch)
             b->last = l;
         }
     }
-    int n = 0;
+    int n = 0, n_sliced = 0;
+    for (int i = 0; i < gen->n_bufs; i++) {
+        clg_buf *b = &gen->bufs[i];
+        if (b->kind != BYOCL_CL_BUF_SCRATCH || b->first < 0 || b->within < 0)
+            continue;
+        clg_buf *holder = &gen->bufs[clg_gen_buf_outermost(gen, i, NULL)];
+        if (holder->first < 0 || b->first < holder->first)
+            holder->first = b->first;
+        if (b->last > holder->last)
+            holder->last = b->last;
+        n_sliced++;
+    }
     for (int i = 0; i < gen->n_bufs; i++)
-        n += gen->bufs[i].kind == BYOCL_CL_BUF_SCRATCH && gen->bufs[i].first >= 0;
+        n += gen->bufs[i].kind == BYOCL_CL_BUF_SCRATCH && gen->bufs[i].first >= 0 &&
+             gen->bufs[i].within < 0;
     byocl_live_range *ranges = malloc((size_t)(n ? n : 1) * sizeof *ranges);
     int *ids = malloc((size_t)(n ? n : 1) * sizeof *ids);
     int *place = malloc((size_t)(n ? n : 1) * sizeof *place);
+    *slices = malloc((size_t)(n_sliced ? n_sliced : 1) * sizeof **slices);
+    *n_slices = 0;
     byocl_status st = BYOCL_OK;
-    if (!ranges || !ids || !place)
+    if (!ranges || !ids || !place || !*slices)
         st = byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory planning buffers");
     n = 0;
     for (int i = 0; st == BYOCL_OK && i < gen->n_bufs; i++) {
         const clg_buf *b = &gen->bufs[i];
-        if (b->kind != BYOCL_CL_BUF_SCRATCH || b->first < 0)
+        if (b->kind != BYOCL_CL_BUF_SCRATCH || b->first < 0 || b->within >= 0)
             continue;
         ranges[n] = (byocl_live_range){.bytes = b->bytes, .first = b->first, .last = b->last};
         ids[n++] = i;
@@ -67,14 +84,39 @@ static byocl_status plan_scratch(clg_gen *gen, size_t **sizes, int *n_scratch)
         st = storage_plan(ranges, n, CLG_SCRATCH_ALIGN, place, sizes, n_scratch, gen->err);
     for (int i = 0; st == BYOCL_OK && i < n; i++)
         gen->bufs[ids[i]].index = place[i];
+    for (int i = 0; st == BYOCL_OK && i < gen->n_bufs; i++) {
+        clg_buf *b = &gen->bufs[i];
+        if (b->kind != BYOCL_CL_BUF_SCRATCH || b->first < 0 || b->within < 0)
+            continue;
+        size_t offset;
+        int holder = clg_gen_buf_outermost(gen, i, &offset);
+        (*slices)[*n_slices] = (byocl_cl_slice){
+            .scratch = gen->bufs[holder].index, .offset = offset, .bytes = b->bytes};
+        b->kind = BYOCL_CL_BUF_SLICE;
+        b->index = (*n_slices)++;
+    }
+    if (st != BYOCL_OK) {
+        free(*slices);
+        *slices = NULL;
+    }
     free(ranges);
     free(ids);
     free(place);
     return st;
 }
 
+/* Whether slice buffer a comes before b in the buffer listing: by offset, then the
+ * larger (the one holding the other) first. */
+static bool slice_before(const byocl_cl_slice *slices, const clg_buf *a, const clg_buf *b)
+{
+    const byocl_cl_slice *x = &slices[a->index], *y = &slices[b->index];
+    if (x->offset != y->offset)
+        return x->offset < y->offset;
+    return x->bytes != y->bytes ? x->bytes > y->bytes : a->index < b->index;
+}
+
 static void buffers_text(const clg_gen *gen, const size_t *scratch, int n_scratch,
-                         byocl_textbuf *t)
+                         const byocl_cl_slice *slices, byocl_textbuf *t)
 {
     const byocl_function *fn = gen->fn;
     for (int kind = 0; kind < 4; kind++) {
@@ -109,18 +151,36 @@ static void buffers_text(const clg_gen *gen, const size_t *scratch, int n_scratc
                 base_textbuf_printf(t, "    launches %d..%d: %s (%zu bytes)\n", b->first, b->last,
                                     b->what, b->bytes);
         }
+        /* Its slices by offset, a concatenation before the slices it holds. */
+        for (const clg_buf *prev = NULL;;) {
+            const clg_buf *next = NULL;
+            for (int i = 0; i < gen->n_bufs; i++) {
+                const clg_buf *b = &gen->bufs[i];
+                if (b->kind == BYOCL_CL_BUF_SLICE && slices[b->index].scratch == s &&
+                    (!prev || slice_before(slices, prev, b)) &&
+                    (!next || slice_before(slices, b, next)))
+                    next = b;
+            }
+            if (!next)
+                break;
+            base_textbuf_printf(t, "    slice%d at %zu: launches %d..%d: %s (%zu bytes)\n",
+                                next->index, slices[next->index].offset, next->first,
+                                next->last, next->what, next->bytes);
+            prev = next;
+        }
     }
 }
 
 byocl_status clg_plan_finish(clg_gen *gen, byocl_cl_plan **out)
 {
     size_t *scratch = NULL;
-    int n_scratch = 0;
-    byocl_status st = plan_scratch(gen, &scratch, &n_scratch);
+    byocl_cl_slice *slices = NULL;
+    int n_scratch = 0, n_slices = 0;
+    byocl_status st = plan_scratch(gen, &scratch, &n_scratch, &slices, &n_slices);
     if (st != BYOCL_OK)
         return st;
     byocl_textbuf text = {0};
-    buffers_text(gen, scratch, n_scratch, &text);
+    buffers_text(gen, scratch, n_scratch, slices, &text);
     byocl_cl_plan *plan = calloc(1, sizeof *plan);
     if (plan) {
         plan->buffers_text = base_textbuf_take(&text);
@@ -137,6 +197,7 @@ byocl_status clg_plan_finish(clg_gen *gen, byocl_cl_plan **out)
         !plan->build_options || !plan->region) {
         base_textbuf_free(&text);
         free(scratch);
+        free(slices);
         clg_plan_free(plan);
         return byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory finishing the plan of @%s",
                                gen->fn->name);
@@ -149,6 +210,8 @@ byocl_status clg_plan_finish(clg_gen *gen, byocl_cl_plan **out)
     plan->n_outputs = gen->graph.n_outputs;
     plan->n_scratch = n_scratch;
     plan->scratch_bytes = scratch;
+    plan->n_slices = n_slices;
+    plan->slices = slices;
     for (int l = 0; l < gen->n_launches; l++) {
         byocl_cl_launch *launch = &gen->launches[l];
         for (int a = 0; a < launch->n_args; a++) {
@@ -178,10 +241,14 @@ char *clg_plan_text(const byocl_cl_plan *plan, const char *symbol)
                         plan->region ? plan->region : "?", symbol ? symbol : "?");
     base_textbuf_printf(&t, "program: %s.cl, build options: %s\n", symbol ? symbol : "?",
                         plan->build_options ? plan->build_options : "");
-    base_textbuf_printf(&t, "\nbuffers: %d input%s, %d output%s, %d constant%s, %d scratch\n",
+    base_textbuf_printf(&t, "\nbuffers: %d input%s, %d output%s, %d constant%s, %d scratch",
                         plan->n_inputs, plan->n_inputs == 1 ? "" : "s", plan->n_outputs,
                         plan->n_outputs == 1 ? "" : "s", plan->n_constants,
                         plan->n_constants == 1 ? "" : "s", plan->n_scratch);
+    if (plan->n_slices > 0)
+        base_textbuf_printf(&t, " (%d slice%s: values written in place into concatenations)",
+                            plan->n_slices, plan->n_slices == 1 ? "" : "s");
+    base_textbuf_puts(&t, "\n");
     base_textbuf_puts(&t, plan->buffers_text ? plan->buffers_text : "");
     double total = 0;
     for (int l = 0; l < plan->n_launches; l++)

@@ -20,8 +20,19 @@ typedef enum byocl_cl_buffer_kind {
     BYOCL_CL_BUF_INPUT = 0,  /* region input k (index = k)                        */
     BYOCL_CL_BUF_OUTPUT,     /* region output k (flattened result, index = k)      */
     BYOCL_CL_BUF_SCRATCH,    /* intermediate of the region (index into scratch[])  */
-    BYOCL_CL_BUF_CONSTANT    /* a constant bound into the region (index into constants[]) */
+    BYOCL_CL_BUF_CONSTANT,   /* a constant bound into the region (index into constants[]) */
+    BYOCL_CL_BUF_SLICE       /* bytes of a scratch buffer (index into slices[]): a value
+                              * written in place into its concatenation */
 } byocl_cl_buffer_kind;
+
+/* Part of a scratch buffer that kernels see as a buffer of its own (clCreateSubBuffer):
+ * `offset` is a multiple of the device's CL_DEVICE_MEM_BASE_ADDR_ALIGN. A slice holds one
+ * value, without slack; slices of one buffer overlap only when one holds the other (a
+ * concatenation held by a later one). */
+typedef struct byocl_cl_slice {
+    int scratch;             /* the scratch buffer */
+    size_t offset, bytes;
+} byocl_cl_slice;
 
 typedef struct byocl_cl_buffer_ref {
     byocl_cl_buffer_kind kind;
@@ -72,6 +83,8 @@ typedef struct byocl_cl_plan {
     int n_inputs, n_outputs;
     int n_scratch;
     size_t *scratch_bytes;   /* per scratch buffer (the intra-region buffer plan) */
+    int n_slices;
+    byocl_cl_slice *slices;  /* parts of scratch buffers (malloc'ed) */
     int n_constants;
     byocl_tensor **constants; /* references; uploaded once per runtime module */
     int n_launches;

@@ -77,6 +77,7 @@ typedef struct byocl_opencl_device_info {
                              * AVX-512 (PoCL), 1 on GPUs */
     uint64_t global_mem_bytes;
     bool unified_memory;    /* CPU device or CL_DEVICE_HOST_UNIFIED_MEMORY */
+    int mem_base_align;     /* CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes (128 on PoCL) */
 } byocl_opencl_device_info;
 
 /* Every OpenCL device of every platform (*out malloc'ed: free()). Errors when there is no

@@ -102,6 +102,9 @@ static void describe(cl_platform_id p, cl_device_id d, int index, byocl_opencl_d
     cl_bool unified = CL_FALSE;
     clGetDeviceInfo(d, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
     out->unified_memory = (type & CL_DEVICE_TYPE_CPU) || unified;
+    cl_uint align_bits = 0;
+    clGetDeviceInfo(d, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL);
+    out->mem_base_align = (int)(align_bits / 8);
 }
 
 byocl_status ocl_list_devices(ocl_device_desc **out, int *n, byocl_error *err)

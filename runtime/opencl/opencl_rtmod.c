@@ -43,6 +43,7 @@ typedef struct ocl_region {
     ocl_program_parts programs; /* one, or the parts of a large region */
     ocl_launch *launches;
     cl_mem *scratch, *constants;
+    cl_mem *slices;    /* sub-buffers of scratch buffers (byocl_cl_slice) */
     cl_mem *io;        /* copy mode: made once; zero-copy: for the tensors of a call */
     void **io_host;    /* zero-copy: the memory each io buffer wraps */
     bool keep_io;      /* zero-copy on a CPU device: io buffers stay for the next call */
@@ -73,11 +74,13 @@ static void region_destroy(void *ctx)
     }
     free(r->launches);
     if (r->plan) {
+        release_mems(r->slices, r->plan->n_slices);
         release_mems(r->scratch, r->plan->n_scratch);
         release_mems(r->constants, r->plan->n_constants);
     }
     release_mems(r->io, r->n_in + r->n_out);
     free(r->scratch);
+    free(r->slices);
     free(r->constants);
     free(r->io);
     free(r->io_host);
@@ -168,14 +171,51 @@ static byocl_status alloc_error(ocl_region *r, const char *what, int index, size
                            ocl_error_name(e, code, sizeof code));
 }
 
+/* Slice i of the plan as a sub-buffer of its scratch buffer, checked against the plan
+ * and the device (the code generator aligned it for this device's
+ * CL_DEVICE_MEM_BASE_ADDR_ALIGN; a plan made for another device may not be). */
+static byocl_status make_slice(ocl_region *r, int i, byocl_error *err)
+{
+    const byocl_cl_slice *s = &r->plan->slices[i];
+    const ocl_device *d = r->dev;
+    if (s->scratch < 0 || s->scratch >= r->plan->n_scratch || s->bytes == 0 ||
+        s->offset + s->bytes > r->plan->scratch_bytes[s->scratch])
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "region %s: slice %d (%zu bytes at %zu) does not lie in scratch "
+                               "buffer %d",
+                               r->symbol, i, s->bytes, s->offset, s->scratch);
+    if (d->info.mem_base_align > 0 && s->offset % (size_t)d->info.mem_base_align != 0)
+        return byocl_error_set(err, BYOCL_ERR_INVALID,
+                               "region %s: slice %d starts at byte %zu of scratch buffer %d, not "
+                               "a multiple of OpenCL device %d (%s)'s base address alignment "
+                               "(%d bytes); the plan was generated for another device",
+                               r->symbol, i, s->offset, s->scratch, d->info.index, d->info.name,
+                               d->info.mem_base_align);
+    cl_buffer_region region = {.origin = s->offset, .size = s->bytes};
+    cl_int e = CL_SUCCESS;
+    r->slices[i] = clCreateSubBuffer(r->scratch[s->scratch], CL_MEM_READ_WRITE,
+                                     CL_BUFFER_CREATE_TYPE_REGION, &region, &e);
+    if (e != CL_SUCCESS) {
+        char code[64];
+        r->slices[i] = NULL;
+        return byocl_error_set(err, e == CL_OUT_OF_HOST_MEMORY ? BYOCL_ERR_NOMEM : BYOCL_ERR_RUNTIME,
+                               "region %s: cannot make slice %d (%zu bytes at %zu of scratch "
+                               "buffer %d) on OpenCL device %d (%s): %s",
+                               r->symbol, i, s->bytes, s->offset, s->scratch, d->info.index,
+                               d->info.name, ocl_error_name(e, code, sizeof code));
+    }
+    return BYOCL_OK;
+}
+
 static byocl_status make_buffers(ocl_region *r, byocl_error *err)
 {
     const byocl_cl_plan *p = r->plan;
     r->scratch = calloc((size_t)p->n_scratch + 1, sizeof *r->scratch);
+    r->slices = calloc((size_t)p->n_slices + 1, sizeof *r->slices);
     r->constants = calloc((size_t)p->n_constants + 1, sizeof *r->constants);
     r->io = calloc((size_t)(r->n_in + r->n_out) + 1, sizeof *r->io);
     r->io_host = calloc((size_t)(r->n_in + r->n_out) + 1, sizeof *r->io_host);
-    if (!r->scratch || !r->constants || !r->io || !r->io_host)
+    if (!r->scratch || !r->slices || !r->constants || !r->io || !r->io_host)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
     cl_int e = CL_SUCCESS;
     for (int i = 0; i < p->n_scratch; i++) {
@@ -183,6 +223,11 @@ static byocl_status make_buffers(ocl_region *r, byocl_error *err)
             return alloc_error(r, "scratch", i, p->scratch_bytes[i], CL_SUCCESS, err);
         if (!(r->scratch[i] = make_mem(r, CL_MEM_READ_WRITE, p->scratch_bytes[i], NULL, &e)))
             return alloc_error(r, "scratch", i, p->scratch_bytes[i], e, err);
+    }
+    for (int i = 0; i < p->n_slices; i++) {
+        byocl_status st = make_slice(r, i, err);
+        if (st != BYOCL_OK)
+            return st;
     }
     for (int i = 0; i < p->n_constants; i++) {
         size_t bytes = byocl_tensor_nbytes(p->constants[i]);
@@ -206,7 +251,7 @@ static byocl_status make_buffers(ocl_region *r, byocl_error *err)
     return BYOCL_OK;
 }
 
-/* The buffer a fixed argument names (scratch or constant), checking its index. */
+/* The buffer a fixed argument names (scratch, slice or constant), checking its index. */
 static cl_mem *fixed_buffer(ocl_region *r, byocl_cl_buffer_ref ref)
 {
     const byocl_cl_plan *p = r->plan;
@@ -214,6 +259,8 @@ static cl_mem *fixed_buffer(ocl_region *r, byocl_cl_buffer_ref ref)
         return &r->scratch[ref.index];
     if (ref.kind == BYOCL_CL_BUF_CONSTANT && ref.index >= 0 && ref.index < p->n_constants)
         return &r->constants[ref.index];
+    if (ref.kind == BYOCL_CL_BUF_SLICE && ref.index >= 0 && ref.index < p->n_slices)
+        return &r->slices[ref.index];
     return NULL;
 }
 

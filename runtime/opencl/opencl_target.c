@@ -60,6 +60,14 @@ static byocl_opencl_options options_of(const byocl_target_config *config, char *
     return o;
 }
 
+/* What the code generator needs to know of the device it generates for. */
+static byocl_cl_codegen_options codegen_options(const byocl_opencl_device_info *info)
+{
+    return (byocl_cl_codegen_options){.compute_units = info->compute_units,
+                                      .vector_width = info->float_vector_width,
+                                      .mem_base_align = info->mem_base_align};
+}
+
 /* The program and launch plan that compile would make, for a device the launches are
  * planned for (its compute units; 2 when there is no OpenCL device). */
 static byocl_status target_emit(void *ctx, const byocl_function *region,
@@ -71,10 +79,8 @@ static byocl_status target_emit(void *ctx, const byocl_function *region,
     byocl_opencl_options o = options_of(config, device, sizeof device);
     byocl_cl_codegen_options copt = {.compute_units = 0};
     ocl_device_desc desc;
-    if (ocl_choose_device(o.device, &desc, NULL) == BYOCL_OK) {
-        copt.compute_units = desc.info.compute_units;
-        copt.vector_width = desc.info.float_vector_width;
-    }
+    if (ocl_choose_device(o.device, &desc, NULL) == BYOCL_OK)
+        copt = codegen_options(&desc.info);
     const char *symbol = byocl_attrs_get_str(byocl_function_attrs(region), "global_symbol",
                                              byocl_function_name(region));
     byocl_cl_plan *plan = NULL;
@@ -177,8 +183,7 @@ byocl_status byocl_opencl_compile(const byocl_function *region, const byocl_open
     if (st == BYOCL_OK && opt->keep_device)
         ocl_device_keep(dev);
     if (st == BYOCL_OK) {
-        byocl_cl_codegen_options copt = {.compute_units = dev->info.compute_units,
-                                         .vector_width = dev->info.float_vector_width};
+        byocl_cl_codegen_options copt = codegen_options(&dev->info);
         st = clg_codegen(region, &copt, &plan, err);
     }
     /* A cache folder that cannot be made only costs build time: compile without one. */
