@@ -295,7 +295,7 @@ static byocl_status define_row_taps(clg_kernel *k, const row_tiles *g, byocl_dty
 }
 
 /* The laid-out input of a conv2d (kernels_cl/conv2d_input.cl): a scratch buffer, written
- * in row tiles of PT elements. */
+ * a row per work-item in tiles of PT elements. */
 static int emit_conv_input(clg_gen *gen, const clg_conv_sched *s, const char *desc, int x,
                            byocl_dtype x_dtype)
 {
@@ -323,7 +323,8 @@ static int emit_conv_input(clg_gen *gen, const clg_conv_sched *s, const char *de
     clg_kernel_define(&k, "PHASE_X(s)", "%s", px);
     row_tiles g = {.pt = pt, .stride = s->stride[1], .width = s->w};
     byocl_status st = define_row_loads(&k, &g, x_dtype, "0.0f");
-    size_t global[3] = {(size_t)s->hph, (size_t)((s->wph + pt - 1) / pt), (size_t)s->x_planes};
+    clg_kernel_define(&k, "NT", "%lld", (long long)((s->wph + pt - 1) / pt));
+    size_t global[3] = {(size_t)s->hph, 1, (size_t)s->x_planes};
     return clg_kernel_finish(&k, st, "conv2d_input", what, 3, global, 0) == BYOCL_OK ? laid : -1;
 }
 
