@@ -71,16 +71,17 @@ static void check_module(const byocl_module *m, byocl_tensor **in, int n_in, dou
 /* ------------------------------------------------------------ generated cases */
 
 /* float32 exp, sigmoid and erf compute in float, within 1, 2 and 8 ulp
- * (test_fast_exp_sigmoid_erf holds them to that); as a relative L2 bound of a tensor, with
- * room: */
+ * (test_fast_exp_sigmoid_erf holds them to that), and float32 softmax with them; as a
+ * relative L2 bound of a tensor, with room: */
 #define FAST_EXP_BOUND 1e-6
 
 /* The documented bound of each op against the reference (0: exact). Ops computed in
  * float where the reference sums in double: conv2d, dense and batch_matmul; float32 exp,
- * sigmoid and erf. */
+ * sigmoid, erf and softmax. */
 static double op_bound(const char *op, byocl_dtype dtype)
 {
-    if ((strcmp(op, "exp") == 0 || strcmp(op, "sigmoid") == 0 || strcmp(op, "erf") == 0) &&
+    if ((strcmp(op, "exp") == 0 || strcmp(op, "sigmoid") == 0 || strcmp(op, "erf") == 0 ||
+         strcmp(op, "nn.softmax") == 0) &&
         dtype == BYOCL_FLOAT32)
         return FAST_EXP_BOUND;
     if (strcmp(op, "nn.conv2d") == 0 || strcmp(op, "nn.dense") == 0 ||
@@ -962,6 +963,87 @@ static void test_fast_exp_sigmoid_erf(void **state)
     mb_free(&b);
 }
 
+/* float32 softmax in float (lower_pool.c softmax_f32): each element within
+ * (4 + |x - top|) * 2^-24 of the exact softmax relative (the exponential's ulp, and the
+ * rounding of x - top in float), along the last axis and along axis 1 (slices strided),
+ * at each vector width; a slice with a NaN, one of -inf only and one with +inf give NaN
+ * everywhere, as the reference's do. */
+static void test_fast_softmax(void **state)
+{
+    (void)state;
+    static const struct {
+        int rank;
+        int64_t dims[4];
+        const char *attrs;
+    } cases[] = {{3, {2, 3, 197}, "axis=-1"}, {4, {2, 7, 5, 6}, "axis=1"}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        mb b;
+        mb_begin(&b);
+        int x = mb_param(&b, BYOCL_FLOAT32, cases[k].rank, cases[k].dims);
+        float *v = byocl_tensor_data(b.inputs[0]);
+        int64_t n = byocl_tensor_numel(b.inputs[0]);
+        int64_t axis = k == 0 ? 2 : 1, len = cases[k].dims[axis], inner = k == 0 ? 1 : 30;
+        for (int64_t i = 0; i < n; i++)
+            v[i] *= 20.0f;
+        /* slices 0, 1 and 2 (outer block 0, inner 0..2 or outer 0..2) */
+        int64_t first[3];
+        for (int j = 0; j < 3; j++)
+            first[j] = k == 0 ? j * len : j;
+        v[first[0] + 5 * inner] = NAN;
+        for (int64_t c = 0; c < len; c++)
+            v[first[1] + c * inner] = -INFINITY;
+        v[first[2] + 3 * inner] = INFINITY;
+        mb_finish(&b, mb_call1(&b, "nn.softmax", x, cases[k].attrs));
+        static const char *const widths[] = {NULL, "256", "128"};
+        for (int wi = 0; wi < 3; wi++) {
+            if (widths[wi])
+                setenv("BYOCL_LLVM_VECTOR_BITS", widths[wi], 1);
+            else
+                unsetenv("BYOCL_LLVM_VECTOR_BITS");
+            lh_options opt = {.threads = 4, .concurrent = true};
+            byocl_tensor **got = NULL;
+            int n_got = 0;
+            byocl_error err = {0};
+            if (lh_run(b.m, b.inputs, &opt, &got, &n_got, &err) != BYOCL_OK)
+                fail_msg("softmax: %s", err.msg);
+            const float *have = byocl_tensor_data(got[0]);
+            double worst = 0;
+            for (int64_t o = 0; o < n / (len * inner); o++) {
+                for (int64_t q = 0; q < inner; q++) {
+                    const int64_t at0 = o * len * inner + q;
+                    double top = -INFINITY, sum = 0;
+                    for (int64_t c = 0; c < len; c++)
+                        top = fmax(top, v[at0 + c * inner]);
+                    for (int64_t c = 0; c < len; c++)
+                        sum += exp(v[at0 + c * inner] - top);
+                    for (int64_t c = 0; c < len; c++) {
+                        int64_t at = at0 + c * inner;
+                        double d = v[at] - top, want = exp(d) / sum;
+                        if (isnan(want) || want == 0) {
+                            if (isnan(want) != isnan(have[at]) || (!isnan(want) && have[at] != 0))
+                                fail_msg("softmax %s element %lld is %.9g, want %.9g",
+                                         cases[k].attrs, (long long)at, have[at], want);
+                            continue;
+                        }
+                        double rel = fabs(have[at] - want) / want;
+                        worst = rel > worst ? rel : worst;
+                        if (rel > (4 + fabs(d)) * 0x1p-24)
+                            fail_msg("softmax %s element %lld (x - top %.9g) is %.9g, want "
+                                     "%.9g: relative error %.3g (%s-bit vectors)",
+                                     cases[k].attrs, (long long)at, d, have[at], want, rel,
+                                     widths[wi] ? widths[wi] : "host");
+                    }
+                }
+            }
+            print_message("softmax %s (%s-bit vectors): worst relative error %.3g\n",
+                          cases[k].attrs, widths[wi] ? widths[wi] : "host", worst);
+            byocl_tensors_free(got, n_got);
+        }
+        unsetenv("BYOCL_LLVM_VECTOR_BITS");
+        mb_free(&b);
+    }
+}
+
 /* topk over lines long enough to split into tasks, with ties (int8 values in [-9, 9]) and
  * NaN, each ret_type, as the reference sorts them. */
 static void test_topk_many_lines(void **state)
@@ -1083,6 +1165,7 @@ int main(void)
         cmocka_unit_test(test_pool_wide_rows),
         cmocka_unit_test(test_global_pool_planes),
         cmocka_unit_test(test_fast_exp_sigmoid_erf),
+        cmocka_unit_test(test_fast_softmax),
         cmocka_unit_test(test_batch_matmul_tiles),
         cmocka_unit_test(test_every_op_covered),
     };

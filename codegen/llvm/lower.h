@@ -296,6 +296,10 @@ bool ew_has_root(lw *w);
  * statistics) when the group has them; emitted for task 0 only. */
 byocl_status ew_store_passthrough(lw *w);
 
+/* exp of float32 lanes (a float or a vector of them), in float, straight-line code that
+ * the loop vectorizer vectorizes; within 1 ulp (docs/host-codegen.md, Numerics). */
+LLVMValueRef ew_exp_f32(lw *w, LLVMValueRef x);
+
 /* Lowering entry points, one per op family; each emits the whole kernel body. */
 byocl_status lower_elemwise_group(lw *w);
 byocl_status lower_conv(lw *w, int node);

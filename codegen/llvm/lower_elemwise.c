@@ -281,7 +281,7 @@ static LLVMValueRef pow2_of(lw *w, LLVMValueRef k, LLVMTypeRef float_type)
  * (efficientnet_b0's SiLUs took 7 ns an element). Within 1 ulp of the exactly rounded
  * result, NaN, infinities, overflow and denormals included (test_llvm_ops
  * test_fast_exp_sigmoid_erf). */
-static LLVMValueRef exp_f32(lw *w, LLVMValueRef x)
+LLVMValueRef ew_exp_f32(lw *w, LLVMValueRef x)
 {
     LLVMBuilderRef B = w->B;
     LLVMTypeRef ft = LLVMTypeOf(x), it = int32_like(w, ft);
@@ -320,7 +320,7 @@ static LLVMValueRef sigmoid_f32(lw *w, LLVMValueRef x)
     LLVMBuilderRef B = w->B;
     LLVMTypeRef ft = LLVMTypeOf(x);
     LLVMValueRef magnitude = lw_intrinsic(w, "llvm.fabs", &ft, 1, &x, 1);
-    LLVMValueRef e = exp_f32(w, LLVMBuildFNeg(B, magnitude, ""));
+    LLVMValueRef e = ew_exp_f32(w, LLVMBuildFNeg(B, magnitude, ""));
     LLVMValueRef up = LLVMBuildFCmp(B, LLVMRealOGE, x, K(0.0), "");
     LLVMValueRef num = LLVMBuildSelect(B, up, K(1.0), e, ""); /* NaN: e, NaN */
     return LLVMBuildFDiv(B, num, LLVMBuildFAdd(B, K(1.0), e, ""), "");
@@ -361,7 +361,7 @@ static LLVMValueRef erf_f32(lw *w, LLVMValueRef x)
 static LLVMValueRef op_transcendental(lw *w, const char *op, byocl_dtype d, LLVMValueRef x)
 {
     if (d == BYOCL_FLOAT32 && strcmp(op, "exp") == 0)
-        return exp_f32(w, x);
+        return ew_exp_f32(w, x);
     if (d == BYOCL_FLOAT32 && strcmp(op, "sigmoid") == 0)
         return sigmoid_f32(w, x);
     if (d == BYOCL_FLOAT32 && strcmp(op, "erf") == 0)
