@@ -4,7 +4,11 @@
  * arithmetic: here padding is a bounds check instead.
  *
  * Work-item (ty, tx, n*C + c) computes RY rows of PT neighbouring outputs of channel c:
- * rows oy0 = ty * RY onwards, columns ox0 = tx * PT onwards (row blocks along dimension
+ * rows oy0 = ty * RY onwards, columns ox0 = TILE_X0(tx) onwards (tx * PT, but the last
+ * tile of a row at least PT wide ends at the row's end, overlapping the tile before it,
+ * whose outputs there it computes again to the same bits: so every tile stores whole
+ * vectors, where a partial tile stored lane by lane had cost a 28x28 conv a third of its
+ * time; clg_row_tile_first) (row blocks along dimension
  * 0, which PoCL runs together: neighbouring blocks take the same path, neighbouring tiles
  * of a row may not). It walks the ROWS_IN input rows its output rows read (oy0 * SH -
  * PAD_T onwards) once: per row and tap kw, one vector of PT inputs (columns ox * SW -
@@ -31,7 +35,7 @@ __kernel void KNAME(KPARAMS)
 {
     const int ty = get_global_id(0), tx = get_global_id(1), nc = get_global_id(2);
     const int oy0 = ty * RY;
-    const int c = nc % C, ox0 = tx * PT, ix0 = ox0 * SW - PAD_L;
+    const int c = nc % C, ox0 = TILE_X0(tx), ix0 = ox0 * SW - PAD_L;
     const bool interior = ix0 >= 0 && ix0 + SPAN <= W;
     /* In registers: every loop over them is unrolled (conv2d.cl says why). */
     VEC acc[RY];

@@ -1,6 +1,7 @@
 /* pool2d_rows.cl: nn.max_pool2d and nn.avg_pool2d over NCHW data in row tiles, with a
  * fused elementwise epilogue: work-item (oy, tx, plane) computes PT neighbouring outputs of
- * row oy, ox0 = tx * PT onwards (rows along dimension 0, as in conv2d_depthwise.cl),
+ * row oy, ox0 = TILE_X0(tx) onwards (the last tile ending at the row's end, as in
+ * conv2d_depthwise.cl; rows along dimension 0, as there),
  * reading each tap's PT inputs as one vector as conv2d_depthwise.cl does (TAP_IN inside
  * the row, TAP_EDGE_TILE at its edges, -inf for a maximum and 0 for a sum outside it;
  * rows outside the input are skipped). The rules are pool2d.cl's, the reference kernel's:
@@ -19,7 +20,7 @@
 __kernel void KNAME(KPARAMS)
 {
     const int oy = get_global_id(0), tx = get_global_id(1), plane = get_global_id(2);
-    const int ox0 = tx * PT, ix0 = ox0 * SW - PAD_L;
+    const int ox0 = TILE_X0(tx), ix0 = ox0 * SW - PAD_L;
     const bool interior = ix0 >= 0 && ix0 + SPAN <= W;
 #if POOL_MAX
     VEC best = (VEC)(-INFINITY);

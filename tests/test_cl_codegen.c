@@ -545,11 +545,12 @@ static void test_conv2d_depthwise(void **state)
     check_region(MAIN("%x: Tensor[(1, 3, 6, 6), float32], %w: Tensor[(3, 1, 1, 1), float32]")
                  "  nn.conv2d(%x, %w, groups=3)\n}\n");
     /* Edge tiles read each tap with one load inside the row and a constant shuffle: 14
-     * columns (both tiles at an edge), a dilated 5x5 on 11 columns (one tile, both edges),
-     * and stride 2 (17 outputs: the third tile runs past the row and the output). Where
-     * all tiles are edge tiles, the chain of tests of tx ends with TAP_EDGE; where one is
-     * inside (the stride-2 row), the last edge tile is not tested and TAP_EDGE is not in
-     * the chain. */
+     * columns (both tiles at an edge; the second covers outputs 6..13, TILE_X0, its first
+     * two taps inside, its last one past the row), a dilated 5x5 on 11 columns (one tile
+     * of 7 outputs, both edges), and stride 2 (17 outputs: the third tile covers outputs
+     * 9..16, its last tap reaching past the row). Where all tiles are edge tiles, the
+     * chain of tests of tx ends with TAP_EDGE; where one is inside (the stride-2 row),
+     * the last edge tile is not tested and TAP_EDGE is not in the chain. */
     static const char *const edges[] = {
         MAIN("%x: Tensor[(1, 3, 14, 14), float32], %w: Tensor[(3, 1, 3, 3), float32]")
         "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=3)\n}\n",
@@ -559,14 +560,16 @@ static void test_conv2d_depthwise(void **state)
         "  nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], groups=2)\n}\n",
     };
     const char *const edge_text[] = {
-        "(tx) == 1 ? ((kw) == 0 ? shuffle2(vload8(0, x + (row) + 6), (float8)(0.0f), "
-        "(uint8)(1, 2, 3, 4, 5, 6, 7, 8))",
+        "(tx) == 1 ? ((kw) == 0 ? shuffle2(vload8(0, x + (row) + 5), (float8)(0.0f), "
+        "(uint8)(0, 1, 2, 3, 4, 5, 6, 7)) : (kw) == 1 ? shuffle2(vload8(0, x + (row) + 6), "
+        "(float8)(0.0f), (uint8)(0, 1, 2, 3, 4, 5, 6, 7)) : shuffle2(vload8(0, x + (row) + 6), "
+        "(float8)(0.0f), (uint8)(1, 2, 3, 4, 5, 6, 7, 8)))",
         "(tx) == 0 ? ((kw) == 0 ? shuffle2(vload8(0, x + (row) + 0), (float8)(0.0f), "
         "(uint8)(8, 8, 0, 1, 2, 3, 4, 5))",
         ": ((kw) == 0 ? shuffle2(vload16(0, x + (row) + 17), (float16)(0.0f), "
-        "(uint8)(14, 16, 16, 16, 16, 16, 16, 16))"};
+        "(uint8)(0, 2, 4, 6, 8, 10, 12, 14))"};
     const char *const chain_end[] = {"TAP_EDGE(row, col))\n", "TAP_EDGE(row, col))\n",
-                                     "(uint8)(16, 16, 16, 16, 16, 16, 16, 16))))\n"};
+                                     "(uint8)(2, 4, 6, 8, 10, 12, 14, 16))))\n"};
     for (int i = 0; i < 3; i++) {
         run_opts oe = {.seed = 15 + (uint64_t)i, .expect_launches = 1, .vector_width = 8,
                        .expect_text = edge_text[i], .expect_text_too = chain_end[i],
@@ -816,13 +819,19 @@ static void test_max_pool(void **state)
     check_region(MAIN("%x: Tensor[(1, 2, 9, 9), float32]")
                  "  nn.max_pool2d(%x, pool_size=[2, 2], dilation=[2, 2], padding=[1, 0, 1, 2])\n}\n");
     /* Row tiles whose edge tiles shuffle, the last window hanging over the edge: the first
-     * tile is inside, so the second, the only edge tile, is not tested for (no TAP_EDGE). */
+     * tile is inside, so the second, the only edge tile, is not tested for (no TAP_EDGE);
+     * it covers outputs 3..10 (TILE_X0), the last of which reads column 22, outside. */
     run_opts ceil = {.seed = 19, .vector_width = 8,
                      .expect_text = "#define TAP_EDGE_TILE(row, col, kw) (((kw) == 0 ? "
-                                    "shuffle2(vload16(0, x + (row) + 5), "
-                                    "(float16)(-INFINITY), (uint8)(11, 13, 15, 16, 16, 16, 16, 16))",
+                                    "shuffle2(vload16(0, x + (row) + 6), "
+                                    "(float16)(-INFINITY), (uint8)(0, 2, 4, 6, 8, 10, 12, 14)) : "
+                                    "(kw) == 1 ? shuffle2(vload16(0, x + (row) + 6), "
+                                    "(float16)(-INFINITY), (uint8)(1, 3, 5, 7, 9, 11, 13, 15)) : "
+                                    "shuffle2(vload16(0, x + (row) + 6), (float16)(-INFINITY), "
+                                    "(uint8)(2, 4, 6, 8, 10, 12, 14, 16))))\n",
+                     .expect_text_too = "#define TILE_X0(tx) min((tx) * 8, 3)\n",
                      .reject_text = "TAP_EDGE(row, col))\n"};
-    check_region_opts(MAIN("%x: Tensor[(1, 2, 9, 21), float32]")
+    check_region_opts(MAIN("%x: Tensor[(1, 2, 9, 22), float32]")
                       "  nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], ceil_mode=True)\n}\n",
                       &ceil);
     /* Rows of 72 to 128 and 8-wide tiles (this machine's PoCL): interior tiles load each

@@ -178,14 +178,15 @@ typedef struct row_tiles {
 #define ROW_EDGE_TILES_MAX 4
 
 /* Tap kw of edge tile t, read with one vector load inside the row and a constant shuffle:
- * lane j is column c + j*stride (c = t*pt*stride - pad + kw*dilation), `fill` outside the
+ * lane j is column c + j*stride (c = first*stride - pad + kw*dilation, first the tile's
+ * first output, clg_row_tile_first), `fill` outside the
  * row. The load starts at clamp(c, 0, width - load width), so every column inside the row
  * that the tile needs is in it. */
 static void edge_shuffle(byocl_textbuf *b, const row_tiles *g, int64_t t, int64_t kw,
                          const char *half, const char *ptr, const char *fill)
 {
     int64_t load = clg_row_load_width(g->pt, g->stride);
-    int64_t c = t * g->pt * g->stride - g->pad + kw * g->dilation;
+    int64_t c = clg_row_tile_first(g->pt, g->out_width, t) * g->stride - g->pad + kw * g->dilation;
     int64_t at = c < 0 ? 0 : c > g->width - load ? g->width - load : c;
     base_textbuf_printf(b, "shuffle2(vload%s%lld(0, %s + (row) + %lld), (float%lld)(%s), (uint%d)(",
                         half, (long long)load, ptr, (long long)at, (long long)load, fill, g->pt);
@@ -244,8 +245,9 @@ static byocl_status define_row_loads(clg_kernel *k, const row_tiles *g, byocl_dt
                                 k->name);
 }
 
-/* The tap macros of a window op's row tile: define_row_loads', and TAP_EDGE_TILE(row,
- * col, kw), what a tile that is not inside the row (the kernel's `tx`) reads for tap kw:
+/* The tap macros of a window op's row tile: define_row_loads', TILE_X0(tx), the first
+ * output of tile tx (clg_row_tile_first), and TAP_EDGE_TILE(row, col, kw), what a tile
+ * that is not inside the row (the kernel's `tx`) reads for tap kw:
  * a shuffle of one load inside the row (edge_shuffle) where the row is at least one load
  * wide, else TAP_EDGE. */
 static byocl_status define_row_taps(clg_kernel *k, const row_tiles *g, byocl_dtype x_dtype,
@@ -254,6 +256,11 @@ static byocl_status define_row_taps(clg_kernel *k, const row_tiles *g, byocl_dty
     byocl_status st = define_row_loads(k, g, x_dtype, fill);
     if (st != BYOCL_OK)
         return st;
+    if (g->out_width >= g->pt)
+        clg_kernel_define(k, "TILE_X0(tx)", "min((tx) * %d, %lld)", g->pt,
+                          (long long)(g->out_width - g->pt));
+    else
+        clg_kernel_define(k, "TILE_X0(tx)", "((tx) * %d)", g->pt);
     const char *half = x_dtype == BYOCL_FLOAT16 ? "_half" : "";
     const char *ptr = x_dtype == BYOCL_FLOAT16 ? "(const __global half *)x" : "x";
     int pt = g->pt;
@@ -267,7 +274,8 @@ static byocl_status define_row_taps(clg_kernel *k, const row_tiles *g, byocl_dty
     bool last_untested = shuffles && edges > 0 && edges <= ROW_EDGE_TILES_MAX && edges < tiles;
     int shuffled = 0;
     for (int64_t t = 0; t < tiles && shuffles && shuffled < ROW_EDGE_TILES_MAX; t++) {
-        if (clg_row_tile_inside(pt, g->stride, g->taps, g->dilation, g->pad, g->width, t))
+        if (clg_row_tile_inside(pt, g->stride, g->taps, g->dilation, g->pad, g->width,
+                                g->out_width, t))
             continue;
         bool tested = !(last_untested && shuffled == edges - 1);
         if (tested)

@@ -315,10 +315,15 @@ int clg_row_tile_width(int vector_width, int64_t stride, int64_t width);
 /* Whether the tiles at a row's edges can read each tap with one vector load inside the
  * row and a constant shuffle (clg_row_vector_load, and a row at least one load wide). */
 bool clg_row_edge_shuffles(int pt, int64_t stride, int64_t width);
+/* The first output column of row tile t of a row of `out_width` outputs: t * pt, but the
+ * last tile ends at the row's end, overlapping the one before it, where the row holds a
+ * whole tile (TILE_X0 of conv2d_depthwise.cl and pool2d_rows.cl), so that every tile
+ * stores whole vectors. */
+int64_t clg_row_tile_first(int pt, int64_t out_width, int64_t t);
 /* Whether row tile t of a window op (`taps` wide, `dilation`, left padding `pad`) over
- * rows of `width` loads every tap inside the row. */
+ * rows of `width` giving `out_width` loads every tap inside the row. */
 bool clg_row_tile_inside(int pt, int64_t stride, int64_t taps, int64_t dilation, int64_t pad,
-                         int64_t width, int64_t t);
+                         int64_t width, int64_t out_width, int64_t t);
 /* How many of the row tiles of such a window op giving `out_width` lie inside the row. */
 int64_t clg_row_tiles_inside(int pt, int64_t stride, int64_t taps, int64_t dilation,
                              int64_t pad, int64_t width, int64_t out_width);

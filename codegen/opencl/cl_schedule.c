@@ -218,11 +218,17 @@ int clg_row_tile_width(int vector_width, int64_t stride, int64_t width)
     return widest;
 }
 
+int64_t clg_row_tile_first(int pt, int64_t out_width, int64_t t)
+{
+    int64_t first = t * pt;
+    return out_width >= pt && first + pt > out_width ? out_width - pt : first;
+}
+
 bool clg_row_tile_inside(int pt, int64_t stride, int64_t taps, int64_t dilation, int64_t pad,
-                         int64_t width, int64_t t)
+                         int64_t width, int64_t out_width, int64_t t)
 {
     int64_t span = clg_row_load_width(pt, stride) + (taps - 1) * dilation;
-    int64_t first = t * pt * stride - pad;
+    int64_t first = clg_row_tile_first(pt, out_width, t) * stride - pad;
     return first >= 0 && first + span <= width;
 }
 
@@ -231,7 +237,7 @@ int64_t clg_row_tiles_inside(int pt, int64_t stride, int64_t taps, int64_t dilat
 {
     int64_t tiles = (out_width + pt - 1) / pt, inside = 0;
     for (int64_t t = 0; t < tiles; t++)
-        inside += clg_row_tile_inside(pt, stride, taps, dilation, pad, width, t);
+        inside += clg_row_tile_inside(pt, stride, taps, dilation, pad, width, out_width, t);
     return inside;
 }
 
