@@ -724,8 +724,13 @@ static void test_conv2d_fused(void **state)
         "  %1 = nn.batch_norm(%0, %c_gamma, %c_beta, %c_mean, %c_var);\n"
         "  %2 = add(%1.0, %x);\n"
         "  nn.relu(%2)\n}\n";
-    run_opts o = {.seed = 3, .expect_launches = 2};
+    /* The residual differs along the plane: tiles that cross rows take the scalar
+     * epilogue (no EPILOGUE_V_PLANE). */
+    run_opts o = {.seed = 3, .expect_launches = 2, .expect_text = "#define EPILOGUE_V(v, fi)",
+                  .reject_text = "#define EPILOGUE_V_PLANE"};
     check_region_opts(text, &o);
+    o.expect_text = NULL;
+    o.reject_text = NULL;
     o.no_fusion = true;
     o.expect_launches = 5;
     check_region_opts(text, &o);
@@ -2450,18 +2455,20 @@ static void test_kernel_text(void **state)
         "    v = v < 0.0f ? 0.0f : v; \\\n"
         "} while (0)\n"
         /* The same steps on a tile of 16 outputs in one row (WPH 7 > OW 5): the bias is
-         * constant along the tile, one element broadcast. */
+         * constant along the tile, one element broadcast; constant along the plane too,
+         * so tiles that cross rows take the vector form as well (EPILOGUE_V_PLANE). */
         "#define EPILOGUE_V(v, fi) do { \\\n"
         "    /* %1 (nn.bias_add) */ \\\n"
         "    v = v + ((VEC)(LD_e0((fi) / 25))); \\\n"
         "    /* the result (nn.relu) */ \\\n"
         "    v = v < 0.0f ? 0.0f : v; \\\n"
         "} while (0)\n"
-        "#define VSTORE_Y(fi, v) vstore16((v), 0, y + (fi))\n");
+        "#define VSTORE_Y(fi, v) vstore16((v), 0, y + (fi))\n"
+        "#define EPILOGUE_V_PLANE 1\n");
     free(got);
     /* Every #define of the instance is undone after it. */
     assert_non_null(strstr(end, "#undef CONV_TAPS\n#undef LD_e0\n#undef EPILOGUE\n"
-                                "#undef EPILOGUE_V\n#undef VSTORE_Y\n"));
+                                "#undef EPILOGUE_V\n#undef VSTORE_Y\n#undef EPILOGUE_V_PLANE\n"));
     clg_plan_free(plan);
     byocl_module_free(m);
 }

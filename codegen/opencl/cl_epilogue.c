@@ -95,13 +95,17 @@ void clg_broadcast_offset(const byocl_shape *out, const byocl_shape *operand, in
  * tile is then one vector load (contiguous along the tile) or one element broadcast
  * (constant along it), and the kernel stores the tile with one vector store: per
  * element, the scalar form's offset arithmetic, operand loads and store cost more than a
- * 1x1 conv's arithmetic with few input channels. */
+ * 1x1 conv's arithmetic with few input channels. Where every operand is constant along
+ * the last two axes (per channel, or a literal), EPILOGUE_V_PLANE is defined too:
+ * EPILOGUE_V then gives the same lanes at any fi of the plane, so a tile whose elements
+ * lie in several rows can take it (conv2d.cl). */
 typedef struct epi_ctx {
     clg_kernel *k;
     const byocl_function *fn;
     byocl_textbuf body, vbody;
     int pt, tile_axes; /* tile_axes 0: no vector form */
     bool vector_ok;
+    bool plane_uniform; /* every operand constant along the last two axes */
 } epi_ctx;
 
 /* An operand's (or a literal's) text in the scalar form and in the vector form. */
@@ -162,6 +166,7 @@ static void operand_tile_load(epi_ctx *e, const byocl_shape *out, const byocl_sh
     }
     int64_t stride[BYOCL_MAX_RANK];
     broadcast_strides(out, shape, axis, stride);
+    e->plane_uniform = e->plane_uniform && stride[r - 1] == 0 && (r < 2 || stride[r - 2] == 0);
     /* A tile spans rows only with tile_axes 2, and then only if there are rows. */
     bool rows = e->tile_axes == 2 && out->dims[r - 2] > 1;
     int64_t row_stride = rows ? stride[r - 2] : 0;
@@ -522,7 +527,8 @@ static bool vector_form_possible(const epi_ctx *e, const clg_group *grp)
 static byocl_status define_epilogue(clg_kernel *k, const clg_group *grp, int pt, int tile_axes,
                                     byocl_error *err)
 {
-    epi_ctx e = {.k = k, .fn = k->gen->fn, .pt = pt, .tile_axes = tile_axes};
+    epi_ctx e = {.k = k, .fn = k->gen->fn, .pt = pt, .tile_axes = tile_axes,
+                 .plane_uniform = true};
     e.vector_ok = vector_form_possible(&e, grp);
     const byocl_function *fn = e.fn;
     byocl_status st = BYOCL_OK;
@@ -551,6 +557,8 @@ static byocl_status define_epilogue(clg_kernel *k, const clg_group *grp, int pt,
             clg_kernel_define(k, "LD_FIRST_V(fi)", "%s", first.v);
         clg_kernel_define(k, "EPILOGUE_V(v, fi)", "do { \\\n%s} while (0)", vbody ? vbody : "");
         clg_kernel_define(k, "VSTORE_Y(fi, v)", "vstore%d((v), 0, y + (fi))", pt);
+        if (e.plane_uniform)
+            clg_kernel_define(k, "EPILOGUE_V_PLANE", "1");
     }
     free(body);
     free(vbody);
