@@ -6,16 +6,18 @@
  *
  * Work-item (h, 0, q) writes row h of plane q in tiles of PT neighbouring elements (rows
  * along dimension 0, which PoCL runs together, as in conv2d_depthwise.cl): tile tj holds
- * input columns c + j*SW from j0 = tj * PT on, read as one vector inside the input row
- * (TAP_IN) or lane by lane with 0 outside it (TAP_EDGE), stored as one vector, element
- * by element at the end of the row. With one element per work-item and its index
+ * input columns c + j*SW from j0 = TILE_J0(tj) on (tj * PT, the last tile ending at the
+ * row's end where the row holds one, as in conv2d_depthwise.cl), read as one vector
+ * inside the input row (TAP_IN) or lane by lane with 0 outside it (TAP_EDGE), stored as
+ * one vector (element by element in a row narrower than PT). With one element per
+ * work-item and its index
  * arithmetic, resnet18's 20 layouts took 1.66 ms in all against 1.18 ms; with one tile
  * per work-item they took 3.3 ms against 2.1 with a row (inception_v3's 54: 9.0 against
  * 5.0; 2-core Zen 2, another day).
  *
  * Defined by the generator: KNAME, KPARAMS (x, y), VEC (float##PT), VSTORE (vstore##PT),
- * PT, NT (tiles per row), LOAD (input columns TAP_IN reads), NC (N * C), NPH (phases),
- * H, W, HPH, WPH, SH, SW, PAD_T, PAD_L, PHASE_Y(s), PHASE_X(s), TAP_IN(at),
+ * PT, NT (tiles per row), TILE_J0(t), LOAD (input columns TAP_IN reads), NC (N * C), NPH
+ * (phases), H, W, HPH, WPH, SH, SW, PAD_T, PAD_L, PHASE_Y(s), PHASE_X(s), TAP_IN(at),
  * TAP_EDGE(row, col), LD_x. */
 __kernel void KNAME(KPARAMS)
 {
@@ -26,7 +28,7 @@ __kernel void KNAME(KPARAMS)
     const int row = (nc * H + iy) * W;
     __global float *out_row = y + (q * HPH + h) * WPH;
     for (int tj = 0; tj < NT; tj++) {
-        const int j0 = tj * PT, c = j0 * SW + PHASE_X(slot) - PAD_L;
+        const int j0 = TILE_J0(tj), c = j0 * SW + PHASE_X(slot) - PAD_L;
         VEC v = (VEC)(0.0f);
         if (row_in)
             v = c >= 0 && c + LOAD <= W ? TAP_IN(row + c) : TAP_EDGE(row, c);

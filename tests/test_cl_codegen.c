@@ -834,7 +834,7 @@ static void test_max_pool(void **state)
                                     "(float16)(-INFINITY), (uint8)(1, 3, 5, 7, 9, 11, 13, 15)) : "
                                     "shuffle2(vload16(0, x + (row) + 6), (float16)(-INFINITY), "
                                     "(uint8)(2, 4, 6, 8, 10, 12, 14, 16))))\n",
-                     .expect_text_too = "#define TILE_X0(tx) min((tx) * 8, 3)\n",
+                     .expect_text_too = "#define TILE_X0(t) min((t) * 8, 3)\n",
                      .reject_text = "TAP_EDGE(row, col))\n"};
     check_region_opts(MAIN("%x: Tensor[(1, 2, 9, 22), float32]")
                       "  nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], ceil_mode=True)\n}\n",

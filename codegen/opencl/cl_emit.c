@@ -198,6 +198,17 @@ static void edge_shuffle(byocl_textbuf *b, const row_tiles *g, int64_t t, int64_
     base_textbuf_puts(b, "))");
 }
 
+/* #define `macro` as the first element of tile t of a row of `width` in tiles of pt: the
+ * device's clg_row_tile_first (the last tile ends at the row's end, so that every tile
+ * stores whole vectors). */
+static void define_tile_first(clg_kernel *k, const char *macro, int pt, int64_t width)
+{
+    if (width >= pt)
+        clg_kernel_define(k, macro, "min((t) * %d, %lld)", pt, (long long)(width - pt));
+    else
+        clg_kernel_define(k, macro, "((t) * %d)", pt);
+}
+
 /* The loads of a row tile (conv2d_depthwise.cl, pool2d_rows.cl, conv2d_input.cl):
  * TAP_IN(at), PT columns `stride` apart from element offset at of x, as one vector load
  * (stride 1; stride 2 takes the even lanes of a double-width one) or lane by lane;
@@ -256,11 +267,7 @@ static byocl_status define_row_taps(clg_kernel *k, const row_tiles *g, byocl_dty
     byocl_status st = define_row_loads(k, g, x_dtype, fill);
     if (st != BYOCL_OK)
         return st;
-    if (g->out_width >= g->pt)
-        clg_kernel_define(k, "TILE_X0(tx)", "min((tx) * %d, %lld)", g->pt,
-                          (long long)(g->out_width - g->pt));
-    else
-        clg_kernel_define(k, "TILE_X0(tx)", "((tx) * %d)", g->pt);
+    define_tile_first(k, "TILE_X0(t)", g->pt, g->out_width);
     const char *half = x_dtype == BYOCL_FLOAT16 ? "_half" : "";
     const char *ptr = x_dtype == BYOCL_FLOAT16 ? "(const __global half *)x" : "x";
     int pt = g->pt;
@@ -332,6 +339,7 @@ static int emit_conv_input(clg_gen *gen, const clg_conv_sched *s, const char *de
     row_tiles g = {.pt = pt, .stride = s->stride[1], .width = s->w};
     byocl_status st = define_row_loads(&k, &g, x_dtype, "0.0f");
     clg_kernel_define(&k, "NT", "%lld", (long long)((s->wph + pt - 1) / pt));
+    define_tile_first(&k, "TILE_J0(t)", pt, s->wph);
     size_t global[3] = {(size_t)s->hph, 1, (size_t)s->x_planes};
     return clg_kernel_finish(&k, st, "conv2d_input", what, 3, global, 0) == BYOCL_OK ? laid : -1;
 }
