@@ -890,6 +890,22 @@ static int64_t ulps_apart(float a, float b)
     return oa > ob ? oa - ob : ob - oa;
 }
 
+/* Runs b's module with vector registers of `width` bits (NULL: the host's), 4 threads;
+ * returns the outputs (*n_got of them), failing the test with `what` on an error. */
+static byocl_tensor **run_at_width(mb *b, const char *width, int *n_got, const char *what)
+{
+    if (width)
+        setenv("BYOCL_LLVM_VECTOR_BITS", width, 1);
+    else
+        unsetenv("BYOCL_LLVM_VECTOR_BITS");
+    lh_options opt = {.threads = 4, .concurrent = true};
+    byocl_tensor **got = NULL;
+    byocl_error err = {0};
+    if (lh_run(b->m, b->inputs, &opt, &got, n_got, &err) != BYOCL_OK)
+        fail_msg("%s: %s", what, err.msg);
+    return got;
+}
+
 /* float32 exp, sigmoid and erf compute in float (vectorized), not through the
  * reference's double libm calls: against the double results rounded to float, over every
  * 4099th float (all magnitudes, both signs, NaNs) and the edges (overflow, underflow into
@@ -923,16 +939,8 @@ static void test_fast_exp_sigmoid_erf(void **state)
     static const char *const widths[] = {NULL, "256", "128"};
     for (int k = 0; k < 3; k++) {
         const char *width = widths[k] ? widths[k] : "host";
-        if (widths[k])
-            setenv("BYOCL_LLVM_VECTOR_BITS", widths[k], 1);
-        else
-            unsetenv("BYOCL_LLVM_VECTOR_BITS");
-        lh_options opt = {.threads = 4, .concurrent = true};
-        byocl_tensor **got = NULL;
         int n_got = 0;
-        byocl_error err = {0};
-        if (lh_run(b.m, b.inputs, &opt, &got, &n_got, &err) != BYOCL_OK)
-            fail_msg("exp, sigmoid and erf: %s", err.msg);
+        byocl_tensor **got = run_at_width(&b, widths[k], &n_got, "exp, sigmoid and erf");
         assert_int_equal(n_got, 3);
         int64_t worst[3] = {0, 0, 0};
         for (int f = 0; f < 3; f++) {
@@ -996,16 +1004,8 @@ static void test_fast_softmax(void **state)
         mb_finish(&b, mb_call1(&b, "nn.softmax", x, cases[k].attrs));
         static const char *const widths[] = {NULL, "256", "128"};
         for (int wi = 0; wi < 3; wi++) {
-            if (widths[wi])
-                setenv("BYOCL_LLVM_VECTOR_BITS", widths[wi], 1);
-            else
-                unsetenv("BYOCL_LLVM_VECTOR_BITS");
-            lh_options opt = {.threads = 4, .concurrent = true};
-            byocl_tensor **got = NULL;
             int n_got = 0;
-            byocl_error err = {0};
-            if (lh_run(b.m, b.inputs, &opt, &got, &n_got, &err) != BYOCL_OK)
-                fail_msg("softmax: %s", err.msg);
+            byocl_tensor **got = run_at_width(&b, widths[wi], &n_got, "softmax");
             const float *have = byocl_tensor_data(got[0]);
             double worst = 0;
             for (int64_t o = 0; o < n / (len * inner); o++) {

@@ -799,16 +799,23 @@ static void test_build_failure_names_kernel(void **state)
     byocl_module_free(m);
 }
 
+/* Adds a scratch buffer of `bytes` to the plan; returns its index. */
+static int add_scratch(byocl_cl_plan *plan, size_t bytes)
+{
+    size_t *sizes = realloc(plan->scratch_bytes, ((size_t)plan->n_scratch + 1) * sizeof *sizes);
+    assert_non_null(sizes);
+    plan->scratch_bytes = sizes;
+    sizes[plan->n_scratch] = bytes;
+    return plan->n_scratch++;
+}
+
 static void test_allocation_failure(void **state)
 {
     (void)state;
     byocl_module *m = relu_module();
     ocl_device *dev = default_device();
     byocl_cl_plan *plan = relu_plan(region_of(m));
-    size_t *sizes = realloc(plan->scratch_bytes, ((size_t)plan->n_scratch + 1) * sizeof *sizes);
-    assert_non_null(sizes);
-    plan->scratch_bytes = sizes;
-    sizes[plan->n_scratch++] = (size_t)1 << 60; /* a buffer nobody uses, absurdly big */
+    add_scratch(plan, (size_t)1 << 60); /* a buffer nobody uses, absurdly big */
     int plan_scratch = plan->n_scratch; /* the plan is the module's (freed) after the call */
     ocl_rtmod_options ropt = {.cache_dir = NULL};
     byocl_rtmod *mod = NULL;
@@ -1034,11 +1041,7 @@ static void test_slice_errors(void **state)
         byocl_module *m = relu_module();
         ocl_device *dev = default_device();
         byocl_cl_plan *plan = relu_plan(region_of(m));
-        size_t *sizes = realloc(plan->scratch_bytes, ((size_t)plan->n_scratch + 1) * sizeof *sizes);
-        assert_non_null(sizes);
-        plan->scratch_bytes = sizes;
-        int scratch = plan->n_scratch++;
-        sizes[scratch] = 1024;
+        int scratch = add_scratch(plan, 1024);
         plan->slices = calloc(1, sizeof *plan->slices);
         assert_non_null(plan->slices);
         plan->slices[0] = (byocl_cl_slice){.scratch = scratch, .offset = cases[i].offset,
