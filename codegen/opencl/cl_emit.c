@@ -179,14 +179,15 @@ typedef struct row_tiles {
 
 /* Tap kw of edge tile t, read with one vector load inside the row and a constant shuffle:
  * lane j is column c + j*stride (c = first*stride - pad + kw*dilation, first the tile's
- * first output, clg_row_tile_first), `fill` outside the
- * row. The load starts at clamp(c, 0, width - load width), so every column inside the row
- * that the tile needs is in it. */
+ * first output, clg_row_tile_first), `fill` outside the row. The load starts at
+ * clamp(c, 0, width - load width), so every column inside the row that the tile needs
+ * is in it. */
 static void edge_shuffle(byocl_textbuf *b, const row_tiles *g, int64_t t, int64_t kw,
                          const char *half, const char *ptr, const char *fill)
 {
     int64_t load = clg_row_load_width(g->pt, g->stride);
-    int64_t c = clg_row_tile_first(g->pt, g->out_width, t) * g->stride - g->pad + kw * g->dilation;
+    int64_t first = clg_row_tile_first(g->pt, g->out_width, t);
+    int64_t c = first * g->stride - g->pad + kw * g->dilation;
     int64_t at = c < 0 ? 0 : c > g->width - load ? g->width - load : c;
     base_textbuf_printf(b, "shuffle2(vload%s%lld(0, %s + (row) + %lld), (float%lld)(%s), (uint%d)(",
                         half, (long long)load, ptr, (long long)at, (long long)load, fill, g->pt);
@@ -198,9 +199,9 @@ static void edge_shuffle(byocl_textbuf *b, const row_tiles *g, int64_t t, int64_
     base_textbuf_puts(b, "))");
 }
 
-/* #define `macro` as the first element of tile t of a row of `width` in tiles of pt: the
- * device's clg_row_tile_first (the last tile ends at the row's end, so that every tile
- * stores whole vectors). */
+/* #define `macro`(t) as the first element of tile t of a row of `width` in tiles of pt,
+ * clg_row_tile_first's rule in OpenCL C (the last tile ends at the row's end, so that
+ * every tile stores whole vectors). */
 static void define_tile_first(clg_kernel *k, const char *macro, int pt, int64_t width)
 {
     if (width >= pt)
