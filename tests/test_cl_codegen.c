@@ -2624,6 +2624,7 @@ static void test_concat_in_place(void **state)
     byocl_module_free(m);
     run_opts o = {.seed = 3, .expect_launches = 6, .reject_text = "_concatenate"};
     check_region_opts(dense, &o);
+    check_region_f16(dense); /* slices of 2-byte elements: 256 and 384 bytes in */
     assert_int_equal(concat_launches(dense, 0), 0);
     /* Aligned to 512 bytes, the last input (at 768) cannot be placed: the last
      * concatenation copies, the two before it stay in place. */
