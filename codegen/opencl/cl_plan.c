@@ -67,10 +67,10 @@ static byocl_status plan_scratch(clg_gen *gen, size_t **sizes, int *n_scratch,
     byocl_live_range *ranges = malloc((size_t)(n ? n : 1) * sizeof *ranges);
     int *ids = malloc((size_t)(n ? n : 1) * sizeof *ids);
     int *place = malloc((size_t)(n ? n : 1) * sizeof *place);
-    *slices = malloc((size_t)(n_sliced ? n_sliced : 1) * sizeof **slices);
+    *slices = n_sliced ? malloc((size_t)n_sliced * sizeof **slices) : NULL;
     *n_slices = 0;
     byocl_status st = BYOCL_OK;
-    if (!ranges || !ids || !place || !*slices)
+    if (!ranges || !ids || !place || (n_sliced && !*slices))
         st = byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory planning buffers");
     n = 0;
     for (int i = 0; st == BYOCL_OK && i < gen->n_bufs; i++) {
