@@ -78,23 +78,31 @@ __kernel void KNAME(KPARAMS)
     for (int o = 0; o < OCT; o++)
         spilled[o] = acc[o];
     const float *r = (const float *)spilled;
-#ifdef EPILOGUE_V_PLANE
-    /* The epilogue is the same along the plane (operands per channel, literals): one
-     * vector epilogue per channel, then the lanes inside the output stored one by one.
-     * With the scalar epilogue on every element (below), the tiles that cross a row took
-     * a 16 -> 64 channel 3x3 conv on 54x54 a third longer. */
+    /* The lanes walk the grid row by row from p0's (oy0, ox0); those inside the output are
+     * stored one by one. Where the epilogue is the same along the plane (operands per
+     * channel, literals: EPILOGUE_V_PLANE) it runs once per channel on the vector; else
+     * per element. With the scalar epilogue on every element, the tiles that cross a row
+     * took a 16 -> 64 channel 3x3 conv on 54x54 a third longer. */
     const int oy0 = p0 / WPH, ox0 = p0 - oy0 * WPH;
     for (int o = 0; o < OCT; o++) {
         const int ocg = ob * OCT + o;
         if (ocg < OC_G) {
             const int plane = (n * OC + g * OC_G + ocg) * (OH * OW);
-            VEC v = spilled[o];
-            EPILOGUE_V(v, plane);
-            spilled[o] = v;
+#ifdef EPILOGUE_V_PLANE
+            VEC vec = spilled[o];
+            EPILOGUE_V(vec, plane);
+            spilled[o] = vec;
+#endif
             int oy = oy0, ox = ox0;
             for (int j = 0; j < PT; j++) {
-                if (ox < OW && oy < OH)
-                    ST_Y(plane + oy * OW + ox, r[o * PT + j]);
+                if (ox < OW && oy < OH) {
+                    const int fi = plane + oy * OW + ox;
+                    float v = r[o * PT + j];
+#ifndef EPILOGUE_V_PLANE
+                    EPILOGUE(v, fi);
+#endif
+                    ST_Y(fi, v);
+                }
                 if (++ox == WPH) {
                     ox = 0;
                     oy++;
@@ -102,22 +110,4 @@ __kernel void KNAME(KPARAMS)
             }
         }
     }
-#else
-    for (int o = 0; o < OCT; o++) {
-        const int ocg = ob * OCT + o;
-        if (ocg < OC_G) {
-            const int oc = g * OC_G + ocg;
-            for (int j = 0; j < PT; j++) {
-                const int p = p0 + j;
-                const int oy = p / WPH, ox = p - oy * WPH;
-                if (ox < OW && oy < OH) {
-                    const int fi = ((n * OC + oc) * OH + oy) * OW + ox;
-                    float v = r[o * PT + j];
-                    EPILOGUE(v, fi);
-                    ST_Y(fi, v);
-                }
-            }
-        }
-    }
-#endif
 }
