@@ -160,11 +160,11 @@ static void operand_tile_load(epi_ctx *e, const byocl_shape *out, const byocl_sh
                               const char *offset, char *buf, size_t len)
 {
     int r = out->rank;
-    if (!e->vector_ok || dtype != BYOCL_FLOAT32 || r < e->tile_axes) {
+    if (!e->vector_ok || dtype != BYOCL_FLOAT32 || r < e->tile_axes || r < 1) {
         e->vector_ok = false;
         return;
     }
-    int64_t stride[BYOCL_MAX_RANK];
+    int64_t stride[BYOCL_MAX_RANK] = {0};
     broadcast_strides(out, shape, axis, stride);
     e->plane_uniform = e->plane_uniform && stride[r - 1] == 0 && (r < 2 || stride[r - 2] == 0);
     /* A tile spans rows only with tile_axes 2, and then only if there are rows. */
