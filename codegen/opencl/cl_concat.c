@@ -18,17 +18,14 @@ typedef struct piece {
     size_t bytes;
 } piece;
 
-/* The buffers of the concatenations placed so far and their roots. */
-typedef struct containers {
-    int *buf, *root;
-    int n;
-} containers;
-
-static int container_root(const containers *c, int buf)
+/* The root of the concatenation in place whose buffer is `buf`, or -1. */
+static int holder_of(const clg_gen *gen, int buf)
 {
-    for (int i = 0; i < c->n; i++)
-        if (c->buf[i] == buf)
-            return c->root[i];
+    for (int g = 0; g < gen->graph.n_groups; g++) {
+        const clg_group *grp = &gen->graph.groups[g];
+        if (grp->in_place && gen->graph.info[grp->tail].buf == buf)
+            return grp->tail;
+    }
     return -1;
 }
 
@@ -77,8 +74,8 @@ static bool placeable(const clg_gen *gen, int r)
 
 /* The pieces of a concatenation of roots[0..n-1] (pieces[], *n_pieces), each starting at
  * a multiple of `align`; false when some input cannot be placed. */
-static bool plan_pieces(const clg_gen *gen, const containers *done, const int *roots, int n,
-                        size_t align, piece *pieces, int *n_pieces)
+static bool plan_pieces(const clg_gen *gen, const int *roots, int n, size_t align,
+                        piece *pieces, int *n_pieces)
 {
     size_t offset = 0;
     int np = 0;
@@ -98,7 +95,7 @@ static bool plan_pieces(const clg_gen *gen, const containers *done, const int *r
             size_t at;
             p.root = -1;
             p.buf = clg_gen_buf_outermost(gen, b, &at);
-            int holder = container_root(done, p.buf);
+            int holder = holder_of(gen, p.buf);
             if (holder < 0 || at != 0)
                 return false;
             for (; k < n; k++) {
@@ -121,7 +118,7 @@ static bool plan_pieces(const clg_gen *gen, const containers *done, const int *r
 }
 
 /* Places group `grp`'s inputs in its result when each of them can be. */
-static byocl_status place(clg_gen *gen, clg_group *grp, size_t align, containers *done)
+static byocl_status place(clg_gen *gen, clg_group *grp, size_t align)
 {
     int n = 0;
     int *roots = concat_roots(gen, grp, &n);
@@ -135,7 +132,7 @@ static byocl_status place(clg_gen *gen, clg_group *grp, size_t align, containers
     byocl_status st = pieces ? BYOCL_OK
                              : byocl_error_set(gen->err, BYOCL_ERR_NOMEM,
                                                "out of memory generating @%s", gen->fn->name);
-    if (st == BYOCL_OK && plan_pieces(gen, done, roots, n, align, pieces, &n_pieces)) {
+    if (st == BYOCL_OK && plan_pieces(gen, roots, n, align, pieces, &n_pieces)) {
         int y = clg_gen_root_buf(gen, grp->tail);
         size_t offset = 0;
         for (int i = 0; y >= 0 && i < n_pieces; i++) {
@@ -150,13 +147,10 @@ static byocl_status place(clg_gen *gen, clg_group *grp, size_t align, containers
             }
             offset += pieces[i].bytes;
         }
-        if (y < 0) {
+        if (y < 0)
             st = gen->err->status;
-        } else {
+        else
             grp->in_place = true;
-            done->buf[done->n] = y;
-            done->root[done->n++] = grp->tail;
-        }
     }
     free(pieces);
     free(roots);
@@ -167,16 +161,8 @@ byocl_status clg_concat_in_place(clg_gen *gen)
 {
     size_t align = gen->opt.mem_base_align > 0 ? (size_t)gen->opt.mem_base_align
                                                 : DEFAULT_MEM_BASE_ALIGN;
-    int n_groups = gen->graph.n_groups;
-    containers done = {malloc((size_t)(n_groups ? n_groups : 1) * sizeof(int)),
-                       malloc((size_t)(n_groups ? n_groups : 1) * sizeof(int)), 0};
-    byocl_status st = done.buf && done.root
-                          ? BYOCL_OK
-                          : byocl_error_set(gen->err, BYOCL_ERR_NOMEM,
-                                            "out of memory generating @%s", gen->fn->name);
-    for (int g = 0; st == BYOCL_OK && g < n_groups; g++)
-        st = place(gen, &gen->graph.groups[g], align, &done);
-    free(done.buf);
-    free(done.root);
+    byocl_status st = BYOCL_OK;
+    for (int g = 0; st == BYOCL_OK && g < gen->graph.n_groups; g++)
+        st = place(gen, &gen->graph.groups[g], align);
     return st;
 }
