@@ -289,6 +289,27 @@ static void test_table_json_and_progress(void **state)
     assert_true(json_number(j, "peak_rss_bytes") > 0);
     assert_non_null(base_json_get(base_json_get(j, "per_op"), "offloaded"));
 
+    /* The machine, in the table and the JSON: the cores online, and on two or more the
+     * cross-core round trips (a cache line between two cores and back: tens to hundreds
+     * of ns). */
+    const byocl_json *machine = base_json_get(j, "machine");
+    assert_non_null(machine);
+    int cores = (int)json_number(machine, "cores");
+    assert_int_equal(cores, (int)sysconf(_SC_NPROCESSORS_ONLN));
+    const byocl_json *cpu = base_json_get(machine, "cpu");
+    assert_true(cpu && cpu->kind == BYOCL_JSON_STRING && cpu->string[0] != '\0');
+    char machine_line[512];
+    if (cores >= 2) {
+        double before = json_number(machine, "cross_core_round_trip_ns_before");
+        double after = json_number(machine, "cross_core_round_trip_ns_after");
+        assert_true(before >= 1 && before < 1e6 && after >= 1 && after < 1e6);
+        FMT(machine_line, "\n  machine: %s, %d cores; cross-core round trip %.0f ns before the timed "
+                  "runs, %.0f after\n\n", cpu->string, cores, before, after);
+    } else {
+        FMT(machine_line, "\n  machine: %s, 1 core\n\n", cpu->string);
+    }
+    ts_assert_contains(out, machine_line);
+
     /* The agreement figure, against the same outputs compared here. */
     const byocl_json *agree = base_json_get(j, "agreement");
     assert_non_null(agree);

@@ -15,8 +15,10 @@
 # see the same machine load. Reported: the median over the rounds of each round's median;
 # host / best peer (the faster of PyTorch-jit and ONNX Runtime) and offloaded / host, median
 # against median; byocl's compile times from its JSON: cold from the first round (fresh
-# caches per thread count in OUT_DIR/caches), cached from the others. OUT_DIR/peers.tsv and
-# OUT_DIR/peers.json hold the same figures. See docs/benchmarks.md.
+# caches per thread count in OUT_DIR/caches), cached from the others; and the range of the
+# cross-core round trips byocl bench measured before and after its runs (core rt ns: how
+# close the cores were, which moves the two-thread figures on cloud machines).
+# OUT_DIR/peers.tsv and OUT_DIR/peers.json hold the same figures. See docs/benchmarks.md.
 #
 #   tools/bench_peers.sh [BYOCL [OUT_DIR]]
 #
@@ -198,6 +200,7 @@ def measure(name, threads):
     a runner has no figure."""
     med = {k: [] for k in RUNNERS}
     compile_ms = {"host_cached": [], "offloaded_cached": []}
+    round_trips = [] # cross-core, ns: how close the cores were (docs/benchmarks.md)
     notes = {}
     for rnd in range(rounds):
         print("  %s, %d thread%s, round %d/%d" % (name, threads, "s" if threads > 1 else "",
@@ -219,6 +222,8 @@ def measure(name, threads):
         if isinstance(j, str):
             notes["byocl"] = j
             continue
+        machine = j.get("machine", {})
+        round_trips += [machine.get("cross_core_round_trip_ns_" + w) for w in ("before", "after")]
         for p in ("host", "offloaded"):
             med["byocl_" + p].append(j[p]["median_ms"])
             if rnd == 0:
@@ -237,7 +242,8 @@ def measure(name, threads):
     return {"model": name, "threads": threads, "median_ms": m, "best_peer": best[1],
             "host_over_best_peer": ratio(m["byocl_host"], best[0]),
             "offloaded_over_host": ratio(m["byocl_offloaded"], m["byocl_host"]),
-            "compile_ms": compile_ms, "notes": notes}
+            "compile_ms": compile_ms, "notes": notes,
+            "cross_core_round_trip_ns": [v for v in round_trips if v is not None]}
 
 models = exported_models()
 results = []
@@ -256,6 +262,11 @@ def ms(v, width=9, digits=2):
 
 def x(v): return "%.2fx" % v if v is not None else "-"
 
+def round_trips(r):
+    """The cross-core round trips byocl bench measured in r's rounds: "min-max" ns."""
+    v = r.get("cross_core_round_trip_ns")
+    return "%.0f-%.0f" % (min(v), max(v)) if v else None
+
 def why(r):
     """The reason a model has no byocl figures, or None."""
     n = r["notes"]
@@ -266,7 +277,7 @@ for threads in thread_counts:
     print()
     label = "%d thread%s" % (threads, "s" if threads > 1 else "")
     print("%-37s%s" % (label + ", median ms over rounds", "pytorch-jit  onnxruntime  "
-                       "byocl-host  byocl-offl.  host/best peer  offl./host"))
+                       "byocl-host  byocl-offl.  host/best peer  offl./host  core rt ns"))
     for r in rows:
         if "median_ms" not in r or why(r):
             if "median_ms" in r:
@@ -278,10 +289,10 @@ for threads in thread_counts:
             continue
         m = r["median_ms"]
         best = {"pytorch_jit": " (pt)", "onnxruntime": " (ort)"}.get(r["best_peer"], "")
-        print("  %-34s %11s  %11s  %10s  %11s  %14s  %10s" % (
+        print("  %-34s %11s  %11s  %10s  %11s  %14s  %10s  %10s" % (
             r["model"], ms(m["pytorch_jit"]), ms(m["onnxruntime"]), ms(m["byocl_host"]),
             ms(m["byocl_offloaded"]), x(r["host_over_best_peer"]) + best,
-            x(r["offloaded_over_host"])))
+            x(r["offloaded_over_host"]), round_trips(r) or "-"))
     built = [r for r in rows if "median_ms" in r and not why(r)]
     if built:
         print()
@@ -303,7 +314,7 @@ COLUMNS = ("threads", "model", "input_size", "pytorch_jit_ms", "onnxruntime_ms",
            "byocl_host_ms", "byocl_offloaded_ms", "best_peer", "host_over_best_peer",
            "offloaded_over_host", "host_cold_ms", "host_cached_ms", "offloaded_cold_ms",
            "offloaded_first_run_ms", "offloaded_cached_ms", "offloaded_cold_programs_ms",
-           "note")
+           "cross_core_round_trip_ns", "note")
 def cell(column, v):
     if v is None: return "-"
     if isinstance(v, float): return ("%.3f" if "_over_" in column else "%.2f") % v
@@ -319,6 +330,7 @@ with open(os.path.join(out, "peers.tsv.part"), "w") as f:
                                    "offloaded_first_run", "offloaded_cached")]
         # of the offloaded cold build, the OpenCL programs (a byocl that writes it)
         row.append(c.get("offloaded_cold_parts", {}).get("opencl_programs"))
+        row.append(round_trips(r))
         row.append("; ".join(note for _, note in sorted(r["notes"].items())) or None)
         f.write("\t".join(cell(c, v) for c, v in zip(COLUMNS, row)) + "\n")
 with open(os.path.join(out, "peers.json.part"), "w") as f:

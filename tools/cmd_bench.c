@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench_machine.h"
 #include "bench_plot.h"
 #include "bench_regions.h"
 #include "byocl/opencl.h"
@@ -108,6 +109,8 @@ typedef struct bench_result {
     int n_compared;   /* outputs */
     int64_t n_values; /* their elements */
     double max_abs_err, rel_l2;
+    bench_machine machine;
+    double round_trip_ns[2]; /* cross-core, before and after the timed runs */
 } bench_result;
 
 /* ------------------------------------------------------------------ request */
@@ -449,7 +452,12 @@ static void print_table(const bench_request *req, const bench_path *paths,
            "run%s, alternating\n",
            req->spec, req->target, threads, threads == 1 ? "" : "s", req->runs,
            req->runs == 1 ? "" : "s", req->warmup, req->warmup == 1 ? "" : "s");
-    printf("\n  %-22s %10s %10s %10s\n", "end to end", "min ms", "median ms", "max ms");
+    printf("  machine: %s, %d core%s", res->machine.cpu, res->machine.cores,
+           res->machine.cores == 1 ? "" : "s");
+    if (!isnan(res->round_trip_ns[0]) && !isnan(res->round_trip_ns[1]))
+        printf("; cross-core round trip %.0f ns before the timed runs, %.0f after",
+               res->round_trip_ns[0], res->round_trip_ns[1]);
+    printf("\n\n  %-22s %10s %10s %10s\n", "end to end", "min ms", "median ms", "max ms");
     for (int k = 0; k < 2; k++)
         printf("  %-22s %10.3f %10.3f %10.3f\n", paths[k].name, paths[k].min_ms,
                paths[k].median_ms, paths[k].max_ms);
@@ -655,6 +663,11 @@ static void write_json(FILE *f, const bench_request *req, const bench_path *path
     fprintf(f, "],\n  \"host_ops\": ");
     json_row(f, &res->rows[res->n_rows - 1], false, ",\n");
     fprintf(f, "  \"peak_rss_bytes\": %lld,\n", (long long)res->peak_rss_kib * 1024);
+    fprintf(f, "  \"machine\": {\"cpu\": ");
+    cli_json_string(f, res->machine.cpu);
+    fprintf(f, ", \"cores\": %d, ", res->machine.cores);
+    json_num(f, "cross_core_round_trip_ns_before", res->round_trip_ns[0], ", ");
+    json_num(f, "cross_core_round_trip_ns_after", res->round_trip_ns[1], "},\n");
     fprintf(f, "  \"agreement\": {\"outputs\": %d, \"values\": %lld, ", res->n_compared,
             (long long)res->n_values);
     json_num(f, "max_abs_err", res->max_abs_err, ", ");
@@ -746,8 +759,12 @@ static int bench_model(const bench_request *req, const byocl_module *m, const cl
     }
     for (int k = 0; k < 2 && rc == CLI_EXIT_OK; k++)
         rc = build_path(req, &paths[k], in);
-    if (rc == CLI_EXIT_OK)
+    bench_machine_describe(&res.machine);
+    if (rc == CLI_EXIT_OK) {
+        res.round_trip_ns[0] = bench_cross_core_round_trip_ns();
         rc = run_alternating(req, paths);
+        res.round_trip_ns[1] = bench_cross_core_round_trip_ns();
+    }
     if (rc == CLI_EXIT_OK)
         rc = collect(paths, &regions, &res);
     if (rc == CLI_EXIT_OK) {
@@ -833,18 +850,19 @@ const cli_command cli_cmd_bench = {
         "--runs timed runs, host and offloaded alternating so that both see the same\n"
         "machine load.\n"
         "\n"
-        "The table shows end-to-end min, median and max and the speedup; per region its\n"
-        "ops, GFLOP, its time in the host build (the host steps that compute its nodes)\n"
-        "against its time offloaded, split into kernels, transfers and the gaps between\n"
-        "kernels (OpenCL events: the device idle from one kernel's end to the next one's\n"
-        "start);\n"
-        "the ops outside regions; compile times (cold, the cold build's first run,\n"
-        "cached); the storage plans' activation memory; the process's peak RSS; and how\n"
-        "far the offloaded outputs are from the host's (largest absolute difference,\n"
-        "relative L2 error). --per-op lists every step and kernel of both builds with\n"
-        "GFLOP/s. --json FILE writes the same figures (host.median_ms,\n"
-        "offloaded.median_ms, regions[], ...), --svg FILE a bar chart; both appear whole\n"
-        "or not at all.\n"
+        "Under the heading, the machine: CPU, cores, and how long a cache line takes from\n"
+        "one core to another and back, before and after the timed runs (it moves on\n"
+        "cloud machines, and two-thread times with it). The table shows end-to-end min,\n"
+        "median and max and the speedup; per region its ops, GFLOP, its time in the host\n"
+        "build (the host steps that compute its nodes) against its time offloaded, split\n"
+        "into kernels, transfers and the gaps between kernels (OpenCL events: the device\n"
+        "idle from one kernel's end to the next one's start); the ops outside regions;\n"
+        "compile times (cold, the cold build's first run, cached); the storage plans'\n"
+        "activation memory; the process's peak RSS; and how far the offloaded outputs are\n"
+        "from the host's (largest absolute difference, relative L2 error). --per-op lists\n"
+        "every step and kernel of both builds with GFLOP/s. --json FILE writes the same\n"
+        "figures (host.median_ms, offloaded.median_ms, regions[], machine, ...), --svg\n"
+        "FILE a bar chart; both appear whole or not at all.\n"
         "\n"
         "--suggest names the regions that ran slower offloaded than on the host; the\n"
         "--json of the run is a profile: --offload-profile FILE.json (here, and on run\n"
