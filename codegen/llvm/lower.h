@@ -228,6 +228,9 @@ LLVMValueRef lw_splat(lw *w, LLVMValueRef scalar, int n);
 /* v, through an empty inline asm: the same value, of which LLVM knows nothing (it cannot
  * prove two such values equal or related). */
 LLVMValueRef lw_opaque(lw *w, LLVMValueRef v);
+/* A hint to bring the cache line of float base[index] into L1 for reading; any index,
+ * inside the buffer or not (a prefetch never faults). */
+void lw_prefetch_f32(lw *w, LLVMValueRef base, LLVMValueRef index);
 LLVMValueRef lw_vload(lw *w, LLVMValueRef ptr, LLVMValueRef index, int n, unsigned align);
 void lw_vstore(lw *w, LLVMValueRef ptr, LLVMValueRef index, LLVMValueRef v, unsigned align);
 LLVMValueRef lw_fma(lw *w, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c);
