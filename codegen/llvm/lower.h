@@ -234,16 +234,21 @@ void lw_prefetch_f32(lw *w, LLVMValueRef base, LLVMValueRef index);
 LLVMValueRef lw_vload(lw *w, LLVMValueRef ptr, LLVMValueRef index, int n, unsigned align);
 void lw_vstore(lw *w, LLVMValueRef ptr, LLVMValueRef index, LLVMValueRef v, unsigned align);
 LLVMValueRef lw_fma(lw *w, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c);
-/* <n x float> of row elements row[first + i*stride] for i < n (float32 or float16 data),
- * where lanes whose column first + i*stride lies outside [0, width) are `fill` and never
- * read: one masked load of n*stride floats, de-interleaved by a shuffle when stride > 1
- * (depthwise convs and pools, whose padding these lanes are). */
+/* <n x float> of the row elements row[first + i*stride] for i < n (float32 or float16
+ * data), where lanes whose column lies outside [0, width) are `fill` and never read: one
+ * masked load of n*stride floats, de-interleaved by a shuffle when stride > 1 (depthwise
+ * convs and pools, whose padding these lanes are). With stride 2 the lanes come in the
+ * order of the cheapest shuffle, the same for every load of n lanes: values computed lane
+ * by lane from them go through lw_row_in_order once, before they are stored. */
 LLVMValueRef lw_row_load(lw *w, LLVMValueRef row, byocl_dtype d, LLVMValueRef first,
                          int64_t stride, int64_t width, int n, double fill);
 /* The same lanes where all n*stride columns from `first` lie inside the row: one plain
  * load (rows' inner segments, which need neither the mask nor its arithmetic). */
 LLVMValueRef lw_row_load_inside(lw *w, LLVMValueRef row, byocl_dtype d, LLVMValueRef first,
                                 int64_t stride, int n);
+/* A vector computed lane by lane from row loads of `stride`, its lanes put in the order
+ * of their columns (first + i*stride in lane i). */
+LLVMValueRef lw_row_in_order(lw *w, LLVMValueRef v, int64_t stride);
 /* Whether every load of a row segment's outputs [ox0, ox0 + n) lies inside a row of
  * `width`: over taps 0..kernel-1 (output o reads input column o*stride + k*dilation -
  * pad), each vector's load of VF*stride columns whole. */

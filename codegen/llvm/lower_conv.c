@@ -1120,7 +1120,8 @@ static byocl_status dw_rows_segment(lw *w, void *ctx, LLVMValueRef ox0)
     lw_row_taps(w, lw_row_span_inside(w, ox0, r->seg, g->sw, g->kw, g->dw, g->pl, g->w),
                 dw_rows_taps, r);
     for (int v = 0; v < r->V; v++)
-        lw_vstore(w, r->tile, lw_i64(w, (int64_t)v * VF), LLVMBuildLoad2(B, w->t_vf, r->acc[v], ""),
+        lw_vstore(w, r->tile, lw_i64(w, (int64_t)v * VF),
+                  lw_row_in_order(w, LLVMBuildLoad2(B, w->t_vf, r->acc[v], ""), g->sw),
                   (unsigned)VF * 4);
     /* the segment's outputs through the epilogue */
     LLVMValueRef end = LLVMBuildSub(B, lw_i64(w, g->ow), ox0, "");

@@ -217,7 +217,7 @@ static void pool_rows_taps(lw *w, const void *ctx, bool inside)
                 "row");
     LLVMValueRef at = lw_mad(w, iy, g->w, r->in_plane);
     LLVMValueRef in_row = LLVMBuildInBoundsGEP2(B, lw_mem_type(w, r->d), r->in, &at, 1, "");
-    LLVMTypeRef mask_t = LLVMVectorType(w->t_i1, (unsigned)VF);
+    LLVMTypeRef mask_t = LLVMVectorType(w->t_i32, (unsigned)VF);
     LLVMValueRef acc[POOL_V], nan[POOL_V];
     for (int v = 0; v < r->V; v++) {
         acc[v] = LLVMBuildLoad2(B, r->vt, r->acc[v], "");
@@ -234,7 +234,9 @@ static void pool_rows_taps(lw *w, const void *ctx, bool inside)
             if (r->is_max) {
                 acc[v] = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOGT, xs, acc[v], ""), xs,
                                          acc[v], "");
-                nan[v] = LLVMBuildOr(B, nan[v], LLVMBuildFCmp(B, LLVMRealUNO, xs, xs, ""), "");
+                nan[v] = LLVMBuildOr(B, nan[v],
+                                     LLVMBuildSExt(B, LLVMBuildFCmp(B, LLVMRealUNO, xs, xs, ""),
+                                                   mask_t, ""), "");
             } else {
                 acc[v] = LLVMBuildFAdd(B, acc[v], LLVMBuildFPExt(B, xs, r->vt, ""), "");
             }
@@ -278,7 +280,7 @@ static byocl_status pool_rows_segment(lw *w, void *ctx, LLVMValueRef ox0)
     LLVMBuilderRef B = w->B;
     int VF = w->vf;
     bool is_max = r->is_max;
-    LLVMTypeRef mask_t = LLVMVectorType(w->t_i1, (unsigned)VF);
+    LLVMTypeRef mask_t = LLVMVectorType(w->t_i32, (unsigned)VF);
     r->ox0 = ox0;
     LLVMValueRef init = is_max ? lw_splat(w, LLVMConstReal(w->t_f32, -INFINITY), VF)
                                : LLVMConstNull(r->vt);
@@ -293,9 +295,13 @@ static byocl_status pool_rows_segment(lw *w, void *ctx, LLVMValueRef ox0)
     LLVMValueRef result[POOL_V];
     for (int v = 0; v < r->V; v++) {
         result[v] = LLVMBuildLoad2(B, r->vt, r->acc[v], "");
-        if (is_max)
-            result[v] = LLVMBuildSelect(B, LLVMBuildLoad2(B, mask_t, r->nan[v], ""),
-                                        lw_splat(w, LLVMConstReal(w->t_f32, NAN), VF), result[v], "");
+        if (is_max) {
+            LLVMValueRef seen = LLVMBuildICmp(B, LLVMIntNE, LLVMBuildLoad2(B, mask_t, r->nan[v], ""),
+                                              LLVMConstNull(mask_t), "");
+            result[v] = LLVMBuildSelect(B, seen, lw_splat(w, LLVMConstReal(w->t_f32, NAN), VF),
+                                        result[v], "");
+        }
+        result[v] = lw_row_in_order(w, result[v], g->stride[1]);
     }
     LLVMValueRef end = LLVMBuildSub(B, lw_i64(w, g->ow), ox0, "");
     LLVMValueRef full = LLVMBuildICmp(B, LLVMIntSGE, end, lw_i64(w, r->seg), "");
@@ -355,7 +361,7 @@ static byocl_status lower_pool_rows(lw *w, int node, const pool_geom *g, bool is
     for (int v = 0; v < r.V; v++) {
         r.acc[v] = lw_alloca(w, r.vt, "acc");
         if (is_max)
-            r.nan[v] = lw_alloca(w, LLVMVectorType(w->t_i1, (unsigned)VF), "nan");
+            r.nan[v] = lw_alloca(w, LLVMVectorType(w->t_i32, (unsigned)VF), "nan");
     }
     r.tile = lw_alloca_array(w, is_max ? w->t_f32 : w->t_f64, r.seg, 64, "tile");
 

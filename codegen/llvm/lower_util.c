@@ -708,8 +708,20 @@ int64_t lw_pick_tasks(lw *w, int64_t work, int64_t grain, int64_t max_tasks)
     return n < 1 ? 1 : n;
 }
 
-/* The lanes first + i*stride (i < n) of n*stride loaded floats: widened from float16,
- * de-interleaved by a shuffle when stride > 1. */
+/* The column (in strides from `first`) that lane i of a row load holds: the lane itself,
+ * but with stride 2 and whole 128-bit groups of lanes, the order that one in-lane shuffle
+ * of the two loaded vectors gives (vshufps: per 128 bits two columns from the first
+ * vector, then two from the second), which saves a cross-lane permute per load. */
+static int row_lane_column(int64_t stride, int n, int i)
+{
+    if (stride != 2 || n < 8 || n % 4 != 0)
+        return i;
+    int k = i / 4, m = i % 4;
+    return m < 2 ? 2 * k + m : n / 2 + 2 * k + m - 2;
+}
+
+/* The lanes first + row_lane_column(i)*stride (i < n) of n*stride loaded floats: widened
+ * from float16, de-interleaved by a shuffle when stride > 1. */
 static LLVMValueRef row_lanes(lw *w, LLVMValueRef v, byocl_dtype d, int64_t stride, int n)
 {
     LLVMBuilderRef B = w->B;
@@ -720,9 +732,24 @@ static LLVMValueRef row_lanes(lw *w, LLVMValueRef v, byocl_dtype d, int64_t stri
         return v;
     LLVMValueRef picks[64];
     for (int i = 0; i < n; i++)
-        picks[i] = LLVMConstInt(w->t_i32, (unsigned long long)(i * stride), 0);
+        picks[i] = LLVMConstInt(w->t_i32, (unsigned long long)(row_lane_column(stride, n, i) * stride), 0);
     return LLVMBuildShuffleVector(B, v, LLVMGetPoison(LLVMTypeOf(v)),
                                   LLVMConstVector(picks, (unsigned)n), "");
+}
+
+LLVMValueRef lw_row_in_order(lw *w, LLVMValueRef v, int64_t stride)
+{
+    int n = (int)LLVMGetVectorSize(LLVMTypeOf(v));
+    LLVMValueRef picks[64];
+    bool moved = false;
+    for (int i = 0; i < n; i++) {
+        int column = row_lane_column(stride, n, i);
+        picks[column] = LLVMConstInt(w->t_i32, (unsigned long long)i, 0);
+        moved |= column != i;
+    }
+    return moved ? LLVMBuildShuffleVector(w->B, v, LLVMGetPoison(LLVMTypeOf(v)),
+                                          LLVMConstVector(picks, (unsigned)n), "")
+                 : v;
 }
 
 LLVMValueRef lw_row_load(lw *w, LLVMValueRef row, byocl_dtype d, LLVMValueRef first,
