@@ -314,6 +314,8 @@ static const conv_case conv_cases_tail[] = {
     {"channel_blocks_1x1_spans", 1, 1100, 13, 11, 17, 1, 1, "", BYOCL_FLOAT32, false},
     {"channel_blocks_weight_param_s2", 2, 150, 9, 8, 16, 3, 3, "strides=[2, 2], padding=[1, 1]", BYOCL_FLOAT32, true},
     {"channel_blocks_float16", 1, 150, 6, 5, 16, 3, 3, "padding=[1, 1]", BYOCL_FLOAT16, false},
+    /* one thread: X' of 1.6 MB in bands for L2 (5 bands with 512 KiB of L2, 2 with 2 MiB) */
+    {"l2_bands", 1, 256, 48, 30, 64, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
     {"weight_param", 2, 6, 9, 10, 12, 3, 3, "strides=[2, 2], padding=[1, 1], groups=2", BYOCL_FLOAT32, true},
     {"float16", 1, 5, 9, 10, 12, 3, 3, "padding=[1, 1]", BYOCL_FLOAT16, false},
     {"float16_to_float32", 1, 5, 9, 10, 12, 3, 3, "padding=[1, 1], out_dtype=\"float32\"", BYOCL_FLOAT16, false},

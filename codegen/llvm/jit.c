@@ -127,12 +127,17 @@ static void host_detect(void)
         bits = 256;
     host.vector_floats = bits / 32;
 
-    /* glibc reads the cache sizes from CPUID; 32 KiB, the most common L1, where it cannot. */
-    long l1d = -1;
+    /* glibc reads the cache sizes from CPUID; where it cannot, 32 KiB, the most common L1,
+     * and 512 KiB, the smallest L2 of the x86 cores this has met (Zen 2 and 3). */
+    long l1d = -1, l2 = -1;
 #ifdef _SC_LEVEL1_DCACHE_SIZE
     l1d = sysconf(_SC_LEVEL1_DCACHE_SIZE);
 #endif
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
     host.l1d_bytes = l1d >= 4096 ? l1d : 32 << 10;
+    host.l2_bytes = l2 >= 65536 ? l2 : 512 << 10;
 }
 
 byocl_status jit_host_get(const jit_host **out, byocl_error *err)

@@ -18,6 +18,7 @@ typedef struct jit_host {
     const char *features;   /* "+avx2,+fma,..." (owned by the JIT module) */
     int vector_floats;      /* floats per vector register: 16, 8 or 4 */
     int64_t l1d_bytes;      /* one core's L1 data cache (sizes the host convs' blocks) */
+    int64_t l2_bytes;       /* one core's L2 cache (sizes the host convs' bands) */
 } jit_host;
 
 /* The host, detected once per process. */
