@@ -303,8 +303,8 @@ static void test_table_json_and_progress(void **state)
         double before = json_number(machine, "cross_core_round_trip_ns_before");
         double after = json_number(machine, "cross_core_round_trip_ns_after");
         assert_true(before >= 1 && before < 1e6 && after >= 1 && after < 1e6);
-        FMT(machine_line, "\n  machine: %s, %d cores; cross-core round trip %.0f ns before the timed "
-                  "runs, %.0f after\n\n", cpu->string, cores, before, after);
+        FMT(machine_line, "\n  machine: %s, %d cores; cross-core round trip %.0f ns before the "
+                          "timed runs, %.0f after\n\n", cpu->string, cores, before, after);
     } else {
         FMT(machine_line, "\n  machine: %s, 1 core\n\n", cpu->string);
     }

@@ -296,8 +296,8 @@ static byocl_status pool_rows_segment(lw *w, void *ctx, LLVMValueRef ox0)
     for (int v = 0; v < r->V; v++) {
         result[v] = LLVMBuildLoad2(B, r->vt, r->acc[v], "");
         if (is_max) {
-            LLVMValueRef seen = LLVMBuildICmp(B, LLVMIntNE, LLVMBuildLoad2(B, mask_t, r->nan[v], ""),
-                                              LLVMConstNull(mask_t), "");
+            LLVMValueRef nan = LLVMBuildLoad2(B, mask_t, r->nan[v], "");
+            LLVMValueRef seen = LLVMBuildICmp(B, LLVMIntNE, nan, LLVMConstNull(mask_t), "");
             result[v] = LLVMBuildSelect(B, seen, lw_splat(w, LLVMConstReal(w->t_f32, NAN), VF),
                                         result[v], "");
         }

@@ -731,8 +731,10 @@ static LLVMValueRef row_lanes(lw *w, LLVMValueRef v, byocl_dtype d, int64_t stri
     if (stride == 1)
         return v;
     LLVMValueRef picks[64];
-    for (int i = 0; i < n; i++)
-        picks[i] = LLVMConstInt(w->t_i32, (unsigned long long)(row_lane_column(stride, n, i) * stride), 0);
+    for (int i = 0; i < n; i++) {
+        int64_t at = row_lane_column(stride, n, i) * stride;
+        picks[i] = LLVMConstInt(w->t_i32, (unsigned long long)at, 0);
+    }
     return LLVMBuildShuffleVector(B, v, LLVMGetPoison(LLVMTypeOf(v)),
                                   LLVMConstVector(picks, (unsigned)n), "");
 }
