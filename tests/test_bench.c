@@ -3,7 +3,9 @@
  * and none with --quiet, --svg, and the usage errors and unwritable report files (no
  * half-written file). The model is small: two OpenCL regions around a host op (copy). Every
  * bench run shares one --cache-dir, so only the first compiles cold. No timed asserts. */
+#define _GNU_SOURCE /* sched_setaffinity */
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,6 +352,48 @@ static void test_quiet(void **state)
     free(out);
 }
 
+/* Allowed on one CPU (the CLI inherits this process's affinity), bench has no second core
+ * to time a round trip to: the machine line says so by leaving the round trip out, and the
+ * JSON has null for it. */
+static void test_machine_one_cpu(void **state)
+{
+    (void)state;
+    cpu_set_t all, one;
+    assert_int_equal(sched_getaffinity(0, sizeof all, &all), 0);
+    CPU_ZERO(&one);
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &all)) {
+            CPU_SET(cpu, &one);
+            break;
+        }
+    char args[4096], json_path[300];
+    FMT(json_path, "%s/one_cpu.json", dir);
+    FMT(args, "bench '%s' --threads 1 --runs 1 --warmup 0 --cache-dir '%s' --quiet --json '%s'",
+        model, caches, json_path);
+    assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
+    char *out = NULL, *err = NULL;
+    int rc = ts_run_cli(args, &out, &err);
+    assert_int_equal(sched_setaffinity(0, sizeof all, &all), 0);
+    if (rc != 0)
+        fail_msg("byocl %s exited %d:\n%s%s", args, rc, out, err);
+    byocl_json *j = read_json(json_path);
+    const byocl_json *machine = base_json_get(j, "machine");
+    assert_non_null(machine);
+    const char *keys[2] = {"cross_core_round_trip_ns_before", "cross_core_round_trip_ns_after"};
+    for (int k = 0; k < 2; k++) {
+        const byocl_json *v = base_json_get(machine, keys[k]);
+        assert_true(v && v->kind == BYOCL_JSON_NULL);
+    }
+    int cores = (int)json_number(machine, "cores");
+    char line[512];
+    FMT(line, "\n  machine: %s, %d core%s\n\n", base_json_get(machine, "cpu")->string, cores,
+        cores == 1 ? "" : "s");
+    ts_assert_contains(out, line);
+    base_json_free(j);
+    free(out);
+    free(err);
+}
+
 /* --suggest names exactly the regions that ran slower offloaded in this run's JSON, and
  * --offload-profile with that JSON keeps them on the host: the next table lists as many
  * regions as ran faster. */
@@ -404,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_suggest_and_profile),
         cmocka_unit_test(test_table_json_and_progress),
         cmocka_unit_test(test_quiet),
+        cmocka_unit_test(test_machine_one_cpu),
     };
     return cmocka_run_group_tests(tests, set_up, tear_down);
 }
