@@ -10,7 +10,8 @@ typedef struct bench_machine {
 void bench_machine_describe(bench_machine *m);
 /* The median time (ns) for a cache line to go from one CPU to another and back, the first
  * two CPUs this process may run on, each pinned by a thread of its own; NAN where there is
- * one CPU or a thread could not be pinned. Takes a few milliseconds. */
+ * one CPU, a thread could not be pinned, or not one batch of round trips finished within
+ * the probe's 50 ms. Takes a few milliseconds. */
 double bench_cross_core_round_trip_ns(void);
 
 #endif
