@@ -4,13 +4,12 @@
  * arithmetic: here padding is a bounds check instead.
  *
  * Work-item (ty, tx, n*C + c) computes RY rows of PT neighbouring outputs of channel c:
- * rows oy0 = ty * RY onwards, columns ox0 = TILE_X0(tx) onwards (tx * PT, but the last
- * tile of a row at least PT wide ends at the row's end, overlapping the tile before it,
- * whose outputs there it computes again to the same bits: so every tile stores whole
- * vectors, where a partial tile stored lane by lane had cost a 28x28 conv a third of its
- * time; clg_row_tile_first) (row blocks along dimension
- * 0, which PoCL runs together: neighbouring blocks take the same path, neighbouring tiles
- * of a row may not). It walks the ROWS_IN input rows its output rows read (oy0 * SH -
+ * rows oy0 = ty * RY onwards (row blocks along dimension 0, which PoCL runs together:
+ * neighbouring blocks take the same path, neighbouring tiles of a row may not), columns
+ * ox0 = TILE_X0(tx) onwards (tx * PT, but the last tile of a row at least PT wide ends at
+ * the row's end, overlapping the tile before it, whose outputs there it computes again to
+ * the same bits: so every tile stores whole vectors, where a partial tile stored lane by
+ * lane had cost a 28x28 conv a third of its time; clg_row_tile_first). It walks the ROWS_IN input rows its output rows read (oy0 * SH -
  * PAD_T onwards) once: per row and tap kw, one vector of PT inputs (columns ox * SW -
  * PAD_L + kw * DW), which each output row that reads it (input row j is filter row
  * (j - r * SH) / DH of output row r) multiplies by its weight. RY rows per work-item read

@@ -1,14 +1,14 @@
 /* pool2d_rows.cl: nn.max_pool2d and nn.avg_pool2d over NCHW data in row tiles, with a
- * fused elementwise epilogue: work-item (oy, tx, plane) computes PT neighbouring outputs of
- * row oy, ox0 = TILE_X0(tx) onwards (the last tile ending at the row's end, as in
- * conv2d_depthwise.cl; rows along dimension 0, as there),
- * reading each tap's PT inputs as one vector as conv2d_depthwise.cl does (TAP_IN inside
- * the row, TAP_EDGE_TILE at its edges, -inf for a maximum and 0 for a sum outside it;
- * rows outside the input are skipped). The rules are pool2d.cl's, the reference kernel's:
- * padding never enters a maximum, a NaN in the window makes it NaN, a window with no cell
- * gives -inf (max) or 0 (average); an average divides by the input cells the window covers
- * or, with COUNT_INCLUDE_PAD, by its cells inside the padded image, counted per lane as
- * the rows times the columns (a window is a rectangle).
+ * fused elementwise epilogue: work-item (oy, tx, plane) computes PT neighbouring outputs
+ * of row oy, ox0 = TILE_X0(tx) onwards (the last tile ending at the row's end, as in
+ * conv2d_depthwise.cl; rows along dimension 0, as there), reading each tap's PT inputs as
+ * one vector as conv2d_depthwise.cl does (TAP_IN inside the row, TAP_EDGE_TILE at its
+ * edges, -inf for a maximum and 0 for a sum outside it; rows outside the input are
+ * skipped). The rules are pool2d.cl's, the reference kernel's: padding never enters a
+ * maximum, a NaN in the window makes it NaN, a window with no cell gives -inf (max) or 0
+ * (average); an average divides by the input cells the window covers or, with
+ * COUNT_INCLUDE_PAD, by its cells inside the padded image, counted per lane as the rows
+ * times the columns (a window is a rectangle).
  *
  * Defined by the generator: KNAME, KPARAMS (x, y, then epilogue operands), POOL_MAX (0/1),
  * COUNT_INCLUDE_PAD (0/1), VEC (float##PT), VSTORE (vstore##PT), INTV (int##PT),
