@@ -381,32 +381,40 @@ static char *dumped_modules(const char *dir)
     return all;
 }
 
-/* A by-channel 1x1 conv that reads its input in place prefetches the rows its tiles read
- * next when built for several threads (their input is mostly in the other cores' caches;
- * docs/host-codegen.md); built for one thread it does not, nor does a padded 3x3 conv,
- * which copies its rows into X' first. Every build still computes the reference's
- * results, the prefetches reaching past the input's end in the last tiles. */
+/* Two kinds of prefetch in by-channel convs (docs/host-codegen.md). A 1x1 conv that reads
+ * its input in place prefetches the rows its tiles read next when built for several
+ * threads (their input is mostly in the other cores' caches); built for one thread it
+ * does not, nor does a padded 3x3 conv, which copies its rows into X' first. And a unit
+ * (or a block of one) of 8 KiB of packed weights or more has its first tile prefetch them
+ * ahead, with any number of threads: the 160-channel convs (units of 24 channels with
+ * 8-float vectors: 15 KiB in the 1x1 conv; the 3x3 conv's 135 KiB units go in blocks of
+ * half of L1), not the small ones (24 or 3 input channels: at most 7 KiB a unit even in
+ * the widest tiles). Every build still computes the reference's results, the
+ * prefetches reaching past the input's and the weights' ends in the last tiles. */
 static void test_conv_prefetch(void **state)
 {
     (void)state;
     static const struct {
         const char *name;
-        int64_t k;
+        int64_t c, k;
         const char *attrs;
         int threads;
         bool prefetches;
     } cases[] = {
-        {"1x1, two threads", 1, "", 2, true},
-        {"1x1, one thread", 1, "", 1, false},
-        {"3x3 padded, two threads", 3, "padding=[1, 1]", 2, false},
+        {"1x1, two threads", 24, 1, "", 2, true},
+        {"1x1, one thread", 24, 1, "", 1, false},
+        {"3x3 padded, two threads", 3, 3, "padding=[1, 1]", 2, false},
+        {"1x1 of 160 channels, one thread", 160, 1, "", 1, true},
+        {"3x3 padded of 160 channels, one thread", 160, 3, "padding=[1, 1]", 1, true},
     };
     setenv("BYOCL_LLVM_CONV_TILES", "channel", 1);
+    setenv("BYOCL_LLVM_VECTOR_BITS", "256", 1);
     for (int i = 0; i < N_ITEMS(cases); i++) {
         const char *dir = ts_tmpdir("conv_prefetch");
         setenv("BYOCL_LLVM_DUMP", dir, 1);
         mb b;
         mb_begin(&b);
-        int64_t xd[4] = {1, 24, 13, 29}, wd[4] = {40, 24, cases[i].k, cases[i].k};
+        int64_t xd[4] = {1, cases[i].c, 13, 29}, wd[4] = {48, cases[i].c, cases[i].k, cases[i].k};
         int x = mb_param(&b, BYOCL_FLOAT32, 4, xd);
         int w = mb_const(&b, BYOCL_FLOAT32, 4, wd, -1, 1);
         mb_finish(&b, mb_call2(&b, "nn.conv2d", x, w, cases[i].attrs));
@@ -421,6 +429,7 @@ static void test_conv_prefetch(void **state)
         mb_free(&b);
         ts_remove_tree(dir);
     }
+    unsetenv("BYOCL_LLVM_VECTOR_BITS");
     unsetenv("BYOCL_LLVM_CONV_TILES");
 }
 
