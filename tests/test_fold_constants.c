@@ -1,7 +1,8 @@
 /* byocl_fold_constants alone: calls of constants become constants, shape_of becomes the
  * static shape, chains collapse, unused nodes go, large results and run-time values stay
  * (a large result no larger than its constant arguments, a transposed weight, folds);
- * a kernel error names the node. The printed IR is compared exactly. */
+ * a kernel error names the node. The printed IR is compared exactly. byocl_build folds
+ * what it builds. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,9 +84,10 @@ static void test_limits(void **state)
 /* A result over 1 MiB that is no larger than its constant arguments folds: a transposed
  * (and reshaped) 2 MiB weight becomes one constant holding the transposed values, and
  * the weight itself, unused, goes; a cast that doubles the bytes stays a call. */
-static void test_weights_fold(void **state)
+/* A weight of 2 MiB transposed and reshaped for nn.dense (as ONNX's MatMul by a weight
+ * imports) and cast: bound as a constant, as --params binds it; *w_out gets the weight. */
+static byocl_module *transposed_weight_model(byocl_tensor **w_out)
 {
-    (void)state;
     byocl_module *m = ts_parse_typed("#[version = \"0.0.5\"]\n"
                                      "def @main(%x: Tensor[(3, 1024), float32], "
                                      "%w: Tensor[(1024, 512), float32]) {\n"
@@ -103,6 +105,16 @@ static void test_weights_fold(void **state)
     const char *names[1] = {"w"};
     assert_int_equal(byocl_bind_params(m, names, (byocl_tensor *const[]){w}, 1, &err),
                      BYOCL_OK);
+    *w_out = w;
+    return m;
+}
+
+static void test_weights_fold(void **state)
+{
+    (void)state;
+    byocl_tensor *w;
+    byocl_module *m = transposed_weight_model(&w);
+    byocl_error err = {0};
     if (byocl_fold_constants(m, &err) != BYOCL_OK)
         fail_msg("%s", err.msg);
     byocl_print_options opt = {.show_types = false};
@@ -132,6 +144,56 @@ static void test_weights_fold(void **state)
     byocl_module_free(m);
 }
 
+/* byocl_build folds @main's constants too (a model built without partitioning): built for
+ * the host backends, the transposed weight is a constant, not a step of every run (ref:
+ * one step per op, so two steps, the dense and the cast; host: the same), and the outputs
+ * are the reference executor's on the model as it came. */
+static void test_build_folds(void **state)
+{
+    (void)state;
+    byocl_tensor *w;
+    byocl_module *m = transposed_weight_model(&w);
+    int64_t xd[2] = {3, 1024};
+    byocl_tensor *x = ts_tensor_f32(2, xd, NULL);
+    byocl_tensor_fill_random(x, 7, -1.0, 1.0);
+    byocl_tensor **want = NULL;
+    int n_want = 0;
+    byocl_error err = {0};
+    assert_int_equal(byocl_reference_run(m, "main", &x, 1, &want, &n_want, &err), BYOCL_OK);
+    static const char *const targets[] = {"ref", "host"};
+    for (int t = 0; t < 2; t++) {
+        byocl_build_options o = byocl_build_options_default();
+        o.target = targets[t];
+        o.threads = 1;
+        byocl_compiled *c = NULL;
+        byocl_executor *ex = NULL;
+        if (byocl_build(m, &o, &c, &err) != BYOCL_OK || byocl_executor_new(c, &ex, &err) != BYOCL_OK)
+            fail_msg("%s: %s", targets[t], err.msg);
+        assert_int_equal(byocl_executor_num_steps(ex), 2);
+        for (int i = 0; i < 2; i++) {
+            byocl_step_info info;
+            assert_int_equal(byocl_executor_step(ex, i, &info, &err), BYOCL_OK);
+            if (strstr(info.name, "transpose") || strstr(info.name, "reshape"))
+                fail_msg("%s: step %d is %s", targets[t], i, info.name);
+        }
+        assert_int_equal(byocl_executor_set_input(ex, "x", x, &err), BYOCL_OK);
+        assert_int_equal(byocl_executor_run(ex, &err), BYOCL_OK);
+        for (int i = 0; i < n_want; i++) {
+            const byocl_tensor *got = NULL;
+            assert_int_equal(byocl_executor_output(ex, i, &got, &err), BYOCL_OK);
+            if (!(ts_relative_l2(got, want[i]) < 1e-6))
+                fail_msg("%s: output %d is %g from the reference's", targets[t], i,
+                         ts_relative_l2(got, want[i]));
+        }
+        byocl_executor_free(ex);
+        byocl_compiled_free(c);
+    }
+    byocl_tensors_free(want, n_want);
+    byocl_tensor_unref(x);
+    byocl_tensor_unref(w);
+    byocl_module_free(m);
+}
+
 /* An index out of range in constant data: the error names the node. */
 static void test_error_names_node(void **state)
 {
@@ -156,6 +218,7 @@ int main(void)
         cmocka_unit_test(test_partial),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_weights_fold),
+        cmocka_unit_test(test_build_folds),
         cmocka_unit_test(test_error_names_node),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -70,7 +70,7 @@ typedef struct byocl_compile_options {
      * own regions (compiler_begin annotations in @main, or functions with a Compiler
      * attribute) keeps them: the targets then annotate nothing. With neither targets nor
      * a range, the module is built as it is (regions it has run in their targets'
-     * modules). */
+     * modules), its constants folded as byocl_build folds them. */
     byocl_pipeline_options partition;
     /* How the rest is built and the regions compiled: the host backend ("host" or "ref"),
      * threads, optimization level, fallback, the targets' own options. build.fn_name is

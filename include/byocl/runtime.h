@@ -205,12 +205,15 @@ typedef struct byocl_build_options {
 /* target "host", fn_name "main", threads 0 (all cores), opt_level 3, no hook. */
 byocl_build_options byocl_build_options_default(void);
 
-/* Builds function fn_name of `m` (type-checked here on a copy; `m` is not changed and may
- * be freed afterwards; the copy shares m's constant tensors, whose reference counts are
- * not atomic, so do not use `m` from another thread during the build). `opt` may be NULL (the defaults). Errors: a target byocl does not
- * know (or "host" in a build without LLVM: BYOCL_ERR_UNSUPPORTED), a tuple-typed
+/* Builds function fn_name of `m`, type-checked here on a copy; when fn_name is "main", the
+ * copy's constant computations are folded first (byocl_fold_constants), as partitioning
+ * folds them. `m` is not changed and may be freed afterwards; the copy shares m's
+ * constant tensors, whose reference counts are not atomic, so do not use `m` from another
+ * thread during the build. `opt` may be NULL (the defaults). Errors: a target byocl does
+ * not know (or "host" in a build without LLVM: BYOCL_ERR_UNSUPPORTED), a tuple-typed
  * parameter, a call of a global function without a Compiler attribute (inline it first),
- * a region whose runtime module cannot be made. */
+ * a constant computation that fails (an index out of range in constant data), a region
+ * whose runtime module cannot be made. */
 byocl_status byocl_build(const byocl_module *m, const byocl_build_options *opt,
                          byocl_compiled **out, byocl_error *err);
 /* Executors keep their compiled model alive: it may be freed before them. NULL is fine. */
