@@ -435,6 +435,10 @@ static void test_conv_prefetch(void **state)
 
 /* ------------------------------------------------------------ dense tails */
 
+/* Rows that fill no register tile (1, 2, 3, 7, 13, 37, 100 rows), units that fill no block,
+ * K of 1, batches of rows (rank 3), weights packed by each call (parameters), float16 and
+ * integers; unit blocks outside the row tiles (the weight larger than x) and inside them
+ * (37 rows of 19 by 5 units, 100 rows by 50 units: x the larger). */
 static void test_dense_tails(void **state)
 {
     (void)state;
@@ -449,6 +453,8 @@ static void test_dense_tails(void **state)
         {2, {3, 0}, 17, 130, BYOCL_FLOAT32, false},
         {2, {7, 0}, 1, 33, BYOCL_FLOAT32, false},
         {2, {13, 0}, 300, 70, BYOCL_FLOAT32, false},
+        {2, {37, 0}, 19, 5, BYOCL_FLOAT32, false},
+        {2, {100, 0}, 19, 50, BYOCL_FLOAT32, true},
         {3, {2, 3}, 9, 20, BYOCL_FLOAT32, true},
         {2, {4, 0}, 31, 18, BYOCL_FLOAT16, false},
         {2, {5, 0}, 12, 7, BYOCL_INT32, false},
