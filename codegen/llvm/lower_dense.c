@@ -166,9 +166,9 @@ static byocl_status lower_dense_float(lw *w, int node, const dense_geom *g, cons
         slots[i] = lw_alloca(w, w->t_vf, "acc");
     /* The larger operand is read once, the smaller again for each tile of it: with blocks
      * outside where the packed weight outgrows the rows of x (a 7x7 map's 49 rows of 768
-     * -> 3072: 2.78 -> 2.56 ms, one Zen 2 thread, where each row tile had streamed all
-     * 9.4 MB of the weight from memory), row tiles outside where x is the larger (3136
-     * rows of 96 -> 384: blocks outside took 2.57 ms against 2.31). */
+     * -> 3072: 3.13 -> 2.65 ms with 4 x 3 tiles, one Zen 2 thread, where each row tile had
+     * streamed all 9.4 MB of the weight from memory), row tiles outside where x is the
+     * larger (3136 rows of 96 -> 384: blocks outside took 2.44 ms against 2.30). */
     bool blocks_outside = (double)n_packed > (double)g->rows * (double)g->k;
     lw_loop lt, lb, lk, lr, lu;
     LLVMValueRef rt, blk;

@@ -510,6 +510,8 @@ static byocl_status emit_dense(clg_gen *gen, const clg_group *grp)
     clg_kernel_define(&k, "UB", "%lld", (long long)s.ub);
     x_offset_text(&s, x_at, sizeof x_at);
     clg_kernel_define(&k, "X_AT(b, row, k)", "(%s)", x_at);
+    clg_kernel_define(&k, "X_KSTRIDE", "%lld", (long long)(s.x_kr ? s.r : 1));
+    clg_kernel_define(&k, "X_RSTRIDE", "%lld", (long long)(s.x_kr ? 1 : s.k));
     clg_kernel_define(&k, "W_MATRIX(b)", "%s", s.w_matrices > 1 ? "(b)" : "0");
     st = s.ut > 1 ? clg_epilogue_define_tiles(&k, grp, s.ut, 1, gen->err)
                   : clg_epilogue_define(&k, grp, gen->err);
