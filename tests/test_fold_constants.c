@@ -81,9 +81,6 @@ static void test_limits(void **state)
     expect_folded(big, big);
 }
 
-/* A result over 1 MiB that is no larger than its constant arguments folds: a transposed
- * (and reshaped) 2 MiB weight becomes one constant holding the transposed values, and
- * the weight itself, unused, goes; a cast that doubles the bytes stays a call. */
 /* A weight of 2 MiB transposed and reshaped for nn.dense (as ONNX's MatMul by a weight
  * imports) and cast: bound as a constant, as --params binds it; *w_out gets the weight. */
 static byocl_module *transposed_weight_model(byocl_tensor **w_out)
@@ -109,6 +106,9 @@ static byocl_module *transposed_weight_model(byocl_tensor **w_out)
     return m;
 }
 
+/* A result over 1 MiB that is no larger than its constant arguments folds: a transposed
+ * (and reshaped) 2 MiB weight becomes one constant holding the transposed values, and
+ * the weight itself, unused, goes; a cast that doubles the bytes stays a call. */
 static void test_weights_fold(void **state)
 {
     (void)state;
@@ -167,7 +167,8 @@ static void test_build_folds(void **state)
         o.threads = 1;
         byocl_compiled *c = NULL;
         byocl_executor *ex = NULL;
-        if (byocl_build(m, &o, &c, &err) != BYOCL_OK || byocl_executor_new(c, &ex, &err) != BYOCL_OK)
+        if (byocl_build(m, &o, &c, &err) != BYOCL_OK ||
+            byocl_executor_new(c, &ex, &err) != BYOCL_OK)
             fail_msg("%s: %s", targets[t], err.msg);
         assert_int_equal(byocl_executor_num_steps(ex), 2);
         for (int i = 0; i < 2; i++) {
