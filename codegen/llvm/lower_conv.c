@@ -702,16 +702,15 @@ static void emit_accumulate(lw *w, tile_ctx *c, LLVMValueRef q0, bool masked)
     emit_channels_end(w, c, &all, T * V, &li, acc);
 }
 
-/* In the tile that reads a unit's weights first (c->first), prefetches those at `at` (a
- * tap's T floats) p->weights_ahead floats on, a line (16 floats) at a time: the taps'
- * weights lie one after the other, so the prefetches of consecutive taps cover the
- * stretch between them. */
-static void emit_weights_prefetch(lw *w, tile_ctx *c, LLVMValueRef at)
+/* In the tile that reads a unit's weights first (c->first), prefetches the `n` floats at
+ * `at` (an input channel's weights, every tap's) p->weights_ahead floats on, a line (16
+ * floats) at a time: one test per channel, outside the taps. */
+static void emit_weights_prefetch(lw *w, tile_ctx *c, LLVMValueRef at, int64_t n)
 {
     const conv_plan *p = c->p;
     lw_if first;
     lw_if_begin(w, &first, c->first, "weights_ahead");
-    for (int off = 0; off < p->t; off += 16)
+    for (int64_t off = 0; off < n; off += 16)
         lw_prefetch_f32(w, c->wunit, LLVMBuildNSWAdd(w->B, at, lw_i64(w, p->weights_ahead + off), ""));
     lw_if_end(w, &first);
 }
@@ -747,6 +746,8 @@ static void emit_accumulate_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0, cons
         LLVMValueRef ahead = LLVMBuildNSWAdd(B, q[0], lw_i64(w, p->prefetch_ahead), "");
         lw_prefetch_f32(w, c->xb, LLVMBuildNSWAdd(B, xrow, ahead, ""));
     }
+    if (p->weights_ahead > 0)
+        emit_weights_prefetch(w, c, wic, taps * T);
     for (int64_t kh = 0; kh < g->kh; kh++) {
         for (int64_t kw = 0; kw < g->kw; kw++) {
             int64_t k = kh * g->kw + kw;
@@ -754,8 +755,6 @@ static void emit_accumulate_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0, cons
             for (int t = 0; t < CV; t++)
                 wv[t] = lw_vload(w, c->wunit, LLVMBuildNSWAdd(B, wic, lw_i64(w, k * T + t * VF), ""),
                                  VF, (unsigned)VF * 4);
-            if (p->weights_ahead > 0)
-                emit_weights_prefetch(w, c, LLVMBuildNSWAdd(B, wic, lw_i64(w, k * T), ""));
             LLVMValueRef at = LLVMBuildNSWAdd(B, xrow, lw_i64(w, tap_offset(g, p, kh, kw)), "");
             for (int v = 0; v < V; v++) {
                 LLVMValueRef xv = lw_splat(
