@@ -9,23 +9,23 @@
  * ox0 = TILE_X0(tx) onwards (tx * PT, but the last tile of a row at least PT wide ends at
  * the row's end, overlapping the tile before it, whose outputs there it computes again to
  * the same bits: so every tile stores whole vectors, where a partial tile stored lane by
- * lane had cost a 28x28 conv a third of its time; clg_row_tile_first). It walks the ROWS_IN input rows its output rows read (oy0 * SH -
- * PAD_T onwards) once: per row and tap kw, one vector of PT inputs (columns ox * SW -
- * PAD_L + kw * DW), which each output row that reads it (input row j is filter row
- * (j - r * SH) / DH of output row r) multiplies by its weight. RY rows per work-item read
- * each input row once instead of up to KH times, and spread the work-item's own cost over
- * RY times the arithmetic. A tile whose columns all lie inside the row reads them
- * with one vector load (TAP_IN; stride 2 takes the even lanes of a double-width load);
- * tiles at the edges take 0 outside the row: one load inside the row and a constant
- * shuffle per tap where the row is one load wide, else lane by lane (TAP_EDGE_TILE,
- * TAP_EDGE). Rows outside the input are skipped, and output rows past OH (the last block
+ * lane had cost a 28x28 conv a third of its time; clg_row_tile_first). It walks the
+ * ROWS_IN input rows its output rows read (oy0 * SH - PAD_T onwards) once: per row and
+ * tap kw, one vector of PT inputs (columns ox * SW - PAD_L + kw * DW), which each output
+ * row that reads it (input row j is filter row (j - r * SH) / DH of output row r)
+ * multiplies by its weight. RY rows per work-item read each input row once instead of up
+ * to KH times, and spread the work-item's own cost over RY times the arithmetic. A tile
+ * whose columns all lie inside the row reads them with one vector load (TAP_IN; stride 2
+ * takes the even lanes of a double-width load); tiles at the edges take 0 outside the
+ * row: one load inside the row and a constant shuffle per tap where the row is one load
+ * wide, else lane by lane (TAP_EDGE_TILE, TAP_EDGE). Rows outside the input are skipped, and output rows past OH (the last block
  * when RY does not divide OH) are computed and dropped. The PT results of a tile are
  * consecutive outputs, stored in order.
  *
  * Defined by the generator: KNAME, KPARAMS (x, w, y, then epilogue operands), VEC
  * (float##PT), VSTORE (vstore##PT), PT, RY, ROWS_IN ((RY - 1) * SH + (KH - 1) * DH + 1),
- * C, H, W, OH, OW, KH, KW, SH, DH, DW, PAD_T, PAD_L, SW, SPAN (columns a
- * tile's loads reach from its first), TAP_IN(at) (the vector at element offset at),
+ * C, H, W, OH, OW, KH, KW, SH, DH, DW, PAD_T, PAD_L, SW, SPAN (columns a tile's loads
+ * reach from its first), TAP_IN(at) (the vector at element offset at),
  * TAP_EDGE(row, col) (the same, checked: row is the row's offset, col the first column),
  * TAP_EDGE_TILE(row, col, kw) (what tile tx reads for tap kw when it is not inside),
  * EPILOGUE(v, fi), LD_x, LD_w, ST_Y; where the epilogue has a vector form, EPILOGUE_V(v, fi)
