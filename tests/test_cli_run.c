@@ -303,7 +303,7 @@ static void test_partitioned_model(void **state)
 }
 
 /* A kernel that fails on its data: the error names the node; nothing on stdout but the
- * build line. */
+ * build line. A constant computation that fails: the build fails, naming the node. */
 static void test_run_failure(void **state)
 {
     (void)state;
@@ -321,6 +321,21 @@ static void test_run_failure(void **state)
                            "division by zero at output element 0\n");
     assert_true(strncmp(out, "built @main of ", 15) == 0);
     assert_null(strstr(out, "ran @main"));
+    free(out);
+    /* A constant computation that fails is folded when the model is built (byocl_build
+     * folds @main's constants), so the build fails, naming the node, before any run. */
+    FMT(path, "%s/take.relay", tmp);
+    ts_write_text(path, "#[version = \"0.0.5\"]\n"
+                     "def @main(%x: Tensor[(2), float32]) {\n"
+                     "  %0 = shape_of(%x);\n"
+                     "  %1 = take(%0, 5, mode=\"fast\");\n"
+                     "  (%x, %1)\n"
+                     "}\n");
+    FMT(args, "run '%s' --random-inputs --target host", path);
+    out = ts_cli_expect(args, 1,
+                        "byocl: error: in @main, %1 (take) at 4:8: cannot fold: take: index 5 is "
+                        "out of range for an axis of 1\n");
+    assert_null(strstr(out, "built @main"));
     free(out);
     ts_remove_tree(tmp);
 }
