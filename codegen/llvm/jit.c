@@ -30,7 +30,6 @@
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Linker.h>
 #include <llvm-c/Orc.h>
-#include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -99,12 +98,6 @@ static void host_detect(void)
         snprintf(host_error, sizeof host_error, "LLVM has no native target for this host");
         return;
     }
-    /* This LLVM is byocl's own static copy (cmake/llvm.cmake), so its global options are
-     * ours to set, once. Loop strength reduction took ~40% of the machine-code time of
-     * inception_v3's kernels (their taps' many addresses) and changed no model's run time
-     * measurably (docs/host-codegen.md, "JIT and compile time"): kernels go without it. */
-    const char *llvm_args[] = {"byocl", "-disable-lsr"};
-    LLVMParseCommandLineOptions(2, llvm_args, NULL);
     char *triple = LLVMGetDefaultTargetTriple();
     char *cpu = LLVMGetHostCPUName();
     char *features = LLVMGetHostCPUFeatures();
@@ -494,7 +487,8 @@ static byocl_status object_key(jit *j, jit_part *part, byocl_cache_key *key, byo
     pipeline(part->opt_level, passes, sizeof passes);
     byocl_cache_hasher h;
     base_cache_key_begin(&h);
-    const char *fields[] = {"byocl host object 1", BYOCL_VERSION_STRING, llvm_version,
+    /* "2": code generation with loop strength reduction (objects of "1" were without). */
+    const char *fields[] = {"byocl host object 2", BYOCL_VERSION_STRING, llvm_version,
                             j->host->triple, j->host->cpu, j->host->features, passes};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         base_cache_key_string(&h, fields[i]);
