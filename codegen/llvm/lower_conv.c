@@ -290,13 +290,22 @@ static int64_t band_positions(const conv_geom *g, const conv_plan *p, bool by_ch
  *    the tile transposed, lane by lane, into a span of 128 outputs per channel, which the
  *    epilogue then runs along.
  * The cost, in vector FMAs: padded positions x padded channels x the reduction, with a
- * surcharge for the loads each FMA needs ((a + b) / (a * b)); by position, times 1.5.
- * That factor is measured, not derived: forced onto every conv of mobilenet_v2, resnet18
- * and squeezenet1_1 (BYOCL_LLVM_CONV_TILES, below), the by-channel tiles ran each model
- * 1.2-1.9x faster and no conv more than a few percent slower, while the FMA counts alone
- * favour the by-position tiles on large maps (docs/host-codegen.md has the figures).
- * So by channel wins unless its channel vectors would be mostly padding: convs of few
- * channels per group keep the by-position tiles. */
+ * surcharge for the loads each FMA needs ((a + b) / (a * b)); by position, times a
+ * factor; by channel, plus the transposition and epilogue pass per vector of outputs.
+ * Both are measured, not derived, per vector width:
+ *  - 8 and 4 floats: by position times 1.5, nothing per output. Forced onto every conv
+ *    of mobilenet_v2, resnet18 and squeezenet1_1 (BYOCL_LLVM_CONV_TILES, below), the
+ *    by-channel tiles ran each model 1.2-1.9x faster on Zen 3 and no conv more than a
+ *    few percent slower, while the FMA counts alone favour the by-position tiles on
+ *    large maps (docs/host-codegen.md has the figures). So by channel wins unless its
+ *    channel vectors would be mostly padding.
+ *  - 16 floats: by position times 1.1, by channel 20 FMAs per vector of outputs. On an
+ *    Intel Xeon with AVX-512 (one thread) the by-position tiles won on the 1x1 convs of
+ *    few input or output channels on large maps (mobilenet_v2's 32 -> 16 on 112x112 0.11
+ *    against 0.19 ms, 16 -> 96 0.29 against 0.44), where the by-channel epilogue weighs
+ *    against a short reduction, and lost on deep 3x3 convs (resnet18's 0.82-0.98x,
+ *    densenet121's 128 -> 32 on 56x56 0.92x); these weights pick the faster tile on
+ *    each of the sixteen layers measured, and 1.5 had cost mobilenet_v2 13%. */
 static const int tiles_by_position[3][4][2] = {
     {{4, 3}, {6, 2}, {3, 4}}, {{6, 2}, {4, 3}, {3, 4}}, {{8, 3}, {6, 4}, {4, 6}, {12, 2}}};
 static const int tiles_by_channel[3][4][2] = {
@@ -304,6 +313,8 @@ static const int tiles_by_channel[3][4][2] = {
 
 static double tile_cost(const conv_geom *g, const conv_plan *p, bool by_channel, int a, int b)
 {
+    double by_position_factor = p->vf == 16 ? 1.1 : 1.5;
+    double by_channel_per_output = p->vf == 16 ? 20.0 : 0.0;
     int64_t chans_per_unit = by_channel ? (int64_t)a * p->vf : a;
     int64_t per_tile = by_channel ? b : (int64_t)b * p->vf;
     int64_t full = g->oh / p->rows, last = g->oh % p->rows;
@@ -312,7 +323,10 @@ static double tile_cost(const conv_geom *g, const conv_plan *p, bool by_channel,
     int64_t chans = (g->og + chans_per_unit - 1) / chans_per_unit * chans_per_unit * g->groups;
     double fmas = (double)g->n * (double)positions * (double)chans * (double)(g->ic * g->kh * g->kw) /
                   p->vf;
-    return fmas * (1.0 + 0.5 * (a + b) / ((double)a * b)) * (by_channel ? 1.0 : 1.5);
+    double cost = fmas * (1.0 + 0.5 * (a + b) / ((double)a * b));
+    if (!by_channel)
+        return cost * by_position_factor;
+    return cost + by_channel_per_output * (double)g->n * (double)positions * (double)chans / p->vf;
 }
 
 /* Picks the cheapest tile (tile_cost); BYOCL_LLVM_CONV_TILES=position or =channel forces
