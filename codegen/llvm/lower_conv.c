@@ -463,6 +463,16 @@ static void plan_conv(lw *w, const conv_geom *g, conv_plan *p)
     pick_tile(g, p);
     p->units_per_group = (g->og + p->t - 1) / p->t;
     p->units = p->units_per_group * g->groups;
+    /* Fewer bands x units than the image's share of tasks leaves threads idle: a 1x1
+     * conv to 64 channels on 14x14 is one by-channel unit, and its 14 rows one band (bands
+     * take 8 rows or more). Such convs take bands of fewer rows, one per task. Two threads, Intel Xeon:
+     * mobilenet_v2's 384 -> 64 convs on 14x14 0.060 -> 0.040 ms; densenet121 5% faster,
+     * googlenet 5%, resnet50 2%. */
+    if (p->bands * p->units < per_n && g->oh >= per_n) {
+        p->bands = per_n;
+        p->rows = (g->oh + p->bands - 1) / p->bands;
+        p->bands = (g->oh + p->rows - 1) / p->rows;
+    }
     split_bands_for_l2(w, g, p);
     p->chunks = (per_n + p->bands - 1) / p->bands;
     if (p->chunks > p->units)
