@@ -306,8 +306,12 @@ static int64_t band_positions(const conv_geom *g, const conv_plan *p, bool by_ch
  *    against a short reduction, and lost on deep 3x3 convs (resnet18's 0.82-0.98x,
  *    densenet121's 128 -> 32 on 56x56 0.92x); these weights pick the faster tile on
  *    each of the sixteen layers measured, and 1.5 had cost mobilenet_v2 13%. */
+/* Without 4 x 6 by position with AVX-512: its 6 vector loads of X' a step, each across two
+ * cache lines, made it the slowest of the four on every layer measured on an Intel Xeon
+ * (one thread: resnet18's 7x7/2 stem 1.49 ms against 1.18 for 8 x 3, mobilenet_v2's
+ * 16 -> 96 1x1 conv on 112x112 0.41 against 0.34-0.36 for the other three). */
 static const int tiles_by_position[3][6][2] = {
-    {{4, 3}, {6, 2}, {3, 4}}, {{6, 2}, {4, 3}, {3, 4}}, {{8, 3}, {6, 4}, {4, 6}, {12, 2}}};
+    {{4, 3}, {6, 2}, {3, 4}}, {{6, 2}, {4, 3}, {3, 4}}, {{8, 3}, {6, 4}, {12, 2}}};
 /* (3, 7) with AVX-512: 7 positions tile the 7x7 and 14x14 maps of deep layers whole
  * (resnet18's 512-channel 3x3 conv on 7x7: 1.34 -> 1.22 ms, one thread, Intel Xeon).
  * Each list ends at the first {0, 0}. */
