@@ -22,7 +22,8 @@
  *  - Tiles go through a small buffer to the output and the fused epilogue
  *    (lower_elemwise.c): by channel, transposed into a span of positions that one loop
  *    per channel stores (emit_store_span_flat) or, when an operand splits rows from
- *    columns, one loop per output row (emit_store_span), as by position.
+ *    columns, one loop per output row (emit_store_span); by position likewise where the
+ *    grid has no halo columns (PW = OW), else row by row.
  * Depthwise convs (one input channel per group) compute output rows in registers from
  * masked loads of the input instead (see lower_conv_depthwise). Integer convs (and
  * strides over 16), the transposed and the 3-D convs use a direct loop nest. */
@@ -853,9 +854,10 @@ static bool flat_space(lw *w, int node, ew_space *flat)
     return true;
 }
 
-/* By channel, with a flat space: results [T][tile_stride] in c->tile for the band's
- * outputs q0 .. q0 + span - 1 go out channel by channel, each channel's in one loop along
- * the output (a span is contiguous there). Output (n, oc, oy0 + s / OW, s % OW) lies at
+/* With a flat space (by channel, or by position on a grid without halo columns, where q is
+ * s): results [T][tile_stride] in c->tile for the band's outputs q0 .. q0 + span - 1 go out
+ * channel by channel, each channel's in one loop along the output (a span is contiguous
+ * there). Output (n, oc, oy0 + s / OW, s % OW) lies at
  * L0 + s, L0 = ((n * O + oc) * OH + oy0) * OW; since rows and columns lie inside the last
  * coalesced dim, its index is that of (n, oc, oy0, 0) plus s, and the others' are those
  * of (n, oc, oy0, 0). */
@@ -1029,7 +1031,12 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
     tile_ctx c = {.g = g, .p = &p, .node = node, .space = s, .n = n, .oy0 = oy0, .qb = qb,
                   .ic = k.ic};
     ew_space flat;
-    if (p.by_channel && flat_space(w, node, &flat))
+    /* By position too where the grid has no halo columns (PW = OW: 1x1 and KW = 1 convs),
+     * so that a tile's positions are a stretch of each channel's plane as well: one loop
+     * per channel instead of one per row segment. One thread, Intel Xeon: mobilenet_v2's
+     * 24 -> 144 1x1 conv on 56x56 0.17 -> 0.12 ms, mnasnet0_5 8% faster, shufflenet_v2_x0_5
+     * 8%, mobilenet_v2 2-4%. */
+    if ((p.by_channel || p.pw == g->ow) && flat_space(w, node, &flat))
         c.flat = &flat;
     /* By channel, tiles are transposed into a span of this many positions, then stored. */
     int64_t span = p.by_channel ? (BY_CHANNEL_SPAN + p.v - 1) / p.v * p.v : 0;
@@ -1129,7 +1136,7 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
         LLVMBuildBr(B, after);
         LLVMPositionBuilderAtEnd(B, after);
         emit_tile_to_buffer(w, &c);
-        st = emit_store_span(w, &c, q0, qt, p.pw);
+        st = c.flat ? emit_store_span_flat(w, &c, q0, qt) : emit_store_span(w, &c, q0, qt, p.pw);
     }
     lq.no_unroll = lu.no_unroll = true;
     lw_for_end(w, &lq);
