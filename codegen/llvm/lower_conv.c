@@ -300,13 +300,15 @@ static int64_t band_positions(const conv_geom *g, const conv_plan *p, bool by_ch
  *    few percent slower, while the FMA counts alone favour the by-position tiles on
  *    large maps (docs/host-codegen.md has the figures). So by channel wins unless its
  *    channel vectors would be mostly padding.
- *  - 16 floats: by position times 1.1, by channel 20 FMAs per vector of outputs. On an
+ *  - 16 floats: by position times 1.05, by channel 20 FMAs per vector of outputs. On an
  *    Intel Xeon with AVX-512 (one thread) the by-position tiles won on the 1x1 convs of
- *    few input or output channels on large maps (mobilenet_v2's 32 -> 16 on 112x112 0.11
- *    against 0.19 ms, 16 -> 96 0.29 against 0.44), where the by-channel epilogue weighs
- *    against a short reduction, and lost on deep 3x3 convs (resnet18's 0.82-0.98x,
- *    densenet121's 128 -> 32 on 56x56 0.92x); these weights pick the faster tile on
- *    each of the sixteen layers measured, and 1.5 had cost mobilenet_v2 13%. */
+ *    few input or output channels on large maps (mobilenet_v2's 32 -> 16 on 112x112 0.09
+ *    against 0.19 ms, 16 -> 96 0.26 against 0.46), where the by-channel epilogue weighs
+ *    against a short reduction, and on resnet18's 7x7/2 stem (1.17 against 1.64); they
+ *    lost on deep 3x3 convs (resnet18's 0.87-0.96x, densenet121's 128 -> 32 on 56x56
+ *    0.92x). These weights pick the faster tile on each of the sixteen layers measured
+ *    (1.04-1.06 with 20-24 do); 1.5 had cost mobilenet_v2 13%, 1.1 resnet18, googlenet,
+ *    densenet121, resnet50 and inception_v3 2-4% (their stems). */
 /* Without 4 x 6 by position with AVX-512: its 6 vector loads of X' a step, each across two
  * cache lines, made it the slowest of the four on every layer measured on an Intel Xeon
  * (one thread: resnet18's 7x7/2 stem 1.49 ms against 1.18 for 8 x 3, mobilenet_v2's
@@ -323,7 +325,7 @@ static const int tiles_by_channel[3][6][2] = {
 
 static double tile_cost(const conv_geom *g, const conv_plan *p, bool by_channel, int a, int b)
 {
-    double by_position_factor = p->vf == 16 ? 1.1 : 1.5;
+    double by_position_factor = p->vf == 16 ? 1.05 : 1.5;
     double by_channel_per_output = p->vf == 16 ? 20.0 : 0.0;
     int64_t chans_per_unit = by_channel ? (int64_t)a * p->vf : a;
     int64_t per_tile = by_channel ? b : (int64_t)b * p->vf;
