@@ -309,15 +309,15 @@ static int64_t band_positions(const conv_geom *g, const conv_plan *p, bool by_ch
  *    0.92x). These weights pick the faster tile on each of the sixteen layers measured
  *    (1.04-1.06 with 20-24 do); 1.5 had cost mobilenet_v2 13%, 1.1 resnet18, googlenet,
  *    densenet121, resnet50 and inception_v3 2-4% (their stems). */
-/* Without 4 x 6 by position with AVX-512: its 6 vector loads of X' a step, each across two
+/* Candidate tiles per vector width (4, 8, 16 floats); each list ends at the first {0, 0}.
+ * Without 4 x 6 by position with AVX-512: its 6 vector loads of X' a step, each across two
  * cache lines, made it the slowest of the four on every layer measured on an Intel Xeon
  * (one thread: resnet18's 7x7/2 stem 1.49 ms against 1.18 for 8 x 3, mobilenet_v2's
  * 16 -> 96 1x1 conv on 112x112 0.41 against 0.34-0.36 for the other three). */
 static const int tiles_by_position[3][6][2] = {
     {{4, 3}, {6, 2}, {3, 4}}, {{6, 2}, {4, 3}, {3, 4}}, {{8, 3}, {6, 4}, {12, 2}}};
 /* (3, 7) with AVX-512: 7 positions tile the 7x7 and 14x14 maps of deep layers whole
- * (resnet18's 512-channel 3x3 conv on 7x7: 1.34 -> 1.22 ms, one thread, Intel Xeon).
- * Each list ends at the first {0, 0}. */
+ * (resnet18's 512-channel 3x3 conv on 7x7: 1.34 -> 1.22 ms, one thread, Intel Xeon). */
 static const int tiles_by_channel[3][6][2] = {
     {{3, 4}, {2, 6}, {1, 12}},
     {{2, 6}, {3, 4}, {1, 12}},
@@ -333,12 +333,12 @@ static double tile_cost(const conv_geom *g, const conv_plan *p, bool by_channel,
     int64_t positions = full * band_positions(g, p, by_channel, p->rows, per_tile) +
                         (last ? band_positions(g, p, by_channel, last, per_tile) : 0);
     int64_t chans = (g->og + chans_per_unit - 1) / chans_per_unit * chans_per_unit * g->groups;
-    double fmas = (double)g->n * (double)positions * (double)chans * (double)(g->ic * g->kh * g->kw) /
-                  p->vf;
+    double out_vectors = (double)g->n * (double)positions * (double)chans / p->vf;
+    double fmas = out_vectors * (double)(g->ic * g->kh * g->kw);
     double cost = fmas * (1.0 + 0.5 * (a + b) / ((double)a * b));
     if (!by_channel)
         return cost * by_position_factor;
-    return cost + by_channel_per_output * (double)g->n * (double)positions * (double)chans / p->vf;
+    return cost + by_channel_per_output * out_vectors;
 }
 
 /* Picks the cheapest tile (tile_cost); BYOCL_LLVM_CONV_TILES=position or =channel forces
@@ -471,10 +471,10 @@ static void plan_conv(lw *w, const conv_geom *g, conv_plan *p)
     p->units_per_group = (g->og + p->t - 1) / p->t;
     p->units = p->units_per_group * g->groups;
     /* Fewer bands x units than the image's share of tasks leaves threads idle: a 1x1
-     * conv to 64 channels on 14x14 is one by-channel unit, and its 14 rows one band (bands
-     * take 8 rows or more). Such convs take bands of fewer rows, one per task. Two threads, Intel Xeon:
-     * mobilenet_v2's 384 -> 64 convs on 14x14 0.060 -> 0.040 ms; densenet121 5% faster,
-     * googlenet 5%, resnet50 2%. */
+     * conv to 64 channels on 14x14 is one by-channel unit, and its 14 rows one band
+     * (bands take 8 rows or more). Such convs take bands of fewer rows, one per task.
+     * Two threads, Intel Xeon: mobilenet_v2's 384 -> 64 convs on 14x14 0.060 -> 0.040
+     * ms; densenet121 5% faster, googlenet 5%, resnet50 2%. */
     if (p->bands * p->units < per_n && g->oh >= per_n) {
         p->bands = per_n;
         p->rows = (g->oh + p->bands - 1) / p->bands;
