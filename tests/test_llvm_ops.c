@@ -317,6 +317,8 @@ static const conv_case conv_cases_tail[] = {
      * along the plane; in 8 bands of 8 rows with 8 threads, and with stride 2 */
     {"1x1_flat_in_bands", 1, 64, 64, 37, 48, 1, 1, "", BYOCL_FLOAT32, false},
     {"1x1_s2_flat", 1, 24, 21, 19, 40, 1, 1, "strides=[2, 2]", BYOCL_FLOAT32, false},
+    /* one thread, by position: an input of 1.6 MB read in place, in bands for L2 */
+    {"1x1_direct_l2_bands", 1, 64, 100, 64, 40, 1, 1, "", BYOCL_FLOAT32, false},
     {"channel_blocks_3x3", 1, 203, 6, 7, 20, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
     {"channel_blocks_1x1_spans", 1, 1100, 13, 11, 17, 1, 1, "", BYOCL_FLOAT32, false},
     {"channel_blocks_weight_param_s2", 2, 150, 9, 8, 16, 3, 3, "strides=[2, 2], padding=[1, 1]", BYOCL_FLOAT32, true},
