@@ -313,10 +313,11 @@ static const conv_case conv_cases_tail[] = {
     {"groups3_og12", 2, 9, 5, 6, 36, 3, 3, "padding=[1, 1], groups=3", BYOCL_FLOAT32, false},
     {"s2_spans_past_rows", 1, 8, 23, 27, 19, 3, 3, "strides=[2, 2], padding=[1, 1]", BYOCL_FLOAT32, false},
     {"1x1_direct_spans", 1, 16, 13, 29, 33, 1, 1, "", BYOCL_FLOAT32, false},
-    /* 1x1 convs: no halo columns, so by position too stores a tile channel by channel
-     * along the plane; in 8 bands of 8 rows with 8 threads, and with stride 2 */
+    /* 1x1 and 7x1 convs: no halo columns, so by position too stores a tile channel by
+     * channel along the plane; in 8 bands of 8 rows with 8 threads, with stride 2 */
     {"1x1_flat_in_bands", 1, 64, 64, 37, 48, 1, 1, "", BYOCL_FLOAT32, false},
     {"1x1_s2_flat", 1, 24, 21, 19, 40, 1, 1, "strides=[2, 2]", BYOCL_FLOAT32, false},
+    {"7x1_flat", 1, 8, 12, 9, 20, 7, 1, "padding=[3, 0]", BYOCL_FLOAT32, false},
     /* one thread, by position: an input of 1.6 MB read in place, in bands for L2 */
     {"1x1_direct_l2_bands", 1, 64, 100, 64, 40, 1, 1, "", BYOCL_FLOAT32, false},
     {"channel_blocks_3x3", 1, 203, 6, 7, 20, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
