@@ -18,9 +18,10 @@
  * whose columns all lie inside the row reads them with one vector load (TAP_IN; stride 2
  * takes the even lanes of a double-width load); tiles at the edges take 0 outside the
  * row: one load inside the row and a constant shuffle per tap where the row is one load
- * wide, else lane by lane (TAP_EDGE_TILE, TAP_EDGE). Rows outside the input are skipped, and output rows past OH (the last block
- * when RY does not divide OH) are computed and dropped. The PT results of a tile are
- * consecutive outputs, stored in order.
+ * wide, else lane by lane (TAP_EDGE_TILE, TAP_EDGE). Rows outside the input are
+ * skipped, and output rows past OH (the last block when RY does not divide OH) are
+ * computed and dropped. The PT results of a tile are consecutive outputs, stored in
+ * order.
  *
  * Defined by the generator: KNAME, KPARAMS (x, w, y, then epilogue operands), VEC
  * (float##PT), VSTORE (vstore##PT), PT, RY, ROWS_IN ((RY - 1) * SH + (KH - 1) * DH + 1),
