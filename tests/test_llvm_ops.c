@@ -281,10 +281,8 @@ typedef struct conv_case {
  * padding, groups and depthwise, kernels larger than the input, several images, bands
  * and unit chunks (many tasks), the in-place path (stride 1, no padding), spans of
  * by-channel tiles that end inside a row and bands that end inside a span, depthwise rows
- * wide enough for a first, middle and last segment (float32 and float16), reductions in
- * blocks of input channels whose last block is shorter (by channel; in place, through X',
- * with packed parameter weights and in float16). Each runs with both register tile shapes (by
- * position and by channel, lower_conv.c). */
+ * wide enough for a first, middle and last segment (float32 and float16). Each runs with
+ * both register tile shapes (by position and by channel, lower_conv.c). */
 static const conv_case conv_cases_tail[] = {
     {"c5_o13_3x3_pad1", 1, 5, 7, 9, 13, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
     {"c3_o17_7x7_s2_pad3", 1, 3, 23, 19, 17, 7, 7, "strides=[2, 2], padding=[3, 3]", BYOCL_FLOAT32, false},
@@ -320,10 +318,6 @@ static const conv_case conv_cases_tail[] = {
     {"7x1_flat", 1, 8, 12, 9, 20, 7, 1, "padding=[3, 0]", BYOCL_FLOAT32, false},
     /* one thread, by position: an input of 1.6 MB read in place, in bands for L2 */
     {"1x1_direct_l2_bands", 1, 64, 100, 64, 40, 1, 1, "", BYOCL_FLOAT32, false},
-    {"channel_blocks_3x3", 1, 203, 6, 7, 20, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
-    {"channel_blocks_1x1_spans", 1, 1100, 13, 11, 17, 1, 1, "", BYOCL_FLOAT32, false},
-    {"channel_blocks_weight_param_s2", 2, 150, 9, 8, 16, 3, 3, "strides=[2, 2], padding=[1, 1]", BYOCL_FLOAT32, true},
-    {"channel_blocks_float16", 1, 150, 6, 5, 16, 3, 3, "padding=[1, 1]", BYOCL_FLOAT16, false},
     /* one thread: X' of 1.6 MB in bands for L2 (5 bands with 512 KiB of L2, 2 with 2 MiB) */
     {"l2_bands", 1, 256, 48, 30, 64, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
     {"weight_param", 2, 6, 9, 10, 12, 3, 3, "strides=[2, 2], padding=[1, 1], groups=2", BYOCL_FLOAT32, true},
@@ -334,34 +328,92 @@ static const conv_case conv_cases_tail[] = {
     {"int8_to_int32", 1, 4, 5, 6, 3, 3, 3, "padding=[1, 1], groups=1, out_dtype=\"int32\"", BYOCL_INT8, true},
 };
 
-static void test_conv_tails(void **state)
+/* Reductions in blocks of input channels whose last block is shorter (by channel; in
+ * place, through X', with packed parameter weights and in float16), built for caches of
+ * 8 KiB (L1) and 64 KiB (L2) so that every vector width on any machine takes blocks: of 4
+ * KiB of weights (3 channels of the 3x3 convs' 32-channel units with AVX-512, 32 of the
+ * 1x1 conv's). The host's own caches take blocks only for units of a quarter of its L2. */
+static const conv_case conv_cases_blocks[] = {
+    {"channel_blocks_3x3", 1, 203, 6, 7, 20, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
+    {"channel_blocks_1x1_spans", 1, 1100, 13, 11, 17, 1, 1, "", BYOCL_FLOAT32, false},
+    {"channel_blocks_weight_param_s2", 2, 150, 9, 8, 16, 3, 3, "strides=[2, 2], padding=[1, 1]", BYOCL_FLOAT32, true},
+    {"channel_blocks_float16", 1, 150, 6, 5, 16, 3, 3, "padding=[1, 1]", BYOCL_FLOAT16, false},
+};
+
+/* The conv of case `k` as the module of `b` (mb_begin'ed). */
+static void conv_case_module(mb *b, const conv_case *k)
 {
-    (void)state;
+    int64_t groups = 1;
+    const char *g = strstr(k->attrs, "groups=");
+    if (g)
+        groups = atoll(g + 7);
+    int64_t xd[4] = {k->n, k->c, k->h, k->w}, wd[4] = {k->o, k->c / groups, k->kh, k->kw};
+    int x = mb_param(b, k->dtype, 4, xd);
+    bool ints = !byocl_dtype_is_float(k->dtype);
+    int w = k->weight_param ? mb_param(b, k->dtype, 4, wd)
+                            : mb_const(b, k->dtype, 4, wd, ints ? -5 : -1, ints ? 5 : 1);
+    mb_finish(b, mb_call2(b, "nn.conv2d", x, w, k->attrs));
+}
+
+static void check_conv_cases(const conv_case *cases, int n_cases)
+{
     static const char *const tiles[] = {"position", "channel"};
-    for (int i = 0; i < N_ITEMS(conv_cases_tail) * 2; i++) {
-        const conv_case *k = &conv_cases_tail[i / 2];
+    for (int i = 0; i < n_cases * 2; i++) {
+        const conv_case *k = &cases[i / 2];
         setenv("BYOCL_LLVM_CONV_TILES", tiles[i % 2], 1);
         char what[96];
         snprintf(what, sizeof what, "%s, tiles by %s", k->name, tiles[i % 2]);
         mb b;
         mb_begin(&b);
-        int64_t groups = 1;
-        const char *g = strstr(k->attrs, "groups=");
-        if (g)
-            groups = atoll(g + 7);
-        int64_t xd[4] = {k->n, k->c, k->h, k->w}, wd[4] = {k->o, k->c / groups, k->kh, k->kw};
-        int x = mb_param(&b, k->dtype, 4, xd);
-        bool ints = !byocl_dtype_is_float(k->dtype);
-        int w = k->weight_param ? mb_param(&b, k->dtype, 4, wd)
-                                : mb_const(&b, k->dtype, 4, wd, ints ? -5 : -1, ints ? 5 : 1);
-        mb_finish(&b, mb_call2(&b, "nn.conv2d", x, w, k->attrs));
-        double bound = k->dtype == BYOCL_FLOAT16 ? 1e-3 : ints ? 0 : 1e-5;
+        conv_case_module(&b, k);
+        double bound = k->dtype == BYOCL_FLOAT16 ? 1e-3 : !byocl_dtype_is_float(k->dtype) ? 0 : 1e-5;
         if (strstr(k->attrs, "float32"))
             bound = 1e-5;
         mb_check(&b, bound, what);
         mb_free(&b);
     }
     unsetenv("BYOCL_LLVM_CONV_TILES");
+}
+
+static char *dumped_modules(const char *dir);
+
+/* Whether the by-channel kernel of case `k`, built for caches of `kib` ("L1D,L2" KiB),
+ * reduces in blocks of input channels: it keeps the blocks' partial sums in `part`. */
+static bool conv_case_in_blocks(const conv_case *k, const char *kib)
+{
+    const char *dir = ts_tmpdir("conv_blocks");
+    setenv("BYOCL_LLVM_DUMP", dir, 1);
+    setenv("BYOCL_LLVM_CACHE_KIB", kib, 1);
+    setenv("BYOCL_LLVM_CONV_TILES", "channel", 1);
+    mb b;
+    mb_begin(&b);
+    conv_case_module(&b, k);
+    lh_options one = {.threads = 1};
+    check_module(b.m, b.inputs, b.n_params, k->dtype == BYOCL_FLOAT16 ? 1e-3 : 1e-5, &one, k->name);
+    mb_free(&b);
+    unsetenv("BYOCL_LLVM_CONV_TILES");
+    unsetenv("BYOCL_LLVM_CACHE_KIB");
+    unsetenv("BYOCL_LLVM_DUMP");
+    char *ir = dumped_modules(dir);
+    bool blocks = strstr(ir, "%part = alloca") != NULL;
+    free(ir);
+    ts_remove_tree(dir);
+    return blocks;
+}
+
+static void test_conv_tails(void **state)
+{
+    (void)state;
+    check_conv_cases(conv_cases_tail, N_ITEMS(conv_cases_tail));
+    setenv("BYOCL_LLVM_CACHE_KIB", "8,64", 1);
+    check_conv_cases(conv_cases_blocks, N_ITEMS(conv_cases_blocks));
+    unsetenv("BYOCL_LLVM_CACHE_KIB");
+    /* The 3x3 conv's units (up to 234 KiB) in blocks with the small caches, in one block
+     * with an L2 of 2 MiB (a quarter of it holds a unit) */
+    if (!conv_case_in_blocks(&conv_cases_blocks[0], "8,64"))
+        fail_msg("%s: no blocks with caches of 8 and 64 KiB", conv_cases_blocks[0].name);
+    if (conv_case_in_blocks(&conv_cases_blocks[0], "48,2048"))
+        fail_msg("%s: blocks with caches of 48 KiB and 2 MiB", conv_cases_blocks[0].name);
 }
 
 /* The text of every module the backend dumped into dir (BYOCL_LLVM_DUMP): as generated,
@@ -398,7 +450,7 @@ static char *dumped_modules(const char *dir)
  * (or a block of one) of 8 KiB of packed weights or more has its first tile prefetch them
  * ahead, with any number of threads: the 160-channel convs (units of 24 channels with
  * 8-float vectors: 15 KiB in the 1x1 conv; the 3x3 conv's 135 KiB units go in blocks of
- * half of L1), not the small ones (24 or 3 input channels: at most 7 KiB a unit even in
+ * half of L1 where a quarter of L2 is smaller), not the small ones (24 or 3 input channels: at most 7 KiB a unit even in
  * the widest tiles). Every build still computes the reference's results, the
  * prefetches reaching past the input's and the weights' ends in the last tiles. */
 static void test_conv_prefetch(void **state)

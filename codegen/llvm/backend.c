@@ -201,9 +201,7 @@ static byocl_status llvm_compile(const byocl_function *fn, const byocl_host_grou
     s->n_groups = n_groups;
     if ((st = jit_create(&s->j, compile_threads(n_groups), err)) != BYOCL_OK)
         goto done;
-    const jit_host *host = NULL;
-    if ((st = jit_host_get(&host, err)) != BYOCL_OK)
-        goto done;
+    const jit_host *host = jit_target(s->j);
     for (int g = 0; g < n_groups && st == BYOCL_OK; g++) {
         /* Symbol names are C identifiers made from the group name. */
         snprintf(s->names[g], sizeof s->names[g], "%s", groups[g].name);

@@ -71,7 +71,8 @@ struct jit {
     int n_parts, current;
     LLVMModuleRef kernel;    /* the module of the kernel being lowered, or NULL */
     LLVMOrcLLJITRef lljit;
-    const jit_host *host;
+    const jit_host *host;    /* &target */
+    jit_host target;         /* the host, with BYOCL_LLVM_CACHE_KIB's cache sizes */
     int vector_floats;       /* the host's, or fewer (BYOCL_LLVM_VECTOR_BITS) */
 };
 
@@ -237,6 +238,24 @@ static void lljit_dispose(jit *j)
     j->lljit = NULL;
 }
 
+/* BYOCL_LLVM_CACHE_KIB=L1D,L2: the cache sizes the schedules are planned for, in KiB, in
+ * place of the host's (tests reach the convs' blocks and bands with small ones on any
+ * machine; a virtual machine may report its caches wrong). Malformed values are ignored,
+ * as the other knobs' are. */
+static void cache_sizes_from_env(jit_host *h)
+{
+    const char *v = getenv("BYOCL_LLVM_CACHE_KIB");
+    long l1d, l2;
+    char tail;
+    if (v && sscanf(v, "%ld,%ld%c", &l1d, &l2, &tail) == 2 && l1d >= 4 && l2 >= 64 &&
+        l1d <= (1L << 20) && l2 <= (1L << 24)) {
+        h->l1d_bytes = (int64_t)l1d << 10;
+        h->l2_bytes = (int64_t)l2 << 10;
+    }
+}
+
+const jit_host *jit_target(const jit *j) { return j->host; }
+
 byocl_status jit_create(jit **out, int n_parts, byocl_error *err)
 {
     *out = NULL;
@@ -247,7 +266,9 @@ byocl_status jit_create(jit **out, int n_parts, byocl_error *err)
     jit *j = calloc(1, sizeof *j);
     if (!j)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory");
-    j->host = h;
+    j->target = *h;
+    j->host = &j->target;
+    cache_sizes_from_env(&j->target);
     j->vector_floats = h->vector_floats;
     const char *want = getenv("BYOCL_LLVM_VECTOR_BITS");
     if (want && (strcmp(want, "128") == 0 || strcmp(want, "256") == 0 || strcmp(want, "512") == 0) &&
@@ -262,7 +283,7 @@ byocl_status jit_create(jit **out, int n_parts, byocl_error *err)
         jit_part *part = &j->parts[i];
         char name[32];
         snprintf(name, sizeof name, i == 0 ? "byocl_host" : "byocl_host.%d", i);
-        part->host = h;
+        part->host = j->host;
         part->ctx = LLVMContextCreate();
         part->module = LLVMModuleCreateWithNameInContext(name, part->ctx);
         LLVMSetTarget(part->module, LLVMOrcLLJITGetTripleString(j->lljit));

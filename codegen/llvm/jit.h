@@ -26,6 +26,10 @@ byocl_status jit_host_get(const jit_host **host, byocl_error *err);
 
 typedef struct jit jit;
 
+/* The host that `j` compiles for: jit_host_get's, with the cache sizes of
+ * BYOCL_LLVM_CACHE_KIB when set. */
+const jit_host *jit_target(const jit *j);
+
 /* Modules a JIT compiles in parallel, at most. */
 #define JIT_MAX_PARTS 8
 
