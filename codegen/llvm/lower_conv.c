@@ -27,6 +27,7 @@
  * Depthwise convs (one input channel per group) compute output rows in registers from
  * masked loads of the input instead (see lower_conv_depthwise). Integer convs (and
  * strides over 16), the transposed and the 3-D convs use a direct loop nest. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -387,9 +388,9 @@ static void pick_tile(const conv_geom *g, conv_plan *p)
  * sums of a span take L1 beside the block's weights, so units that L2 holds several times
  * over take one block, the whole reduction: up to a quarter of L2 (or twice L1, where L2
  * is small). With units of up to twice L1 in one block, as on Zen 2, an Intel Xeon with
- * 2 MiB of L2 ran six 3x3 convs of resnet18's layer1, layer2 and layer3 (units of 147,
- * 295 and 442 KiB) 4-6%, 5% and 3.5% slower than now, and resnet18 and googlenet 5%
- * (one thread; two threads within 1%). The block size does not depend on the channel
+ * 2 MiB of L2 ran six 3x3 convs of resnet18's layer1 and layer2 (units of 147 and 295
+ * KiB) 4-6% and 5% slower than now, and resnet18 and googlenet 5% (one thread; two
+ * threads within 1%). The block size does not depend on the channel
  * count (the last block takes the rest), so convs that differ only in it share code. */
 static int64_t by_channel_block(lw *w, const conv_geom *g, const conv_plan *p)
 {
@@ -985,10 +986,27 @@ typedef struct conv_counts {
     LLVMValueRef units_per_group, units, units_per_chunk;
 } conv_counts;
 
+/* BYOCL_LLVM_VERBOSE: the plan of each float conv, on stderr. */
+static void print_plan(lw *w, const conv_geom *g, const conv_plan *p)
+{
+    fprintf(stderr,
+            "byocl llvm: %s: conv %lldx%lldx%lld -> %lldx%lldx%lld, %lldx%lld /%lld: by %s %d x %d "
+            "(%d channels x %d positions), %lld units, %lld bands of %lld rows, %lld chunks, "
+            "blocks of %lld input channels%s\n",
+            w->grp->name, (long long)g->c, (long long)g->h, (long long)g->w, (long long)g->o,
+            (long long)g->oh, (long long)g->ow, (long long)g->kh, (long long)g->kw, (long long)g->sh,
+            p->by_channel ? "channel" : "position", p->by_channel ? p->cv : p->t, p->v, p->t,
+            p->by_channel ? p->v : p->v * p->vf, (long long)p->units, (long long)p->bands,
+            (long long)p->rows, (long long)p->chunks, (long long)p->channel_block,
+            p->direct ? ", input in place" : "");
+}
+
 static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const ew_space *s)
 {
     conv_plan p;
     plan_conv(w, g, &p);
+    if (getenv("BYOCL_LLVM_VERBOSE"))
+        print_plan(w, g, &p);
     LLVMBuilderRef B = w->B;
     const byocl_node *nd = lw_node(w, node);
     LLVMValueRef x = lw_value_ptr(w, lv_resolve(w->fn, nd->args[0], -1));
