@@ -306,6 +306,9 @@ static const conv_case conv_cases_tail[] = {
     {"bands_and_chunks", 1, 24, 40, 37, 40, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
     /* 3 tasks (by work) for 1 by-channel unit of 48 channels with AVX-512: bands of 5 rows */
     {"one_unit_in_bands", 1, 384, 14, 14, 48, 1, 1, "", BYOCL_FLOAT32, false},
+    /* three by-channel units with AVX-512 on 13 rows: more bands than 8-row ones balance
+     * the threads (balance_tasks) */
+    {"few_units_in_bands", 1, 48, 13, 13, 192, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
     /* by channel with AVX-512: the 3 x 7 tile (48 channels, a whole row a tile) */
     {"o40_7x7_pad1", 1, 24, 7, 7, 40, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
     {"groups3_og12", 2, 9, 5, 6, 36, 3, 3, "padding=[1, 1], groups=3", BYOCL_FLOAT32, false},
