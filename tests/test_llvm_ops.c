@@ -454,8 +454,9 @@ static char *dumped_modules(const char *dir)
  * ahead, with any number of threads: the 160-channel convs (units of 24 channels with
  * 8-float vectors: 15 KiB in the 1x1 conv; the 3x3 conv's 135 KiB units go in blocks of
  * half of L1 where a quarter of L2 is smaller), not the small ones (24 or 3 input channels: at most 7 KiB a unit even in
- * the widest tiles). Every build still computes the reference's results, the
- * prefetches reaching past the input's and the weights' ends in the last tiles. */
+ * the widest tiles); those units' first tiles of a span prefetch the next block's weights
+ * too, into L2. Every build still computes the reference's results, the prefetches
+ * reaching past the input's and the weights' ends in the last tiles. */
 static void test_conv_prefetch(void **state)
 {
     (void)state;
@@ -464,13 +465,13 @@ static void test_conv_prefetch(void **state)
         int64_t c, k;
         const char *attrs;
         int threads;
-        bool prefetches;
+        bool prefetches, next_weights; /* any prefetch; the next block's weights, into L2 */
     } cases[] = {
-        {"1x1, two threads", 24, 1, "", 2, true},
-        {"1x1, one thread", 24, 1, "", 1, false},
-        {"3x3 padded, two threads", 3, 3, "padding=[1, 1]", 2, false},
-        {"1x1 of 160 channels, one thread", 160, 1, "", 1, true},
-        {"3x3 padded of 160 channels, one thread", 160, 3, "padding=[1, 1]", 1, true},
+        {"1x1, two threads", 24, 1, "", 2, true, false},
+        {"1x1, one thread", 24, 1, "", 1, false, false},
+        {"3x3 padded, two threads", 3, 3, "padding=[1, 1]", 2, false, false},
+        {"1x1 of 160 channels, one thread", 160, 1, "", 1, true, true},
+        {"3x3 padded of 160 channels, one thread", 160, 3, "padding=[1, 1]", 1, true, true},
     };
     setenv("BYOCL_LLVM_CONV_TILES", "channel", 1);
     setenv("BYOCL_LLVM_VECTOR_BITS", "256", 1);
@@ -490,6 +491,10 @@ static void test_conv_prefetch(void **state)
         if ((strstr(ir, "@llvm.prefetch") != NULL) != cases[i].prefetches)
             fail_msg("%s: the kernel %s", cases[i].name,
                      cases[i].prefetches ? "prefetches nothing" : "prefetches");
+        /* locality 2: prefetcht1, into L2 */
+        if ((strstr(ir, "i32 0, i32 2, i32 1)") != NULL) != cases[i].next_weights)
+            fail_msg("%s: the kernel %s the next block's weights", cases[i].name,
+                     cases[i].next_weights ? "does not prefetch" : "prefetches");
         free(ir);
         mb_free(&b);
         ts_remove_tree(dir);

@@ -655,6 +655,11 @@ static byocl_status link_parts(jit *j, const char *const *symbols, int n, void *
         if (e)
             return llvm_error(err, e, "linking the host kernels");
         addresses[i] = (void *)(uintptr_t)addr;
+        /* for perf: its samples of JIT code are addresses, which these and the symbols of
+         * the cached object (objdump -t) place in a kernel (docs/host-codegen.md) */
+        const char *verbose = getenv("BYOCL_LLVM_VERBOSE");
+        if (verbose && atoi(verbose) >= 2)
+            fprintf(stderr, "byocl llvm: kernel %s at %p\n", symbols[i], addresses[i]);
     }
     return BYOCL_OK;
 }

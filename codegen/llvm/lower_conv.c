@@ -550,7 +550,11 @@ static void plan_conv(lw *w, const conv_geom *g, conv_plan *p)
      * convs on 7x7 in a row went from 6.33 to 5.96 ms (one thread; 2 and 8 KiB ahead: 6.09);
      * regnet_y_400mf 2.7% faster with two threads, mobilenet_v2 3.9%, the other models
      * 0-1% (docs/host-codegen.md). Smaller units fit a few pages: prefetching
-     * regnet_y_400mf's grouped convs' 2 KiB units cost 8%. */
+     * regnet_y_400mf's grouped convs' 2 KiB units cost 8%. The same convs' first tiles
+     * of a span also prefetch the next block's weights (next_weights_plan), into L2:
+     * with the unit's first tile alone, that tile of a 400 -> 400 1x1 conv on 7x7 took
+     * a quarter of the conv's time against a tenth for each of its six others (Intel Xeon,
+     * one thread, perf). */
     p->weights_ahead = 0;
     if (p->by_channel && p->channel_block * g->kh * g->kw * p->t * 4 >= 8192)
         p->weights_ahead = 1024;
@@ -679,6 +683,9 @@ typedef struct tile_ctx {
     LLVMValueRef ic;        /* input channels per group (lw_ctx_int) */
     LLVMValueRef first;     /* by channel: the tile is the first since the unit's (or the
                                block's) weights were last read (p->weights_ahead) */
+    LLVMValueRef next_at;   /* by channel, p->weights_ahead: floats from wunit to the
+                               weights whose lines this tile prefetches, a slice a channel
+                               (emit_next_weights_prefetch) */
     LLVMValueRef acc[64];   /* allocas */
 } tile_ctx;
 
@@ -792,14 +799,58 @@ static void emit_weights_prefetch(lw *w, tile_ctx *c, LLVMValueRef at, int64_t n
     lw_if first;
     lw_if_begin(w, &first, c->first, "weights_ahead");
     for (int64_t off = 0; off < n; off += 16)
-        lw_prefetch_f32(w, c->wunit, LLVMBuildNSWAdd(w->B, at, lw_i64(w, p->weights_ahead + off), ""));
+        lw_prefetch_f32(w, c->wunit, LLVMBuildNSWAdd(w->B, at, lw_i64(w, p->weights_ahead + off), ""), LW_PREFETCH_L1);
     lw_if_end(w, &first);
+}
+
+/* The next block's weights (the rest of the unit's, or the chunk's next unit's first
+ * block) are prefetched by the first tiles of a span, spread over their channel steps:
+ * as many tiles as a channel's row of `row` floats holds lines, up to 8, each taking
+ * `next_weights_stride` floats a step. */
+static int64_t next_weights_tiles(int64_t row)
+{
+    int64_t n = row / 16;
+    return n < 1 ? 1 : n > 8 ? 8 : n;
+}
+
+static int64_t next_weights_stride(int64_t row)
+{
+    int64_t n = next_weights_tiles(row);
+    return (row + n - 1) / n;
+}
+
+/* Where the tile's prefetches start, in floats from the unit's weights (c->next_at): in
+ * `next`, the block after the one read (`channels` channels of `row` floats), its share
+ * of the prefetching tiles' (tile_in_span < next_weights_tiles) when `enabled`; else in
+ * `current`, the block being read, whose lines are in L1. */
+static void next_weights_plan(lw *w, tile_ctx *c, LLVMValueRef enabled, LLVMValueRef current,
+                              LLVMValueRef next, LLVMValueRef tile_in_span, LLVMValueRef channels,
+                              int64_t row)
+{
+    LLVMBuilderRef B = w->B;
+    LLVMValueRef on = LLVMBuildAnd(
+        B, enabled,
+        LLVMBuildICmp(B, LLVMIntSLT, tile_in_span, lw_i64(w, next_weights_tiles(row)), ""), "");
+    LLVMValueRef share = LLVMBuildNSWMul(B, LLVMBuildNSWMul(B, tile_in_span, channels, ""),
+                                         lw_i64(w, next_weights_stride(row)), "");
+    c->next_at = LLVMBuildSelect(B, on, LLVMBuildNSWAdd(B, next, share, ""), current, "");
+}
+
+/* At channel `i` of the block (from 0): the tile's next lines of the next block
+ * (c->next_at), a line at a time. */
+static void emit_next_weights_prefetch(lw *w, tile_ctx *c, LLVMValueRef i, int64_t row)
+{
+    int64_t stride = next_weights_stride(row);
+    LLVMValueRef at = lw_mad(w, i, stride, c->next_at);
+    for (int64_t off = 0; off < stride; off += 16)
+        lw_prefetch_f32(w, c->wunit, LLVMBuildNSWAdd(w->B, at, lw_i64(w, off), ""), LW_PREFETCH_L2);
 }
 
 /* By channel: accumulates the CV x V tile of positions s0 .. s0 + V - 1 of the band (s =
  * row * OW + column; past the band's last output, the last output again, computed and not
  * stored) over the block's input channels and the taps into c->acc. */
-static void emit_accumulate_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0, const channel_block *cb)
+static void emit_accumulate_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0, const channel_block *cb,
+                                       bool in_row)
 {
     const conv_geom *g = c->g;
     const conv_plan *p = c->p;
@@ -807,7 +858,9 @@ static void emit_accumulate_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0, cons
     int CV = p->cv, V = p->v, VF = p->vf, T = p->t;
     /* each position's place in the PW-wide grid of X' (the input's rows, p->direct) */
     LLVMValueRef q[64], last = LLVMBuildNSWSub(B, c->qb, lw_i64(w, 1), "");
-    for (int v = 0; v < V; v++) {
+    for (int v = 0; v < V && in_row; v++)
+        q[v] = LLVMBuildNSWAdd(B, s0, lw_i64(w, v), "");
+    for (int v = 0; v < V && !in_row; v++) {
         LLVMValueRef sv = min64(w, LLVMBuildNSWAdd(B, s0, lw_i64(w, v), ""), last);
         LLVMValueRef row = LLVMBuildSDiv(B, sv, lw_i64(w, g->ow), "");
         q[v] = lw_mad(w, row, p->pw - g->ow, sv);
@@ -825,10 +878,12 @@ static void emit_accumulate_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0, cons
     LLVMValueRef wic = lw_mad(w, ic, taps * T, NULL);
     if (p->prefetch_ahead > 0) {
         LLVMValueRef ahead = LLVMBuildNSWAdd(B, q[0], lw_i64(w, p->prefetch_ahead), "");
-        lw_prefetch_f32(w, c->xb, LLVMBuildNSWAdd(B, xrow, ahead, ""));
+        lw_prefetch_f32(w, c->xb, LLVMBuildNSWAdd(B, xrow, ahead, ""), LW_PREFETCH_L1);
     }
-    if (p->weights_ahead > 0)
+    if (p->weights_ahead > 0) {
         emit_weights_prefetch(w, c, wic, taps * T);
+        emit_next_weights_prefetch(w, c, LLVMBuildNSWSub(B, ic, cb->lo, ""), taps * T);
+    }
     for (int64_t kh = 0; kh < g->kh; kh++) {
         for (int64_t kw = 0; kw < g->kw; kw++) {
             int64_t k = kh * g->kw + kw;
@@ -846,6 +901,33 @@ static void emit_accumulate_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0, cons
         }
     }
     emit_channels_end(w, c, cb, CV * V, &li, acc);
+}
+
+/* By channel: the tile at s0 (emit_accumulate_by_channel). On a grid without halo
+ * columns (PW = OW: 1x1 and KW = 1 convs) a whole tile's positions are consecutive in
+ * X' (or the input), one pointer and constant offsets; else, and for the band's last
+ * tile, whose positions past the band's end read its last output, each position's place
+ * is a register of its own. A 1x1 tile of 12 or 24 positions had held 12 or 24 pointers,
+ * more than the general registers, and spilled them in its inner loop. */
+static void emit_tile_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0, const channel_block *cb)
+{
+    if (c->p->pw != c->g->ow) {
+        emit_accumulate_by_channel(w, c, s0, cb, false);
+        return;
+    }
+    LLVMBuilderRef B = w->B;
+    LLVMValueRef whole = LLVMBuildICmp(B, LLVMIntSLE, LLVMBuildNSWAdd(B, s0, lw_i64(w, c->p->v), ""), c->qb, "");
+    LLVMBasicBlockRef in_row = LLVMAppendBasicBlockInContext(w->C, w->body, "tile.in_row");
+    LLVMBasicBlockRef last = LLVMAppendBasicBlockInContext(w->C, w->body, "tile.last");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(w->C, w->body, "tile.done");
+    LLVMBuildCondBr(B, whole, in_row, last);
+    LLVMPositionBuilderAtEnd(B, in_row);
+    emit_accumulate_by_channel(w, c, s0, cb, true);
+    LLVMBuildBr(B, done);
+    LLVMPositionBuilderAtEnd(B, last);
+    emit_accumulate_by_channel(w, c, s0, cb, false);
+    LLVMBuildBr(B, done);
+    LLVMPositionBuilderAtEnd(B, done);
 }
 
 /* Results [T][tile_stride] in c->tile for grid positions q0 .. q0 + span - 1 of the band (a grid
@@ -1149,7 +1231,11 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
             s0 = lw_for(w, &ls, q0, span_end, p.v, "s0");
             /* the unit's weights stay in L1 or L2 from one span to the next */
             c.first = LLVMBuildICmp(B, LLVMIntEQ, s0, lw_i64(w, 0), "");
-            emit_accumulate_by_channel(w, &c, s0, &all);
+            if (p.weights_ahead > 0) /* the chunk's next unit */
+                next_weights_plan(w, &c, LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildNSWAdd(B, u, lw_i64(w, 1), ""), u1, ""),
+                                  lw_i64(w, 0), unit_floats, LLVMBuildSDiv(B, s0, lw_i64(w, p.v), ""),
+                                  k.ic, g->kh * g->kw * p.t);
+            emit_tile_by_channel(w, &c, s0, &all);
         } else {
             /* block by block, every tile's partial sums in `part` ([tile][CV*V][VF],
              * as the accumulators) between blocks */
@@ -1164,7 +1250,18 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
             cb.part = gep_f32(w, part, at);
             /* each block's weights are read again by the next span */
             c.first = LLVMBuildICmp(B, LLVMIntEQ, s0, q0, "");
-            emit_accumulate_by_channel(w, &c, s0, &cb);
+            if (p.weights_ahead > 0) { /* the next block, or the chunk's next unit's first */
+                LLVMValueRef row = lw_i64(w, g->kh * g->kw * p.t);
+                LLVMValueRef more = LLVMBuildOr(
+                    B, LLVMBuildICmp(B, LLVMIntSLT, cb.hi, k.ic, ""),
+                    LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildNSWAdd(B, u, lw_i64(w, 1), ""), u1, ""), "");
+                next_weights_plan(
+                    w, &c, LLVMBuildAnd(B, more, LLVMBuildICmp(B, LLVMIntEQ, q0, lw_i64(w, 0), ""), ""),
+                    LLVMBuildNSWMul(B, cb.lo, row, ""), LLVMBuildNSWMul(B, cb.hi, row, ""),
+                    LLVMBuildSDiv(B, LLVMBuildNSWSub(B, s0, q0, ""), lw_i64(w, p.v), ""),
+                    LLVMBuildNSWSub(B, cb.hi, cb.lo, ""), g->kh * g->kw * p.t);
+            }
+            emit_tile_by_channel(w, &c, s0, &cb);
             ls.no_unroll = lb.no_unroll = true;
             lw_for_end(w, &ls);
             lw_for_end(w, &lb);

@@ -206,7 +206,7 @@ static byocl_status lower_dense_float(lw *w, int node, const dense_geom *g, cons
      * with one thread on an Intel Xeon). */
     if (RT == 1)
         for (int64_t off = 0; off < ut; off += 16)
-            lw_prefetch_f32(w, wp, LLVMBuildNSWAdd(B, wk, lw_i64(w, 2048 + off), ""));
+            lw_prefetch_f32(w, wp, LLVMBuildNSWAdd(B, wk, lw_i64(w, 2048 + off), ""), LW_PREFETCH_L1);
     for (int r = 0; r < RT; r++) {
         LLVMValueRef xs = lw_splat(w, lw_load(w, x, g->din, LLVMBuildNSWAdd(B, row_at[r], k, "")), VF);
         for (int v = 0; v < UV; v++)

@@ -604,13 +604,14 @@ LLVMValueRef lw_intrinsic(lw *w, const char *name, LLVMTypeRef *overloads, int n
     return LLVMBuildCall2(w->B, ty, fn, args, (unsigned)n_args, "");
 }
 
-void lw_prefetch_f32(lw *w, LLVMValueRef base, LLVMValueRef index)
+void lw_prefetch_f32(lw *w, LLVMValueRef base, LLVMValueRef index, lw_prefetch_level level)
 {
     /* not inbounds: the index may lie past the buffer */
     LLVMValueRef ptr = LLVMBuildGEP2(w->B, w->t_f32, base, &index, 1, "");
     LLVMTypeRef t = LLVMTypeOf(ptr);
-    LLVMValueRef args[4] = {ptr, lw_i32(w, 0) /* read */, lw_i32(w, 3) /* keep: L1 */,
-                            lw_i32(w, 1) /* data */};
+    /* locality 3: prefetcht0 (L1); 2: prefetcht1 (L2) */
+    LLVMValueRef args[4] = {ptr, lw_i32(w, 0) /* read */,
+                            lw_i32(w, level == LW_PREFETCH_L1 ? 3 : 2), lw_i32(w, 1) /* data */};
     lw_intrinsic(w, "llvm.prefetch", &t, 1, args, 4);
 }
 
