@@ -164,6 +164,8 @@ typedef struct lw_loop {
     bool no_unroll;        /* set before lw_for_end: keep LLVM from unrolling it */
     bool fold_tail;        /* set before lw_for_end: vectorize it with a masked last
                               iteration instead of a scalar remainder (short rows) */
+    int interleave;        /* set before lw_for_end: vector iterations the vectorized
+                              loop runs side by side (0: the vectorizer's choice) */
 } lw_loop;
 LLVMValueRef lw_for(lw *w, lw_loop *l, LLVMValueRef begin, LLVMValueRef end, int64_t step,
                     const char *name);

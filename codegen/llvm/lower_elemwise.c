@@ -952,6 +952,14 @@ byocl_status lower_elemwise_group(lw *w)
         stride *= s.cdims[c];
     }
     lw_store(w, lw_output(w, root), rt->dtype, off ? off : lw_i64(w, 0), v);
+    /* Four vector iterations side by side where the inner loop is long: an expensive
+     * tree (exp and a division a sigmoid) is one long chain of dependent instructions
+     * per vector, and one at a time the core ran out of room to overlap them. A lone
+     * SiLU over 96 x 112 x 112 went from 0.51 to 0.46 ms (one thread, Intel Xeon; 8 side
+     * by side: 0.50), efficientnet_b0 8% faster with one thread and 6% with two,
+     * densenet121, convnext_tiny and mobilenet_v3_small within 1-2%. */
+    if (s.crank > 0 && s.cdims[s.crank - 1] >= 16 * (int64_t)w->vf)
+        loops[s.crank - 1].interleave = 4;
     for (int c = s.crank - 1; c >= 0; c--)
         lw_for_end(w, &loops[c]);
     return w->status;

@@ -303,6 +303,7 @@ LLVMValueRef lw_for(lw *w, lw_loop *l, LLVMValueRef begin, LLVMValueRef end, int
                     const char *name)
 {
     l->no_unroll = l->fold_tail = false;
+    l->interleave = 0;
     l->slot = lw_alloca(w, w->t_i64, name);
     l->end = end;
     l->step = step;
@@ -333,12 +334,18 @@ static LLVMMetadataRef loop_hint(lw *w, const char *key, bool with_true)
 static void set_loop_hints(lw *w, LLVMValueRef branch, const lw_loop *l)
 {
     LLVMMetadataRef tmp = LLVMTemporaryMDNode(w->C, NULL, 0);
-    LLVMMetadataRef items[3] = {tmp};
+    LLVMMetadataRef items[4] = {tmp};
     int n = 1;
     if (l->no_unroll)
         items[n++] = loop_hint(w, "llvm.loop.unroll.disable", false);
     if (l->fold_tail && w->vf >= 16)
         items[n++] = loop_hint(w, "llvm.loop.vectorize.predicate.enable", true);
+    if (l->interleave > 0) {
+        static const char key[] = "llvm.loop.interleave.count";
+        LLVMMetadataRef count[2] = {LLVMMDStringInContext2(w->C, key, sizeof key - 1),
+                                    LLVMValueAsMetadata(lw_i32(w, l->interleave))};
+        items[n++] = LLVMMDNodeInContext2(w->C, count, 2);
+    }
     LLVMMetadataRef loop = LLVMMDNodeInContext2(w->C, items, (size_t)n);
     LLVMMetadataReplaceAllUsesWith(tmp, loop); /* also frees tmp */
     unsigned kind = LLVMGetMDKindIDInContext(w->C, "llvm.loop", 9);
@@ -350,7 +357,7 @@ void lw_for_end(lw *w, lw_loop *l)
     LLVMValueRef i = LLVMBuildLoad2(w->B, w->t_i64, l->slot, "");
     LLVMBuildStore(w->B, LLVMBuildNSWAdd(w->B, i, lw_i64(w, l->step), ""), l->slot);
     LLVMValueRef br = LLVMBuildBr(w->B, l->cond);
-    if (l->no_unroll || l->fold_tail)
+    if (l->no_unroll || l->fold_tail || l->interleave > 0)
         set_loop_hints(w, br, l);
     LLVMPositionBuilderAtEnd(w->B, l->exit);
 }
