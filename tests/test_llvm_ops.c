@@ -290,7 +290,8 @@ typedef struct conv_case {
  * padding, groups and depthwise, kernels larger than the input, several images, bands
  * and unit chunks (many tasks), the in-place path (stride 1, no padding), spans of
  * by-channel tiles that end inside a row and bands that end inside a span, depthwise rows
- * wide enough for a first, middle and last segment (float32 and float16). Each runs with
+ * wide enough for a first, middle and last segment (float32 and float16) and depthwise
+ * convs in lanes (small maps, lower_conv_depthwise_lanes). Each runs with
  * both register tile shapes (by position and by channel, lower_conv.c). */
 static const conv_case conv_cases_tail[] = {
     {"c5_o13_3x3_pad1", 1, 5, 7, 9, 13, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
@@ -306,6 +307,13 @@ static const conv_case conv_cases_tail[] = {
     {"groups2", 1, 6, 8, 7, 10, 3, 3, "padding=[1, 1], groups=2", BYOCL_FLOAT32, false},
     {"depthwise", 1, 7, 9, 11, 7, 3, 3, "padding=[1, 1], groups=7", BYOCL_FLOAT32, false},
     {"depthwise_s2_mult2", 1, 5, 10, 9, 10, 3, 3, "strides=[2, 2], padding=[1, 1], groups=5", BYOCL_FLOAT32, false},
+    /* depthwise in lanes (rows of 16 or fewer outputs): channels past the last block of
+     * lanes, images, stride 2, dilation, asymmetric padding, runs of 7 and 6 in a row */
+    {"depthwise_lanes_5x5_c37", 1, 37, 7, 7, 37, 5, 5, "padding=[2, 2], groups=37", BYOCL_FLOAT32, false},
+    {"depthwise_lanes_batch2_13x13", 2, 20, 13, 13, 20, 3, 3, "padding=[1, 1], groups=20", BYOCL_FLOAT32, false},
+    {"depthwise_lanes_5x5_s2", 1, 24, 14, 14, 24, 5, 5, "strides=[2, 2], padding=[2, 2], groups=24", BYOCL_FLOAT32, false},
+    {"depthwise_lanes_dilated", 1, 9, 9, 9, 9, 3, 3, "dilation=[2, 2], padding=[2, 2], groups=9", BYOCL_FLOAT32, false},
+    {"depthwise_lanes_asym", 1, 17, 6, 11, 17, 3, 4, "padding=[0, 2, 1, 1], groups=17", BYOCL_FLOAT32, false},
     {"depthwise_wide_rows", 1, 3, 5, 101, 3, 3, 3, "padding=[1, 1], groups=3", BYOCL_FLOAT32, false},
     {"depthwise_s2_wide_rows", 1, 2, 5, 140, 2, 3, 3, "strides=[2, 2], padding=[1, 1], groups=2", BYOCL_FLOAT32, false},
     {"depthwise_5x5_two_segments", 1, 2, 6, 68, 4, 5, 5, "groups=2", BYOCL_FLOAT32, false},

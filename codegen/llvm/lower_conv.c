@@ -1032,12 +1032,36 @@ static void emit_tile_to_buffer(lw *w, tile_ctx *c)
                   LLVMBuildLoad2(w->B, w->t_vf, c->acc[i], ""), (unsigned)c->p->vf * 4);
 }
 
+/* The VF x VF block of lanes r[0..VF-1] transposed in place (lane j of r[i] becomes
+ * lane i of r[j]): log2(VF) rounds of two-input shuffles that swap the off-diagonal
+ * blocks of 1, 2, 4... lanes between rows. */
+static void transpose_lanes(lw *w, LLVMValueRef *r, int VF)
+{
+    LLVMValueRef lo_mask[16], hi_mask[16];
+    for (int s = 1; s < VF; s *= 2) {
+        /* rows i and i+s (bit s of i clear): lane j with bit s set of row i trades places
+         * with lane j - s of row i+s */
+        for (int j = 0; j < VF; j++) {
+            lo_mask[j] = lw_i32(w, (j & s) ? VF + j - s : j);
+            hi_mask[j] = lw_i32(w, (j & s) ? VF + j : j + s);
+        }
+        LLVMValueRef lo = LLVMConstVector(lo_mask, (unsigned)VF);
+        LLVMValueRef hi = LLVMConstVector(hi_mask, (unsigned)VF);
+        for (int i = 0; i < VF; i++) {
+            if (i & s)
+                continue;
+            LLVMValueRef a = r[i], b = r[i + s];
+            r[i] = LLVMBuildShuffleVector(w->B, a, b, lo, "");
+            r[i + s] = LLVMBuildShuffleVector(w->B, a, b, hi, "");
+        }
+    }
+}
+
 /* By channel: the accumulators hold VF channels of one position each. They go to the
  * span's buffer [T][tile_stride] at `at` transposed, so that the epilogue reads each
  * channel's outputs in order and vectorizes along the row. Up to VF positions at a time
- * make a VF x VF block (missing positions poison), transposed in registers by log2(VF)
- * rounds of two-input shuffles that swap the off-diagonal blocks of 1, 2, 4... lanes
- * between rows; each channel's row is then one vector store. Its lanes past the tile's
+ * make a VF x VF block (missing positions poison), transposed in registers
+ * (transpose_lanes); each channel's row is then one vector store. Its lanes past the tile's
  * positions land on the next tile's places, which that tile overwrites, or on the row's
  * padding past the span (tile_stride = span + VF), which is never read. A copy lane by
  * lane (an extract and a store per output) took a quarter of a 1x1 conv of 16 input
@@ -1047,30 +1071,13 @@ static void emit_tile_transposed(lw *w, tile_ctx *c, LLVMValueRef at)
     const conv_plan *p = c->p;
     LLVMBuilderRef B = w->B;
     int VF = p->vf;
-    LLVMValueRef lo_mask[16], hi_mask[16];
     for (int v0 = 0; v0 < p->v; v0 += VF) {
         for (int t = 0; t < p->cv; t++) {
             LLVMValueRef r[16];
             for (int i = 0; i < VF; i++)
                 r[i] = v0 + i < p->v ? LLVMBuildLoad2(B, w->t_vf, c->acc[(v0 + i) * p->cv + t], "")
                                      : LLVMGetPoison(w->t_vf);
-            for (int s = 1; s < VF; s *= 2) {
-                /* rows i and i+s (bit s of i clear): lane j with bit s set of row i trades
-                 * places with lane j - s of row i+s */
-                for (int j = 0; j < VF; j++) {
-                    lo_mask[j] = lw_i32(w, (j & s) ? VF + j - s : j);
-                    hi_mask[j] = lw_i32(w, (j & s) ? VF + j : j + s);
-                }
-                LLVMValueRef lo = LLVMConstVector(lo_mask, (unsigned)VF);
-                LLVMValueRef hi = LLVMConstVector(hi_mask, (unsigned)VF);
-                for (int i = 0; i < VF; i++) {
-                    if (i & s)
-                        continue;
-                    LLVMValueRef a = r[i], b = r[i + s];
-                    r[i] = LLVMBuildShuffleVector(B, a, b, lo, "");
-                    r[i + s] = LLVMBuildShuffleVector(B, a, b, hi, "");
-                }
-            }
+            transpose_lanes(w, r, VF);
             LLVMValueRef pos = LLVMBuildNSWAdd(B, at, lw_i64(w, v0), "");
             for (int j = 0; j < VF; j++)
                 lw_vstore(w, c->tile, lw_mad(w, lw_i64(w, (int64_t)(t * VF + j)), c->tile_stride, pos),
@@ -1400,6 +1407,11 @@ static byocl_status dw_rows_segment(lw *w, void *ctx, LLVMValueRef ox0)
 
 static byocl_status lower_conv_depthwise(lw *w, int node, const conv_geom *g, const ew_space *s)
 {
+    if (getenv("BYOCL_LLVM_VERBOSE"))
+        fprintf(stderr, "byocl llvm: %s: conv %lldx%lldx%lld -> %lldx%lldx%lld, %lldx%lld /%lld: depthwise\n",
+                w->grp->name, (long long)g->c, (long long)g->h, (long long)g->w, (long long)g->o,
+                (long long)g->oh, (long long)g->ow, (long long)g->kh, (long long)g->kw,
+                (long long)g->sh);
     const byocl_node *nd = lw_node(w, node);
     LLVMBuilderRef B = w->B;
     int VF = w->vf;
@@ -1433,6 +1445,168 @@ static byocl_status lower_conv_depthwise(lw *w, int node, const conv_geom *g, co
     return st;
 }
 
+/* ------------------------------------------------------------ depthwise convs in lanes */
+
+/* Depthwise convs (one input and one output channel per group) on maps whose rows are a
+ * vector or shorter (7x7, 14x14): by rows, a 7-output row fills 7 of a vector's 16 lanes,
+ * and every row is an edge, loaded masked; efficientnet_b0's 5x5 convs over 1152 x 7 x 7
+ * ran at 0.45x ONNX Runtime's speed. In lanes, as blocked layouts (NCHWc) compute them,
+ * each vector holds VF channels of one position: per block of VF channels the input
+ * planes go, transposed (transpose_lanes), into a zero-padded image of positions X''
+ * [row][column][VF]; each output row is computed in runs of R positions (R accumulators,
+ * per tap one weight vector and R aligned loads of X''), whose results go transposed into
+ * the tile buffer [VF][OH*OW] (emit_tile_transposed) and from there through the epilogue
+ * channel by channel (emit_store_span_flat), as by-channel conv tiles do. Weights packed
+ * [block][tap][VF] (rt_pack_dense). Not where the transposition reads more input per
+ * output than the taps use: a 3x3 conv with stride 2 onto 14x14 ran 0.032 -> 0.041 ms in
+ * lanes (docs/host-codegen.md). */
+#define DW_LANES_SCRATCH (64 << 10) /* bytes of X'' at most */
+
+/* Positions of an output row computed side by side: the row in runs of at most 8. */
+static int64_t dw_lanes_run(int64_t ow)
+{
+    int64_t runs = (ow + 7) / 8;
+    return (ow + runs - 1) / runs;
+}
+
+/* Rows of X'': the padded input's, and one more that the last row's last run reads past
+ * its end (its positions past OW are computed and dropped). */
+static int64_t dw_lanes_rows(const conv_geom *g)
+{
+    return g->h + g->pt + g->pb + 1;
+}
+
+static bool depthwise_in_lanes(lw *w, int node, const conv_geom *g)
+{
+    if (g->og != 1 || g->din != BYOCL_FLOAT32 || g->dout != BYOCL_FLOAT32 || w->vf < 8 ||
+        g->ow > 16 || g->kh * g->kw < 4 * g->sh * g->sw)
+        return false;
+    const byocl_node *wn = lw_node(w, lv_resolve(w->fn, lw_node(w, node)->args[1], -1).node);
+    if (wn->kind != BYOCL_NODE_CONSTANT || !wn->value)
+        return false;
+    int64_t bytes = (dw_lanes_rows(g) * (g->w + g->pl + g->pr) + 1) * w->vf * 4;
+    return bytes <= DW_LANES_SCRATCH;
+}
+
+/* X'' for channels c0 .. c0 + VF - 1 of image n (channels past the last read the last
+ * again): the planes in chunks of VF positions, VF channels' chunks transposed into VF
+ * positions' vectors, each stored at its place in X'' (a chunk's positions past the
+ * plane at the slot past X''). The padding was zeroed before. */
+static void dw_lanes_fill(lw *w, const conv_geom *g, LLVMValueRef x, LLVMValueRef xpp,
+                          LLVMValueRef n, LLVMValueRef c0, int64_t pw, LLVMValueRef dump)
+{
+    LLVMBuilderRef B = w->B;
+    int VF = w->vf;
+    int64_t hw = g->h * g->w;
+    LLVMValueRef lanes[16];
+    for (int i = 0; i < VF; i++)
+        lanes[i] = LLVMConstInt(w->t_i64, (unsigned long long)i, 0);
+    LLVMValueRef iota = LLVMConstVector(lanes, (unsigned)VF);
+    lw_loop lp;
+    LLVMValueRef p0 = lw_for(w, &lp, lw_i64(w, 0), lw_i64(w, hw), VF, "p0");
+    LLVMValueRef mask = LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildNSWAdd(B, lw_splat(w, p0, VF), iota, ""),
+                                      lw_splat(w, lw_i64(w, hw), VF), "");
+    LLVMValueRef r[16];
+    for (int j = 0; j < VF; j++) {
+        LLVMValueRef chan = min64(w, LLVMBuildNSWAdd(B, c0, lw_i64(w, j), ""), lw_i64(w, g->c - 1));
+        LLVMValueRef at = lw_mad(w, lw_mad(w, n, g->c, chan), hw, p0);
+        LLVMTypeRef over[2] = {w->t_vf, w->t_ptr};
+        LLVMValueRef args[4] = {gep_f32(w, x, at), lw_i32(w, 4), mask, LLVMConstNull(w->t_vf)};
+        r[j] = lw_intrinsic(w, "llvm.masked.load", over, 2, args, 4);
+    }
+    transpose_lanes(w, r, VF);
+    for (int i = 0; i < VF; i++) {
+        LLVMValueRef pos = LLVMBuildNSWAdd(B, p0, lw_i64(w, i), "");
+        LLVMValueRef y = LLVMBuildSDiv(B, pos, lw_i64(w, g->w), "");
+        LLVMValueRef col = LLVMBuildSRem(B, pos, lw_i64(w, g->w), "");
+        LLVMValueRef at = lw_mad(w, LLVMBuildNSWAdd(B, lw_mad(w, y, pw, lw_i64(w, g->pt * pw + g->pl)), col, ""),
+                                 VF, NULL);
+        at = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, pos, lw_i64(w, hw), ""), at, dump, "");
+        lw_vstore(w, xpp, at, r[i], (unsigned)VF * 4);
+    }
+    lp.no_unroll = true;
+    lw_for_end(w, &lp);
+}
+
+static byocl_status lower_conv_depthwise_lanes(lw *w, int node, const conv_geom *g, const ew_space *s)
+{
+    const byocl_node *nd = lw_node(w, node);
+    LLVMBuilderRef B = w->B;
+    int VF = w->vf;
+    int64_t taps = g->kh * g->kw, pw = g->w + g->pl + g->pr;
+    int64_t cblocks = (g->c + VF - 1) / VF, blocks = g->n * cblocks;
+    int64_t R = dw_lanes_run(g->ow), outputs = g->oh * g->ow;
+    if (getenv("BYOCL_LLVM_VERBOSE"))
+        fprintf(stderr, "byocl llvm: %s: conv %lldx%lldx%lld -> %lldx%lldx%lld, %lldx%lld /%lld: depthwise in lanes, "
+                "runs of %lld\n", w->grp->name, (long long)g->c, (long long)g->h, (long long)g->w,
+                (long long)g->o, (long long)g->oh, (long long)g->ow, (long long)g->kh, (long long)g->kw,
+                (long long)g->sh, (long long)R);
+    const byocl_node *wn = lw_node(w, lv_resolve(w->fn, nd->args[1], -1).node);
+    float *packed = rt_alloc(cblocks * taps * VF * (int64_t)sizeof(float));
+    if (!packed)
+        return lw_failed(w, byocl_error_set(w->err, BYOCL_ERR_NOMEM, "out of memory"));
+    rt_pack_dense(packed, byocl_tensor_cdata(wn->value), 0, g->c, taps, VF);
+    LLVMValueRef wp = lw_const_ptr(w, packed, NULL, packed);
+    LLVMValueRef x = lw_value_ptr(w, lv_resolve(w->fn, nd->args[0], -1));
+    w->n_tasks = lw_pick_tasks(w, blocks * outputs * taps * VF, 1 << 17, blocks < 64 ? blocks : 64);
+
+    /* X'' and a dump slot past it, zeroed once: each block writes only the interior */
+    int64_t xpp_floats = (dw_lanes_rows(g) * pw + 1) * VF;
+    LLVMValueRef xpp = lw_alloca_array(w, w->t_f32, xpp_floats, 64, "xpp");
+    LLVMBuildMemSet(B, xpp, LLVMConstInt(w->t_i8, 0, 0), lw_i64(w, xpp_floats * 4), 64);
+    LLVMValueRef dump = lw_i64(w, xpp_floats - VF);
+
+    conv_plan p = {.vf = VF, .t = VF, .v = (int)R, .cv = 1};
+    tile_ctx c = {.g = g, .p = &p, .node = node, .space = s, .qb = lw_i64(w, outputs),
+                  .oy0 = lw_i64(w, 0)};
+    ew_space flat;
+    if (flat_space(w, node, &flat))
+        c.flat = &flat;
+    c.tile_stride = outputs + VF;
+    c.tile = lw_alloca_array(w, w->t_f32, VF * c.tile_stride, 64, "tile");
+    for (int64_t r = 0; r < R; r++)
+        c.acc[r] = lw_alloca(w, w->t_vf, "acc");
+
+    LLVMValueRef lo, hi;
+    lw_task_range(w, blocks, &lo, &hi);
+    lw_loop lb, ly;
+    LLVMValueRef b = lw_for(w, &lb, lo, hi, 1, "block");
+    c.n = g->n == 1 ? lw_i64(w, 0) : LLVMBuildSDiv(B, b, lw_i64(w, cblocks), "n");
+    LLVMValueRef cb = LLVMBuildSRem(B, b, lw_i64(w, cblocks), "cb");
+    c.oc0 = lw_mad(w, cb, VF, NULL);
+    c.oc_end = min64(w, LLVMBuildNSWAdd(B, c.oc0, lw_i64(w, VF), ""), lw_i64(w, g->c));
+    dw_lanes_fill(w, g, x, xpp, c.n, c.oc0, pw, dump);
+    LLVMValueRef wblock = lw_mad(w, cb, taps * VF, NULL);
+    LLVMValueRef oy = lw_for(w, &ly, lw_i64(w, 0), lw_i64(w, g->oh), 1, "oy");
+    for (int64_t ox0 = 0; ox0 < g->ow; ox0 += R) {
+        LLVMValueRef acc[8];
+        for (int64_t r = 0; r < R; r++)
+            acc[r] = LLVMConstNull(w->t_vf);
+        for (int64_t kh = 0; kh < g->kh; kh++) {
+            LLVMValueRef row = lw_mad(w, lw_mad(w, oy, g->sh, lw_i64(w, kh * g->dh)), pw, NULL);
+            for (int64_t kw = 0; kw < g->kw; kw++) {
+                LLVMValueRef wv = lw_vload(w, wp, LLVMBuildNSWAdd(B, wblock, lw_i64(w, (kh * g->kw + kw) * VF), ""),
+                                           VF, (unsigned)VF * 4);
+                for (int64_t r = 0; r < R; r++) {
+                    LLVMValueRef at = lw_mad(w, LLVMBuildNSWAdd(B, row, lw_i64(w, (ox0 + r) * g->sw + kw * g->dw), ""),
+                                             VF, NULL);
+                    acc[r] = lw_fma(w, lw_vload(w, xpp, at, VF, (unsigned)VF * 4), wv, acc[r]);
+                }
+            }
+        }
+        for (int64_t r = 0; r < R; r++)
+            LLVMBuildStore(B, acc[r], c.acc[r]);
+        emit_tile_transposed(w, &c, lw_mad(w, oy, g->ow, lw_i64(w, ox0)));
+    }
+    ly.no_unroll = true;
+    lw_for_end(w, &ly);
+    byocl_status st = c.flat ? emit_store_span_flat(w, &c, lw_i64(w, 0), outputs)
+                             : emit_store_span(w, &c, lw_i64(w, 0), outputs, g->ow);
+    lb.no_unroll = true;
+    lw_for_end(w, &lb);
+    return st;
+}
+
 byocl_status lower_conv(lw *w, int node)
 {
     conv_geom g;
@@ -1449,6 +1623,8 @@ byocl_status lower_conv(lw *w, int node)
     if (g.transposed || g.spatial == 3 || !lw_is_single_float(g.din) || !lw_is_single_float(g.dout) || g.sh > 16 ||
         g.sw > 16)
         return lower_conv_direct(w, node, &g, &s);
+    if (depthwise_schedule(&g) && depthwise_in_lanes(w, node, &g))
+        return lower_conv_depthwise_lanes(w, node, &g, &s);
     if (depthwise_schedule(&g))
         return lower_conv_depthwise(w, node, &g, &s);
     return lower_conv_float(w, node, &g, &s);
