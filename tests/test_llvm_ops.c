@@ -313,6 +313,7 @@ static const conv_case conv_cases_tail[] = {
     {"depthwise_lanes_batch2_13x13", 2, 20, 13, 13, 20, 3, 3, "padding=[1, 1], groups=20", BYOCL_FLOAT32, false},
     {"depthwise_lanes_5x5_s2", 1, 24, 14, 14, 24, 5, 5, "strides=[2, 2], padding=[2, 2], groups=24", BYOCL_FLOAT32, false},
     {"depthwise_lanes_dilated", 1, 9, 9, 9, 9, 3, 3, "dilation=[2, 2], padding=[2, 2], groups=9", BYOCL_FLOAT32, false},
+    {"depthwise_lanes_3x3_s2_to_7", 1, 21, 13, 13, 21, 3, 3, "strides=[2, 2], padding=[1, 1], groups=21", BYOCL_FLOAT32, false},
     {"depthwise_lanes_asym", 1, 17, 6, 11, 17, 3, 4, "padding=[0, 2, 1, 1], groups=17", BYOCL_FLOAT32, false},
     {"depthwise_wide_rows", 1, 3, 5, 101, 3, 3, 3, "padding=[1, 1], groups=3", BYOCL_FLOAT32, false},
     {"depthwise_s2_wide_rows", 1, 2, 5, 140, 2, 3, 3, "strides=[2, 2], padding=[1, 1], groups=2", BYOCL_FLOAT32, false},

@@ -1458,8 +1458,8 @@ static byocl_status lower_conv_depthwise(lw *w, int node, const conv_geom *g, co
  * the tile buffer [VF][OH*OW] (emit_tile_transposed) and from there through the epilogue
  * channel by channel (emit_store_span_flat), as by-channel conv tiles do. Weights packed
  * [block][tap][VF] (rt_pack_dense). Not where the transposition reads more input per
- * output than the taps use: a 3x3 conv with stride 2 onto 14x14 ran 0.032 -> 0.041 ms in
- * lanes (docs/host-codegen.md). */
+ * output than the taps use (a 3x3 conv with stride 2 onto 14x14 ran 0.032 -> 0.041 ms in
+ * lanes), unless rows leave most lanes empty (onto 7x7: 0.039 -> 0.034; docs/host-codegen.md). */
 #define DW_LANES_SCRATCH (64 << 10) /* bytes of X'' at most */
 
 /* Positions of an output row computed side by side: the row in runs of at most 8. */
@@ -1479,7 +1479,7 @@ static int64_t dw_lanes_rows(const conv_geom *g)
 static bool depthwise_in_lanes(lw *w, int node, const conv_geom *g)
 {
     if (g->og != 1 || g->din != BYOCL_FLOAT32 || g->dout != BYOCL_FLOAT32 || w->vf < 8 ||
-        g->ow > 16 || g->kh * g->kw < 4 * g->sh * g->sw)
+        g->ow > 16 || (g->kh * g->kw < 4 * g->sh * g->sw && 2 * g->ow > w->vf))
         return false;
     const byocl_node *wn = lw_node(w, lv_resolve(w->fn, lw_node(w, node)->args[1], -1).node);
     if (wn->kind != BYOCL_NODE_CONSTANT || !wn->value)
