@@ -722,8 +722,9 @@ static void test_fusion_dense(void **state)
     mb_free(&b);
 }
 
-/* An elementwise tree (two single-use producers of one add) is one kernel; a value with
- * two consumers ends its group. */
+/* An elementwise tree (two single-use producers of one add) is one kernel, and so is a
+ * value read twice once both readers are in the group; a value also read outside the
+ * group (by a softmax) ends it. */
 static void test_fusion_elemwise(void **state)
 {
     (void)state;
@@ -735,12 +736,49 @@ static void test_fusion_elemwise(void **state)
     int e = mb_call1(&b, "exp", x, NULL);
     int t = mb_call1(&b, "tanh", mb_call2(&b, "multiply", y, z, NULL), NULL);
     int s = mb_call2(&b, "add", e, t, NULL);        /* tree: exp and tanh(y*z) */
-    int shared = mb_call1(&b, "sigmoid", s, NULL);  /* used twice below */
+    int shared = mb_call1(&b, "sigmoid", s, NULL);  /* read twice below */
     int u = mb_call2(&b, "subtract", shared, mb_call1(&b, "abs", shared, NULL), NULL);
     mb_finish(&b, mb_call2(&b, "divide", u, z, NULL));
-    const char *names[] = {"fused_exp_multiply_tanh_add_sigmoid_0", "fused_abs_subtract_divide_1"};
-    expect_groups(b.m, names, 2);
+    const char *names[] = {"fused_exp_multiply_tanh_add_sigmoid_abs_subtract_divide_0"};
+    expect_groups(b.m, names, 1);
     mb_check(&b, FAST_EXP_BOUND, "elementwise tree"); /* exp and sigmoid in float */
+    mb_free(&b);
+
+    mb_begin(&b);
+    x = mb_param(&b, BYOCL_FLOAT32, 3, d3);
+    shared = mb_call1(&b, "sigmoid", mb_call1(&b, "exp", x, NULL), NULL);
+    int sm = mb_call1(&b, "nn.softmax", shared, "axis=-1");
+    mb_finish(&b, mb_call2(&b, "add", sm, mb_call1(&b, "abs", shared, NULL), NULL));
+    const char *outside[] = {"fused_exp_sigmoid_0", "nn_softmax_1", "fused_abs_add_2"};
+    expect_groups(b.m, outside, 3);
+    mb_check(&b, FAST_EXP_BOUND, "a value read outside its group");
+    mb_free(&b);
+}
+
+/* SiLU, x * sigmoid(x), after a dense: one kernel; after a conv: the conv, then the SiLU
+ * (docs/host-codegen.md, Fusion). */
+static void test_fusion_silu(void **state)
+{
+    (void)state;
+    mb b;
+    mb_begin(&b);
+    int64_t xd[2] = {3, 40}, wd[2] = {35, 40};
+    int x = mb_param(&b, BYOCL_FLOAT32, 2, xd);
+    int d = mb_call2(&b, "nn.dense", x, mb_const(&b, BYOCL_FLOAT32, 2, wd, -1, 1), NULL);
+    mb_finish(&b, mb_call2(&b, "multiply", d, mb_call1(&b, "sigmoid", d, NULL), NULL));
+    const char *dense[] = {"fused_nn_dense_sigmoid_multiply_0"};
+    expect_groups(b.m, dense, 1);
+    mb_check(&b, FAST_EXP_BOUND, "dense + SiLU");
+    mb_free(&b);
+
+    mb_begin(&b);
+    int64_t cd[4] = {1, 5, 9, 8}, cw[4] = {7, 5, 3, 3};
+    x = mb_param(&b, BYOCL_FLOAT32, 4, cd);
+    int c = mb_call2(&b, "nn.conv2d", x, mb_const(&b, BYOCL_FLOAT32, 4, cw, -1, 1), "padding=[1, 1]");
+    mb_finish(&b, mb_call2(&b, "multiply", c, mb_call1(&b, "sigmoid", c, NULL), NULL));
+    const char *conv[] = {"nn_conv2d_0", "fused_sigmoid_multiply_1"};
+    expect_groups(b.m, conv, 2);
+    mb_check(&b, FAST_EXP_BOUND, "conv + SiLU");
     mb_free(&b);
 }
 
@@ -1331,6 +1369,7 @@ int main(void)
         cmocka_unit_test(test_fusion_conv_transpose),
         cmocka_unit_test(test_fusion_dense),
         cmocka_unit_test(test_fusion_elemwise),
+        cmocka_unit_test(test_fusion_silu),
         cmocka_unit_test(test_fusion_compare_where),
         cmocka_unit_test(test_integer_chains),
         cmocka_unit_test(test_vgg_block_float16),

@@ -1,14 +1,16 @@
 /* Fusion groups of the LLVM host backend.
  *
  * Walking the host op calls in topological order, a call joins the group of an argument
- * when that argument is the group's current result, nobody else uses it, and the call
- * is elementwise with the argument's shape: conv2d and dense (anchors) collect their
- * epilogues (bias_add, batch_norm, the add of a residual, relu/clip/leaky_relu, ...),
- * and elementwise calls collect trees of elementwise producers. A value with several
- * consumers, or one that leaves @main, ends its group. Every other op is a group of its
- * own. Groups come out ordered by their last node, which respects dependencies: a value
- * a group reads from another group is that group's last node (anything else would have
- * a second consumer). */
+ * when that argument is the group's current result, nobody outside the call's group
+ * uses it, and the call is elementwise with the argument's shape: conv2d and dense
+ * (anchors) collect their epilogues (bias_add, batch_norm, the add of a residual,
+ * relu/clip/leaky_relu, ...), and elementwise calls collect trees of elementwise
+ * producers (a value read twice, as x in x * sigmoid(x), joins once both readers are in
+ * the group; not from a conv). A value read outside its group, or one that leaves @main,
+ * ends its group. Every other op is a group of its own. Groups come out ordered by their
+ * last node, which respects dependencies: a value a group reads from another group is
+ * that group's last node (any other was joined by a call whose group holds all its
+ * readers). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,13 +117,10 @@ typedef struct value_index {
     int n;
 } value_index;
 
-#define USE_EXTERNAL (-2) /* the value leaves @main */
-
 typedef struct planner {
     const byocl_function *fn;
     value_index vi;
-    int *n_uses;       /* per value: consumer slots that read it */
-    int *consumer;     /* per value: the consumer when n_uses == 1 */
+    int *n_uses;       /* per value: consumer slots that read it (@main's result too) */
     int *group_of;     /* per node: group id, -1 outside every group */
     bool *needed;      /* per node: the body depends on it */
     /* groups under construction */
@@ -137,11 +136,9 @@ static int value_id(const planner *p, byocl_value_ref v)
     return p->vi.base[v.node] + (v.field < 0 ? 0 : v.field);
 }
 
-static void add_use(planner *p, byocl_value_ref v, int consumer)
+static void add_use(planner *p, byocl_value_ref v)
 {
-    int id = value_id(p, v);
-    p->n_uses[id]++;
-    p->consumer[id] = consumer;
+    p->n_uses[value_id(p, v)]++;
 }
 
 /* Marks what the body needs and counts, per value, the consumers that read it. */
@@ -169,12 +166,12 @@ static byocl_status count_uses(planner *p, byocl_error *err)
         for (int k = 0; k < n->n_args; k++) {
             int cnt = lv_flatten(fn, n->args[k], vals, max_vals);
             for (int f = 0; f < cnt; f++)
-                add_use(p, vals[f], id);
+                add_use(p, vals[f]);
         }
     }
     int cnt = lv_flatten(fn, fn->body, vals, max_vals);
     for (int f = 0; f < cnt; f++)
-        add_use(p, vals[f], USE_EXTERNAL);
+        add_use(p, vals[f]); /* leaves @main: read outside every group */
     free(vals);
     return BYOCL_OK;
 }
@@ -190,6 +187,21 @@ static byocl_value_ref main_value(const byocl_function *fn, int id)
     return (byocl_value_ref){id, fn->nodes[id].type->kind == BYOCL_TYPE_TUPLE ? 0 : -1};
 }
 
+/* Consumer slots of value v in calls of group g. */
+static int uses_in_group(const planner *p, byocl_value_ref v, int g)
+{
+    const byocl_function *fn = p->fn;
+    int uses = 0;
+    for (int k = 0; k < fn->n_nodes; k++) {
+        if (p->group_of[k] != g || fn->nodes[k].kind != BYOCL_NODE_CALL)
+            continue;
+        for (int a = 0; a < fn->nodes[k].n_args; a++)
+            if (lv_equal(lv_resolve(fn, fn->nodes[k].args[a], -1), v))
+                uses++;
+    }
+    return uses;
+}
+
 /* Can elementwise call `c` join the group that produces its argument value v? */
 static bool joinable(const planner *p, int c, byocl_value_ref v)
 {
@@ -201,8 +213,14 @@ static bool joinable(const planner *p, int c, byocl_value_ref v)
         return false;
     if (!lv_equal(main_value(fn, v.node), v))
         return false;
-    int id = value_id(p, v);
-    if (p->n_uses[id] != 1 || p->consumer[id] != c)
+    /* Every consumer of v is in c's group (c, or a call merged into it). A value read
+     * twice (x in multiply(x, sigmoid(x)), in a GELU) only from an elementwise group or
+     * a dense: in a conv's epilogue the exp or erf ran slower than in a loop of its own,
+     * whose extra pass over memory cost less (docs/host-codegen.md, Fusion). */
+    int uses = p->n_uses[value_id(p, v)];
+    if (uses_in_group(p, v, p->group_of[c]) != uses)
+        return false;
+    if (uses > 1 && p->anchor[g] >= 0 && strcmp(fn->nodes[p->anchor[g]].op->name, "nn.dense") != 0)
         return false;
     const byocl_type *in = value_type(fn, v), *out = value_type(fn, main_value(fn, c));
     return in && out && byocl_shape_equal(&in->shape, &out->shape);
@@ -240,22 +258,28 @@ static void place(planner *p, int c)
     int g = new_group(p, c, LOP_ELEMWISE);
     int n_data = data_args(n->op->name, n->n_args);
     bool have_anchor = false;
-    for (int k = 0; k < n_data; k++) {
-        const byocl_type *t = p->fn->nodes[n->args[k]].type;
-        if (t->kind != BYOCL_TYPE_TENSOR)
-            continue;
-        byocl_value_ref v = lv_resolve(p->fn, n->args[k], -1);
-        if (!joinable(p, c, v))
-            continue;
-        int from = p->group_of[v.node];
-        if (p->kind[from] == LOP_OTHER)
-            continue;
-        if (p->anchor[from] >= 0) {
-            if (have_anchor)
-                continue; /* one conv2d/dense per kernel */
-            have_anchor = true;
+    /* Again after each merge: a value that c reads and a call merged since reads too (x
+     * in multiply(x, sigmoid(x))) then has all its readers in the group. */
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (int k = 0; k < n_data; k++) {
+            const byocl_type *t = p->fn->nodes[n->args[k]].type;
+            if (t->kind != BYOCL_TYPE_TENSOR)
+                continue;
+            byocl_value_ref v = lv_resolve(p->fn, n->args[k], -1);
+            if (!joinable(p, c, v))
+                continue;
+            int from = p->group_of[v.node];
+            if (p->kind[from] == LOP_OTHER)
+                continue;
+            if (p->anchor[from] >= 0) {
+                if (have_anchor)
+                    continue; /* one conv2d/dense per kernel */
+                have_anchor = true;
+            }
+            merge_into(p, from, g);
+            grew = true;
         }
-        merge_into(p, from, g);
     }
     if (have_anchor)
         p->kind[g] = LOP_ANCHOR;
@@ -343,11 +367,7 @@ static byocl_status fill_group(const planner *p, int g, byocl_host_group *out,
         int cnt = byocl_type_num_tensors(n->type);
         for (int f = 0; f < cnt; f++) {
             byocl_value_ref v = {id, n->type->kind == BYOCL_TYPE_TUPLE ? f : -1};
-            int vid = value_id(p, v);
-            bool outside = p->n_uses[vid] > 1 ||
-                           (p->n_uses[vid] == 1 && (p->consumer[vid] == USE_EXTERNAL ||
-                                                    p->group_of[p->consumer[vid]] != g));
-            if (outside)
+            if (uses_in_group(p, v, g) < p->n_uses[value_id(p, v)]) /* read outside */
                 out->outputs[out->n_outputs++] = v;
         }
     }
@@ -362,7 +382,6 @@ static void planner_free(planner *p)
 {
     free(p->vi.base);
     free(p->n_uses);
-    free(p->consumer);
     free(p->group_of);
     free(p->needed);
     free(p->root);
@@ -407,8 +426,7 @@ byocl_status llvm_group(const byocl_function *fn, const int *compute, int n_comp
         p.group_of[id] = -1;
     }
     p.n_uses = calloc((size_t)p.vi.n, sizeof *p.n_uses);
-    p.consumer = malloc((size_t)p.vi.n * sizeof *p.consumer);
-    if (!p.n_uses || !p.consumer) {
+    if (!p.n_uses) {
         st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory planning host kernels");
         goto done;
     }
