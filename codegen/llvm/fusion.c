@@ -187,17 +187,22 @@ static byocl_value_ref main_value(const byocl_function *fn, int id)
     return (byocl_value_ref){id, fn->nodes[id].type->kind == BYOCL_TYPE_TUPLE ? 0 : -1};
 }
 
-/* Consumer slots of value v in calls of group g. */
+/* Consumer slots of value v in calls of group g, counted as count_uses counts them (a
+ * tuple argument's values past the 16th are not: fewer uses inside only make v an
+ * output, or keep it out of the group). */
 static int uses_in_group(const planner *p, byocl_value_ref v, int g)
 {
     const byocl_function *fn = p->fn;
+    byocl_value_ref vals[16];
     int uses = 0;
     for (int k = 0; k < fn->n_nodes; k++) {
         if (p->group_of[k] != g || fn->nodes[k].kind != BYOCL_NODE_CALL)
             continue;
-        for (int a = 0; a < fn->nodes[k].n_args; a++)
-            if (lv_equal(lv_resolve(fn, fn->nodes[k].args[a], -1), v))
-                uses++;
+        for (int a = 0; a < fn->nodes[k].n_args; a++) {
+            int cnt = lv_flatten(fn, fn->nodes[k].args[a], vals, 16);
+            for (int f = 0; f < cnt && f < 16; f++)
+                uses += lv_equal(vals[f], v);
+        }
     }
     return uses;
 }

@@ -230,10 +230,10 @@ LLVMValueRef lw_splat(lw *w, LLVMValueRef scalar, int n);
 /* v, through an empty inline asm: the same value, of which LLVM knows nothing (it cannot
  * prove two such values equal or related). */
 LLVMValueRef lw_opaque(lw *w, LLVMValueRef v);
-/* A hint to bring the cache line of float base[index] into L1 for reading; any index,
- * inside the buffer or not (a prefetch never faults). */
 /* Where a prefetch brings its line: L1 (and L2), or only as far as L2. */
 typedef enum { LW_PREFETCH_L1, LW_PREFETCH_L2 } lw_prefetch_level;
+/* A hint to bring the cache line of float base[index] into `level` for reading; any
+ * index, inside the buffer or not (a prefetch never faults). */
 void lw_prefetch_f32(lw *w, LLVMValueRef base, LLVMValueRef index, lw_prefetch_level level);
 LLVMValueRef lw_vload(lw *w, LLVMValueRef ptr, LLVMValueRef index, int n, unsigned align);
 void lw_vstore(lw *w, LLVMValueRef ptr, LLVMValueRef index, LLVMValueRef v, unsigned align);

@@ -390,8 +390,8 @@ static void pick_tile(const conv_geom *g, conv_plan *p)
  * is small). With units of up to twice L1 in one block, as on Zen 2, an Intel Xeon with
  * 2 MiB of L2 ran six 3x3 convs of resnet18's layer1 and layer2 (units of 147 and 295
  * KiB) 4-6% and 5% slower than now, and resnet18 and googlenet 5% (one thread; two
- * threads within 1%). The block size does not depend on the channel
- * count (the last block takes the rest), so convs that differ only in it share code. */
+ * threads within 1%). The block size does not depend on the channel count (the last
+ * block takes the rest), so convs that differ only in it share code. */
 static int64_t by_channel_block(lw *w, const conv_geom *g, const conv_plan *p)
 {
     if (!p->by_channel)
@@ -453,15 +453,16 @@ static int64_t split_cost(const conv_geom *g, const conv_plan *p, int64_t bands,
     return rounds * band_positions(g, p, p->by_channel, rows, per_tile) * per_chunk;
 }
 
-/* More bands (of fewer rows than plan_conv's 8) where that balances the threads better:
- * the count whose slowest thread computes the least, where it computes at least 5% less
- * than with the bands planned (bands before chunks of units: each thread then reads only
- * its band's input, mostly what it wrote itself a step before). Few units leave threads idle or unevenly loaded: a 1x1 conv to
- * 64 channels on 14x14 is one by-channel unit, 96 -> 576 channels nine, 5 and 4 a thread
- * with one band; in two bands of 7 rows each thread takes all nine units of its band.
- * Two threads, Intel Xeon: mobilenet_v2's 384 -> 64 convs on 14x14 0.060 -> 0.040 ms
- * (one band a thread instead of one task); densenet121 5% faster, googlenet 5%, resnet50
- * 2%. */
+/* More bands (of fewer rows than plan_conv's 8) where that balances the threads: few
+ * units leave threads idle or unevenly loaded (a 1x1 conv to 64 channels on 14x14 is one
+ * by-channel unit in one band; 480 -> 192 channels three, two for one thread and one
+ * for the other). Takes the count of bands whose slowest thread computes the least
+ * (split_cost), where that is at least an eighth less than with the bands planned: bands
+ * split what the next op, mostly split by channels, reads, and mobilenet_v2's 96 -> 576
+ * 1x1 convs on 14x14 ran slower in two bands (nine units, 7% less work for the slowest
+ * thread) than in one. Two threads, Intel Xeon: googlenet's convs of three and five
+ * units on 14x14 8-18% faster; mobilenet_v2's 384 -> 64 convs 0.060 -> 0.040 ms
+ * (docs/host-codegen.md). */
 static void balance_tasks(const conv_geom *g, conv_plan *p, int64_t per_n)
 {
     int64_t best = split_cost(g, p, p->bands, per_n), best_bands = p->bands;
@@ -799,7 +800,8 @@ static void emit_weights_prefetch(lw *w, tile_ctx *c, LLVMValueRef at, int64_t n
     lw_if first;
     lw_if_begin(w, &first, c->first, "weights_ahead");
     for (int64_t off = 0; off < n; off += 16)
-        lw_prefetch_f32(w, c->wunit, LLVMBuildNSWAdd(w->B, at, lw_i64(w, p->weights_ahead + off), ""), LW_PREFETCH_L1);
+        lw_prefetch_f32(w, c->wunit, LLVMBuildNSWAdd(w->B, at, lw_i64(w, p->weights_ahead + off), ""),
+                        LW_PREFETCH_L1);
     lw_if_end(w, &first);
 }
 
