@@ -291,8 +291,8 @@ typedef struct conv_case {
  * and unit chunks (many tasks), the in-place path (stride 1, no padding), spans of
  * by-channel tiles that end inside a row and bands that end inside a span, depthwise rows
  * wide enough for a first, middle and last segment (float32 and float16) and depthwise
- * convs in lanes (small maps, lower_conv_depthwise_lanes). Each runs with
- * both register tile shapes (by position and by channel, lower_conv.c). */
+ * convs in lanes (small maps, lower_conv_depthwise_lanes). Each runs with both register
+ * tile shapes (by position and by channel, lower_conv.c). */
 static const conv_case conv_cases_tail[] = {
     {"c5_o13_3x3_pad1", 1, 5, 7, 9, 13, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
     {"c3_o17_7x7_s2_pad3", 1, 3, 23, 19, 17, 7, 7, "strides=[2, 2], padding=[3, 3]", BYOCL_FLOAT32, false},
