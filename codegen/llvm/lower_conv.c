@@ -465,10 +465,10 @@ static int64_t split_cost(const conv_geom *g, const conv_plan *p, int64_t bands,
  * (docs/host-codegen.md). */
 static void balance_tasks(const conv_geom *g, conv_plan *p, int64_t per_n)
 {
-    int64_t best = split_cost(g, p, p->bands, per_n), best_bands = p->bands;
+    int64_t planned = split_cost(g, p, p->bands, per_n), best = planned, best_bands = p->bands;
     for (int64_t bands = p->bands + 1; bands <= per_n && bands <= g->oh; bands++) {
         int64_t cost = split_cost(g, p, bands, per_n);
-        if (cost * 8 < split_cost(g, p, p->bands, per_n) * 7 && cost < best) {
+        if (cost * 8 < planned * 7 && cost < best) {
             best = cost;
             best_bands = bands;
         }
@@ -1108,27 +1108,36 @@ typedef struct conv_counts {
     LLVMValueRef units_per_group, units, units_per_chunk;
 } conv_counts;
 
-/* BYOCL_LLVM_VERBOSE: the plan of each float conv, on stderr. */
-static void print_plan(lw *w, const conv_geom *g, const conv_plan *p)
+/* BYOCL_LLVM_VERBOSE: a conv's geometry and its `schedule`, on stderr. */
+static void print_conv_plan(lw *w, const conv_geom *g, const char *schedule)
 {
-    fprintf(stderr,
-            "byocl llvm: %s: conv %lldx%lldx%lld -> %lldx%lldx%lld, %lldx%lld /%lld: by %s %d x %d "
-            "(%d channels x %d positions), %lld units, %lld bands of %lld rows, %lld chunks, "
-            "blocks of %lld input channels%s\n",
+    if (!getenv("BYOCL_LLVM_VERBOSE"))
+        return;
+    fprintf(stderr, "byocl llvm: %s: conv %lldx%lldx%lld -> %lldx%lldx%lld, %lldx%lld /%lld: %s\n",
             w->grp->name, (long long)g->c, (long long)g->h, (long long)g->w, (long long)g->o,
             (long long)g->oh, (long long)g->ow, (long long)g->kh, (long long)g->kw, (long long)g->sh,
-            p->by_channel ? "channel" : "position", p->by_channel ? p->cv : p->t, p->v, p->t,
-            p->by_channel ? p->v : p->v * p->vf, (long long)p->units, (long long)p->bands,
-            (long long)p->rows, (long long)p->chunks, (long long)p->channel_block,
-            p->direct ? ", input in place" : "");
+            schedule);
+}
+
+/* The plan of a float conv (print_conv_plan). */
+static void print_plan(lw *w, const conv_geom *g, const conv_plan *p)
+{
+    char schedule[256];
+    snprintf(schedule, sizeof schedule,
+             "by %s %d x %d (%d channels x %d positions), %lld units, %lld bands of %lld rows, "
+             "%lld chunks, blocks of %lld input channels%s",
+             p->by_channel ? "channel" : "position", p->by_channel ? p->cv : p->t, p->v, p->t,
+             p->by_channel ? p->v : p->v * p->vf, (long long)p->units, (long long)p->bands,
+             (long long)p->rows, (long long)p->chunks, (long long)p->channel_block,
+             p->direct ? ", input in place" : "");
+    print_conv_plan(w, g, schedule);
 }
 
 static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const ew_space *s)
 {
     conv_plan p;
     plan_conv(w, g, &p);
-    if (getenv("BYOCL_LLVM_VERBOSE"))
-        print_plan(w, g, &p);
+    print_plan(w, g, &p);
     LLVMBuilderRef B = w->B;
     const byocl_node *nd = lw_node(w, node);
     LLVMValueRef x = lw_value_ptr(w, lv_resolve(w->fn, nd->args[0], -1));
@@ -1409,11 +1418,7 @@ static byocl_status dw_rows_segment(lw *w, void *ctx, LLVMValueRef ox0)
 
 static byocl_status lower_conv_depthwise(lw *w, int node, const conv_geom *g, const ew_space *s)
 {
-    if (getenv("BYOCL_LLVM_VERBOSE"))
-        fprintf(stderr, "byocl llvm: %s: conv %lldx%lldx%lld -> %lldx%lldx%lld, %lldx%lld /%lld: depthwise\n",
-                w->grp->name, (long long)g->c, (long long)g->h, (long long)g->w, (long long)g->o,
-                (long long)g->oh, (long long)g->ow, (long long)g->kh, (long long)g->kw,
-                (long long)g->sh);
+    print_conv_plan(w, g, "depthwise");
     const byocl_node *nd = lw_node(w, node);
     LLVMBuilderRef B = w->B;
     int VF = w->vf;
@@ -1538,11 +1543,9 @@ static byocl_status lower_conv_depthwise_lanes(lw *w, int node, const conv_geom 
     int64_t taps = g->kh * g->kw, pw = g->w + g->pl + g->pr;
     int64_t cblocks = (g->c + VF - 1) / VF, blocks = g->n * cblocks;
     int64_t R = dw_lanes_run(g->ow), outputs = g->oh * g->ow;
-    if (getenv("BYOCL_LLVM_VERBOSE"))
-        fprintf(stderr, "byocl llvm: %s: conv %lldx%lldx%lld -> %lldx%lldx%lld, %lldx%lld /%lld: depthwise in lanes, "
-                "runs of %lld\n", w->grp->name, (long long)g->c, (long long)g->h, (long long)g->w,
-                (long long)g->o, (long long)g->oh, (long long)g->ow, (long long)g->kh, (long long)g->kw,
-                (long long)g->sh, (long long)R);
+    char schedule[64];
+    snprintf(schedule, sizeof schedule, "depthwise in lanes, runs of %lld", (long long)R);
+    print_conv_plan(w, g, schedule);
     const byocl_node *wn = lw_node(w, lv_resolve(w->fn, nd->args[1], -1).node);
     float *packed = rt_alloc(cblocks * taps * VF * (int64_t)sizeof(float));
     if (!packed)
