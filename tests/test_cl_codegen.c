@@ -411,6 +411,34 @@ static void test_conv2d_padded(void **state)
          "#define OCT 4\n#define G 1\n#define OB 4\n"},
     };
     check_text_cases(by_five, sizeof by_five / sizeof by_five[0], 9, 8, 0);
+    /* With AVX-512, 16 x 16 where 16 pads little (48 channels: 3 blocks, and two groups
+     * of 48 with an epilogue on the edge tiles), 16 x 12 where 16 would pad more (36
+     * channels; two groups of 33: 3 blocks each, the last with 9 channels and 3 past the
+     * end), 16 x 8 for at most 32 channels and where 8 pads least (40 channels: 5
+     * blocks). */
+    static const text_case by_sixteen[] = {
+        {MAIN("%x: Tensor[(1, 5, 9, 9), float32], %w: Tensor[(48, 5, 3, 3), float32]")
+         "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1])\n}\n",
+         "#define OCT 16\n#define G 1\n#define OB 3\n"},
+        {MAIN("%x: Tensor[(1, 6, 9, 9), float32], %w: Tensor[(96, 3, 3, 3), float32]")
+         "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=2);\n"
+         "  nn.relu(%0)\n}\n",
+         "#define OCT 16\n#define G 2\n#define OB 3\n"},
+        {MAIN("%x: Tensor[(1, 6, 9, 9), float32], %w: Tensor[(66, 3, 3, 3), float32]")
+         "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=2);\n"
+         "  nn.relu(%0)\n}\n",
+         "#define OCT 12\n#define G 2\n#define OB 3\n"},
+        {MAIN("%x: Tensor[(1, 5, 9, 9), float32], %w: Tensor[(36, 5, 3, 3), float32]")
+         "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1])\n}\n",
+         "#define OCT 12\n#define G 1\n#define OB 3\n"},
+        {MAIN("%x: Tensor[(1, 5, 9, 9), float32], %w: Tensor[(40, 5, 3, 3), float32]")
+         "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1])\n}\n",
+         "#define OCT 8\n#define G 1\n#define OB 5\n"},
+        {MAIN("%x: Tensor[(1, 5, 9, 9), float32], %w: Tensor[(32, 5, 1, 1), float32]")
+         "  nn.conv2d(%x, %w)\n}\n",
+         "#define OCT 8\n#define G 1\n#define OB 4\n"},
+    };
+    check_text_cases(by_sixteen, sizeof by_sixteen / sizeof by_sixteen[0], 21, 16, 0);
 }
 
 static void test_conv2d_strided(void **state)

@@ -21,16 +21,22 @@ int clg_tile_width(int vector_width)
     return vector_width == 4 || vector_width == 8 || vector_width == 16 ? vector_width : 16;
 }
 /* A conv2d work-item's tile: pt grid positions x oct output channels (fewer when a group
- * has fewer). With AVX-512 (16-float vectors) 16 x 8, eight registers of accumulators.
- * With AVX2, 16 positions (each position vector two registers) x 4 or 5 channels: per
- * tap two vector loads and 4 or 5 broadcasts feed 8 or 10 FMAs. 8 x 8 (one vector, 8
- * broadcasts) took 9 loads for 8 FMAs, 16 x 8 spilled (18% slower than 8 x 8), and
- * 16 x 6 spilled one accumulator where the kernel has an epilogue (resnet18's 7x7 convs
- * 1.6x slower). 16 x 5 keeps ten FMA chains in flight, which a core with two FMA units
- * of 5 cycles' latency (Zen 2) needs: on one, every conv of resnet18 offloaded took
+ * has fewer). With AVX2, 16 positions (each position vector two registers) x 4 or 5
+ * channels: per tap two vector loads and 4 or 5 broadcasts feed 8 or 10 FMAs. 8 x 8 (one
+ * vector, 8 broadcasts) took 9 loads for 8 FMAs, 16 x 8 spilled (18% slower than 8 x 8),
+ * and 16 x 6 spilled one accumulator where the kernel has an epilogue (resnet18's 7x7
+ * convs 1.6x slower). 16 x 5 keeps ten FMA chains in flight, which a core with two FMA
+ * units of 5 cycles' latency (Zen 2) needs: on one, every conv of resnet18 offloaded took
  * 15-25% less time than with 16 x 4 (1.9-2.0 ms against 2.0-2.5), squeezenet1_1's too.
  * Where 5 would pad the channels more than its extra chains gain (16 channels: 20
- * computed), 4 stays. Vectors of 4 floats: 4 x 8. */
+ * computed), 4 stays. Vectors of 4 floats: 4 x 8; other widths (a GPU's 1) 16 x 8.
+ * With AVX-512 (16 floats, 32 registers) 16 x 16 where its channels fill the blocks:
+ * 16 FMA chains and a load of x per 16 FMAs (Intel Xeon, two threads: resnet18's 3x3
+ * convs 6-15% faster than with 16 x 8, squeezenet1_1's expand convs 5-28%), 16 x 12
+ * where 16 would pad more (36 channels), and 16 x 8 for convs of at most 32 output
+ * channels, which 16 x 16 made slower (mobilenet_v2's 144 -> 32 and 32 -> 16 1x1 convs
+ * 45-60%; 12 and 16 tied on 64). The percentages below are the time per computed
+ * channel, from those runs. */
 static void conv_tile(int vector_width, int64_t oc_g, int *pt, int *oct)
 {
     int width = clg_tile_width(vector_width);
@@ -39,6 +45,17 @@ static void conv_tile(int vector_width, int64_t oc_g, int *pt, int *oct)
     /* channels computed with 4 against 5, an FMA with 4 taking 5/4 of the time */
     if (width == 8 && (oc_g + 3) / 4 * 4 * 5 <= (oc_g + 4) / 5 * 5 * 4)
         *oct = 4;
+    if (vector_width == 16 && oc_g > 32) {
+        static const struct { int channels, cost_percent; } tiles[] = {
+            {16, 100}, {12, 105}, {8, 112}};
+        int64_t best = -1;
+        for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
+            int64_t c = tiles[i].channels;
+            int64_t cost = (oc_g + c - 1) / c * c * tiles[i].cost_percent;
+            if (best < 0 || cost < best)
+                best = cost, *oct = tiles[i].channels;
+        }
+    }
 }
 #define DENSE_UT 16
 #define DENSE_RT 4
