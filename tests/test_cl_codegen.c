@@ -608,6 +608,26 @@ static void test_conv2d_depthwise(void **state)
         check_region_opts(edges[i], &oe);
         check_region_f16(edges[i]);
     }
+    /* With 16-wide vectors: rows of 56 in 16-wide tiles (two of four inside the row);
+     * rows of 28 in 8-wide ones (16-wide, both tiles would be edge tiles; 8-wide, two of
+     * four are inside); rows of 14 in 8-wide ones although neither tile is inside
+     * (4-wide tiles were slower); rows of 7 in 4-wide ones (the only width that
+     * shuffles). */
+    static const text_case widths16[] = {
+        {MAIN("%x: Tensor[(1, 3, 5, 56), float32], %w: Tensor[(3, 1, 3, 3), float32]")
+         "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=3)\n}\n",
+         "#define VEC float16\n"},
+        {MAIN("%x: Tensor[(1, 3, 5, 28), float32], %w: Tensor[(3, 1, 3, 3), float32]")
+         "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=3)\n}\n",
+         "#define VEC float8\n"},
+        {MAIN("%x: Tensor[(1, 3, 5, 14), float32], %w: Tensor[(3, 1, 3, 3), float32]")
+         "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=3)\n}\n",
+         "#define VEC float8\n"},
+        {MAIN("%x: Tensor[(1, 3, 5, 7), float32], %w: Tensor[(3, 1, 3, 3), float32]")
+         "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=3)\n}\n",
+         "#define VEC float4\n"},
+    };
+    check_text_cases(widths16, sizeof widths16 / sizeof widths16[0], 31, 16, 1);
 }
 
 /* Vector epilogues (EPILOGUE_V): a tile of 8 outputs inside one row, or inside one plane

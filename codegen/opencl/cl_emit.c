@@ -594,7 +594,8 @@ static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)
     if (y < 0)
         return gen->err->status;
     bool max_pool = strcmp(n->op->name, "nn.max_pool2d") == 0;
-    int row_pt = clg_row_tile_width(gen->opt.vector_width, win.stride[1], in->dims[3]);
+    int row_pt = clg_row_tile_width(gen->opt.vector_width, win.stride[1], win.kernel[1],
+                                    win.dilation[1], win.pad[1], in->dims[3], out->dims[3]);
     if (!global_pool && clg_row_tiles_pay(row_pt, win.stride[1], win.kernel[1],
                                           win.dilation[1], win.pad[1], in->dims[3], out->dims[3]))
         return emit_row_pool(gen, grp, &win, row_pt, label, x_root, x, y);

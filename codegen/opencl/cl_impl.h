@@ -307,11 +307,17 @@ bool clg_row_vector_load(int pt, int64_t stride);
 /* Columns one tap of a row tile loads from its first: PT * stride for a vector load,
  * else (PT - 1) * stride + 1. */
 int64_t clg_row_load_width(int pt, int64_t stride);
-/* Outputs per row tile of a window op with `stride` over rows of `width`: the widest of
- * the device's tile width (clg_tile_width), its half, ... down to 4 whose edge tiles can
- * shuffle (7x7 maps take 4-wide tiles where 8-wide ones would load lane by lane), else
- * the device's. */
-int clg_row_tile_width(int vector_width, int64_t stride, int64_t width);
+/* Outputs per row tile of a window op (`taps` wide, `dilation`, left padding `pad`,
+ * `stride`) over rows of `width` giving `out_width`: the widest of the device's tile
+ * width (clg_tile_width), its half, ... down to 8 whose edge tiles can shuffle and at
+ * least half of whose tiles lie inside the row (an edge tile's shuffles cost: 28-wide
+ * rows in 16-wide tiles are two edge tiles, and mobilenet_v2's 28x28 depthwise convs
+ * took 0.097-0.099 ms in them against 0.081-0.082 in 8-wide tiles, PoCL on an Intel
+ * Xeon; 4-wide tiles were slower everywhere, 0.107-0.113); else the widest down to 4
+ * whose edge tiles shuffle (7x7 maps take 4-wide tiles where 8-wide ones would load lane
+ * by lane), else the device's. */
+int clg_row_tile_width(int vector_width, int64_t stride, int64_t taps, int64_t dilation,
+                       int64_t pad, int64_t width, int64_t out_width);
 /* Whether the tiles at a row's edges can read each tap with one vector load inside the
  * row and a constant shuffle (clg_row_vector_load, and a row at least one load wide). */
 bool clg_row_edge_shuffles(int pt, int64_t stride, int64_t width);

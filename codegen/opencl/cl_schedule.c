@@ -129,7 +129,8 @@ byocl_status clg_conv_schedule(const byocl_function *fn, int node, int vector_wi
 
     int oct;
     conv_tile(vector_width, s->oc_g, &s->pt, &oct);
-    s->row_pt = clg_row_tile_width(vector_width, s->stride[1], s->w);
+    s->row_pt = clg_row_tile_width(vector_width, s->stride[1], s->kw, s->dilation[1], s->pad[1],
+                                   s->w, s->ow);
     s->row_ry = clg_depthwise_rows(s);
     s->oct = s->oc_g >= oct ? oct : pow2_at_least(s->oc_g, oct);
     s->ob = div_up(s->oc_g, s->oct);
@@ -226,13 +227,21 @@ bool clg_row_edge_shuffles(int pt, int64_t stride, int64_t width)
     return clg_row_vector_load(pt, stride) && width >= clg_row_load_width(pt, stride);
 }
 
-int clg_row_tile_width(int vector_width, int64_t stride, int64_t width)
+int clg_row_tile_width(int vector_width, int64_t stride, int64_t taps, int64_t dilation,
+                       int64_t pad, int64_t width, int64_t out_width)
 {
-    int widest = clg_tile_width(vector_width);
-    for (int pt = widest; pt >= 4; pt /= 2)
-        if (clg_row_edge_shuffles(pt, stride, width))
+    int widest = clg_tile_width(vector_width), first_shuffling = 0;
+    for (int pt = widest; pt >= 4; pt /= 2) {
+        if (!clg_row_edge_shuffles(pt, stride, width))
+            continue;
+        if (!first_shuffling)
+            first_shuffling = pt;
+        int64_t tiles = (out_width + pt - 1) / pt;
+        if (pt >= 8 &&
+            2 * clg_row_tiles_inside(pt, stride, taps, dilation, pad, width, out_width) >= tiles)
             return pt;
-    return widest;
+    }
+    return first_shuffling ? first_shuffling : widest;
 }
 
 int64_t clg_row_tile_first(int pt, int64_t out_width, int64_t t)
