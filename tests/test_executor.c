@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -951,6 +952,66 @@ static void test_thread_pool_short_jobs(void **state)
     }
 }
 
+/* Each thread's share of a job is a range of consecutive tasks, which it runs first, in
+ * order (consecutive kernels split the same way then find their data in the same core's
+ * caches); a thread that has run its share takes tasks of the others'. Here the tasks
+ * outside the caller's share wait until task 0 has started, so no thread can reach the
+ * caller's share before the caller does: task 0 runs on the calling thread, and each
+ * thread starts its own share's tasks in ascending order. */
+typedef struct share_job {
+    int threads;
+    int64_t n_tasks;
+    atomic_bool first_started;
+    atomic_int hits[64];
+    pthread_t ran_on[64];
+    atomic_int order[64]; /* when each task started, counted over the job */
+    atomic_int started;
+} share_job;
+
+static int32_t share_task(void *const *args, int64_t task, void *ctx)
+{
+    (void)args;
+    share_job *job = ctx;
+    job->ran_on[task] = pthread_self();
+    atomic_store(&job->order[task], atomic_fetch_add(&job->started, 1));
+    if (task == 0)
+        atomic_store(&job->first_started, true);
+    else if (task >= job->n_tasks / job->threads)
+        while (!atomic_load(&job->first_started))
+            sched_yield();
+    atomic_fetch_add(&job->hits[task], 1);
+    return 0;
+}
+
+static void test_thread_pool_shares(void **state)
+{
+    (void)state;
+    for (int threads = 2; threads <= 4; threads++) {
+        byocl_thread_pool *pool;
+        assert_int_equal(base_thread_pool_new(threads, &pool, NULL), BYOCL_OK);
+        for (int round = 0; round < 200; round++) {
+            share_job *job = calloc(1, sizeof *job);
+            job->threads = threads;
+            job->n_tasks = 64 - round % 7;
+            if (round % 50 == 49)
+                pause_past_spin();
+            assert_int_equal(base_thread_pool_run(pool, share_task, NULL, job, job->n_tasks), 0);
+            assert_true(pthread_equal(job->ran_on[0], pthread_self()));
+            for (int64_t t = 0; t < job->n_tasks; t++) {
+                assert_int_equal(atomic_load(&job->hits[t]), 1);
+                /* the task before it in the same share, run by the same thread, began earlier */
+                bool share_start = false;
+                for (int k = 0; k < threads; k++)
+                    share_start |= t == job->n_tasks * k / threads;
+                if (!share_start && pthread_equal(job->ran_on[t - 1], job->ran_on[t]))
+                    assert_true(atomic_load(&job->order[t - 1]) < atomic_load(&job->order[t]));
+            }
+            free(job);
+        }
+        base_thread_pool_free(pool);
+    }
+}
+
 /* ----------------------------------------------------------- region calls */
 
 static const char region_model[] =
@@ -1514,6 +1575,7 @@ int main(void)
         cmocka_unit_test(test_parallel_executors),
         cmocka_unit_test(test_thread_pool),
         cmocka_unit_test(test_thread_pool_short_jobs),
+        cmocka_unit_test(test_thread_pool_shares),
         cmocka_unit_test(test_region_call_receives_executor_buffers),
         cmocka_unit_test(test_region_default_ref_module),
         cmocka_unit_test(test_parallel_executors_with_regions),
