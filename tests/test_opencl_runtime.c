@@ -311,7 +311,8 @@ static void test_relu_runs_zero_copy(void **state)
     for (int i = 0; i < 3; i++)
         expect_relu_run(mod);
     /* the same tensors with new values (an executor's buffers across runs): the kernels
-     * see the new inputs, the host sees the new outputs */
+     * see the new inputs, the host sees the new outputs (these short calls poll for the
+     * end of their commands: wait_for_queue) */
     byocl_tensor *x = ts_tensor_f32(2, dims25, x_values), *y = ts_tensor_f32(2, dims25, NULL);
     DLTensor dx = dl_of(x), dy = dl_of(y);
     DLTensor *args[2] = {&dx, &dy};
