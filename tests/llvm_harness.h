@@ -17,6 +17,8 @@ typedef struct lh_options {
     int threads;        /* passed to compile (sizes n_tasks); 0 means 2 */
     int opt_level;      /* 0 means 3 */
     bool concurrent;    /* run the tasks of each kernel on two threads at once */
+    int64_t *tasks;     /* if set: each kernel's n_tasks, in order, up to max_tasks of them */
+    int max_tasks;
 } lh_options;
 
 /* The op calls @main's body needs, ascending. *compute is malloc'ed. */
@@ -104,6 +106,8 @@ static inline byocl_status lh_run(const byocl_module *m, byocl_tensor *const *in
     for (int id = 0; id < fn->n_nodes; id++)
         if (fn->nodes[id].kind == BYOCL_NODE_CONSTANT)
             vals[base[id]] = byocl_tensor_ref(fn->nodes[id].value);
+    for (int g = 0; opt && opt->tasks && g < n_groups && g < opt->max_tasks; g++)
+        opt->tasks[g] = kernels[g].n_tasks;
     for (int g = 0; g < n_groups && st == BYOCL_OK; g++) {
         const byocl_host_group *grp = &groups[g];
         int n_args = grp->n_inputs + grp->n_outputs;

@@ -882,6 +882,31 @@ static void test_vgg_block_float16(void **state)
     byocl_module_free(m);
 }
 
+/* Kernels split into a multiple of the threads' count of tasks once they split at all
+ * (the thread pool gives each thread an equal share of consecutive tasks): a depthwise
+ * conv in lanes of 576 channels onto 7x7 and the global pool after it, whose work is
+ * just over a task's grain, take as many tasks as threads, not one; the results are the
+ * reference's with the tasks run concurrently. */
+static void test_tasks_per_thread(void **state)
+{
+    (void)state;
+    for (int threads = 2; threads <= 3; threads++) {
+        mb b;
+        mb_begin(&b);
+        int64_t xd[4] = {1, 576, 14, 14}, wd[4] = {576, 1, 3, 3};
+        int x = mb_param(&b, BYOCL_FLOAT32, 4, xd);
+        int w = mb_const(&b, BYOCL_FLOAT32, 4, wd, -1, 1);
+        int c = mb_call2(&b, "nn.conv2d", x, w, "strides=[2, 2], padding=[1, 1], groups=576");
+        mb_finish(&b, mb_call1(&b, "nn.global_avg_pool2d", c, ""));
+        int64_t tasks[4] = {0};
+        lh_options opt = {.threads = threads, .concurrent = true, .tasks = tasks, .max_tasks = 4};
+        check_module(b.m, b.inputs, b.n_params, 1e-5, &opt, "depthwise conv and global pool");
+        assert_int_equal(tasks[0], threads);
+        assert_int_equal(tasks[1], threads);
+        mb_free(&b);
+    }
+}
+
 /* The built-in networks end to end (every kernel fused as the planner groups them). */
 static void test_builtin_models(void **state)
 {
@@ -1373,6 +1398,7 @@ int main(void)
         cmocka_unit_test(test_fusion_compare_where),
         cmocka_unit_test(test_integer_chains),
         cmocka_unit_test(test_vgg_block_float16),
+        cmocka_unit_test(test_tasks_per_thread),
         cmocka_unit_test(test_builtin_models),
         cmocka_unit_test(test_integer_division_by_zero),
         cmocka_unit_test(test_topk_many_lines),

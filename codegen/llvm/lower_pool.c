@@ -847,7 +847,10 @@ static byocl_status lower_global_pool(lw *w, int node)
     int64_t hw = it->shape.dims[2] * it->shape.dims[3];
     if (planes == 0)
         return w->status;
-    w->n_tasks = lw_pick_tasks(w, planes * hw, 65536, planes < 64 ? planes : 64);
+    /* A grain of 2^14: each thread then sums the planes that the conv before it wrote on
+     * its core (mobilenet_v2's pool of 1280 7x7 planes, two threads: 0.030 ms in one task,
+     * 0.016 in two). */
+    w->n_tasks = lw_pick_tasks(w, planes * hw, 1 << 14, planes < 64 ? planes : 64);
     LLVMBuilderRef B = w->B;
     LLVMValueRef in = lw_value_ptr(w, in_v), out = lw_output(w, out_v);
     LLVMValueRef lo, hi;

@@ -710,9 +710,10 @@ int64_t lw_pick_tasks(lw *w, int64_t work, int64_t grain, int64_t max_tasks)
 {
     if (w->threads <= 1 || work <= grain)
         return 1;
-    int64_t n = work / (grain > 0 ? grain : 1);
+    int64_t n = work / (grain > 0 ? grain : 1), t = w->threads;
+    n = (n + t - 1) / t * t; /* every thread an equal share */
     if (n > max_tasks)
-        n = max_tasks;
+        n = max_tasks >= t ? max_tasks / t * t : max_tasks;
     return n < 1 ? 1 : n;
 }
 
