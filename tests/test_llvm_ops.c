@@ -398,28 +398,67 @@ static void check_conv_cases(const conv_case *cases, int n_cases)
 
 static char *dumped_modules(const char *dir);
 
-/* Whether the by-channel kernel of case `k`, built for caches of `kib` ("L1D,L2" KiB),
- * reduces in blocks of input channels: it keeps the blocks' partial sums in `part`. */
-static bool conv_case_in_blocks(const conv_case *k, const char *kib)
+/* Whether the by-channel kernel of case `k`, built for caches of `kib` ("L1D,L2" KiB;
+ * NULL: the host's) and `threads` threads, has `needle` in its IR; its results are checked
+ * against the reference first, the tasks run concurrently with several threads. */
+static bool conv_case_ir_has(const conv_case *k, const char *kib, int threads, const char *needle)
 {
-    const char *dir = ts_tmpdir("conv_blocks");
+    const char *dir = ts_tmpdir("conv_ir");
     setenv("BYOCL_LLVM_DUMP", dir, 1);
-    setenv("BYOCL_LLVM_CACHE_KIB", kib, 1);
+    if (kib)
+        setenv("BYOCL_LLVM_CACHE_KIB", kib, 1);
     setenv("BYOCL_LLVM_CONV_TILES", "channel", 1);
     mb b;
     mb_begin(&b);
     conv_case_module(&b, k);
-    lh_options one = {.threads = 1};
-    check_module(b.m, b.inputs, b.n_params, k->dtype == BYOCL_FLOAT16 ? 1e-3 : 1e-5, &one, k->name);
+    lh_options opt = {.threads = threads, .concurrent = threads > 1};
+    check_module(b.m, b.inputs, b.n_params, k->dtype == BYOCL_FLOAT16 ? 1e-3 : 1e-5, &opt, k->name);
     mb_free(&b);
     unsetenv("BYOCL_LLVM_CONV_TILES");
     unsetenv("BYOCL_LLVM_CACHE_KIB");
     unsetenv("BYOCL_LLVM_DUMP");
     char *ir = dumped_modules(dir);
-    bool blocks = strstr(ir, "%part = alloca") != NULL;
+    bool found = strstr(ir, needle) != NULL;
     free(ir);
     ts_remove_tree(dir);
-    return blocks;
+    return found;
+}
+
+/* Whether the by-channel kernel of case `k` reduces in blocks of input channels: it keeps
+ * the blocks' partial sums in `part`. */
+static bool conv_case_in_blocks(const conv_case *k, const char *kib)
+{
+    return conv_case_ir_has(k, kib, 1, "%part = alloca");
+}
+
+/* Nine by-channel units (whatever the channels of a unit are at this vector width, one of
+ * these counts of output channels makes nine) on two threads: each task takes four and a
+ * half units, the middle one split at a tile (q_first, where a task's share of the unit
+ * starts), in place (1x1), through X' (3x3, weights packed per call) and in blocks of
+ * input channels (small caches); every result the reference's. */
+static void test_conv_split_units(void **state)
+{
+    (void)state;
+    static const int64_t outs[] = {72, 108, 144, 216, 288, 432, 576};
+    int split = 0, split_in_blocks = 0;
+    for (int i = 0; i < N_ITEMS(outs); i++) {
+        char name[3][48];
+        snprintf(name[0], sizeof name[0], "1x1 256 -> %lld on 14x14", (long long)outs[i]);
+        snprintf(name[1], sizeof name[1], "3x3 64 -> %lld on 13x13", (long long)outs[i]);
+        snprintf(name[2], sizeof name[2], "1x1 256 -> %lld, blocks", (long long)outs[i]);
+        const conv_case pointwise = {name[0], 1, 256, 14, 14, outs[i], 1, 1, "",
+                                     BYOCL_FLOAT32, false};
+        const conv_case padded = {name[1], 1, 64, 13, 13, outs[i], 3, 3, "padding=[1, 1]",
+                                  BYOCL_FLOAT32, true};
+        split += conv_case_ir_has(&pointwise, NULL, 2, "%q_first");
+        split += conv_case_ir_has(&padded, NULL, 2, "%q_first");
+        const conv_case blocked = {name[2], 1, 256, 14, 14, outs[i], 1, 1, "", BYOCL_FLOAT32,
+                                   false};
+        split_in_blocks += conv_case_ir_has(&blocked, "8,64", 2, "%q_first");
+    }
+    if (split < 2 || split_in_blocks < 1)
+        fail_msg("units split in %d of %d convs, in %d of %d in blocks", split,
+                 2 * N_ITEMS(outs), split_in_blocks, N_ITEMS(outs));
 }
 
 static void test_conv_tails(void **state)
@@ -1386,6 +1425,7 @@ int main(void)
     failed += run_generated("llvm_image", image_cases, N_ITEMS(image_cases));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv_tails),
+        cmocka_unit_test(test_conv_split_units),
         cmocka_unit_test(test_conv_prefetch),
         cmocka_unit_test(test_dense_tails),
         cmocka_unit_test(test_fusion_conv_block),

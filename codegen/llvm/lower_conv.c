@@ -254,6 +254,9 @@ typedef struct conv_plan {
     int64_t rows;           /* output rows per band */
     int64_t bands, chunks;  /* tasks = n * chunks * bands */
     int64_t units_per_chunk;
+    bool split_units;       /* by channel, one band: chunks are equal ranges of (unit, tile)
+                               pairs, so a unit may be split between two tasks at a tile */
+    int64_t tiles;          /* by channel: tiles of the band's outputs */
     int64_t channel_block;  /* by channel: input channels per block of the reduction */
     int64_t prefetch_ahead; /* by channel: floats ahead of a tile to prefetch its input
                                rows at, or 0 */
@@ -477,6 +480,16 @@ static void balance_tasks(const conv_geom *g, conv_plan *p, int64_t per_n)
     p->bands = (g->oh + p->rows - 1) / p->rows;
 }
 
+/* Positions a by-channel span holds (rounded up to whole tiles: by_channel_span): long
+ * enough for the epilogue to run along rows, small enough for the span's results to stay
+ * in L1. */
+#define BY_CHANNEL_SPAN 128
+
+static int64_t by_channel_span(const conv_plan *p)
+{
+    return (BY_CHANNEL_SPAN + p->v - 1) / p->v * p->v;
+}
+
 static void plan_conv(lw *w, const conv_geom *g, conv_plan *p)
 {
     memset(p, 0, sizeof *p);
@@ -531,6 +544,12 @@ static void plan_conv(lw *w, const conv_geom *g, conv_plan *p)
         p->chunks = 1;
     p->units_per_chunk = (p->units + p->chunks - 1) / p->chunks;
     p->chunks = (p->units + p->units_per_chunk - 1) / p->units_per_chunk;
+    /* Units that do not divide evenly among the chunks (nine by-channel units on two
+     * threads: five and four) leave a thread idle for a unit's time; split at a tile of
+     * outputs, the chunks are equal but for a tile. */
+    p->tiles = p->by_channel ? (g->oh * g->ow + p->v - 1) / p->v : 0;
+    p->split_units = p->by_channel && g->n == 1 && p->bands == 1 && p->chunks > 1 &&
+                     p->units % p->chunks != 0 && p->tiles >= 2;
     p->channel_block = by_channel_block(w, g, p);
     /* A 1x1 conv that reads its input in place takes a line of every input channel each
      * few tiles: more streams than the hardware prefetcher follows. With several threads
@@ -664,10 +683,6 @@ static int64_t tap_offset(const conv_geom *g, const conv_plan *p, int64_t kh, in
     return (a * p->nrx + b) * p->xs_phase + (kh * g->dh / g->sh) * p->pw + kw * g->dw / g->sw;
 }
 
-/* Positions a by-channel span holds (rounded up to whole tiles): long enough for the
- * epilogue to run along rows, small enough for the span's results to stay in L1. */
-#define BY_CHANNEL_SPAN 128
-
 /* Everything one tile needs. */
 typedef struct tile_ctx {
     const conv_geom *g;
@@ -681,6 +696,8 @@ typedef struct tile_ctx {
     LLVMValueRef tile;      /* [T][tile_stride] floats: V*VF by position, span + VF by channel */
     int64_t tile_stride;
     LLVMValueRef n, oc0, oc_end, oy0, qb;
+    LLVMValueRef q_end;     /* by channel: where the unit's outputs of this task end (qb, or
+                               before with split units); NULL by position */
     LLVMValueRef ic;        /* input channels per group (lw_ctx_int) */
     LLVMValueRef first;     /* by channel: the tile is the first since the unit's (or the
                                block's) weights were last read (p->weights_ahead) */
@@ -939,7 +956,8 @@ static byocl_status emit_store_span(lw *w, tile_ctx *c, LLVMValueRef q0, int64_t
 {
     const conv_geom *g = c->g;
     LLVMBuilderRef B = w->B;
-    LLVMValueRef q_end = min64(w, LLVMBuildNSWAdd(B, q0, lw_i64(w, span), ""), c->qb);
+    LLVMValueRef q_end =
+        min64(w, LLVMBuildNSWAdd(B, q0, lw_i64(w, span), ""), c->q_end ? c->q_end : c->qb);
     LLVMValueRef r0 = LLVMBuildSDiv(B, q0, lw_i64(w, grid_w), "");
     LLVMValueRef r1 = LLVMBuildSDiv(B, LLVMBuildNSWSub(B, q_end, lw_i64(w, 1), ""), lw_i64(w, grid_w), "");
     LLVMValueRef n_oc = LLVMBuildNSWSub(B, c->oc_end, c->oc0, "");
@@ -994,7 +1012,8 @@ static byocl_status emit_store_span_flat(lw *w, tile_ctx *c, LLVMValueRef q0, in
     const conv_geom *g = c->g;
     const ew_space *f = c->flat;
     LLVMBuilderRef B = w->B;
-    LLVMValueRef q_end = min64(w, LLVMBuildNSWAdd(B, q0, lw_i64(w, span), ""), c->qb);
+    LLVMValueRef q_end =
+        min64(w, LLVMBuildNSWAdd(B, q0, lw_i64(w, span), ""), c->q_end ? c->q_end : c->qb);
     LLVMValueRef n_oc = LLVMBuildNSWSub(B, c->oc_end, c->oc0, "");
     lw_loop lt, ls;
     LLVMValueRef t = lw_for(w, &lt, lw_i64(w, 0), min64(w, n_oc, lw_i64(w, c->p->t)), 1, "t");
@@ -1125,10 +1144,11 @@ static void print_plan(lw *w, const conv_geom *g, const conv_plan *p)
     char schedule[256];
     snprintf(schedule, sizeof schedule,
              "by %s %d x %d (%d channels x %d positions), %lld units, %lld bands of %lld rows, "
-             "%lld chunks, blocks of %lld input channels%s",
+             "%lld chunks%s, blocks of %lld input channels%s",
              p->by_channel ? "channel" : "position", p->by_channel ? p->cv : p->t, p->v, p->t,
              p->by_channel ? p->v : p->v * p->vf, (long long)p->units, (long long)p->bands,
-             (long long)p->rows, (long long)p->chunks, (long long)p->channel_block,
+             (long long)p->rows, (long long)p->chunks,
+             p->split_units ? " (units split at tiles)" : "", (long long)p->channel_block,
              p->direct ? ", input in place" : "");
     print_conv_plan(w, g, schedule);
 }
@@ -1162,6 +1182,17 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
     LLVMValueRef rows = min64(w, lw_i64(w, p.rows), LLVMBuildNSWSub(B, lw_i64(w, g->oh), oy0, ""));
     LLVMValueRef u0 = LLVMBuildNSWMul(B, chunk, k.units_per_chunk, "");
     LLVMValueRef u1 = min64(w, LLVMBuildNSWAdd(B, u0, k.units_per_chunk, ""), k.units);
+    /* With split units, the chunk's (unit, tile) pairs [f0, f1) */
+    LLVMValueRef f0 = NULL, f1 = NULL, tiles = lw_i64(w, p.tiles);
+    if (p.split_units) {
+        LLVMValueRef pairs = LLVMBuildNSWMul(B, k.units, tiles, "");
+        LLVMValueRef chunks = lw_i64(w, p.chunks);
+        f0 = LLVMBuildSDiv(B, LLVMBuildNSWMul(B, chunk, pairs, ""), chunks, "f0");
+        f1 = LLVMBuildSDiv(B, LLVMBuildNSWMul(B, LLVMBuildNSWAdd(B, chunk, lw_i64(w, 1), ""), pairs, ""),
+                           chunks, "f1");
+        u0 = LLVMBuildSDiv(B, f0, tiles, "");
+        u1 = LLVMBuildSDiv(B, LLVMBuildNSWAdd(B, f1, lw_i64(w, p.tiles - 1), ""), tiles, "");
+    }
     LLVMValueRef qb = LLVMBuildNSWAdd(B, lw_mad(w, LLVMBuildNSWSub(B, rows, lw_i64(w, 1), ""), p.pw, NULL),
                                       lw_i64(w, g->ow), "qb");
     /* One scratch block per call: X' (unless the input is read in place), then the
@@ -1199,8 +1230,7 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
      * 8%, mobilenet_v2 2-4%. */
     if ((p.by_channel || p.pw == g->ow) && flat_space(w, node, &flat))
         c.flat = &flat;
-    /* By channel, tiles are transposed into a span of this many positions, then stored. */
-    int64_t span = p.by_channel ? (BY_CHANNEL_SPAN + p.v - 1) / p.v * p.v : 0;
+    int64_t span = p.by_channel ? by_channel_span(&p) : 0;
     int n_acc = p.by_channel ? p.cv * p.v : p.t * p.v;
     c.tile_stride = p.by_channel ? span + p.vf : (int64_t)p.v * p.vf;
     c.tile = lw_alloca_array(w, w->t_f32, p.t * c.tile_stride, 64, "tile");
@@ -1240,18 +1270,30 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
     if (p.by_channel) {
         /* Spans of the band's outputs in order; tiles within a span. */
         c.qb = LLVMBuildNSWMul(B, rows, lw_i64(w, g->ow), "outputs");
+        /* the unit's outputs of this task: all, or with split units its tiles in [f0, f1);
+         * the spans and their stores end there */
+        LLVMValueRef q_first = lw_i64(w, 0);
+        c.q_end = c.qb;
+        if (p.split_units) {
+            LLVMValueRef pair0 = LLVMBuildNSWMul(B, u, tiles, "");
+            LLVMValueRef lo = max64(w, LLVMBuildNSWSub(B, f0, pair0, ""), lw_i64(w, 0));
+            LLVMValueRef hi = min64(w, LLVMBuildNSWSub(B, f1, pair0, ""), tiles);
+            q_first = LLVMBuildNSWMul(B, lo, lw_i64(w, p.v), "q_first");
+            c.q_end = min64(w, LLVMBuildNSWMul(B, hi, lw_i64(w, p.v), ""), c.qb);
+        }
         lw_loop ls;
-        q0 = lw_for(w, &lq, lw_i64(w, 0), c.qb, span, "span");
-        LLVMValueRef span_end = min64(w, LLVMBuildNSWAdd(B, q0, lw_i64(w, span), ""), c.qb);
+        q0 = lw_for(w, &lq, q_first, c.q_end, span, "span");
+        LLVMValueRef span_end = min64(w, LLVMBuildNSWAdd(B, q0, lw_i64(w, span), ""), c.q_end);
         LLVMValueRef s0;
         if (p.channel_block >= g->ic) {
             channel_block all = {.lo = lw_i64(w, 0), .hi = k.ic};
             s0 = lw_for(w, &ls, q0, span_end, p.v, "s0");
             /* the unit's weights stay in L1 or L2 from one span to the next */
-            c.first = LLVMBuildICmp(B, LLVMIntEQ, s0, lw_i64(w, 0), "");
+            c.first = LLVMBuildICmp(B, LLVMIntEQ, s0, q_first, "");
             if (p.weights_ahead > 0) /* the chunk's next unit */
                 next_weights_plan(w, &c, LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildNSWAdd(B, u, lw_i64(w, 1), ""), u1, ""),
-                                  lw_i64(w, 0), unit_floats, LLVMBuildSDiv(B, s0, lw_i64(w, p.v), ""),
+                                  lw_i64(w, 0), unit_floats,
+                                  LLVMBuildSDiv(B, LLVMBuildNSWSub(B, s0, q_first, ""), lw_i64(w, p.v), ""),
                                   k.ic, g->kh * g->kw * p.t);
             emit_tile_by_channel(w, &c, s0, &all);
         } else {
@@ -1274,7 +1316,7 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
                     B, LLVMBuildICmp(B, LLVMIntSLT, cb.hi, k.ic, ""),
                     LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildNSWAdd(B, u, lw_i64(w, 1), ""), u1, ""), "");
                 next_weights_plan(
-                    w, &c, LLVMBuildAnd(B, more, LLVMBuildICmp(B, LLVMIntEQ, q0, lw_i64(w, 0), ""), ""),
+                    w, &c, LLVMBuildAnd(B, more, LLVMBuildICmp(B, LLVMIntEQ, q0, q_first, ""), ""),
                     LLVMBuildNSWMul(B, cb.lo, row, ""), LLVMBuildNSWMul(B, cb.hi, row, ""),
                     LLVMBuildSDiv(B, LLVMBuildNSWSub(B, s0, q0, ""), lw_i64(w, p.v), ""),
                     LLVMBuildNSWSub(B, cb.hi, cb.lo, ""), g->kh * g->kw * p.t);
