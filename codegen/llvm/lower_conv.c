@@ -1188,8 +1188,8 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
         LLVMValueRef pairs = LLVMBuildNSWMul(B, k.units, tiles, "");
         LLVMValueRef chunks = lw_i64(w, p.chunks);
         f0 = LLVMBuildSDiv(B, LLVMBuildNSWMul(B, chunk, pairs, ""), chunks, "f0");
-        f1 = LLVMBuildSDiv(B, LLVMBuildNSWMul(B, LLVMBuildNSWAdd(B, chunk, lw_i64(w, 1), ""), pairs, ""),
-                           chunks, "f1");
+        LLVMValueRef next = LLVMBuildNSWAdd(B, chunk, lw_i64(w, 1), "");
+        f1 = LLVMBuildSDiv(B, LLVMBuildNSWMul(B, next, pairs, ""), chunks, "f1");
         u0 = LLVMBuildSDiv(B, f0, tiles, "");
         u1 = LLVMBuildSDiv(B, LLVMBuildNSWAdd(B, f1, lw_i64(w, p.tiles - 1), ""), tiles, "");
     }
@@ -1293,7 +1293,8 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
             if (p.weights_ahead > 0) /* the chunk's next unit */
                 next_weights_plan(w, &c, LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildNSWAdd(B, u, lw_i64(w, 1), ""), u1, ""),
                                   lw_i64(w, 0), unit_floats,
-                                  LLVMBuildSDiv(B, LLVMBuildNSWSub(B, s0, q_first, ""), lw_i64(w, p.v), ""),
+                                  LLVMBuildSDiv(B, LLVMBuildNSWSub(B, s0, q_first, ""),
+                                                lw_i64(w, p.v), ""),
                                   k.ic, g->kh * g->kw * p.t);
             emit_tile_by_channel(w, &c, s0, &all);
         } else {
