@@ -991,6 +991,7 @@ static void test_thread_pool_shares(void **state)
         assert_int_equal(base_thread_pool_new(threads, &pool, NULL), BYOCL_OK);
         for (int round = 0; round < 200; round++) {
             share_job *job = calloc(1, sizeof *job);
+            assert_non_null(job);
             job->threads = threads;
             job->n_tasks = 64 - round % 7;
             if (round % 50 == 49)
