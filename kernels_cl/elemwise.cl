@@ -8,10 +8,32 @@
  * or one broadcast element, and the offset arithmetic (a division by the plane size for a
  * per-channel operand) is done once per tile rather than per element.
  *
+ * Planes that the tile width does not divide (7x7: 49 elements) are a work-item each
+ * (PLANE defined): NV tiles, the last one ending at the plane's end and overlapping the
+ * one before it. Every tile is loaded and computed before any is stored, so that the
+ * overlap reads inputs, not results, also where y shares its buffer with an operand.
+ *
  * Defined by the generator: KNAME, KPARAMS (y, then the operands), NOUT, LD_FIRST(fi),
  * EPILOGUE(v, fi), ST_Y; for tiles also VEC (float##PT), PT, LD_FIRST_V(fi),
- * EPILOGUE_V(v, fi) and VSTORE_Y(fi, v). */
-#ifdef LD_FIRST_V
+ * EPILOGUE_V(v, fi) and VSTORE_Y(fi, v); for whole planes also PLANE and NV. */
+#ifdef PLANE
+__kernel void KNAME(KPARAMS)
+{
+    const int base = get_global_id(0) * PLANE;
+    if (base >= NOUT)
+        return;
+    VEC v[NV];
+#pragma unroll
+    for (int t = 0; t < NV; t++) {
+        const int fi = base + min(t * PT, PLANE - PT);
+        v[t] = LD_FIRST_V(fi);
+        EPILOGUE_V(v[t], fi);
+    }
+#pragma unroll
+    for (int t = 0; t < NV; t++)
+        VSTORE_Y(base + min(t * PT, PLANE - PT), v[t]);
+}
+#elif defined(LD_FIRST_V)
 __kernel void KNAME(KPARAMS)
 {
     const int fi = get_global_id(0) * PT;

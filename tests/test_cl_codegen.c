@@ -686,7 +686,9 @@ static void test_vector_epilogue(void **state)
                       &oa);
     /* A chain no producer absorbs takes tiles of 16, 8 or 4 elements in one plane of the
      * last two axes: a per-channel operand is one broadcast, one along the plane one
-     * vector load. A plane of 35 takes one element a work-item. */
+     * vector load. Planes of 35 and 49 (2 images of 4 channels, a residual along the
+     * plane) are a work-item each, in tiles of 16 whose last ends at the plane's end; a
+     * plane of 10 takes one element a work-item. */
     static const text_case chains[] = {
         {MAIN("%x: Tensor[(2, 3, 4, 8), float32], %s: Tensor[(3, 1, 1), float32], "
               "%h: Tensor[(4, 8), float32]")
@@ -698,10 +700,17 @@ static void test_vector_epilogue(void **state)
         {MAIN("%x: Tensor[(24), float32], %s: Tensor[(24), float32]")
          "  %0 = add(%x, %s);\n  sigmoid(%0)\n}\n",
          "#define PT 8\n"},
+        {MAIN("%x: Tensor[(1, 3, 5, 7), float32], %s: Tensor[(3, 1, 1), float32]")
+         "  %0 = multiply(%x, %s);\n  nn.relu(%0)\n}\n",
+         "#define PLANE 35\n#define NV 3\n"},
+        {MAIN("%x: Tensor[(2, 4, 7, 7), float32], %s: Tensor[(4, 1, 1), float32], "
+              "%r: Tensor[(2, 4, 7, 7), float32]")
+         "  %0 = multiply(%x, %s);\n  %1 = add(%0, %r);\n  nn.relu(%1)\n}\n",
+         "#define PLANE 49\n#define NV 4\n"},
     };
     check_text_cases(chains, sizeof chains / sizeof chains[0], 24, 0, 1);
     run_opts os = {.seed = 27, .expect_launches = 1, .reject_text = "#define LD_FIRST_V"};
-    check_region_opts(MAIN("%x: Tensor[(1, 3, 5, 7), float32], %s: Tensor[(3, 1, 1), float32]")
+    check_region_opts(MAIN("%x: Tensor[(1, 3, 2, 5), float32], %s: Tensor[(3, 1, 1), float32]")
                       "  %0 = multiply(%x, %s);\n  nn.relu(%0)\n}\n",
                       &os);
     /* Max pooling in row tiles, NaN included: maximum and minimum keep NaN in both forms,
