@@ -923,9 +923,10 @@ static void test_vgg_block_float16(void **state)
 
 /* Kernels split into a multiple of the threads' count of tasks once they split at all
  * (the thread pool gives each thread an equal share of consecutive tasks): a depthwise
- * conv in lanes of 576 channels onto 7x7 and the global pool after it, whose work is
- * just over a task's grain, take as many tasks as threads, not one; the results are the
- * reference's with the tasks run concurrently. */
+ * conv of 576 channels onto 7x7 (in lanes with AVX-512, in rows with narrower vectors)
+ * and the global pool after it, whose work is just over a task's grain, take as many
+ * tasks as threads, not one; the results are the reference's with the tasks run
+ * concurrently. */
 static void test_tasks_per_thread(void **state)
 {
     (void)state;

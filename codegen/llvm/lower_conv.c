@@ -696,8 +696,8 @@ typedef struct tile_ctx {
     LLVMValueRef tile;      /* [T][tile_stride] floats: V*VF by position, span + VF by channel */
     int64_t tile_stride;
     LLVMValueRef n, oc0, oc_end, oy0, qb;
-    LLVMValueRef q_end;     /* by channel: where the unit's outputs of this task end (qb, or
-                               before with split units); NULL by position */
+    LLVMValueRef q_end;     /* where the stores of the unit's outputs of this task end: qb,
+                               or before it with split units */
     LLVMValueRef ic;        /* input channels per group (lw_ctx_int) */
     LLVMValueRef first;     /* by channel: the tile is the first since the unit's (or the
                                block's) weights were last read (p->weights_ahead) */
@@ -956,8 +956,7 @@ static byocl_status emit_store_span(lw *w, tile_ctx *c, LLVMValueRef q0, int64_t
 {
     const conv_geom *g = c->g;
     LLVMBuilderRef B = w->B;
-    LLVMValueRef q_end =
-        min64(w, LLVMBuildNSWAdd(B, q0, lw_i64(w, span), ""), c->q_end ? c->q_end : c->qb);
+    LLVMValueRef q_end = min64(w, LLVMBuildNSWAdd(B, q0, lw_i64(w, span), ""), c->q_end);
     LLVMValueRef r0 = LLVMBuildSDiv(B, q0, lw_i64(w, grid_w), "");
     LLVMValueRef r1 = LLVMBuildSDiv(B, LLVMBuildNSWSub(B, q_end, lw_i64(w, 1), ""), lw_i64(w, grid_w), "");
     LLVMValueRef n_oc = LLVMBuildNSWSub(B, c->oc_end, c->oc0, "");
@@ -1012,8 +1011,7 @@ static byocl_status emit_store_span_flat(lw *w, tile_ctx *c, LLVMValueRef q0, in
     const conv_geom *g = c->g;
     const ew_space *f = c->flat;
     LLVMBuilderRef B = w->B;
-    LLVMValueRef q_end =
-        min64(w, LLVMBuildNSWAdd(B, q0, lw_i64(w, span), ""), c->q_end ? c->q_end : c->qb);
+    LLVMValueRef q_end = min64(w, LLVMBuildNSWAdd(B, q0, lw_i64(w, span), ""), c->q_end);
     LLVMValueRef n_oc = LLVMBuildNSWSub(B, c->oc_end, c->oc0, "");
     lw_loop lt, ls;
     LLVMValueRef t = lw_for(w, &lt, lw_i64(w, 0), min64(w, n_oc, lw_i64(w, c->p->t)), 1, "t");
@@ -1221,7 +1219,7 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
     }
 
     tile_ctx c = {.g = g, .p = &p, .node = node, .space = s, .n = n, .oy0 = oy0, .qb = qb,
-                  .ic = k.ic};
+                  .q_end = qb, .ic = k.ic};
     ew_space flat;
     /* By position too where the grid has no halo columns (PW = OW: 1x1 and KW = 1 convs),
      * so that a tile's positions are a stretch of each channel's plane as well: one loop
@@ -1606,7 +1604,7 @@ static byocl_status lower_conv_depthwise_lanes(lw *w, int node, const conv_geom 
 
     conv_plan p = {.vf = VF, .t = VF, .v = (int)R, .cv = 1};
     tile_ctx c = {.g = g, .p = &p, .node = node, .space = s, .qb = lw_i64(w, outputs),
-                  .oy0 = lw_i64(w, 0)};
+                  .q_end = lw_i64(w, outputs), .oy0 = lw_i64(w, 0)};
     ew_space flat;
     if (flat_space(w, node, &flat))
         c.flat = &flat;
