@@ -222,6 +222,7 @@ typedef struct run_opts {
     int expect_launches;    /* when > 0 */
     int vector_width;       /* the device's float vector width (0: the default, 16) */
     int mem_base_align;     /* the device's base address alignment (0: the default, 128) */
+    int conv_tiles;         /* byocl_cl_codegen_options.conv_tiles (0: by cost) */
     const char *expect_text; /* when set: text the program must contain */
     const char *expect_text_too; /* when set: more text the program must contain */
     const char *reject_text; /* when set: text the program must not contain */
@@ -239,7 +240,8 @@ static double check_region_opts(const char *text, const run_opts *o)
     byocl_error err = {0};
     byocl_cl_codegen_options opt = {.compute_units = 2, .max_work_group_size = 4096,
                                     .no_fusion = o->no_fusion, .vector_width = o->vector_width,
-                                    .mem_base_align = o->mem_base_align};
+                                    .mem_base_align = o->mem_base_align,
+                                    .conv_tiles = o->conv_tiles};
     byocl_cl_plan *plan = NULL;
     if (clg_codegen(fn, &opt, &plan, &err) != BYOCL_OK)
         fail_msg("%s", err.msg);
@@ -439,6 +441,70 @@ static void test_conv2d_padded(void **state)
          "#define OCT 8\n#define G 1\n#define OB 4\n"},
     };
     check_text_cases(by_sixteen, sizeof by_sixteen / sizeof by_sixteen[0], 21, 16, 0);
+}
+
+/* conv2d_channels.cl: output channels along the vector, tiles of whole output rows. */
+static void test_conv2d_channels(void **state)
+{
+    (void)state;
+    /* By cost with AVX-512: 7x7 outputs of a padded 3x3 conv (position tiles: 64 grid
+     * positions for 49) take 2 x 7 tiles, the last row tile half outside; 48 channels, 3
+     * blocks, a residual add and relu in the epilogue. */
+    static const char rows7[] =
+        MAIN("%x: Tensor[(1, 6, 7, 7), float32], %c_w: Tensor[(48, 6, 3, 3), float32], "
+             "%c_b: Tensor[(48), float32], %r: Tensor[(1, 48, 7, 7), float32]")
+        "  %0 = nn.conv2d(%x, %c_w, padding=[1, 1, 1, 1]);\n"
+        "  %1 = nn.bias_add(%0, %c_b);\n"
+        "  %2 = add(%1, %r);\n"
+        "  nn.relu(%2)\n}\n";
+    run_opts o = {.seed = 3, .vector_width = 16,
+                  .expect_text = "#define RT 2\n#define CT 7\n#define NCT 1\n"};
+    check_region_opts(rows7, &o);
+    /* The position tiles where their grid is the output: a 1x1 conv over 8x8. */
+    run_opts positions = {.seed = 4, .vector_width = 16, .expect_text = "#define PT 16\n",
+                          .reject_text = "conv2d_channels"};
+    check_region_opts(MAIN("%x: Tensor[(1, 6, 8, 8), float32], %w: Tensor[(48, 6, 1, 1), float32]")
+                      "  nn.conv2d(%x, %w)\n}\n", &positions);
+    /* Forced onto the edge cases: 20 channels (a block of 16 and 4 of the next), rows
+     * and columns that the tile does not divide (9 x 11 in 1 x 14 tiles), float16 too;
+     * strides, asymmetric padding and dilation through the laid-out input; two groups of
+     * 24 channels over two images; a 1x1 conv reading its input in place (a relu's
+     * result, with slack after it: its last row tile reads past the plane). */
+    static const text_case forced[] = {
+        {MAIN("%x: Tensor[(1, 5, 9, 11), float32], %c_w: Tensor[(20, 5, 3, 3), float32], "
+              "%c_b: Tensor[(20), float32]")
+         "  %0 = nn.conv2d(%x, %c_w, padding=[1, 1, 1, 1]);\n"
+         "  %1 = nn.bias_add(%0, %c_b);\n"
+         "  nn.relu(%1)\n}\n",
+         "#define RT 1\n#define CT 14\n#define NCT 1\n"},
+        {MAIN("%x: Tensor[(1, 3, 15, 13), float32], %w: Tensor[(17, 3, 3, 3), float32]")
+         "  nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 0, 2, 1], dilation=[2, 1])\n}\n",
+         "#define OB 2\n"},
+        {MAIN("%x: Tensor[(2, 6, 7, 7), float32], %w: Tensor[(48, 3, 3, 3), float32]")
+         "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=2);\n"
+         "  nn.relu(%0)\n}\n",
+         "#define G 2\n#define OB 2\n"},
+        {MAIN("%x: Tensor[(1, 8, 7, 7), float32], %c_w: Tensor[(16, 8, 1, 1), float32]")
+         "  %0 = nn.relu(%x);\n"
+         "  nn.conv2d(%0, %c_w)\n}\n",
+         "#define WPH 7\n#define XC_STRIDE 49\n"},
+    };
+    for (size_t i = 0; i < sizeof forced / sizeof forced[0]; i++) {
+        run_opts f = {.seed = 30 + i, .vector_width = 16,
+                      .conv_tiles = BYOCL_CL_CONV_TILES_CHANNELS,
+                      .expect_text = forced[i].expect, .expect_text_too = "conv2d_channels",
+                      .expect_launches = i == 3 ? 2 : 0}; /* the relu and the conv */
+        check_region_opts(forced[i].text, &f);
+        if (i == 0) {
+            char *t16 = float16_text(forced[i].text);
+            check_region_opts(t16, &f);
+            free(t16);
+        }
+    }
+    /* Forced the other way, the 7x7 conv above takes the position tiles. */
+    run_opts back = {.seed = 3, .vector_width = 16, .conv_tiles = BYOCL_CL_CONV_TILES_POSITIONS,
+                     .expect_text = "#define PT 16\n", .reject_text = "conv2d_channels"};
+    check_region_opts(rows7, &back);
 }
 
 static void test_conv2d_strided(void **state)
@@ -3004,6 +3070,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv2d_padded),
+        cmocka_unit_test(test_conv2d_channels),
         cmocka_unit_test(test_conv2d_strided),
         cmocka_unit_test(test_conv2d_dilated),
         cmocka_unit_test(test_conv2d_1x1),

@@ -31,6 +31,13 @@ typedef struct byocl_cl_codegen_options {
     int mem_base_align;
     /* Every op its own kernel (no epilogue fusion): for debugging and tests. */
     bool no_fusion;
+    /* Which tiles a conv2d takes (clg_conv_schedule): the cheaper by its cost (AUTO), or
+     * always one kind where it can (for tests and measurements). */
+    enum {
+        BYOCL_CL_CONV_TILES_AUTO,
+        BYOCL_CL_CONV_TILES_POSITIONS, /* kernels_cl/conv2d.cl */
+        BYOCL_CL_CONV_TILES_CHANNELS   /* kernels_cl/conv2d_channels.cl */
+    } conv_tiles;
 } byocl_cl_codegen_options;
 
 /* Generates the program and plans for `region`. `opt` may be NULL (defaults). Errors:

@@ -394,7 +394,7 @@ static byocl_status emit_conv(clg_gen *gen, const clg_group *grp)
     if (x < 0)
         return gen->err->status;
     clg_conv_sched s;
-    byocl_status st = clg_conv_schedule(fn, node, gen->opt.vector_width,
+    byocl_status st = clg_conv_schedule(fn, node, &gen->opt,
                                         clg_gen_root_slack(gen, x_root), &s, gen->err);
     if (st != BYOCL_OK) {
         clg_conv_sched_free(&s);
@@ -422,15 +422,25 @@ static byocl_status emit_conv(clg_gen *gen, const clg_group *grp)
         return gen->err->status;
     }
     clg_kernel k;
-    clg_kernel_begin(&k, gen, "conv2d");
+    const char *tmpl = s.channels ? "conv2d_channels" : "conv2d";
+    clg_kernel_begin(&k, gen, tmpl);
     clg_kernel_buffer(&k, "x", x, x_dtype, false);
     clg_kernel_buffer(&k, "w", w, BYOCL_FLOAT32, false);
     clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
     char vload[96];
     clg_kernel_define(&k, "XT", "%s", x_dtype == BYOCL_FLOAT16 ? "ushort" : "float");
-    clg_kernel_define(&k, "VEC", "float%d", s.pt);
-    clg_kernel_define(&k, "VLOAD_X(p)", "%s", vload_text(x_dtype, s.pt, vload, sizeof vload));
-    clg_kernel_define(&k, "PT", "%d", s.pt);
+    if (s.channels) {
+        clg_kernel_define(&k, "VEC", "float%d", s.oct);
+        clg_kernel_define(&k, "VLOAD_W", "vload%d", s.oct);
+        clg_kernel_define(&k, "LD_X(p)", "%s", vload_text(x_dtype, 1, vload, sizeof vload));
+        clg_kernel_define(&k, "RT", "%d", s.rt);
+        clg_kernel_define(&k, "CT", "%d", s.ct);
+        clg_kernel_define(&k, "NCT", "%lld", (long long)s.nct);
+    } else {
+        clg_kernel_define(&k, "VEC", "float%d", s.pt);
+        clg_kernel_define(&k, "VLOAD_X(p)", "%s", vload_text(x_dtype, s.pt, vload, sizeof vload));
+        clg_kernel_define(&k, "PT", "%d", s.pt);
+    }
     clg_kernel_define(&k, "OCT", "%d", s.oct);
     clg_kernel_define(&k, "G", "%lld", (long long)s.groups);
     clg_kernel_define(&k, "OB", "%lld", (long long)s.ob);
@@ -453,10 +463,14 @@ static byocl_status emit_conv(clg_gen *gen, const clg_group *grp)
         clg_kernel_define(&k, "CONV_TAPS(T)", "%s", tap_list);
     free(tap_list);
     /* With WPH == OW the grid is the output: a tile may span rows of one plane. */
-    st = tap_list ? clg_epilogue_define_tiles(&k, grp, s.pt, s.wph == s.ow ? 2 : 1, gen->err)
-                  : byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory writing %s", label);
+    if (!tap_list)
+        st = byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory writing %s", label);
+    else if (s.channels)
+        st = clg_epilogue_define(&k, grp, gen->err);
+    else
+        st = clg_epilogue_define_tiles(&k, grp, s.pt, s.wph == s.ow ? 2 : 1, gen->err);
     size_t global[3] = {(size_t)s.npt, (size_t)s.ob, (size_t)(s.n * s.groups)};
-    st = clg_kernel_finish(&k, st, "conv2d", label, 3, global, clg_group_flops(gen, grp));
+    st = clg_kernel_finish(&k, st, tmpl, label, 3, global, clg_group_flops(gen, grp));
     clg_conv_sched_free(&s);
     return st;
 }

@@ -277,16 +277,23 @@ typedef struct clg_conv_sched {
     int64_t x_planes;        /* planes of the laid-out input, zero planes included */
     int64_t x_elems;         /* elements of the laid-out input */
     int64_t npt;             /* grid tiles per image */
+    /* kernels_cl/conv2d_channels.cl's tile where the conv takes it (channels): rt x ct
+     * output positions times oct output channels (one vector); nct column tiles per
+     * output row, npt = row tiles * nct */
+    bool channels;
+    int rt, ct;
+    int64_t nct;
     int ntaps;
     int64_t *tap_offset;     /* per tap (kh, kw order); malloc'ed */
     int64_t packed_elems;    /* packed weight: groups * ob * cin_g * ntaps * oct */
 } clg_conv_sched;
 
-/* The schedule of conv2d `node` for a device of `vector_width` floats per vector
- * (byocl_cl_codegen_options.vector_width), whose input buffer has `x_slack` readable
- * elements after its end (clg_gen_root_buf's scratch buffers). */
-byocl_status clg_conv_schedule(const byocl_function *fn, int node, int vector_width,
-                              int64_t x_slack, clg_conv_sched *s, byocl_error *err);
+/* The schedule of conv2d `node` for the device `opt` describes (its vector_width, its
+ * conv_tiles choice), whose input buffer has `x_slack` readable elements after its end
+ * (clg_gen_root_buf's scratch buffers). */
+byocl_status clg_conv_schedule(const byocl_function *fn, int node,
+                              const byocl_cl_codegen_options *opt, int64_t x_slack,
+                              clg_conv_sched *s, byocl_error *err);
 void clg_conv_sched_free(clg_conv_sched *s);
 /* Whether the conv2d is depthwise (one input and one output channel per group) with few
  * enough taps for kernels_cl/conv2d_depthwise.cl, which reads its input in place, and

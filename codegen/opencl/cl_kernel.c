@@ -358,8 +358,8 @@ static double build_cost(const char *template_name)
     static const struct {
         const char *name;
         double cost;
-    } costs[] = {{"conv2d", 3}, {"conv2d_input", 3}, {"conv2d_depthwise", 8},
-                 {"pool2d_rows", 8}};
+    } costs[] = {{"conv2d", 3}, {"conv2d_channels", 3}, {"conv2d_input", 3},
+                 {"conv2d_depthwise", 8}, {"pool2d_rows", 8}};
     for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++)
         if (strcmp(template_name, costs[i].name) == 0)
             return costs[i].cost;
@@ -422,7 +422,8 @@ int clg_kernel_end(clg_kernel *k, const char *template_name, const char *label, 
     else
         local_nd(gen, work_dim, launch->global, launch->local);
     if (work_dim == 3 &&
-        (strcmp(template_name, "pool2d_rows") == 0 || strcmp(template_name, "conv2d") == 0))
+        (strcmp(template_name, "pool2d_rows") == 0 || strcmp(template_name, "conv2d") == 0 ||
+         strcmp(template_name, "conv2d_channels") == 0))
         local_whole_dim1(gen, launch->global, launch->local);
     launch->flops = flops;
     index = gen->n_launches++;

@@ -105,9 +105,57 @@ static int slot_of(const int64_t *phases, int n, int64_t phase)
     return 0;
 }
 
-byocl_status clg_conv_schedule(const byocl_function *fn, int node, int vector_width,
-                              int64_t x_slack, clg_conv_sched *s, byocl_error *err)
+/* Grid positions the tiles compute from a plane's first, on a grid `width` wide: whole
+ * tiles of pt positions, or rows of whole tiles rt x ct (to the last row tile's last
+ * column tile). */
+static int64_t grid_extent(const clg_conv_sched *s, int64_t width)
 {
+    if (s->channels)
+        return (div_up(s->oh, s->rt) * s->rt - 1) * width + s->nct * s->ct;
+    return div_up(s->oh * width, s->pt) * s->pt;
+}
+
+/* Whether the conv takes conv2d_channels.cl's tiles (with AVX-512's 16 floats), and
+ * which: conv2d.cl's tiles compute the grid's halo columns, and with rows of 7 or 14
+ * outputs that is 15-31% more positions than outputs (7x7 outputs of a padded 3x3 conv:
+ * 64 for 49), where the channel tiles compute whole rows of outputs only. Each kind
+ * costs its computed positions times its computed channels; the channel tiles are taken
+ * where that is under 0.93 of the position tiles' (a rows x columns tile of 2 x 7, 1 x
+ * 14 or 2 x 8 positions, the first cheapest). Measured with PoCL on an Intel Xeon, two
+ * threads, resnet18's 3x3 convs in the model: 7x7 outputs 1.18-1.25 -> 0.97-1.05 ms,
+ * 14x14 0.89-0.91 -> 0.64-0.72, 28x28 0.84-0.89 -> 0.64-0.76 (cost ratio 0.925); 56x56,
+ * 0.966, would be 8% slower. Tiles of 14 accumulators: with 21 or 28 (2 x 7 x 2, 3 x 7,
+ * 2 x 14) PoCL's code ran 1.3-2x slower; 1 x 7 x 2 (two vectors of channels) was faster
+ * on 7x7 maps by up to 10% and a third slower on 14x14, so one vector it is. `force`
+ * takes the cheapest channel tile whatever the position tiles cost. */
+static void channel_tile(clg_conv_sched *s, bool unpadded, bool force)
+{
+    static const int tiles[][2] = {{2, 7}, {1, 14}, {2, 8}};
+    bool direct_grid = unpadded && s->ntaps == 1 && s->stride[0] == 1 && s->stride[1] == 1;
+    int64_t grid_width = direct_grid ? s->ow
+                                     : s->ow + (s->kw - 1) * s->dilation[1] / s->stride[1];
+    int64_t positions = div_up(s->oh * grid_width, s->pt) * s->pt;
+    int64_t best = force ? INT64_MAX : positions * (s->ob * s->oct) * 93 / 100;
+    for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
+        int64_t cost = div_up(s->oh, tiles[i][0]) * tiles[i][0] *
+                       div_up(s->ow, tiles[i][1]) * tiles[i][1] * div_up(s->oc_g, 16) * 16;
+        if (cost < best) {
+            best = cost;
+            s->channels = true, s->rt = tiles[i][0], s->ct = tiles[i][1];
+        }
+    }
+    if (s->channels) {
+        s->oct = 16;
+        s->ob = div_up(s->oc_g, s->oct);
+        s->nct = div_up(s->ow, s->ct);
+    }
+}
+
+byocl_status clg_conv_schedule(const byocl_function *fn, int node,
+                              const byocl_cl_codegen_options *opt, int64_t x_slack,
+                              clg_conv_sched *s, byocl_error *err)
+{
+    int vector_width = opt->vector_width;
     const byocl_node *n = &fn->nodes[node];
     const byocl_shape *x = &fn->nodes[n->args[0]].type->shape;
     const byocl_shape *w = &fn->nodes[n->args[1]].type->shape;
@@ -140,10 +188,14 @@ byocl_status clg_conv_schedule(const byocl_function *fn, int node, int vector_wi
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory scheduling a conv2d");
 
     bool unpadded = s->pad[0] == 0 && s->pad[1] == 0 && s->pad[2] == 0 && s->pad[3] == 0;
+    if (opt->conv_tiles != BYOCL_CL_CONV_TILES_POSITIONS && vector_width == 16 &&
+        !clg_conv_is_depthwise(s))
+        channel_tile(s, unpadded, opt->conv_tiles == BYOCL_CL_CONV_TILES_CHANNELS);
     /* Read the input as it is when no tap moves and the last tile stays inside it, or
      * inside the slack after it (a tile past a plane's end reads the next plane, whose
-     * results are dropped). */
-    int64_t overrun = s->pt - 1 - (s->h * s->w - 1) % s->pt;
+     * results are dropped); the grid of such a conv is its input. */
+    int64_t extent = grid_extent(s, s->w);
+    int64_t overrun = extent - s->h * s->w;
     s->direct = s->ntaps == 1 && s->stride[0] == 1 && s->stride[1] == 1 && unpadded &&
                 (overrun == 0 || overrun <= x_slack);
     int64_t max_offset = 0;
@@ -173,9 +225,10 @@ byocl_status clg_conv_schedule(const byocl_function *fn, int node, int vector_wi
             }
         }
     }
-    s->npt = div_up(s->oh * s->wph, s->pt);
+    s->npt = s->channels ? div_up(s->oh, s->rt) * s->nct : div_up(s->oh * s->wph, s->pt);
+    extent = grid_extent(s, s->wph);
     int64_t body = s->n * s->c * s->xc_stride;
-    int64_t reach = (s->n * s->c - 1) * s->xc_stride + max_offset + s->npt * s->pt;
+    int64_t reach = (s->n * s->c - 1) * s->xc_stride + max_offset + extent;
     if (reach < body)
         reach = body;
     /* The laid-out input ends with whole planes of zeros that cover the reach, and then a

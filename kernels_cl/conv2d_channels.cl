@@ -1,0 +1,69 @@
+/* conv2d_channels.cl: nn.conv2d over the same laid-out input and packed weights as
+ * conv2d.cl, with the output channels along the vector instead of the grid positions:
+ * a work-item computes a tile of RT output rows x CT output columns (its positions'
+ * offsets in the input are constants) times OCT output channels, one vector. Per input
+ * channel and tap: one vector load of the packed weight, RT * CT loads of x broadcast,
+ * RT * CT fused multiply-adds. A tile holds output positions only (conv2d.cl's tiles
+ * also compute the grid's halo columns: a 7x7 output of a padded 3x3 conv is 64 grid
+ * positions for 49 outputs there, 56 here in tiles of 2 x 7).
+ *
+ * Work-item (t, ob, n*G + g): row tile t / NCT, column tile t % NCT. Positions past the
+ * output's rows or columns are computed from whatever the input holds there (the next
+ * row, the next plane, the zero planes after the last) and not stored.
+ *
+ * Defined by the generator: KNAME, KPARAMS (x, w, y, CIN_G (an int parameter), then
+ * epilogue operands), XT, LD_X(ptr) (one element of x as a float), VEC (float##OCT),
+ * VLOAD_W (vload##OCT), OCT, RT, CT, NCT, G, OB, OC_G, OC, OH, OW, WPH, XC_STRIDE,
+ * XN_STRIDE, NTAPS, CONV_TAPS(T), EPILOGUE(v, fi), ST_Y. */
+#define BYOCL_TILE (RT * CT)
+__kernel void KNAME(KPARAMS)
+{
+    const int t = get_global_id(0), ob = get_global_id(1), ng = get_global_id(2);
+    const int n = ng / G, g = ng - n * G;
+    const int ty = t / NCT, tx = t - ty * NCT;
+    const int oy0 = ty * RT, ox0 = tx * CT;
+    const __global XT *xp = x + n * XN_STRIDE + g * CIN_G * XC_STRIDE + oy0 * WPH + ox0;
+    const __global float *wp = w + (g * OB + ob) * (CIN_G * NTAPS * OCT);
+    /* Every loop over the accumulators is unrolled, so that they stay in registers. */
+    VEC acc[BYOCL_TILE];
+#pragma unroll
+    for (int p = 0; p < BYOCL_TILE; p++)
+        acc[p] = (VEC)(0.0f);
+    for (int c = 0; c < CIN_G; c++) {
+#define BYOCL_CONV_TAP(off)                                                   \
+        {                                                                     \
+            const VEC wv = VLOAD_W(0, wp);                                    \
+            _Pragma("unroll")                                                 \
+            for (int p = 0; p < BYOCL_TILE; p++)                              \
+                acc[p] = fma((VEC)(LD_X(xp + (off) + (p / CT) * WPH + p % CT)), wv, \
+                             acc[p]);                                         \
+            wp += OCT;                                                        \
+        }
+        CONV_TAPS(BYOCL_CONV_TAP)
+#undef BYOCL_CONV_TAP
+        xp += XC_STRIDE;
+    }
+    /* The accumulators go to a private array once, so that the epilogue is a rolled loop
+     * over channels (see conv2d.cl's edge tiles). */
+    VEC spilled[BYOCL_TILE];
+#pragma unroll
+    for (int p = 0; p < BYOCL_TILE; p++)
+        spilled[p] = acc[p];
+    const float *r = (const float *)spilled;
+    for (int o = 0; o < OCT; o++) {
+        const int ocg = ob * OCT + o;
+        if (ocg >= OC_G)
+            break;
+        const int plane = (n * OC + g * OC_G + ocg) * (OH * OW);
+        for (int p = 0; p < BYOCL_TILE; p++) {
+            const int oy = oy0 + p / CT, ox = ox0 + p % CT;
+            if (oy < OH && ox < OW) {
+                const int fi = plane + oy * OW + ox;
+                float v = r[p * OCT + o];
+                EPILOGUE(v, fi);
+                ST_Y(fi, v);
+            }
+        }
+    }
+}
+#undef BYOCL_TILE
