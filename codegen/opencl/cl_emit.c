@@ -345,6 +345,13 @@ static int emit_conv_input(clg_gen *gen, const clg_conv_sched *s, const char *de
     return clg_kernel_finish(&k, st, "conv2d_input", what, 3, global, 0) == BYOCL_OK ? laid : -1;
 }
 
+/* ROWS_IN of a row-tile kernel whose work-items compute `ry` output rows: the input rows
+ * those read, with `taps` window rows `dilation` apart, rows `stride` apart. */
+static int64_t window_rows_in(int ry, int64_t stride, int64_t taps, int64_t dilation)
+{
+    return (ry - 1) * stride + (taps - 1) * dilation + 1;
+}
+
 /* A depthwise conv2d (kernels_cl/conv2d_depthwise.cl): read in place, its weight as it is
  * (OIHW: one KH x KW filter per channel). */
 static byocl_status emit_conv_depthwise(clg_gen *gen, const clg_group *grp,
@@ -369,7 +376,7 @@ static byocl_status emit_conv_depthwise(clg_gen *gen, const clg_group *grp,
                                         "KH", "KW", "SH", "SW", "DH", "DW", "PAD_T", "PAD_L",
                                         "SPAN"};
     const int64_t values[] = {s->row_pt, s->row_ry,
-                              (s->row_ry - 1) * s->stride[0] + (s->kh - 1) * s->dilation[0] + 1,
+                              window_rows_in(s->row_ry, s->stride[0], s->kh, s->dilation[0]),
                               s->c, s->h, s->w, s->oh, s->ow, s->kh, s->kw,
                               s->stride[0], s->stride[1], s->dilation[0], s->dilation[1],
                               s->pad[0], s->pad[1], load + (s->kw - 1) * s->dilation[1]};
@@ -545,6 +552,8 @@ static byocl_status emit_row_pool(clg_gen *gen, const clg_group *grp, const nn_w
     const byocl_shape *out = &n->type->shape;
     bool max_pool = strcmp(n->op->name, "nn.max_pool2d") == 0;
     int64_t tiles = (out->dims[3] + pt - 1) / pt;
+    int ry = clg_window_rows(pt, win->stride, win->kernel, win->dilation, win->pad[1],
+                             in->dims[3], out->dims[2], out->dims[3]);
     clg_kernel k;
     clg_kernel_begin(&k, gen, max_pool ? "max_pool2d" : "avg_pool2d");
     clg_kernel_buffer(&k, "x", x, dtype_of(gen, x_root), false);
@@ -561,10 +570,12 @@ static byocl_status emit_row_pool(clg_gen *gen, const clg_group *grp, const nn_w
     clg_kernel_define(&k, "POOL_MAX", "%d", max_pool);
     clg_kernel_define(&k, "COUNT_INCLUDE_PAD", "%d",
                       byocl_attrs_get_bool(&n->attrs, "count_include_pad", false));
-    static const char *const names[] = {"PT", "H", "W", "OH", "OW", "KH", "KW", "SH", "SW",
-                                        "DH", "DW", "PAD_T", "PAD_L", "PADDED_H", "PADDED_W",
-                                        "SPAN"};
-    const int64_t values[] = {pt, in->dims[2], in->dims[3], out->dims[2], out->dims[3],
+    static const char *const names[] = {"PT", "RY", "ROWS_IN", "H", "W", "OH", "OW", "KH",
+                                        "KW", "SH", "SW", "DH", "DW", "PAD_T", "PAD_L",
+                                        "PADDED_H", "PADDED_W", "SPAN"};
+    const int64_t values[] = {pt, ry,
+                              window_rows_in(ry, win->stride[0], win->kernel[0], win->dilation[0]),
+                              in->dims[2], in->dims[3], out->dims[2], out->dims[3],
                               win->kernel[0], win->kernel[1], win->stride[0], win->stride[1],
                               win->dilation[0], win->dilation[1], win->pad[0], win->pad[1],
                               in->dims[2] + win->pad[2], in->dims[3] + win->pad[3],
@@ -578,7 +589,7 @@ static byocl_status emit_row_pool(clg_gen *gen, const clg_group *grp, const nn_w
                                       max_pool ? "-INFINITY" : "0.0f");
     if (st == BYOCL_OK)
         st = clg_epilogue_define_tiles(&k, grp, pt, 1, gen->err);
-    size_t global[3] = {(size_t)out->dims[2], (size_t)tiles,
+    size_t global[3] = {(size_t)((out->dims[2] + ry - 1) / ry), (size_t)tiles,
                         (size_t)(out->dims[0] * out->dims[1])};
     return clg_kernel_finish(&k, st, "pool2d_rows", label, 3, global, clg_group_flops(gen, grp));
 }

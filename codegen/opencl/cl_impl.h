@@ -267,7 +267,7 @@ typedef struct clg_conv_sched {
     int64_t stride[2], dilation[2], pad[4];   /* pad: top, left, bottom, right */
     int pt, oct;             /* tile: grid positions x output channels per work-item */
     int row_pt;              /* a depthwise conv's row tile (clg_row_tile_width) */
-    int row_ry;              /* and its output rows per work-item (clg_depthwise_rows) */
+    int row_ry;              /* and its output rows per work-item (clg_window_rows) */
     int64_t ob;              /* output-channel blocks per group */
     bool direct;             /* reads the input as it is (no layout launch) */
     int n_phase_y, n_phase_x;
@@ -299,11 +299,14 @@ void clg_conv_sched_free(clg_conv_sched *s);
  * enough taps for kernels_cl/conv2d_depthwise.cl, which reads its input in place, and
  * rows wide enough for its tiles (clg_row_tiles_pay). */
 bool clg_conv_is_depthwise(const clg_conv_sched *s);
-/* Output rows a depthwise conv's work-item computes (conv2d_depthwise.cl; at most oh): 4
- * for a stride-1 conv of up to 3 filter rows over rows with a tile inside them, else 2
- * (more rows unroll more taps, and the taps of rows of edge tiles only are the costliest
- * to compile). Measured on mobilenet_v2 and efficientnet, PoCL: docs/opencl-codegen.md. */
-int clg_depthwise_rows(const clg_conv_sched *s);
+/* Output rows a work-item of a depthwise conv's or a pool's row tiles computes
+ * (conv2d_depthwise.cl, pool2d_rows.cl; at most out_height): 4 for stride 1 (stride[0])
+ * and up to 3 window rows (taps[0]) over rows with a tile inside them, else 2 (more rows
+ * unroll more taps, and the taps of rows of edge tiles only are the costliest to
+ * compile). Measured on mobilenet_v2 and efficientnet, PoCL: docs/opencl-codegen.md. */
+int clg_window_rows(int pt, const int64_t stride[2], const int64_t taps[2],
+                    const int64_t dilation[2], int64_t pad_left, int64_t width,
+                    int64_t out_height, int64_t out_width);
 /* Row tiles (conv2d_depthwise.cl, pool2d_rows.cl, conv2d_input.cl; conv2d.cl's tile starts
  * from it): PT outputs of a row per work-item, PT
  * the device's vector width (4, 8 or 16; 16 for any other width). */

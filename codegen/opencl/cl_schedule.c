@@ -179,7 +179,9 @@ byocl_status clg_conv_schedule(const byocl_function *fn, int node,
     conv_tile(vector_width, s->oc_g, &s->pt, &oct);
     s->row_pt = clg_row_tile_width(vector_width, s->stride[1], s->kw, s->dilation[1], s->pad[1],
                                    s->w, s->ow);
-    s->row_ry = clg_depthwise_rows(s);
+    int64_t taps[2] = {s->kh, s->kw};
+    s->row_ry = clg_window_rows(s->row_pt, s->stride, taps, s->dilation, s->pad[1], s->w,
+                                s->oh, s->ow);
     s->oct = s->oc_g >= oct ? oct : pow2_at_least(s->oc_g, oct);
     s->ob = div_up(s->oc_g, s->oct);
     s->ntaps = (int)(s->kh * s->kw);
@@ -257,12 +259,14 @@ bool clg_conv_is_depthwise(const clg_conv_sched *s)
                              s->ow);
 }
 
-int clg_depthwise_rows(const clg_conv_sched *s)
+int clg_window_rows(int pt, const int64_t stride[2], const int64_t taps[2],
+                    const int64_t dilation[2], int64_t pad_left, int64_t width,
+                    int64_t out_height, int64_t out_width)
 {
-    bool inside = clg_row_tiles_inside(s->row_pt, s->stride[1], s->kw, s->dilation[1],
-                                       s->pad[1], s->w, s->ow) > 0;
-    int rows = s->stride[0] == 1 && s->kh <= 3 && inside ? 4 : 2;
-    return s->oh < rows ? (s->oh < 1 ? 1 : (int)s->oh) : rows;
+    bool inside = clg_row_tiles_inside(pt, stride[1], taps[1], dilation[1], pad_left, width,
+                                       out_width) > 0;
+    int rows = stride[0] == 1 && taps[0] <= 3 && inside ? 4 : 2;
+    return out_height < rows ? (out_height < 1 ? 1 : (int)out_height) : rows;
 }
 
 bool clg_row_vector_load(int pt, int64_t stride)
