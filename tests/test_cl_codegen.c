@@ -978,9 +978,14 @@ static void test_max_pool(void **state)
     const char *const taps[] = {"#define TAP_IN(at) vload8(0, x + (at))\n",
                                 "#define TAP_IN(at) vload16(0, x + (at)).even\n",
                                 "#define TAP_IN(at) ((float8)(LD_x((at) + 0), LD_x((at) + 3), "};
+    /* Work-items of 4 output rows at stride 1 (6 rows in 2 blocks, the last half outside;
+     * 2-row windows: 6 rows in 2 blocks) and of 2 at stride 2 (9 rows in 5 blocks). */
+    const char *const rows[] = {"#define RY 4\n#define ROWS_IN 6\n",
+                                "#define RY 2\n#define ROWS_IN 5\n",
+                                "#define RY 4\n#define ROWS_IN 5\n"};
     for (int i = 0; i < 3; i++) {
         run_opts o = {.seed = 20 + (uint64_t)i, .vector_width = 8, .expect_launches = 1,
-                      .expect_text = taps[i]};
+                      .expect_text = taps[i], .expect_text_too = rows[i]};
         check_region_opts(wide[i], &o);
     }
     check_region_f16(wide[1]);
