@@ -11,10 +11,18 @@
  * output's rows or columns are computed from whatever the input holds there (the next
  * row, the next plane, the zero planes after the last) and not stored.
  *
+ * With IN_PLACE (a tile as wide as the output: NCT is 1) the conv reads its NCHW input
+ * as it is, without the laid-out copy: tap (kh, kw) of position (r, j) reads input row
+ * (oy0 + r) * SH + kh * DH - PAD_T, column j * SW + kw * DW - PAD_L. A column outside the
+ * input is a constant here (every tile starts at column 0), so its multiply-adds are not
+ * emitted at all; a row outside it is the same for every input channel, and its
+ * multiply-adds are skipped by a test made once per work-item (row_in).
+ *
  * Defined by the generator: KNAME, KPARAMS (x, w, y, CIN_G (an int parameter), then
  * epilogue operands), XT, LD_X(ptr) (one element of x as a float), VEC (float##OCT),
  * VLOAD_W (vload##OCT), OCT, RT, CT, NCT, G, OB, OC_G, OC, OH, OW, WPH, XC_STRIDE,
- * XN_STRIDE, NTAPS, CONV_TAPS(T), EPILOGUE(v, fi), ST_Y. */
+ * XN_STRIDE, NTAPS, CONV_TAPS(T) (the laid-out input's taps), EPILOGUE(v, fi), ST_Y; with
+ * IN_PLACE: H, W, KH, KW, SH, SW, DH, DW, PAD_T, PAD_L instead of CONV_TAPS. */
 #define BYOCL_TILE (RT * CT)
 __kernel void KNAME(KPARAMS)
 {
@@ -22,7 +30,19 @@ __kernel void KNAME(KPARAMS)
     const int n = ng / G, g = ng - n * G;
     const int ty = t / NCT, tx = t - ty * NCT;
     const int oy0 = ty * RT, ox0 = tx * CT;
+#ifdef IN_PLACE
+    const __global XT *xp = x + n * XN_STRIDE + g * CIN_G * XC_STRIDE + oy0 * SH * W;
+    bool row_in[RT * KH];
+#pragma unroll
+    for (int r = 0; r < RT; r++)
+#pragma unroll
+        for (int kh = 0; kh < KH; kh++) {
+            const int iy = (oy0 + r) * SH + kh * DH - PAD_T;
+            row_in[r * KH + kh] = iy >= 0 && iy < H;
+        }
+#else
     const __global XT *xp = x + n * XN_STRIDE + g * CIN_G * XC_STRIDE + oy0 * WPH + ox0;
+#endif
     const __global float *wp = w + (g * OB + ob) * (CIN_G * NTAPS * OCT);
     /* Every loop over the accumulators is unrolled, so that they stay in registers. */
     VEC acc[BYOCL_TILE];
@@ -30,6 +50,29 @@ __kernel void KNAME(KPARAMS)
     for (int p = 0; p < BYOCL_TILE; p++)
         acc[p] = (VEC)(0.0f);
     for (int c = 0; c < CIN_G; c++) {
+#ifdef IN_PLACE
+#pragma unroll
+        for (int kh = 0; kh < KH; kh++) {
+#pragma unroll
+            for (int kw = 0; kw < KW; kw++) {
+                const VEC wv = VLOAD_W(0, wp);
+#pragma unroll
+                for (int r = 0; r < RT; r++) {
+                    if (!row_in[r * KH + kh])
+                        continue;
+#pragma unroll
+                    for (int j = 0; j < CT; j++) {
+                        const int ix = j * SW + kw * DW - PAD_L;
+                        if (j < OW && ix >= 0 && ix < W)
+                            acc[r * CT + j] = fma(
+                                (VEC)(LD_X(xp + (r * SH + kh * DH - PAD_T) * W + ix)), wv,
+                                acc[r * CT + j]);
+                    }
+                }
+                wp += OCT;
+            }
+        }
+#else
 #define BYOCL_CONV_TAP(off)                                                   \
         {                                                                     \
             const VEC wv = VLOAD_W(0, wp);                                    \
@@ -41,6 +84,7 @@ __kernel void KNAME(KPARAMS)
         }
         CONV_TAPS(BYOCL_CONV_TAP)
 #undef BYOCL_CONV_TAP
+#endif
         xp += XC_STRIDE;
     }
     /* The accumulators go to a private array once, so that the epilogue is a rolled loop

@@ -448,8 +448,9 @@ static void test_conv2d_channels(void **state)
 {
     (void)state;
     /* By cost with AVX-512: 7x7 outputs of a padded 3x3 conv (position tiles: 64 grid
-     * positions for 49) take 2 x 7 tiles, the last row tile half outside; 48 channels, 3
-     * blocks, a residual add and relu in the epilogue. */
+     * positions for 49) take 2 x 7 tiles, the last row tile half outside, which span the
+     * rows and so read the input in place (one launch, no layout); 48 channels, 3 blocks,
+     * a residual add and relu in the epilogue. */
     static const char rows7[] =
         MAIN("%x: Tensor[(1, 6, 7, 7), float32], %c_w: Tensor[(48, 6, 3, 3), float32], "
              "%c_b: Tensor[(48), float32], %r: Tensor[(1, 48, 7, 7), float32]")
@@ -457,43 +458,63 @@ static void test_conv2d_channels(void **state)
         "  %1 = nn.bias_add(%0, %c_b);\n"
         "  %2 = add(%1, %r);\n"
         "  nn.relu(%2)\n}\n";
-    run_opts o = {.seed = 3, .vector_width = 16,
-                  .expect_text = "#define RT 2\n#define CT 7\n#define NCT 1\n"};
+    run_opts o = {.seed = 3, .vector_width = 16, .expect_launches = 1,
+                  .expect_text = "#define RT 2\n#define CT 7\n#define NCT 1\n",
+                  .expect_text_too = "#define IN_PLACE 1\n"};
     check_region_opts(rows7, &o);
+    /* 14x14 outputs: 2 x 7 and 1 x 14 cost the same; 1 x 14 spans the rows. */
+    run_opts rows14 = {.seed = 5, .vector_width = 16, .expect_launches = 1,
+                       .expect_text = "#define RT 1\n#define CT 14\n#define NCT 1\n"};
+    check_region_opts(MAIN("%x: Tensor[(1, 3, 14, 14), float32], "
+                           "%c_w: Tensor[(32, 3, 3, 3), float32]")
+                      "  nn.conv2d(%x, %c_w, padding=[1, 1, 1, 1])\n}\n", &rows14);
     /* The position tiles where their grid is the output: a 1x1 conv over 8x8. */
     run_opts positions = {.seed = 4, .vector_width = 16, .expect_text = "#define PT 16\n",
                           .reject_text = "conv2d_channels"};
     check_region_opts(MAIN("%x: Tensor[(1, 6, 8, 8), float32], %w: Tensor[(48, 6, 1, 1), float32]")
                       "  nn.conv2d(%x, %w)\n}\n", &positions);
-    /* Forced onto the edge cases: 20 channels (a block of 16 and 4 of the next), rows
-     * and columns that the tile does not divide (9 x 11 in 1 x 14 tiles), float16 too;
-     * strides, asymmetric padding and dilation through the laid-out input; two groups of
-     * 24 channels over two images; a 1x1 conv reading its input in place (a relu's
-     * result, with slack after it: its last row tile reads past the plane). */
-    static const text_case forced[] = {
+    /* Forced onto the edge cases, in place: 20 channels (a block of 16 and 4 of the next),
+     * rows and columns that the tile does not divide (9 x 11 in 1 x 14 tiles), float16
+     * too; strides, asymmetric padding and dilation (rows and columns outside the input
+     * on both sides); two groups of 24 channels over two images; a 1x1 conv. Through the
+     * laid-out input: rows of 27 in 4 tiles of 2 x 7, the last one 6 wide. Reading a 1x1 conv's input as it is
+     * in 3 tiles of 2 x 7 a row (a relu's result: the last tile may read its slack). */
+    static const struct {
+        const char *text, *expect;
+        bool in_place;
+        int launches;
+    } forced[] = {
         {MAIN("%x: Tensor[(1, 5, 9, 11), float32], %c_w: Tensor[(20, 5, 3, 3), float32], "
               "%c_b: Tensor[(20), float32]")
          "  %0 = nn.conv2d(%x, %c_w, padding=[1, 1, 1, 1]);\n"
          "  %1 = nn.bias_add(%0, %c_b);\n"
          "  nn.relu(%1)\n}\n",
-         "#define RT 1\n#define CT 14\n#define NCT 1\n"},
-        {MAIN("%x: Tensor[(1, 3, 15, 13), float32], %w: Tensor[(17, 3, 3, 3), float32]")
-         "  nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 0, 2, 1], dilation=[2, 1])\n}\n",
-         "#define OB 2\n"},
-        {MAIN("%x: Tensor[(2, 6, 7, 7), float32], %w: Tensor[(48, 3, 3, 3), float32]")
-         "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=2);\n"
+         "#define RT 1\n#define CT 14\n#define NCT 1\n", true, 1},
+        {MAIN("%x: Tensor[(1, 3, 15, 13), float32], %c_w: Tensor[(17, 3, 3, 3), float32]")
+         "  nn.conv2d(%x, %c_w, strides=[2, 2], padding=[1, 0, 2, 1], dilation=[2, 1])\n}\n",
+         "#define OB 2\n", true, 1},
+        {MAIN("%x: Tensor[(2, 6, 7, 7), float32], %c_w: Tensor[(48, 3, 3, 3), float32]")
+         "  %0 = nn.conv2d(%x, %c_w, padding=[1, 1, 1, 1], groups=2);\n"
          "  nn.relu(%0)\n}\n",
-         "#define G 2\n#define OB 2\n"},
+         "#define G 2\n#define OB 2\n", true, 1},
         {MAIN("%x: Tensor[(1, 8, 7, 7), float32], %c_w: Tensor[(16, 8, 1, 1), float32]")
+         "  nn.conv2d(%x, %c_w)\n}\n",
+         "#define WPH 7\n#define XC_STRIDE 49\n", true, 1},
+        {MAIN("%x: Tensor[(1, 4, 4, 27), float32], %c_w: Tensor[(20, 4, 3, 3), float32]")
+         "  nn.conv2d(%x, %c_w, padding=[1, 1, 1, 1])\n}\n",
+         "#define RT 2\n#define CT 7\n#define NCT 4\n", false, 2}, /* the layout, the conv */
+        {MAIN("%x: Tensor[(1, 8, 4, 21), float32], %c_w: Tensor[(16, 8, 1, 1), float32]")
          "  %0 = nn.relu(%x);\n"
          "  nn.conv2d(%0, %c_w)\n}\n",
-         "#define WPH 7\n#define XC_STRIDE 49\n"},
+         "#define RT 2\n#define CT 7\n#define NCT 3\n", false, 2}, /* the relu, the conv */
     };
     for (size_t i = 0; i < sizeof forced / sizeof forced[0]; i++) {
         run_opts f = {.seed = 30 + i, .vector_width = 16,
                       .conv_tiles = BYOCL_CL_CONV_TILES_CHANNELS,
-                      .expect_text = forced[i].expect, .expect_text_too = "conv2d_channels",
-                      .expect_launches = i == 3 ? 2 : 0}; /* the relu and the conv */
+                      .expect_text = forced[i].expect, .expect_launches = forced[i].launches,
+                      .expect_text_too = forced[i].in_place ? "#define IN_PLACE 1\n"
+                                                            : "conv2d_channels",
+                      .reject_text = forced[i].in_place ? NULL : "#define IN_PLACE"};
         check_region_opts(forced[i].text, &f);
         if (i == 0) {
             char *t16 = float16_text(forced[i].text);

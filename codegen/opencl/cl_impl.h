@@ -270,6 +270,7 @@ typedef struct clg_conv_sched {
     int row_ry;              /* and its output rows per work-item (clg_window_rows) */
     int64_t ob;              /* output-channel blocks per group */
     bool direct;             /* reads the input as it is (no layout launch) */
+    bool in_place;           /* and checks each tap against its bounds (channel tiles) */
     int n_phase_y, n_phase_x;
     int64_t phase_y[CLG_MAX_CONV_STRIDE], phase_x[CLG_MAX_CONV_STRIDE]; /* phases used */
     int64_t hph, wph;        /* height and width of each phase plane (wph: grid width) */

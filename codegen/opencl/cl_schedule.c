@@ -139,7 +139,9 @@ static void channel_tile(clg_conv_sched *s, bool unpadded, bool force)
     for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
         int64_t cost = div_up(s->oh, tiles[i][0]) * tiles[i][0] *
                        div_up(s->ow, tiles[i][1]) * tiles[i][1] * div_up(s->oc_g, 16) * 16;
-        if (cost < best) {
+        /* of two tiles of one cost, the one that spans the output's rows (no layout) */
+        bool spans = tiles[i][1] >= s->ow;
+        if (cost < best || (cost == best && s->channels && spans && s->ct < s->ow)) {
             best = cost;
             s->channels = true, s->rt = tiles[i][0], s->ct = tiles[i][1];
         }
@@ -195,17 +197,20 @@ byocl_status clg_conv_schedule(const byocl_function *fn, int node,
         channel_tile(s, unpadded, opt->conv_tiles == BYOCL_CL_CONV_TILES_CHANNELS);
     /* Read the input as it is when no tap moves and the last tile stays inside it, or
      * inside the slack after it (a tile past a plane's end reads the next plane, whose
-     * results are dropped); the grid of such a conv is its input. */
+     * results are dropped); the grid of such a conv is its input. Channel tiles as wide
+     * as the output read it as it is whatever the taps (conv2d_channels.cl's IN_PLACE). */
+    s->in_place = s->channels && s->nct == 1;
     int64_t extent = grid_extent(s, s->w);
     int64_t overrun = extent - s->h * s->w;
-    s->direct = s->ntaps == 1 && s->stride[0] == 1 && s->stride[1] == 1 && unpadded &&
-                (overrun == 0 || overrun <= x_slack);
+    s->direct = s->in_place ||
+                (s->ntaps == 1 && s->stride[0] == 1 && s->stride[1] == 1 && unpadded &&
+                 (overrun == 0 || overrun <= x_slack));
     int64_t max_offset = 0;
     if (s->direct) {
         s->n_phase_y = s->n_phase_x = 1;
         s->hph = s->h, s->wph = s->w;
         s->xc_stride = s->h * s->w;
-        s->tap_offset[0] = 0;
+        s->tap_offset[0] = 0; /* one tap (in place, the kernel places its taps) */
     } else {
         s->n_phase_y = phases_of(s->kh, s->dilation[0], s->stride[0], s->phase_y);
         s->n_phase_x = phases_of(s->kw, s->dilation[1], s->stride[1], s->phase_x);
