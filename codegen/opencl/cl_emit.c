@@ -477,12 +477,11 @@ static byocl_status emit_conv(clg_gen *gen, const clg_group *grp)
     if (tap_list)
         clg_kernel_define(&k, "CONV_TAPS(T)", "%s", tap_list);
     free(tap_list);
-    /* With WPH == OW the grid is the output: a tile may span rows of one plane. */
     if (!tap_list && !s.in_place)
         st = byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory writing %s", label);
     else if (s.channels)
         st = clg_epilogue_define(&k, grp, gen->err);
-    else
+    else /* with WPH == OW the grid is the output: a tile may span rows of one plane */
         st = clg_epilogue_define_tiles(&k, grp, s.pt, s.wph == s.ow ? 2 : 1, gen->err);
     size_t global[3] = {(size_t)s.npt, (size_t)s.ob, (size_t)(s.n * s.groups)};
     st = clg_kernel_finish(&k, st, tmpl, label, 3, global, clg_group_flops(gen, grp));
