@@ -477,8 +477,9 @@ static void test_conv2d_channels(void **state)
      * rows and columns that the tile does not divide (9 x 11 in 1 x 14 tiles), float16
      * too; strides, asymmetric padding and dilation (rows and columns outside the input
      * on both sides); two groups of 24 channels over two images; a 1x1 conv. Through the
-     * laid-out input: rows of 27 in 4 tiles of 2 x 7, the last one 6 wide. Reading a 1x1 conv's input as it is
-     * in 3 tiles of 2 x 7 a row (a relu's result: the last tile may read its slack). */
+     * laid-out input: rows of 27 in 4 tiles of 2 x 7, the last one 6 wide. Reading a 1x1
+     * conv's input as it is in 3 tiles of 2 x 7 a row (a relu's result: the last tile may
+     * read its slack). */
     static const struct {
         const char *text, *expect;
         bool in_place;
