@@ -462,26 +462,27 @@ static byocl_status emit_conv(clg_gen *gen, const clg_group *grp)
     clg_kernel_int(&k, "CIN_G", s.cin_g);
     clg_kernel_define(&k, "XN_STRIDE", "(G * CIN_G * XC_STRIDE)");
     clg_kernel_define(&k, "NTAPS", "%d", s.ntaps);
-    if (s.in_place) {
+    if (s.in_place) { /* the kernel places its taps */
         static const char *const names[] = {"H", "W", "KH", "KW", "SH", "SW", "DH", "DW",
                                             "PAD_T", "PAD_L"};
         const int64_t values[] = {s.h, s.w, s.kh, s.kw, s.stride[0], s.stride[1],
                                   s.dilation[0], s.dilation[1], s.pad[0], s.pad[1]};
         clg_kernel_define(&k, "IN_PLACE", "1");
         define_ints(&k, names, values, sizeof names / sizeof names[0]);
+    } else {
+        byocl_textbuf taps = {0};
+        for (int t = 0; t < s.ntaps; t++)
+            base_textbuf_printf(&taps, "%sT(%lld)", t ? " " : "", (long long)s.tap_offset[t]);
+        char *tap_list = base_textbuf_take(&taps);
+        if (tap_list)
+            clg_kernel_define(&k, "CONV_TAPS(T)", "%s", tap_list);
+        else
+            st = byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory writing %s", label);
+        free(tap_list);
     }
-    byocl_textbuf taps = {0};
-    for (int t = 0; t < s.ntaps && !s.in_place; t++)
-        base_textbuf_printf(&taps, "%sT(%lld)", t ? " " : "", (long long)s.tap_offset[t]);
-    char *tap_list = s.in_place ? NULL : base_textbuf_take(&taps);
-    if (tap_list)
-        clg_kernel_define(&k, "CONV_TAPS(T)", "%s", tap_list);
-    free(tap_list);
-    if (!tap_list && !s.in_place)
-        st = byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory writing %s", label);
-    else if (s.channels)
+    if (st == BYOCL_OK && s.channels)
         st = clg_epilogue_define(&k, grp, gen->err);
-    else /* with WPH == OW the grid is the output: a tile may span rows of one plane */
+    else if (st == BYOCL_OK) /* with WPH == OW the grid is the output: a tile may span rows */
         st = clg_epilogue_define_tiles(&k, grp, s.pt, s.wph == s.ow ? 2 : 1, gen->err);
     size_t global[3] = {(size_t)s.npt, (size_t)s.ob, (size_t)(s.n * s.groups)};
     st = clg_kernel_finish(&k, st, tmpl, label, 3, global, clg_group_flops(gen, grp));
