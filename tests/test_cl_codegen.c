@@ -223,6 +223,7 @@ typedef struct run_opts {
     int vector_width;       /* the device's float vector width (0: the default, 16) */
     int mem_base_align;     /* the device's base address alignment (0: the default, 128) */
     int conv_tiles;         /* byocl_cl_codegen_options.conv_tiles (0: by cost) */
+    int depthwise_tiles;    /* byocl_cl_codegen_options.depthwise_tiles (0: by size) */
     const char *expect_text; /* when set: text the program must contain */
     const char *expect_text_too; /* when set: more text the program must contain */
     const char *reject_text; /* when set: text the program must not contain */
@@ -241,7 +242,8 @@ static double check_region_opts(const char *text, const run_opts *o)
     byocl_cl_codegen_options opt = {.compute_units = 2, .max_work_group_size = 4096,
                                     .no_fusion = o->no_fusion, .vector_width = o->vector_width,
                                     .mem_base_align = o->mem_base_align,
-                                    .conv_tiles = o->conv_tiles};
+                                    .conv_tiles = o->conv_tiles,
+                                    .depthwise_tiles = o->depthwise_tiles};
     byocl_cl_plan *plan = NULL;
     if (clg_codegen(fn, &opt, &plan, &err) != BYOCL_OK)
         fail_msg("%s", err.msg);
@@ -715,7 +717,105 @@ static void test_conv2d_depthwise(void **state)
          "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=3)\n}\n",
          "#define VEC float4\n"},
     };
-    check_text_cases(widths16, sizeof widths16 / sizeof widths16[0], 31, 16, 1);
+    for (size_t i = 0; i < sizeof widths16 / sizeof widths16[0]; i++) {
+        run_opts ow = {.seed = 31 + i, .vector_width = 16, .expect_launches = 1,
+                       .expect_text = widths16[i].expect,
+                       .depthwise_tiles = BYOCL_CL_DEPTHWISE_ROWS}; /* planes by choice */
+        check_region_opts(widths16[i].text, &ow);
+    }
+}
+
+/* Depthwise convs of stride 1 over small planes whose output rows are as long as the
+ * input rows run conv2d_depthwise_plane.cl: a plane per work-item in vectors of the
+ * flattened plane, each tap one load at its offset with the padding's lanes masked off;
+ * the first and the last plane of the tensor by the rolled loop. */
+static void test_conv2d_depthwise_plane(void **state)
+{
+    (void)state;
+    /* 7x7 maps: 4 vectors of 16 (the last from output 33, overlapping the third); the
+     * first vector's first tap reads from 8 before its plane, the row above (lanes 0-7)
+     * and the left neighbour of column 0 (lane 14) masked off; its middle tap reads the
+     * plane as it is. */
+    static const char small[] = MAIN("%x: Tensor[(1, 24, 7, 7), float32], "
+                                     "%w: Tensor[(24, 1, 3, 3), float32], "
+                                     "%b: Tensor[(24), float32]")
+        "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=24);\n"
+        "  %1 = nn.bias_add(%0, %b);\n"
+        "  clip(%1, a_min=0f, a_max=6f)\n}\n";
+    run_opts o = {.seed = 41, .expect_launches = 1,
+                  .expect_text = "TAPS_0(TAP, TAP_MASKED)  \\\n"
+                                 "    TAP_MASKED(0, vload16(0, x + plane - 8), (int16)(0, 0, 0, "
+                                 "0, 0, 0, 0, 0, -1, -1, -1, -1, -1, -1, 0, -1)) \\\n",
+                  .expect_text_too = "    TAP(4, vload16(0, x + plane + 0)) \\\n"};
+    check_region_opts(small, &o);
+    run_opts last = {.seed = 42, .expect_launches = 1,
+                     .expect_text = "#define PLANE_VECTORS(VECTOR) VECTOR(0, 0) VECTOR(1, 16) "
+                                    "VECTOR(2, 32) VECTOR(3, 33)\n"};
+    check_region_opts(small, &last);
+    check_region_f16(small); /* half loads; the scalar epilogue */
+    /* Two images; 5x5 filters; asymmetric padding; output rows dropped (no vertical
+     * padding); dilation; a residual add (a vector operand along the flattened plane);
+     * 8-wide vectors; a single plane (the rolled loop only). */
+    static const text_case cases[] = {
+        {MAIN("%x: Tensor[(2, 3, 6, 9), float32], %w: Tensor[(3, 1, 5, 5), float32]")
+         "  nn.conv2d(%x, %w, padding=[2, 2, 2, 2], groups=3)\n}\n",
+         "TAPS_0(TAP, TAP_MASKED)  \\\n" /* its first 5 taps read only the padding */
+         "    TAP_MASKED(5, vload16(0, x + plane - 11), "},
+        {MAIN("%x: Tensor[(1, 5, 8, 10), float32], %w: Tensor[(5, 1, 3, 3), float32]")
+         "  nn.conv2d(%x, %w, padding=[0, 2, 2, 0], groups=5)\n}\n",
+         "TAP_MASKED(0, vload16(0, x + plane - 2), "},
+        {MAIN("%x: Tensor[(1, 6, 9, 12), float32], %w: Tensor[(6, 1, 3, 3), float32]")
+         "  nn.conv2d(%x, %w, padding=[0, 1, 0, 1], groups=6)\n}\n",
+         "VECTOR(5, 68)\n"},
+        {MAIN("%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 1, 3, 3), float32]")
+         "  nn.conv2d(%x, %w, padding=[2, 2, 2, 2], dilation=[2, 2], groups=4)\n}\n",
+         "TAPS_1(TAP, TAP_MASKED)  \\\n"
+         "    TAP_MASKED(0, vload16(0, x + plane - 2), (int16)(0, 0, -1, -1, -1, -1, -1, -1, 0, "
+         "0, -1, -1, -1, -1, -1, -1)) \\\n"},
+        {MAIN("%x: Tensor[(1, 16, 5, 5), float32], %w: Tensor[(16, 1, 3, 3), float32]")
+         "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=16);\n"
+         "  add(%0, %x)\n}\n",
+         "#define VSTORE_Y(fi, v) "},
+        {MAIN("%x: Tensor[(1, 1, 7, 7), float32], %w: Tensor[(1, 1, 3, 3), float32]")
+         "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=1)\n}\n",
+         "k0_conv2d_depthwise_plane("},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run_opts oc = {.seed = 43 + i, .expect_launches = 1, .expect_text = cases[i].expect,
+                       .expect_text_too = "k0_conv2d_depthwise_plane("};
+        check_region_opts(cases[i].text, &oc);
+        check_region_f16(cases[i].text);
+    }
+    run_opts eight = {.seed = 50, .expect_launches = 1, .vector_width = 8,
+                      .expect_text = "    TAP(4, vload8(0, x + plane + 0)) \\\n"};
+    check_region_opts(MAIN("%x: Tensor[(1, 10, 9, 9), float32], %w: Tensor[(10, 1, 3, 3), float32]")
+                      "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=10)\n}\n",
+                      &eight);
+    /* Too many vectors times taps to take by choice (13 x 25), taken when forced; row
+     * tiles when forced; never for stride 2 or output rows shorter than the input's. */
+    static const char wide[] = MAIN("%x: Tensor[(1, 6, 14, 14), float32], "
+                                    "%w: Tensor[(6, 1, 5, 5), float32]")
+        "  nn.conv2d(%x, %w, padding=[2, 2, 2, 2], groups=6)\n}\n";
+    run_opts chosen = {.seed = 51, .expect_launches = 1, .expect_text = "k0_conv2d_depthwise(",
+                       .reject_text = "plane"};
+    check_region_opts(wide, &chosen);
+    run_opts forced = {.seed = 52, .expect_launches = 1, .expect_text = "VECTOR(12, 180)\n",
+                       .depthwise_tiles = BYOCL_CL_DEPTHWISE_PLANES};
+    check_region_opts(wide, &forced);
+    run_opts rows = {.seed = 53, .expect_launches = 1, .expect_text = "k0_conv2d_depthwise(",
+                     .reject_text = "plane", .depthwise_tiles = BYOCL_CL_DEPTHWISE_ROWS};
+    check_region_opts(small, &rows);
+    static const char *const not_planes[] = {
+        MAIN("%x: Tensor[(1, 6, 14, 14), float32], %w: Tensor[(6, 1, 3, 3), float32]")
+        "  nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], groups=6)\n}\n",
+        MAIN("%x: Tensor[(1, 6, 12, 12), float32], %w: Tensor[(6, 1, 3, 3), float32]")
+        "  nn.conv2d(%x, %w, groups=6)\n}\n",
+    };
+    for (int i = 0; i < 2; i++) {
+        run_opts on = {.seed = 54 + (uint64_t)i, .reject_text = "plane",
+                       .depthwise_tiles = BYOCL_CL_DEPTHWISE_PLANES};
+        check_region_opts(not_planes[i], &on);
+    }
 }
 
 /* Vector epilogues (EPILOGUE_V): a tile of 8 outputs inside one row, or inside one plane
@@ -3103,6 +3203,7 @@ int main(void)
         cmocka_unit_test(test_conv2d_1x1),
         cmocka_unit_test(test_conv2d_grouped),
         cmocka_unit_test(test_conv2d_depthwise),
+        cmocka_unit_test(test_conv2d_depthwise_plane),
         cmocka_unit_test(test_conv2d_fused),
         cmocka_unit_test(test_out_dtype),
         cmocka_unit_test(test_dense),

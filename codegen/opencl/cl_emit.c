@@ -352,8 +352,95 @@ static int64_t window_rows_in(int ry, int64_t stride, int64_t taps, int64_t dila
     return (ry - 1) * stride + (taps - 1) * dilation + 1;
 }
 
-/* A depthwise conv2d (kernels_cl/conv2d_depthwise.cl): read in place, its weight as it is
- * (OIHW: one KH x KW filter per channel). */
+/* What tap (kh, kw) of the plane vector that starts at output p0 reads (one load at the
+ * tap's offset, conv2d_depthwise_plane.cl), appended to b as TAP(t, xv), or
+ * TAP_MASKED(t, xv, mask) where some lane is padding, or nothing where every lane is. */
+static void plane_tap(byocl_textbuf *b, const clg_conv_sched *s, int vf, int64_t p0,
+                      int64_t kh, int64_t kw, byocl_dtype x_dtype)
+{
+    int64_t plane = s->h * s->w, dx = kw * s->dilation[1] - s->pad[1];
+    int64_t first = p0 + clg_conv_plane_offset(s, kh, kw);
+    bool inside[16], any = false, all = true;
+    for (int j = 0; j < vf; j++) {
+        int64_t col = (p0 + j) % s->w + dx;
+        inside[j] = col >= 0 && col < s->w && first + j >= 0 && first + j < plane;
+        any |= inside[j];
+        all &= inside[j];
+    }
+    if (!any)
+        return;
+    const char *half = x_dtype == BYOCL_FLOAT16 ? "_half" : "";
+    const char *ptr = x_dtype == BYOCL_FLOAT16 ? "(const __global half *)x" : "x";
+    base_textbuf_printf(b, " \\\n    %s(%lld, vload%s%d(0, %s + plane %c %lld)",
+                        all ? "TAP" : "TAP_MASKED", (long long)(kh * s->kw + kw), half, vf, ptr,
+                        first < 0 ? '-' : '+', (long long)(first < 0 ? -first : first));
+    if (!all) {
+        base_textbuf_printf(b, ", (int%d)(", vf);
+        for (int j = 0; j < vf; j++)
+            base_textbuf_printf(b, "%s%d", j ? ", " : "", inside[j] ? -1 : 0);
+        base_textbuf_puts(b, ")");
+    }
+    base_textbuf_puts(b, ")");
+}
+
+/* A depthwise conv2d over whole planes (kernels_cl/conv2d_depthwise_plane.cl): every
+ * vector of the plane and every tap listed, the last vector ending at the plane's end. */
+static byocl_status emit_conv_depthwise_plane(clg_gen *gen, const clg_group *grp,
+                                              const clg_conv_sched *s, const char *label,
+                                              int x, byocl_dtype x_dtype, int w,
+                                              byocl_dtype w_dtype, int y)
+{
+    int vf = clg_tile_width(gen->opt.vector_width);
+    int64_t out = s->oh * s->ow;
+    clg_kernel k;
+    clg_kernel_begin(&k, gen, "conv2d_depthwise_plane");
+    clg_kernel_buffer(&k, "x", x, x_dtype, false);
+    clg_kernel_buffer(&k, "w", w, w_dtype, false);
+    clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
+    clg_kernel_int(&k, "opaque_zero", 0);
+    clg_kernel_define(&k, "VEC", "float%d", vf);
+    clg_kernel_define(&k, "VSTORE", "vstore%d", vf);
+    clg_kernel_define(&k, "INTV", "int%d", vf);
+    clg_kernel_define(&k, "AS_VEC(v)", "as_float%d(v)", vf);
+    clg_kernel_define(&k, "AS_INTV(v)", "as_int%d(v)", vf);
+    static const char *const names[] = {"PT", "NC", "C", "H", "W", "OH", "OW", "KH", "KW",
+                                        "DH", "DW", "PAD_T", "PAD_L"};
+    const int64_t values[] = {vf, s->n * s->c, s->c, s->h, s->w, s->oh, s->ow, s->kh, s->kw,
+                              s->dilation[0], s->dilation[1], s->pad[0], s->pad[1]};
+    define_ints(&k, names, values, sizeof names / sizeof names[0]);
+    byocl_textbuf vectors = {0};
+    bool ok = true;
+    for (int64_t v = 0; v < s->plane_vectors && ok; v++) {
+        int64_t p0 = v * vf < out - vf ? v * vf : out - vf;
+        base_textbuf_printf(&vectors, "%sVECTOR(%lld, %lld)", v ? " " : "", (long long)v,
+                            (long long)p0);
+        byocl_textbuf taps = {0};
+        for (int64_t kh = 0; kh < s->kh; kh++)
+            for (int64_t kw = 0; kw < s->kw; kw++)
+                plane_tap(&taps, s, vf, p0, kh, kw, x_dtype);
+        char *text = base_textbuf_take(&taps), name[64];
+        snprintf(name, sizeof name, "TAPS_%lld(TAP, TAP_MASKED)", (long long)v);
+        if (text)
+            clg_kernel_define(&k, name, "%s", text);
+        ok = text != NULL;
+        free(text);
+    }
+    char *list = base_textbuf_take(&vectors);
+    if (list)
+        clg_kernel_define(&k, "PLANE_VECTORS(VECTOR)", "%s", list);
+    ok = ok && list;
+    free(list);
+    byocl_status st = ok ? clg_epilogue_define_tiles(&k, grp, vf, 2, gen->err)
+                         : byocl_error_set(gen->err, BYOCL_ERR_NOMEM,
+                                           "out of memory writing %s", k.name);
+    size_t global = (size_t)(s->n * s->c);
+    return clg_kernel_finish(&k, st, "conv2d_depthwise_plane", label, 1, &global,
+                             clg_group_flops(gen, grp));
+}
+
+/* A depthwise conv2d (kernels_cl/conv2d_depthwise.cl, or conv2d_depthwise_plane.cl where
+ * it takes planes): read in place, its weight as it is (OIHW: one KH x KW filter per
+ * channel). */
 static byocl_status emit_conv_depthwise(clg_gen *gen, const clg_group *grp,
                                         const clg_conv_sched *s)
 {
@@ -363,6 +450,9 @@ static byocl_status emit_conv_depthwise(clg_gen *gen, const clg_group *grp,
     if (!data_weight_result(gen, grp, &x_root, &w_root, &x, &w, &y))
         return gen->err->status;
     byocl_dtype x_dtype = dtype_of(gen, x_root);
+    if (s->plane_vectors > 0)
+        return emit_conv_depthwise_plane(gen, grp, s, label, x, x_dtype, w,
+                                         dtype_of(gen, w_root), y);
     int64_t load = clg_row_load_width(s->row_pt, s->stride[1]);
     int64_t tiles = (s->ow + s->row_pt - 1) / s->row_pt;
     clg_kernel k;

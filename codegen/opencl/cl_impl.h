@@ -268,6 +268,7 @@ typedef struct clg_conv_sched {
     int pt, oct;             /* tile: grid positions x output channels per work-item */
     int row_pt;              /* a depthwise conv's row tile (clg_row_tile_width) */
     int row_ry;              /* and its output rows per work-item (clg_window_rows) */
+    int64_t plane_vectors;   /* or vectors of its whole plane per work-item, else 0 */
     int64_t ob;              /* output-channel blocks per group */
     bool direct;             /* reads the input as it is (no layout launch) */
     bool in_place;           /* and checks each tap against its bounds (channel tiles) */
@@ -296,6 +297,9 @@ byocl_status clg_conv_schedule(const byocl_function *fn, int node,
                               const byocl_cl_codegen_options *opt, int64_t x_slack,
                               clg_conv_sched *s, byocl_error *err);
 void clg_conv_sched_free(clg_conv_sched *s);
+/* What output p of a depthwise conv's plane reads for tap (kh, kw) when it takes planes
+ * (plane_vectors): input p plus this offset. */
+int64_t clg_conv_plane_offset(const clg_conv_sched *s, int64_t kh, int64_t kw);
 /* Whether the conv2d is depthwise (one input and one output channel per group) with few
  * enough taps for kernels_cl/conv2d_depthwise.cl, which reads its input in place, and
  * rows wide enough for its tiles (clg_row_tiles_pay). */

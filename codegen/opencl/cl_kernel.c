@@ -359,7 +359,8 @@ static double build_cost(const char *template_name)
         const char *name;
         double cost;
     } costs[] = {{"conv2d", 3}, {"conv2d_channels", 3}, {"conv2d_input", 3},
-                 {"conv2d_depthwise", 8}, {"pool2d_rows", 8}};
+                 {"conv2d_depthwise", 8}, {"conv2d_depthwise_plane", 8},
+                 {"pool2d_rows", 8}};
     for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++)
         if (strcmp(template_name, costs[i].name) == 0)
             return costs[i].cost;

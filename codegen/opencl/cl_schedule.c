@@ -153,6 +153,48 @@ static void channel_tile(clg_conv_sched *s, bool unpadded, bool force)
     }
 }
 
+/* Taps a depthwise tile unrolls (7 x 7, the largest depthwise kernels in torchvision). */
+#define CLG_MAX_DEPTHWISE_TAPS 49
+/* Vectors times taps a depthwise conv's plane work-item unrolls by choice (14x14 3x3: 13
+ * x 9), and when forced (tests). */
+#define CLG_MAX_PLANE_TAPS 128
+#define CLG_MAX_PLANE_TAPS_FORCED 1024
+
+/* One input and one output channel per group: a depthwise conv. */
+static bool one_channel_groups(const clg_conv_sched *s)
+{
+    return s->groups == s->c && s->cin_g == 1 && s->oc_g == 1;
+}
+
+int64_t clg_conv_plane_offset(const clg_conv_sched *s, int64_t kh, int64_t kw)
+{
+    return (kh * s->dilation[0] - s->pad[0]) * s->w + kw * s->dilation[1] - s->pad[1];
+}
+
+/* The vectors of a depthwise conv's plane (conv2d_depthwise_plane.cl) where it takes
+ * planes, else 0: stride 1, output rows as long as the input rows (so that a tap is one
+ * offset in the flattened plane), planes of at least one vector, no tap reaching further
+ * than the next plane (the planes between the first and the last load across their
+ * edges), and few enough vectors times taps to unroll them all (docs/opencl-codegen.md
+ * has the figures). */
+static int64_t plane_vectors(const clg_conv_sched *s, int vector_width, int choice)
+{
+    int64_t vf = clg_tile_width(vector_width);
+    int64_t plane = s->h * s->w, out = s->oh * s->ow;
+    if (choice == BYOCL_CL_DEPTHWISE_ROWS || !one_channel_groups(s) ||
+        s->ntaps > CLG_MAX_DEPTHWISE_TAPS || vf < 8 || s->stride[0] != 1 || s->stride[1] != 1 ||
+        s->ow != s->w || plane < vf || out < vf)
+        return 0;
+    int64_t before = -clg_conv_plane_offset(s, 0, 0);
+    int64_t after = out + clg_conv_plane_offset(s, s->kh - 1, s->kw - 1) - plane;
+    if (before > plane || after > plane)
+        return 0;
+    int64_t vectors = div_up(out, vf);
+    int64_t most = choice == BYOCL_CL_DEPTHWISE_PLANES ? CLG_MAX_PLANE_TAPS_FORCED
+                                                        : CLG_MAX_PLANE_TAPS;
+    return vectors * s->ntaps <= most ? vectors : 0;
+}
+
 byocl_status clg_conv_schedule(const byocl_function *fn, int node,
                               const byocl_cl_codegen_options *opt, int64_t x_slack,
                               clg_conv_sched *s, byocl_error *err)
@@ -187,6 +229,7 @@ byocl_status clg_conv_schedule(const byocl_function *fn, int node,
     s->oct = s->oc_g >= oct ? oct : pow2_at_least(s->oc_g, oct);
     s->ob = div_up(s->oc_g, s->oct);
     s->ntaps = (int)(s->kh * s->kw);
+    s->plane_vectors = plane_vectors(s, vector_width, opt->depthwise_tiles);
     s->tap_offset = malloc((size_t)s->ntaps * sizeof *s->tap_offset);
     if (!s->tap_offset)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory scheduling a conv2d");
@@ -253,15 +296,12 @@ byocl_status clg_conv_schedule(const byocl_function *fn, int node,
     return BYOCL_OK;
 }
 
-/* Taps a depthwise tile unrolls (7 x 7, the largest depthwise kernels in torchvision). */
-#define CLG_MAX_DEPTHWISE_TAPS 49
-
 bool clg_conv_is_depthwise(const clg_conv_sched *s)
 {
-    return s->groups == s->c && s->cin_g == 1 && s->oc_g == 1 &&
-           s->ntaps <= CLG_MAX_DEPTHWISE_TAPS &&
-           clg_row_tiles_pay(s->row_pt, s->stride[1], s->kw, s->dilation[1], s->pad[1], s->w,
-                             s->ow);
+    return one_channel_groups(s) && s->ntaps <= CLG_MAX_DEPTHWISE_TAPS &&
+           (s->plane_vectors > 0 ||
+            clg_row_tiles_pay(s->row_pt, s->stride[1], s->kw, s->dilation[1], s->pad[1], s->w,
+                              s->ow));
 }
 
 int clg_window_rows(int pt, const int64_t stride[2], const int64_t taps[2],
