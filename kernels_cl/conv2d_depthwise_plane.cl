@@ -27,38 +27,23 @@
  * xv) or TAP_MASKED(t, xv, mask) for each tap t of vector v that reads some input, xv
  * the load (around the plane that starts at element `plane`), mask its lanes inside;
  * where the epilogue has a vector form, EPILOGUE_V(v, fi) and VSTORE_Y(fi, v). */
-__kernel void KNAME(KPARAMS)
-{
-    const int nc = get_global_id(0);
-    if (nc >= NC) /* the launch is whole work-groups */
-        return;
-    const int c = nc % C, plane = nc * (H * W);
-    if (nc == 0 || nc == NC - 1) {
-#pragma unroll 1
-        for (int p = 0; p < OH * OW; p++) {
-            const int oy = p / OW, ox = p % OW;
-            float acc = 0.0f;
-            for (int kh = 0; kh < KH; kh++) {
-                const int iy = oy + kh * DH - PAD_T;
-                for (int kw = 0; kw < KW; kw++) {
-                    const int ix = ox + kw * DW - PAD_L;
-                    if (iy >= 0 && iy < H && ix >= 0 && ix < W)
-                        acc = fma(LD_w(c * (KH * KW) + kh * KW + kw), LD_x(plane + iy * W + ix),
-                                  acc);
-                }
-            }
-            EPILOGUE(acc, nc * (OH * OW) + p);
-            ST_Y(nc * (OH * OW) + p, acc);
-        }
-        return;
+/* Output p of plane nc, tap by tap, each checked against the input's bounds. */
+#define PLANE_ONE_OUTPUT(p)                                                                 \
+    {                                                                                      \
+        const int oy = (p) / OW, ox = (p) % OW;                                            \
+        float one = 0.0f;                                                                  \
+        for (int kh = 0; kh < KH; kh++) {                                                  \
+            const int iy = oy + kh * DH - PAD_T;                                           \
+            for (int kw = 0; kw < KW; kw++) {                                              \
+                const int ix = ox + kw * DW - PAD_L;                                       \
+                if (iy >= 0 && iy < H && ix >= 0 && ix < W)                                \
+                    one = fma(LD_w(c * (KH * KW) + kh * KW + kw), LD_x(plane + iy * W + ix), \
+                              one);                                                        \
+            }                                                                              \
+        }                                                                                  \
+        EPILOGUE(one, nc * (OH * OW) + (p));                                               \
+        ST_Y(nc * (OH * OW) + (p), one);                                                   \
     }
-    float wt[KH * KW];
-#pragma unroll
-    for (int t = 0; t < KH * KW; t++)
-        wt[t] = LD_w(c * (KH * KW) + t);
-#define PLANE_TAP(t, xv) acc = fma((VEC)(wt[t]), (xv), acc);
-#define PLANE_TAP_MASKED(t, xv, mask)                                                       \
-    acc = fma((VEC)(wt[t]), AS_VEC(AS_INTV(xv) & ((mask) ^ (INTV)(opaque_zero))), acc);
 #ifdef EPILOGUE_V
 #define PLANE_STORE(p0)                                                                     \
     {                                                                                      \
@@ -79,6 +64,26 @@ __kernel void KNAME(KPARAMS)
         }                                                                                  \
     }
 #endif
+__kernel void KNAME(KPARAMS)
+{
+    const int nc = get_global_id(0);
+    if (nc >= NC) /* the launch is whole work-groups */
+        return;
+    const int c = nc % C, plane = nc * (H * W);
+    float wt[KH * KW];
+#pragma unroll
+    for (int t = 0; t < KH * KW; t++)
+        wt[t] = LD_w(c * (KH * KW) + t);
+#ifdef PLANE_VECTORS
+    if (nc == 0 || nc == NC - 1) {
+#pragma unroll 1
+        for (int p = 0; p < OH * OW; p++)
+            PLANE_ONE_OUTPUT(p)
+        return;
+    }
+#define PLANE_TAP(t, xv) acc = fma((VEC)(wt[t]), (xv), acc);
+#define PLANE_TAP_MASKED(t, xv, mask)                                                       \
+    acc = fma((VEC)(wt[t]), AS_VEC(AS_INTV(xv) & ((mask) ^ (INTV)(opaque_zero))), acc);
 #define PLANE_VECTOR(v, p0)                                                                 \
     {                                                                                      \
         VEC acc = (VEC)(0.0f);                                                             \
@@ -87,7 +92,53 @@ __kernel void KNAME(KPARAMS)
     }
     PLANE_VECTORS(PLANE_VECTOR)
 #undef PLANE_VECTOR
-#undef PLANE_STORE
 #undef PLANE_TAP_MASKED
 #undef PLANE_TAP
+#else
+    (void)opaque_zero;
+#pragma unroll 1
+    for (int v = 0; v < NV; v++) {
+        const int p0 = min(v * PT, OH * OW - PT);
+        /* Whether every tap of every lane lies inside the plane's rows; else whether the
+         * loads stay inside the tensor. */
+        const bool rows_in = p0 + MIN_OFF >= 0 && p0 + MAX_OFF + PT <= H * W;
+        if (!rows_in && ((nc == 0 && p0 + MIN_OFF < 0) ||
+                         (nc == NC - 1 && p0 + MAX_OFF + PT > H * W))) {
+#pragma unroll 1
+            for (int j = 0; j < PT; j++)
+                PLANE_ONE_OUTPUT(p0 + j)
+            continue;
+        }
+        const INTV lane = (INTV)(p0) + LANES, col = lane % W;
+        INTV col_in[KW];
+#pragma unroll
+        for (int kw = 0; kw < KW; kw++)
+            col_in[kw] = (col + (kw * DW - PAD_L) >= 0) & (col + (kw * DW - PAD_L) < W);
+        VEC acc = (VEC)(0.0f);
+        if (rows_in) {
+#pragma unroll
+            for (int kh = 0; kh < KH; kh++)
+#pragma unroll
+                for (int kw = 0; kw < KW; kw++) {
+                    const VEC xv = VLOAD_X(plane + p0 + (kh * DH - PAD_T) * W + kw * DW - PAD_L);
+                    acc = fma((VEC)(wt[kh * KW + kw]), select((VEC)(0.0f), xv, col_in[kw]), acc);
+                }
+        } else {
+#pragma unroll
+            for (int kh = 0; kh < KH; kh++) {
+                const INTV in_row = lane + (kh * DH - PAD_T) * W;
+                const INTV row_in = (in_row >= 0) & (in_row < H * W);
+#pragma unroll
+                for (int kw = 0; kw < KW; kw++) {
+                    const VEC xv = VLOAD_X(plane + p0 + (kh * DH - PAD_T) * W + kw * DW - PAD_L);
+                    acc = fma((VEC)(wt[kh * KW + kw]),
+                              select((VEC)(0.0f), xv, col_in[kw] & row_in), acc);
+                }
+            }
+        }
+        PLANE_STORE(p0)
+    }
+#endif
 }
+#undef PLANE_STORE
+#undef PLANE_ONE_OUTPUT

@@ -356,6 +356,16 @@ static void check_region_f16(const char *text)
     free(t16);
 }
 
+/* The same, depthwise convs in row tiles (conv2d_depthwise.cl) where they would take
+ * planes. */
+static void check_region_f16_rows(const char *text)
+{
+    char *t16 = float16_text(text);
+    run_opts o = {.seed = 7, .depthwise_tiles = BYOCL_CL_DEPTHWISE_ROWS};
+    check_region_opts(t16, &o);
+    free(t16);
+}
+
 #define MAIN(params) "#[version = \"0.0.5\"]\ndef @main(" params ") {\n"
 
 /* Regions that must each contain a text: case i checked with seed `seed` + i. */
@@ -626,10 +636,11 @@ static void test_conv2d_depthwise(void **state)
     /* 4 output rows a work-item at stride 1 (13 rows: the last block computes 3 rows
      * past the output and drops them), 2 at stride 2 (9 rows). */
     run_opts o = {.seed = 11, .expect_launches = 1, .vector_width = 8,
+                  .depthwise_tiles = BYOCL_CL_DEPTHWISE_ROWS,
                   .expect_text = "#define TAP_IN(at) vload8(0, x + (at))\n",
                   .expect_text_too = "#define RY 4\n#define ROWS_IN 6\n"};
     check_region_opts(dw, &o);
-    check_region_f16(dw);
+    check_region_f16_rows(dw);
     static const char s2[] = MAIN("%x: Tensor[(1, 5, 17, 128), float32], "
                                   "%c_w: Tensor[(5, 1, 3, 3), float32]")
         "  nn.conv2d(%x, %c_w, strides=[2, 2], padding=[0, 1, 1, 0], groups=5)\n}\n";
@@ -637,7 +648,7 @@ static void test_conv2d_depthwise(void **state)
                    .expect_text = "#define TAP_IN(at) vload16(0, x + (at)).even\n",
                    .expect_text_too = "#define RY 2\n#define ROWS_IN 5\n"};
     check_region_opts(s2, &o2);
-    check_region_f16(s2);
+    check_region_f16_rows(s2);
     run_opts o3 = {.seed = 13, .expect_launches = 1, .vector_width = 8,
                    .expect_text = "#define TAP_IN(at) ((float8)(LD_x((at) + 0), "
                                   "LD_x((at) + 3), "};
@@ -648,20 +659,23 @@ static void test_conv2d_depthwise(void **state)
                       &o3);
     /* Rows narrower than an 8-wide load take 4-wide tiles; narrower than 4, conv2d.cl. */
     run_opts narrow = {.seed = 14, .vector_width = 8, .expect_launches = 1,
+                       .depthwise_tiles = BYOCL_CL_DEPTHWISE_ROWS,
                        .expect_text = "#define VEC float4\n"};
     static const char five[] = MAIN("%x: Tensor[(2, 4, 9, 5), float32], "
                                     "%w: Tensor[(4, 1, 7, 7), float32]")
         "  nn.conv2d(%x, %w, padding=[3, 3, 3, 3], groups=4)\n}\n";
     check_region_opts(five, &narrow);
-    check_region_f16(five);
+    check_region_f16_rows(five);
     narrow.expect_launches = 0;
     narrow.expect_text = "k2_conv2d(";
     check_region_opts(MAIN("%x: Tensor[(2, 4, 9, 3), float32], "
                            "%w: Tensor[(4, 1, 7, 7), float32]")
                       "  nn.conv2d(%x, %w, padding=[3, 3, 3, 3], groups=4)\n}\n",
                       &narrow);
-    check_region(MAIN("%x: Tensor[(1, 3, 6, 6), float32], %w: Tensor[(3, 1, 1, 1), float32]")
-                 "  nn.conv2d(%x, %w, groups=3)\n}\n");
+    run_opts one = {.seed = 7, .depthwise_tiles = BYOCL_CL_DEPTHWISE_ROWS};
+    check_region_opts(MAIN("%x: Tensor[(1, 3, 6, 6), float32], %w: Tensor[(3, 1, 1, 1), float32]")
+                      "  nn.conv2d(%x, %w, groups=3)\n}\n",
+                      &one);
     /* Edge tiles read each tap with one load inside the row and a constant shuffle: 14
      * columns (both tiles at an edge; the second covers outputs 6..13, TILE_X0, its first
      * two taps inside, its last one past the row), a dilated 5x5 on 11 columns (one tile
@@ -690,13 +704,14 @@ static void test_conv2d_depthwise(void **state)
                                      "(uint8)(2, 4, 6, 8, 10, 12, 14, 16))))\n"};
     for (int i = 0; i < 3; i++) {
         run_opts oe = {.seed = 15 + (uint64_t)i, .expect_launches = 1, .vector_width = 8,
+                       .depthwise_tiles = BYOCL_CL_DEPTHWISE_ROWS,
                        .expect_text = edge_text[i], .expect_text_too = chain_end[i],
                        /* 14 columns: edge tiles only, so 2 rows a work-item, not 4 */
                        .reject_text = i == 2 ? "TAP_EDGE(row, col))\n"
                                       : i == 0 ? "#define RY 4\n"
                                                : NULL};
         check_region_opts(edges[i], &oe);
-        check_region_f16(edges[i]);
+        check_region_f16_rows(edges[i]);
     }
     /* With 16-wide vectors: rows of 56 in 16-wide tiles (two of four inside the row);
      * rows of 28 in 8-wide ones (16-wide, both tiles would be edge tiles; 8-wide, two of
@@ -791,17 +806,46 @@ static void test_conv2d_depthwise_plane(void **state)
     check_region_opts(MAIN("%x: Tensor[(1, 10, 9, 9), float32], %w: Tensor[(10, 1, 3, 3), float32]")
                       "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=10)\n}\n",
                       &eight);
-    /* Too many vectors times taps to take by choice (13 x 25), taken when forced; row
-     * tiles when forced; never for stride 2 or output rows shorter than the input's. */
+    /* Planes of more vectors times taps than are listed (13 x 25 here) loop over their
+     * vectors: the masks computed, a vector whose loads would leave the tensor (the
+     * first and the last plane's first and last vectors) output by output. Two images,
+     * asymmetric padding, dilation, a residual add, 8-wide vectors, float16. */
     static const char wide[] = MAIN("%x: Tensor[(1, 6, 14, 14), float32], "
                                     "%w: Tensor[(6, 1, 5, 5), float32]")
         "  nn.conv2d(%x, %w, padding=[2, 2, 2, 2], groups=6)\n}\n";
-    run_opts chosen = {.seed = 51, .expect_launches = 1, .expect_text = "k0_conv2d_depthwise(",
-                       .reject_text = "plane"};
-    check_region_opts(wide, &chosen);
-    run_opts forced = {.seed = 52, .expect_launches = 1, .expect_text = "VECTOR(12, 180)\n",
-                       .depthwise_tiles = BYOCL_CL_DEPTHWISE_PLANES};
-    check_region_opts(wide, &forced);
+    run_opts rolled = {.seed = 51, .expect_launches = 1, .expect_text = "#define NV 13\n",
+                       .expect_text_too = "k0_conv2d_depthwise_plane(",
+                       .reject_text = "#define PLANE_VECTORS"};
+    check_region_opts(wide, &rolled);
+    check_region_f16(wide);
+    static const text_case loops[] = {
+        {MAIN("%x: Tensor[(2, 3, 20, 23), float32], %w: Tensor[(3, 1, 3, 3), float32]")
+         "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=3)\n}\n",
+         "#define NV 29\n"},
+        {MAIN("%x: Tensor[(1, 5, 17, 30), float32], %w: Tensor[(5, 1, 3, 3), float32]")
+         "  nn.conv2d(%x, %w, padding=[0, 2, 2, 0], groups=5)\n}\n",
+         "#define MIN_OFF -2\n#define MAX_OFF 60\n"},
+        {MAIN("%x: Tensor[(1, 4, 18, 18), float32], %w: Tensor[(4, 1, 3, 3), float32]")
+         "  nn.conv2d(%x, %w, padding=[2, 2, 2, 2], dilation=[2, 2], groups=4)\n}\n",
+         "#define MIN_OFF -38\n"},
+        {MAIN("%x: Tensor[(1, 16, 16, 16), float32], %w: Tensor[(16, 1, 3, 3), float32]")
+         "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=16);\n"
+         "  add(%0, %x)\n}\n",
+         "#define VSTORE_Y(fi, v) "},
+    };
+    for (size_t i = 0; i < sizeof loops / sizeof loops[0]; i++) {
+        run_opts ol = {.seed = 60 + i, .expect_launches = 1, .expect_text = loops[i].expect,
+                       .expect_text_too = "k0_conv2d_depthwise_plane(",
+                       .reject_text = "#define PLANE_VECTORS"};
+        check_region_opts(loops[i].text, &ol);
+        check_region_f16(loops[i].text);
+    }
+    run_opts eight_rolled = {.seed = 65, .expect_launches = 1, .vector_width = 8,
+                             .expect_text = "#define VLOAD_X(i) vload8(0, x + (i))\n",
+                             .reject_text = "#define PLANE_VECTORS"};
+    check_region_opts(loops[0].text, &eight_rolled);
+    /* Row tiles when asked for; never planes for stride 2 or output rows shorter than
+     * the input's. */
     run_opts rows = {.seed = 53, .expect_launches = 1, .expect_text = "k0_conv2d_depthwise(",
                      .reject_text = "plane", .depthwise_tiles = BYOCL_CL_DEPTHWISE_ROWS};
     check_region_opts(small, &rows);
@@ -812,8 +856,7 @@ static void test_conv2d_depthwise_plane(void **state)
         "  nn.conv2d(%x, %w, groups=6)\n}\n",
     };
     for (int i = 0; i < 2; i++) {
-        run_opts on = {.seed = 54 + (uint64_t)i, .reject_text = "plane",
-                       .depthwise_tiles = BYOCL_CL_DEPTHWISE_PLANES};
+        run_opts on = {.seed = 54 + (uint64_t)i, .reject_text = "plane"};
         check_region_opts(not_planes[i], &on);
     }
 }

@@ -38,13 +38,10 @@ typedef struct byocl_cl_codegen_options {
         BYOCL_CL_CONV_TILES_POSITIONS, /* kernels_cl/conv2d.cl */
         BYOCL_CL_CONV_TILES_CHANNELS   /* kernels_cl/conv2d_channels.cl */
     } conv_tiles;
-    /* How a depthwise conv2d is tiled (clg_conv_schedule): whole planes where they are
-     * small enough, else rows (AUTO), or always one kind where it can (for tests). */
-    enum {
-        BYOCL_CL_DEPTHWISE_AUTO,
-        BYOCL_CL_DEPTHWISE_ROWS,  /* kernels_cl/conv2d_depthwise.cl */
-        BYOCL_CL_DEPTHWISE_PLANES /* kernels_cl/conv2d_depthwise_plane.cl */
-    } depthwise_tiles;
+    /* How a depthwise conv2d is tiled (clg_conv_schedule): whole planes
+     * (kernels_cl/conv2d_depthwise_plane.cl) where it can, else rows (AUTO), or rows
+     * always (kernels_cl/conv2d_depthwise.cl; for tests and measurements). */
+    enum { BYOCL_CL_DEPTHWISE_AUTO, BYOCL_CL_DEPTHWISE_ROWS } depthwise_tiles;
 } byocl_cl_codegen_options;
 
 /* Generates the program and plans for `region`. `opt` may be NULL (defaults). Errors:

@@ -403,14 +403,28 @@ static byocl_status emit_conv_depthwise_plane(clg_gen *gen, const clg_group *grp
     clg_kernel_define(&k, "INTV", "int%d", vf);
     clg_kernel_define(&k, "AS_VEC(v)", "as_float%d(v)", vf);
     clg_kernel_define(&k, "AS_INTV(v)", "as_int%d(v)", vf);
+    if (x_dtype == BYOCL_FLOAT16)
+        clg_kernel_define(&k, "VLOAD_X(i)", "vload_half%d(0, (const __global half *)x + (i))", vf);
+    else
+        clg_kernel_define(&k, "VLOAD_X(i)", "vload%d(0, x + (i))", vf);
     static const char *const names[] = {"PT", "NC", "C", "H", "W", "OH", "OW", "KH", "KW",
                                         "DH", "DW", "PAD_T", "PAD_L"};
     const int64_t values[] = {vf, s->n * s->c, s->c, s->h, s->w, s->oh, s->ow, s->kh, s->kw,
                               s->dilation[0], s->dilation[1], s->pad[0], s->pad[1]};
     define_ints(&k, names, values, sizeof names / sizeof names[0]);
-    byocl_textbuf vectors = {0};
-    bool ok = true;
-    for (int64_t v = 0; v < s->plane_vectors && ok; v++) {
+    clg_kernel_define(&k, "NV", "%lld", (long long)s->plane_vectors);
+    clg_kernel_define(&k, "MIN_OFF", "%lld", (long long)clg_conv_plane_offset(s, 0, 0));
+    clg_kernel_define(&k, "MAX_OFF", "%lld",
+                      (long long)clg_conv_plane_offset(s, s->kh - 1, s->kw - 1));
+    byocl_textbuf vectors = {0}, lanes = {0};
+    for (int j = 0; j < vf; j++)
+        base_textbuf_printf(&lanes, "%s%d", j ? ", " : "", j);
+    char *lane_list = base_textbuf_take(&lanes);
+    if (lane_list)
+        clg_kernel_define(&k, "LANES", "((INTV)(%s))", lane_list);
+    bool ok = lane_list != NULL;
+    free(lane_list);
+    for (int64_t v = 0; v < s->plane_vectors && s->plane_unrolled && ok; v++) {
         int64_t p0 = v * vf < out - vf ? v * vf : out - vf;
         base_textbuf_printf(&vectors, "%sVECTOR(%lld, %lld)", v ? " " : "", (long long)v,
                             (long long)p0);
@@ -425,11 +439,13 @@ static byocl_status emit_conv_depthwise_plane(clg_gen *gen, const clg_group *grp
         ok = text != NULL;
         free(text);
     }
-    char *list = base_textbuf_take(&vectors);
-    if (list)
-        clg_kernel_define(&k, "PLANE_VECTORS(VECTOR)", "%s", list);
-    ok = ok && list;
-    free(list);
+    if (s->plane_unrolled) {
+        char *list = base_textbuf_take(&vectors);
+        if (list)
+            clg_kernel_define(&k, "PLANE_VECTORS(VECTOR)", "%s", list);
+        ok = ok && list;
+        free(list);
+    }
     byocl_status st = ok ? clg_epilogue_define_tiles(&k, grp, vf, 2, gen->err)
                          : byocl_error_set(gen->err, BYOCL_ERR_NOMEM,
                                            "out of memory writing %s", k.name);

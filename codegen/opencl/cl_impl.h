@@ -269,6 +269,7 @@ typedef struct clg_conv_sched {
     int row_pt;              /* a depthwise conv's row tile (clg_row_tile_width) */
     int row_ry;              /* and its output rows per work-item (clg_window_rows) */
     int64_t plane_vectors;   /* or vectors of its whole plane per work-item, else 0 */
+    bool plane_unrolled;     /* and those listed one by one (else a rolled loop) */
     int64_t ob;              /* output-channel blocks per group */
     bool direct;             /* reads the input as it is (no layout launch) */
     bool in_place;           /* and checks each tap against its bounds (channel tiles) */

@@ -155,10 +155,9 @@ static void channel_tile(clg_conv_sched *s, bool unpadded, bool force)
 
 /* Taps a depthwise tile unrolls (7 x 7, the largest depthwise kernels in torchvision). */
 #define CLG_MAX_DEPTHWISE_TAPS 49
-/* Vectors times taps a depthwise conv's plane work-item unrolls by choice (14x14 3x3: 13
- * x 9), and when forced (tests). */
+/* Vectors times taps a depthwise conv's plane work-item unrolls (14x14 3x3: 13 x 9);
+ * larger planes loop over their vectors. */
 #define CLG_MAX_PLANE_TAPS 128
-#define CLG_MAX_PLANE_TAPS_FORCED 1024
 
 /* One input and one output channel per group: a depthwise conv. */
 static bool one_channel_groups(const clg_conv_sched *s)
@@ -175,9 +174,10 @@ int64_t clg_conv_plane_offset(const clg_conv_sched *s, int64_t kh, int64_t kw)
  * planes, else 0: stride 1, output rows as long as the input rows (so that a tap is one
  * offset in the flattened plane), planes of at least one vector, no tap reaching further
  * than the next plane (the planes between the first and the last load across their
- * edges), and few enough vectors times taps to unroll them all (docs/opencl-codegen.md
- * has the figures). */
-static int64_t plane_vectors(const clg_conv_sched *s, int vector_width, int choice)
+ * edges); *unrolled where few enough vectors times taps to list them all, else a loop
+ * (docs/opencl-codegen.md has the figures). */
+static int64_t plane_vectors(const clg_conv_sched *s, int vector_width, int choice,
+                             bool *unrolled)
 {
     int64_t vf = clg_tile_width(vector_width);
     int64_t plane = s->h * s->w, out = s->oh * s->ow;
@@ -190,9 +190,8 @@ static int64_t plane_vectors(const clg_conv_sched *s, int vector_width, int choi
     if (before > plane || after > plane)
         return 0;
     int64_t vectors = div_up(out, vf);
-    int64_t most = choice == BYOCL_CL_DEPTHWISE_PLANES ? CLG_MAX_PLANE_TAPS_FORCED
-                                                        : CLG_MAX_PLANE_TAPS;
-    return vectors * s->ntaps <= most ? vectors : 0;
+    *unrolled = vectors * s->ntaps <= CLG_MAX_PLANE_TAPS;
+    return vectors;
 }
 
 byocl_status clg_conv_schedule(const byocl_function *fn, int node,
@@ -229,7 +228,7 @@ byocl_status clg_conv_schedule(const byocl_function *fn, int node,
     s->oct = s->oc_g >= oct ? oct : pow2_at_least(s->oc_g, oct);
     s->ob = div_up(s->oc_g, s->oct);
     s->ntaps = (int)(s->kh * s->kw);
-    s->plane_vectors = plane_vectors(s, vector_width, opt->depthwise_tiles);
+    s->plane_vectors = plane_vectors(s, vector_width, opt->depthwise_tiles, &s->plane_unrolled);
     s->tap_offset = malloc((size_t)s->ntaps * sizeof *s->tap_offset);
     if (!s->tap_offset)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory scheduling a conv2d");
