@@ -1,32 +1,37 @@
 /* conv2d_depthwise_plane.cl: a depthwise nn.conv2d of stride 1 whose output rows are as
- * long as its input rows (OW == W), over a small plane, one channel's whole plane per
- * work-item, in vectors of PT consecutive outputs of the flattened plane. Output p =
- * oy * W + ox reads, for tap (kh, kw), input p + (kh * DH - PAD_T) * W + kw * DW - PAD_L:
- * the same offset for every output of the plane, so a vector of outputs reads one vector
- * of inputs whatever rows it spans. A lane is padding where its column lies outside the
- * row, and, the column being inside, its row lies outside the plane exactly where its
- * flat index does. For a vector that starts at a constant both are constants, so the
- * generator lists every vector and tap (TAPS_v): one load at the tap's offset, whatever
- * plane that reaches into (no tap reaches further than the planes before and after), its
- * padding's lanes cleared by a mask. The first and the last plane, whose neighbours may
- * lie outside the buffer, are computed by a rolled loop output by output instead.
+ * long as its input rows (OW == W), one channel's whole plane per work-item, in vectors
+ * of PT consecutive outputs of the flattened plane. Output p = oy * W + ox reads, for tap
+ * (kh, kw), input p + (kh * DH - PAD_T) * W + kw * DW - PAD_L: the same offset for every
+ * output of the plane, so a vector of outputs reads one vector of inputs per tap whatever
+ * rows it spans, whatever plane that reaches into (no tap reaches further than the planes
+ * before and after). A lane is padding where its column lies outside the row, and, the
+ * column being inside, its row lies outside the plane exactly where its flat index does;
+ * such lanes are cleared. Row tiles (conv2d_depthwise.cl) fill a 16-wide vector with 7 of
+ * a 7x7 map's columns and read every tap of such a row at its edges; here a 7x7 plane is 4
+ * vectors of 16.
  *
- * The masks are constants XORed with a kernel argument that is 0 (opaque_zero): with
- * constant masks (a select, a shuffle with 0, or an AND) LLVM knows which lanes of each
- * load are used, and takes the loads apart into pairs of floats and rebuilds them with
- * permutes, several times slower. Row tiles (conv2d_depthwise.cl) fill a 16-wide vector
- * with 7 of a 7x7 map's columns and read every tap of such a row at its edges; here a 7x7
- * plane is 4 vectors of 16.
+ * Small planes (PLANE_VECTORS defined): the generator lists every vector and tap
+ * (TAPS_v), whose masks are constants XORed with a kernel argument that is 0
+ * (opaque_zero): with masks it can see (a select, a shuffle with 0, an AND) LLVM knows
+ * which lanes of each load are used, and takes the loads apart into pairs of floats
+ * rebuilt by permutes, several times slower. The first and the last plane, whose
+ * neighbours may lie outside the buffer, are computed output by output instead. Larger
+ * planes loop over their vectors, the masks computed (the rows' only where some tap of
+ * the vector leaves the plane's rows), and a vector whose loads would leave the tensor
+ * computed output by output.
  *
- * Defined by the generator: KNAME, KPARAMS (x, w, y, then epilogue operands), VEC
- * (float##PT), INTV (int##PT), AS_VEC, AS_INTV, VSTORE (vstore##PT), PT, NC (images x
- * channels), C, H, W, OH, OW, KH, KW, DH, DW, PAD_T, PAD_L, LD_x, LD_w, ST_Y,
- * EPILOGUE(v, fi); PLANE_VECTORS(VECTOR), VECTOR(v, p0) for each vector v of outputs, p0
- * its first (the last one ends at the plane's end, overlapping the one before it, whose
- * outputs there it computes again to the same bits); TAPS_##v(TAP, TAP_MASKED), TAP(t,
- * xv) or TAP_MASKED(t, xv, mask) for each tap t of vector v that reads some input, xv
- * the load (around the plane that starts at element `plane`), mask its lanes inside;
- * where the epilogue has a vector form, EPILOGUE_V(v, fi) and VSTORE_Y(fi, v). */
+ * Defined by the generator: KNAME, KPARAMS (x, w, y, opaque_zero, then epilogue
+ * operands), VEC (float##PT), INTV (int##PT), AS_VEC, AS_INTV, VSTORE (vstore##PT), PT, NC
+ * (images x channels), C, H, W, OH, OW, KH, KW, DH, DW, PAD_T, PAD_L, LD_x, LD_w, ST_Y,
+ * VLOAD_X(p) (PT elements of x from pointer p), NV (vectors of a plane), MIN_OFF and
+ * MAX_OFF (the first and the last tap's offsets), LANES (0, 1, ... as an INTV),
+ * EPILOGUE(v, fi); for small planes PLANE_VECTORS(VECTOR), VECTOR(v, p0) for each vector
+ * v of outputs, p0 its first (the last one ends at the plane's end, overlapping the one
+ * before it, whose outputs there it computes again to the same bits), and
+ * TAPS_##v(TAP, TAP_MASKED), TAP(t, xv) or TAP_MASKED(t, xv, mask) for each tap t of
+ * vector v that reads some input, xv its load (around the plane that starts at element
+ * `plane`), mask its lanes inside; where the epilogue has a vector form, EPILOGUE_V(v, fi)
+ * and VSTORE_Y(fi, v). */
 /* Output p of plane nc, tap by tap, each checked against the input's bounds. */
 #define PLANE_ONE_OUTPUT(p)                                                                 \
     {                                                                                      \
@@ -120,7 +125,7 @@ __kernel void KNAME(KPARAMS)
             for (int kh = 0; kh < KH; kh++)
 #pragma unroll
                 for (int kw = 0; kw < KW; kw++) {
-                    const VEC xv = VLOAD_X(plane + p0 + (kh * DH - PAD_T) * W + kw * DW - PAD_L);
+                    const VEC xv = VLOAD_X(x + plane + p0 + (kh * DH - PAD_T) * W + kw * DW - PAD_L);
                     acc = fma((VEC)(wt[kh * KW + kw]), select((VEC)(0.0f), xv, col_in[kw]), acc);
                 }
         } else {
@@ -130,7 +135,7 @@ __kernel void KNAME(KPARAMS)
                 const INTV row_in = (in_row >= 0) & (in_row < H * W);
 #pragma unroll
                 for (int kw = 0; kw < KW; kw++) {
-                    const VEC xv = VLOAD_X(plane + p0 + (kh * DH - PAD_T) * W + kw * DW - PAD_L);
+                    const VEC xv = VLOAD_X(x + plane + p0 + (kh * DH - PAD_T) * W + kw * DW - PAD_L);
                     acc = fma((VEC)(wt[kh * KW + kw]),
                               select((VEC)(0.0f), xv, col_in[kw] & row_in), acc);
                 }

@@ -759,9 +759,9 @@ static void test_conv2d_depthwise_plane(void **state)
         "  clip(%1, a_min=0f, a_max=6f)\n}\n";
     run_opts o = {.seed = 41, .expect_launches = 1,
                   .expect_text = "TAPS_0(TAP, TAP_MASKED)  \\\n"
-                                 "    TAP_MASKED(0, vload16(0, x + plane - 8), (int16)(0, 0, 0, "
+                                 "    TAP_MASKED(0, VLOAD_X(x + plane - 8), (int16)(0, 0, 0, "
                                  "0, 0, 0, 0, 0, -1, -1, -1, -1, -1, -1, 0, -1)) \\\n",
-                  .expect_text_too = "    TAP(4, vload16(0, x + plane + 0)) \\\n"};
+                  .expect_text_too = "    TAP(4, VLOAD_X(x + plane + 0)) \\\n"};
     check_region_opts(small, &o);
     run_opts last = {.seed = 42, .expect_launches = 1,
                      .expect_text = "#define PLANE_VECTORS(VECTOR) VECTOR(0, 0) VECTOR(1, 16) "
@@ -775,17 +775,17 @@ static void test_conv2d_depthwise_plane(void **state)
         {MAIN("%x: Tensor[(2, 3, 6, 9), float32], %w: Tensor[(3, 1, 5, 5), float32]")
          "  nn.conv2d(%x, %w, padding=[2, 2, 2, 2], groups=3)\n}\n",
          "TAPS_0(TAP, TAP_MASKED)  \\\n" /* its first 5 taps read only the padding */
-         "    TAP_MASKED(5, vload16(0, x + plane - 11), "},
+         "    TAP_MASKED(5, VLOAD_X(x + plane - 11), "},
         {MAIN("%x: Tensor[(1, 5, 8, 10), float32], %w: Tensor[(5, 1, 3, 3), float32]")
          "  nn.conv2d(%x, %w, padding=[0, 2, 2, 0], groups=5)\n}\n",
-         "TAP_MASKED(0, vload16(0, x + plane - 2), "},
+         "TAP_MASKED(0, VLOAD_X(x + plane - 2), "},
         {MAIN("%x: Tensor[(1, 6, 9, 12), float32], %w: Tensor[(6, 1, 3, 3), float32]")
          "  nn.conv2d(%x, %w, padding=[0, 1, 0, 1], groups=6)\n}\n",
          "VECTOR(5, 68)\n"},
         {MAIN("%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 1, 3, 3), float32]")
          "  nn.conv2d(%x, %w, padding=[2, 2, 2, 2], dilation=[2, 2], groups=4)\n}\n",
          "TAPS_1(TAP, TAP_MASKED)  \\\n"
-         "    TAP_MASKED(0, vload16(0, x + plane - 2), (int16)(0, 0, -1, -1, -1, -1, -1, -1, 0, "
+         "    TAP_MASKED(0, VLOAD_X(x + plane - 2), (int16)(0, 0, -1, -1, -1, -1, -1, -1, 0, "
          "0, -1, -1, -1, -1, -1, -1)) \\\n"},
         {MAIN("%x: Tensor[(1, 16, 5, 5), float32], %w: Tensor[(16, 1, 3, 3), float32]")
          "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=16);\n"
@@ -802,7 +802,7 @@ static void test_conv2d_depthwise_plane(void **state)
         check_region_f16(cases[i].text);
     }
     run_opts eight = {.seed = 50, .expect_launches = 1, .vector_width = 8,
-                      .expect_text = "    TAP(4, vload8(0, x + plane + 0)) \\\n"};
+                      .expect_text = "    TAP(4, VLOAD_X(x + plane + 0)) \\\n"};
     check_region_opts(MAIN("%x: Tensor[(1, 10, 9, 9), float32], %w: Tensor[(10, 1, 3, 3), float32]")
                       "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=10)\n}\n",
                       &eight);
@@ -841,7 +841,7 @@ static void test_conv2d_depthwise_plane(void **state)
         check_region_f16(loops[i].text);
     }
     run_opts eight_rolled = {.seed = 65, .expect_launches = 1, .vector_width = 8,
-                             .expect_text = "#define VLOAD_X(i) vload8(0, x + (i))\n",
+                             .expect_text = "#define VLOAD_X(p) vload8(0, (p))\n",
                              .reject_text = "#define PLANE_VECTORS"};
     check_region_opts(loops[0].text, &eight_rolled);
     /* Row tiles when asked for; never planes for stride 2 or output rows shorter than

@@ -356,7 +356,7 @@ static int64_t window_rows_in(int ry, int64_t stride, int64_t taps, int64_t dila
  * tap's offset, conv2d_depthwise_plane.cl), appended to b as TAP(t, xv), or
  * TAP_MASKED(t, xv, mask) where some lane is padding, or nothing where every lane is. */
 static void plane_tap(byocl_textbuf *b, const clg_conv_sched *s, int vf, int64_t p0,
-                      int64_t kh, int64_t kw, byocl_dtype x_dtype)
+                      int64_t kh, int64_t kw)
 {
     int64_t plane = s->h * s->w, dx = kw * s->dilation[1] - s->pad[1];
     int64_t first = p0 + clg_conv_plane_offset(s, kh, kw);
@@ -369,10 +369,8 @@ static void plane_tap(byocl_textbuf *b, const clg_conv_sched *s, int vf, int64_t
     }
     if (!any)
         return;
-    const char *half = x_dtype == BYOCL_FLOAT16 ? "_half" : "";
-    const char *ptr = x_dtype == BYOCL_FLOAT16 ? "(const __global half *)x" : "x";
-    base_textbuf_printf(b, " \\\n    %s(%lld, vload%s%d(0, %s + plane %c %lld)",
-                        all ? "TAP" : "TAP_MASKED", (long long)(kh * s->kw + kw), half, vf, ptr,
+    base_textbuf_printf(b, " \\\n    %s(%lld, VLOAD_X(x + plane %c %lld)",
+                        all ? "TAP" : "TAP_MASKED", (long long)(kh * s->kw + kw),
                         first < 0 ? '-' : '+', (long long)(first < 0 ? -first : first));
     if (!all) {
         base_textbuf_printf(b, ", (int%d)(", vf);
@@ -403,10 +401,8 @@ static byocl_status emit_conv_depthwise_plane(clg_gen *gen, const clg_group *grp
     clg_kernel_define(&k, "INTV", "int%d", vf);
     clg_kernel_define(&k, "AS_VEC(v)", "as_float%d(v)", vf);
     clg_kernel_define(&k, "AS_INTV(v)", "as_int%d(v)", vf);
-    if (x_dtype == BYOCL_FLOAT16)
-        clg_kernel_define(&k, "VLOAD_X(i)", "vload_half%d(0, (const __global half *)x + (i))", vf);
-    else
-        clg_kernel_define(&k, "VLOAD_X(i)", "vload%d(0, x + (i))", vf);
+    char vload[96];
+    clg_kernel_define(&k, "VLOAD_X(p)", "%s", vload_text(x_dtype, vf, vload, sizeof vload));
     static const char *const names[] = {"PT", "NC", "C", "H", "W", "OH", "OW", "KH", "KW",
                                         "DH", "DW", "PAD_T", "PAD_L"};
     const int64_t values[] = {vf, s->n * s->c, s->c, s->h, s->w, s->oh, s->ow, s->kh, s->kw,
@@ -431,7 +427,7 @@ static byocl_status emit_conv_depthwise_plane(clg_gen *gen, const clg_group *grp
         byocl_textbuf taps = {0};
         for (int64_t kh = 0; kh < s->kh; kh++)
             for (int64_t kw = 0; kw < s->kw; kw++)
-                plane_tap(&taps, s, vf, p0, kh, kw, x_dtype);
+                plane_tap(&taps, s, vf, p0, kh, kw);
         char *text = base_textbuf_take(&taps), name[64];
         snprintf(name, sizeof name, "TAPS_%lld(TAP, TAP_MASKED)", (long long)v);
         if (text)
