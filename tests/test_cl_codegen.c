@@ -743,7 +743,8 @@ static void test_conv2d_depthwise(void **state)
 /* Depthwise convs of stride 1 over small planes whose output rows are as long as the
  * input rows run conv2d_depthwise_plane.cl: a plane per work-item in vectors of the
  * flattened plane, each tap one load at its offset with the padding's lanes masked off;
- * the first and the last plane of the tensor by the rolled loop. */
+ * the first and the last plane of the tensor, or a looped vector whose loads would leave
+ * it, output by output. */
 static void test_conv2d_depthwise_plane(void **state)
 {
     (void)state;
