@@ -301,12 +301,22 @@ static void test_table_json_and_progress(void **state)
     const byocl_json *cpu = base_json_get(machine, "cpu");
     assert_true(cpu && cpu->kind == BYOCL_JSON_STRING && cpu->string[0] != '\0');
     char machine_line[512];
-    if (cores >= 2) {
-        double before = json_number(machine, "cross_core_round_trip_ns_before");
-        double after = json_number(machine, "cross_core_round_trip_ns_after");
+    const byocl_json *trips[2] = {base_json_get(machine, "cross_core_round_trip_ns_before"),
+                                  base_json_get(machine, "cross_core_round_trip_ns_after")};
+    bool measured = cores >= 2 && trips[0] && trips[0]->kind == BYOCL_JSON_NUMBER && trips[1] &&
+                    trips[1]->kind == BYOCL_JSON_NUMBER;
+    if (measured) {
+        double before = trips[0]->number, after = trips[1]->number;
         assert_true(before >= 1 && before < 1e6 && after >= 1 && after < 1e6);
         FMT(machine_line, "\n  machine: %s, %d cores; cross-core round trip %.0f ns before the "
                           "timed runs, %.0f after\n\n", cpu->string, cores, before, after);
+    } else if (cores >= 2) {
+        /* null: the other core, busy with other work, did not answer a batch of round
+         * trips within the probe's 50 ms (a loaded machine); the line then has none. */
+        for (int k = 0; k < 2; k++)
+            assert_true(trips[k] && (trips[k]->kind == BYOCL_JSON_NUMBER ||
+                                     trips[k]->kind == BYOCL_JSON_NULL));
+        FMT(machine_line, "\n  machine: %s, %d cores\n\n", cpu->string, cores);
     } else {
         FMT(machine_line, "\n  machine: %s, 1 core\n\n", cpu->string);
     }
