@@ -119,14 +119,16 @@ __kernel void KNAME(KPARAMS)
 #pragma unroll
         for (int kw = 0; kw < KW; kw++)
             col_in[kw] = (col + (kw * DW - PAD_L) >= 0) & (col + (kw * DW - PAD_L) < W);
+        const int at = plane + p0;
         VEC acc = (VEC)(0.0f);
         if (rows_in) {
 #pragma unroll
             for (int kh = 0; kh < KH; kh++)
 #pragma unroll
                 for (int kw = 0; kw < KW; kw++) {
-                    const VEC xv = VLOAD_X(x + plane + p0 + (kh * DH - PAD_T) * W + kw * DW - PAD_L);
-                    acc = fma((VEC)(wt[kh * KW + kw]), select((VEC)(0.0f), xv, col_in[kw]), acc);
+                    const VEC xv = VLOAD_X(x + at + (kh * DH - PAD_T) * W + kw * DW - PAD_L);
+                    acc = fma((VEC)(wt[kh * KW + kw]), select((VEC)(0.0f), xv, col_in[kw]),
+                              acc);
                 }
         } else {
 #pragma unroll
@@ -135,7 +137,7 @@ __kernel void KNAME(KPARAMS)
                 const INTV row_in = (in_row >= 0) & (in_row < H * W);
 #pragma unroll
                 for (int kw = 0; kw < KW; kw++) {
-                    const VEC xv = VLOAD_X(x + plane + p0 + (kh * DH - PAD_T) * W + kw * DW - PAD_L);
+                    const VEC xv = VLOAD_X(x + at + (kh * DH - PAD_T) * W + kw * DW - PAD_L);
                     acc = fma((VEC)(wt[kh * KW + kw]),
                               select((VEC)(0.0f), xv, col_in[kw] & row_in), acc);
                 }
