@@ -37,6 +37,7 @@ __kernel void KNAME(KPARAMS)
     for (int o = 0; o < OCT; o++)
         acc[o] = (VEC)(0.0f);
     for (int c = 0; c < CIN_G; c++) {
+        PREFETCH_X(xp);
 #define BYOCL_CONV_TAP(off)                                 \
         {                                                   \
             const VEC xv = VLOAD_X(xp + (off));             \

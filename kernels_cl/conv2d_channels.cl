@@ -50,6 +50,7 @@ __kernel void KNAME(KPARAMS)
     for (int p = 0; p < BYOCL_TILE; p++)
         acc[p] = (VEC)(0.0f);
     for (int c = 0; c < CIN_G; c++) {
+        PREFETCH_X(xp);
 #ifdef IN_PLACE
 #pragma unroll
         for (int kh = 0; kh < KH; kh++) {

@@ -22,6 +22,15 @@
 #define BYOCL_LD_BOOL(p, i) ((float)(p)[(i)])
 #define BYOCL_ST_BOOL(p, i, v) ((p)[(i)] = (v) != 0.0f)
 
+/* A hint to load the cache line holding *p (conv2d kernels on CPU devices,
+ * byocl_cl_codegen_options.cpu): clang's builtin, since OpenCL's prefetch() does nothing
+ * in PoCL 3.1; other compilers get that one. */
+#if defined(__clang__)
+#define BYOCL_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define BYOCL_PREFETCH(p) prefetch((p), 1)
+#endif
+
 /* v rounded to float16 and back: a fused epilogue step whose op yields float16 rounds
  * where the unfused op would have stored its result. */
 inline float byocl_round_f16(float v)

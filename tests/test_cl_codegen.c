@@ -224,6 +224,7 @@ typedef struct run_opts {
     int mem_base_align;     /* the device's base address alignment (0: the default, 128) */
     int conv_tiles;         /* byocl_cl_codegen_options.conv_tiles (0: by cost) */
     int depthwise_tiles;    /* byocl_cl_codegen_options.depthwise_tiles (0: by size) */
+    bool not_cpu;           /* a device other than a CPU (byocl_cl_codegen_options.cpu) */
     const char *expect_text; /* when set: text the program must contain */
     const char *expect_text_too; /* when set: more text the program must contain */
     const char *reject_text; /* when set: text the program must not contain */
@@ -243,7 +244,8 @@ static double check_region_opts(const char *text, const run_opts *o)
                                     .no_fusion = o->no_fusion, .vector_width = o->vector_width,
                                     .mem_base_align = o->mem_base_align,
                                     .conv_tiles = o->conv_tiles,
-                                    .depthwise_tiles = o->depthwise_tiles};
+                                    .depthwise_tiles = o->depthwise_tiles,
+                                    .cpu = !o->not_cpu};
     byocl_cl_plan *plan = NULL;
     if (clg_codegen(fn, &opt, &plan, &err) != BYOCL_OK)
         fail_msg("%s", err.msg);
@@ -599,6 +601,57 @@ static void test_conv2d_1x1(void **state)
     /* resnet18's downsample: 1x1 with stride 2 reads one stride phase. */
     check_region(MAIN("%x: Tensor[(1, 8, 14, 14), float32], %w: Tensor[(16, 8, 1, 1), float32]")
                  "  nn.conv2d(%x, %w, strides=[2, 2])\n}\n");
+}
+
+/* On a CPU device every conv2d work-item prefetches the cache lines it will read some
+ * input channels ahead: one element of each line of its reads' spans, merged. */
+static void test_conv2d_prefetch(void **state)
+{
+    (void)state;
+    /* A 1x1 conv read in place on 14x14 (a relu's result), 16 x 16 position tiles: 16
+     * multiply-adds a channel, so 8 channels (8 * 196) ahead; a tile's 16 floats. */
+    static const char one[] = MAIN("%x: Tensor[(1, 48, 14, 14), float32], "
+                                   "%c_w: Tensor[(64, 48, 1, 1), float32]")
+        "  %0 = nn.relu(%x);\n  nn.conv2d(%0, %c_w)\n}\n";
+    run_opts o = {.seed = 60, .expect_launches = 2, .vector_width = 16,
+                  .conv_tiles = BYOCL_CL_CONV_TILES_POSITIONS,
+                  .expect_text = "#define PREFETCH_X(p) BYOCL_PREFETCH((p) + 1568); "
+                                 "BYOCL_PREFETCH((p) + 1583)\n",
+                  .expect_text_too = "#define PT 16\n#define OCT 16\n"};
+    check_region_opts(one, &o);
+    check_region_f16(one);
+    /* A padded 3x3 conv on 10x10 through its laid-out input (planes of 12 x 12): its three
+     * rows of taps span offsets 0 to 41, lines from 0, 16 and 32 and the span's end; 144
+     * multiply-adds a channel, so one channel ahead. */
+    run_opts three = {.seed = 61, .expect_launches = 2, .vector_width = 16,
+                      .conv_tiles = BYOCL_CL_CONV_TILES_POSITIONS,
+                      .expect_text = "#define PREFETCH_X(p) BYOCL_PREFETCH((p) + 144); "
+                                     "BYOCL_PREFETCH((p) + 160); BYOCL_PREFETCH((p) + 176); "
+                                     "BYOCL_PREFETCH((p) + 185)\n"};
+    check_region_opts(MAIN("%x: Tensor[(1, 5, 10, 10), float32], "
+                           "%c_w: Tensor[(48, 5, 3, 3), float32]")
+                      "  nn.conv2d(%x, %c_w, padding=[1, 1, 1, 1])\n}\n", &three);
+    /* Channel tiles of 2 x 7 reading a 7x7 input in place: input rows -1 to 2 (offsets -7
+     * to 20), 9 x 14 multiply-adds a channel, so two channels (98) ahead. */
+    run_opts rows = {.seed = 62, .expect_launches = 1, .vector_width = 16,
+                     .conv_tiles = BYOCL_CL_CONV_TILES_CHANNELS,
+                     .expect_text = "#define PREFETCH_X(p) BYOCL_PREFETCH((p) + 91); "
+                                    "BYOCL_PREFETCH((p) + 107); BYOCL_PREFETCH((p) + 118)\n",
+                     .expect_text_too = "#define IN_PLACE 1\n"};
+    check_region_opts(MAIN("%x: Tensor[(1, 6, 7, 7), float32], "
+                           "%c_w: Tensor[(32, 6, 3, 3), float32]")
+                      "  nn.conv2d(%x, %c_w, padding=[1, 1, 1, 1])\n}\n", &rows);
+    /* None on a device other than a CPU, nor for a 7x7 stem over four stride phases (32
+     * lines a channel). */
+    run_opts gpu = {.seed = 60, .not_cpu = true, .conv_tiles = BYOCL_CL_CONV_TILES_POSITIONS,
+                    .expect_text = "#define PREFETCH_X(p) \n",
+                    .reject_text = "BYOCL_PREFETCH((p)"};
+    check_region_opts(one, &gpu);
+    run_opts stem = {.seed = 63, .expect_text = "#define PREFETCH_X(p) \n",
+                     .reject_text = "BYOCL_PREFETCH((p)"};
+    check_region_opts(MAIN("%x: Tensor[(1, 3, 20, 20), float32], "
+                           "%c_w: Tensor[(32, 3, 7, 7), float32]")
+                      "  nn.conv2d(%x, %c_w, strides=[2, 2], padding=[3, 3, 3, 3])\n}\n", &stem);
 }
 
 static void test_conv2d_grouped(void **state)
@@ -2660,7 +2713,8 @@ static byocl_cl_plan *generate(byocl_module *m, const byocl_cl_codegen_options *
 }
 
 static const byocl_cl_codegen_options pocl_options = {.compute_units = 2,
-                                                      .max_work_group_size = 4096};
+                                                      .max_work_group_size = 4096,
+                                                      .cpu = true};
 
 static void test_launch_plan_text(void **state)
 {
@@ -2740,6 +2794,10 @@ static void test_kernel_text(void **state)
         "#define XC_STRIDE 49\n"
         "#define XN_STRIDE (G * CIN_G * XC_STRIDE)\n"
         "#define NTAPS 9\n"
+        /* Its taps span offsets 0 to 31 of a channel; 9 x 4 multiply-adds a channel, so
+         * four channels (4 * 49) ahead. */
+        "#define PREFETCH_X(p) BYOCL_PREFETCH((p) + 196); BYOCL_PREFETCH((p) + 212); "
+        "BYOCL_PREFETCH((p) + 227)\n"
         "#define CONV_TAPS(T) T(0) T(1) T(2) T(7) T(8) T(9) T(14) T(15) T(16)\n"
         "#define LD_e0(i) BYOCL_LD_F32(e0, i)\n"
         "#define EPILOGUE(v, fi) do { \\\n"
@@ -3248,6 +3306,7 @@ int main(void)
         cmocka_unit_test(test_conv2d_grouped),
         cmocka_unit_test(test_conv2d_depthwise),
         cmocka_unit_test(test_conv2d_depthwise_plane),
+        cmocka_unit_test(test_conv2d_prefetch),
         cmocka_unit_test(test_conv2d_fused),
         cmocka_unit_test(test_out_dtype),
         cmocka_unit_test(test_dense),

@@ -29,6 +29,10 @@ typedef struct byocl_cl_codegen_options {
      * A value written in place into a concatenation (a slice of its buffer) must start at
      * a multiple of it; where one would not, the concatenation copies. */
     int mem_base_align;
+    /* The device is a CPU (CL_DEVICE_TYPE_CPU): conv2d kernels prefetch their input a
+     * few channels ahead (clg_conv_sched.prefetch_offset), which the cores' prefetchers
+     * do not: each channel is a plane further on. */
+    bool cpu;
     /* Every op its own kernel (no epilogue fusion): for debugging and tests. */
     bool no_fusion;
     /* Which tiles a conv2d takes (clg_conv_schedule): the cheaper by its cost (AUTO), or

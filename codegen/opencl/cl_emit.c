@@ -564,6 +564,15 @@ static byocl_status emit_conv(clg_gen *gen, const clg_group *grp)
     clg_kernel_int(&k, "CIN_G", s.cin_g);
     clg_kernel_define(&k, "XN_STRIDE", "(G * CIN_G * XC_STRIDE)");
     clg_kernel_define(&k, "NTAPS", "%d", s.ntaps);
+    byocl_textbuf prefetch = {0};
+    for (int i = 0; i < s.n_prefetch; i++)
+        base_textbuf_printf(&prefetch, "%sBYOCL_PREFETCH((p) + %lld)", i ? "; " : "",
+                            (long long)s.prefetch_offset[i]);
+    char *prefetch_list = base_textbuf_take(&prefetch);
+    clg_kernel_define(&k, "PREFETCH_X(p)", "%s", prefetch_list ? prefetch_list : "");
+    if (s.n_prefetch > 0 && !prefetch_list)
+        st = byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory writing %s", label);
+    free(prefetch_list);
     if (s.in_place) { /* the kernel places its taps */
         static const char *const names[] = {"H", "W", "KH", "KW", "SH", "SW", "DH", "DW",
                                             "PAD_T", "PAD_L"};

@@ -260,6 +260,10 @@ void clg_broadcast_offset(const byocl_shape *out, const byocl_shape *operand, in
  * patch embedding, a 16x16 conv with stride 16, whose phase planes are its patches). */
 #define CLG_MAX_CONV_STRIDE 16
 
+/* Cache lines a conv2d work-item prefetches per input channel at most (a 3x3 conv's
+ * three rows of taps take 6 to 9); a conv whose taps touch more prefetches none. */
+#define CLG_MAX_CONV_PREFETCH 12
+
 /* conv2d: geometry, work split and input layout. */
 typedef struct clg_conv_sched {
     int64_t n, c, h, w, oc, oh, ow, kh, kw;   /* shapes */
@@ -289,6 +293,11 @@ typedef struct clg_conv_sched {
     int ntaps;
     int64_t *tap_offset;     /* per tap (kh, kw order); malloc'ed */
     int64_t packed_elems;    /* packed weight: groups * ob * cin_g * ntaps * oct */
+    /* Where the device is a CPU (byocl_cl_codegen_options.cpu): the input elements a
+     * work-item prefetches at each input channel, offsets from its pointer into that
+     * channel, which reach prefetch_channels channels ahead (clg_conv_prefetch) */
+    int n_prefetch;
+    int64_t prefetch_offset[CLG_MAX_CONV_PREFETCH];
 } clg_conv_sched;
 
 /* The schedule of conv2d `node` for the device `opt` describes (its vector_width, its

@@ -64,6 +64,7 @@ static byocl_opencl_options options_of(const byocl_target_config *config, char *
 static byocl_cl_codegen_options codegen_options(const byocl_opencl_device_info *info)
 {
     return (byocl_cl_codegen_options){.compute_units = info->compute_units,
+                                      .cpu = strcmp(info->type, "CPU") == 0,
                                       .vector_width = info->float_vector_width,
                                       .mem_base_align = info->mem_base_align};
 }
