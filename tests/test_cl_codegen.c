@@ -555,6 +555,17 @@ static void test_conv2d_strided(void **state)
     check_region(stem);
     run_opts narrow = {.seed = 7, .vector_width = 4, .expect_text = "#define PT 4\n"};
     check_region_opts(stem, &narrow);
+    /* The laid-out input of a stride-2 conv, rows of 70: each row of a stride phase in
+     * tiles of 16 whose taps are the even lanes of two loads. */
+    run_opts phases = {.seed = 9, .vector_width = 16, .expect_launches = 2,
+                       .expect_text = "#define TAP_IN(at) shuffle2(as_float16(as_uint16(vload16(",
+                       .expect_text_too = "k0_conv2d_input(__global const float *restrict x, "
+                                          "__global float *restrict y, const int opaque_zero)"};
+    static const char wide[] = MAIN("%x: Tensor[(1, 4, 9, 70), float32], "
+                                    "%c_w: Tensor[(8, 4, 3, 3), float32]")
+        "  nn.conv2d(%x, %c_w, strides=[2, 2], padding=[1, 1, 1, 1])\n}\n";
+    check_region_opts(wide, &phases);
+    check_region_f16(wide);
     /* Uneven strides and asymmetric padding. */
     check_region(MAIN("%x: Tensor[(1, 2, 9, 13), float32], %w: Tensor[(3, 2, 2, 3), float32]")
                  "  nn.conv2d(%x, %w, strides=[3, 2], padding=[0, 1, 2, 0])\n}\n");
@@ -766,6 +777,28 @@ static void test_conv2d_depthwise(void **state)
         check_region_opts(edges[i], &oe);
         check_region_f16_rows(edges[i]);
     }
+    /* Stride 2 with 16-wide vectors: rows of 100 (50 outputs in tiles from 0, 16, 32 and
+     * 34, the middle two inside the row) take tiles of 16, each tap the even lanes of two
+     * 16-wide loads XORed with the argument opaque_zero (0), which LLVM cannot see
+     * through; the first tile's first tap reads column -1, set to 0 by a select. */
+    static const char s2_wide[] = MAIN("%x: Tensor[(1, 3, 7, 100), float32], "
+                                       "%w: Tensor[(3, 1, 3, 3), float32]")
+        "  nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], groups=3)\n}\n";
+    run_opts two = {.seed = 40, .expect_launches = 1, .vector_width = 16,
+                    .expect_text = "#define TAP_IN(at) shuffle2(as_float16(as_uint16(vload16("
+                                   "0, x + (at))) ^ (uint16)(opaque_zero)), as_float16(as_uint16("
+                                   "vload16(0, x + (at) + 16)) ^ (uint16)(opaque_zero)), "
+                                   "(uint16)(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, "
+                                   "28, 30))\n",
+                    .expect_text_too = "(tx) == 0 ? ((kw) == 0 ? select(shuffle2(as_float16("
+                                       "as_uint16(vload16(0, x + (row) + 0)) ^ (uint16)("
+                                       "opaque_zero)), as_float16(as_uint16(vload16(0, x + "
+                                       "(row) + 16)) ^ (uint16)(opaque_zero)), (uint16)(0, 1, "
+                                       "3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29)), "
+                                       "(float16)(0.0f), (int16)(-1, 0, 0, 0, 0, 0, 0, 0, 0, "
+                                       "0, 0, 0, 0, 0, 0, 0))"};
+    check_region_opts(s2_wide, &two);
+    check_region_f16(s2_wide);
     /* With 16-wide vectors: rows of 56 in 16-wide tiles (two of four inside the row);
      * rows of 28 in 8-wide ones (16-wide, both tiles would be edge tiles; 8-wide, two of
      * four are inside); rows of 14 in 8-wide ones although neither tile is inside
@@ -1208,6 +1241,15 @@ static void test_max_pool(void **state)
         check_region_opts(wide[i], &o);
     }
     check_region_f16(wide[1]);
+    /* 16-wide tiles at stride 2 (two loads a tap, as the depthwise conv's): the first
+     * tile's first tap reads column -1 as -INFINITY. */
+    run_opts sixteen = {.seed = 24, .vector_width = 16, .expect_launches = 1,
+                        .expect_text = "(float16)(-INFINITY), (int16)(-1, 0, 0, 0, 0, 0, 0, 0, "
+                                       "0, 0, 0, 0, 0, 0, 0, 0))",
+                        .expect_text_too = "const int opaque_zero"};
+    check_region_opts(MAIN("%x: Tensor[(1, 2, 9, 100), float32]")
+                      "  nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], "
+                      "padding=[1, 1, 1, 1])\n}\n", &sixteen);
     /* A work-group takes every tile of its rows (here 8 tiles of 8 outputs; local_rows). */
     byocl_module *pool = parse(wide[1]);
     byocl_cl_codegen_options pool_opt = {.compute_units = 2, .max_work_group_size = 4096,

@@ -177,11 +177,43 @@ typedef struct row_tiles {
  * 14x14 and 7x7 depthwise convs took 1.3-1.5 times as long. */
 #define ROW_EDGE_TILES_MAX 4
 
-/* Tap kw of edge tile t, read with one vector load inside the row and a constant shuffle:
+/* The widest OpenCL vector: a stride-2 row tile of 16 loads two (row_load_text). */
+#define ROW_VECTOR_MAX 16
+
+/* `load` elements of x from element offset `base` + `offset` (base a C expression; no
+ * offset written where `offset` is NULL): one vload of `load` ("vload8(0, x + base)"), or
+ * for more than ROW_VECTOR_MAX (a stride-2 tile of 16, 32 elements) two vload16, the
+ * operands of a shuffle2 written by the caller, each XORed with the kernel argument
+ * `opaque_zero` (0, define_row_loads adds it): seeing that only their even lanes are used, LLVM split the loads
+ * into pairs of floats and rebuilt them with inserts (a 112x112 -> 56x56 depthwise conv
+ * took 0.42-0.47 ms against 0.24-0.26 in tiles of 8), as with conv2d_depthwise_plane.cl's
+ * masks. */
+static void row_load_text(byocl_textbuf *b, int64_t load, const char *half, const char *ptr,
+                          const char *base, const int64_t *offset)
+{
+    int64_t at = offset ? *offset : 0;
+    if (load <= ROW_VECTOR_MAX) {
+        base_textbuf_printf(b, "vload%s%lld(0, %s + %s", half, (long long)load, ptr, base);
+        if (offset)
+            base_textbuf_printf(b, " + %lld", (long long)at);
+        base_textbuf_puts(b, ")");
+        return;
+    }
+    for (int i = 0; i < 2; i++) {
+        base_textbuf_printf(b, "%sas_float%d(as_uint%d(vload%s%d(0, %s + %s", i ? ", " : "",
+                            ROW_VECTOR_MAX, ROW_VECTOR_MAX, half, ROW_VECTOR_MAX, ptr, base);
+        if (offset || i)
+            base_textbuf_printf(b, " + %lld", (long long)(at + i * ROW_VECTOR_MAX));
+        base_textbuf_printf(b, ")) ^ (uint%d)(opaque_zero))", ROW_VECTOR_MAX);
+    }
+}
+
+/* Tap kw of edge tile t, read with vector loads inside the row and a constant shuffle:
  * lane j is column c + j*stride (c = first*stride - pad + kw*dilation, first the tile's
  * first output, clg_row_tile_first), `fill` outside the row. The load starts at
  * clamp(c, 0, width - load width), so every column inside the row that the tile needs
- * is in it. */
+ * is in it. One load is shuffled with a vector of `fill`; two (stride 2, 16 lanes) are
+ * shuffled together and the lanes outside the row then take `fill` by a select. */
 static void edge_shuffle(byocl_textbuf *b, const row_tiles *g, int64_t t, int64_t kw,
                          const char *half, const char *ptr, const char *fill)
 {
@@ -189,12 +221,27 @@ static void edge_shuffle(byocl_textbuf *b, const row_tiles *g, int64_t t, int64_
     int64_t first = clg_row_tile_first(g->pt, g->out_width, t);
     int64_t c = first * g->stride - g->pad + kw * g->dilation;
     int64_t at = c < 0 ? 0 : c > g->width - load ? g->width - load : c;
-    base_textbuf_printf(b, "shuffle2(vload%s%lld(0, %s + (row) + %lld), (float%lld)(%s), (uint%d)(",
-                        half, (long long)load, ptr, (long long)at, (long long)load, fill, g->pt);
+    bool two = load > ROW_VECTOR_MAX;
+    if (two)
+        base_textbuf_puts(b, "select(");
+    base_textbuf_puts(b, "shuffle2(");
+    row_load_text(b, load, half, ptr, "(row)", &at);
+    if (!two)
+        base_textbuf_printf(b, ", (float%lld)(%s)", (long long)load, fill);
+    base_textbuf_printf(b, ", (uint%d)(", g->pt);
     for (int j = 0; j < g->pt; j++) {
         int64_t col = c + j * g->stride;
-        int64_t lane = col >= 0 && col < g->width ? col - at : load; /* load: fill's lane 0 */
+        /* outside the row: lane `load`, fill's first (one load), or any lane (two) */
+        int64_t lane = col >= 0 && col < g->width ? col - at : two ? 0 : load;
         base_textbuf_printf(b, "%s%lld", j ? ", " : "", (long long)lane);
+    }
+    base_textbuf_puts(b, "))");
+    if (!two)
+        return;
+    base_textbuf_printf(b, ", (float%d)(%s), (int%d)(", g->pt, fill, g->pt);
+    for (int j = 0; j < g->pt; j++) {
+        int64_t col = c + j * g->stride;
+        base_textbuf_printf(b, "%s%d", j ? ", " : "", col >= 0 && col < g->width ? 0 : -1);
     }
     base_textbuf_puts(b, "))");
 }
@@ -222,11 +269,20 @@ static byocl_status define_row_loads(clg_kernel *k, const row_tiles *g, byocl_dt
     const char *ptr = x_dtype == BYOCL_FLOAT16 ? "(const __global half *)x" : "x";
     int pt = g->pt;
     bool vector_in = clg_row_vector_load(pt, g->stride);
-    if (vector_in)
-        base_textbuf_printf(&in, "vload%s%lld(0, %s + (at))%s", half,
-                            (long long)clg_row_load_width(pt, g->stride), ptr,
-                            g->stride == 2 ? ".even" : "");
-    else
+    int64_t load = clg_row_load_width(pt, g->stride);
+    if (vector_in && load > ROW_VECTOR_MAX) { /* stride 2: the even lanes of two loads */
+        clg_kernel_int(k, "opaque_zero", 0);
+        base_textbuf_puts(&in, "shuffle2(");
+        row_load_text(&in, load, half, ptr, "(at)", NULL);
+        base_textbuf_printf(&in, ", (uint%d)(", pt);
+        for (int j = 0; j < pt; j++)
+            base_textbuf_printf(&in, "%s%d", j ? ", " : "", 2 * j);
+        base_textbuf_puts(&in, "))");
+    } else if (vector_in) {
+        row_load_text(&in, load, half, ptr, "(at)", NULL);
+        if (g->stride == 2)
+            base_textbuf_puts(&in, ".even");
+    } else
         base_textbuf_printf(&in, "((float%d)(", pt);
     base_textbuf_printf(&edge, "((float%d)(", pt);
     for (int j = 0; j < pt; j++) {

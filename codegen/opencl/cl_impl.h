@@ -326,8 +326,9 @@ int clg_window_rows(int pt, const int64_t stride[2], const int64_t taps[2],
  * from it): PT outputs of a row per work-item, PT
  * the device's vector width (4, 8 or 16; 16 for any other width). */
 int clg_tile_width(int vector_width);
-/* Whether a row tile loads each tap as one vector: stride 1, or stride 2 with PT up to 8
- * (a double-width load whose even lanes are taken); else lane by lane. */
+/* Whether a row tile loads each tap as vectors: stride 1 (one vector), or stride 2 (the
+ * even lanes of a double-width load: one vector up to PT 8, two of 16 at PT 16, OpenCL's
+ * widest); else lane by lane. */
 bool clg_row_vector_load(int pt, int64_t stride);
 /* Columns one tap of a row tile loads from its first: PT * stride for a vector load,
  * else (PT - 1) * stride + 1. */

@@ -401,7 +401,7 @@ int clg_window_rows(int pt, const int64_t stride[2], const int64_t taps[2],
 
 bool clg_row_vector_load(int pt, int64_t stride)
 {
-    return stride == 1 || (stride == 2 && pt <= 8);
+    return stride == 1 || (stride == 2 && pt <= 16);
 }
 
 int64_t clg_row_load_width(int pt, int64_t stride)
