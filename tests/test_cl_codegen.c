@@ -225,6 +225,7 @@ typedef struct run_opts {
     int conv_tiles;         /* byocl_cl_codegen_options.conv_tiles (0: by cost) */
     int depthwise_tiles;    /* byocl_cl_codegen_options.depthwise_tiles (0: by size) */
     bool not_cpu;           /* a device other than a CPU (byocl_cl_codegen_options.cpu) */
+    int pool_tiles;         /* byocl_cl_codegen_options.pool_tiles (0: by size) */
     const char *expect_text; /* when set: text the program must contain */
     const char *expect_text_too; /* when set: more text the program must contain */
     const char *reject_text; /* when set: text the program must not contain */
@@ -245,6 +246,7 @@ static double check_region_opts(const char *text, const run_opts *o)
                                     .mem_base_align = o->mem_base_align,
                                     .conv_tiles = o->conv_tiles,
                                     .depthwise_tiles = o->depthwise_tiles,
+                                    .pool_tiles = o->pool_tiles,
                                     .cpu = !o->not_cpu};
     byocl_cl_plan *plan = NULL;
     if (clg_codegen(fn, &opt, &plan, &err) != BYOCL_OK)
@@ -1309,6 +1311,76 @@ static void test_max_pool(void **state)
     }
     byocl_tensor_unref(in);
     byocl_module_free(m);
+}
+
+/* pool2d_plane.cl: pools of stride 1 whose output rows are as long as their input rows,
+ * a channel's whole plane per work-item (the first and the last plane output by output). */
+static void test_pool_plane(void **state)
+{
+    (void)state;
+    /* googlenet's branch pool, small: 3x3/1 padded by 1 on 7x7 (4 vectors of 16, the last
+     * from output 33), two images, a relu fused (the vector epilogue). */
+    static const char max7[] = MAIN("%x: Tensor[(2, 3, 7, 7), float32]")
+        "  %0 = nn.max_pool2d(%x, pool_size=[3, 3], padding=[1, 1, 1, 1], ceil_mode=True);\n"
+        "  nn.relu(%0)\n}\n";
+    run_opts o = {.seed = 70, .vector_width = 16, .expect_launches = 1,
+                  .expect_text = "k0_pool2d_plane(",
+                  .expect_text_too = "#define NV 4\n#define MIN_OFF -8\n#define MAX_OFF 8\n"};
+    check_region_opts(max7, &o);
+    check_region_f16(max7);
+    /* Forced onto row tiles. */
+    run_opts rows = {.seed = 70, .vector_width = 16, .pool_tiles = BYOCL_CL_POOL_ROWS,
+                     .expect_text = "k0_max_pool2d(", .reject_text = "pool2d_plane"};
+    check_region_opts(max7, &rows);
+    /* Averages with and without the padding counted (a bias added after); 5x5 windows
+     * reaching two rows out; asymmetric padding, rows that shrink (no padding below);
+     * dilation; 8-wide vectors; a single plane (output by output only). */
+    static const char *const cases[] = {
+        MAIN("%x: Tensor[(1, 4, 14, 14), float32], %b: Tensor[(4, 1, 1), float32]")
+        "  %0 = nn.avg_pool2d(%x, pool_size=[3, 3], padding=[1, 1, 1, 1]);\n"
+        "  add(%0, %b)\n}\n",
+        MAIN("%x: Tensor[(1, 4, 14, 14), float32]")
+        "  nn.avg_pool2d(%x, pool_size=[3, 3], padding=[1, 1, 1, 1], count_include_pad=True)\n}\n",
+        MAIN("%x: Tensor[(1, 3, 9, 9), float32]")
+        "  nn.max_pool2d(%x, pool_size=[5, 5], padding=[2, 2, 2, 2])\n}\n",
+        MAIN("%x: Tensor[(1, 3, 9, 12), float32]")
+        "  nn.avg_pool2d(%x, pool_size=[3, 3], padding=[0, 2, 0, 0])\n}\n",
+        MAIN("%x: Tensor[(1, 3, 8, 8), float32]")
+        "  nn.max_pool2d(%x, pool_size=[3, 3], padding=[2, 2, 2, 2], dilation=[2, 2])\n}\n",
+        MAIN("%x: Tensor[(1, 1, 7, 7), float32]")
+        "  nn.max_pool2d(%x, pool_size=[3, 3], padding=[1, 1, 1, 1])\n}\n",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run_opts oc = {.seed = 71 + i, .vector_width = 16, .expect_launches = 1,
+                       .expect_text = "k0_pool2d_plane("};
+        check_region_opts(cases[i], &oc);
+        check_region_f16(cases[i]);
+    }
+    run_opts eight = {.seed = 78, .vector_width = 8, .expect_launches = 1,
+                      .expect_text = "#define VEC float8\n"};
+    check_region_opts(cases[0], &eight);
+    /* Planes of more than 24 vectors keep row tiles (28x28: 49). */
+    run_opts big = {.seed = 79, .vector_width = 16, .expect_launches = 1,
+                    .expect_text = "k0_max_pool2d(", .reject_text = "pool2d_plane"};
+    check_region_opts(MAIN("%x: Tensor[(1, 2, 28, 28), float32]")
+                      "  nn.max_pool2d(%x, pool_size=[3, 3], padding=[1, 1, 1, 1])\n}\n", &big);
+    /* A NaN makes its windows NaN and -inf stays, in a plane of vectors (the middle one
+     * of three) and in the first (output by output): exact against the reference. */
+    byocl_shape xs = byocl_shape_make(4, (int64_t[]){1, 3, 7, 7});
+    byocl_tensor *x = byocl_tensor_new(BYOCL_FLOAT32, &xs, NULL);
+    float *xv = byocl_tensor_data(x);
+    for (int i = 0; i < 147; i++)
+        xv[i] = (float)(i % 11) - 5.0f;
+    xv[49 + 24] = NAN;          /* the middle plane's centre */
+    xv[49 + 6] = NAN;           /* its top right corner */
+    xv[49 + 40] = xv[49 + 41] = xv[49 + 47] = xv[49 + 48] = -INFINITY;
+    xv[10] = NAN;               /* the first plane */
+    byocl_tensor *inputs[] = {x};
+    run_opts nan = {.vector_width = 16, .expect_launches = 1, .exact = true,
+                    .inputs = inputs, .expect_text = "k0_pool2d_plane("};
+    check_region_opts(MAIN("%x: Tensor[(1, 3, 7, 7), float32]")
+                      "  nn.max_pool2d(%x, pool_size=[3, 3], padding=[1, 1, 1, 1])\n}\n", &nan);
+    byocl_tensor_unref(x);
 }
 
 static void test_avg_pool(void **state)
@@ -3355,6 +3427,7 @@ int main(void)
         cmocka_unit_test(test_batch_matmul),
         cmocka_unit_test(test_max_pool),
         cmocka_unit_test(test_avg_pool),
+        cmocka_unit_test(test_pool_plane),
         cmocka_unit_test(test_unary),
         cmocka_unit_test(test_binary_broadcast),
         cmocka_unit_test(test_scalar_constants),

@@ -46,6 +46,10 @@ typedef struct byocl_cl_codegen_options {
      * (kernels_cl/conv2d_depthwise_plane.cl) where it can, else rows (AUTO), or rows
      * always (kernels_cl/conv2d_depthwise.cl; for tests and measurements). */
     enum { BYOCL_CL_DEPTHWISE_AUTO, BYOCL_CL_DEPTHWISE_ROWS } depthwise_tiles;
+    /* How a pool of stride 1 is tiled (nn.max_pool2d, nn.avg_pool2d): whole planes
+     * (kernels_cl/pool2d_plane.cl) where it can, else rows (AUTO), or rows always
+     * (kernels_cl/pool2d_rows.cl; for tests and measurements). */
+    enum { BYOCL_CL_POOL_AUTO, BYOCL_CL_POOL_ROWS } pool_tiles;
 } byocl_cl_codegen_options;
 
 /* Generates the program and plans for `region`. `opt` may be NULL (defaults). Errors:

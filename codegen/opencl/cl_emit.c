@@ -408,6 +408,34 @@ static int64_t window_rows_in(int ry, int64_t stride, int64_t taps, int64_t dila
     return (ry - 1) * stride + (taps - 1) * dilation + 1;
 }
 
+/* The defines a plane kernel (conv2d_depthwise_plane.cl, pool2d_plane.cl) shares: vectors
+ * of vf (VEC, INTV, VSTORE, VLOAD_X, LANES, PT), the geometry, nc planes of nv vectors (NC,
+ * NV), the first and the last tap's offsets (MIN_OFF, MAX_OFF). false when out of memory. */
+static bool define_plane(clg_kernel *k, const clg_plane *g, int vf, byocl_dtype x_dtype,
+                         int64_t nc, int64_t nv)
+{
+    clg_kernel_define(k, "VEC", "float%d", vf);
+    clg_kernel_define(k, "VSTORE", "vstore%d", vf);
+    clg_kernel_define(k, "INTV", "int%d", vf);
+    char vload[96];
+    clg_kernel_define(k, "VLOAD_X(p)", "%s", vload_text(x_dtype, vf, vload, sizeof vload));
+    static const char *const names[] = {"PT", "NC", "H", "W", "OH", "OW", "KH", "KW",
+                                        "DH", "DW", "PAD_T", "PAD_L", "NV", "MIN_OFF",
+                                        "MAX_OFF"};
+    const int64_t values[] = {vf, nc, g->h, g->w, g->oh, g->ow, g->kh, g->kw, g->dh, g->dw,
+                              g->pad_t, g->pad_l, nv, clg_plane_offset(g, 0, 0),
+                              clg_plane_offset(g, g->kh - 1, g->kw - 1)};
+    define_ints(k, names, values, sizeof names / sizeof names[0]);
+    byocl_textbuf lanes = {0};
+    for (int j = 0; j < vf; j++)
+        base_textbuf_printf(&lanes, "%s%d", j ? ", " : "", j);
+    char *lane_list = base_textbuf_take(&lanes);
+    if (lane_list)
+        clg_kernel_define(k, "LANES", "((INTV)(%s))", lane_list);
+    free(lane_list);
+    return lane_list != NULL;
+}
+
 /* What tap (kh, kw) of the plane vector that starts at output p0 reads (one load at the
  * tap's offset, conv2d_depthwise_plane.cl), appended to b as TAP(t, xv), or
  * TAP_MASKED(t, xv, mask) where some lane is padding, or nothing where every lane is. */
@@ -415,7 +443,8 @@ static void plane_tap(byocl_textbuf *b, const clg_conv_sched *s, int vf, int64_t
                       int64_t kh, int64_t kw)
 {
     int64_t plane = s->h * s->w, dx = kw * s->dilation[1] - s->pad[1];
-    int64_t first = p0 + clg_conv_plane_offset(s, kh, kw);
+    clg_plane g = clg_conv_plane(s);
+    int64_t first = p0 + clg_plane_offset(&g, kh, kw);
     bool inside[16], any = false, all = true;
     for (int j = 0; j < vf; j++) {
         int64_t col = (p0 + j) % s->w + dx;
@@ -452,30 +481,12 @@ static byocl_status emit_conv_depthwise_plane(clg_gen *gen, const clg_group *grp
     clg_kernel_buffer(&k, "w", w, w_dtype, false);
     clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
     clg_kernel_int(&k, "opaque_zero", 0);
-    clg_kernel_define(&k, "VEC", "float%d", vf);
-    clg_kernel_define(&k, "VSTORE", "vstore%d", vf);
-    clg_kernel_define(&k, "INTV", "int%d", vf);
     clg_kernel_define(&k, "AS_VEC(v)", "as_float%d(v)", vf);
     clg_kernel_define(&k, "AS_INTV(v)", "as_int%d(v)", vf);
-    char vload[96];
-    clg_kernel_define(&k, "VLOAD_X(p)", "%s", vload_text(x_dtype, vf, vload, sizeof vload));
-    static const char *const names[] = {"PT", "NC", "C", "H", "W", "OH", "OW", "KH", "KW",
-                                        "DH", "DW", "PAD_T", "PAD_L"};
-    const int64_t values[] = {vf, s->n * s->c, s->c, s->h, s->w, s->oh, s->ow, s->kh, s->kw,
-                              s->dilation[0], s->dilation[1], s->pad[0], s->pad[1]};
-    define_ints(&k, names, values, sizeof names / sizeof names[0]);
-    clg_kernel_define(&k, "NV", "%lld", (long long)s->plane_vectors);
-    clg_kernel_define(&k, "MIN_OFF", "%lld", (long long)clg_conv_plane_offset(s, 0, 0));
-    clg_kernel_define(&k, "MAX_OFF", "%lld",
-                      (long long)clg_conv_plane_offset(s, s->kh - 1, s->kw - 1));
-    byocl_textbuf vectors = {0}, lanes = {0};
-    for (int j = 0; j < vf; j++)
-        base_textbuf_printf(&lanes, "%s%d", j ? ", " : "", j);
-    char *lane_list = base_textbuf_take(&lanes);
-    if (lane_list)
-        clg_kernel_define(&k, "LANES", "((INTV)(%s))", lane_list);
-    bool ok = lane_list != NULL;
-    free(lane_list);
+    clg_kernel_define(&k, "C", "%lld", (long long)s->c);
+    clg_plane g = clg_conv_plane(s);
+    bool ok = define_plane(&k, &g, vf, x_dtype, s->n * s->c, s->plane_vectors);
+    byocl_textbuf vectors = {0};
     for (int64_t v = 0; v < s->plane_vectors && s->plane_unrolled && ok; v++) {
         int64_t p0 = v * vf < out - vf ? v * vf : out - vf;
         base_textbuf_printf(&vectors, "%sVECTOR(%lld, %lld)", v ? " " : "", (long long)v,
@@ -716,6 +727,41 @@ static byocl_status emit_dense(clg_gen *gen, const clg_group *grp)
                              clg_group_flops(gen, grp));
 }
 
+/* Pools of stride 1 take whole planes up to this many vectors (16 wide: 384 outputs),
+ * row tiles beyond. googlenet's 3x3/1 max pools, PoCL on the Intel Xeon, two threads
+ * (`byocl run --profile`, four alternating rounds): 14x14 maps (13 vectors) 0.076-0.085
+ * -> 0.065-0.072 ms, 7x7 (4) the same, 28x28 (49) 0.076-0.119 -> 0.104-0.136. */
+#define POOL_PLANE_VECTORS_MAX 24
+
+/* nn.max_pool2d and nn.avg_pool2d of stride 1 over whole planes (kernels_cl/pool2d_plane.cl;
+ * g's clg_plane_vectors, nv, is not 0); emit_pool has bound x (root x_root) and y. */
+static byocl_status emit_plane_pool(clg_gen *gen, const clg_group *grp, const clg_plane *g,
+                                    int64_t nv, const char *label, int x_root, int x, int y)
+{
+    const byocl_node *n = &gen->fn->nodes[grp->anchor];
+    const byocl_shape *in = &gen->fn->nodes[n->args[0]].type->shape;
+    int vf = clg_tile_width(gen->opt.vector_width);
+    clg_kernel k;
+    clg_kernel_begin(&k, gen, "pool2d_plane");
+    clg_kernel_buffer(&k, "x", x, dtype_of(gen, x_root), false);
+    clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
+    clg_kernel_int(&k, "opaque_zero", 0);
+    clg_kernel_define(&k, "AS_VEC(v)", "as_float%d(v)", vf);
+    clg_kernel_define(&k, "AS_INTV(v)", "as_int%d(v)", vf);
+    clg_kernel_define(&k, "TO_VEC(v)", "convert_float%d(v)", vf);
+    clg_kernel_define(&k, "POOL_MAX", "%d", strcmp(n->op->name, "nn.max_pool2d") == 0);
+    clg_kernel_define(&k, "COUNT_INCLUDE_PAD", "%d",
+                      byocl_attrs_get_bool(&n->attrs, "count_include_pad", false));
+    int64_t nc = in->dims[0] * in->dims[1];
+    byocl_status st = define_plane(&k, g, vf, dtype_of(gen, x_root), nc, nv)
+                          ? clg_epilogue_define_tiles(&k, grp, vf, 2, gen->err)
+                          : byocl_error_set(gen->err, BYOCL_ERR_NOMEM,
+                                            "out of memory writing %s", k.name);
+    size_t global = (size_t)nc;
+    return clg_kernel_finish(&k, st, "pool2d_plane", label, 1, &global,
+                             clg_group_flops(gen, grp));
+}
+
 /* nn.max_pool2d and nn.avg_pool2d (kernels_cl/pool2d_rows.cl): row tiles of pt outputs,
  * as a depthwise conv2d's; emit_pool has bound the input x (root x_root) and the result y. */
 static byocl_status emit_row_pool(clg_gen *gen, const clg_group *grp, const nn_window *win,
@@ -794,6 +840,16 @@ static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)
     if (y < 0)
         return gen->err->status;
     bool max_pool = strcmp(n->op->name, "nn.max_pool2d") == 0;
+    if (!global_pool && win.stride[0] == 1 && win.stride[1] == 1 &&
+        gen->opt.pool_tiles != BYOCL_CL_POOL_ROWS) {
+        clg_plane g = {.h = in->dims[2], .w = in->dims[3], .oh = out->dims[2],
+                       .ow = out->dims[3], .kh = win.kernel[0], .kw = win.kernel[1],
+                       .dh = win.dilation[0], .dw = win.dilation[1], .pad_t = win.pad[0],
+                       .pad_l = win.pad[1]};
+        int64_t nv = clg_plane_vectors(&g, gen->opt.vector_width);
+        if (nv > 0 && nv <= POOL_PLANE_VECTORS_MAX)
+            return emit_plane_pool(gen, grp, &g, nv, label, x_root, x, y);
+    }
     int row_pt = clg_row_tile_width(gen->opt.vector_width, win.stride[1], win.kernel[1],
                                     win.dilation[1], win.pad[1], in->dims[3], out->dims[3]);
     if (!global_pool && clg_row_tiles_pay(row_pt, win.stride[1], win.kernel[1],

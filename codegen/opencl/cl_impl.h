@@ -307,9 +307,23 @@ byocl_status clg_conv_schedule(const byocl_function *fn, int node,
                               const byocl_cl_codegen_options *opt, int64_t x_slack,
                               clg_conv_sched *s, byocl_error *err);
 void clg_conv_sched_free(clg_conv_sched *s);
-/* What output p of a depthwise conv's plane reads for tap (kh, kw) when it takes planes
- * (plane_vectors): input p plus this offset. */
-int64_t clg_conv_plane_offset(const clg_conv_sched *s, int64_t kh, int64_t kw);
+/* A window of stride 1 over planes (a depthwise conv2d's, a pool's), for the kernels that
+ * take a whole plane per work-item (conv2d_depthwise_plane.cl, pool2d_plane.cl): input
+ * and output planes, window, dilation, top and left padding. */
+typedef struct clg_plane {
+    int64_t h, w, oh, ow, kh, kw, dh, dw, pad_t, pad_l;
+} clg_plane;
+/* What output p of a plane reads for tap (kh, kw): input p plus this offset (the same for
+ * every output where the output rows are as long as the input rows). */
+int64_t clg_plane_offset(const clg_plane *g, int64_t kh, int64_t kw);
+/* The vectors (of the device's tile width, at least 8) of a plane whose window takes
+ * planes, else 0: output rows as long as the input rows (so that a tap is one offset in
+ * the flattened plane), planes of at least one vector, at most 7x7 taps, none reaching
+ * further than the next plane (the planes between the first and the last load across
+ * their edges). The stride must be 1 (the caller's test). */
+int64_t clg_plane_vectors(const clg_plane *g, int vector_width);
+/* A conv2d's plane geometry. */
+clg_plane clg_conv_plane(const clg_conv_sched *s);
 /* Whether the conv2d is depthwise (one input and one output channel per group) with few
  * enough taps for kernels_cl/conv2d_depthwise.cl, which reads its input in place, and
  * rows wide enough for its tiles (clg_row_tiles_pay). */

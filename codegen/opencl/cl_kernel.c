@@ -360,7 +360,7 @@ static double build_cost(const char *template_name)
         double cost;
     } costs[] = {{"conv2d", 3}, {"conv2d_channels", 3}, {"conv2d_input", 3},
                  {"conv2d_depthwise", 8}, {"conv2d_depthwise_plane", 8},
-                 {"pool2d_rows", 8}};
+                 {"pool2d_rows", 8}, {"pool2d_plane", 3}};
     for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++)
         if (strcmp(template_name, costs[i].name) == 0)
             return costs[i].cost;

@@ -165,31 +165,43 @@ static bool one_channel_groups(const clg_conv_sched *s)
     return s->groups == s->c && s->cin_g == 1 && s->oc_g == 1;
 }
 
-int64_t clg_conv_plane_offset(const clg_conv_sched *s, int64_t kh, int64_t kw)
+int64_t clg_plane_offset(const clg_plane *g, int64_t kh, int64_t kw)
 {
-    return (kh * s->dilation[0] - s->pad[0]) * s->w + kw * s->dilation[1] - s->pad[1];
+    return (kh * g->dh - g->pad_t) * g->w + kw * g->dw - g->pad_l;
+}
+
+int64_t clg_plane_vectors(const clg_plane *g, int vector_width)
+{
+    int64_t vf = clg_tile_width(vector_width);
+    int64_t plane = g->h * g->w, out = g->oh * g->ow;
+    if (vf < 8 || g->kh * g->kw > CLG_MAX_DEPTHWISE_TAPS || g->ow != g->w || plane < vf ||
+        out < vf)
+        return 0;
+    int64_t before = -clg_plane_offset(g, 0, 0);
+    int64_t after = out + clg_plane_offset(g, g->kh - 1, g->kw - 1) - plane;
+    if (before > plane || after > plane)
+        return 0;
+    return div_up(out, vf);
+}
+
+clg_plane clg_conv_plane(const clg_conv_sched *s)
+{
+    return (clg_plane){.h = s->h, .w = s->w, .oh = s->oh, .ow = s->ow, .kh = s->kh,
+                       .kw = s->kw, .dh = s->dilation[0], .dw = s->dilation[1],
+                       .pad_t = s->pad[0], .pad_l = s->pad[1]};
 }
 
 /* The vectors of a depthwise conv's plane (conv2d_depthwise_plane.cl) where it takes
- * planes, else 0: stride 1, output rows as long as the input rows (so that a tap is one
- * offset in the flattened plane), planes of at least one vector, no tap reaching further
- * than the next plane (the planes between the first and the last load across their
- * edges); *unrolled where few enough vectors times taps to list them all, else a loop
- * (docs/opencl-codegen.md has the figures). */
+ * planes (clg_plane_vectors; stride 1), else 0; *unrolled where few enough vectors times
+ * taps to list them all, else a loop (docs/opencl-codegen.md has the figures). */
 static int64_t plane_vectors(const clg_conv_sched *s, int vector_width, int choice,
                              bool *unrolled)
 {
-    int64_t vf = clg_tile_width(vector_width);
-    int64_t plane = s->h * s->w, out = s->oh * s->ow;
-    if (choice == BYOCL_CL_DEPTHWISE_ROWS || !one_channel_groups(s) ||
-        s->ntaps > CLG_MAX_DEPTHWISE_TAPS || vf < 8 || s->stride[0] != 1 || s->stride[1] != 1 ||
-        s->ow != s->w || plane < vf || out < vf)
+    if (choice == BYOCL_CL_DEPTHWISE_ROWS || !one_channel_groups(s) || s->stride[0] != 1 ||
+        s->stride[1] != 1)
         return 0;
-    int64_t before = -clg_conv_plane_offset(s, 0, 0);
-    int64_t after = out + clg_conv_plane_offset(s, s->kh - 1, s->kw - 1) - plane;
-    if (before > plane || after > plane)
-        return 0;
-    int64_t vectors = div_up(out, vf);
+    clg_plane g = clg_conv_plane(s);
+    int64_t vectors = clg_plane_vectors(&g, vector_width);
     *unrolled = vectors * s->ntaps <= CLG_MAX_PLANE_TAPS;
     return vectors;
 }
