@@ -17,7 +17,9 @@
  * (zeros past OC_G), so a work-item reads them in order.
  *
  * Defined by the generator: KNAME, KPARAMS (x, w, y, CIN_G (an int parameter), then
- * epilogue operands), XT (x's element type), VEC (float##PT), VLOAD_X(ptr), PT, OCT, G,
+ * epilogue operands), XT (x's element type), VEC (float##PT), VLOAD_X(ptr), PREFETCH_X(p)
+ * (prefetches of the input lines read some channels after p's, on a CPU device; else
+ * nothing), PT, OCT, G,
  * OB, OC_G, OC, OH, OW,
  * WPH, XC_STRIDE (floats between channel planes of x), XN_STRIDE (between images),
  * NTAPS, CONV_TAPS(T) (T(offset) once per tap, in weight order), EPILOGUE(v, fi), ST_Y;

@@ -19,7 +19,8 @@
  * multiply-adds are skipped by a test made once per work-item (row_in).
  *
  * Defined by the generator: KNAME, KPARAMS (x, w, y, CIN_G (an int parameter), then
- * epilogue operands), XT, LD_X(ptr) (one element of x as a float), VEC (float##OCT),
+ * epilogue operands), XT, LD_X(ptr) (one element of x as a float), PREFETCH_X(p) (as
+ * conv2d.cl's), VEC (float##OCT),
  * VLOAD_W (vload##OCT), OCT, RT, CT, NCT, G, OB, OC_G, OC, OH, OW, WPH, XC_STRIDE,
  * XN_STRIDE, NTAPS, CONV_TAPS(T) (the laid-out input's taps), EPILOGUE(v, fi), ST_Y; with
  * IN_PLACE: H, W, KH, KW, SH, SW, DH, DW, PAD_T, PAD_L instead of CONV_TAPS. */

@@ -16,14 +16,15 @@
  * multiplies by its weight. RY rows per work-item read each input row once instead of up
  * to KH times, and spread the work-item's own cost over RY times the arithmetic. A tile
  * whose columns all lie inside the row reads them with one vector load (TAP_IN; stride 2
- * takes the even lanes of a double-width load); tiles at the edges take 0 outside the
- * row: one load inside the row and a constant shuffle per tap where the row is one load
- * wide, else lane by lane (TAP_EDGE_TILE, TAP_EDGE). Rows outside the input are
- * skipped, and output rows past OH (the last block when RY does not divide OH) are
- * computed and dropped. The PT results of a tile are consecutive outputs, stored in
+ * takes the even lanes of a double-width load, or of two at PT 16); tiles at the edges
+ * take 0 outside the row: one load (or two) inside the row and a constant shuffle per tap
+ * where the row is one load wide, else lane by lane (TAP_EDGE_TILE, TAP_EDGE). Rows
+ * outside the input are skipped, and output rows past OH (the last block when RY does
+ * not divide OH) are computed and dropped. The PT results of a tile are consecutive outputs, stored in
  * order.
  *
- * Defined by the generator: KNAME, KPARAMS (x, w, y, then epilogue operands), VEC
+ * Defined by the generator: KNAME, KPARAMS (x, w, y, opaque_zero (0, where a tap's
+ * load is two vectors: stride 2, PT 16), then epilogue operands), VEC
  * (float##PT), VSTORE (vstore##PT), PT, RY, ROWS_IN ((RY - 1) * SH + (KH - 1) * DH + 1),
  * C, H, W, OH, OW, KH, KW, SH, DH, DW, PAD_T, PAD_L, SW, SPAN (columns a tile's loads
  * reach from its first), TAP_IN(at) (the vector at element offset at),

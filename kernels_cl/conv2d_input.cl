@@ -14,7 +14,8 @@
  * with one tile per work-item they took 3.3 ms against 2.1 with a row (inception_v3's 54:
  * 9.0 against 5.0; 2-core Zen 2, another day).
  *
- * Defined by the generator: KNAME, KPARAMS (x, y), VEC (float##PT), VSTORE (vstore##PT),
+ * Defined by the generator: KNAME, KPARAMS (x, y, opaque_zero as conv2d_depthwise.cl's),
+ * VEC (float##PT), VSTORE (vstore##PT),
  * PT, NT (tiles per row), TILE_J0(t), LOAD (input columns TAP_IN reads), NC (N * C), NPH
  * (phases), H, W, HPH, WPH, SH, SW, PAD_T, PAD_L, PHASE_Y(s), PHASE_X(s), TAP_IN(at),
  * TAP_EDGE(row, col), LD_x. */

@@ -13,11 +13,12 @@
  * filled a 16-wide vector with 7 of a 7x7 map's columns.
  *
  * Defined by the generator: KNAME, KPARAMS (x, y, opaque_zero (0), then epilogue
- * operands), VEC (float##PT), INTV (int##PT), AS_VEC, AS_INTV, TO_VEC (convert_float##PT), VSTORE (vstore##PT), PT, NC (images x channels), H, W, OH,
- * OW, KH, KW, DH, DW, PAD_T, PAD_L, POOL_MAX (0/1), COUNT_INCLUDE_PAD (0/1), LD_x, ST_Y,
- * VLOAD_X(p), NV (vectors of a plane), MIN_OFF and MAX_OFF (the first and the last tap's
- * offsets), LANES (0, 1, ... as an INTV), EPILOGUE(v, fi); where the epilogue has a
- * vector form, EPILOGUE_V(v, fi) and VSTORE_Y(fi, v). */
+ * operands), VEC (float##PT), INTV (int##PT), AS_VEC, AS_INTV, TO_VEC (convert_float##PT),
+ * VSTORE (vstore##PT), PT, NC (images x channels), H, W, OH, OW, KH, KW, DH, DW, PAD_T,
+ * PAD_L, POOL_MAX (0/1), COUNT_INCLUDE_PAD (0/1), LD_x, ST_Y, VLOAD_X(p), NV (vectors of a
+ * plane), MIN_OFF and MAX_OFF (the first and the last tap's offsets), LANES (0, 1, ... as
+ * an INTV), EPILOGUE(v, fi); where the epilogue has a vector form, EPILOGUE_V(v, fi) and
+ * VSTORE_Y(fi, v). */
 /* Output p of plane nc, tap by tap, each checked against the input's bounds. */
 #define POOL_ONE_OUTPUT(p)                                                                  \
     {                                                                                      \

@@ -14,7 +14,8 @@
  * cells the window covers or, with COUNT_INCLUDE_PAD, by its cells inside the padded
  * image, counted per lane as the rows times the columns (a window is a rectangle).
  *
- * Defined by the generator: KNAME, KPARAMS (x, y, then epilogue operands), POOL_MAX (0/1),
+ * Defined by the generator: KNAME, KPARAMS (x, y, opaque_zero as conv2d_depthwise.cl's,
+ * then epilogue operands), POOL_MAX (0/1),
  * COUNT_INCLUDE_PAD (0/1), VEC (float##PT), VSTORE (vstore##PT), INTV (int##PT),
  * TO_VEC(v) (convert_float##PT), LANES (an INTV of 0 .. PT-1), PT, RY, ROWS_IN
  * ((RY - 1) * SH + (KH - 1) * DH + 1), H, W, OH, OW, KH, KW, SH, SW, DH, DW, PAD_T,

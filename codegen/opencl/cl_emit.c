@@ -184,10 +184,10 @@ typedef struct row_tiles {
  * offset written where `offset` is NULL): one vload of `load` ("vload8(0, x + base)"), or
  * for more than ROW_VECTOR_MAX (a stride-2 tile of 16, 32 elements) two vload16, the
  * operands of a shuffle2 written by the caller, each XORed with the kernel argument
- * `opaque_zero` (0, define_row_loads adds it): seeing that only their even lanes are used, LLVM split the loads
- * into pairs of floats and rebuilt them with inserts (a 112x112 -> 56x56 depthwise conv
- * took 0.42-0.47 ms against 0.24-0.26 in tiles of 8), as with conv2d_depthwise_plane.cl's
- * masks. */
+ * `opaque_zero` (0; define_row_loads adds it). Seeing that only their even lanes are
+ * used, LLVM split plain loads into pairs of floats and rebuilt them with inserts (a
+ * 112x112 -> 56x56 depthwise conv took 0.42-0.47 ms against 0.24-0.26 in tiles of 8), as
+ * it did with conv2d_depthwise_plane.cl's masks. */
 static void row_load_text(byocl_textbuf *b, int64_t load, const char *half, const char *ptr,
                           const char *base, const int64_t *offset)
 {
