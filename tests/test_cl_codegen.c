@@ -805,7 +805,7 @@ static void test_conv2d_depthwise(void **state)
      * rows of 28 in 8-wide ones (16-wide, both tiles would be edge tiles; 8-wide, two of
      * four are inside); rows of 14 in 8-wide ones although neither tile is inside
      * (4-wide tiles were slower); rows of 7 in 4-wide ones (the only width that
-     * shuffles). */
+     * shuffles); stride 2 over rows of 56 in 16-wide edge tiles. */
     static const text_case widths16[] = {
         {MAIN("%x: Tensor[(1, 3, 5, 56), float32], %w: Tensor[(3, 1, 3, 3), float32]")
          "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=3)\n}\n",
@@ -819,6 +819,10 @@ static void test_conv2d_depthwise(void **state)
         {MAIN("%x: Tensor[(1, 3, 5, 7), float32], %w: Tensor[(3, 1, 3, 3), float32]")
          "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=3)\n}\n",
          "#define VEC float4\n"},
+        /* stride 2, 56 -> 28: two 16-wide edge tiles a row, whose taps are two loads */
+        {MAIN("%x: Tensor[(1, 3, 5, 56), float32], %w: Tensor[(3, 1, 3, 3), float32]")
+         "  nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], groups=3)\n}\n",
+         "#define VEC float16\n"},
     };
     for (size_t i = 0; i < sizeof widths16 / sizeof widths16[0]; i++) {
         run_opts ow = {.seed = 31 + i, .vector_width = 16, .expect_launches = 1,

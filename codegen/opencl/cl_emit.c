@@ -177,12 +177,10 @@ typedef struct row_tiles {
  * 14x14 and 7x7 depthwise convs took 1.3-1.5 times as long. */
 #define ROW_EDGE_TILES_MAX 4
 
-/* The widest OpenCL vector: a stride-2 row tile of 16 loads two (row_load_text). */
-#define ROW_VECTOR_MAX 16
 
 /* `load` elements of x from element offset `base` + `offset` (base a C expression; no
  * offset written where `offset` is NULL): one vload of `load` ("vload8(0, x + base)"), or
- * for more than ROW_VECTOR_MAX (a stride-2 tile of 16, 32 elements) two vload16, the
+ * for more than CLG_ROW_VECTOR_MAX (a stride-2 tile of 16, 32 elements) two vload16, the
  * operands of a shuffle2 written by the caller, each XORed with the kernel argument
  * `opaque_zero` (0; define_row_loads adds it). Seeing that only their even lanes are
  * used, LLVM split plain loads into pairs of floats and rebuilt them with inserts (a
@@ -192,7 +190,7 @@ static void row_load_text(byocl_textbuf *b, int64_t load, const char *half, cons
                           const char *base, const int64_t *offset)
 {
     int64_t at = offset ? *offset : 0;
-    if (load <= ROW_VECTOR_MAX) {
+    if (load <= CLG_ROW_VECTOR_MAX) {
         base_textbuf_printf(b, "vload%s%lld(0, %s + %s", half, (long long)load, ptr, base);
         if (offset)
             base_textbuf_printf(b, " + %lld", (long long)at);
@@ -201,10 +199,10 @@ static void row_load_text(byocl_textbuf *b, int64_t load, const char *half, cons
     }
     for (int i = 0; i < 2; i++) {
         base_textbuf_printf(b, "%sas_float%d(as_uint%d(vload%s%d(0, %s + %s", i ? ", " : "",
-                            ROW_VECTOR_MAX, ROW_VECTOR_MAX, half, ROW_VECTOR_MAX, ptr, base);
+                            CLG_ROW_VECTOR_MAX, CLG_ROW_VECTOR_MAX, half, CLG_ROW_VECTOR_MAX, ptr, base);
         if (offset || i)
-            base_textbuf_printf(b, " + %lld", (long long)(at + i * ROW_VECTOR_MAX));
-        base_textbuf_printf(b, ")) ^ (uint%d)(opaque_zero))", ROW_VECTOR_MAX);
+            base_textbuf_printf(b, " + %lld", (long long)(at + i * CLG_ROW_VECTOR_MAX));
+        base_textbuf_printf(b, ")) ^ (uint%d)(opaque_zero))", CLG_ROW_VECTOR_MAX);
     }
 }
 
@@ -221,7 +219,7 @@ static void edge_shuffle(byocl_textbuf *b, const row_tiles *g, int64_t t, int64_
     int64_t first = clg_row_tile_first(g->pt, g->out_width, t);
     int64_t c = first * g->stride - g->pad + kw * g->dilation;
     int64_t at = c < 0 ? 0 : c > g->width - load ? g->width - load : c;
-    bool two = load > ROW_VECTOR_MAX;
+    bool two = load > CLG_ROW_VECTOR_MAX;
     if (two)
         base_textbuf_puts(b, "select(");
     base_textbuf_puts(b, "shuffle2(");
@@ -270,7 +268,7 @@ static byocl_status define_row_loads(clg_kernel *k, const row_tiles *g, byocl_dt
     int pt = g->pt;
     bool vector_in = clg_row_vector_load(pt, g->stride);
     int64_t load = clg_row_load_width(pt, g->stride);
-    if (vector_in && load > ROW_VECTOR_MAX) { /* stride 2: the even lanes of two loads */
+    if (vector_in && load > CLG_ROW_VECTOR_MAX) { /* stride 2: the even lanes of two loads */
         clg_kernel_int(k, "opaque_zero", 0);
         base_textbuf_puts(&in, "shuffle2(");
         row_load_text(&in, load, half, ptr, "(at)", NULL);

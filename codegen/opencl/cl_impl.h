@@ -340,6 +340,8 @@ int clg_window_rows(int pt, const int64_t stride[2], const int64_t taps[2],
  * from it): PT outputs of a row per work-item, PT
  * the device's vector width (4, 8 or 16; 16 for any other width). */
 int clg_tile_width(int vector_width);
+/* The widest OpenCL vector: a stride-2 row tile of 16 loads two (32 columns). */
+#define CLG_ROW_VECTOR_MAX 16
 /* Whether a row tile loads each tap as vectors: stride 1 (one vector), or stride 2 (the
  * even lanes of a double-width load: one vector up to PT 8, two of 16 at PT 16, OpenCL's
  * widest); else lane by lane. */
@@ -353,7 +355,10 @@ int64_t clg_row_load_width(int pt, int64_t stride);
  * least half of whose tiles lie inside the row (an edge tile's shuffles cost: 28-wide
  * rows in 16-wide tiles are two edge tiles, and mobilenet_v2's 28x28 depthwise convs
  * took 0.097-0.099 ms in them against 0.081-0.082 in 8-wide tiles, PoCL on an Intel
- * Xeon; 4-wide tiles were slower everywhere, 0.107-0.113); else the widest down to 4
+ * Xeon; 4-wide tiles were slower everywhere, 0.107-0.113), or whose taps are two loads
+ * (stride 2 at 16: their edge tiles add only a select, and mobilenet_v2's 56x56 -> 28x28
+ * depthwise conv, two edge tiles a row, took 0.093 ms against 0.134 in 8-wide tiles);
+ * else the widest down to 4
  * whose edge tiles shuffle (7x7 maps take 4-wide tiles where 8-wide ones would load lane
  * by lane), else the device's. */
 int clg_row_tile_width(int vector_width, int64_t stride, int64_t taps, int64_t dilation,

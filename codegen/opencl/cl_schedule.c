@@ -437,7 +437,9 @@ int clg_row_tile_width(int vector_width, int64_t stride, int64_t taps, int64_t d
             first_shuffling = pt;
         int64_t tiles = (out_width + pt - 1) / pt;
         if (pt >= 8 &&
-            2 * clg_row_tiles_inside(pt, stride, taps, dilation, pad, width, out_width) >= tiles)
+            (2 * clg_row_tiles_inside(pt, stride, taps, dilation, pad, width, out_width) >=
+                 tiles ||
+             clg_row_load_width(pt, stride) > CLG_ROW_VECTOR_MAX))
             return pt;
     }
     return first_shuffling ? first_shuffling : widest;
