@@ -103,17 +103,7 @@ __kernel void KNAME(KPARAMS)
     (void)opaque_zero;
 #pragma unroll 1
     for (int v = 0; v < NV; v++) {
-        const int p0 = min(v * PT, OH * OW - PT);
-        /* Whether every tap of every lane lies inside the plane's rows; else whether the
-         * loads stay inside the tensor. */
-        const bool rows_in = p0 + MIN_OFF >= 0 && p0 + MAX_OFF + PT <= H * W;
-        if (!rows_in && ((nc == 0 && p0 + MIN_OFF < 0) ||
-                         (nc == NC - 1 && p0 + MAX_OFF + PT > H * W))) {
-#pragma unroll 1
-            for (int j = 0; j < PT; j++)
-                PLANE_ONE_OUTPUT(p0 + j)
-            continue;
-        }
+        BYOCL_PLANE_VECTOR_BEGIN(v, nc, p0, rows_in, PLANE_ONE_OUTPUT)
         const INTV lane = (INTV)(p0) + LANES, col = lane % W;
         INTV col_in[KW];
 #pragma unroll

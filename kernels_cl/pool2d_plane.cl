@@ -49,16 +49,7 @@ __kernel void KNAME(KPARAMS)
     const int plane = nc * (H * W);
 #pragma unroll 1
     for (int v = 0; v < NV; v++) {
-        /* the last vector ends at the plane's end, overlapping the one before it */
-        const int p0 = min(v * PT, OH * OW - PT);
-        const bool rows_in = p0 + MIN_OFF >= 0 && p0 + MAX_OFF + PT <= H * W;
-        if (!rows_in && ((nc == 0 && p0 + MIN_OFF < 0) ||
-                         (nc == NC - 1 && p0 + MAX_OFF + PT > H * W))) {
-#pragma unroll 1
-            for (int j = 0; j < PT; j++)
-                POOL_ONE_OUTPUT(p0 + j)
-            continue;
-        }
+        BYOCL_PLANE_VECTOR_BEGIN(v, nc, p0, rows_in, POOL_ONE_OUTPUT)
         /* each lane's column: p0's, then wrapped past the row's end (no vector division) */
         const INTV lane = (INTV)(p0) + LANES;
         INTV col = (INTV)(p0 % W) + LANES;

@@ -31,6 +31,23 @@
 #define BYOCL_PREFETCH(p) prefetch((p), 1)
 #endif
 
+/* The start of vector v of plane nc in a plane kernel (conv2d_depthwise_plane.cl's loop,
+ * pool2d_plane.cl; they define PT, NC, H, W, OH, OW, MIN_OFF and MAX_OFF): p0, its first
+ * output (the last vector ends at the plane's end, overlapping the one before it), and
+ * rows_in, whether every tap of every lane lies inside the plane's rows; else, where its
+ * loads would leave the tensor (the first plane's start, the last one's end), it runs
+ * ONE_OUTPUT(p) for each of its outputs and goes on to the next vector. */
+#define BYOCL_PLANE_VECTOR_BEGIN(v, nc, p0, rows_in, ONE_OUTPUT)                            \
+    const int p0 = min((v) * PT, OH * OW - PT);                                            \
+    const bool rows_in = p0 + MIN_OFF >= 0 && p0 + MAX_OFF + PT <= H * W;                  \
+    if (!rows_in && (((nc) == 0 && p0 + MIN_OFF < 0) ||                                    \
+                     ((nc) == NC - 1 && p0 + MAX_OFF + PT > H * W))) {                     \
+        _Pragma("unroll 1")                                                                \
+        for (int j = 0; j < PT; j++)                                                       \
+            ONE_OUTPUT(p0 + j)                                                             \
+        continue;                                                                          \
+    }
+
 /* v rounded to float16 and back: a fused epilogue step whose op yields float16 rounds
  * where the unfused op would have stored its result. */
 inline float byocl_round_f16(float v)
