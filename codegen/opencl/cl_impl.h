@@ -295,7 +295,7 @@ typedef struct clg_conv_sched {
     int64_t packed_elems;    /* packed weight: groups * ob * cin_g * ntaps * oct */
     /* Where the device is a CPU (byocl_cl_codegen_options.cpu): the input elements a
      * work-item prefetches at each input channel, offsets from its pointer into that
-     * channel, which reach prefetch_channels channels ahead (clg_conv_prefetch) */
+     * channel that reach a few channels ahead (conv_prefetch in cl_schedule.c) */
     int n_prefetch;
     int64_t prefetch_offset[CLG_MAX_CONV_PREFETCH];
 } clg_conv_sched;
