@@ -85,7 +85,7 @@ __kernel void KNAME(KPARAMS)
 #if POOL_MAX
         acc = select(acc, (VEC)(NAN), nan);
 #elif COUNT_INCLUDE_PAD
-        acc *= 1.0f / (KH * KW);
+        acc /= (float)(KH * KW); /* as the output-by-output path and the reference divide */
 #else
         acc /= TO_VEC(count);
 #endif

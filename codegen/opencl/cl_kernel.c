@@ -352,7 +352,8 @@ static clg_kernel_text *add_kernel_text(clg_gen *gen)
  * resnet18, mobilenet_v2 and efficientnet_b7 regions): elementwise, pooling and dense
  * kernels 0.05-0.12 s; conv2d 0.12-0.45 s and conv2d_input 0.14-0.32 s; the row-tile
  * kernels, whose taps read through per-tile edge shuffles (conv2d_depthwise, pool2d_rows),
- * 0.4-0.95 s; the depthwise planes, up to 128 taps listed, count as those. */
+ * 0.4-0.95 s; the depthwise planes, up to 128 taps listed, count as those; the pool planes,
+ * a loop over their vectors without lists, as conv2d (not measured on their own). */
 static double build_cost(const char *template_name)
 {
     static const struct {
