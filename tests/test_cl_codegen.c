@@ -700,11 +700,12 @@ static void test_conv2d_depthwise(void **state)
         "  %1 = nn.bias_add(%0, %b);\n"
         "  clip(%1, a_min=0f, a_max=6f)\n}\n";
     /* 4 output rows a work-item at stride 1 (13 rows: the last block computes 3 rows
-     * past the output and drops them), 2 at stride 2 (9 rows). */
+     * past the output and drops them), in 9 tiles of 8 (69 columns), 2 at stride 2 (9
+     * rows). */
     run_opts o = {.seed = 11, .expect_launches = 1, .vector_width = 8,
                   .depthwise_tiles = BYOCL_CL_DEPTHWISE_ROWS,
                   .expect_text = "#define TAP_IN(at) vload8(0, x + (at))\n",
-                  .expect_text_too = "#define RY 4\n#define ROWS_IN 6\n"};
+                  .expect_text_too = "#define TILES 9\n#define RY 4\n#define ROWS_IN 6\n"};
     check_region_opts(dw, &o);
     check_region_f16_rows(dw);
     static const char s2[] = MAIN("%x: Tensor[(1, 5, 17, 128), float32], "
@@ -1256,7 +1257,8 @@ static void test_max_pool(void **state)
     check_region_opts(MAIN("%x: Tensor[(1, 2, 9, 100), float32]")
                       "  nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], "
                       "padding=[1, 1, 1, 1])\n}\n", &sixteen);
-    /* A work-group takes every tile of its rows (here 8 tiles of 8 outputs; local_rows). */
+    /* A work-item walks every tile of its rows (here 8 tiles of 8 outputs), the loop over
+     * them unrolled: a grid of (row blocks, 1, planes). */
     byocl_module *pool = parse(wide[1]);
     byocl_cl_codegen_options pool_opt = {.compute_units = 2, .max_work_group_size = 4096,
                                          .vector_width = 8};
@@ -1266,9 +1268,12 @@ static void test_max_pool(void **state)
         BYOCL_OK)
         fail_msg("%s", pool_err.msg);
     assert_int_equal(pool_plan->n_launches, 1);
+    ts_assert_contains(pool_plan->source, "#define PT 8\n#define TILES 8\n#define RY 2\n");
+    ts_assert_contains(pool_plan->source, "#pragma unroll\n    for (int tx = 0; tx < TILES; tx++)");
     const byocl_cl_launch *pl = &pool_plan->launches[0];
-    assert_int_equal(pl->global[1], 8);
-    assert_int_equal(pl->local[1], 8);
+    assert_int_equal(pl->global[0], 5);
+    assert_int_equal(pl->global[1], 1);
+    assert_int_equal(pl->global[2], 4);
     assert_int_equal(pl->global[0] % pl->local[0], 0);
     assert_int_equal(pl->global[2] % pl->local[2], 0);
     clg_plan_free(pool_plan);

@@ -539,10 +539,10 @@ static byocl_status emit_conv_depthwise(clg_gen *gen, const clg_group *grp,
     clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
     clg_kernel_define(&k, "VEC", "float%d", s->row_pt);
     clg_kernel_define(&k, "VSTORE", "vstore%d", s->row_pt);
-    static const char *const names[] = {"PT", "RY", "ROWS_IN", "C", "H", "W", "OH", "OW",
-                                        "KH", "KW", "SH", "SW", "DH", "DW", "PAD_T", "PAD_L",
-                                        "SPAN"};
-    const int64_t values[] = {s->row_pt, s->row_ry,
+    static const char *const names[] = {"PT", "TILES", "RY", "ROWS_IN", "C", "H", "W", "OH",
+                                        "OW", "KH", "KW", "SH", "SW", "DH", "DW", "PAD_T",
+                                        "PAD_L", "SPAN"};
+    const int64_t values[] = {s->row_pt, tiles, s->row_ry,
                               window_rows_in(s->row_ry, s->stride[0], s->kh, s->dilation[0]),
                               s->c, s->h, s->w, s->oh, s->ow, s->kh, s->kw,
                               s->stride[0], s->stride[1], s->dilation[0], s->dilation[1],
@@ -553,7 +553,7 @@ static byocl_status emit_conv_depthwise(clg_gen *gen, const clg_group *grp,
     byocl_status st = define_row_taps(&k, &g, x_dtype, "0.0f");
     if (st == BYOCL_OK)
         st = clg_epilogue_define_tiles(&k, grp, s->row_pt, 1, gen->err);
-    size_t global[3] = {(size_t)((s->oh + s->row_ry - 1) / s->row_ry), (size_t)tiles,
+    size_t global[3] = {(size_t)((s->oh + s->row_ry - 1) / s->row_ry), 1,
                         (size_t)(s->n * s->c)};
     return clg_kernel_finish(&k, st, "conv2d_depthwise", label, 3, global, clg_group_flops(gen, grp));
 }
@@ -789,10 +789,10 @@ static byocl_status emit_row_pool(clg_gen *gen, const clg_group *grp, const nn_w
     clg_kernel_define(&k, "POOL_MAX", "%d", max_pool);
     clg_kernel_define(&k, "COUNT_INCLUDE_PAD", "%d",
                       byocl_attrs_get_bool(&n->attrs, "count_include_pad", false));
-    static const char *const names[] = {"PT", "RY", "ROWS_IN", "H", "W", "OH", "OW", "KH",
-                                        "KW", "SH", "SW", "DH", "DW", "PAD_T", "PAD_L",
+    static const char *const names[] = {"PT", "TILES", "RY", "ROWS_IN", "H", "W", "OH", "OW",
+                                        "KH", "KW", "SH", "SW", "DH", "DW", "PAD_T", "PAD_L",
                                         "PADDED_H", "PADDED_W", "SPAN"};
-    const int64_t values[] = {pt, ry,
+    const int64_t values[] = {pt, tiles, ry,
                               window_rows_in(ry, win->stride[0], win->kernel[0], win->dilation[0]),
                               in->dims[2], in->dims[3], out->dims[2], out->dims[3],
                               win->kernel[0], win->kernel[1], win->stride[0], win->stride[1],
@@ -808,7 +808,7 @@ static byocl_status emit_row_pool(clg_gen *gen, const clg_group *grp, const nn_w
                                       max_pool ? "-INFINITY" : "0.0f");
     if (st == BYOCL_OK)
         st = clg_epilogue_define_tiles(&k, grp, pt, 1, gen->err);
-    size_t global[3] = {(size_t)((out->dims[2] + ry - 1) / ry), (size_t)tiles,
+    size_t global[3] = {(size_t)((out->dims[2] + ry - 1) / ry), 1,
                         (size_t)(out->dims[0] * out->dims[1])};
     return clg_kernel_finish(&k, st, "pool2d_rows", label, 3, global, clg_group_flops(gen, grp));
 }
