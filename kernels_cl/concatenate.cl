@@ -5,8 +5,8 @@
  * each copy is a plain loop that PoCL vectorizes, as move.cl's. One launch instead of one
  * per input saves the driver's per-launch cost (docs/opencl-runtime.md, "Costs").
  *
- * When all the data are float32 the generator also defines CONCAT_VEC (with VLOAD and
- * VSTORE of that width), and work-item i copies elements [i*CONCAT_VEC, (i+1)*CONCAT_VEC)
+ * When all the data are float32 the generator also defines CONCAT_VEC (with VLOAD of
+ * that width; stores are BYOCL_VSTORE_F32), and work-item i copies elements [i*CONCAT_VEC, (i+1)*CONCAT_VEC)
  * of its input by CONCAT_MOVE: one vector where the input has them all, else one by one
  * (its last chunk). A work-item per element had made PoCL run a work-group per few
  * hundred elements, whose dispatch cost more than the copy.
@@ -20,7 +20,7 @@
     do {                                                                                   \
         const int first_ = (i) * CONCAT_VEC;                                               \
         if (first_ + CONCAT_VEC <= (len)) {                                                \
-            VSTORE(VLOAD(0, (x) + first_), 0, y + (at) + first_);                          \
+            BYOCL_VSTORE_F32(CONCAT_VEC, VLOAD(0, (x) + first_), y + (at) + first_);       \
         } else {                                                                           \
             for (int e_ = first_; e_ < (len); e_++)                                        \
                 y[(at) + e_] = (x)[e_];                                                    \

@@ -2740,7 +2740,7 @@ static void test_transpose_concat(void **state)
              "%d: Tensor[(1, 4, 5), float32], %e: Tensor[(1, 2, 5), float32]")
         "  concatenate((%a, %b, %d, %e), axis=1)\n}\n";
     run_opts o4 = {.seed = 3, .expect_launches = 1,
-                   .expect_text = "#define CONCAT_VEC 16\n#define VLOAD vload16\n#define VSTORE vstore16\n"
+                   .expect_text = "#define CONCAT_VEC 16\n#define VLOAD vload16\n"
                                   "#define CONCAT_COPY(i, f) switch (f) { case 0: CONCAT_MOVE(x0, L0, O0, i); "
                                   "break; case 1: CONCAT_MOVE(x1, L1, O1, i); break; case 2: "};
     check_region_opts(four, &o4);
@@ -2938,7 +2938,7 @@ static void test_kernel_text(void **state)
         "    /* the result (nn.relu) */ \\\n"
         "    v = v < 0.0f ? 0.0f : v; \\\n"
         "} while (0)\n"
-        "#define VSTORE_Y(fi, v) vstore16((v), 0, y + (fi))\n"
+        "#define VSTORE_Y(fi, v) BYOCL_VSTORE_F32(16, (v), y + (fi))\n"
         "#define EPILOGUE_V_PLANE 1\n");
     free(got);
     /* Every #define of the instance is undone after it. */

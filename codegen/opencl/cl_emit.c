@@ -1657,7 +1657,6 @@ static byocl_status emit_concat_one_launch(clg_gen *gen, const clg_group *grp,
     if (vectors) {
         clg_kernel_define(&k, "CONCAT_VEC", "%d", CLG_CONCAT_VEC);
         clg_kernel_define(&k, "VLOAD", "vload%d", CLG_CONCAT_VEC);
-        clg_kernel_define(&k, "VSTORE", "vstore%d", CLG_CONCAT_VEC);
     }
     /* switch (f) { case 0: if ((i) < L0) ST_Y(O0 + (i), LD_x0((i))); break; ... }, or
      * with vectors switch (f) { case 0: CONCAT_MOVE(x0, L0, O0, i); break; ... } */

@@ -556,7 +556,7 @@ static byocl_status define_epilogue(clg_kernel *k, const clg_group *grp, int pt,
         if (grp->kind == CLG_ANCHOR_ELEMWISE)
             clg_kernel_define(k, "LD_FIRST_V(fi)", "%s", first.v);
         clg_kernel_define(k, "EPILOGUE_V(v, fi)", "do { \\\n%s} while (0)", vbody ? vbody : "");
-        clg_kernel_define(k, "VSTORE_Y(fi, v)", "vstore%d((v), 0, y + (fi))", pt);
+        clg_kernel_define(k, "VSTORE_Y(fi, v)", "BYOCL_VSTORE_F32(%d, (v), y + (fi))", pt);
         if (e.plane_uniform)
             clg_kernel_define(k, "EPILOGUE_V_PLANE", "1");
     }
