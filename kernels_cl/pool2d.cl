@@ -1,11 +1,12 @@
-/* pool2d.cl: nn.max_pool2d, nn.avg_pool2d and nn.global_avg_pool2d over NCHW data, one
- * output cell per work-item (ox, oy, n*C + c), with a fused elementwise epilogue (max
- * and average pooling over rows wide enough for tiles have pool2d_rows.cl). The
+/* pool2d.cl: nn.max_pool2d and nn.avg_pool2d over NCHW data, one output cell per
+ * work-item (ox, oy, n*C + c), with a fused elementwise epilogue (max and average pooling
+ * over rows wide enough for tiles have pool2d_rows.cl, small planes at stride 1
+ * pool2d_plane.cl, global average pooling global_pool2d.cl). The
  * rules are the reference kernel's (codegen/ops/pool.c): padding cells never enter a
  * maximum, and a NaN anywhere in the window makes it NaN; an average divides by the input
  * cells the window covers, or with COUNT_INCLUDE_PAD by its cells inside the padded image
  * (not the extra cells ceil_mode hangs past it); a window with no cell gives -inf (max)
- * or 0 (average). A global pool is one window of H x W.
+ * or 0 (average).
  *
  * The loads are selects rather than branches, so that the work-items of a work-group
  * vectorize together.

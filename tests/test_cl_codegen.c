@@ -1425,10 +1425,36 @@ static void test_avg_pool(void **state)
         check_region_opts(rows[i], &o);
     }
     check_region_f16(rows[0]);
-    check_region(MAIN("%x: Tensor[(2, 5, 7, 6), float32]")
-                 "  %0 = nn.global_avg_pool2d(%x);\n  nn.relu(%0)\n}\n");
-    check_region_f16(MAIN("%x: Tensor[(2, 5, 7, 6), float32]")
-                     "  nn.global_avg_pool2d(%x)\n}\n");
+}
+
+/* Global average pooling, a plane per work-item (global_pool2d.cl): planes of 42 (two
+ * vectors of 16 and 10 left), 9 (under one vector), 32 (whole vectors of 8 and 16; 4-wide
+ * vectors), with epilogues (relu; a per-channel add indexed by the plane) and float16. */
+static void test_global_pool(void **state)
+{
+    (void)state;
+    static const char relu[] = MAIN("%x: Tensor[(2, 5, 7, 6), float32]")
+        "  %0 = nn.global_avg_pool2d(%x);\n  nn.relu(%0)\n}\n";
+    run_opts o = {.seed = 50, .expect_launches = 1, .expect_text = "k0_global_pool2d(",
+                  .expect_text_too = "#define NC 10\n#define HW 42\n#define PT 16\n"};
+    check_region_opts(relu, &o);
+    check_region_f16(relu);
+    static const char small[] = MAIN("%x: Tensor[(1, 3, 3, 3), float32]")
+        "  nn.global_avg_pool2d(%x)\n}\n";
+    run_opts o_small = {.seed = 51, .expect_launches = 1,
+                        .expect_text = "#define NC 3\n#define HW 9\n#define PT 16\n"};
+    check_region_opts(small, &o_small);
+    check_region_f16(small);
+    static const char bias[] = MAIN("%x: Tensor[(2, 4, 4, 8), float32], "
+                                    "%b: Tensor[(4, 1, 1), float32]")
+        "  %0 = nn.global_avg_pool2d(%x);\n  add(%0, %b)\n}\n";
+    for (int vf = 4; vf <= 16; vf *= 2) {
+        char defines[64];
+        snprintf(defines, sizeof defines, "#define NC 8\n#define HW 32\n#define PT %d\n", vf);
+        run_opts ob = {.seed = 52 + (uint64_t)vf, .expect_launches = 1, .vector_width = vf,
+                       .expect_text = defines, .expect_text_too = "LD_e0("};
+        check_region_opts(bias, &ob);
+    }
 }
 
 /* ------------------------------------------------------------ elementwise */
@@ -3436,6 +3462,7 @@ int main(void)
         cmocka_unit_test(test_batch_matmul),
         cmocka_unit_test(test_max_pool),
         cmocka_unit_test(test_avg_pool),
+        cmocka_unit_test(test_global_pool),
         cmocka_unit_test(test_pool_plane),
         cmocka_unit_test(test_unary),
         cmocka_unit_test(test_binary_broadcast),

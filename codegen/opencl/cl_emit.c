@@ -813,6 +813,33 @@ static byocl_status emit_row_pool(clg_gen *gen, const clg_group *grp, const nn_w
     return clg_kernel_finish(&k, st, "pool2d_rows", label, 3, global, clg_group_flops(gen, grp));
 }
 
+/* nn.global_avg_pool2d (kernels_cl/global_pool2d.cl): a plane per work-item, summed in
+ * vectors of the device's width; emit_pool has bound the input x (root x_root) and the
+ * result y. */
+static byocl_status emit_global_pool(clg_gen *gen, const clg_group *grp, const char *label,
+                                    int x_root, int x, int y)
+{
+    const byocl_node *n = &gen->fn->nodes[grp->anchor];
+    const byocl_shape *in = &gen->fn->nodes[n->args[0]].type->shape;
+    int pt = clg_tile_width(gen->opt.vector_width);
+    int64_t planes = in->dims[0] * in->dims[1];
+    clg_kernel k;
+    clg_kernel_begin(&k, gen, "global_pool2d");
+    clg_kernel_buffer(&k, "x", x, dtype_of(gen, x_root), false);
+    clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
+    clg_kernel_define(&k, "VEC", "float%d", pt);
+    char vload[96];
+    clg_kernel_define(&k, "VLOAD_X(p)", "%s",
+                      vload_text(dtype_of(gen, x_root), pt, vload, sizeof vload));
+    static const char *const names[] = {"NC", "HW", "PT"};
+    const int64_t values[] = {planes, in->dims[2] * in->dims[3], pt};
+    define_ints(&k, names, values, sizeof names / sizeof names[0]);
+    byocl_status st = clg_epilogue_define(&k, grp, gen->err);
+    size_t global[1] = {(size_t)planes};
+    return clg_kernel_finish(&k, st, "global_pool2d", label, 1, global,
+                             clg_group_flops(gen, grp));
+}
+
 static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)
 {
     const byocl_function *fn = gen->fn;
@@ -820,16 +847,6 @@ static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)
     const byocl_node *n = &fn->nodes[node];
     const byocl_shape *in = &fn->nodes[n->args[0]].type->shape;
     const byocl_shape *out = &n->type->shape;
-    bool global_pool = strcmp(n->op->name, "nn.global_avg_pool2d") == 0;
-    nn_window win = {.spatial = 2, .kernel = {in->dims[2], in->dims[3]}, .stride = {1, 1},
-                     .dilation = {1, 1}};
-    if (!global_pool) {
-        nn_slide slide;
-        byocl_status st = nn_slide_read(&n->attrs, "pool_size", 2, in, &slide, gen->err);
-        if (st != BYOCL_OK)
-            return st;
-        win = slide.win;
-    }
     char label[96];
     clg_group_label(gen, grp, label, sizeof label);
     int x_root = gen->graph.info[n->args[0]].root;
@@ -837,8 +854,15 @@ static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)
     int y = x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
     if (y < 0)
         return gen->err->status;
+    if (strcmp(n->op->name, "nn.global_avg_pool2d") == 0)
+        return emit_global_pool(gen, grp, label, x_root, x, y);
+    nn_slide slide;
+    byocl_status st = nn_slide_read(&n->attrs, "pool_size", 2, in, &slide, gen->err);
+    if (st != BYOCL_OK)
+        return st;
+    nn_window win = slide.win;
     bool max_pool = strcmp(n->op->name, "nn.max_pool2d") == 0;
-    if (!global_pool && win.stride[0] == 1 && win.stride[1] == 1 &&
+    if (win.stride[0] == 1 && win.stride[1] == 1 &&
         gen->opt.pool_tiles != BYOCL_CL_POOL_ROWS) {
         clg_plane g = {.h = in->dims[2], .w = in->dims[3], .oh = out->dims[2],
                        .ow = out->dims[3], .kh = win.kernel[0], .kw = win.kernel[1],
@@ -850,11 +874,11 @@ static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)
     }
     int row_pt = clg_row_tile_width(gen->opt.vector_width, win.stride[1], win.kernel[1],
                                     win.dilation[1], win.pad[1], in->dims[3], out->dims[3]);
-    if (!global_pool && clg_row_tiles_pay(row_pt, win.stride[1], win.kernel[1],
-                                          win.dilation[1], win.pad[1], in->dims[3], out->dims[3]))
+    if (clg_row_tiles_pay(row_pt, win.stride[1], win.kernel[1], win.dilation[1], win.pad[1],
+                          in->dims[3], out->dims[3]))
         return emit_row_pool(gen, grp, &win, row_pt, label, x_root, x, y);
     clg_kernel k;
-    clg_kernel_begin(&k, gen, global_pool ? "global_pool2d" : "pool2d");
+    clg_kernel_begin(&k, gen, "pool2d");
     clg_kernel_buffer(&k, "x", x, dtype_of(gen, x_root), false);
     clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
     static const char *const names[] = {"H", "W", "OH", "OW", "KH", "KW", "SH", "SW",
@@ -867,7 +891,7 @@ static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)
     clg_kernel_define(&k, "COUNT_INCLUDE_PAD", "%d",
                      byocl_attrs_get_bool(&n->attrs, "count_include_pad", false));
     define_ints(&k, names, values, sizeof names / sizeof names[0]);
-    byocl_status st = clg_epilogue_define(&k, grp, gen->err);
+    st = clg_epilogue_define(&k, grp, gen->err);
     size_t global[3] = {(size_t)out->dims[3], (size_t)out->dims[2],
                         (size_t)(out->dims[0] * out->dims[1])};
     return clg_kernel_finish(&k, st, "pool2d", label, 3, global, clg_group_flops(gen, grp));
