@@ -926,6 +926,14 @@ static void test_conv2d_depthwise_plane(void **state)
          "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=16);\n"
          "  add(%0, %x)\n}\n",
          "#define VSTORE_Y(fi, v) "},
+        /* Rows of three and four vectors: those whose taps all stay inside their row (the
+         * middle ones) load without masks. */
+        {MAIN("%x: Tensor[(2, 3, 12, 48), float32], %w: Tensor[(3, 1, 3, 3), float32]")
+         "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=3)\n}\n",
+         "#define NV 36\n"},
+        {MAIN("%x: Tensor[(1, 2, 10, 64), float32], %w: Tensor[(2, 1, 5, 5), float32]")
+         "  nn.conv2d(%x, %w, padding=[4, 4, 4, 4], dilation=[2, 2], groups=2)\n}\n",
+         "#define NV 40\n"},
     };
     for (size_t i = 0; i < sizeof loops / sizeof loops[0]; i++) {
         run_opts ol = {.seed = 60 + i, .expect_launches = 1, .expect_text = loops[i].expect,
