@@ -71,33 +71,10 @@ __kernel void KNAME(KPARAMS)
         }
 #ifdef EPILOGUE_V
         if (ox0 + PT <= OW) {
-#pragma unroll
-            for (int r = 0; r < RY; r++) {
-                if (oy0 + r < OH) {
-                    const int fi0 = (nc * OH + oy0 + r) * OW + ox0;
-                    VEC v = acc[r];
-                    EPILOGUE_V(v, fi0);
-                    VSTORE_Y(fi0, v);
-                }
-            }
+            BYOCL_ROW_TILE_STORE_VECTORS(acc, nc, oy0, ox0)
             continue;
         }
 #endif
-        VEC spilled[RY];
-#pragma unroll
-        for (int r = 0; r < RY; r++)
-            spilled[r] = acc[r];
-        for (int r = 0; r < RY && oy0 + r < OH; r++) { /* rolled: conv2d.cl says why */
-            float res[PT];
-            VSTORE(spilled[r], 0, res);
-            const int fi0 = (nc * OH + oy0 + r) * OW + ox0;
-            for (int j = 0; j < PT; j++) {
-                if (ox0 + j < OW) {
-                    float v = res[j];
-                    EPILOGUE(v, fi0 + j);
-                    ST_Y(fi0 + j, v);
-                }
-            }
-        }
+        BYOCL_ROW_TILE_STORE_LANES(acc, nc, oy0, ox0)
     }
 }

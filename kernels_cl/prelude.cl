@@ -63,6 +63,45 @@ typedef float byocl_float2_u __attribute__((ext_vector_type(2), aligned(4)));
         continue;                                                                          \
     }
 
+/* The stores of a row tile's RY x PT results acc[] (conv2d_depthwise.cl, pool2d_rows.cl:
+ * rows oy0 onwards, columns ox0 onwards of plane `plane`), rows past OH dropped; the
+ * kernel defines RY, PT, OH, OW, VEC, VSTORE, EPILOGUE and ST_Y, and EPILOGUE_V and
+ * VSTORE_Y where the epilogue has a vector form.
+ * BYOCL_ROW_TILE_STORE_VECTORS: a tile inside the row, each row one vector through the
+ * vector epilogue (only where it is defined). */
+#define BYOCL_ROW_TILE_STORE_VECTORS(acc, plane, oy0, ox0)                                 \
+    _Pragma("unroll")                                                                      \
+    for (int r_ = 0; r_ < RY; r_++) {                                                      \
+        if ((oy0) + r_ < OH) {                                                             \
+            const int fi0_ = ((plane) * OH + (oy0) + r_) * OW + (ox0);                     \
+            VEC v_ = (acc)[r_];                                                            \
+            EPILOGUE_V(v_, fi0_);                                                          \
+            VSTORE_Y(fi0_, v_);                                                            \
+        }                                                                                  \
+    }
+/* BYOCL_ROW_TILE_STORE_LANES: any tile, lane by lane through the scalar epilogue, lanes
+ * past OW dropped. The rows are a rolled loop (conv2d.cl says why) over a copy of the
+ * accumulators, which keeps acc itself in registers. */
+#define BYOCL_ROW_TILE_STORE_LANES(acc, plane, oy0, ox0)                                   \
+    {                                                                                      \
+        VEC spilled_[RY];                                                                  \
+        _Pragma("unroll")                                                                  \
+        for (int r_ = 0; r_ < RY; r_++)                                                    \
+            spilled_[r_] = (acc)[r_];                                                      \
+        for (int r_ = 0; r_ < RY && (oy0) + r_ < OH; r_++) {                               \
+            float res_[PT];                                                                \
+            VSTORE(spilled_[r_], 0, res_);                                                 \
+            const int fi0_ = ((plane) * OH + (oy0) + r_) * OW + (ox0);                     \
+            for (int j_ = 0; j_ < PT; j_++) {                                              \
+                if ((ox0) + j_ < OW) {                                                     \
+                    float v_ = res_[j_];                                                   \
+                    EPILOGUE(v_, fi0_ + j_);                                               \
+                    ST_Y(fi0_ + j_, v_);                                                   \
+                }                                                                          \
+            }                                                                              \
+        }                                                                                  \
+    }
+
 /* v rounded to float16 and back: a fused epilogue step whose op yields float16 rounds
  * where the unfused op would have stored its result. */
 inline float byocl_round_f16(float v)
