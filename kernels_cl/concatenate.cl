@@ -6,10 +6,10 @@
  * per input saves the driver's per-launch cost (docs/opencl-runtime.md, "Costs").
  *
  * When all the data are float32 the generator also defines CONCAT_VEC (with VLOAD of
- * that width; stores are BYOCL_VSTORE_F32), and work-item i copies elements [i*CONCAT_VEC, (i+1)*CONCAT_VEC)
- * of its input by CONCAT_MOVE: one vector where the input has them all, else one by one
- * (its last chunk). A work-item per element had made PoCL run a work-group per few
- * hundred elements, whose dispatch cost more than the copy.
+ * that width; the stores are BYOCL_VSTORE_F32), and work-item i copies elements
+ * [i*CONCAT_VEC, (i+1)*CONCAT_VEC) of its input by CONCAT_MOVE: one vector where the
+ * input has them all, else one by one (its last chunk). A work-item per element had made
+ * PoCL run a work-group per few hundred elements, whose dispatch cost more than the copy.
  *
  * Defined by the generator: KNAME, KPARAMS (x0, x1, ... then y, then the int parameters
  * L0, O0, L1, O1, ...: each input's length and where its block starts in y),

@@ -9,10 +9,10 @@
  * input columns c + j*SW from j0 = TILE_J0(tj) on (tj * PT, the last tile ending at the
  * row's end where the row holds one, as in conv2d_depthwise.cl), read as one vector inside
  * the input row (TAP_IN) or lane by lane with 0 outside it (TAP_EDGE), stored as one
- * vector (BYOCL_VSTORE_F32; element by element in a row narrower than PT). With one element per work-item
- * and its index arithmetic, resnet18's 20 layouts took 1.66 ms in all against 1.18 ms;
- * with one tile per work-item they took 3.3 ms against 2.1 with a row (inception_v3's 54:
- * 9.0 against 5.0; 2-core Zen 2, another day).
+ * vector (BYOCL_VSTORE_F32; element by element in a row narrower than PT). With one
+ * element per work-item and its index arithmetic, resnet18's 20 layouts took 1.66 ms in
+ * all against 1.18 ms; with one tile per work-item they took 3.3 ms against 2.1 with a
+ * row (inception_v3's 54: 9.0 against 5.0; 2-core Zen 2, another day).
  *
  * Defined by the generator: KNAME, KPARAMS (x, y, opaque_zero as conv2d_depthwise.cl's),
  * VEC (float##PT), VSTORE (vstore##PT),

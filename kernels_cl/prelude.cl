@@ -25,7 +25,8 @@
 /* vstore##w(v, 0, p) of a float vector v of width w (2, 4, 8 or 16) to global float memory
  * p, as one store: PoCL 3.1 compiles vstore16 into four 4-float stores (vmovups xmm and
  * vextractf32x4 on AVX-512), which took a 16 -> 96 1x1 conv on 112x112 maps 7% of its
- * time. Through a vector type aligned as a float, clang emits one unaligned store. */
+ * time (whole models: within 1%). Through a vector type aligned as a float, clang emits
+ * one unaligned store. */
 #if defined(__clang__)
 typedef float byocl_float16_u __attribute__((ext_vector_type(16), aligned(4)));
 typedef float byocl_float8_u __attribute__((ext_vector_type(8), aligned(4)));
