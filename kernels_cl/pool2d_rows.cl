@@ -3,11 +3,14 @@
  * rows oy0 = ty * RY onwards (row blocks along dimension 0), in TILES tiles of PT
  * neighbouring outputs, columns ox0 = TILE_X0(tx) onwards for tile tx (the last tile
  * ending at the row's end), the loop over the tiles unrolled as conv2d_depthwise.cl's
- * (resnet18's 3x3/2 pool of 112x112 maps 0.180 -> 0.127 ms, squeezenet1_1's of 109x109
- * 0.185 -> 0.125 against a tile per work-item). Each tile walks the ROWS_IN
- * input rows it reads once, as conv2d_depthwise.cl does: per input row, each tap's PT
- * inputs as one vector (TAP_IN inside the row, TAP_EDGE_TILE at its edges, -inf for a
- * maximum and 0 for a sum outside it), the KW taps combined first, then the row's
+ * where a row has few (else work-item (ty, tx, plane) computes tile tx alone; its
+ * work-group takes all tiles of its rows: local_whole_dim1 in cl_kernel.c). A row a
+ * work-item took resnet18's 3x3/2 pool of 112x112 maps 0.180 -> 0.127 ms,
+ * squeezenet1_1's of 109x109 0.185 -> 0.125 against a tile per work-item). Each tile
+ * walks the ROWS_IN input rows it reads once, as conv2d_depthwise.cl does: per input
+ * row, each tap's PT inputs as one vector (TAP_IN inside the row, TAP_EDGE_TILE at its
+ * edges, -inf for a maximum and 0 for a sum outside it), the KW taps combined first, then
+ * the row's
  * combination into each output row that reads it (rows outside the input are skipped;
  * output rows past OH computed and dropped). With a row per work-item, each input row
  * was read up to KH times and each work-item's own cost spread over a single row:
@@ -18,10 +21,10 @@
  * image, counted per lane as the rows times the columns (a window is a rectangle).
  *
  * Defined by the generator: KNAME, KPARAMS (x, y, opaque_zero as conv2d_depthwise.cl's,
- * then epilogue operands), POOL_MAX (0/1),
- * COUNT_INCLUDE_PAD (0/1), VEC (float##PT), VSTORE (vstore##PT), INTV (int##PT),
- * TO_VEC(v) (convert_float##PT), LANES (an INTV of 0 .. PT-1), PT, TILES (tiles a row), RY,
- * ROWS_IN ((RY - 1) * SH + (KH - 1) * DH + 1), H, W, OH, OW, KH, KW, SH, SW, DH, DW, PAD_T,
+ * then epilogue operands), POOL_MAX (0/1), COUNT_INCLUDE_PAD (0/1), VEC (float##PT),
+ * VSTORE (vstore##PT), INTV (int##PT), TO_VEC(v) (convert_float##PT), LANES (an INTV of
+ * 0 .. PT-1), PT, TILES (tiles a row), TILES_UNROLLED (0/1, as conv2d_depthwise.cl's),
+ * RY, ROWS_IN ((RY - 1) * SH + (KH - 1) * DH + 1), H, W, OH, OW, KH, KW, SH, SW, DH, DW, PAD_T,
  * PAD_L, PADDED_H (H + bottom padding), PADDED_W, SPAN, TAP_IN(at), TAP_EDGE(row, col),
  * TAP_EDGE_TILE(row, col, kw), EPILOGUE(v, fi), LD_x, ST_Y;
  * where the epilogue has a vector form, EPILOGUE_V(v, fi) and VSTORE_Y(fi, v), which a
@@ -30,8 +33,13 @@ __kernel void KNAME(KPARAMS)
 {
     const int ty = get_global_id(0), plane = get_global_id(2);
     const int oy0 = ty * RY;
+#if TILES_UNROLLED
+    const int tx_first = 0, tx_end = TILES;
+#else
+    const int tx_first = get_global_id(1), tx_end = tx_first + 1;
+#endif
 #pragma unroll
-    for (int tx = 0; tx < TILES; tx++) {
+    for (int tx = tx_first; tx < tx_end; tx++) {
         const int ox0 = TILE_X0(tx), ix0 = ox0 * SW - PAD_L;
         const bool interior = ix0 >= 0 && ix0 + SPAN <= W;
         /* In registers: every loop over them is unrolled (conv2d.cl says why). */

@@ -700,12 +700,13 @@ static void test_conv2d_depthwise(void **state)
         "  %1 = nn.bias_add(%0, %b);\n"
         "  clip(%1, a_min=0f, a_max=6f)\n}\n";
     /* 4 output rows a work-item at stride 1 (13 rows: the last block computes 3 rows
-     * past the output and drops them), in 9 tiles of 8 (69 columns), 2 at stride 2 (9
-     * rows). */
+     * past the output and drops them), in 9 tiles of 8 (69 columns: more than a
+     * work-item walks, so a tile a work-item), 2 at stride 2 (9 rows). */
     run_opts o = {.seed = 11, .expect_launches = 1, .vector_width = 8,
                   .depthwise_tiles = BYOCL_CL_DEPTHWISE_ROWS,
                   .expect_text = "#define TAP_IN(at) vload8(0, x + (at))\n",
-                  .expect_text_too = "#define TILES 9\n#define RY 4\n#define ROWS_IN 6\n"};
+                  .expect_text_too = "#define TILES 9\n#define TILES_UNROLLED 0\n#define RY 4\n"
+                                     "#define ROWS_IN 6\n"};
     check_region_opts(dw, &o);
     check_region_f16_rows(dw);
     static const char s2[] = MAIN("%x: Tensor[(1, 5, 17, 128), float32], "
@@ -1276,14 +1277,32 @@ static void test_max_pool(void **state)
         BYOCL_OK)
         fail_msg("%s", pool_err.msg);
     assert_int_equal(pool_plan->n_launches, 1);
-    ts_assert_contains(pool_plan->source, "#define PT 8\n#define TILES 8\n#define RY 2\n");
-    ts_assert_contains(pool_plan->source, "#pragma unroll\n    for (int tx = 0; tx < TILES; tx++)");
+    ts_assert_contains(pool_plan->source,
+                       "#define PT 8\n#define TILES 8\n#define TILES_UNROLLED 1\n#define RY 2\n");
+    ts_assert_contains(pool_plan->source, "#pragma unroll\n    for (int tx = tx_first; tx < tx_end; tx++)");
     const byocl_cl_launch *pl = &pool_plan->launches[0];
     assert_int_equal(pl->global[0], 5);
     assert_int_equal(pl->global[1], 1);
     assert_int_equal(pl->global[2], 4);
     assert_int_equal(pl->global[0] % pl->local[0], 0);
     assert_int_equal(pl->global[2] % pl->local[2], 0);
+    clg_plan_free(pool_plan);
+    byocl_module_free(pool);
+    /* Rows of more tiles (150 outputs: 19 tiles of 8) take a tile per work-item along
+     * dimension 1; random data against the reference, and float16. */
+    static const char long_rows[] = MAIN("%x: Tensor[(1, 2, 9, 300), float32]")
+        "  nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1])\n}\n";
+    run_opts o_long = {.seed = 25, .vector_width = 8, .expect_launches = 1,
+                       .expect_text = "#define TILES 19\n#define TILES_UNROLLED 0\n"};
+    check_region_opts(long_rows, &o_long);
+    check_region_f16(long_rows);
+    pool = parse(long_rows);
+    if (clg_codegen(byocl_module_find(pool, "main"), &pool_opt, &pool_plan, &pool_err) !=
+        BYOCL_OK)
+        fail_msg("%s", pool_err.msg);
+    pl = &pool_plan->launches[0];
+    assert_int_equal(pl->global[1], 19);
+    assert_int_equal(pl->global[1] % pl->local[1], 0);
     clg_plan_free(pool_plan);
     byocl_module_free(pool);
     /* A NaN makes its windows NaN, inside a tile and at its edge; -inf stays. */

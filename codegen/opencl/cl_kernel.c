@@ -247,15 +247,18 @@ static size_t divisor_at_most(size_t n, size_t cap)
 }
 
 /* Work-groups that take all of dimension 1 (at the size local_nd chose), for kernels whose
- * work-items along it read the same inputs: conv2d.cl's and conv2d_channels.cl's
- * output-channel blocks, every block reading the same input positions. One block per
- * work-group streamed the whole input once per block, from L3 where it does not fit L2:
- * squeezenet1_1's 128 -> 16 1x1 conv on 54x54 took 0.33 ms against the host's 0.11. With
- * the blocks together its convs took 6.9 ms a run against 7.4, and offloaded medians went
- * down 8% (mobilenet_v2), 9% (densenet121), 3% (googlenet, inception_v3), 0 (resnet18);
- * 2-core Zen 2, three alternating runs each. (Pooling's row tiles were grouped so too,
- * resnet18's 3x3/2 pooling of 112x112x64 0.60-0.66 -> 0.33-0.37 ms there, until a
- * work-item came to walk all tiles of its rows: pool2d_rows.cl.) */
+ * work-items along it read the same inputs:
+ *  - pooling's row tiles (pool2d_rows.cl) where a row has too many tiles for one
+ *    work-item to walk: neighbouring tiles of a row read overlapping columns of the same
+ *    input rows. resnet18's 3x3/2 pooling of 112x112x64, a tile a work-item, went from
+ *    0.60-0.66 to 0.33-0.37 ms (PoCL, Zen 3); it has since been walked a row a work-item.
+ *  - conv2d.cl's and conv2d_channels.cl's output-channel blocks: every block reads the
+ *    same input positions. One block per work-group streamed the whole input once per
+ *    block, from L3 where it does not fit L2: squeezenet1_1's 128 -> 16 1x1 conv on 54x54
+ *    took 0.33 ms against the host's 0.11. With the blocks together its convs took 6.9 ms
+ *    a run against 7.4, and offloaded medians went down 8% (mobilenet_v2), 9%
+ *    (densenet121), 3% (googlenet, inception_v3), 0 (resnet18); 2-core Zen 2, three
+ *    alternating runs each. */
 static void local_whole_dim1(const clg_gen *gen, const size_t *global, size_t *local)
 {
     size_t size = local[0] * local[1] * local[2];
@@ -422,7 +425,8 @@ int clg_kernel_end(clg_kernel *k, const char *template_name, const char *label, 
     else
         local_nd(gen, work_dim, launch->global, launch->local);
     if (work_dim == 3 &&
-        (strcmp(template_name, "conv2d") == 0 || strcmp(template_name, "conv2d_channels") == 0))
+        (strcmp(template_name, "pool2d_rows") == 0 || strcmp(template_name, "conv2d") == 0 ||
+         strcmp(template_name, "conv2d_channels") == 0))
         local_whole_dim1(gen, launch->global, launch->local);
     launch->flops = flops;
     index = gen->n_launches++;
