@@ -23,7 +23,7 @@
  * Defined by the generator: KNAME, KPARAMS (x, y, opaque_zero as conv2d_depthwise.cl's,
  * then epilogue operands), POOL_MAX (0/1), COUNT_INCLUDE_PAD (0/1), VEC (float##PT),
  * VSTORE (vstore##PT), INTV (int##PT), TO_VEC(v) (convert_float##PT), LANES (an INTV of
- * 0 .. PT-1), PT, TILES (tiles a row), TILES_UNROLLED (0/1, as conv2d_depthwise.cl's),
+ * 0 .. PT-1), PT, TILES (tiles a row), TX_FIRST, TX_END (as conv2d_depthwise.cl's),
  * RY, ROWS_IN ((RY - 1) * SH + (KH - 1) * DH + 1), H, W, OH, OW, KH, KW, SH, SW, DH, DW, PAD_T,
  * PAD_L, PADDED_H (H + bottom padding), PADDED_W, SPAN, TAP_IN(at), TAP_EDGE(row, col),
  * TAP_EDGE_TILE(row, col, kw), EPILOGUE(v, fi), LD_x, ST_Y;
@@ -33,13 +33,8 @@ __kernel void KNAME(KPARAMS)
 {
     const int ty = get_global_id(0), plane = get_global_id(2);
     const int oy0 = ty * RY;
-#if TILES_UNROLLED
-    const int tx_first = 0, tx_end = TILES;
-#else
-    const int tx_first = get_global_id(1), tx_end = tx_first + 1;
-#endif
 #pragma unroll
-    for (int tx = tx_first; tx < tx_end; tx++) {
+    for (int tx = TX_FIRST; tx < TX_END; tx++) {
         const int ox0 = TILE_X0(tx), ix0 = ox0 * SW - PAD_L;
         const bool interior = ix0 >= 0 && ix0 + SPAN <= W;
         /* In registers: every loop over them is unrolled (conv2d.cl says why). */

@@ -705,8 +705,8 @@ static void test_conv2d_depthwise(void **state)
     run_opts o = {.seed = 11, .expect_launches = 1, .vector_width = 8,
                   .depthwise_tiles = BYOCL_CL_DEPTHWISE_ROWS,
                   .expect_text = "#define TAP_IN(at) vload8(0, x + (at))\n",
-                  .expect_text_too = "#define TILES 9\n#define TILES_UNROLLED 0\n#define RY 4\n"
-                                     "#define ROWS_IN 6\n"};
+                  .expect_text_too = "#define TILES 9\n#define RY 4\n#define ROWS_IN 6\n",
+                  .reject_text = "#define TX_FIRST 0\n"};
     check_region_opts(dw, &o);
     check_region_f16_rows(dw);
     static const char s2[] = MAIN("%x: Tensor[(1, 5, 17, 128), float32], "
@@ -1278,8 +1278,9 @@ static void test_max_pool(void **state)
         fail_msg("%s", pool_err.msg);
     assert_int_equal(pool_plan->n_launches, 1);
     ts_assert_contains(pool_plan->source,
-                       "#define PT 8\n#define TILES 8\n#define TILES_UNROLLED 1\n#define RY 2\n");
-    ts_assert_contains(pool_plan->source, "#pragma unroll\n    for (int tx = tx_first; tx < tx_end; tx++)");
+                       "#define PT 8\n#define TILES 8\n#define RY 2\n");
+    ts_assert_contains(pool_plan->source, "#define TX_FIRST 0\n#define TX_END TILES\n");
+    ts_assert_contains(pool_plan->source, "#pragma unroll\n    for (int tx = TX_FIRST; tx < TX_END; tx++)");
     const byocl_cl_launch *pl = &pool_plan->launches[0];
     assert_int_equal(pl->global[0], 5);
     assert_int_equal(pl->global[1], 1);
@@ -1293,7 +1294,9 @@ static void test_max_pool(void **state)
     static const char long_rows[] = MAIN("%x: Tensor[(1, 2, 9, 300), float32]")
         "  nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1])\n}\n";
     run_opts o_long = {.seed = 25, .vector_width = 8, .expect_launches = 1,
-                       .expect_text = "#define TILES 19\n#define TILES_UNROLLED 0\n"};
+                       .expect_text = "#define TILES 19\n",
+                       .expect_text_too = "#define TX_FIRST (int)get_global_id(1)\n"
+                                          "#define TX_END (TX_FIRST + 1)\n"};
     check_region_opts(long_rows, &o_long);
     check_region_f16(long_rows);
     pool = parse(long_rows);

@@ -185,14 +185,18 @@ typedef struct row_tiles {
  * 4.6 s with a rolled loop over the tiles, 1.8 s a tile per work-item. */
 #define ROW_TILES_UNROLLED_MAX 8
 
-/* The grid of a row-tile kernel: blocks of `ry` rows along dimension 0, the tiles along
- * dimension 1 where a work-item does not walk them all (ROW_TILES_UNROLLED_MAX), planes
- * along dimension 2. */
-static void row_tiles_grid(int64_t out_height, int ry, int64_t tiles, int64_t planes,
-                           size_t *global)
+/* Which tiles a row-tile kernel's work-item computes, TX_FIRST up to TX_END (all of its
+ * rows', TILES, in a loop the template unrolls, or with more than ROW_TILES_UNROLLED_MAX
+ * the one along dimension 1), and its grid: blocks of `ry` rows along dimension 0, the
+ * tiles along dimension 1 where a work-item takes one, planes along dimension 2. */
+static void define_row_tile_walk(clg_kernel *k, int64_t out_height, int ry, int64_t tiles,
+                                 int64_t planes, size_t *global)
 {
+    bool walk = tiles <= ROW_TILES_UNROLLED_MAX;
+    clg_kernel_define(k, "TX_FIRST", "%s", walk ? "0" : "(int)get_global_id(1)");
+    clg_kernel_define(k, "TX_END", "%s", walk ? "TILES" : "(TX_FIRST + 1)");
     global[0] = (size_t)((out_height + ry - 1) / ry);
-    global[1] = tiles <= ROW_TILES_UNROLLED_MAX ? 1 : (size_t)tiles;
+    global[1] = walk ? 1 : (size_t)tiles;
     global[2] = (size_t)planes;
 }
 
@@ -558,10 +562,10 @@ static byocl_status emit_conv_depthwise(clg_gen *gen, const clg_group *grp,
     clg_kernel_buffer(&k, "y", y, dtype_of(gen, grp->tail), true);
     clg_kernel_define(&k, "VEC", "float%d", s->row_pt);
     clg_kernel_define(&k, "VSTORE", "vstore%d", s->row_pt);
-    static const char *const names[] = {"PT", "TILES", "TILES_UNROLLED", "RY", "ROWS_IN", "C",
-                                        "H", "W", "OH", "OW", "KH", "KW", "SH", "SW", "DH",
-                                        "DW", "PAD_T", "PAD_L", "SPAN"};
-    const int64_t values[] = {s->row_pt, tiles, tiles <= ROW_TILES_UNROLLED_MAX, s->row_ry,
+    static const char *const names[] = {"PT", "TILES", "RY", "ROWS_IN", "C", "H", "W", "OH",
+                                        "OW", "KH", "KW", "SH", "SW", "DH", "DW", "PAD_T",
+                                        "PAD_L", "SPAN"};
+    const int64_t values[] = {s->row_pt, tiles, s->row_ry,
                               window_rows_in(s->row_ry, s->stride[0], s->kh, s->dilation[0]),
                               s->c, s->h, s->w, s->oh, s->ow, s->kh, s->kw,
                               s->stride[0], s->stride[1], s->dilation[0], s->dilation[1],
@@ -573,7 +577,7 @@ static byocl_status emit_conv_depthwise(clg_gen *gen, const clg_group *grp,
     if (st == BYOCL_OK)
         st = clg_epilogue_define_tiles(&k, grp, s->row_pt, 1, gen->err);
     size_t global[3];
-    row_tiles_grid(s->oh, s->row_ry, tiles, s->n * s->c, global);
+    define_row_tile_walk(&k, s->oh, s->row_ry, tiles, s->n * s->c, global);
     return clg_kernel_finish(&k, st, "conv2d_depthwise", label, 3, global, clg_group_flops(gen, grp));
 }
 
@@ -808,10 +812,10 @@ static byocl_status emit_row_pool(clg_gen *gen, const clg_group *grp, const nn_w
     clg_kernel_define(&k, "POOL_MAX", "%d", max_pool);
     clg_kernel_define(&k, "COUNT_INCLUDE_PAD", "%d",
                       byocl_attrs_get_bool(&n->attrs, "count_include_pad", false));
-    static const char *const names[] = {"PT", "TILES", "TILES_UNROLLED", "RY", "ROWS_IN", "H",
-                                        "W", "OH", "OW", "KH", "KW", "SH", "SW", "DH", "DW",
-                                        "PAD_T", "PAD_L", "PADDED_H", "PADDED_W", "SPAN"};
-    const int64_t values[] = {pt, tiles, tiles <= ROW_TILES_UNROLLED_MAX, ry,
+    static const char *const names[] = {"PT", "TILES", "RY", "ROWS_IN", "H", "W", "OH", "OW",
+                                        "KH", "KW", "SH", "SW", "DH", "DW", "PAD_T", "PAD_L",
+                                        "PADDED_H", "PADDED_W", "SPAN"};
+    const int64_t values[] = {pt, tiles, ry,
                               window_rows_in(ry, win->stride[0], win->kernel[0], win->dilation[0]),
                               in->dims[2], in->dims[3], out->dims[2], out->dims[3],
                               win->kernel[0], win->kernel[1], win->stride[0], win->stride[1],
@@ -828,7 +832,7 @@ static byocl_status emit_row_pool(clg_gen *gen, const clg_group *grp, const nn_w
     if (st == BYOCL_OK)
         st = clg_epilogue_define_tiles(&k, grp, pt, 1, gen->err);
     size_t global[3];
-    row_tiles_grid(out->dims[2], ry, tiles, out->dims[0] * out->dims[1], global);
+    define_row_tile_walk(&k, out->dims[2], ry, tiles, out->dims[0] * out->dims[1], global);
     return clg_kernel_finish(&k, st, "pool2d_rows", label, 3, global, clg_group_flops(gen, grp));
 }
 
