@@ -22,7 +22,8 @@
  * epilogue operands), XT, LD_X(ptr) (one element of x as a float), PREFETCH_X(p) (as
  * conv2d.cl's), VEC (float##OCT),
  * VLOAD_W (vload##OCT), OCT, RT, CT, NCT, G, OB, OC_G, OC, OH, OW, WPH, XC_STRIDE,
- * XN_STRIDE, NTAPS, CONV_TAPS(T) (the laid-out input's taps), EPILOGUE(v, fi), ST_Y; with
+ * XN_STRIDE, NTAPS, CONV_TAPS(T) (the laid-out input's taps), EPILOGUE(v, fi), ST_Y, and
+ * where the epilogue has that form EPILOGUE_VC(v, fi) and SCATTER_Y(fi, v); with
  * IN_PLACE: H, W, KH, KW, SH, SW, DH, DW, PAD_T, PAD_L instead of CONV_TAPS. */
 #define BYOCL_TILE (RT * CT)
 __kernel void KNAME(KPARAMS)
@@ -89,6 +90,23 @@ __kernel void KNAME(KPARAMS)
 #endif
         xp += XC_STRIDE;
     }
+#ifdef EPILOGUE_VC
+    /* A whole block of channels: each position's vector through the epilogue at once. */
+    if ((ob + 1) * OCT <= OC_G) {
+        const int plane = (n * OC + g * OC_G + ob * OCT) * (OH * OW);
+#pragma unroll
+        for (int p = 0; p < BYOCL_TILE; p++) {
+            const int oy = oy0 + p / CT, ox = ox0 + p % CT;
+            if (oy < OH && ox < OW) {
+                const int fi = plane + oy * OW + ox;
+                VEC v = acc[p];
+                EPILOGUE_VC(v, fi);
+                SCATTER_Y(fi, v);
+            }
+        }
+        return;
+    }
+#endif
     /* The accumulators go to a private array once, so that the epilogue is a rolled loop
      * over channels (see conv2d.cl's edge tiles). */
     VEC spilled[BYOCL_TILE];

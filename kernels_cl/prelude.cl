@@ -38,6 +38,32 @@ typedef float byocl_float2_u __attribute__((ext_vector_type(2), aligned(4)));
 #endif
 #define BYOCL_VSTORE_F32(w, v, p) BYOCL_VSTORE_F32_(w, v, p) /* w expanded first (PT) */
 
+/* The lanes of a float vector of width w (4, 8 or 16) at elements o, o + s, o + 2s, ...:
+ * BYOCL_GATHER##w reads them with LD (an LD_P macro), BYOCL_SCATTER##w stores the lanes of
+ * the vector variable v with ST (ST_Y). An epilogue over a vector of output channels
+ * (EPILOGUE_VC) reads a residual so and stores its result so. */
+#define BYOCL_GATHER4(LD, o, s) ((float4)(LD(o), LD((o) + (s)), LD((o) + 2 * (s)), LD((o) + 3 * (s))))
+#define BYOCL_GATHER8(LD, o, s) ((float8)(BYOCL_GATHER4(LD, o, s), BYOCL_GATHER4(LD, (o) + 4 * (s), s)))
+#define BYOCL_GATHER16(LD, o, s)                                                            \
+    ((float16)(BYOCL_GATHER8(LD, o, s), BYOCL_GATHER8(LD, (o) + 8 * (s), s)))
+#define BYOCL_SCATTER4(ST, o, s, v)                                                         \
+    do {                                                                                   \
+        ST((o), (v).s0);                                                                   \
+        ST((o) + (s), (v).s1);                                                             \
+        ST((o) + 2 * (s), (v).s2);                                                         \
+        ST((o) + 3 * (s), (v).s3);                                                         \
+    } while (0)
+#define BYOCL_SCATTER8(ST, o, s, v)                                                         \
+    do {                                                                                   \
+        BYOCL_SCATTER4(ST, o, s, (v).lo);                                                  \
+        BYOCL_SCATTER4(ST, (o) + 4 * (s), s, (v).hi);                                      \
+    } while (0)
+#define BYOCL_SCATTER16(ST, o, s, v)                                                        \
+    do {                                                                                   \
+        BYOCL_SCATTER8(ST, o, s, (v).lo);                                                  \
+        BYOCL_SCATTER8(ST, (o) + 8 * (s), s, (v).hi);                                      \
+    } while (0)
+
 /* A hint to load the cache line holding *p (conv2d kernels on CPU devices,
  * byocl_cl_codegen_options.cpu): clang's builtin, since OpenCL's prefetch() does nothing
  * in PoCL 3.1; other compilers get that one. */

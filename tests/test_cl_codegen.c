@@ -539,6 +539,39 @@ static void test_conv2d_channels(void **state)
             free(t16);
         }
     }
+    /* The epilogue across channels (EPILOGUE_VC): 40 channels over two images, forced
+     * onto channel tiles, two whole blocks of 16 (a per-channel add as one vector load, a
+     * residual as 16 loads 49 apart, a scalar constant, clip; stored 49 apart) and a
+     * block of 8 through the scalar epilogue. With erf, which has no vector form, and
+     * with a float16 result, every block takes the scalar one. */
+    static const char across[] =
+        MAIN("%x: Tensor[(2, 6, 7, 7), float32], %c_w: Tensor[(40, 6, 3, 3), float32], "
+             "%c_b: Tensor[(40, 1, 1), float32], %r: Tensor[(2, 40, 7, 7), float32], "
+             "%c_s: Tensor[(1), float32]")
+        "  %0 = nn.conv2d(%x, %c_w, padding=[1, 1, 1, 1]);\n"
+        "  %1 = add(%0, %c_b);\n"
+        "  %2 = add(%1, %r);\n"
+        "  %3 = multiply(%2, %c_s);\n"
+        "  clip(%3, a_min=-0.5f, a_max=0.75f)\n}\n";
+    run_opts vc = {.seed = 40, .vector_width = 16, .conv_tiles = BYOCL_CL_CONV_TILES_CHANNELS,
+                   .expect_launches = 1,
+                   .expect_text = "    v = v + vload16(0, e0 + ((fi) / 49 % 40)); \\\n"
+                                  "    /* %2 (add) */ \\\n"
+                                  "    v = v + BYOCL_GATHER16(LD_e1, (fi), 49); \\\n",
+                   .expect_text_too = "#define SCATTER_Y(fi, v) BYOCL_SCATTER16(ST_Y, (fi), 49, v)\n"};
+    check_region_opts(across, &vc);
+    run_opts scalar = {.seed = 41, .vector_width = 16,
+                       .conv_tiles = BYOCL_CL_CONV_TILES_CHANNELS,
+                       .expect_text = "conv2d_channels",
+                       .reject_text = "#define EPILOGUE_VC"};
+    check_region_opts(MAIN("%x: Tensor[(2, 6, 7, 7), float32], %c_w: Tensor[(32, 6, 3, 3), float32], "
+                           "%r: Tensor[(2, 32, 7, 7), float32]")
+                      "  %0 = nn.conv2d(%x, %c_w, padding=[1, 1, 1, 1]);\n"
+                      "  %1 = add(%0, %r);\n"
+                      "  erf(%1)\n}\n", &scalar);
+    char *across16 = float16_text(across);
+    check_region_opts(across16, &scalar);
+    free(across16);
     /* Forced the other way, the 7x7 conv above takes the position tiles. */
     run_opts back = {.seed = 3, .vector_width = 16, .conv_tiles = BYOCL_CL_CONV_TILES_POSITIONS,
                      .expect_text = "#define PT 16\n", .reject_text = "conv2d_channels"};

@@ -680,7 +680,7 @@ static byocl_status emit_conv(clg_gen *gen, const clg_group *grp)
         free(tap_list);
     }
     if (st == BYOCL_OK && s.channels)
-        st = clg_epilogue_define(&k, grp, gen->err);
+        st = clg_epilogue_define_channels(&k, grp, s.oct, gen->err);
     else if (st == BYOCL_OK) /* with WPH == OW the grid is the output: a tile may span rows */
         st = clg_epilogue_define_tiles(&k, grp, s.pt, s.wph == s.ow ? 2 : 1, gen->err);
     size_t global[3] = {(size_t)s.npt, (size_t)s.ob, (size_t)(s.n * s.groups)};

@@ -241,6 +241,11 @@ byocl_status clg_epilogue_define(clg_kernel *k, const clg_group *grp, byocl_erro
  * VSTORE_Y(fi, v), which stores them; a kernel tests `#ifdef EPILOGUE_V`. */
 byocl_status clg_epilogue_define_tiles(clg_kernel *k, const clg_group *grp, int pt,
                                        int tile_axes, byocl_error *err);
+/* The same with EPILOGUE_VC(v, fi) on a VEC of pt consecutive channels (axis 1) of one
+ * position of the result, lane j element fi + j * S (S: the elements of one channel),
+ * and SCATTER_Y(fi, v), which stores them; a kernel tests `#ifdef EPILOGUE_VC`. */
+byocl_status clg_epilogue_define_channels(clg_kernel *k, const clg_group *grp, int pt,
+                                          byocl_error *err);
 /* True for the ops that can be chained as elementwise steps (cl_epilogue.c's table). */
 bool clg_is_elemwise_op(const char *op);
 /* True for the elementwise steps with two data arguments (either can be the chain). */
