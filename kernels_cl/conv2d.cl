@@ -24,7 +24,9 @@
  * WPH, XC_STRIDE (floats between channel planes of x), XN_STRIDE (between images),
  * NTAPS, CONV_TAPS(T) (T(offset) once per tap, in weight order), EPILOGUE(v, fi), ST_Y;
  * where the epilogue has a vector form, EPILOGUE_V(v, fi) and VSTORE_Y(fi, v), and
- * EPILOGUE_V_PLANE where that form is the same at every fi of a plane. */
+ * EPILOGUE_V_PLANE where that form is the same at every fi of a plane; with a prologue
+ * (an unpadded 1x1 conv reading its input as it is), PROLOGUE_V(v, plane), applied to
+ * each vector of x as it is loaded. */
 __kernel void KNAME(KPARAMS)
 {
     const int pt = get_global_id(0), ob = get_global_id(1), ng = get_global_id(2);
@@ -40,9 +42,16 @@ __kernel void KNAME(KPARAMS)
         acc[o] = (VEC)(0.0f);
     for (int c = 0; c < CIN_G; c++) {
         PREFETCH_X(xp);
+#ifdef PROLOGUE_V
+        const int x_plane = (n * G + g) * CIN_G + c; /* n * C + the input channel */
+#define BYOCL_X_PROLOGUE(v) PROLOGUE_V(v, x_plane)
+#else
+#define BYOCL_X_PROLOGUE(v)
+#endif
 #define BYOCL_CONV_TAP(off)                                 \
         {                                                   \
-            const VEC xv = VLOAD_X(xp + (off));             \
+            VEC xv = VLOAD_X(xp + (off));                   \
+            BYOCL_X_PROLOGUE(xv);                           \
             _Pragma("unroll")                               \
             for (int o = 0; o < OCT; o++)                   \
                 acc[o] = fma((VEC)(wp[o]), xv, acc[o]);     \
@@ -50,6 +59,7 @@ __kernel void KNAME(KPARAMS)
         }
         CONV_TAPS(BYOCL_CONV_TAP)
 #undef BYOCL_CONV_TAP
+#undef BYOCL_X_PROLOGUE
         xp += XC_STRIDE;
     }
 #ifdef EPILOGUE_V

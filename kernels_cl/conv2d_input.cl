@@ -18,7 +18,8 @@
  * VEC (float##PT), VSTORE (vstore##PT),
  * PT, NT (tiles per row), TILE_J0(t), LOAD (input columns TAP_IN reads), NC (N * C), NPH
  * (phases), H, W, HPH, WPH, SH, SW, PAD_T, PAD_L, PHASE_Y(s), PHASE_X(s), TAP_IN(at),
- * TAP_EDGE(row, col), LD_x. */
+ * TAP_EDGE(row, col), LD_x; with a conv's prologue (an unpadded 1x1 conv: every element
+ * stored is an input value, none padding), PROLOGUE_V(v, plane), applied to the loads. */
 __kernel void KNAME(KPARAMS)
 {
     const int h = get_global_id(0), q = get_global_id(2);
@@ -30,8 +31,12 @@ __kernel void KNAME(KPARAMS)
     for (int tj = 0; tj < NT; tj++) {
         const int j0 = TILE_J0(tj), c = j0 * SW + PHASE_X(slot) - PAD_L;
         VEC v = (VEC)(0.0f);
-        if (row_in)
+        if (row_in) {
             v = c >= 0 && c + LOAD <= W ? TAP_IN(row + c) : TAP_EDGE(row, c);
+#ifdef PROLOGUE_V
+            PROLOGUE_V(v, nc);
+#endif
+        }
         __global float *out = out_row + j0;
         if (j0 + PT <= WPH) {
             BYOCL_VSTORE_F32(PT, v, out);

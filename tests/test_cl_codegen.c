@@ -1161,6 +1161,92 @@ static void test_conv2d_fused(void **state)
     check_region_f16(text);
 }
 
+/* A conv's prologue (cl_graph.c's attach_prologues): densenet's batch_norm + relu before a
+ * 1x1 conv run as the conv reads its input, without a launch of their own. */
+static void test_conv2d_prologue(void **state)
+{
+    (void)state;
+    /* The input as it is (a conv's result, with slack after it): the prologue in conv2d.cl,
+     * on each vector of x. Two images, two groups, batch_norm with constant statistics
+     * (one fma) and relu; the first conv's result is read twice (by the batch_norm and the
+     * concatenation), so the batch_norm is not its epilogue. Five launches: the first
+     * conv's layout, the first conv, the second, the concatenation's two copies. */
+    static const char dense[] =
+        MAIN("%x: Tensor[(2, 6, 8, 8), float32], %c_w0: Tensor[(16, 6, 3, 3), float32], "
+             "%c_gamma: Tensor[(16), float32], %c_beta: Tensor[(16), float32], "
+             "%c_mean: Tensor[(16), float32], %c_var: Tensor[(16), float32], "
+             "%c_w1: Tensor[(12, 8, 1, 1), float32]")
+        "  %0 = nn.conv2d(%x, %c_w0, padding=[1, 1, 1, 1]);\n"
+        "  %1 = nn.batch_norm(%0, %c_gamma, %c_beta, %c_mean, %c_var);\n"
+        "  %2 = nn.relu(%1.0);\n"
+        "  %3 = nn.conv2d(%2, %c_w1, groups=2);\n"
+        "  concatenate((%0, %3), axis=1)\n}\n";
+    run_opts direct = {.seed = 50, .vector_width = 16, .expect_launches = 5,
+                       .conv_tiles = BYOCL_CL_CONV_TILES_POSITIONS,
+                       .expect_text = "#define PROLOGUE_V(v, fi) do { \\\n"
+                                      "    /* %1 (nn.batch_norm) */ \\\n"
+                                      "    v = fma(v, ((VEC)(LD_e0((fi) % 16))), "
+                                      "((VEC)(LD_e1((fi) % 16)))); \\\n",
+                       .expect_text_too = "nn.batch_norm+nn.relu+nn.conv2d (%1 to %4)"};
+    check_region_opts(dense, &direct);
+    /* Channel tiles (both convs in place, no layout) take no prologue: the batch_norm and
+     * relu are a launch of their own, between the convs. */
+    run_opts channels = {.seed = 51, .vector_width = 16, .expect_launches = 5,
+                         .conv_tiles = BYOCL_CL_CONV_TILES_CHANNELS,
+                         .expect_text = "nn.batch_norm+nn.relu (%1 to %3)",
+                         .expect_text_too = "#define IN_PLACE 1\n",
+                         .reject_text = "#define PROLOGUE"};
+    check_region_opts(dense, &channels);
+    /* Without fusion, and with float16 (no prologue: float32 only), it is computed apart. */
+    run_opts apart = {.seed = 52, .no_fusion = true, .reject_text = "#define PROLOGUE"};
+    check_region_opts(dense, &apart);
+    char *dense16 = float16_text(dense);
+    run_opts apart16 = {.seed = 53, .reject_text = "#define PROLOGUE"};
+    check_region_opts(dense16, &apart16);
+    free(dense16);
+    /* A region input read through the laid-out input (no slack after it): the layout applies
+     * the prologue (a per-channel multiply and subtract, a literal, clip); rows of 21 in
+     * tiles of 16, the last ending at the row's end. Two launches: the layout, the conv. */
+    static const char laid[] =
+        MAIN("%x: Tensor[(1, 5, 3, 21), float32], %c_s: Tensor[(5, 1, 1), float32], "
+             "%c_t: Tensor[(1, 5, 1, 1), float32], %c_w: Tensor[(7, 5, 1, 1), float32]")
+        "  %0 = multiply(%x, %c_s);\n"
+        "  %1 = subtract(%0, %c_t);\n"
+        "  %2 = clip(%1, a_min=-0.25f, a_max=0.5f);\n"
+        "  nn.conv2d(%2, %c_w)\n}\n";
+    run_opts layout = {.seed = 54, .vector_width = 16, .expect_launches = 2,
+                       .conv_tiles = BYOCL_CL_CONV_TILES_POSITIONS,
+                       .expect_text = "#define PROLOGUE_V(v, fi)",
+                       .expect_text_too = "laid-out input"};
+    check_region_opts(laid, &layout);
+    /* Where the steps could not run as the conv reads: a padded conv (padding must stay
+     * zero), a strided one, a depthwise one, an operand that differs along the plane (a
+     * residual, or one along the last axis), erf (no vector form), and a result read twice.
+     * Each runs the elementwise chain as a launch of its own. */
+    static const char *const apart_cases[] = {
+        MAIN("%x: Tensor[(1, 4, 6, 6), float32], %c_w: Tensor[(4, 4, 3, 3), float32]")
+        "  %0 = nn.relu(%x);\n  nn.conv2d(%0, %c_w, padding=[1, 1, 1, 1])\n}\n",
+        MAIN("%x: Tensor[(1, 4, 6, 6), float32], %c_w: Tensor[(4, 4, 1, 1), float32]")
+        "  %0 = nn.relu(%x);\n  nn.conv2d(%0, %c_w, strides=[2, 2])\n}\n",
+        MAIN("%x: Tensor[(1, 4, 6, 6), float32], %c_w: Tensor[(4, 1, 1, 1), float32]")
+        "  %0 = nn.relu(%x);\n  nn.conv2d(%0, %c_w, groups=4)\n}\n",
+        MAIN("%x: Tensor[(1, 4, 6, 6), float32], %r: Tensor[(1, 4, 6, 6), float32], "
+             "%c_w: Tensor[(4, 4, 1, 1), float32]")
+        "  %0 = add(%x, %r);\n  nn.conv2d(%0, %c_w)\n}\n",
+        MAIN("%x: Tensor[(1, 4, 6, 6), float32], %c_r: Tensor[(6), float32], "
+             "%c_w: Tensor[(4, 4, 1, 1), float32]")
+        "  %0 = multiply(%x, %c_r);\n  nn.conv2d(%0, %c_w)\n}\n",
+        MAIN("%x: Tensor[(1, 4, 6, 6), float32], %c_w: Tensor[(4, 4, 1, 1), float32]")
+        "  %0 = erf(%x);\n  nn.conv2d(%0, %c_w)\n}\n",
+        MAIN("%x: Tensor[(1, 4, 6, 6), float32], %c_w: Tensor[(4, 4, 1, 1), float32]")
+        "  %0 = nn.relu(%x);\n  %1 = nn.conv2d(%0, %c_w);\n  (%0, %1)\n}\n",
+    };
+    for (size_t i = 0; i < sizeof apart_cases / sizeof apart_cases[0]; i++) {
+        run_opts o = {.seed = 60 + i, .reject_text = "#define PROLOGUE"};
+        check_region_opts(apart_cases[i], &o);
+    }
+}
+
 /* ------------------------------------------------------------ dense */
 
 static void test_dense(void **state)
@@ -3512,6 +3598,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv2d_padded),
         cmocka_unit_test(test_conv2d_channels),
+        cmocka_unit_test(test_conv2d_prologue),
         cmocka_unit_test(test_conv2d_strided),
         cmocka_unit_test(test_conv2d_dilated),
         cmocka_unit_test(test_conv2d_1x1),

@@ -85,9 +85,18 @@ size_t clg_gen_root_bytes(const clg_gen *gen, int root)
 int64_t clg_gen_root_slack(const clg_gen *gen, int root)
 {
     int buf = gen->graph.info[root].buf;
-    if (buf < 0 || gen->bufs[buf].kind != BYOCL_CL_BUF_SCRATCH || gen->bufs[buf].within >= 0)
+    if (buf < 0 || gen->bufs[buf].kind != BYOCL_CL_BUF_SCRATCH)
         return 0;
-    return SCRATCH_SLACK_BYTES / (int64_t)byocl_dtype_size(clg_tensor_type(gen->fn, root)->dtype);
+    /* A slice (cl_concat.c) may be read up to the end of the scratch buffer it lies in: the
+     * slices after it, then that buffer's slack (densenet's 1x1 convs on 14x14 maps read
+     * their inputs, the start of a dense block's concatenation, as they are so). */
+    size_t offset;
+    int outer = clg_gen_buf_outermost(gen, buf, &offset);
+    size_t end = offset + clg_gen_root_bytes(gen, root);
+    if (gen->bufs[outer].kind != BYOCL_CL_BUF_SCRATCH || gen->bufs[outer].bytes <= end)
+        return 0;
+    return (int64_t)((gen->bufs[outer].bytes - end) /
+                     byocl_dtype_size(clg_tensor_type(gen->fn, root)->dtype));
 }
 
 int clg_gen_root_buf(clg_gen *gen, int root)
@@ -181,7 +190,7 @@ byocl_status clg_codegen(const byocl_function *region, const byocl_cl_codegen_op
     clg_gen gen = {.fn = region, .err = err};
     if (opt)
         gen.opt = *opt;
-    byocl_status st = clg_graph_build(region, gen.opt.no_fusion, &gen.graph, err);
+    byocl_status st = clg_graph_build(region, &gen.opt, &gen.graph, err);
     if (st != BYOCL_OK)
         return st;
     int *copies = malloc((size_t)gen.graph.n_outputs * sizeof *copies);

@@ -23,22 +23,33 @@ static byocl_dtype dtype_of(const clg_gen *gen, int node)
     return clg_tensor_type(gen->fn, node)->dtype;
 }
 
+/* Appends the ops of `grp` ("op+op+...") to buf from *at. */
+static void group_ops(const clg_gen *gen, const clg_group *grp, char *buf, size_t len, size_t *at)
+{
+    bool anchor_is_step = grp->kind == CLG_ANCHOR_ELEMWISE;
+    for (int i = anchor_is_step ? 0 : -1; i < grp->n_steps && *at < len; i++) {
+        int node = i < 0 ? grp->anchor : grp->steps[i];
+        int w = snprintf(buf + *at, len - *at, "%s%s", *at ? "+" : "",
+                         gen->fn->nodes[node].op->name);
+        *at += w > 0 ? (size_t)w : 0;
+    }
+}
+
 void clg_group_label(const clg_gen *gen, const clg_group *grp, char *buf, size_t len)
 {
     const byocl_function *fn = gen->fn;
     size_t at = 0;
     buf[0] = '\0';
-    bool anchor_is_step = grp->kind == CLG_ANCHOR_ELEMWISE;
-    for (int i = anchor_is_step ? 0 : -1; i < grp->n_steps && at < len; i++) {
-        int node = i < 0 ? grp->anchor : grp->steps[i];
-        int w = snprintf(buf + at, len - at, "%s%s", at ? "+" : "", fn->nodes[node].op->name);
-        at += w > 0 ? (size_t)w : 0;
-    }
+    /* A conv's prologue comes first: its ops, and its first node starts the range. */
+    const clg_group *pro = grp->prologue >= 0 ? &gen->graph.groups[grp->prologue] : NULL;
+    if (pro)
+        group_ops(gen, pro, buf, len, &at);
+    group_ops(gen, grp, buf, len, &at);
     char first[32], last[32];
-    byocl_node_label(fn, grp->anchor, first, sizeof first);
+    byocl_node_label(fn, pro ? pro->anchor : grp->anchor, first, sizeof first);
     byocl_node_label(fn, grp->tail, last, sizeof last);
     if (at < len) {
-        if (grp->tail == grp->anchor)
+        if (grp->tail == grp->anchor && !pro)
             snprintf(buf + at, len - at, " (%s)", first);
         else
             snprintf(buf + at, len - at, " (%s to %s)", first, last);
@@ -50,6 +61,8 @@ double clg_group_flops(const clg_gen *gen, const clg_group *grp)
     double flops = grp->kind == CLG_ANCHOR_ELEMWISE ? 0 : host_node_flops(gen->fn, grp->anchor);
     for (int i = 0; i < grp->n_steps; i++)
         flops += host_node_flops(gen->fn, grp->steps[i]);
+    if (grp->prologue >= 0)
+        flops += clg_group_flops(gen, &gen->graph.groups[grp->prologue]);
     return flops;
 }
 
@@ -390,7 +403,7 @@ static byocl_status define_row_taps(clg_kernel *k, const row_tiles *g, byocl_dty
 /* The laid-out input of a conv2d (kernels_cl/conv2d_input.cl): a scratch buffer, written
  * a row per work-item in tiles of PT elements. */
 static int emit_conv_input(clg_gen *gen, const clg_conv_sched *s, const char *desc, int x,
-                           byocl_dtype x_dtype)
+                           byocl_dtype x_dtype, const clg_group *prologue)
 {
     char what[112];
     snprintf(what, sizeof what, "laid-out input of %s", desc);
@@ -416,6 +429,8 @@ static int emit_conv_input(clg_gen *gen, const clg_conv_sched *s, const char *de
     clg_kernel_define(&k, "PHASE_X(s)", "%s", px);
     row_tiles g = {.pt = pt, .stride = s->stride[1], .width = s->w};
     byocl_status st = define_row_loads(&k, &g, x_dtype, "0.0f");
+    if (st == BYOCL_OK && prologue) /* its convs have no padding: every value is an input's */
+        st = clg_prologue_define(&k, prologue, pt, gen->err);
     clg_kernel_define(&k, "NT", "%lld", (long long)((s->wph + pt - 1) / pt));
     define_tile_first(&k, "TILE_J0(t)", pt, s->wph);
     size_t global[3] = {(size_t)s->hph, 1, (size_t)s->x_planes};
@@ -586,7 +601,10 @@ static byocl_status emit_conv(clg_gen *gen, const clg_group *grp)
     const byocl_function *fn = gen->fn;
     int node = grp->anchor;
     const byocl_node *n = &fn->nodes[node];
-    int x_root = gen->graph.info[n->args[0]].root;
+    /* With a prologue the conv reads the prologue's input and applies its steps. */
+    const clg_group *pro = grp->prologue >= 0 ? &gen->graph.groups[grp->prologue] : NULL;
+    int x_root = gen->graph.info[pro ? fn->nodes[pro->steps[0]].args[pro->chain_arg[0]]
+                                     : n->args[0]].root;
     int x = clg_gen_root_buf(gen, x_root);
     if (x < 0)
         return gen->err->status;
@@ -610,8 +628,9 @@ static byocl_status emit_conv(clg_gen *gen, const clg_group *grp)
     if (w < 0)
         x = -1;
     if (x >= 0 && !s.direct) {
-        x = emit_conv_input(gen, &s, desc, x, x_dtype);
+        x = emit_conv_input(gen, &s, desc, x, x_dtype, pro);
         x_dtype = BYOCL_FLOAT32;
+        pro = NULL; /* applied by the layout */
     }
     int y = x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
     if (y < 0) {
@@ -679,6 +698,11 @@ static byocl_status emit_conv(clg_gen *gen, const clg_group *grp)
             st = byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory writing %s", label);
         free(tap_list);
     }
+    if (st == BYOCL_OK && pro && s.channels) /* cl_graph.c's prologue_fits admits none */
+        st = byocl_error_set(gen->err, BYOCL_ERR_INVALID, "%s: a prologue on channel tiles",
+                             label);
+    else if (st == BYOCL_OK && pro)
+        st = clg_prologue_define(&k, pro, s.pt, gen->err);
     if (st == BYOCL_OK && s.channels)
         st = clg_epilogue_define_channels(&k, grp, s.oct, gen->err);
     else if (st == BYOCL_OK) /* with WPH == OW the grid is the output: a tile may span rows */
@@ -1583,6 +1607,8 @@ static int elemwise_tile(const byocl_shape *out, int *tile_axes)
  * elements a work-item where the chain has a vector form, else one element. */
 static byocl_status emit_elemwise(clg_gen *gen, const clg_group *grp)
 {
+    if (grp->prologue_of >= 0) /* its conv applies it */
+        return BYOCL_OK;
     char label[96];
     clg_group_label(gen, grp, label, sizeof label);
     int y = clg_gen_root_buf(gen, grp->tail);

@@ -112,6 +112,7 @@ typedef struct epi_ctx {
     byocl_textbuf body, vbody;
     int pt, tile_axes; /* tile_axes 0: no vector form along the positions */
     bool channels;     /* the vector form is EPILOGUE_VC's, across channels */
+    bool prologue;     /* a conv's prologue: fi is the index of a plane, n * C + c */
     bool vector_ok;
     bool plane_uniform; /* every operand constant along the last two axes */
 } epi_ctx;
@@ -158,6 +159,24 @@ static bool scalar_constant(const epi_ctx *e, int node, int arg, double *value)
         return false;
     *value = byocl_tensor_get(r->value, 0);
     return true;
+}
+
+/* The offset in operand `shape` (broadcast to `out`, along `axis` when >= 0) of element fi:
+ * of the output's element fi, or in a prologue, whose operands are the same across each
+ * plane, of plane fi (n * C + c), the broadcast over the first two axes (a conv reads a
+ * plane per input channel, so its prologue's offsets cost nothing per element). */
+static void operand_offset(const epi_ctx *e, const byocl_shape *out, const byocl_shape *shape,
+                           int axis, char *buf, size_t len)
+{
+    if (!e->prologue) {
+        clg_broadcast_offset(out, shape, axis, "(fi)", buf, len);
+        return;
+    }
+    byocl_shape planes = *out, per_plane = *shape;
+    planes.rank = 2;
+    if (axis < 0) /* the last two axes, ones, aligned with the planes' rows and columns */
+        per_plane.rank = shape->rank > 2 ? shape->rank - 2 : 0;
+    clg_broadcast_offset(&planes, &per_plane, axis, "(fi)", buf, len);
 }
 
 /* The load of operand `name` (a parameter of shape `shape` broadcast to `out`) for a whole
@@ -223,7 +242,7 @@ static byocl_status operand_load(epi_ctx *e, int node, int arg, int axis, operan
                                "in @%s: too many operands fused into one kernel", fn->name);
     const byocl_shape *out = &clg_tensor_type(fn, node)->shape;
     char offset[512];
-    clg_broadcast_offset(out, &at->shape, axis, "(fi)", offset, sizeof offset);
+    operand_offset(e, out, &at->shape, axis, offset, sizeof offset);
     snprintf(t->s, sizeof t->s, "LD_%s(%s)", name, offset);
     operand_tile_load(e, out, &at->shape, at->dtype, axis, name, offset, t->v, sizeof t->v);
     return BYOCL_OK;
@@ -278,7 +297,7 @@ static byocl_status batch_norm_constants(epi_ctx *e, int node, int axis, operand
                                "in @%s: too many operands fused into one kernel", fn->name);
     const byocl_shape *out = &clg_tensor_type(fn, node)->shape;
     char offset[512];
-    clg_broadcast_offset(out, &shape, axis, "(fi)", offset, sizeof offset);
+    operand_offset(e, out, &shape, axis, offset, sizeof offset);
     snprintf(scale_load->s, sizeof scale_load->s, "LD_%s(%s)", ns, offset);
     snprintf(shift_load->s, sizeof shift_load->s, "LD_%s(%s)", nt, offset);
     operand_tile_load(e, out, &shape, BYOCL_FLOAT32, axis, ns, offset, scale_load->v,
@@ -417,6 +436,12 @@ bool clg_is_binary_op(const char *op)
            (elemwise_steps[i].infix || elemwise_steps[i].function || elemwise_steps[i].predicate);
 }
 
+bool clg_step_vectorizes(const char *op)
+{
+    int i = step_index(op);
+    return i >= 0 && !elemwise_steps[i].scalar_only;
+}
+
 int clg_chain_args(const char *op)
 {
     return strcmp(op, "where") == 0 ? 3 : clg_is_binary_op(op) ? 2 : 1;
@@ -545,16 +570,21 @@ static bool vector_form_possible(const epi_ctx *e, const clg_group *grp)
     return true;
 }
 
+/* What define_epilogue writes: the epilogue (EPILOGUE, and EPILOGUE_V or EPILOGUE_VC where
+ * it has that form), or a conv's prologue (PROLOGUE and PROLOGUE_V). */
+typedef enum epi_form { EPI_POSITIONS, EPI_CHANNELS, EPI_PROLOGUE } epi_form;
+
 static byocl_status define_epilogue(clg_kernel *k, const clg_group *grp, int pt, int tile_axes,
-                                    bool channels, byocl_error *err)
+                                    epi_form form, byocl_error *err)
 {
+    bool channels = form == EPI_CHANNELS, prologue = form == EPI_PROLOGUE;
     epi_ctx e = {.k = k, .fn = k->gen->fn, .pt = pt, .tile_axes = tile_axes,
-                 .channels = channels, .plane_uniform = true};
+                 .channels = channels, .prologue = prologue, .plane_uniform = true};
     e.vector_ok = vector_form_possible(&e, grp);
     const byocl_function *fn = e.fn;
     byocl_status st = BYOCL_OK;
     operand_text first = {{0}, {0}};
-    if (grp->kind == CLG_ANCHOR_ELEMWISE) {
+    if (grp->kind == CLG_ANCHOR_ELEMWISE && !prologue) {
         st = operand_load(&e, grp->steps[0], grp->chain_arg[0], -1, &first, err);
         if (st == BYOCL_OK)
             clg_kernel_define(k, "LD_FIRST(fi)", "%s", first.s);
@@ -571,23 +601,33 @@ static byocl_status define_epilogue(clg_kernel *k, const clg_group *grp, int pt,
     char *body = base_textbuf_take(&e.body), *vbody = base_textbuf_take(&e.vbody);
     if (st == BYOCL_OK && (!body || (e.vector_ok && grp->n_steps > 0 && !vbody)))
         st = byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory writing an epilogue");
-    if (st == BYOCL_OK)
+    if (st == BYOCL_OK && prologue && !(e.vector_ok && e.plane_uniform))
+        st = byocl_error_set(err, BYOCL_ERR_INVALID,
+                             "in @%s: a conv's prologue without a vector form per plane",
+                             fn->name); /* cl_graph.c's prologue_fits admits none */
+    if (st == BYOCL_OK && prologue) {
+        clg_kernel_define(k, "PROLOGUE(v, fi)", "do { \\\n%s} while (0)", body);
+        clg_kernel_define(k, "PROLOGUE_V(v, fi)", "do { \\\n%s} while (0)", vbody);
+    } else if (st == BYOCL_OK) {
         clg_kernel_define(k, "EPILOGUE(v, fi)", "do { \\\n%s} while (0)", body);
-    if (st == BYOCL_OK && e.vector_ok && channels) {
-        const byocl_shape *out = &clg_tensor_type(fn, grp->tail)->shape;
-        int64_t channel_elems = 1;
-        for (int d = 2; d < out->rank; d++)
-            channel_elems *= out->dims[d];
-        clg_kernel_define(k, "EPILOGUE_VC(v, fi)", "do { \\\n%s} while (0)", vbody ? vbody : "");
-        clg_kernel_define(k, "SCATTER_Y(fi, v)", "BYOCL_SCATTER%d(ST_Y, (fi), %lld, v)", pt,
-                          (long long)channel_elems);
-    } else if (st == BYOCL_OK && e.vector_ok) {
-        if (grp->kind == CLG_ANCHOR_ELEMWISE)
-            clg_kernel_define(k, "LD_FIRST_V(fi)", "%s", first.v);
-        clg_kernel_define(k, "EPILOGUE_V(v, fi)", "do { \\\n%s} while (0)", vbody ? vbody : "");
-        clg_kernel_define(k, "VSTORE_Y(fi, v)", "BYOCL_VSTORE_F32(%d, (v), y + (fi))", pt);
-        if (e.plane_uniform)
-            clg_kernel_define(k, "EPILOGUE_V_PLANE", "1");
+        if (e.vector_ok && channels) {
+            const byocl_shape *out = &clg_tensor_type(fn, grp->tail)->shape;
+            int64_t channel_elems = 1;
+            for (int d = 2; d < out->rank; d++)
+                channel_elems *= out->dims[d];
+            clg_kernel_define(k, "EPILOGUE_VC(v, fi)", "do { \\\n%s} while (0)",
+                              vbody ? vbody : "");
+            clg_kernel_define(k, "SCATTER_Y(fi, v)", "BYOCL_SCATTER%d(ST_Y, (fi), %lld, v)", pt,
+                              (long long)channel_elems);
+        } else if (e.vector_ok) {
+            if (grp->kind == CLG_ANCHOR_ELEMWISE)
+                clg_kernel_define(k, "LD_FIRST_V(fi)", "%s", first.v);
+            clg_kernel_define(k, "EPILOGUE_V(v, fi)", "do { \\\n%s} while (0)",
+                              vbody ? vbody : "");
+            clg_kernel_define(k, "VSTORE_Y(fi, v)", "BYOCL_VSTORE_F32(%d, (v), y + (fi))", pt);
+            if (e.plane_uniform)
+                clg_kernel_define(k, "EPILOGUE_V_PLANE", "1");
+        }
     }
     free(body);
     free(vbody);
@@ -596,17 +636,22 @@ static byocl_status define_epilogue(clg_kernel *k, const clg_group *grp, int pt,
 
 byocl_status clg_epilogue_define(clg_kernel *k, const clg_group *grp, byocl_error *err)
 {
-    return define_epilogue(k, grp, 0, 0, false, err);
+    return define_epilogue(k, grp, 0, 0, EPI_POSITIONS, err);
 }
 
 byocl_status clg_epilogue_define_tiles(clg_kernel *k, const clg_group *grp, int pt,
                                        int tile_axes, byocl_error *err)
 {
-    return define_epilogue(k, grp, pt, tile_axes, false, err);
+    return define_epilogue(k, grp, pt, tile_axes, EPI_POSITIONS, err);
 }
 
 byocl_status clg_epilogue_define_channels(clg_kernel *k, const clg_group *grp, int pt,
                                           byocl_error *err)
 {
-    return define_epilogue(k, grp, pt, 0, true, err);
+    return define_epilogue(k, grp, pt, 0, EPI_CHANNELS, err);
+}
+
+byocl_status clg_prologue_define(clg_kernel *k, const clg_group *grp, int pt, byocl_error *err)
+{
+    return define_epilogue(k, grp, pt, 2, EPI_PROLOGUE, err);
 }

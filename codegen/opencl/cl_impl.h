@@ -62,6 +62,11 @@ typedef struct clg_group {
     int tail;
     bool in_place;          /* a concatenation whose inputs are written into its slices
                              * (cl_concat.c): no launch */
+    /* A conv's prologue: the elementwise group whose steps the conv applies to each input
+     * value it reads (that group's input), or -1; and that group's conv, -1 for every
+     * other group. A prologue's group has no launch of its own (cl_graph.c says when). */
+    int prologue;
+    int prologue_of;
 } clg_group;
 
 /* Per node of the region. */
@@ -93,10 +98,11 @@ typedef struct clg_graph {
     clg_flat_table flat;
 } clg_graph;
 
-/* Checks every call with clg_supports, resolves roots, counts uses, forms the
- * groups (fusing elementwise chains unless `no_fusion`) and flattens the outputs. */
-byocl_status clg_graph_build(const byocl_function *fn, bool no_fusion, clg_graph *g,
-                            byocl_error *err);
+/* Checks every call with clg_supports, resolves roots, counts uses, forms the groups
+ * (fusing elementwise chains, and making some of them convs' prologues, unless
+ * opt->no_fusion) and flattens the outputs. */
+byocl_status clg_graph_build(const byocl_function *fn, const byocl_cl_codegen_options *opt,
+                            clg_graph *g, byocl_error *err);
 void clg_graph_free(clg_graph *g);
 /* The tensor type of a tensor-valued node (batch_norm and topk's tuple: field 0); NULL
  * otherwise. */
@@ -165,8 +171,9 @@ int clg_gen_root_slice(clg_gen *gen, int root, int within, size_t offset);
 int clg_gen_buf_outermost(const clg_gen *gen, int buf, size_t *offset);
 /* The bytes of a root's tensor. */
 size_t clg_gen_root_bytes(const clg_gen *gen, int root);
-/* Elements readable past the end of a root's buffer (after clg_gen_root_buf): a scratch
- * buffer's slack, 0 for inputs, outputs, constants and slices. */
+/* Elements readable past the end of a root's buffer (after clg_gen_root_buf): to the end
+ * of the scratch buffer it is or lies in (its slack, and for a slice the slices after it);
+ * 0 for inputs, outputs, constants and slices of them. */
 int64_t clg_gen_root_slack(const clg_gen *gen, int root);
 /* "%5 (nn.relu)": how the launch plan names a node. */
 void clg_node_desc(const byocl_function *fn, int node, char *buf, size_t len);
@@ -246,6 +253,12 @@ byocl_status clg_epilogue_define_tiles(clg_kernel *k, const clg_group *grp, int 
  * and SCATTER_Y(fi, v), which stores them; a kernel tests `#ifdef EPILOGUE_VC`. */
 byocl_status clg_epilogue_define_channels(clg_kernel *k, const clg_group *grp, int pt,
                                           byocl_error *err);
+/* Defines PROLOGUE(v, fi) and PROLOGUE_V(v, fi) for a conv's prologue group (cl_graph.c):
+ * its steps on one input value, or on a VEC of pt values, of plane fi of the conv's input
+ * (n * C + c; every operand is the same across a plane). */
+byocl_status clg_prologue_define(clg_kernel *k, const clg_group *grp, int pt, byocl_error *err);
+/* Whether elementwise step `op` has a vector form (not scalar-only). */
+bool clg_step_vectorizes(const char *op);
 /* True for the ops that can be chained as elementwise steps (cl_epilogue.c's table). */
 bool clg_is_elemwise_op(const char *op);
 /* True for the elementwise steps with two data arguments (either can be the chain). */
