@@ -1219,6 +1219,22 @@ static void test_conv2d_prologue(void **state)
                        .expect_text = "#define PROLOGUE_V(v, fi)",
                        .expect_text_too = "laid-out input"};
     check_region_opts(laid, &layout);
+    /* A 1x1 conv on 14x14 maps (its last tile of 16 positions reads 12 past the end) whose
+     * input is the first slice of a concatenation in place reads it as it is, up to the
+     * next slice: five launches (the relu, the 3x3 conv's layout and the conv, the two 1x1
+     * convs), where a layout of the slice would make six. */
+    run_opts slice = {.seed = 55, .vector_width = 16, .expect_launches = 5,
+                      .conv_tiles = BYOCL_CL_CONV_TILES_POSITIONS};
+    check_region_opts(MAIN("%x: Tensor[(1, 8, 14, 14), float32], "
+                           "%c_w1: Tensor[(8, 8, 3, 3), float32], "
+                           "%c_w2: Tensor[(6, 8, 1, 1), float32], "
+                           "%c_w3: Tensor[(6, 16, 1, 1), float32]")
+                      "  %0 = nn.relu(%x);\n"
+                      "  %1 = nn.conv2d(%0, %c_w1, padding=[1, 1, 1, 1]);\n"
+                      "  %2 = concatenate((%0, %1), axis=1);\n"
+                      "  %3 = nn.conv2d(%0, %c_w2);\n"
+                      "  %4 = nn.conv2d(%2, %c_w3);\n"
+                      "  add(%3, %4)\n}\n", &slice);
     /* Where the steps could not run as the conv reads: a padded conv (padding must stay
      * zero), a strided one, a depthwise one, an operand that differs along the plane (a
      * residual, or one along the last axis), erf (no vector form), and a result read twice.

@@ -91,7 +91,8 @@ static byocl_status plan_scratch(clg_gen *gen, size_t **sizes, int *n_scratch,
         size_t offset;
         int holder = clg_gen_buf_outermost(gen, i, &offset);
         (*slices)[*n_slices] = (byocl_cl_slice){
-            .scratch = gen->bufs[holder].index, .offset = offset, .bytes = b->bytes};
+            .scratch = gen->bufs[holder].index, .offset = offset,
+            .bytes = gen->bufs[holder].bytes - offset}; /* see byocl_cl_slice */
         b->kind = BYOCL_CL_BUF_SLICE;
         b->index = (*n_slices)++;
     }
@@ -106,13 +107,13 @@ static byocl_status plan_scratch(clg_gen *gen, size_t **sizes, int *n_scratch,
 }
 
 /* Whether slice buffer a comes before b in the buffer listing: by offset, then the
- * larger (the one holding the other) first. */
+ * larger value (the one holding the other) first. */
 static bool slice_before(const byocl_cl_slice *slices, const clg_buf *a, const clg_buf *b)
 {
     const byocl_cl_slice *x = &slices[a->index], *y = &slices[b->index];
     if (x->offset != y->offset)
         return x->offset < y->offset;
-    return x->bytes != y->bytes ? x->bytes > y->bytes : a->index < b->index;
+    return a->bytes != b->bytes ? a->bytes > b->bytes : a->index < b->index;
 }
 
 static void buffers_text(const clg_gen *gen, const size_t *scratch, int n_scratch,

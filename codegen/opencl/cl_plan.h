@@ -27,8 +27,9 @@ typedef enum byocl_cl_buffer_kind {
 
 /* Part of a scratch buffer that kernels see as a buffer of its own (clCreateSubBuffer):
  * `offset` is a multiple of the device's CL_DEVICE_MEM_BASE_ADDR_ALIGN. A slice holds one
- * value, without slack; slices of one buffer overlap only when one holds the other (a
- * concatenation held by a later one). */
+ * value and runs on to the end of the value holding it (the slices after it, then that
+ * value's slack), which a kernel may read past the value as past any scratch value
+ * (a direct conv2d's last tile; what it reads there is dropped). */
 typedef struct byocl_cl_slice {
     int scratch;             /* the scratch buffer */
     size_t offset, bytes;
