@@ -1219,6 +1219,18 @@ static void test_conv2d_prologue(void **state)
                        .expect_text = "#define PROLOGUE_V(v, fi)",
                        .expect_text_too = "laid-out input"};
     check_region_opts(laid, &layout);
+    /* Squeeze-and-excitation's Mul(scale, x): the chain in the second argument of the first
+     * step, the scale one per image and channel ([2, C, 1, 1]: read at the plane's index
+     * n * C + c), then a subtraction from a per-channel constant (the chain on the right). */
+    run_opts excite = {.seed = 56, .vector_width = 16, .expect_launches = 2,
+                       .conv_tiles = BYOCL_CL_CONV_TILES_POSITIONS,
+                       .expect_text = "    v = ((VEC)(LD_e0((fi)))) * v; \\\n",
+                       .expect_text_too = "    v = ((VEC)(LD_e1((fi) % 8))) - v; \\\n"};
+    check_region_opts(MAIN("%x: Tensor[(2, 8, 5, 9), float32], %s: Tensor[(2, 8, 1, 1), float32], "
+                           "%c_t: Tensor[(8, 1, 1), float32], %c_w: Tensor[(12, 8, 1, 1), float32]")
+                      "  %0 = multiply(%s, %x);\n"
+                      "  %1 = subtract(%c_t, %0);\n"
+                      "  nn.conv2d(%1, %c_w)\n}\n", &excite);
     /* A 1x1 conv on 14x14 maps (its last tile of 16 positions reads 12 past the end) whose
      * input is the first slice of a concatenation in place reads it as it is, up to the
      * next slice: five launches (the relu, the 3x3 conv's layout and the conv, the two 1x1

@@ -350,9 +350,20 @@ static void attach_prologues(clg_graph *g, const byocl_cl_codegen_options *opt)
             continue;
         clg_group *pro = &g->groups[gi];
         if (pro->kind != CLG_ANCHOR_ELEMWISE || pro->tail != r ||
-            conv->n_operands + pro->n_operands > CLG_MAX_OPERANDS ||
-            !prologue_fits(g, pro, conv->anchor, opt))
+            conv->n_operands + pro->n_operands > CLG_MAX_OPERANDS)
             continue;
+        if (!prologue_fits(g, pro, conv->anchor, opt)) {
+            /* A binary first step may carry the chain in its second argument, its first
+             * the per-plane operand: squeeze-and-excitation's Mul(scale, x). */
+            const byocl_node *first = &fn->nodes[pro->steps[0]];
+            if (!clg_is_binary_op(first->op->name) || first->n_args != 2)
+                continue;
+            pro->chain_arg[0] = 1;
+            if (!prologue_fits(g, pro, conv->anchor, opt)) {
+                pro->chain_arg[0] = 0;
+                continue;
+            }
+        }
         conv->prologue = gi;
         pro->prologue_of = i;
     }
