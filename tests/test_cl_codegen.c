@@ -1231,6 +1231,23 @@ static void test_conv2d_prologue(void **state)
                       "  %0 = multiply(%s, %x);\n"
                       "  %1 = subtract(%c_t, %0);\n"
                       "  nn.conv2d(%1, %c_w)\n}\n", &excite);
+    /* batch_norm with its statistics region inputs (read, not folded: the operands at the
+     * plane's index along axis 1), then bias_add, relu and a [1, C, 1, 1] multiply, over two
+     * images; inputs in [0.5, 1) keep the variance positive. */
+    run_opts stats = {.seed = 57, .vector_width = 16, .lo = 0.5, .hi = 1.0, .expect_launches = 2,
+                      .conv_tiles = BYOCL_CL_CONV_TILES_POSITIONS,
+                      .expect_text = "#define PROLOGUE_V(v, fi)",
+                      .expect_text_too = "LD_e0((fi) % 6)"};
+    check_region_opts(MAIN("%x: Tensor[(2, 6, 4, 10), float32], %g: Tensor[(6), float32], "
+                           "%b: Tensor[(6), float32], %m: Tensor[(6), float32], "
+                           "%v: Tensor[(6), float32], %c_bias: Tensor[(6), float32], "
+                           "%c_k: Tensor[(1, 6, 1, 1), float32], "
+                           "%c_w: Tensor[(5, 6, 1, 1), float32]")
+                      "  %0 = nn.batch_norm(%x, %g, %b, %m, %v);\n"
+                      "  %1 = nn.bias_add(%0.0, %c_bias);\n"
+                      "  %2 = nn.relu(%1);\n"
+                      "  %3 = multiply(%2, %c_k);\n"
+                      "  nn.conv2d(%3, %c_w)\n}\n", &stats);
     /* A 1x1 conv on 14x14 maps (its last tile of 16 positions reads 12 past the end) whose
      * input is the first slice of a concatenation in place reads it as it is, up to the
      * next slice: five launches (the relu, the 3x3 conv's layout and the conv, the two 1x1
