@@ -295,8 +295,7 @@ static bool prologue_fits(const clg_graph *g, const clg_group *grp, int conv,
     const byocl_function *fn = g->fn;
     const byocl_node *c = &fn->nodes[conv];
     const byocl_type *x = fn->nodes[c->args[0]].type, *w = fn->nodes[c->args[1]].type;
-    if (x->dtype != BYOCL_FLOAT32 || x->shape.rank != 4 || w->shape.rank != 4 ||
-        g->info[c->args[1]].root == grp->tail)
+    if (x->dtype != BYOCL_FLOAT32 || x->shape.rank != 4 || w->shape.rank != 4)
         return false;
     nn_window win;
     byocl_error ignored = {0};
@@ -325,8 +324,7 @@ static bool prologue_fits(const clg_graph *g, const clg_group *grp, int conv,
             in->kind != BYOCL_TYPE_TENSOR || in->dtype != BYOCL_FLOAT32 ||
             !byocl_shape_equal(&in->shape, out) || !byocl_shape_equal(&t->shape, out))
             return false;
-        int operands = strcmp(n->op->name, "nn.batch_norm") == 0 ? 5 : n->n_args;
-        for (int k = 0; k < operands; k++)
+        for (int k = 0; k < n->n_args; k++)
             if (k != grp->chain_arg[i] && !operand_per_plane(fn, node, k, out))
                 return false;
     }
