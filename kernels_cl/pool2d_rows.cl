@@ -5,13 +5,12 @@
  * ending at the row's end), the loop over the tiles unrolled as conv2d_depthwise.cl's
  * where a row has few (else work-item (ty, tx, plane) computes tile tx alone; its
  * work-group takes all tiles of its rows: local_whole_dim1 in cl_kernel.c). A row a
- * work-item took resnet18's 3x3/2 pool of 112x112 maps 0.180 -> 0.127 ms,
- * squeezenet1_1's of 109x109 0.185 -> 0.125 against a tile per work-item). Each tile
+ * work-item took resnet18's 3x3/2 pool of 112x112 maps 0.180 -> 0.127 ms, and
+ * squeezenet1_1's of 109x109 0.185 -> 0.125, against a tile per work-item. Each tile
  * walks the ROWS_IN input rows it reads once, as conv2d_depthwise.cl does: per input
  * row, each tap's PT inputs as one vector (TAP_IN inside the row, TAP_EDGE_TILE at its
  * edges, -inf for a maximum and 0 for a sum outside it), the KW taps combined first, then
- * the row's
- * combination into each output row that reads it (rows outside the input are skipped;
+ * the row's combination into each output row that reads it (rows outside the input are skipped;
  * output rows past OH computed and dropped). With a row per work-item, each input row
  * was read up to KH times and each work-item's own cost spread over a single row:
  * a 3x3 pool over 28x28 maps took 1.75x its time now. The rules are pool2d.cl's, the

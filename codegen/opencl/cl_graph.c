@@ -14,7 +14,6 @@
 #include "cl_impl.h"
 #include "ops/index.h"
 #include "ops/op_impl.h"
-#include "ops/nn_util.h"
 #include "ops/node_util.h"
 #include "ops/reduce.h"
 #include "ops/transform.h"
@@ -283,36 +282,29 @@ static bool operand_per_plane(const byocl_function *fn, int node, int arg, const
  * result: float32 throughout, the chain's value the shape of the result (one input value
  * per result element), every other operand the same across each plane, every step with a
  * vector form (the conv applies the steps to vectors of one plane's values), and a 1x1
- * conv of stride 1 without padding that is not depthwise, so that every value the conv or
- * its laid-out input reads is an input value (padding stays zero only if the steps are not
- * applied to it; depthwise kernels are left out), in position tiles (conv2d.cl): channel
- * tiles broadcast each input value they read, and would run the steps on every one of
- * them, two scalar operations per vector multiply-add (densenet121's sixteen 1x1 convs
- * on 7x7 maps took 1 ms more so, more than the launches cost). */
+ * conv of stride 1 without padding, so that every value the conv or its laid-out input
+ * reads is an input value (padding stays zero only if the steps are not applied to it),
+ * that emit_conv schedules in position tiles (conv2d.cl): not the depthwise kernels, and
+ * not channel tiles, which broadcast each input value they read and would run the steps
+ * on every one of them, two scalar operations per vector multiply-add (densenet121's
+ * sixteen 1x1 convs on 7x7 maps took 1 ms more so, more than the launches cost). */
 static bool prologue_fits(const clg_graph *g, const clg_group *grp, int conv,
                           const byocl_cl_codegen_options *opt)
 {
     const byocl_function *fn = g->fn;
-    const byocl_node *c = &fn->nodes[conv];
-    const byocl_type *x = fn->nodes[c->args[0]].type, *w = fn->nodes[c->args[1]].type;
-    if (x->dtype != BYOCL_FLOAT32 || x->shape.rank != 4 || w->shape.rank != 4)
+    const byocl_type *x = fn->nodes[fn->nodes[conv].args[0]].type;
+    if (x->dtype != BYOCL_FLOAT32 || x->shape.rank != 4)
         return false;
-    nn_window win;
+    /* emit_conv's schedule (the slack after the input decides only whether a 1x1 conv
+     * reads it as it is or through the layout, which both apply the prologue) */
+    clg_conv_sched s;
     byocl_error ignored = {0};
-    if (nn_window_read(&c->attrs, NULL, 2, &win, &ignored) != BYOCL_OK)
-        return false;
-    int64_t groups = byocl_attrs_get_int(&c->attrs, "groups", 1);
-    bool depthwise = groups == x->shape.dims[1] && w->shape.dims[1] == 1 &&
-                     w->shape.dims[0] == groups;
-    if (w->shape.dims[2] != 1 || w->shape.dims[3] != 1 || win.stride[0] != 1 ||
-        win.stride[1] != 1 || win.pad[0] || win.pad[1] || win.pad[2] || win.pad[3] ||
-        depthwise)
-        return false;
-    clg_conv_sched sched;
-    bool channels = clg_conv_schedule(fn, conv, opt, 0, &sched, &ignored) != BYOCL_OK ||
-                    sched.channels;
-    clg_conv_sched_free(&sched);
-    if (channels)
+    bool fits = clg_conv_schedule(fn, conv, opt, 0, &s, &ignored) == BYOCL_OK &&
+                s.kh == 1 && s.kw == 1 && s.stride[0] == 1 && s.stride[1] == 1 &&
+                !s.pad[0] && !s.pad[1] && !s.pad[2] && !s.pad[3] &&
+                !clg_conv_is_depthwise(&s) && !s.channels;
+    clg_conv_sched_free(&s);
+    if (!fits)
         return false;
     const byocl_shape *out = &clg_tensor_type(fn, grp->tail)->shape;
     for (int i = 0; i < grp->n_steps; i++) {
