@@ -353,12 +353,15 @@ static const conv_case conv_cases_tail[] = {
  * place, through X', with packed parameter weights and in float16), built for caches of
  * 8 KiB (L1) and 64 KiB (L2) so that every vector width on any machine takes blocks: of 4
  * KiB of weights (3 channels of the 3x3 convs' 32-channel units with AVX-512, 32 of the
- * 1x1 conv's). The host's own caches take blocks only for units of a quarter of its L2. */
+ * 1x1 conv's). The host's own caches take blocks for units over a quarter of its L2, or
+ * over L1 where the conv reads its input in place or its map is one span (by_channel_block;
+ * test_conv_tails checks which). */
 static const conv_case conv_cases_blocks[] = {
     {"channel_blocks_3x3", 1, 203, 6, 7, 20, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
     {"channel_blocks_1x1_spans", 1, 1100, 13, 11, 17, 1, 1, "", BYOCL_FLOAT32, false},
     {"channel_blocks_weight_param_s2", 2, 150, 9, 8, 16, 3, 3, "strides=[2, 2], padding=[1, 1]", BYOCL_FLOAT32, true},
     {"channel_blocks_float16", 1, 150, 6, 5, 16, 3, 3, "padding=[1, 1]", BYOCL_FLOAT16, false},
+    {"channel_blocks_3x3_spans", 1, 203, 13, 13, 20, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
 };
 
 /* The conv of case `k` as the module of `b` (mb_begin'ed). */
@@ -468,12 +471,23 @@ static void test_conv_tails(void **state)
     setenv("BYOCL_LLVM_CACHE_KIB", "8,64", 1);
     check_conv_cases(conv_cases_blocks, N_ITEMS(conv_cases_blocks));
     unsetenv("BYOCL_LLVM_CACHE_KIB");
-    /* The 3x3 conv's units (up to 234 KiB) in blocks with the small caches, in one block
-     * with an L2 of 2 MiB (a quarter of it holds a unit) */
-    if (!conv_case_in_blocks(&conv_cases_blocks[0], "8,64"))
-        fail_msg("%s: no blocks with caches of 8 and 64 KiB", conv_cases_blocks[0].name);
-    if (conv_case_in_blocks(&conv_cases_blocks[0], "48,2048"))
-        fail_msg("%s: blocks with caches of 48 KiB and 2 MiB", conv_cases_blocks[0].name);
+    /* Units of 18 to 468 KiB (the 1x1 conv's and the 3x3 convs', at any vector width) go
+     * in blocks with the small caches. With an L1 of 16 KiB and an L2 of 2 MiB (a quarter
+     * of it holds any of them) they outgrow L1 only: in blocks where the conv reads its
+     * input in place (1x1) or its map is one span (6x7), in one block where it reads X' of
+     * a map of several spans (13x13). */
+    static const struct {
+        int k;
+        const char *kib;
+        bool blocks;
+    } expect[] = {{0, "8,64", true}, {0, "16,2048", true}, {1, "16,2048", true},
+                  {4, "8,64", true}, {4, "16,2048", false}};
+    for (int i = 0; i < N_ITEMS(expect); i++) {
+        const conv_case *k = &conv_cases_blocks[expect[i].k];
+        if (conv_case_in_blocks(k, expect[i].kib) != expect[i].blocks)
+            fail_msg("%s: %s with caches of %s KiB", k->name,
+                     expect[i].blocks ? "no blocks" : "blocks", expect[i].kib);
+    }
 }
 
 /* The text of every module the backend dumped into dir (BYOCL_LLVM_DUMP): as generated,

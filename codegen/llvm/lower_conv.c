@@ -18,7 +18,8 @@
  *    channel and tap CV vector loads of packed weights, V broadcasts of X' and CV*V FMAs;
  *    by position, T channels x V*VF consecutive q, V vector loads of X' and T broadcast
  *    weights (the last tile of a band masks its loads). By channel, a unit whose weights
- *    outgrow L2 reduces in blocks of input channels (by_channel_block).
+ *    outgrow L2 (or L1, in place or on a map of one span) reduces in blocks of input
+ *    channels (by_channel_block).
  *  - Tiles go through a small buffer to the output and the fused epilogue
  *    (lower_elemwise.c): by channel, transposed into a span of positions that one loop
  *    per channel stores (emit_store_span_flat) or, when an operand splits rows from
@@ -380,6 +381,16 @@ static void pick_tile(const conv_geom *g, conv_plan *p)
     }
 }
 
+/* Positions a by-channel span holds (rounded up to whole tiles: by_channel_span): long
+ * enough for the epilogue to run along rows, small enough for the span's results to stay
+ * in L1. */
+#define BY_CHANNEL_SPAN 128
+
+static int64_t by_channel_span(const conv_plan *p)
+{
+    return (BY_CHANNEL_SPAN + p->v - 1) / p->v * p->v;
+}
+
 /* Input channels per block of a by-channel reduction (g->ic: one block, no blocks).
  * Each tile of a span adds its sums over a block of input channels at a time
  * (emit_channels_begin), so that the block's packed weights, read by every tile of the
@@ -393,8 +404,14 @@ static void pick_tile(const conv_geom *g, conv_plan *p)
  * is small). With units of up to twice L1 in one block, as on Zen 2, an Intel Xeon with
  * 2 MiB of L2 ran six 3x3 convs of resnet18's layer1 and layer2 (units of 147 and 295
  * KiB) 4-6% and 5% slower than now, and resnet18 and googlenet 5% (one thread; two
- * threads within 1%). The block size does not depend on the channel count (the last
- * block takes the rest), so convs that differ only in it share code. */
+ * threads within 1%). Those convs read X' (padded 3x3 convs on large maps); a conv that
+ * reads its input in place (1x1 convs) or whose map is one span (7x7: every tile of a
+ * unit read all of its weights from L2 again) takes blocks once a unit outgrows L1. On
+ * the Intel Xeon, one thread and two: 1x1 convs of 400 and 512 channels on 7x7 9-10%
+ * faster, 1024 on 14x14 7%, 512 on 28x28 4.5-8%, 3x3 convs of 128 channels on 7x7 4-5%;
+ * 3x3 convs through X' on larger maps 1-4% slower in blocks. The block size does not
+ * depend on the channel count (the last block takes the rest), so convs that differ only
+ * in it share code. */
 static int64_t by_channel_block(lw *w, const conv_geom *g, const conv_plan *p)
 {
     if (!p->by_channel)
@@ -403,6 +420,8 @@ static int64_t by_channel_block(lw *w, const conv_geom *g, const conv_plan *p)
     int64_t l1d = w->host->l1d_bytes, whole = w->host->l2_bytes / 4;
     if (whole < 2 * l1d)
         whole = 2 * l1d;
+    if (p->direct || g->oh * g->ow <= by_channel_span(p))
+        whole = l1d;
     if (g->ic * per_channel <= whole)
         return g->ic;
     int64_t fit = l1d / 2 / per_channel;
@@ -478,16 +497,6 @@ static void balance_tasks(const conv_geom *g, conv_plan *p, int64_t per_n)
     }
     p->rows = (g->oh + best_bands - 1) / best_bands;
     p->bands = (g->oh + p->rows - 1) / p->rows;
-}
-
-/* Positions a by-channel span holds (rounded up to whole tiles: by_channel_span): long
- * enough for the epilogue to run along rows, small enough for the span's results to stay
- * in L1. */
-#define BY_CHANNEL_SPAN 128
-
-static int64_t by_channel_span(const conv_plan *p)
-{
-    return (BY_CHANNEL_SPAN + p->v - 1) / p->v * p->v;
 }
 
 static void plan_conv(lw *w, const conv_geom *g, conv_plan *p)
