@@ -394,11 +394,12 @@ static int64_t by_channel_span(const conv_plan *p)
 /* Grid positions a by-position span holds (its tiles' results wait in the tile buffer
  * for the epilogue): one tile where the epilogue runs along a flat space (one loop per
  * channel); on a grid with halo columns, whole tiles covering two rows of the grid (at
- * most BY_POSITION_SPAN_MAX positions, rounded up to a tile), so that the epilogue's loops per output row run
- * along whole rows rather than a tile's pieces of them, each with its own set-up and
- * scalar tail. One thread on the Intel Xeon: the 3x3/2 stems of mobilenet_v2 (3 -> 32,
- * 224x224) 0.29 -> 0.26 ms, squeezenet1_1 (3 -> 64) 0.49 -> 0.46, resnet18's 7x7/2
- * 1.84 -> 1.80; spans of one, four or eight rows gained as much or less. */
+ * most BY_POSITION_SPAN_MAX positions, rounded up to a tile), so that the epilogue's
+ * loops per output row run along whole rows rather than a tile's pieces of them, each
+ * with its own set-up and scalar tail. One thread on the Intel Xeon: the 3x3/2 stems
+ * of mobilenet_v2 (3 -> 32, 224x224) 0.29 -> 0.26 ms, squeezenet1_1 (3 -> 64) 0.49 ->
+ * 0.46, resnet18's 7x7/2 1.84 -> 1.80; spans of one, four or eight rows gained as much
+ * or less. */
 #define BY_POSITION_SPAN_MAX 1024
 
 static int64_t by_position_span(const conv_plan *p, bool flat)
@@ -1078,9 +1079,11 @@ static void emit_tile_to_buffer(lw *w, tile_ctx *c, LLVMValueRef at)
 {
     int V = c->p->v, VF = c->p->vf;
     for (int t = 0; t < c->p->t; t++)
-        for (int v = 0; v < V; v++)
-            lw_vstore(w, c->tile, lw_mad(w, lw_i64(w, t), c->tile_stride, LLVMBuildNSWAdd(w->B, at, lw_i64(w, (int64_t)v * VF), "")),
+        for (int v = 0; v < V; v++) {
+            LLVMValueRef pos = LLVMBuildNSWAdd(w->B, at, lw_i64(w, (int64_t)v * VF), "");
+            lw_vstore(w, c->tile, lw_mad(w, lw_i64(w, t), c->tile_stride, pos),
                       LLVMBuildLoad2(w->B, w->t_vf, c->acc[t * V + v], ""), (unsigned)VF * 4);
+        }
 }
 
 /* The VF x VF block of lanes r[0..VF-1] transposed in place (lane j of r[i] becomes
@@ -1373,8 +1376,10 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
         int64_t qt = (int64_t)p.v * p.vf;
         lw_loop lt;
         q0 = lw_for(w, &lq, lw_i64(w, 0), qb, span, "span");
-        LLVMValueRef qs = lw_for(w, &lt, q0, min64(w, LLVMBuildNSWAdd(B, q0, lw_i64(w, span), ""), qb), qt, "q");
-        LLVMValueRef is_full = LLVMBuildICmp(B, LLVMIntSLE, LLVMBuildNSWAdd(B, qs, lw_i64(w, qt), ""), qb, "");
+        LLVMValueRef span_end = min64(w, LLVMBuildNSWAdd(B, q0, lw_i64(w, span), ""), qb);
+        LLVMValueRef qs = lw_for(w, &lt, q0, span_end, qt, "q");
+        LLVMValueRef is_full =
+            LLVMBuildICmp(B, LLVMIntSLE, LLVMBuildNSWAdd(B, qs, lw_i64(w, qt), ""), qb, "");
         LLVMBasicBlockRef full = LLVMAppendBasicBlockInContext(w->C, w->body, "tile.full");
         LLVMBasicBlockRef masked = LLVMAppendBasicBlockInContext(w->C, w->body, "tile.masked");
         LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(w->C, w->body, "tile.done");
@@ -1389,7 +1394,8 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
         emit_tile_to_buffer(w, &c, LLVMBuildNSWSub(B, qs, q0, ""));
         lt.no_unroll = true;
         lw_for_end(w, &lt);
-        st = c.flat ? emit_store_span_flat(w, &c, q0, span) : emit_store_span(w, &c, q0, span, p.pw);
+        st = c.flat ? emit_store_span_flat(w, &c, q0, span)
+                    : emit_store_span(w, &c, q0, span, p.pw);
     }
     lq.no_unroll = lu.no_unroll = true;
     lw_for_end(w, &lq);
