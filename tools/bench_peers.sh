@@ -4,7 +4,9 @@
 #
 #   PyTorch      torch.jit.trace + torch.jit.freeze + torch.jit.optimize_for_inference
 #   ONNX Runtime when `pip install onnxruntime` works (into a venv under OUT_DIR; optional)
-#   byocl        `byocl bench MODEL.onnx`: the host build and the OpenCL-offloaded build
+#   byocl        the host build and the OpenCL-offloaded build: `byocl run MODEL.onnx
+#                --target host|opencl`, each alone in its process as the peers are; and
+#                `byocl bench MODEL.onnx` for the compile times and the round trips
 #
 # MODELS (default resnet18,mobilenet_v2,squeezenet1_1): torchvision model names separated
 # by commas, or `quick` (the smallest of each family) or `all`, as tools/export_torchvision.py
@@ -14,7 +16,10 @@
 # every runner for RUNS runs (default 10) after WARMUP runs (default 2), so that all of them
 # see the same machine load. Reported: the median over the rounds of each round's median;
 # host / best peer (the faster of PyTorch-jit and ONNX Runtime) and offloaded / host, median
-# against median; byocl's compile times from its JSON: cold from the first round (fresh
+# against median (byocl's from `byocl run`'s steady state: RUNS + WARMUP runs after the one
+# that follows the build; `byocl bench` alternates the two builds run by run, which cost
+# both of them 3-15% on a 2-core machine, and its medians go to peers.json as
+# bench_alternating_ms); byocl's compile times from its JSON: cold from the first round (fresh
 # caches per thread count in OUT_DIR/caches), cached from the others; and the range of the
 # cross-core round trips byocl bench measured before and after its runs (core rt ns: how
 # close the cores were, which moves the two-thread figures on cloud machines).
@@ -114,7 +119,7 @@ echo "threads $THREADS, $ROUNDS rounds of $RUNS runs after $WARMUP warm-up runs 
 # The driver: one process per runner and round, so that each runs alone.
 ORT_PY="$ORT_PY" BYOCL="$BYOCL" OUT="$OUT" THREADS="$THREADS" ROUNDS="$ROUNDS" RUNS="$RUNS" \
 WARMUP="$WARMUP" MACHINE="$MACHINE" $PY - <<'DRIVER'
-import json, os, statistics, subprocess, sys
+import json, os, re, statistics, subprocess, sys
 
 env = os.environ
 byocl, out = env["BYOCL"], env["OUT"]
@@ -184,6 +189,22 @@ def bench(name, threads):
     with open(path) as f:
         return json.load(f)
 
+def byocl_run(name, threads, target):
+    """The steady-state median ms of `byocl run` of one build alone, in bench()'s caches (so
+    built cached), or the reason it failed (a string)."""
+    caches = "%s/caches/threads%d" % (out, threads)
+    r = subprocess.run([byocl, "run", "%s/%s.onnx" % (out, name), "--target", target,
+                        "--threads", str(threads), "--runs", str(runs + warmup + 1),
+                        "--input", "input=%s/%s_input.npy" % (out, name)],
+                       env=dict(env, BYOCL_CACHE_DIR=caches + "/byocl",
+                                POCL_CACHE_DIR=caches + "/pocl"),
+                       capture_output=True, text=True)
+    steady = re.search(r"steady state \(\d+ runs\): min [0-9.]+ ms, median ([0-9.]+) ms",
+                       r.stdout + r.stderr)
+    if r.returncode != 0 or not steady:
+        return "byocl run --target %s failed: %s" % (target, last_line(r.stderr))
+    return float(steady.group(1))
+
 def exported_models():
     """(name, input size, status) of each model of OUT/models.tsv, in its order."""
     with open(os.path.join(out, "models.tsv")) as f:
@@ -200,6 +221,7 @@ def measure(name, threads):
     a runner has no figure."""
     med = {k: [] for k in RUNNERS}
     compile_ms = {"host_cached": [], "offloaded_cached": []}
+    alternating = {"host": [], "offloaded": []} # byocl bench's medians
     round_trips = [] # cross-core, ns: how close the cores were (docs/benchmarks.md)
     notes = {}
     for rnd in range(rounds):
@@ -224,8 +246,13 @@ def measure(name, threads):
             continue
         machine = j.get("machine", {})
         round_trips += [machine.get("cross_core_round_trip_ns_" + w) for w in ("before", "after")]
-        for p in ("host", "offloaded"):
-            med["byocl_" + p].append(j[p]["median_ms"])
+        for p, target in (("host", "host"), ("offloaded", "opencl")):
+            v = byocl_run(name, threads, target)
+            if isinstance(v, str):
+                notes["byocl"] = v
+                break
+            med["byocl_" + p].append(v)
+            alternating[p].append(j[p]["median_ms"])
             if rnd == 0:
                 compile_ms[p + "_cold"] = j[p]["compile_cold_ms"]
                 compile_ms[p + "_first_run"] = j[p]["first_run_cold_ms"]
@@ -237,12 +264,13 @@ def measure(name, threads):
     m = {k: median(v) for k, v in med.items()}
     for p in ("host", "offloaded"):
         compile_ms[p + "_cached"] = median(compile_ms[p + "_cached"])
+        alternating[p] = median(alternating[p])
     peers = [(m[k], k) for k in ("pytorch_jit", "onnxruntime") if m[k] is not None]
     best = min(peers) if peers else (None, None)
     return {"model": name, "threads": threads, "median_ms": m, "best_peer": best[1],
             "host_over_best_peer": ratio(m["byocl_host"], best[0]),
             "offloaded_over_host": ratio(m["byocl_offloaded"], m["byocl_host"]),
-            "compile_ms": compile_ms, "notes": notes,
+            "compile_ms": compile_ms, "bench_alternating_ms": alternating, "notes": notes,
             "cross_core_round_trip_ns": [v for v in round_trips if v is not None]}
 
 models = exported_models()
