@@ -320,6 +320,13 @@ static const conv_case conv_cases_tail[] = {
     {"depthwise_5x5_two_segments", 1, 2, 6, 68, 4, 5, 5, "groups=2", BYOCL_FLOAT32, false},
     {"depthwise_float16_wide_rows", 1, 3, 5, 70, 3, 3, 3, "padding=[1, 1], groups=3", BYOCL_FLOAT16, false},
     {"kernel_over_input", 1, 2, 3, 3, 5, 5, 5, "padding=[2, 2]", BYOCL_FLOAT32, false},
+    /* kernels of more than 16 taps loop over their rows (tap_rows): stride 3 (three
+     * phases of rows in X'), read in place, 7x3 with stride 2 down the rows; dilated
+     * through X', unrolled */
+    {"5x5_s3_rows", 1, 4, 17, 16, 9, 5, 5, "strides=[3, 3], padding=[2, 2]", BYOCL_FLOAT32, false},
+    {"5x5_direct_rows", 1, 3, 12, 14, 10, 5, 5, "", BYOCL_FLOAT32, false},
+    {"7x3_s2x1_rows", 1, 3, 15, 11, 9, 7, 3, "strides=[2, 1], padding=[3, 1]", BYOCL_FLOAT32, false},
+    {"5x5_dilation2", 1, 3, 13, 12, 6, 5, 5, "dilation=[2, 2], padding=[4, 4]", BYOCL_FLOAT32, false},
     {"batch3", 3, 4, 6, 5, 9, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
     {"bands_and_chunks", 1, 24, 40, 37, 40, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
     /* 3 tasks (by work) for 1 by-channel unit of 48 channels with AVX-512: bands of 5 rows */
@@ -401,16 +408,18 @@ static void check_conv_cases(const conv_case *cases, int n_cases)
 
 static char *dumped_modules(const char *dir);
 
-/* Whether the by-channel kernel of case `k`, built for caches of `kib` ("L1D,L2" KiB;
- * NULL: the host's) and `threads` threads, has `needle` in its IR; its results are checked
- * against the reference first, the tasks run concurrently with several threads. */
-static bool conv_case_ir_has(const conv_case *k, const char *kib, int threads, const char *needle)
+/* Whether the kernel of case `k` with `tiles` (BYOCL_LLVM_CONV_TILES), built for caches
+ * of `kib` ("L1D,L2" KiB; NULL: the host's) and `threads` threads, has `needle` in its IR;
+ * its results are checked against the reference first, the tasks run concurrently with
+ * several threads. */
+static bool conv_case_tiles_ir_has(const conv_case *k, const char *tiles, const char *kib,
+                                   int threads, const char *needle)
 {
     const char *dir = ts_tmpdir("conv_ir");
     setenv("BYOCL_LLVM_DUMP", dir, 1);
     if (kib)
         setenv("BYOCL_LLVM_CACHE_KIB", kib, 1);
-    setenv("BYOCL_LLVM_CONV_TILES", "channel", 1);
+    setenv("BYOCL_LLVM_CONV_TILES", tiles, 1);
     mb b;
     mb_begin(&b);
     conv_case_module(&b, k);
@@ -425,6 +434,12 @@ static bool conv_case_ir_has(const conv_case *k, const char *kib, int threads, c
     free(ir);
     ts_remove_tree(dir);
     return found;
+}
+
+/* The same for by-channel tiles. */
+static bool conv_case_ir_has(const conv_case *k, const char *kib, int threads, const char *needle)
+{
+    return conv_case_tiles_ir_has(k, "channel", kib, threads, needle);
 }
 
 /* Whether the by-channel kernel of case `k` reduces in blocks of input channels: it keeps
@@ -487,6 +502,25 @@ static void test_conv_tails(void **state)
         if (conv_case_in_blocks(k, expect[i].kib) != expect[i].blocks)
             fail_msg("%s: %s with caches of %s KiB", k->name,
                      expect[i].blocks ? "no blocks" : "blocks", expect[i].kib);
+    }
+    /* Kernels of more than 16 taps loop over their rows (a loop named kh) with both tile
+     * kinds, where the rows' offsets are regular: not a dilated kernel through X', nor a
+     * 3x3 one (unrolled). */
+    static const struct {
+        const char *name;
+        bool rows;
+    } rows[] = {{"c3_o17_7x7_s2_pad3", true}, {"5x5_s3_rows", true}, {"5x5_direct_rows", true},
+                {"7x3_s2x1_rows", true},      {"5x5_dilation2", false}, {"c5_o13_3x3_pad1", false}};
+    static const char *const tiles[] = {"position", "channel"};
+    for (int i = 0; i < N_ITEMS(rows) * 2; i++) {
+        const conv_case *k = NULL;
+        for (int c = 0; c < N_ITEMS(conv_cases_tail) && !k; c++)
+            if (strcmp(conv_cases_tail[c].name, rows[i / 2].name) == 0)
+                k = &conv_cases_tail[c];
+        assert_non_null(k);
+        if (conv_case_tiles_ir_has(k, tiles[i % 2], NULL, 1, "%kh = alloca") != rows[i / 2].rows)
+            fail_msg("%s, tiles by %s: %s over the kernel rows", k->name, tiles[i % 2],
+                     rows[i / 2].rows ? "no loop" : "a loop");
     }
 }
 

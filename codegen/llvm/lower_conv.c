@@ -782,6 +782,75 @@ static void emit_channels_end(lw *w, tile_ctx *c, const channel_block *cb, int n
                   (unsigned)VF * 4);
 }
 
+/* Taps one input channel's reduction unrolls in full; a kernel of more (7x7 and 5x5 stems)
+ * unrolls one kernel row's taps inside a loop over its rows. The 49 taps of a 7x7 stem
+ * unrolled made its function a fifth of googlenet's host code and a quarter of its
+ * compile time (0.66 s of 2.5) and ran no faster (docs/host-codegen.md). */
+#define TAPS_UNROLLED 16
+
+/* The taps of one input channel, (kh, kw) in order: all unrolled, or a loop over the
+ * kernel rows (`looped`) whose body unrolls one row. */
+typedef struct tap_rows {
+    bool looped;
+    lw_loop loop;
+    LLVMValueRef kh;     /* looped: the kernel row */
+    LLVMValueRef offset; /* looped: tap (kh, 0)'s offset (tap_offset) */
+} tap_rows;
+
+/* Opens the taps of a channel; returns how many kernel rows the body unrolls (all, or
+ * one). Looped, the tile's n accumulators acc[] go through c->acc around the loop. The
+ * row offsets need dh = 1 through X' (stride phases kh % SH in order) or the input read
+ * in place. */
+static int64_t tap_rows_begin(lw *w, tile_ctx *c, tap_rows *r, LLVMValueRef *acc, int n)
+{
+    const conv_geom *g = c->g;
+    const conv_plan *p = c->p;
+    LLVMBuilderRef B = w->B;
+    r->looped = g->kh * g->kw > TAPS_UNROLLED && g->kh > 1 && (p->direct || g->dh == 1);
+    if (!r->looped)
+        return g->kh;
+    for (int i = 0; i < n; i++)
+        LLVMBuildStore(B, acc[i], c->acc[i]);
+    r->kh = lw_for(w, &r->loop, lw_i64(w, 0), lw_i64(w, g->kh), 1, "kh");
+    if (p->direct) {
+        r->offset = LLVMBuildNSWMul(B, r->kh, lw_i64(w, g->dh * g->w), "");
+    } else {
+        LLVMValueRef phase = LLVMBuildURem(B, r->kh, lw_i64(w, g->sh), "");
+        LLVMValueRef row = LLVMBuildUDiv(B, r->kh, lw_i64(w, g->sh), "");
+        r->offset = LLVMBuildNSWAdd(B, LLVMBuildNSWMul(B, phase, lw_i64(w, p->nrx * p->xs_phase), ""),
+                                    LLVMBuildNSWMul(B, row, lw_i64(w, p->pw), ""), "");
+    }
+    for (int i = 0; i < n; i++)
+        acc[i] = LLVMBuildLoad2(B, w->t_vf, c->acc[i], "");
+    return 1;
+}
+
+/* Tap (kh, kw) of the body (kh: its unrolled row): its offset (tap_offset) and its index
+ * in the channel's weights, kh * KW + kw. */
+static LLVMValueRef tap_at(lw *w, const tile_ctx *c, const tap_rows *r, int64_t kh, int64_t kw,
+                           LLVMValueRef *index)
+{
+    const conv_geom *g = c->g;
+    if (!r->looped) {
+        *index = lw_i64(w, kh * g->kw + kw);
+        return lw_i64(w, tap_offset(g, c->p, kh, kw));
+    }
+    *index = lw_mad(w, r->kh, g->kw, lw_i64(w, kw));
+    return LLVMBuildNSWAdd(w->B, r->offset, lw_i64(w, tap_offset(g, c->p, 0, kw)), "");
+}
+
+static void tap_rows_end(lw *w, tile_ctx *c, tap_rows *r, LLVMValueRef *acc, int n)
+{
+    if (!r->looped)
+        return;
+    for (int i = 0; i < n; i++)
+        LLVMBuildStore(w->B, acc[i], c->acc[i]);
+    r->loop.no_unroll = true;
+    lw_for_end(w, &r->loop);
+    for (int i = 0; i < n; i++)
+        acc[i] = LLVMBuildLoad2(w->B, w->t_vf, c->acc[i], "");
+}
+
 /* Accumulates the T x V tile at q0 of X' (or of the input, p->direct) over input
  * channels and taps into c->acc.
  * `masked`: lanes at q >= qb are not read (the band's last tile). */
@@ -811,12 +880,15 @@ static void emit_accumulate(lw *w, tile_ctx *c, LLVMValueRef q0, bool masked)
     LLVMValueRef ic = emit_channels_begin(w, c, &all, T * V, &li, acc);
     LLVMValueRef xrow = lw_mad(w, ic, c->x_chan, q0);
     LLVMValueRef wic = lw_mad(w, ic, taps * T, NULL);
-    for (int64_t kh = 0; kh < g->kh; kh++) {
+    tap_rows rows;
+    int64_t kh_unrolled = tap_rows_begin(w, c, &rows, acc, T * V);
+    for (int64_t kh = 0; kh < kh_unrolled; kh++) {
         for (int64_t kw = 0; kw < g->kw; kw++) {
-            int64_t off = tap_offset(g, p, kh, kw);
+            LLVMValueRef k;
+            LLVMValueRef xtap = LLVMBuildNSWAdd(B, xrow, tap_at(w, c, &rows, kh, kw, &k), "");
             LLVMValueRef xs[8];
             for (int v = 0; v < V; v++) {
-                LLVMValueRef at = LLVMBuildNSWAdd(B, xrow, lw_i64(w, off + v * VF), "");
+                LLVMValueRef at = LLVMBuildNSWAdd(B, xtap, lw_i64(w, v * VF), "");
                 if (masked) {
                     LLVMTypeRef over[2] = {vt, w->t_ptr};
                     LLVMValueRef args[4] = {gep_f32(w, c->xb, at), lw_i32(w, 4), masks[v],
@@ -826,15 +898,16 @@ static void emit_accumulate(lw *w, tile_ctx *c, LLVMValueRef q0, bool masked)
                     xs[v] = lw_vload(w, c->xb, at, VF, 4);
                 }
             }
-            int64_t k = kh * g->kw + kw;
+            LLVMValueRef wtap = lw_mad(w, k, T, wic);
             for (int t = 0; t < T; t++) {
-                LLVMValueRef widx = LLVMBuildNSWAdd(B, wic, lw_i64(w, k * T + t), "");
+                LLVMValueRef widx = LLVMBuildNSWAdd(B, wtap, lw_i64(w, t), "");
                 LLVMValueRef wv = lw_splat(w, lw_load(w, c->wunit, BYOCL_FLOAT32, widx), VF);
                 for (int v = 0; v < V; v++)
                     acc[t * V + v] = lw_fma(w, xs[v], wv, acc[t * V + v]);
             }
         }
     }
+    tap_rows_end(w, c, &rows, acc, T * V);
     emit_channels_end(w, c, &all, T * V, &li, acc);
 }
 
@@ -933,14 +1006,17 @@ static void emit_accumulate_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0, cons
         emit_weights_prefetch(w, c, wic, taps * T);
         emit_next_weights_prefetch(w, c, LLVMBuildNSWSub(B, ic, cb->lo, ""), taps * T);
     }
-    for (int64_t kh = 0; kh < g->kh; kh++) {
+    tap_rows rows;
+    int64_t kh_unrolled = tap_rows_begin(w, c, &rows, acc, CV * V);
+    for (int64_t kh = 0; kh < kh_unrolled; kh++) {
         for (int64_t kw = 0; kw < g->kw; kw++) {
-            int64_t k = kh * g->kw + kw;
+            LLVMValueRef k;
+            LLVMValueRef at = LLVMBuildNSWAdd(B, xrow, tap_at(w, c, &rows, kh, kw, &k), "");
+            LLVMValueRef wtap = lw_mad(w, k, T, wic);
             LLVMValueRef wv[8];
             for (int t = 0; t < CV; t++)
-                wv[t] = lw_vload(w, c->wunit, LLVMBuildNSWAdd(B, wic, lw_i64(w, k * T + t * VF), ""),
-                                 VF, (unsigned)VF * 4);
-            LLVMValueRef at = LLVMBuildNSWAdd(B, xrow, lw_i64(w, tap_offset(g, p, kh, kw)), "");
+                wv[t] = lw_vload(w, c->wunit, LLVMBuildNSWAdd(B, wtap, lw_i64(w, t * VF), ""), VF,
+                                 (unsigned)VF * 4);
             for (int v = 0; v < V; v++) {
                 LLVMValueRef xv = lw_splat(
                     w, lw_load(w, c->xb, BYOCL_FLOAT32, LLVMBuildNSWAdd(B, at, q[v], "")), VF);
@@ -949,6 +1025,7 @@ static void emit_accumulate_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0, cons
             }
         }
     }
+    tap_rows_end(w, c, &rows, acc, CV * V);
     emit_channels_end(w, c, cb, CV * V, &li, acc);
 }
 
