@@ -114,7 +114,7 @@ int main(int argc, char **argv)
         die("plan", &err);
     byocl_host_kernel *kernels = calloc((size_t)n_groups, sizeof *kernels);
     void *state = NULL;
-    byocl_host_backend_options opt = {.threads = threads, .opt_level = 3};
+    byocl_host_backend_options opt = {.threads = threads, .opt_level = 2};
     if (be->compile(fn, groups, n_groups, &opt, kernels, &state, &err) != BYOCL_OK)
         die("compile", &err);
     double t_compile = now() - t0;

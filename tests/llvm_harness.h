@@ -15,7 +15,7 @@
 
 typedef struct lh_options {
     int threads;        /* passed to compile (sizes n_tasks); 0 means 2 */
-    int opt_level;      /* 0 means 3 */
+    int opt_level;      /* 0 means 2, the default of byocl_build_options */
     bool concurrent;    /* run the tasks of each kernel on two threads at once */
     int64_t *tasks;     /* if set: each kernel's n_tasks, in order, up to max_tasks of them */
     int max_tasks;
@@ -84,7 +84,7 @@ static inline byocl_status lh_run(const byocl_module *m, byocl_tensor *const *in
     assert_non_null(kernels);
     void *state = NULL;
     byocl_host_backend_options o = {.threads = opt && opt->threads ? opt->threads : 2,
-                                    .opt_level = opt && opt->opt_level ? opt->opt_level : 3};
+                                    .opt_level = opt && opt->opt_level ? opt->opt_level : 2};
     st = be->compile(fn, groups, n_groups, &o, kernels, &state, err);
     if (st != BYOCL_OK) {
         free(kernels);

@@ -1548,7 +1548,7 @@ static void test_default_options(void **state)
     assert_string_equal(o.target, "host");
     assert_string_equal(o.fn_name, "main");
     assert_int_equal(o.threads, 0);
-    assert_int_equal(o.opt_level, 3);
+    assert_int_equal(o.opt_level, 2);
     assert_null(o.region_compile);
     byocl_module *m = ts_parse_typed(two_inputs);
     o.target = "ref";

@@ -44,7 +44,7 @@
 byocl_build_options byocl_build_options_default(void)
 {
     return (byocl_build_options){
-        .target = "host", .fn_name = "main", .threads = 0, .opt_level = 3,
+        .target = "host", .fn_name = "main", .threads = 0, .opt_level = 2,
         .region_compile = NULL, .region_user = NULL,
     };
 }

@@ -246,7 +246,7 @@ static byocl_status llvm_compile(const byocl_function *fn, const byocl_host_grou
     char *cache_dir = NULL;
     if (base_cache_dir(opt ? opt->cache_dir : NULL, &cache_dir, NULL) != BYOCL_OK)
         cache_dir = NULL;
-    st = jit_finish(s->j, opt ? opt->opt_level : 3, cache_dir, symbols, n_own, addrs, err);
+    st = jit_finish(s->j, opt ? opt->opt_level : 2, cache_dir, symbols, n_own, addrs, err);
     free(cache_dir);
     if (st != BYOCL_OK)
         goto done;

@@ -3,7 +3,7 @@
  *
  *   plan.c            fusion groups (no LLVM)
  *   backend.c         the byocl_host_backend_i: plan, compile, release, error
- *   jit.c             host TargetMachine, O3, ORC LLJIT
+ *   jit.c             host TargetMachine, the O2 pipeline, ORC LLJIT
  *   lower_util.c      the kernel builder: function shell, loops, typed loads/stores,
  *                     conversions, constants, errors
  *   lower_elemwise.c  elementwise trees (standalone, and as conv/dense epilogues)
@@ -88,7 +88,7 @@ struct llvm_state;
 
 /* One kernel under construction: the function `int32 name(void *const *args, int64 task,
  * void *ctx)` whose body is an inner function with the data pointers as noalias
- * parameters (inlined at O3). */
+ * parameters (inlined by the optimizer). */
 typedef struct lw {
     jit *j;
     const jit_host *host;

@@ -183,7 +183,8 @@ typedef struct byocl_build_options {
     const char *fn_name;
     /* Threads that run kernels, the calling thread included; 0 means all cores. */
     int threads;
-    /* Optimization level of the host code, 0..3. */
+    /* Optimization level of the host code, 0..3: LLVM's default<O0..O3> pipeline (the
+     * default, 2: O3 ran no faster and compiled 6-10% slower; docs/host-codegen.md). */
     int opt_level;
     /* Optional hook for the runtime modules of regions, and its first argument. */
     byocl_region_compile_fn region_compile;
@@ -202,7 +203,7 @@ typedef struct byocl_build_options {
     const byocl_target_options *target_options;
 } byocl_build_options;
 
-/* target "host", fn_name "main", threads 0 (all cores), opt_level 3, no hook. */
+/* target "host", fn_name "main", threads 0 (all cores), opt_level 2, no hook. */
 byocl_build_options byocl_build_options_default(void);
 
 /* Builds function fn_name of `m`, type-checked here on a copy; when fn_name is "main", the
