@@ -1196,23 +1196,41 @@ static void transpose_lanes(lw *w, LLVMValueRef *r, int VF)
  * positions land on the next tile's places, which that tile overwrites, or on the row's
  * padding past the span (tile_stride = span + VF), which is never read. A copy lane by
  * lane (an extract and a store per output) took a quarter of a 1x1 conv of 16 input
- * channels. */
+ * channels. With several vectors of channels (CV > 1) the accumulators go through an
+ * array on the stack that a loop over those vectors reads: CV transpositions unrolled had
+ * been a quarter of a by-channel conv's code (340 instructions of googlenet's 1362 in its
+ * 3x3 conv on 7x7), and the loop compiles googlenet 7% faster and runs as fast. */
 static void emit_tile_transposed(lw *w, tile_ctx *c, LLVMValueRef at)
 {
     const conv_plan *p = c->p;
     LLVMBuilderRef B = w->B;
-    int VF = p->vf;
+    int VF = p->vf, CV = p->cv;
+    LLVMValueRef regs = NULL; /* [V][CV][VF] floats */
+    if (CV > 1) {
+        regs = lw_alloca_array(w, w->t_f32, (int64_t)p->v * CV * VF, 64, "tile_regs");
+        for (int i = 0; i < p->v * CV; i++)
+            lw_vstore(w, regs, lw_i64(w, (int64_t)i * VF), LLVMBuildLoad2(B, w->t_vf, c->acc[i], ""),
+                      (unsigned)VF * 4);
+    }
     for (int v0 = 0; v0 < p->v; v0 += VF) {
-        for (int t = 0; t < p->cv; t++) {
-            LLVMValueRef r[16];
-            for (int i = 0; i < VF; i++)
-                r[i] = v0 + i < p->v ? LLVMBuildLoad2(B, w->t_vf, c->acc[(v0 + i) * p->cv + t], "")
-                                     : LLVMGetPoison(w->t_vf);
-            transpose_lanes(w, r, VF);
-            LLVMValueRef pos = LLVMBuildNSWAdd(B, at, lw_i64(w, v0), "");
-            for (int j = 0; j < VF; j++)
-                lw_vstore(w, c->tile, lw_mad(w, lw_i64(w, (int64_t)(t * VF + j)), c->tile_stride, pos),
-                          r[j], 4);
+        lw_loop lt;
+        LLVMValueRef t = regs ? lw_for(w, &lt, lw_i64(w, 0), lw_i64(w, CV), 1, "t") : lw_i64(w, 0);
+        LLVMValueRef r[16];
+        for (int i = 0; i < VF; i++) {
+            LLVMValueRef at_v = lw_mad(w, lw_i64(w, v0 + i), CV, t);
+            r[i] = v0 + i >= p->v ? LLVMGetPoison(w->t_vf)
+                   : regs         ? lw_vload(w, regs, lw_mad(w, at_v, VF, NULL), VF, (unsigned)VF * 4)
+                                  : LLVMBuildLoad2(B, w->t_vf, c->acc[v0 + i], "");
+        }
+        transpose_lanes(w, r, VF);
+        LLVMValueRef pos = LLVMBuildNSWAdd(B, at, lw_i64(w, v0), "");
+        LLVMValueRef ch0 = lw_mad(w, t, VF, NULL);
+        for (int j = 0; j < VF; j++)
+            lw_vstore(w, c->tile, lw_mad(w, LLVMBuildNSWAdd(B, ch0, lw_i64(w, j), ""), c->tile_stride, pos),
+                      r[j], 4);
+        if (regs) {
+            lt.no_unroll = true;
+            lw_for_end(w, &lt);
         }
     }
 }
