@@ -590,6 +590,40 @@ static void test_conv2d_strided(void **state)
     check_region(stem);
     run_opts narrow = {.seed = 7, .vector_width = 4, .expect_text = "#define PT 4\n"};
     check_region_opts(stem, &narrow);
+    /* Its 49 taps loop over the kernel's rows, by position and by channel (rows of the two
+     * stride phases; outputs 20 wide, so the channel tiles read the laid-out input); a
+     * 5x5 kernel with stride 3 (three phases) too; 3x3 taps and those of a 5x5 kernel
+     * dilated by 2 with stride 3 (rows 1 and 2 in phases 2 and 1, the second a row down:
+     * not (kh % 3) * a + (kh / 3) * b) stay unrolled. */
+    static const char *const row_taps[][2] = {
+        {MAIN("%x: Tensor[(1, 3, 40, 40), float32], %c_w: Tensor[(8, 3, 7, 7), float32]")
+         "  nn.conv2d(%x, %c_w, strides=[2, 2], padding=[3, 3, 3, 3])\n}\n",
+         "#define CONV_ROW_OFFSET(kh) ((kh) % 2 * "},
+        {MAIN("%x: Tensor[(1, 4, 47, 46), float32], %c_w: Tensor[(9, 4, 5, 5), float32]")
+         "  nn.conv2d(%x, %c_w, strides=[3, 3], padding=[2, 2, 2, 2])\n}\n",
+         "#define CONV_ROW_OFFSET(kh) ((kh) % 3 * "},
+        {MAIN("%x: Tensor[(1, 3, 25, 52), float32], %c_w: Tensor[(6, 3, 5, 5), float32]")
+         "  nn.conv2d(%x, %c_w, strides=[3, 3], dilation=[2, 2], padding=[4, 4, 4, 4])\n}\n",
+         NULL},
+        {MAIN("%x: Tensor[(1, 5, 9, 31), float32], %c_w: Tensor[(13, 5, 3, 3), float32]")
+         "  nn.conv2d(%x, %c_w, padding=[1, 1, 1, 1])\n}\n",
+         NULL},
+    };
+    for (size_t i = 0; i < sizeof row_taps / sizeof row_taps[0]; i++) {
+        for (int tiles = 0; tiles < 2; tiles++) {
+            run_opts o = {.seed = 11, .vector_width = 16,
+                          .conv_tiles = tiles ? BYOCL_CL_CONV_TILES_CHANNELS
+                                              : BYOCL_CL_CONV_TILES_POSITIONS};
+            if (row_taps[i][1]) {
+                o.expect_text = row_taps[i][1];
+                o.reject_text = "#define CONV_TAPS(T)";
+            } else {
+                o.expect_text = "#define CONV_TAPS(T)";
+                o.reject_text = "CONV_ROW_TAPS(T) T(";
+            }
+            check_region_opts(row_taps[i][0], &o);
+        }
+    }
     /* The laid-out input of a stride-2 conv, rows of 70: each row of a stride phase in
      * tiles of 16 whose taps are the even lanes of two loads. */
     run_opts phases = {.seed = 9, .vector_width = 16, .expect_launches = 2,

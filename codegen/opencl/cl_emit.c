@@ -596,6 +596,55 @@ static byocl_status emit_conv_depthwise(clg_gen *gen, const clg_group *grp,
     return clg_kernel_finish(&k, st, "conv2d_depthwise", label, 3, global, clg_group_flops(gen, grp));
 }
 
+/* Kernels of more than CLG_TAPS_UNROLLED taps (7x7 and 5x5 stems) loop over their rows,
+ * a row's taps unrolled, where the rows' offsets in the laid-out input follow the stride
+ * phases: row kh at (kh % SH) * a + (kh / SH) * b. PoCL took 0.95 s to compile resnet18's
+ * 7x7 stem with its 49 taps unrolled, the longest of the model's kernels
+ * (docs/opencl-codegen.md). */
+#define CLG_TAPS_UNROLLED 16
+
+static bool conv_tap_rows(const clg_conv_sched *s, int64_t *a, int64_t *b)
+{
+    int64_t sh = s->stride[0];
+    if (s->ntaps <= CLG_TAPS_UNROLLED || s->kh < 2 || s->ntaps != s->kh * s->kw)
+        return false;
+    *a = sh > 1 ? s->tap_offset[s->kw] : 0;
+    *b = s->kh > sh ? s->tap_offset[sh * s->kw] : 0;
+    for (int64_t kh = 0; kh < s->kh; kh++)
+        for (int64_t kw = 0; kw < s->kw; kw++)
+            if (s->tap_offset[kh * s->kw + kw] !=
+                (kh % sh) * *a + (kh / sh) * *b + s->tap_offset[kw])
+                return false;
+    return true;
+}
+
+/* CONV_TAPS(T) of conv2d.cl and conv2d_channels.cl: every tap's offset; or the kernel's
+ * rows (conv_tap_rows): CONV_ROWS, CONV_ROW_OFFSET(kh) and CONV_ROW_TAPS(T), the taps of
+ * row 0. */
+static byocl_status define_conv_taps(clg_kernel *k, const clg_conv_sched *s, const char *label,
+                                     byocl_error *err)
+{
+    int64_t a = 0, b = 0;
+    bool rows = conv_tap_rows(s, &a, &b);
+    byocl_textbuf taps = {0};
+    for (int t = 0; t < (rows ? s->kw : s->ntaps); t++)
+        base_textbuf_printf(&taps, "%sT(%lld)", t ? " " : "", (long long)s->tap_offset[t]);
+    char *tap_list = base_textbuf_take(&taps);
+    if (!tap_list)
+        return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory writing %s", label);
+    if (rows) {
+        clg_kernel_define(k, "CONV_ROWS", "%lld", (long long)s->kh);
+        clg_kernel_define(k, "CONV_ROW_OFFSET(kh)", "((kh) %% %lld * %lld + (kh) / %lld * %lld)",
+                          (long long)s->stride[0], (long long)a, (long long)s->stride[0],
+                          (long long)b);
+        clg_kernel_define(k, "CONV_ROW_TAPS(T)", "%s", tap_list);
+    } else {
+        clg_kernel_define(k, "CONV_TAPS(T)", "%s", tap_list);
+    }
+    free(tap_list);
+    return BYOCL_OK;
+}
+
 static byocl_status emit_conv(clg_gen *gen, const clg_group *grp)
 {
     const byocl_function *fn = gen->fn;
@@ -688,15 +737,7 @@ static byocl_status emit_conv(clg_gen *gen, const clg_group *grp)
         clg_kernel_define(&k, "IN_PLACE", "1");
         define_ints(&k, names, values, sizeof names / sizeof names[0]);
     } else {
-        byocl_textbuf taps = {0};
-        for (int t = 0; t < s.ntaps; t++)
-            base_textbuf_printf(&taps, "%sT(%lld)", t ? " " : "", (long long)s.tap_offset[t]);
-        char *tap_list = base_textbuf_take(&taps);
-        if (tap_list)
-            clg_kernel_define(&k, "CONV_TAPS(T)", "%s", tap_list);
-        else
-            st = byocl_error_set(gen->err, BYOCL_ERR_NOMEM, "out of memory writing %s", label);
-        free(tap_list);
+        st = define_conv_taps(&k, &s, label, gen->err);
     }
     if (st == BYOCL_OK && pro && s.channels) /* cl_graph.c's prologue_fits admits none */
         st = byocl_error_set(gen->err, BYOCL_ERR_INVALID, "%s: a prologue on channel tiles",
