@@ -22,9 +22,9 @@
  * nothing), PT, OCT, G,
  * OB, OC_G, OC, OH, OW,
  * WPH, XC_STRIDE (floats between channel planes of x), XN_STRIDE (between images),
- * NTAPS, CONV_TAPS(T) (T(offset) once per tap, in weight order) or, for kernels of many
- * taps, CONV_ROWS, CONV_ROW_OFFSET(kh) and CONV_ROW_TAPS(T) (the taps of a kernel row,
- * offsets from its row's: a loop over the rows), EPILOGUE(v, fi), ST_Y;
+ * NTAPS, CONV_TAPS(T) (T(offset) once per tap, in weight order, offsets from `xr`, which
+ * it sets from xp: for kernels of many taps a loop over the kernel's rows, xr at each
+ * row and T once per tap of a row), EPILOGUE(v, fi), ST_Y;
  * where the epilogue has a vector form, EPILOGUE_V(v, fi) and VSTORE_Y(fi, v), and
  * EPILOGUE_V_PLANE where that form is the same at every fi of a plane; with a prologue
  * (an unpadded 1x1 conv reading its input as it is), PROLOGUE_V(v, plane), applied to
@@ -59,16 +59,7 @@ __kernel void KNAME(KPARAMS)
                 acc[o] = fma((VEC)(wp[o]), xv, acc[o]);     \
             wp += OCT;                                      \
         }
-#ifdef CONV_ROW_TAPS
-#pragma unroll 1
-        for (int kh = 0; kh < CONV_ROWS; kh++) {
-            const __global XT *xr = xp + CONV_ROW_OFFSET(kh);
-            CONV_ROW_TAPS(BYOCL_CONV_TAP)
-        }
-#else
-        const __global XT *xr = xp;
         CONV_TAPS(BYOCL_CONV_TAP)
-#endif
 #undef BYOCL_CONV_TAP
 #undef BYOCL_X_PROLOGUE
         xp += XC_STRIDE;

@@ -22,8 +22,8 @@
  * epilogue operands), XT, LD_X(ptr) (one element of x as a float), PREFETCH_X(p) (as
  * conv2d.cl's), VEC (float##OCT),
  * VLOAD_W (vload##OCT), OCT, RT, CT, NCT, G, OB, OC_G, OC, OH, OW, WPH, XC_STRIDE,
- * XN_STRIDE, NTAPS, CONV_TAPS(T) (the laid-out input's taps; or CONV_ROWS,
- * CONV_ROW_OFFSET(kh) and CONV_ROW_TAPS(T), as conv2d.cl's), EPILOGUE(v, fi), ST_Y, and
+ * XN_STRIDE, NTAPS, CONV_TAPS(T) (the laid-out input's taps, as conv2d.cl's), EPILOGUE(v,
+ * fi), ST_Y, and
  * where the epilogue has that form EPILOGUE_VC(v, fi) and SCATTER_Y(fi, v); with
  * IN_PLACE: H, W, KH, KW, SH, SW, DH, DW, PAD_T, PAD_L instead of CONV_TAPS. */
 #define BYOCL_TILE (RT * CT)
@@ -86,16 +86,7 @@ __kernel void KNAME(KPARAMS)
                              acc[p]);                                         \
             wp += OCT;                                                        \
         }
-#ifdef CONV_ROW_TAPS
-#pragma unroll 1
-        for (int kh = 0; kh < CONV_ROWS; kh++) {
-            const __global XT *xr = xp + CONV_ROW_OFFSET(kh);
-            CONV_ROW_TAPS(BYOCL_CONV_TAP)
-        }
-#else
-        const __global XT *xr = xp;
         CONV_TAPS(BYOCL_CONV_TAP)
-#endif
 #undef BYOCL_CONV_TAP
 #endif
         xp += XC_STRIDE;

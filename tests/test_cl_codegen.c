@@ -598,10 +598,12 @@ static void test_conv2d_strided(void **state)
     static const char *const row_taps[][2] = {
         {MAIN("%x: Tensor[(1, 3, 40, 40), float32], %c_w: Tensor[(8, 3, 7, 7), float32]")
          "  nn.conv2d(%x, %c_w, strides=[2, 2], padding=[3, 3, 3, 3])\n}\n",
-         "#define CONV_ROW_OFFSET(kh) ((kh) % 2 * "},
+         "#define CONV_TAPS(T) _Pragma(\"unroll 1\") for (int kh = 0; kh < 7; kh++) { "
+         "const __global XT *xr = xp + (kh % 2 * "},
         {MAIN("%x: Tensor[(1, 4, 47, 46), float32], %c_w: Tensor[(9, 4, 5, 5), float32]")
          "  nn.conv2d(%x, %c_w, strides=[3, 3], padding=[2, 2, 2, 2])\n}\n",
-         "#define CONV_ROW_OFFSET(kh) ((kh) % 3 * "},
+         "#define CONV_TAPS(T) _Pragma(\"unroll 1\") for (int kh = 0; kh < 5; kh++) { "
+         "const __global XT *xr = xp + (kh % 3 * "},
         {MAIN("%x: Tensor[(1, 3, 25, 52), float32], %c_w: Tensor[(6, 3, 5, 5), float32]")
          "  nn.conv2d(%x, %c_w, strides=[3, 3], dilation=[2, 2], padding=[4, 4, 4, 4])\n}\n",
          NULL},
@@ -616,10 +618,9 @@ static void test_conv2d_strided(void **state)
                                               : BYOCL_CL_CONV_TILES_POSITIONS};
             if (row_taps[i][1]) {
                 o.expect_text = row_taps[i][1];
-                o.reject_text = "#define CONV_TAPS(T)";
             } else {
-                o.expect_text = "#define CONV_TAPS(T)";
-                o.reject_text = "CONV_ROW_TAPS(T) T(";
+                o.expect_text = "#define CONV_TAPS(T) { const __global XT *xr = xp; T(0) T(";
+                o.reject_text = "_Pragma(\"unroll 1\") for (int kh";
             }
             check_region_opts(row_taps[i][0], &o);
         }
@@ -3175,7 +3176,8 @@ static void test_kernel_text(void **state)
          * four channels (4 * 49) ahead. */
         "#define PREFETCH_X(p) BYOCL_PREFETCH((p) + 196); BYOCL_PREFETCH((p) + 212); "
         "BYOCL_PREFETCH((p) + 227)\n"
-        "#define CONV_TAPS(T) T(0) T(1) T(2) T(7) T(8) T(9) T(14) T(15) T(16)\n"
+        "#define CONV_TAPS(T) { const __global XT *xr = xp; T(0) T(1) T(2) T(7) T(8) T(9) T(14) "
+        "T(15) T(16) }\n"
         "#define LD_e0(i) BYOCL_LD_F32(e0, i)\n"
         "#define EPILOGUE(v, fi) do { \\\n"
         "    /* %1 (nn.bias_add) */ \\\n"

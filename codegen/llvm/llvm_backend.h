@@ -1,6 +1,7 @@
 /* The LLVM host backend: every host op of a model lowered to LLVM IR specialized to its
  * static shapes, fused into kernels (conv2d/dense with their epilogues, chains of
- * elementwise ops), optimized at O2 (the default opt level) for this CPU and compiled with ORC LLJIT.
+ * elementwise ops), optimized at O2 (the default opt level) for this CPU and compiled
+ * with ORC LLJIT.
  *
  * It lives in libbyocl_llvm.so, which links LLVM 19 statically and exports only the
  * names below (see cmake/llvm.cmake); docs/host-codegen.md explains the lowering. */

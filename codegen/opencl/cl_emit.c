@@ -618,29 +618,29 @@ static bool conv_tap_rows(const clg_conv_sched *s, int64_t *a, int64_t *b)
     return true;
 }
 
-/* CONV_TAPS(T) of conv2d.cl and conv2d_channels.cl: every tap's offset; or the kernel's
- * rows (conv_tap_rows): CONV_ROWS, CONV_ROW_OFFSET(kh) and CONV_ROW_TAPS(T), the taps of
- * row 0. */
+/* CONV_TAPS(T) of conv2d.cl and conv2d_channels.cl: `xr` set from the kernel's xp and
+ * T(offset from xr) once per tap; for the kernel's rows (conv_tap_rows), a loop over the
+ * rows with xr at each and T once per tap of row 0. */
 static byocl_status define_conv_taps(clg_kernel *k, const clg_conv_sched *s, const char *label,
                                      byocl_error *err)
 {
-    int64_t a = 0, b = 0;
+    int64_t a = 0, b = 0, sh = s->stride[0];
     bool rows = conv_tap_rows(s, &a, &b);
     byocl_textbuf taps = {0};
+    if (rows)
+        base_textbuf_printf(&taps, "_Pragma(\"unroll 1\") for (int kh = 0; kh < %lld; kh++) { "
+                            "const __global XT *xr = xp + (kh %% %lld * %lld + kh / %lld * %lld);",
+                            (long long)s->kh, (long long)sh, (long long)a, (long long)sh,
+                            (long long)b);
+    else
+        base_textbuf_printf(&taps, "{ const __global XT *xr = xp;");
     for (int t = 0; t < (rows ? s->kw : s->ntaps); t++)
-        base_textbuf_printf(&taps, "%sT(%lld)", t ? " " : "", (long long)s->tap_offset[t]);
+        base_textbuf_printf(&taps, " T(%lld)", (long long)s->tap_offset[t]);
+    base_textbuf_printf(&taps, " }");
     char *tap_list = base_textbuf_take(&taps);
     if (!tap_list)
         return byocl_error_set(err, BYOCL_ERR_NOMEM, "out of memory writing %s", label);
-    if (rows) {
-        clg_kernel_define(k, "CONV_ROWS", "%lld", (long long)s->kh);
-        clg_kernel_define(k, "CONV_ROW_OFFSET(kh)", "((kh) %% %lld * %lld + (kh) / %lld * %lld)",
-                          (long long)s->stride[0], (long long)a, (long long)s->stride[0],
-                          (long long)b);
-        clg_kernel_define(k, "CONV_ROW_TAPS(T)", "%s", tap_list);
-    } else {
-        clg_kernel_define(k, "CONV_TAPS(T)", "%s", tap_list);
-    }
+    clg_kernel_define(k, "CONV_TAPS(T)", "%s", tap_list);
     free(tap_list);
     return BYOCL_OK;
 }
