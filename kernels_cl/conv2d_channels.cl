@@ -22,10 +22,10 @@
  * epilogue operands), XT, LD_X(ptr) (one element of x as a float), PREFETCH_X(p) (as
  * conv2d.cl's), VEC (float##OCT),
  * VLOAD_W (vload##OCT), OCT, RT, CT, NCT, G, OB, OC_G, OC, OH, OW, WPH, XC_STRIDE,
- * XN_STRIDE, NTAPS, CONV_TAPS(T) (the laid-out input's taps, as conv2d.cl's), EPILOGUE(v,
- * fi), ST_Y, and
- * where the epilogue has that form EPILOGUE_VC(v, fi) and SCATTER_Y(fi, v); with
- * IN_PLACE: H, W, KH, KW, SH, SW, DH, DW, PAD_T, PAD_L instead of CONV_TAPS. */
+ * XN_STRIDE, NTAPS, CONV_TAPS(T) (the laid-out input's taps, as conv2d.cl's),
+ * EPILOGUE(v, fi), ST_Y, and where the epilogue has that form EPILOGUE_VC(v, fi) and
+ * SCATTER_Y(fi, v); with IN_PLACE: H, W, KH, KW, SH, SW, DH, DW, PAD_T, PAD_L instead of
+ * CONV_TAPS. */
 #define BYOCL_TILE (RT * CT)
 __kernel void KNAME(KPARAMS)
 {

@@ -1217,10 +1217,13 @@ static void emit_tile_transposed(lw *w, tile_ctx *c, LLVMValueRef at)
         LLVMValueRef t = regs ? lw_for(w, &lt, lw_i64(w, 0), lw_i64(w, CV), 1, "t") : lw_i64(w, 0);
         LLVMValueRef r[16];
         for (int i = 0; i < VF; i++) {
-            LLVMValueRef at_v = lw_mad(w, lw_i64(w, v0 + i), CV, t);
-            r[i] = v0 + i >= p->v ? LLVMGetPoison(w->t_vf)
-                   : regs         ? lw_vload(w, regs, lw_mad(w, at_v, VF, NULL), VF, (unsigned)VF * 4)
-                                  : LLVMBuildLoad2(B, w->t_vf, c->acc[v0 + i], "");
+            if (v0 + i >= p->v)
+                r[i] = LLVMGetPoison(w->t_vf);
+            else if (regs) /* accumulator (v0 + i) * CV + t */
+                r[i] = lw_vload(w, regs, lw_mad(w, lw_mad(w, lw_i64(w, v0 + i), CV, t), VF, NULL),
+                                VF, (unsigned)VF * 4);
+            else
+                r[i] = LLVMBuildLoad2(B, w->t_vf, c->acc[v0 + i], "");
         }
         transpose_lanes(w, r, VF);
         LLVMValueRef pos = LLVMBuildNSWAdd(B, at, lw_i64(w, v0), "");
