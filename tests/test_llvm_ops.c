@@ -352,6 +352,16 @@ static const conv_case conv_cases_tail[] = {
     {"float16", 1, 5, 9, 10, 12, 3, 3, "padding=[1, 1]", BYOCL_FLOAT16, false},
     {"float16_to_float32", 1, 5, 9, 10, 12, 3, 3, "padding=[1, 1], out_dtype=\"float32\"", BYOCL_FLOAT16, false},
     {"stride17_direct", 1, 3, 40, 37, 4, 3, 2, "strides=[17, 18], padding=[1, 1]", BYOCL_FLOAT32, false},
+    /* one output position, the kernel the size of the map: a GEMV (lower_dense_conv) of
+     * units that fill no whole vector, two images, a 7x7 kernel, stride 2 over a 1x1 map,
+     * weights packed by the call, float16 */
+    {"dot_1x1_map", 1, 1152, 1, 1, 40, 1, 1, "", BYOCL_FLOAT32, false},
+    {"dot_1x1_map_batch2", 2, 48, 1, 1, 1000, 1, 1, "", BYOCL_FLOAT32, false},
+    {"dot_7x7_kernel", 1, 20, 7, 7, 10, 7, 7, "", BYOCL_FLOAT32, false},
+    {"dot_1x1_s2", 1, 30, 1, 1, 17, 1, 1, "strides=[2, 2]", BYOCL_FLOAT32, false},
+    {"dot_weight_param", 3, 40, 1, 1, 24, 1, 1, "", BYOCL_FLOAT32, true},
+    {"dot_float16", 1, 40, 2, 2, 24, 2, 2, "", BYOCL_FLOAT16, false},
+    {"one_position_3x3_of_5x5", 1, 4, 5, 5, 6, 3, 3, "strides=[3, 3]", BYOCL_FLOAT32, false},
     {"int32", 1, 3, 6, 7, 5, 3, 3, "padding=[1, 1], strides=[2, 1]", BYOCL_INT32, false},
     {"int8_to_int32", 1, 4, 5, 6, 3, 3, 3, "padding=[1, 1], groups=1, out_dtype=\"int32\"", BYOCL_INT8, true},
 };
@@ -522,6 +532,25 @@ static void test_conv_tails(void **state)
             fail_msg("%s, tiles by %s: %s over the kernel rows", k->name, tiles[i % 2],
                      rows[i / 2].rows ? "no loop" : "a loop");
     }
+    /* Convs of one output position whose kernel covers the map are GEMVs (the dense's
+     * loop over tiles of rows, rtile), whichever tiles convs take; not a padded kernel
+     * over a larger map, nor one output position of a kernel that covers part of it. */
+    static const struct {
+        const char *name;
+        bool dense;
+    } dots[] = {{"dot_1x1_map", true},  {"dot_7x7_kernel", true}, {"dot_1x1_s2", true},
+                {"dot_float16", true},  {"kernel_over_input", false},
+                {"one_position_3x3_of_5x5", false}, {"1x1_direct", false}};
+    for (int i = 0; i < N_ITEMS(dots) * 2; i++) {
+        const conv_case *k = NULL;
+        for (int c = 0; c < N_ITEMS(conv_cases_tail) && !k; c++)
+            if (strcmp(conv_cases_tail[c].name, dots[i / 2].name) == 0)
+                k = &conv_cases_tail[c];
+        assert_non_null(k);
+        if (conv_case_tiles_ir_has(k, tiles[i % 2], NULL, 1, "%rtile = alloca") != dots[i / 2].dense)
+            fail_msg("%s, tiles by %s: %s", k->name, tiles[i % 2],
+                     dots[i / 2].dense ? "not a GEMV" : "a GEMV");
+    }
 }
 
 /* The text of every module the backend dumped into dir (BYOCL_LLVM_DUMP): as generated,
@@ -625,6 +654,7 @@ static void test_dense_tails(void **state)
     } cases[] = {
         {2, {1, 0}, 512, 1000, BYOCL_FLOAT32, false}, /* the classifier */
         {2, {1, 0}, 5, 1, BYOCL_FLOAT32, false},
+        {2, {1, 0}, 300, 40, BYOCL_FLOAT32, false}, /* a GEMV of fewer units than 8 vectors */
         {2, {3, 0}, 17, 130, BYOCL_FLOAT32, false},
         {2, {7, 0}, 1, 33, BYOCL_FLOAT32, false},
         {2, {13, 0}, 300, 70, BYOCL_FLOAT32, false},
@@ -723,6 +753,29 @@ static void test_fusion_conv_epilogue_operands(void **state)
         mb_free(&b);
     }
     unsetenv("BYOCL_LLVM_CONV_TILES");
+}
+
+/* A squeeze-and-excitation block of two images: the average of each channel, two 1x1
+ * convs on the 1x1 map (GEMVs, lower_dense_conv) with their biases, SiLU and a sigmoid
+ * as epilogues, and the gate applied to the map; the fused results equal the reference. */
+static void test_fusion_conv_dot_product(void **state)
+{
+    (void)state;
+    mb b;
+    mb_begin(&b);
+    int64_t xd[4] = {2, 72, 5, 6}, sd[4] = {20, 72, 1, 1}, ed[4] = {72, 20, 1, 1};
+    int64_t sb[3] = {20, 1, 1}, eb[3] = {72, 1, 1};
+    int x = mb_param(&b, BYOCL_FLOAT32, 4, xd);
+    int pooled = mb_call1(&b, "nn.global_avg_pool2d", x, NULL);
+    int sq = mb_call2(&b, "nn.conv2d", pooled, mb_const(&b, BYOCL_FLOAT32, 4, sd, -1, 1), "");
+    sq = mb_call2(&b, "add", sq, mb_const(&b, BYOCL_FLOAT32, 3, sb, -1, 1), NULL);
+    sq = mb_call2(&b, "multiply", sq, mb_call1(&b, "sigmoid", sq, NULL), NULL);
+    int ex = mb_call2(&b, "nn.conv2d", sq, mb_const(&b, BYOCL_FLOAT32, 4, ed, -1, 1), "");
+    ex = mb_call1(&b, "sigmoid", mb_call2(&b, "add", ex, mb_const(&b, BYOCL_FLOAT32, 3, eb, -1, 1), NULL),
+                  NULL);
+    mb_finish(&b, mb_call2(&b, "multiply", x, ex, NULL));
+    mb_check(&b, 1e-5, "squeeze and excitation");
+    mb_free(&b);
 }
 
 /* batch_norm whose statistics are parameters: scale and shift are computed in the
@@ -1479,6 +1532,7 @@ int main(void)
         cmocka_unit_test(test_dense_tails),
         cmocka_unit_test(test_fusion_conv_block),
         cmocka_unit_test(test_fusion_conv_epilogue_operands),
+        cmocka_unit_test(test_fusion_conv_dot_product),
         cmocka_unit_test(test_fusion_bn_params),
         cmocka_unit_test(test_fusion_conv_transpose),
         cmocka_unit_test(test_fusion_dense),

@@ -320,6 +320,7 @@ LLVMValueRef ew_exp_f32(lw *w, LLVMValueRef x);
 byocl_status lower_elemwise_group(lw *w);
 byocl_status lower_conv(lw *w, int node);
 byocl_status lower_dense(lw *w, int node);
+byocl_status lower_dense_conv(lw *w, int node, const ew_space *s);
 byocl_status lower_batch_matmul(lw *w, int node);
 byocl_status lower_pool(lw *w, int node);
 byocl_status lower_reduce(lw *w, int node);

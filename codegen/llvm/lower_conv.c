@@ -713,6 +713,17 @@ static int64_t tap_offset(const conv_geom *g, const conv_plan *p, int64_t kh, in
     return (a * p->nrx + b) * p->xs_phase + (kh * g->dh / g->sh) * p->pw + kw * g->dw / g->sw;
 }
 
+/* The counts of a float conv that its code reads from ctx (lw_ctx_int): its channels
+ * always; its map's sizes and the bands and chunks over it where `map_from_ctx`, else
+ * constants (conv_counts_init). */
+typedef struct conv_counts {
+    LLVMValueRef ic, og;                      /* input and output channels per group */
+    LLVMValueRef units_per_group, units, units_per_chunk;
+    LLVMValueRef oh, ow;                      /* output rows and columns */
+    LLVMValueRef in_w, in_plane;              /* input row and channel, in floats */
+    LLVMValueRef rows, bands, chunks, tiles;  /* conv_plan's */
+} conv_counts;
+
 /* Everything one tile needs. */
 typedef struct tile_ctx {
     const conv_geom *g;
@@ -720,8 +731,9 @@ typedef struct tile_ctx {
     int node;
     const ew_space *space;
     const ew_space *flat;   /* by channel: the coalesced space of a flat epilogue, or NULL */
+    LLVMValueRef oh, ow;    /* the output's rows and columns (conv_counts) */
     LLVMValueRef xb;        /* X' (or the input plane of the group's first channel) */
-    int64_t x_chan;         /* floats between channels of xb */
+    LLVMValueRef x_chan;    /* floats between channels of xb */
     LLVMValueRef wunit;     /* packed weights of the unit */
     LLVMValueRef tile;      /* [T][tile_stride] floats: V*VF by position, span + VF by channel */
     int64_t tile_stride;
@@ -878,7 +890,7 @@ static void emit_accumulate(lw *w, tile_ctx *c, LLVMValueRef q0, bool masked)
     LLVMValueRef acc[64];
     channel_block all = {.lo = lw_i64(w, 0), .hi = c->ic};
     LLVMValueRef ic = emit_channels_begin(w, c, &all, T * V, &li, acc);
-    LLVMValueRef xrow = lw_mad(w, ic, c->x_chan, q0);
+    LLVMValueRef xrow = LLVMBuildNSWAdd(B, LLVMBuildNSWMul(B, ic, c->x_chan, ""), q0, "");
     LLVMValueRef wic = lw_mad(w, ic, taps * T, NULL);
     tap_rows rows;
     int64_t kh_unrolled = tap_rows_begin(w, c, &rows, acc, T * V);
@@ -983,9 +995,9 @@ static void emit_accumulate_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0, cons
     for (int v = 0; v < V && in_row; v++)
         q[v] = LLVMBuildNSWAdd(B, s0, lw_i64(w, v), "");
     for (int v = 0; v < V && !in_row; v++) {
-        LLVMValueRef sv = min64(w, LLVMBuildNSWAdd(B, s0, lw_i64(w, v), ""), last);
-        LLVMValueRef row = LLVMBuildSDiv(B, sv, lw_i64(w, g->ow), "");
-        q[v] = lw_mad(w, row, p->pw - g->ow, sv);
+        q[v] = min64(w, LLVMBuildNSWAdd(B, s0, lw_i64(w, v), ""), last);
+        if (p->pw != g->ow) /* past each row's end, the grid's halo columns */
+            q[v] = lw_mad(w, LLVMBuildSDiv(B, q[v], lw_i64(w, g->ow), ""), p->pw - g->ow, q[v]);
         /* Taps side by side: where LLVM can prove the positions consecutive it merges
          * tap kw's broadcast of position v with tap kw+1's of position v-1 and keeps
          * the values live across taps, which spills the tile (docs/host-codegen.md). */
@@ -996,7 +1008,7 @@ static void emit_accumulate_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0, cons
     lw_loop li;
     LLVMValueRef acc[64];
     LLVMValueRef ic = emit_channels_begin(w, c, cb, CV * V, &li, acc);
-    LLVMValueRef xrow = lw_mad(w, ic, c->x_chan, NULL);
+    LLVMValueRef xrow = LLVMBuildNSWMul(B, ic, c->x_chan, "");
     LLVMValueRef wic = lw_mad(w, ic, taps * T, NULL);
     if (p->prefetch_ahead > 0) {
         LLVMValueRef ahead = LLVMBuildNSWAdd(B, q[0], lw_i64(w, p->prefetch_ahead), "");
@@ -1123,7 +1135,11 @@ static byocl_status emit_store_span_flat(lw *w, tile_ctx *c, LLVMValueRef q0, in
     lw_loop lt, ls;
     LLVMValueRef t = lw_for(w, &lt, lw_i64(w, 0), min64(w, n_oc, lw_i64(w, c->p->t)), 1, "t");
     LLVMValueRef oc = LLVMBuildNSWAdd(B, c->oc0, t, "oc");
-    LLVMValueRef l0 = lw_mad(w, lw_mad(w, lw_mad(w, c->n, g->o, oc), g->oh, c->oy0), g->ow, NULL);
+    /* the output's dims, its map's from the conv's counts */
+    LLVMValueRef dims[4] = {lw_i64(w, g->n), lw_i64(w, g->o), c->oh, c->ow};
+    LLVMValueRef l0 = LLVMBuildNSWMul(
+        B, LLVMBuildNSWAdd(B, LLVMBuildNSWMul(B, lw_mad(w, c->n, g->o, oc), dims[2], ""), c->oy0, ""),
+        dims[3], "");
     ew_env e = {.w = w, .space = f, .anchor = c->node, .exact = false};
     /* Coalesced dim k's index from (n, oc, oy0, 0), the dims it merges (no division, and
      * the output channels only multiply n) */
@@ -1131,7 +1147,7 @@ static byocl_status emit_store_span_flat(lw *w, tile_ctx *c, LLVMValueRef q0, in
     for (int k = 0, d = 0; k < f->crank; k++) {
         LLVMValueRef at = idx[d];
         for (d++; d <= f->clast[k]; d++)
-            at = lw_mad(w, at, f->dims[d], idx[d]);
+            at = LLVMBuildNSWAdd(B, LLVMBuildNSWMul(B, at, dims[d], ""), idx[d], "");
         e.cidx[k] = at;
     }
     LLVMValueRef last0 = e.cidx[f->crank - 1];
@@ -1252,11 +1268,35 @@ static void call_free(lw *w, LLVMValueRef ptr)
     lw_call_rt(w, "byocl_llvm_rt_free", w->t_void, &t, 1, &ptr);
 }
 
-/* The counts of a float conv that its code reads from ctx (lw_ctx_int). */
-typedef struct conv_counts {
-    LLVMValueRef ic, og;                      /* input and output channels per group */
-    LLVMValueRef units_per_group, units, units_per_chunk;
-} conv_counts;
+/* A count of the conv: from ctx or a constant. */
+static LLVMValueRef conv_count(lw *w, int64_t value, bool from_ctx)
+{
+    return from_ctx ? lw_ctx_int(w, value) : lw_i64(w, value);
+}
+
+/* The counts of the conv (conv_counts), in an order that is the same for every conv. A 1x1
+ * conv that reads its input in place (stride 1, no padding) addresses its map only
+ * through its sizes, the bands' rows and the tasks' split, so those come from ctx:
+ * such convs on maps of other sizes (googlenet's on 28x28, 14x14 and 7x7) then share one
+ * function where their tiles, blocks and epilogues agree. Other convs keep them
+ * constant: the taps' offsets in X' depend on its width. */
+static conv_counts conv_counts_init(lw *w, const conv_geom *g, const conv_plan *p)
+{
+    bool map_from_ctx = p->direct && g->kh == 1 && g->kw == 1;
+    conv_counts k = {.ic = lw_ctx_int(w, g->ic), .og = lw_ctx_int(w, g->og),
+                     .units_per_group = lw_ctx_int(w, p->units_per_group),
+                     .units = lw_ctx_int(w, p->units),
+                     .units_per_chunk = lw_ctx_int(w, p->units_per_chunk)};
+    k.oh = conv_count(w, g->oh, map_from_ctx);
+    k.ow = conv_count(w, g->ow, map_from_ctx);
+    k.in_w = conv_count(w, g->w, map_from_ctx);
+    k.in_plane = conv_count(w, g->h * g->w, map_from_ctx);
+    k.rows = conv_count(w, p->rows, map_from_ctx);
+    k.bands = conv_count(w, p->bands, map_from_ctx);
+    k.chunks = conv_count(w, p->chunks, map_from_ctx);
+    k.tiles = conv_count(w, p->tiles, map_from_ctx);
+    return k;
+}
 
 /* BYOCL_LLVM_VERBOSE: a conv's geometry and its `schedule`, on stderr. */
 static void print_conv_plan(lw *w, const conv_geom *g, const char *schedule)
@@ -1297,35 +1337,35 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
      * convs of a dense block, googlenet's branches) share one function. With one image,
      * the image index is 0 in the code, and the output channels drop out of every index
      * (they only ever multiply it). */
-    conv_counts k = {.ic = lw_ctx_int(w, g->ic), .og = lw_ctx_int(w, g->og),
-                     .units_per_group = lw_ctx_int(w, p.units_per_group),
-                     .units = lw_ctx_int(w, p.units),
-                     .units_per_chunk = lw_ctx_int(w, p.units_per_chunk)};
+    conv_counts k = conv_counts_init(w, g, &p);
     LLVMValueRef unit_floats = lw_mad(w, k.ic, g->kh * g->kw * p.t, NULL);
     w->n_tasks = g->n * p.chunks * p.bands;
 
     /* Task -> (image, unit chunk, band). */
-    LLVMValueRef band = LLVMBuildSRem(B, w->task, lw_i64(w, p.bands), "band");
-    LLVMValueRef rest = LLVMBuildSDiv(B, w->task, lw_i64(w, p.bands), "");
-    LLVMValueRef chunk = LLVMBuildSRem(B, rest, lw_i64(w, p.chunks), "chunk");
-    LLVMValueRef n = g->n == 1 ? lw_i64(w, 0) : LLVMBuildSDiv(B, rest, lw_i64(w, p.chunks), "n");
-    LLVMValueRef oy0 = lw_mad(w, band, p.rows, NULL);
-    LLVMValueRef rows = min64(w, lw_i64(w, p.rows), LLVMBuildNSWSub(B, lw_i64(w, g->oh), oy0, ""));
+    LLVMValueRef band = LLVMBuildSRem(B, w->task, k.bands, "band");
+    LLVMValueRef rest = LLVMBuildSDiv(B, w->task, k.bands, "");
+    LLVMValueRef chunk = LLVMBuildSRem(B, rest, k.chunks, "chunk");
+    LLVMValueRef n = g->n == 1 ? lw_i64(w, 0) : LLVMBuildSDiv(B, rest, k.chunks, "n");
+    LLVMValueRef oy0 = LLVMBuildNSWMul(B, band, k.rows, "");
+    LLVMValueRef rows = min64(w, k.rows, LLVMBuildNSWSub(B, k.oh, oy0, ""));
     LLVMValueRef u0 = LLVMBuildNSWMul(B, chunk, k.units_per_chunk, "");
     LLVMValueRef u1 = min64(w, LLVMBuildNSWAdd(B, u0, k.units_per_chunk, ""), k.units);
     /* With split units, the chunk's (unit, tile) pairs [f0, f1) */
-    LLVMValueRef f0 = NULL, f1 = NULL, tiles = lw_i64(w, p.tiles);
+    LLVMValueRef f0 = NULL, f1 = NULL, tiles = k.tiles;
     if (p.split_units) {
         LLVMValueRef pairs = LLVMBuildNSWMul(B, k.units, tiles, "");
-        LLVMValueRef chunks = lw_i64(w, p.chunks);
+        LLVMValueRef chunks = k.chunks;
         f0 = LLVMBuildSDiv(B, LLVMBuildNSWMul(B, chunk, pairs, ""), chunks, "f0");
         LLVMValueRef next = LLVMBuildNSWAdd(B, chunk, lw_i64(w, 1), "");
         f1 = LLVMBuildSDiv(B, LLVMBuildNSWMul(B, next, pairs, ""), chunks, "f1");
         u0 = LLVMBuildSDiv(B, f0, tiles, "");
-        u1 = LLVMBuildSDiv(B, LLVMBuildNSWAdd(B, f1, lw_i64(w, p.tiles - 1), ""), tiles, "");
+        u1 = LLVMBuildSDiv(B, LLVMBuildNSWAdd(B, f1, LLVMBuildNSWSub(B, tiles, lw_i64(w, 1), ""), ""),
+                           tiles, "");
     }
-    LLVMValueRef qb = LLVMBuildNSWAdd(B, lw_mad(w, LLVMBuildNSWSub(B, rows, lw_i64(w, 1), ""), p.pw, NULL),
-                                      lw_i64(w, g->ow), "qb");
+    /* the band's grid positions: rows - 1 rows of PW and one of OW */
+    LLVMValueRef pw = p.pw == g->ow ? k.ow : lw_i64(w, p.pw);
+    LLVMValueRef qb = LLVMBuildNSWAdd(
+        B, LLVMBuildNSWMul(B, LLVMBuildNSWSub(B, rows, lw_i64(w, 1), ""), pw, ""), k.ow, "qb");
     /* One scratch block per call: X' (unless the input is read in place), then the
      * packed weights when they are not a constant (each call packs its task's units). */
     LLVMValueRef xp_bytes = lw_i64(w, 0), wp_bytes = lw_i64(w, 0);
@@ -1351,8 +1391,8 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
         lw_call_rt(w, "byocl_llvm_rt_pack_conv", w->t_void, params, 10, args);
     }
 
-    tile_ctx c = {.g = g, .p = &p, .node = node, .space = s, .n = n, .oy0 = oy0, .qb = qb,
-                  .q_end = qb, .ic = k.ic};
+    tile_ctx c = {.g = g, .p = &p, .node = node, .space = s, .oh = k.oh, .ow = k.ow, .n = n,
+                  .oy0 = oy0, .qb = qb, .q_end = qb, .ic = k.ic};
     ew_space flat;
     /* By position too where the grid has no halo columns (PW = OW: 1x1 and KW = 1 convs),
      * so that a tile's positions are a stretch of each channel's plane as well: one loop
@@ -1369,9 +1409,9 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
         c.acc[i] = lw_alloca(w, w->t_vf, "acc");
     if (!p.direct) {
         xp = scratch;
-        c.x_chan = p.xs_chan;
+        c.x_chan = lw_i64(w, p.xs_chan);
     } else {
-        c.x_chan = g->h * g->w;
+        c.x_chan = k.in_plane;
     }
 
     /* Units of the chunk, group by group: X' is filled once per group. */
@@ -1390,7 +1430,8 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
     } else {
         LLVMValueRef chan0 = LLVMBuildNSWMul(
             B, LLVMBuildNSWAdd(B, lw_mad(w, n, g->groups, NULL), grp, ""), k.ic, "");
-        LLVMValueRef at = lw_mad(w, chan0, g->h * g->w, lw_mad(w, oy0, g->w, NULL));
+        LLVMValueRef at = LLVMBuildNSWAdd(B, LLVMBuildNSWMul(B, chan0, k.in_plane, ""),
+                                          LLVMBuildNSWMul(B, oy0, k.in_w, ""), "");
         c.xb = gep_f32(w, x, at);
     }
     c.wunit = gep_f32(w, wp, LLVMBuildNSWMul(B, u, unit_floats, ""));
@@ -1400,7 +1441,7 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
     byocl_status st;
     if (p.by_channel) {
         /* Spans of the band's outputs in order; tiles within a span. */
-        c.qb = LLVMBuildNSWMul(B, rows, lw_i64(w, g->ow), "outputs");
+        c.qb = LLVMBuildNSWMul(B, rows, k.ow, "outputs");
         /* the unit's outputs of this task: all, or with split units its tiles in [f0, f1);
          * the spans and their stores end there */
         LLVMValueRef q_first = lw_i64(w, 0);
@@ -1743,8 +1784,9 @@ static byocl_status lower_conv_depthwise_lanes(lw *w, int node, const conv_geom 
     LLVMValueRef dump = lw_i64(w, xpp_floats - VF);
 
     conv_plan p = {.vf = VF, .t = VF, .v = (int)R, .cv = 1};
-    tile_ctx c = {.g = g, .p = &p, .node = node, .space = s, .qb = lw_i64(w, outputs),
-                  .q_end = lw_i64(w, outputs), .oy0 = lw_i64(w, 0)};
+    tile_ctx c = {.g = g, .p = &p, .node = node, .space = s, .oh = lw_i64(w, g->oh),
+                  .ow = lw_i64(w, g->ow), .qb = lw_i64(w, outputs), .q_end = lw_i64(w, outputs),
+                  .oy0 = lw_i64(w, 0)};
     ew_space flat;
     if (flat_space(w, node, &flat))
         c.flat = &flat;
@@ -1793,6 +1835,15 @@ static byocl_status lower_conv_depthwise_lanes(lw *w, int node, const conv_geom 
     return st;
 }
 
+/* Convs whose every output is one weight row's dot product with a whole input image
+ * (lower_dense_conv): one output position, the kernel the size of the map. */
+static bool dot_product_schedule(const conv_geom *g)
+{
+    return g->spatial == 2 && !g->transposed && g->groups == 1 && g->oh == 1 && g->ow == 1 &&
+           g->kh == g->h && g->kw == g->w && (g->kh == 1 || g->dh == 1) &&
+           (g->kw == 1 || g->dw == 1) && g->pt == 0 && g->pl == 0 && g->pb == 0 && g->pr == 0;
+}
+
 byocl_status lower_conv(lw *w, int node)
 {
     conv_geom g;
@@ -1809,6 +1860,8 @@ byocl_status lower_conv(lw *w, int node)
     if (g.transposed || g.spatial == 3 || !lw_is_single_float(g.din) || !lw_is_single_float(g.dout) || g.sh > 16 ||
         g.sw > 16)
         return lower_conv_direct(w, node, &g, &s);
+    if (dot_product_schedule(&g))
+        return lower_dense_conv(w, node, &s);
     if (depthwise_schedule(&g) && depthwise_in_lanes(w, node, &g))
         return lower_conv_depthwise_lanes(w, node, &g, &s);
     if (depthwise_schedule(&g))

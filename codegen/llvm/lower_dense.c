@@ -17,7 +17,9 @@ typedef struct dense_geom {
     int64_t rows, k, u;
     byocl_dtype din, dout;
     int rank;                      /* of the output */
-    int64_t lead[BYOCL_MAX_RANK];  /* the output's leading dims (rows) */
+    int lead_rank;                 /* the output's dims before its units' (rows); those
+                                      after it are 1 */
+    int64_t lead[BYOCL_MAX_RANK];  /* the output's leading dims */
 } dense_geom;
 
 static void dense_geometry(lw *w, int node, dense_geom *g)
@@ -28,8 +30,9 @@ static void dense_geometry(lw *w, int node, dense_geom *g)
     g->u = wt->shape.dims[0];
     g->k = wt->shape.dims[1];
     g->rank = n->type->shape.rank;
+    g->lead_rank = g->rank - 1;
     g->rows = 1;
-    for (int d = 0; d + 1 < g->rank; d++) {
+    for (int d = 0; d < g->lead_rank; d++) {
         g->lead[d] = n->type->shape.dims[d];
         g->rows *= g->lead[d];
     }
@@ -43,12 +46,14 @@ static byocl_status store_output(lw *w, int node, const ew_space *s, const dense
 {
     ew_env e = {.w = w, .space = s, .anchor = node, .exact = false, .anchor_value = acc};
     LLVMValueRef rest = r;
-    for (int d = g->rank - 2; d >= 0; d--) { /* the row index over the leading dims */
+    for (int d = g->lead_rank - 1; d >= 0; d--) { /* the row index over the leading dims */
         e.cidx[d] = d == 0 ? rest : LLVMBuildSRem(w->B, rest, lw_i64(w, g->lead[d]), "");
         if (d > 0)
             rest = LLVMBuildSDiv(w->B, rest, lw_i64(w, g->lead[d]), "");
     }
-    e.cidx[g->rank - 1] = u;
+    e.cidx[g->lead_rank] = u;
+    for (int d = g->lead_rank + 1; d < g->rank; d++)
+        e.cidx[d] = lw_i64(w, 0);
     byocl_value_ref root = ew_root(w);
     LLVMValueRef v;
     byocl_status st = ew_eval(&e, root, &v);
@@ -112,6 +117,8 @@ static byocl_status lower_dense_float(lw *w, int node, const dense_geom *g, cons
      * 2.31 (one Zen 2 thread; 6 x 2 the same; ONNX Runtime 2.76). */
     int RT = (int)(g->rows < 4 ? g->rows : 4);
     int UV = RT == 1 ? 8 : VF == 16 ? 4 : RT == 4 ? 3 : 4;
+    if (RT == 1 && g->u < (int64_t)UV * VF) /* no vectors of units past the last */
+        UV = (int)((g->u + VF - 1) / VF);
     if (RT > 1 && VF == 16 && g->rows >= 6) {
         RT = 6;
         UV = 4;
@@ -251,6 +258,25 @@ byocl_status lower_dense(lw *w, int node)
     if (!lw_is_single_float(g.din) || !lw_is_single_float(g.dout)) /* integers, float64 */
         return lower_dense_direct(w, node, &g, &s);
     return lower_dense_float(w, node, &g, &s);
+}
+
+/* A float conv each of whose outputs is the dot product of a weight row with a whole input
+ * image (the caller checks: one output position, the kernel the size of the map, no
+ * padding or groups; a 1x1 conv on a 1x1 map, as in squeeze-and-excitation blocks): a
+ * dense of the images, (N, C*H*W), by the weight, (O, C*KH*KW), into (N, O, 1, 1). A
+ * conv's register tile computes a row of positions where there is one; as a GEMV, it
+ * takes the weights once (docs/host-codegen.md). */
+byocl_status lower_dense_conv(lw *w, int node, const ew_space *s)
+{
+    const byocl_node *n = lw_node(w, node);
+    const byocl_type *x = lw_value_type(w, lv_resolve(w->fn, n->args[0], -1));
+    const byocl_shape *out = &n->type->shape;
+    dense_geom g = {.rows = out->dims[0], .u = out->dims[1], .k = 1, .din = x->dtype,
+                    .dout = n->type->dtype, .rank = out->rank, .lead_rank = 1,
+                    .lead = {out->dims[0]}};
+    for (int d = 1; d < x->shape.rank; d++)
+        g.k *= x->shape.dims[d];
+    return lower_dense_float(w, node, &g, s);
 }
 
 /* Element (i, r) of batch t's a, and (r, j) of its b, as flat indices. */
