@@ -158,7 +158,8 @@ static void expect_twins(const char *params, const char *body, const char *stats
  * in blocks of input channels (the block size does not depend on their count). 1x1 convs
  * that read their input in place also take their map's sizes from ctx: two on maps of
  * 18x18 and 9x9 (by position) or 14x14 and 7x7 (by channel, in blocks) share one, a max
- * pool between them. */
+ * pool between them. So do two 1x1 convs on 1x1 maps (GEMVs, whose sizes come from ctx
+ * too) of 48 -> 40 and 40 -> 36 channels. */
 static void test_equal_kernels_share_code(void **state)
 {
     (void)state;
@@ -202,6 +203,11 @@ static void test_equal_kernels_share_code(void **state)
                  "  %2 = nn.max_pool2d(%1, pool_size=[2, 2], strides=[2, 2]);\n"
                  "  %3 = nn.conv2d(%2, %w2);\n  nn.relu(%3)\n",
                  "stats: 3 steps (3 kernels of 2 functions, 0 regions)\n");
+    expect_twins("%x: Tensor[(1, 48, 1, 1), float32], %w1: Tensor[(40, 48, 1, 1), float32], "
+                 "%w2: Tensor[(36, 40, 1, 1), float32]",
+                 "  %0 = nn.conv2d(%x, %w1);\n  %1 = nn.relu(%0);\n"
+                 "  %2 = nn.conv2d(%1, %w2);\n  nn.relu(%2)\n",
+                 "stats: 2 steps (2 kernels of 1 function, 0 regions)\n");
     /* Pools and elementwise groups whose outer loop (the planes, the channels) is all that
      * differs: 5 kernels of 3 functions (the two multiplies, the two pools, the conv). */
     expect_twins("%x: Tensor[(1, 8, 16, 16), float32], %s1: Tensor[(1, 8, 1, 1), float32], "

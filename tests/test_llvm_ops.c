@@ -339,6 +339,8 @@ static const conv_case conv_cases_tail[] = {
     {"groups3_og12", 2, 9, 5, 6, 36, 3, 3, "padding=[1, 1], groups=3", BYOCL_FLOAT32, false},
     {"s2_spans_past_rows", 1, 8, 23, 27, 19, 3, 3, "strides=[2, 2], padding=[1, 1]", BYOCL_FLOAT32, false},
     {"1x1_direct_spans", 1, 16, 13, 29, 33, 1, 1, "", BYOCL_FLOAT32, false},
+    /* 1344 positions: whole tiles of 6, 7, 8, 12 (by channel) or 16 to 64 (by position) */
+    {"1x1_whole_tiles", 1, 8, 32, 42, 24, 1, 1, "", BYOCL_FLOAT32, false},
     /* 1x1 and 7x1 convs: no halo columns, so by position too stores a tile channel by
      * channel along the plane; in 8 bands of 8 rows with 8 threads, with stride 2 */
     {"1x1_flat_in_bands", 1, 64, 64, 37, 48, 1, 1, "", BYOCL_FLOAT32, false},
@@ -531,6 +533,23 @@ static void test_conv_tails(void **state)
         if (conv_case_tiles_ir_has(k, tiles[i % 2], NULL, 1, "%kh = alloca") != rows[i / 2].rows)
             fail_msg("%s, tiles by %s: %s over the kernel rows", k->name, tiles[i % 2],
                      rows[i / 2].rows ? "no loop" : "a loop");
+    }
+    /* Where every band's positions fill whole tiles no partial last tile is emitted (by
+     * position a masked one, by channel in place one of clamped positions), one thread. */
+    static const struct {
+        const char *name;
+        bool whole;
+    } wholes[] = {{"1x1_whole_tiles", true}, {"1x1_direct_spans", false}};
+    for (int i = 0; i < N_ITEMS(wholes) * 2; i++) {
+        const conv_case *k = NULL;
+        for (int c = 0; c < N_ITEMS(conv_cases_tail) && !k; c++)
+            if (strcmp(conv_cases_tail[c].name, wholes[i / 2].name) == 0)
+                k = &conv_cases_tail[c];
+        assert_non_null(k);
+        const char *last = i % 2 ? "tile.last" : "tile.masked";
+        if (conv_case_tiles_ir_has(k, tiles[i % 2], NULL, 1, last) == wholes[i / 2].whole)
+            fail_msg("%s, tiles by %s: %s %s", k->name, tiles[i % 2],
+                     wholes[i / 2].whole ? "a partial tile," : "no partial tile,", last);
     }
     /* Convs of one output position whose kernel covers the map are GEMVs (the dense's
      * loop over tiles of rows, rtile), whichever tiles convs take; not a padded kernel

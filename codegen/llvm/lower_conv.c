@@ -258,6 +258,8 @@ typedef struct conv_plan {
     bool split_units;       /* by channel, one band: chunks are equal ranges of (unit, tile)
                                pairs, so a unit may be split between two tasks at a tile */
     int64_t tiles;          /* by channel: tiles of the band's outputs */
+    bool whole_tiles;       /* every band's grid positions fill whole tiles: no partial
+                               (masked, or by channel clamped) last tile is emitted */
     int64_t channel_block;  /* by channel: input channels per block of the reduction */
     int64_t prefetch_ahead; /* by channel: floats ahead of a tile to prefetch its input
                                rows at, or 0 */
@@ -578,6 +580,13 @@ static void plan_conv(lw *w, const conv_geom *g, conv_plan *p)
      * threads: five and four) leave a thread idle for a unit's time; split at a tile of
      * outputs, the chunks are equal but for a tile. */
     p->tiles = p->by_channel ? (g->oh * g->ow + p->v - 1) / p->v : 0;
+    /* the grid positions of a band of r rows: r - 1 rows of PW and one of OW (by channel,
+     * the outputs: PW = OW there); the bands have p->rows rows but the last */
+    int64_t tile = p->by_channel ? p->v : (int64_t)p->v * p->vf;
+    int64_t grid_w = p->by_channel ? g->ow : p->pw;
+    int64_t last_rows = g->oh - (p->bands - 1) * p->rows;
+    p->whole_tiles = ((p->rows - 1) * grid_w + g->ow) % tile == 0 &&
+                     ((last_rows - 1) * grid_w + g->ow) % tile == 0;
     p->split_units = p->by_channel && g->n == 1 && p->bands == 1 && p->chunks > 1 &&
                      p->units % p->chunks != 0 && p->tiles >= 2;
     p->channel_block = by_channel_block(w, g, p);
@@ -1046,11 +1055,12 @@ static void emit_accumulate_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0, cons
  * X' (or the input), one pointer and constant offsets; else, and for the band's last
  * tile, whose positions past the band's end read its last output, each position's place
  * is a register of its own. A 1x1 tile of 12 or 24 positions had held 12 or 24 pointers,
- * more than the general registers, and spilled them in its inner loop. */
+ * more than the general registers, and spilled them in its inner loop. Where every tile
+ * is whole (p->whole_tiles) there is no last tile to emit. */
 static void emit_tile_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0, const channel_block *cb)
 {
-    if (c->p->pw != c->g->ow) {
-        emit_accumulate_by_channel(w, c, s0, cb, false);
+    if (c->p->pw != c->g->ow || c->p->whole_tiles) {
+        emit_accumulate_by_channel(w, c, s0, cb, c->p->whole_tiles && c->p->pw == c->g->ow);
         return;
     }
     LLVMBuilderRef B = w->B;
@@ -1517,19 +1527,23 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
         q0 = lw_for(w, &lq, lw_i64(w, 0), qb, span, "span");
         LLVMValueRef span_end = min64(w, LLVMBuildNSWAdd(B, q0, lw_i64(w, span), ""), qb);
         LLVMValueRef qs = lw_for(w, &lt, q0, span_end, qt, "q");
-        LLVMValueRef is_full =
-            LLVMBuildICmp(B, LLVMIntSLE, LLVMBuildNSWAdd(B, qs, lw_i64(w, qt), ""), qb, "");
-        LLVMBasicBlockRef full = LLVMAppendBasicBlockInContext(w->C, w->body, "tile.full");
-        LLVMBasicBlockRef masked = LLVMAppendBasicBlockInContext(w->C, w->body, "tile.masked");
-        LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(w->C, w->body, "tile.done");
-        LLVMBuildCondBr(B, is_full, full, masked);
-        LLVMPositionBuilderAtEnd(B, full);
-        emit_accumulate(w, &c, qs, false);
-        LLVMBuildBr(B, after);
-        LLVMPositionBuilderAtEnd(B, masked);
-        emit_accumulate(w, &c, qs, true);
-        LLVMBuildBr(B, after);
-        LLVMPositionBuilderAtEnd(B, after);
+        if (p.whole_tiles) {
+            emit_accumulate(w, &c, qs, false);
+        } else {
+            LLVMValueRef is_full =
+                LLVMBuildICmp(B, LLVMIntSLE, LLVMBuildNSWAdd(B, qs, lw_i64(w, qt), ""), qb, "");
+            LLVMBasicBlockRef full = LLVMAppendBasicBlockInContext(w->C, w->body, "tile.full");
+            LLVMBasicBlockRef masked = LLVMAppendBasicBlockInContext(w->C, w->body, "tile.masked");
+            LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(w->C, w->body, "tile.done");
+            LLVMBuildCondBr(B, is_full, full, masked);
+            LLVMPositionBuilderAtEnd(B, full);
+            emit_accumulate(w, &c, qs, false);
+            LLVMBuildBr(B, after);
+            LLVMPositionBuilderAtEnd(B, masked);
+            emit_accumulate(w, &c, qs, true);
+            LLVMBuildBr(B, after);
+            LLVMPositionBuilderAtEnd(B, after);
+        }
         emit_tile_to_buffer(w, &c, LLVMBuildNSWSub(B, qs, q0, ""));
         lt.no_unroll = true;
         lw_for_end(w, &lt);

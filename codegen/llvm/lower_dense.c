@@ -40,9 +40,11 @@ static void dense_geometry(lw *w, int node, dense_geom *g)
     g->dout = n->type->dtype;
 }
 
-/* Stores out[r][u] (acc in the compute type of the dense's dtype) through the epilogue. */
+/* Stores out[r][u] (acc in the compute type of the dense's dtype) through the epilogue;
+ * `units`: g->u as a value. */
 static byocl_status store_output(lw *w, int node, const ew_space *s, const dense_geom *g,
-                                 LLVMValueRef r, LLVMValueRef u, LLVMValueRef acc)
+                                 LLVMValueRef units, LLVMValueRef r, LLVMValueRef u,
+                                 LLVMValueRef acc)
 {
     ew_env e = {.w = w, .space = s, .anchor = node, .exact = false, .anchor_value = acc};
     LLVMValueRef rest = r;
@@ -59,7 +61,8 @@ static byocl_status store_output(lw *w, int node, const ew_space *s, const dense
     byocl_status st = ew_eval(&e, root, &v);
     if (st != BYOCL_OK)
         return st;
-    lw_store(w, lw_output(w, root), lw_value_type(w, root)->dtype, lw_mad(w, r, g->u, u), v);
+    lw_store(w, lw_output(w, root), lw_value_type(w, root)->dtype,
+             LLVMBuildNSWAdd(w->B, LLVMBuildNSWMul(w->B, r, units, ""), u, ""), v);
     return w->status;
 }
 
@@ -84,7 +87,7 @@ static byocl_status lower_dense_direct(lw *w, int node, const dense_geom *g, con
     LLVMBuildStore(B, lw_acc_mul_add(w, g->din, LLVMBuildLoad2(B, at, acc, ""), xv, wv), acc);
     lw_for_end(w, &lk);
     LLVMValueRef v = lw_acc_to(w, g->din, LLVMBuildLoad2(B, at, acc, ""), g->dout);
-    byocl_status st = store_output(w, node, s, g, r, u, v);
+    byocl_status st = store_output(w, node, s, g, lw_i64(w, g->u), r, u, v);
     lw_for_end(w, &lu);
     lw_for_end(w, &lr);
     return st;
@@ -95,10 +98,9 @@ static LLVMValueRef min64(lw *w, LLVMValueRef a, LLVMValueRef b)
     return LLVMBuildSelect(w->B, LLVMBuildICmp(w->B, LLVMIntSLT, a, b, ""), a, b, "");
 }
 
-static LLVMValueRef call_alloc(lw *w, int64_t bytes)
+static LLVMValueRef call_alloc(lw *w, LLVMValueRef nb)
 {
     LLVMTypeRef i64 = w->t_i64;
-    LLVMValueRef nb = lw_i64(w, bytes);
     LLVMValueRef ptr = lw_call_rt(w, "byocl_llvm_rt_alloc", w->t_ptr, &i64, 1, &nb);
     lw_fail_if(w, LLVMBuildIsNull(w->B, ptr, ""), KERR_NOMEM);
     return ptr;
@@ -127,26 +129,6 @@ static byocl_status lower_dense_float(lw *w, int node, const dense_geom *g, cons
     int64_t blocks = (g->u + ut - 1) / ut, row_tiles = (g->rows + RT - 1) / RT;
     LLVMValueRef x = lw_value_ptr(w, lv_resolve(w->fn, nd->args[0], -1));
 
-    /* Packed weights. */
-    const byocl_node *wn = lw_node(w, lv_resolve(w->fn, nd->args[1], -1).node);
-    size_t n_packed = (size_t)(blocks * g->k * ut);
-    LLVMValueRef wp;
-    bool runtime_pack = wn->kind != BYOCL_NODE_CONSTANT || !wn->value;
-    if (!runtime_pack) {
-        float *buf = rt_alloc((int64_t)n_packed * (int64_t)sizeof *buf); /* 64-byte aligned */
-        if (!buf)
-            return lw_failed(w, byocl_error_set(w->err, BYOCL_ERR_NOMEM, "out of memory"));
-        rt_pack_dense(buf, byocl_tensor_cdata(wn->value), g->din == BYOCL_FLOAT16, g->u, g->k, ut);
-        wp = lw_const_ptr(w, buf, NULL, buf);
-    } else {
-        LLVMValueRef wsrc = lw_value_ptr(w, lv_resolve(w->fn, nd->args[1], -1));
-        wp = call_alloc(w, (int64_t)n_packed * 4);
-        LLVMTypeRef params[6] = {w->t_ptr, w->t_ptr, w->t_i64, w->t_i64, w->t_i64, w->t_i64};
-        LLVMValueRef args[6] = {wp, wsrc, lw_i64(w, g->din == BYOCL_FLOAT16), lw_i64(w, g->u),
-                                lw_i64(w, g->k), lw_i64(w, ut)};
-        lw_call_rt(w, "byocl_llvm_rt_pack_dense", w->t_void, params, 6, args);
-    }
-
     /* Tasks: ranges of unit blocks (and of row tiles); a GEMV, bound by the memory that
      * delivers its weights, one per 2^16 multiply-adds (docs/host-codegen.md). */
     int64_t want = w->threads <= 1 ? 1 : 2 * w->threads;
@@ -161,12 +143,42 @@ static byocl_status lower_dense_float(lw *w, int node, const dense_geom *g, cons
     bchunks = (blocks + per_b - 1) / per_b;
     rchunks = (row_tiles + per_r - 1) / per_r;
     w->n_tasks = bchunks * rchunks;
-    LLVMValueRef bc = LLVMBuildSRem(B, w->task, lw_i64(w, bchunks), "");
-    LLVMValueRef rc = LLVMBuildSDiv(B, w->task, lw_i64(w, bchunks), "");
-    LLVMValueRef b0 = lw_mad(w, bc, per_b, NULL);
-    LLVMValueRef b1 = min64(w, LLVMBuildNSWAdd(B, b0, lw_i64(w, per_b), ""), lw_i64(w, blocks));
-    LLVMValueRef t0 = lw_mad(w, rc, per_r, NULL);
-    LLVMValueRef t1 = min64(w, LLVMBuildNSWAdd(B, t0, lw_i64(w, per_r), ""), lw_i64(w, row_tiles));
+
+    /* The sizes and the split come from ctx (lw_ctx_int): denses that differ only in
+     * them share one function (efficientnet's and regnet_y's squeeze and excite convs,
+     * lower_dense_conv, of a few sizes each). */
+    LLVMValueRef k_n = lw_ctx_int(w, g->k), u_n = lw_ctx_int(w, g->u);
+    LLVMValueRef rows_n = lw_ctx_int(w, g->rows), blocks_n = lw_ctx_int(w, blocks);
+    LLVMValueRef row_tiles_n = lw_ctx_int(w, row_tiles), bchunks_n = lw_ctx_int(w, bchunks);
+    LLVMValueRef per_b_n = lw_ctx_int(w, per_b), per_r_n = lw_ctx_int(w, per_r);
+
+    /* Packed weights. */
+    const byocl_node *wn = lw_node(w, lv_resolve(w->fn, nd->args[1], -1).node);
+    size_t n_packed = (size_t)(blocks * g->k * ut);
+    LLVMValueRef wp;
+    bool runtime_pack = wn->kind != BYOCL_NODE_CONSTANT || !wn->value;
+    if (!runtime_pack) {
+        float *buf = rt_alloc((int64_t)n_packed * (int64_t)sizeof *buf); /* 64-byte aligned */
+        if (!buf)
+            return lw_failed(w, byocl_error_set(w->err, BYOCL_ERR_NOMEM, "out of memory"));
+        rt_pack_dense(buf, byocl_tensor_cdata(wn->value), g->din == BYOCL_FLOAT16, g->u, g->k, ut);
+        wp = lw_const_ptr(w, buf, NULL, buf);
+    } else {
+        LLVMValueRef wsrc = lw_value_ptr(w, lv_resolve(w->fn, nd->args[1], -1));
+        wp = call_alloc(w, LLVMBuildNSWMul(B, LLVMBuildNSWMul(B, blocks_n, k_n, ""),
+                                           lw_i64(w, ut * 4), ""));
+        LLVMTypeRef params[6] = {w->t_ptr, w->t_ptr, w->t_i64, w->t_i64, w->t_i64, w->t_i64};
+        LLVMValueRef args[6] = {wp, wsrc, lw_i64(w, g->din == BYOCL_FLOAT16), u_n, k_n,
+                                lw_i64(w, ut)};
+        lw_call_rt(w, "byocl_llvm_rt_pack_dense", w->t_void, params, 6, args);
+    }
+
+    LLVMValueRef bc = LLVMBuildSRem(B, w->task, bchunks_n, "");
+    LLVMValueRef rc = LLVMBuildSDiv(B, w->task, bchunks_n, "");
+    LLVMValueRef b0 = LLVMBuildNSWMul(B, bc, per_b_n, "");
+    LLVMValueRef b1 = min64(w, LLVMBuildNSWAdd(B, b0, per_b_n, ""), blocks_n);
+    LLVMValueRef t0 = LLVMBuildNSWMul(B, rc, per_r_n, "");
+    LLVMValueRef t1 = min64(w, LLVMBuildNSWAdd(B, t0, per_r_n, ""), row_tiles_n);
 
     LLVMValueRef tile = lw_alloca_array(w, w->t_f32, (int64_t)RT * ut, 64, "tile");
     LLVMValueRef slots[64];
@@ -188,18 +200,18 @@ static byocl_status lower_dense_float(lw *w, int node, const dense_geom *g, cons
         blk = lw_for(w, &lb, b0, b1, 1, "block");
     }
     LLVMValueRef r0 = lw_mad(w, rt, RT, NULL);
-    LLVMValueRef wblk = lw_mad(w, blk, g->k * ut, NULL);
+    LLVMValueRef wblk = LLVMBuildNSWMul(B, LLVMBuildNSWMul(B, blk, k_n, ""), lw_i64(w, ut), "");
     for (int i = 0; i < RT * UV; i++)
         LLVMBuildStore(B, LLVMConstNull(w->t_vf), slots[i]);
     /* Rows past the end read row 0 again (results dropped). */
     LLVMValueRef row_at[8];
     for (int r = 0; r < RT; r++) {
         LLVMValueRef row = LLVMBuildNSWAdd(B, r0, lw_i64(w, r), "");
-        row = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, row, lw_i64(w, g->rows), ""), row,
+        row = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, row, rows_n, ""), row,
                               lw_i64(w, 0), "");
-        row_at[r] = lw_mad(w, row, g->k, NULL);
+        row_at[r] = LLVMBuildNSWMul(B, row, k_n, "");
     }
-    LLVMValueRef k = lw_for(w, &lk, lw_i64(w, 0), lw_i64(w, g->k), 1, "k");
+    LLVMValueRef k = lw_for(w, &lk, lw_i64(w, 0), k_n, 1, "k");
     LLVMValueRef acc[64];
     for (int i = 0; i < RT * UV; i++)
         acc[i] = LLVMBuildLoad2(B, w->t_vf, slots[i], "");
@@ -226,12 +238,17 @@ static byocl_status lower_dense_float(lw *w, int node, const dense_geom *g, cons
         lw_vstore(w, tile, lw_i64(w, (int64_t)i * VF), LLVMBuildLoad2(B, w->t_vf, slots[i], ""), (unsigned)VF * 4);
     /* Epilogue over the tile's valid rows and units. */
     LLVMValueRef u0 = lw_mad(w, blk, ut, NULL);
-    LLVMValueRef n_u = min64(w, lw_i64(w, ut), LLVMBuildNSWSub(B, lw_i64(w, g->u), u0, ""));
-    LLVMValueRef n_r = min64(w, lw_i64(w, RT), LLVMBuildNSWSub(B, lw_i64(w, g->rows), r0, ""));
+    /* (constants where every tile is whole, so that LLVM vectorizes the epilogue without
+     * a remainder: convnext_tiny's denses with GELU were 2-4% slower with runtime ones) */
+    LLVMValueRef n_u = g->u % ut == 0 ? lw_i64(w, ut)
+                                      : min64(w, lw_i64(w, ut), LLVMBuildNSWSub(B, u_n, u0, ""));
+    LLVMValueRef n_r = g->rows % RT == 0
+                           ? lw_i64(w, RT)
+                           : min64(w, lw_i64(w, RT), LLVMBuildNSWSub(B, rows_n, r0, ""));
     LLVMValueRef r = lw_for(w, &lr, lw_i64(w, 0), n_r, 1, "r");
     LLVMValueRef j = lw_for(w, &lu, lw_i64(w, 0), n_u, 1, "j");
     LLVMValueRef accv = lw_load(w, tile, BYOCL_FLOAT32, lw_mad(w, r, ut, j));
-    byocl_status st = store_output(w, node, s, g, LLVMBuildNSWAdd(B, r0, r, ""),
+    byocl_status st = store_output(w, node, s, g, u_n, LLVMBuildNSWAdd(B, r0, r, ""),
                                    LLVMBuildNSWAdd(B, u0, j, ""), lw_round(w, accv, g->dout));
     lw_for_end(w, &lu);
     lw_for_end(w, &lr);
@@ -329,7 +346,7 @@ static byocl_status lower_batch_matmul_f32(lw *w, const ops_bmm_geom *g, LLVMVal
     /* b as [k][n] rows */
     LLVMValueRef rows_b = b, b0 = bmm_b_index(w, g, t, lw_i64(w, 0), lw_i64(w, 0));
     if (g->transpose_b) {
-        rows_b = call_alloc(w, g->k * g->n * 4);
+        rows_b = call_alloc(w, lw_i64(w, g->k * g->n * 4));
         b0 = lw_i64(w, 0);
         lw_loop lj, lr;
         LLVMValueRef j = lw_for(w, &lj, lw_i64(w, 0), lw_i64(w, g->n), 1, "j");
