@@ -491,6 +491,16 @@ static void test_conv_split_units(void **state)
                  2 * N_ITEMS(outs), split_in_blocks, N_ITEMS(outs));
 }
 
+/* The case of conv_cases_tail named `name`. */
+static const conv_case *tail_case(const char *name)
+{
+    for (int c = 0; c < N_ITEMS(conv_cases_tail); c++)
+        if (strcmp(conv_cases_tail[c].name, name) == 0)
+            return &conv_cases_tail[c];
+    fail_msg("no conv case %s", name);
+    return NULL;
+}
+
 static void test_conv_tails(void **state)
 {
     (void)state;
@@ -525,11 +535,7 @@ static void test_conv_tails(void **state)
                 {"7x3_s2x1_rows", true},      {"5x5_dilation2", false}, {"c5_o13_3x3_pad1", false}};
     static const char *const tiles[] = {"position", "channel"};
     for (int i = 0; i < N_ITEMS(rows) * 2; i++) {
-        const conv_case *k = NULL;
-        for (int c = 0; c < N_ITEMS(conv_cases_tail) && !k; c++)
-            if (strcmp(conv_cases_tail[c].name, rows[i / 2].name) == 0)
-                k = &conv_cases_tail[c];
-        assert_non_null(k);
+        const conv_case *k = tail_case(rows[i / 2].name);
         if (conv_case_tiles_ir_has(k, tiles[i % 2], NULL, 1, "%kh = alloca") != rows[i / 2].rows)
             fail_msg("%s, tiles by %s: %s over the kernel rows", k->name, tiles[i % 2],
                      rows[i / 2].rows ? "no loop" : "a loop");
@@ -541,11 +547,7 @@ static void test_conv_tails(void **state)
         bool whole;
     } wholes[] = {{"1x1_whole_tiles", true}, {"1x1_direct_spans", false}};
     for (int i = 0; i < N_ITEMS(wholes) * 2; i++) {
-        const conv_case *k = NULL;
-        for (int c = 0; c < N_ITEMS(conv_cases_tail) && !k; c++)
-            if (strcmp(conv_cases_tail[c].name, wholes[i / 2].name) == 0)
-                k = &conv_cases_tail[c];
-        assert_non_null(k);
+        const conv_case *k = tail_case(wholes[i / 2].name);
         const char *last = i % 2 ? "tile.last" : "tile.masked";
         if (conv_case_tiles_ir_has(k, tiles[i % 2], NULL, 1, last) == wholes[i / 2].whole)
             fail_msg("%s, tiles by %s: %s %s", k->name, tiles[i % 2],
@@ -561,12 +563,9 @@ static void test_conv_tails(void **state)
                 {"dot_float16", true},  {"kernel_over_input", false},
                 {"one_position_3x3_of_5x5", false}, {"1x1_direct", false}};
     for (int i = 0; i < N_ITEMS(dots) * 2; i++) {
-        const conv_case *k = NULL;
-        for (int c = 0; c < N_ITEMS(conv_cases_tail) && !k; c++)
-            if (strcmp(conv_cases_tail[c].name, dots[i / 2].name) == 0)
-                k = &conv_cases_tail[c];
-        assert_non_null(k);
-        if (conv_case_tiles_ir_has(k, tiles[i % 2], NULL, 1, "%rtile = alloca") != dots[i / 2].dense)
+        const conv_case *k = tail_case(dots[i / 2].name);
+        bool dense = conv_case_tiles_ir_has(k, tiles[i % 2], NULL, 1, "%rtile = alloca");
+        if (dense != dots[i / 2].dense)
             fail_msg("%s, tiles by %s: %s", k->name, tiles[i % 2],
                      dots[i / 2].dense ? "not a GEMV" : "a GEMV");
     }
@@ -790,8 +789,8 @@ static void test_fusion_conv_dot_product(void **state)
     sq = mb_call2(&b, "add", sq, mb_const(&b, BYOCL_FLOAT32, 3, sb, -1, 1), NULL);
     sq = mb_call2(&b, "multiply", sq, mb_call1(&b, "sigmoid", sq, NULL), NULL);
     int ex = mb_call2(&b, "nn.conv2d", sq, mb_const(&b, BYOCL_FLOAT32, 4, ed, -1, 1), "");
-    ex = mb_call1(&b, "sigmoid", mb_call2(&b, "add", ex, mb_const(&b, BYOCL_FLOAT32, 3, eb, -1, 1), NULL),
-                  NULL);
+    ex = mb_call2(&b, "add", ex, mb_const(&b, BYOCL_FLOAT32, 3, eb, -1, 1), NULL);
+    ex = mb_call1(&b, "sigmoid", ex, NULL);
     mb_finish(&b, mb_call2(&b, "multiply", x, ex, NULL));
     mb_check(&b, 1e-5, "squeeze and excitation");
     mb_free(&b);

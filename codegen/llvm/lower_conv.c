@@ -1147,9 +1147,9 @@ static byocl_status emit_store_span_flat(lw *w, tile_ctx *c, LLVMValueRef q0, in
     LLVMValueRef oc = LLVMBuildNSWAdd(B, c->oc0, t, "oc");
     /* the output's dims, its map's from the conv's counts */
     LLVMValueRef dims[4] = {lw_i64(w, g->n), lw_i64(w, g->o), c->oh, c->ow};
-    LLVMValueRef l0 = LLVMBuildNSWMul(
-        B, LLVMBuildNSWAdd(B, LLVMBuildNSWMul(B, lw_mad(w, c->n, g->o, oc), dims[2], ""), c->oy0, ""),
-        dims[3], "");
+    LLVMValueRef row0 = LLVMBuildNSWAdd(
+        B, LLVMBuildNSWMul(B, lw_mad(w, c->n, g->o, oc), dims[2], ""), c->oy0, "");
+    LLVMValueRef l0 = LLVMBuildNSWMul(B, row0, dims[3], "");
     ew_env e = {.w = w, .space = f, .anchor = c->node, .exact = false};
     /* Coalesced dim k's index from (n, oc, oy0, 0), the dims it merges (no division, and
      * the output channels only multiply n) */
@@ -1369,8 +1369,8 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
         LLVMValueRef next = LLVMBuildNSWAdd(B, chunk, lw_i64(w, 1), "");
         f1 = LLVMBuildSDiv(B, LLVMBuildNSWMul(B, next, pairs, ""), chunks, "f1");
         u0 = LLVMBuildSDiv(B, f0, tiles, "");
-        u1 = LLVMBuildSDiv(B, LLVMBuildNSWAdd(B, f1, LLVMBuildNSWSub(B, tiles, lw_i64(w, 1), ""), ""),
-                           tiles, "");
+        LLVMValueRef last_tile = LLVMBuildNSWSub(B, tiles, lw_i64(w, 1), "");
+        u1 = LLVMBuildSDiv(B, LLVMBuildNSWAdd(B, f1, last_tile, ""), tiles, "");
     }
     /* the band's grid positions: rows - 1 rows of PW and one of OW */
     LLVMValueRef pw = p.pw == g->ow ? k.ow : lw_i64(w, p.pw);
