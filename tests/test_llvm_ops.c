@@ -553,21 +553,28 @@ static void test_conv_tails(void **state)
             fail_msg("%s, tiles by %s: %s %s", k->name, tiles[i % 2],
                      wholes[i / 2].whole ? "a partial tile," : "no partial tile,", last);
     }
-    /* Convs of one output position whose kernel covers the map are GEMVs (the dense's
-     * loop over tiles of rows, rtile), whichever tiles convs take; not a padded kernel
-     * over a larger map, nor one output position of a kernel that covers part of it. */
+    /* Convs of one output position whose kernel covers the map are GEMVs, whichever
+     * tiles convs take: float32 of 256 or more input values over the weight as it is (its
+     * loop over the reduction's tail, k_tail), shorter ones, two images and float16 packed
+     * (the dense's loop over tiles of rows, rtile); not a padded kernel over a larger map,
+     * nor one output position of a kernel that covers part of it. */
+    static const char *const unpacked = "%k_tail = alloca", *const packed = "%rtile = alloca";
     static const struct {
         const char *name;
-        bool dense;
-    } dots[] = {{"dot_1x1_map", true},  {"dot_7x7_kernel", true}, {"dot_1x1_s2", true},
-                {"dot_float16", true},  {"kernel_over_input", false},
-                {"one_position_3x3_of_5x5", false}, {"1x1_direct", false}};
+        const char *gemv; /* what the GEMV's IR has, or NULL: no GEMV */
+    } dots[] = {{"dot_1x1_map", unpacked},      {"dot_7x7_kernel", unpacked},
+                {"dot_1x1_s2", packed},         {"dot_1x1_map_batch2", packed},
+                {"dot_float16", packed},
+                {"kernel_over_input", NULL},    {"one_position_3x3_of_5x5", NULL},
+                {"1x1_direct", NULL}};
     for (int i = 0; i < N_ITEMS(dots) * 2; i++) {
         const conv_case *k = tail_case(dots[i / 2].name);
-        bool dense = conv_case_tiles_ir_has(k, tiles[i % 2], NULL, 1, "%rtile = alloca");
-        if (dense != dots[i / 2].dense)
-            fail_msg("%s, tiles by %s: %s", k->name, tiles[i % 2],
-                     dots[i / 2].dense ? "not a GEMV" : "a GEMV");
+        const char *gemv = dots[i / 2].gemv;
+        bool ok = gemv ? conv_case_tiles_ir_has(k, tiles[i % 2], NULL, 1, gemv)
+                       : !conv_case_tiles_ir_has(k, tiles[i % 2], NULL, 1, unpacked) &&
+                             !conv_case_tiles_ir_has(k, tiles[i % 2], NULL, 1, packed);
+        if (!ok)
+            fail_msg("%s, tiles by %s: %s", k->name, tiles[i % 2], gemv ? "not a GEMV" : "a GEMV");
     }
 }
 
@@ -673,6 +680,10 @@ static void test_dense_tails(void **state)
         {2, {1, 0}, 512, 1000, BYOCL_FLOAT32, false}, /* the classifier */
         {2, {1, 0}, 5, 1, BYOCL_FLOAT32, false},
         {2, {1, 0}, 300, 40, BYOCL_FLOAT32, false}, /* a GEMV of fewer units than 8 vectors */
+        /* GEMVs over the weight as it is: units past the last group of 8, a reduction
+         * past the last vector, a weight that is a parameter */
+        {2, {1, 0}, 257, 13, BYOCL_FLOAT32, false},
+        {2, {1, 0}, 260, 19, BYOCL_FLOAT32, true},
         {2, {3, 0}, 17, 130, BYOCL_FLOAT32, false},
         {2, {7, 0}, 1, 33, BYOCL_FLOAT32, false},
         {2, {13, 0}, 300, 70, BYOCL_FLOAT32, false},
@@ -877,6 +888,15 @@ static void test_fusion_dense(void **state)
     const char *names[] = {"fused_nn_dense_nn_bias_add_nn_leaky_relu_cast_0"};
     expect_groups(b.m, names, 1);
     mb_check(&b, 1e-3, "dense epilogue");
+    mb_free(&b);
+    /* one row: a GEMV over the weight as it is, its units through the epilogue one by one */
+    mb_begin(&b);
+    int64_t x1[2] = {1, 300}, w1[2] = {37, 300}, b1[1] = {37};
+    x = mb_param(&b, BYOCL_FLOAT32, 2, x1);
+    d = mb_call2(&b, "nn.dense", x, mb_const(&b, BYOCL_FLOAT32, 2, w1, -1, 1), NULL);
+    d = mb_call2(&b, "nn.bias_add", d, mb_const(&b, BYOCL_FLOAT32, 1, b1, -1, 1), "axis=-1");
+    mb_finish(&b, mb_call1(&b, "sigmoid", d, NULL));
+    mb_check(&b, 1e-5, "GEMV epilogue");
     mb_free(&b);
 }
 

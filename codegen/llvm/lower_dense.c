@@ -106,6 +106,94 @@ static LLVMValueRef call_alloc(lw *w, LLVMValueRef nb)
     return ptr;
 }
 
+/* Rows of the weight a GEMV kernel reads side by side (gemv_float32). */
+#define GEMV_ROWS 8
+
+/* Reduction length from which a float32 GEMV reads its weight as it is: its costs per
+ * unit (a sum across a vector, the epilogue one unit at a time) are then small beside its
+ * row. With short rows the packed GEMV, whose epilogue runs in vectors across units, was
+ * faster: efficientnet_b0's excite convs (48 -> 1152 with a sigmoid) took 0.12-0.15 ms more
+ * a run unpacked. */
+#define GEMV_UNPACKED_K 256
+
+/* Whether dense `node` of geometry g is a float32 GEMV over its weight as it is. */
+static bool gemv_unpacked(lw *w, int node, const dense_geom *g)
+{
+    byocl_value_ref wv = lv_resolve(w->fn, lw_node(w, node)->args[1], -1);
+    return g->rows == 1 && g->k >= GEMV_UNPACKED_K && g->din == BYOCL_FLOAT32 &&
+           lw_value_type(w, wv)->dtype == BYOCL_FLOAT32;
+}
+
+/* A float32 GEMV (one row of x) over the weight as it is, [U][K]: each unit's row dotted
+ * with x along K, GEMV_ROWS units at a time, in vectors of VF along K, the vectors summed
+ * at the end. Nothing is packed: a classifier's weight (vgg11's 25088 -> 4096, 411 MB)
+ * had been copied into a packed second one when the model was built, or by each call
+ * where it is a parameter. Tasks take ranges of groups of rows; the sizes come from ctx,
+ * as lower_dense_float's. */
+static byocl_status gemv_float32(lw *w, int node, const dense_geom *g, const ew_space *s)
+{
+    const byocl_node *nd = lw_node(w, node);
+    LLVMBuilderRef B = w->B;
+    int VF = w->vf;
+    int64_t groups = (g->u + GEMV_ROWS - 1) / GEMV_ROWS;
+    w->n_tasks = lw_pick_tasks(w, g->u * g->k, 1 << 16, groups < 64 ? groups : 64);
+    LLVMValueRef x = lw_value_ptr(w, lv_resolve(w->fn, nd->args[0], -1));
+    LLVMValueRef wt = lw_value_ptr(w, lv_resolve(w->fn, nd->args[1], -1));
+    LLVMValueRef k_n = lw_ctx_int(w, g->k), u_n = lw_ctx_int(w, g->u);
+    LLVMValueRef k_vec = lw_ctx_int(w, g->k / VF * VF); /* K in whole vectors */
+    LLVMValueRef lo, hi;
+    lw_task_range_ctx(w, groups, &lo, &hi);
+    LLVMValueRef slots[GEMV_ROWS], tails[GEMV_ROWS];
+    for (int r = 0; r < GEMV_ROWS; r++) {
+        slots[r] = lw_alloca(w, w->t_vf, "acc");
+        tails[r] = lw_alloca(w, w->t_f32, "tail");
+    }
+    lw_loop lg, lk, lt;
+    LLVMValueRef grp = lw_for(w, &lg, lo, hi, 1, "group");
+    LLVMValueRef u0 = lw_mad(w, grp, GEMV_ROWS, NULL);
+    /* rows past the last read the last again (their sums are not stored) */
+    LLVMValueRef row_at[GEMV_ROWS];
+    LLVMValueRef last = LLVMBuildNSWSub(B, u_n, lw_i64(w, 1), "");
+    for (int r = 0; r < GEMV_ROWS; r++) {
+        LLVMValueRef u = min64(w, LLVMBuildNSWAdd(B, u0, lw_i64(w, r), ""), last);
+        row_at[r] = LLVMBuildNSWMul(B, u, k_n, "");
+        LLVMBuildStore(B, LLVMConstNull(w->t_vf), slots[r]);
+        LLVMBuildStore(B, LLVMConstNull(w->t_f32), tails[r]);
+    }
+    LLVMValueRef k = lw_for(w, &lk, lw_i64(w, 0), k_vec, VF, "k");
+    LLVMValueRef xv = lw_vload(w, x, k, VF, 4);
+    for (int r = 0; r < GEMV_ROWS; r++) {
+        LLVMValueRef wv = lw_vload(w, wt, LLVMBuildNSWAdd(B, row_at[r], k, ""), VF, 4);
+        LLVMBuildStore(B, lw_fma(w, wv, xv, LLVMBuildLoad2(B, w->t_vf, slots[r], "")), slots[r]);
+    }
+    lk.no_unroll = true;
+    lw_for_end(w, &lk);
+    k = lw_for(w, &lt, k_vec, k_n, 1, "k_tail");
+    LLVMValueRef xs = lw_load(w, x, BYOCL_FLOAT32, k);
+    for (int r = 0; r < GEMV_ROWS; r++) {
+        LLVMValueRef ws = lw_load(w, wt, BYOCL_FLOAT32, LLVMBuildNSWAdd(B, row_at[r], k, ""));
+        LLVMBuildStore(B, lw_fma(w, ws, xs, LLVMBuildLoad2(B, w->t_f32, tails[r], "")), tails[r]);
+    }
+    lt.no_unroll = true;
+    lw_for_end(w, &lt);
+    byocl_status st = BYOCL_OK;
+    for (int r = 0; r < GEMV_ROWS && st == BYOCL_OK; r++) {
+        LLVMValueRef u = LLVMBuildNSWAdd(B, u0, lw_i64(w, r), "");
+        lw_if in;
+        lw_if_begin(w, &in, LLVMBuildICmp(B, LLVMIntSLT, u, u_n, ""), "unit");
+        LLVMTypeRef vt = w->t_vf;
+        LLVMValueRef args[2] = {LLVMBuildLoad2(B, w->t_f32, tails[r], ""),
+                                LLVMBuildLoad2(B, vt, slots[r], "")};
+        LLVMValueRef sum = lw_intrinsic(w, "llvm.vector.reduce.fadd", &vt, 1, args, 2);
+        LLVMSetFastMathFlags(sum, LLVMFastMathAllowReassoc); /* a tree of adds */
+        st = store_output(w, node, s, g, u_n, lw_i64(w, 0), u, sum);
+        lw_if_end(w, &in);
+    }
+    lg.no_unroll = true;
+    lw_for_end(w, &lg);
+    return st;
+}
+
 static byocl_status lower_dense_float(lw *w, int node, const dense_geom *g, const ew_space *s)
 {
     const byocl_node *nd = lw_node(w, node);
@@ -274,6 +362,8 @@ byocl_status lower_dense(lw *w, int node)
         return st;
     if (!lw_is_single_float(g.din) || !lw_is_single_float(g.dout)) /* integers, float64 */
         return lower_dense_direct(w, node, &g, &s);
+    if (gemv_unpacked(w, node, &g))
+        return gemv_float32(w, node, &g, &s);
     return lower_dense_float(w, node, &g, &s);
 }
 
@@ -293,6 +383,8 @@ byocl_status lower_dense_conv(lw *w, int node, const ew_space *s)
                     .lead = {out->dims[0]}};
     for (int d = 1; d < x->shape.rank; d++)
         g.k *= x->shape.dims[d];
+    if (gemv_unpacked(w, node, &g))
+        return gemv_float32(w, node, &g, s);
     return lower_dense_float(w, node, &g, s);
 }
 
