@@ -6,7 +6,8 @@
  * accumulators: per k, RT broadcasts of x, UV weight vectors, RT*UV FMAs. Tasks take
  * ranges of unit blocks (and of row tiles), in the order that reads the larger of the
  * weight and x once. Tiles go through a buffer to the epilogue
- * (lower_elemwise.c) and the output. Integer dense is a direct loop nest in 64 bits. */
+ * (lower_elemwise.c) and the output. A float32 GEMV of long rows reads the weight as it
+ * is instead (gemv_float32). Integer dense is a direct loop nest in 64 bits. */
 #include <stdlib.h>
 
 #include "lower.h"
