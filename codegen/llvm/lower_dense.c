@@ -350,6 +350,14 @@ static byocl_status lower_dense_float(lw *w, int node, const dense_geom *g, cons
     return st;
 }
 
+/* A float dense (or a conv as one): a GEMV over the weight as it is, or packed. */
+static byocl_status dense_float(lw *w, int node, const dense_geom *g, const ew_space *s)
+{
+    if (gemv_unpacked(w, node, g))
+        return gemv_float32(w, node, g, s);
+    return lower_dense_float(w, node, g, s);
+}
+
 byocl_status lower_dense(lw *w, int node)
 {
     dense_geom g;
@@ -363,9 +371,7 @@ byocl_status lower_dense(lw *w, int node)
         return st;
     if (!lw_is_single_float(g.din) || !lw_is_single_float(g.dout)) /* integers, float64 */
         return lower_dense_direct(w, node, &g, &s);
-    if (gemv_unpacked(w, node, &g))
-        return gemv_float32(w, node, &g, &s);
-    return lower_dense_float(w, node, &g, &s);
+    return dense_float(w, node, &g, &s);
 }
 
 /* A float conv each of whose outputs is the dot product of a weight row with a whole input
@@ -384,9 +390,7 @@ byocl_status lower_dense_conv(lw *w, int node, const ew_space *s)
                     .lead = {out->dims[0]}};
     for (int d = 1; d < x->shape.rank; d++)
         g.k *= x->shape.dims[d];
-    if (gemv_unpacked(w, node, &g))
-        return gemv_float32(w, node, &g, s);
-    return lower_dense_float(w, node, &g, s);
+    return dense_float(w, node, &g, s);
 }
 
 /* Element (i, r) of batch t's a, and (r, j) of its b, as flat indices. */
