@@ -341,6 +341,12 @@ static const conv_case conv_cases_tail[] = {
     {"1x1_direct_spans", 1, 16, 13, 29, 33, 1, 1, "", BYOCL_FLOAT32, false},
     /* 1344 positions: whole tiles of 6, 7, 8, 12 (by channel) or 16 to 64 (by position) */
     {"1x1_whole_tiles", 1, 8, 32, 42, 24, 1, 1, "", BYOCL_FLOAT32, false},
+    /* 134 positions: by channel a last span of 1 to 6 outputs past spans of 128 to 133
+     * (tiles of 6, 7, 8, 12), shorter than a tile, so that the last tile, which starts a
+     * tile before the band's end, starts in the span before (tile_start) */
+    {"1x1_last_span_short", 1, 24, 2, 67, 40, 1, 1, "", BYOCL_FLOAT32, false},
+    /* 3 positions: fewer than any tile, so the last tile is a partial one */
+    {"1x1_map_1x3", 1, 20, 1, 3, 36, 1, 1, "", BYOCL_FLOAT32, false},
     /* 1x1 and 7x1 convs: no halo columns, so by position too stores a tile channel by
      * channel along the plane; in 8 bands of 8 rows with 8 threads, with stride 2 */
     {"1x1_flat_in_bands", 1, 64, 64, 37, 48, 1, 1, "", BYOCL_FLOAT32, false},
@@ -381,6 +387,7 @@ static const conv_case conv_cases_blocks[] = {
     {"channel_blocks_weight_param_s2", 2, 150, 9, 8, 16, 3, 3, "strides=[2, 2], padding=[1, 1]", BYOCL_FLOAT32, true},
     {"channel_blocks_float16", 1, 150, 6, 5, 16, 3, 3, "padding=[1, 1]", BYOCL_FLOAT16, false},
     {"channel_blocks_3x3_spans", 1, 203, 13, 13, 20, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
+    {"channel_blocks_1x1_last_span_short", 1, 1100, 2, 67, 17, 1, 1, "", BYOCL_FLOAT32, false},
 };
 
 /* The conv of case `k` as the module of `b` (mb_begin'ed). */
@@ -540,18 +547,23 @@ static void test_conv_tails(void **state)
             fail_msg("%s, tiles by %s: %s over the kernel rows", k->name, tiles[i % 2],
                      rows[i / 2].rows ? "no loop" : "a loop");
     }
-    /* Where every band's positions fill whole tiles no partial last tile is emitted (by
-     * position a masked one, by channel in place one of clamped positions), one thread. */
+    /* A partial last tile (by position a masked one, by channel on a grid without halo
+     * columns one of clamped positions) is emitted only where some band holds no whole
+     * tile: not where every band's positions fill whole tiles, nor where the last tile
+     * can start a tile before the band's end (in place, through X' with halo columns, a
+     * last span shorter than a tile); one thread. */
     static const struct {
         const char *name;
-        bool whole;
-    } wholes[] = {{"1x1_whole_tiles", true}, {"1x1_direct_spans", false}};
-    for (int i = 0; i < N_ITEMS(wholes) * 2; i++) {
-        const conv_case *k = tail_case(wholes[i / 2].name);
+        bool partial;
+    } lasts[] = {{"1x1_whole_tiles", false},    {"1x1_direct_spans", false},
+                 {"c5_o13_3x3_pad1", false},    {"1x1_last_span_short", false},
+                 {"7x1_flat", false},           {"1x1_map_1x3", true}};
+    for (int i = 0; i < N_ITEMS(lasts) * 2; i++) {
+        const conv_case *k = tail_case(lasts[i / 2].name);
         const char *last = i % 2 ? "tile.last" : "tile.masked";
-        if (conv_case_tiles_ir_has(k, tiles[i % 2], NULL, 1, last) == wholes[i / 2].whole)
+        if (conv_case_tiles_ir_has(k, tiles[i % 2], NULL, 1, last) != lasts[i / 2].partial)
             fail_msg("%s, tiles by %s: %s %s", k->name, tiles[i % 2],
-                     wholes[i / 2].whole ? "a partial tile," : "no partial tile,", last);
+                     lasts[i / 2].partial ? "no partial tile," : "a partial tile,", last);
     }
     /* Convs of one output position whose kernel covers the map are GEMVs, whichever
      * tiles convs take: float32 of 256 or more input values over the weight as it is (its

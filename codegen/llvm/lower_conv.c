@@ -260,6 +260,9 @@ typedef struct conv_plan {
     int64_t tiles;          /* by channel: tiles of the band's outputs */
     bool whole_tiles;       /* every band's grid positions fill whole tiles: no partial
                                (masked, or by channel clamped) last tile is emitted */
+    bool overlap_last;      /* else, every band holds a whole tile: the band's last tile
+                               starts a tile before the band's end (tile_start), over
+                               the one before it, and no partial tile is emitted either */
     int64_t channel_block;  /* by channel: input channels per block of the reduction */
     int64_t prefetch_ahead; /* by channel: floats ahead of a tile to prefetch its input
                                rows at, or 0 */
@@ -268,6 +271,12 @@ typedef struct conv_plan {
     int64_t band_ph;        /* phase rows per band in X' (rows + halo_h) */
     int64_t xs_phase, xs_chan; /* floats per phase image and per channel of X' */
 } conv_plan;
+
+/* Positions of a tile: V*VF grid positions by position, V outputs by channel. */
+static int64_t tile_positions(const conv_plan *p)
+{
+    return p->by_channel ? p->v : (int64_t)p->v * p->vf;
+}
 
 static int index_of(const int64_t *v, int n, int64_t x)
 {
@@ -493,7 +502,7 @@ static int64_t split_cost(const conv_geom *g, const conv_plan *p, int64_t bands,
         chunks = p->units;
     int64_t per_chunk = (p->units + chunks - 1) / chunks;
     chunks = (p->units + per_chunk - 1) / per_chunk;
-    int64_t per_tile = p->by_channel ? p->v : (int64_t)p->v * p->vf;
+    int64_t per_tile = tile_positions(p);
     int64_t rounds = (bands * chunks + per_n - 1) / per_n;
     return rounds * band_positions(g, p, p->by_channel, rows, per_tile) * per_chunk;
 }
@@ -582,11 +591,19 @@ static void plan_conv(lw *w, const conv_geom *g, conv_plan *p)
     p->tiles = p->by_channel ? (g->oh * g->ow + p->v - 1) / p->v : 0;
     /* the grid positions of a band of r rows: r - 1 rows of PW and one of OW (by channel,
      * the outputs: PW = OW there); the bands have p->rows rows but the last */
-    int64_t tile = p->by_channel ? p->v : (int64_t)p->v * p->vf;
+    int64_t tile = tile_positions(p);
     int64_t grid_w = p->by_channel ? g->ow : p->pw;
     int64_t last_rows = g->oh - (p->bands - 1) * p->rows;
-    p->whole_tiles = ((p->rows - 1) * grid_w + g->ow) % tile == 0 &&
-                     ((last_rows - 1) * grid_w + g->ow) % tile == 0;
+    int64_t band_grid = (p->rows - 1) * grid_w + g->ow;
+    int64_t last_grid = (last_rows - 1) * grid_w + g->ow;
+    p->whole_tiles = band_grid % tile == 0 && last_grid % tile == 0;
+    /* A partial last tile was a second copy of the tile's code (masked loads by position,
+     * clamped positions by channel), a third of such a conv's instructions: inception_v3's
+     * twelve convs that had one took 14% of its code. By channel it only pays on a grid
+     * without halo columns (PW = OW), where the full tiles' positions are consecutive;
+     * with halo columns every tile maps its positions one by one anyway. */
+    p->overlap_last = !p->whole_tiles && band_grid >= tile && last_grid >= tile &&
+                      (!p->by_channel || p->pw == g->ow);
     p->split_units = p->by_channel && g->n == 1 && p->bands == 1 && p->chunks > 1 &&
                      p->units % p->chunks != 0 && p->tiles >= 2;
     p->channel_block = by_channel_block(w, g, p);
@@ -872,6 +889,18 @@ static void tap_rows_end(lw *w, tile_ctx *c, tap_rows *r, LLVMValueRef *acc, int
         acc[i] = LLVMBuildLoad2(w->B, w->t_vf, c->acc[i], "");
 }
 
+/* Where the tile at s0 starts: at s0, or with p->overlap_last, a band's last tile (one
+ * that would run past the band's end, c->qb) a tile before that end, over positions of
+ * the tile before it, which it computes again to the same values. Its results go to the
+ * tile buffer at its start, which lies before the span's where the span is shorter than
+ * a tile (the buffer has a tile's slack before its first row). */
+static LLVMValueRef tile_start(lw *w, const tile_ctx *c, LLVMValueRef s0)
+{
+    if (!c->p->overlap_last)
+        return s0;
+    return min64(w, s0, LLVMBuildNSWSub(w->B, c->qb, lw_i64(w, tile_positions(c->p)), ""));
+}
+
 /* Accumulates the T x V tile at q0 of X' (or of the input, p->direct) over input
  * channels and taps into c->acc.
  * `masked`: lanes at q >= qb are not read (the band's last tile). */
@@ -1056,11 +1085,12 @@ static void emit_accumulate_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0, cons
  * tile, whose positions past the band's end read its last output, each position's place
  * is a register of its own. A 1x1 tile of 12 or 24 positions had held 12 or 24 pointers,
  * more than the general registers, and spilled them in its inner loop. Where every tile
- * is whole (p->whole_tiles) there is no last tile to emit. */
+ * is whole (p->whole_tiles), or the last one starts over the one before (p->overlap_last,
+ * tile_start), there is no partial tile to emit. */
 static void emit_tile_by_channel(lw *w, tile_ctx *c, LLVMValueRef s0, const channel_block *cb)
 {
-    if (c->p->pw != c->g->ow || c->p->whole_tiles) {
-        emit_accumulate_by_channel(w, c, s0, cb, c->p->whole_tiles && c->p->pw == c->g->ow);
+    if (c->p->pw != c->g->ow || c->p->whole_tiles || c->p->overlap_last) {
+        emit_accumulate_by_channel(w, c, tile_start(w, c, s0), cb, c->p->pw == c->g->ow);
         return;
     }
     LLVMBuilderRef B = w->B;
@@ -1177,15 +1207,17 @@ static byocl_status emit_store_span_flat(lw *w, tile_ctx *c, LLVMValueRef q0, in
 }
 
 /* By position: the T x V accumulators are the tile's [T][V*VF] results as they are,
- * stored `at` positions into each channel's row of the buffer. */
+ * stored `at` positions into each channel's row of the buffer (aligned but for a last
+ * tile that starts over the one before). */
 static void emit_tile_to_buffer(lw *w, tile_ctx *c, LLVMValueRef at)
 {
     int V = c->p->v, VF = c->p->vf;
+    unsigned align = c->p->overlap_last ? 4 : (unsigned)VF * 4;
     for (int t = 0; t < c->p->t; t++)
         for (int v = 0; v < V; v++) {
             LLVMValueRef pos = LLVMBuildNSWAdd(w->B, at, lw_i64(w, (int64_t)v * VF), "");
             lw_vstore(w, c->tile, lw_mad(w, lw_i64(w, t), c->tile_stride, pos),
-                      LLVMBuildLoad2(w->B, w->t_vf, c->acc[t * V + v], ""), (unsigned)VF * 4);
+                      LLVMBuildLoad2(w->B, w->t_vf, c->acc[t * V + v], ""), align);
         }
 }
 
@@ -1327,7 +1359,7 @@ static void print_plan(lw *w, const conv_geom *g, const conv_plan *p)
              "by %s %d x %d (%d channels x %d positions), %lld units, %lld bands of %lld rows, "
              "%lld chunks%s, blocks of %lld input channels%s",
              p->by_channel ? "channel" : "position", p->by_channel ? p->cv : p->t, p->v, p->t,
-             p->by_channel ? p->v : p->v * p->vf, (long long)p->units, (long long)p->bands,
+             (int)tile_positions(p), (long long)p->units, (long long)p->bands,
              (long long)p->rows, (long long)p->chunks,
              p->split_units ? " (units split at tiles)" : "", (long long)p->channel_block,
              p->direct ? ", input in place" : "");
@@ -1414,7 +1446,12 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
     int64_t span = p.by_channel ? by_channel_span(&p) : by_position_span(&p, c.flat != NULL);
     int n_acc = p.by_channel ? p.cv * p.v : p.t * p.v;
     c.tile_stride = p.by_channel ? span + p.vf : span;
-    c.tile = lw_alloca_array(w, w->t_f32, p.t * c.tile_stride, 64, "tile");
+    /* a tile's slack (whole lines) before the first row for a last tile that starts before
+     * its span (tile_start) */
+    int64_t before = p.overlap_last ? (tile_positions(&p) + 15) / 16 * 16 : 0;
+    c.tile = lw_alloca_array(w, w->t_f32, p.t * c.tile_stride + before, 64, "tile");
+    if (before)
+        c.tile = gep_f32(w, c.tile, lw_i64(w, before));
     for (int i = 0; i < n_acc; i++)
         c.acc[i] = lw_alloca(w, w->t_vf, "acc");
     if (!p.direct) {
@@ -1516,19 +1553,21 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
                                            p.vf, (unsigned)p.vf * 4),
                                c.acc[i]);
         }
-        emit_tile_transposed(w, &c, LLVMBuildNSWSub(B, s0, q0, ""));
+        emit_tile_transposed(w, &c, LLVMBuildNSWSub(B, tile_start(w, &c, s0), q0, ""));
         ls.no_unroll = true;
         lw_for_end(w, &ls);
         st = c.flat ? emit_store_span_flat(w, &c, q0, span) : emit_store_span(w, &c, q0, span, g->ow);
     } else {
-        /* Tiles over the band's grid, span by span; the last one masks its loads. */
+        /* Tiles over the band's grid, span by span; a partial last one masks its loads
+         * (unless it starts over the one before: p.overlap_last). */
         int64_t qt = (int64_t)p.v * p.vf;
         lw_loop lt;
         q0 = lw_for(w, &lq, lw_i64(w, 0), qb, span, "span");
         LLVMValueRef span_end = min64(w, LLVMBuildNSWAdd(B, q0, lw_i64(w, span), ""), qb);
         LLVMValueRef qs = lw_for(w, &lt, q0, span_end, qt, "q");
-        if (p.whole_tiles) {
-            emit_accumulate(w, &c, qs, false);
+        LLVMValueRef at = tile_start(w, &c, qs);
+        if (p.whole_tiles || p.overlap_last) {
+            emit_accumulate(w, &c, at, false);
         } else {
             LLVMValueRef is_full =
                 LLVMBuildICmp(B, LLVMIntSLE, LLVMBuildNSWAdd(B, qs, lw_i64(w, qt), ""), qb, "");
@@ -1544,7 +1583,7 @@ static byocl_status lower_conv_float(lw *w, int node, const conv_geom *g, const 
             LLVMBuildBr(B, after);
             LLVMPositionBuilderAtEnd(B, after);
         }
-        emit_tile_to_buffer(w, &c, LLVMBuildNSWSub(B, qs, q0, ""));
+        emit_tile_to_buffer(w, &c, LLVMBuildNSWSub(B, at, q0, ""));
         lt.no_unroll = true;
         lw_for_end(w, &lt);
         st = c.flat ? emit_store_span_flat(w, &c, q0, span)
