@@ -1160,6 +1160,41 @@ static void test_vector_epilogue(void **state)
     check_region_opts(dense, &od);
 }
 
+/* A dense of at most 4 rows over a float32 weight with rows of 256 or more reads the weight
+ * as it is (dense_gemv.cl): one row of 300 (a tail of 12 past the vectors of 16) to 37
+ * units (the last work-item's 4 units past them) with a bias and relu, a constant weight;
+ * three rows of 256 over a weight that is a parameter; against the reference. Five rows,
+ * rows of 255 and a float16 weight take the packed weight (dense.cl). */
+static void test_dense_gemv(void **state)
+{
+    (void)state;
+    static const char *const gemv = "const float16 wv = vload16(0, w + rows[t] + k);";
+    static const char one_row[] =
+        MAIN("%x: Tensor[(1, 300), float32], %c_w: Tensor[(37, 300), float32], "
+             "%c_b: Tensor[(37), float32]")
+        "  %0 = nn.dense(%x, %c_w);\n"
+        "  %1 = nn.bias_add(%0, %c_b, axis=-1);\n"
+        "  nn.relu(%1)\n}\n";
+    run_opts o = {.seed = 41, .expect_text = gemv, .expect_launches = 1};
+    check_region_opts(one_row, &o);
+    static const char three_rows[] =
+        MAIN("%x: Tensor[(3, 256), float32], %w: Tensor[(10, 256), float32]")
+        "  nn.dense(%x, %w)\n}\n";
+    o.seed = 42;
+    check_region_opts(three_rows, &o);
+    static const char *const packed[] = {
+        MAIN("%x: Tensor[(5, 300), float32], %c_w: Tensor[(37, 300), float32]")
+        "  nn.dense(%x, %c_w)\n}\n",
+        MAIN("%x: Tensor[(1, 255), float32], %c_w: Tensor[(37, 255), float32]")
+        "  nn.dense(%x, %c_w)\n}\n",
+        MAIN("%x: Tensor[(1, 300), float16], %c_w: Tensor[(37, 300), float16]")
+        "  nn.dense(%x, %c_w)\n}\n"};
+    for (int i = 0; i < 3; i++) {
+        run_opts p = {.seed = 43 + (uint64_t)i, .reject_text = gemv};
+        check_region_opts(packed[i], &p);
+    }
+}
+
 /* out_dtype: float16 data and weights, a float32 result (no rounding in between). */
 static void test_out_dtype(void **state)
 {
@@ -3690,6 +3725,7 @@ int main(void)
         cmocka_unit_test(test_conv2d_depthwise_plane),
         cmocka_unit_test(test_conv2d_prefetch),
         cmocka_unit_test(test_conv2d_fused),
+        cmocka_unit_test(test_dense_gemv),
         cmocka_unit_test(test_out_dtype),
         cmocka_unit_test(test_dense),
         cmocka_unit_test(test_batch_matmul),
