@@ -1,6 +1,7 @@
 /* byocl_fold_constants alone: calls of constants become constants, shape_of becomes the
  * static shape, chains collapse, unused nodes go, large results and run-time values stay
- * (a large result no larger than its constant arguments, a transposed weight, folds);
+ * (a large result no larger than its constant arguments, a transposed weight, folds;
+ * an identity of a constant shares its data);
  * a kernel error names the node. The printed IR is compared exactly. byocl_build folds
  * what it builds. */
 #include <stdlib.h>
@@ -195,6 +196,50 @@ static void test_build_folds(void **state)
     byocl_module_free(m);
 }
 
+/* Identities of a constant (a region's compiler_begin, as `byocl bench` annotates before
+ * partitioning, and copy) fold to constants that share the weight's data, no copy of it. */
+static void test_identity_shares(void **state)
+{
+    (void)state;
+    byocl_module *m = ts_parse_typed("#[version = \"0.0.5\"]\n"
+                                     "def @main(%x: Tensor[(3, 512), float32], "
+                                     "%w: Tensor[(1024, 512), float32]) {\n"
+                                     "  %0 = annotation.compiler_begin(%w, compiler=\"opencl\");\n"
+                                     "  %1 = nn.dense(%x, %0);\n"
+                                     "  %2 = copy(%w);\n"
+                                     "  (%1, %2)\n"
+                                     "}\n");
+    int64_t dims[2] = {1024, 512};
+    byocl_tensor *w = ts_tensor_f32(2, dims, NULL);
+    byocl_tensor_fill_random(w, 3, -1.0, 1.0);
+    byocl_error err = {0};
+    const char *names[1] = {"w"};
+    assert_int_equal(byocl_bind_params(m, names, (byocl_tensor *const[]){w}, 1, &err), BYOCL_OK);
+    if (byocl_fold_constants(m, &err) != BYOCL_OK)
+        fail_msg("%s", err.msg);
+    byocl_print_options opt = {.show_types = false};
+    char *got = byocl_text_print(m, &opt, NULL, &err);
+    assert_non_null(got);
+    assert_string_equal(got, "#[version = \"0.0.5\"]\n"
+                             "def @main(%x: Tensor[(3, 512), float32]) -> (Tensor[(3, 1024), "
+                             "float32], Tensor[(1024, 512), float32]) {\n"
+                             "  %1 = nn.dense(%x, meta[relay.Constant][0]);\n"
+                             "  (%1, meta[relay.Constant][0])\n"
+                             "}\n");
+    free(got);
+    const byocl_function *fn = byocl_module_find(m, "main");
+    int constants = 0;
+    for (int id = 0; id < byocl_function_num_nodes(fn); id++)
+        if (byocl_node_kind_of(fn, id) == BYOCL_NODE_CONSTANT) {
+            assert_ptr_equal(byocl_tensor_cdata(byocl_node_value(fn, id)),
+                             byocl_tensor_cdata(w));
+            constants++;
+        }
+    assert_int_equal(constants, 2);
+    byocl_tensor_unref(w);
+    byocl_module_free(m);
+}
+
 /* An index out of range in constant data: the error names the node. */
 static void test_error_names_node(void **state)
 {
@@ -220,6 +265,7 @@ int main(void)
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_weights_fold),
         cmocka_unit_test(test_build_folds),
+        cmocka_unit_test(test_identity_shares),
         cmocka_unit_test(test_error_names_node),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

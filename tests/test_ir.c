@@ -1,5 +1,6 @@
 /* IR core: builder, attributes, types, type inference, verifier, tensors and float16. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -367,6 +368,33 @@ static void test_tensor_set_get_and_limits(void **state)
     assert_false(byocl_dtype_from_name("float128", &dt));
 }
 
+/* New tensors are zero and 64-byte aligned on both sides of the size from which calloc
+ * gives them (1 MiB), also where the memory was just used and freed; clones read the
+ * same. */
+static void test_tensor_new_zeroed(void **state)
+{
+    (void)state;
+    static const int64_t sizes[] = {16, 262143, 262144, 262145, 1 << 20};
+    for (int round = 0; round < 2; round++)
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+            byocl_error err;
+            byocl_shape s = byocl_shape_make(1, &sizes[k]);
+            byocl_tensor *t = byocl_tensor_new(BYOCL_FLOAT32, &s, &err);
+            assert_non_null(t);
+            const float *p = byocl_tensor_cdata(t);
+            assert_int_equal((uintptr_t)p % 64, 0);
+            for (int64_t i = 0; i < sizes[k]; i++)
+                if (p[i] != 0.0f)
+                    fail_msg("%lld floats: element %lld is %g", (long long)sizes[k],
+                             (long long)i, p[i]);
+            byocl_tensor_fill_random(t, 5, 1, 2); /* dirty it for the next round */
+            byocl_tensor *c = byocl_tensor_clone(t, &err);
+            assert_true(byocl_tensor_equal(c, t));
+            byocl_tensor_unref(c);
+            byocl_tensor_unref(t);
+        }
+}
+
 static void test_error_prefix(void **state)
 {
     (void)state;
@@ -391,6 +419,7 @@ int main(void)
         cmocka_unit_test(test_float16_round_to_nearest_even),
         cmocka_unit_test(test_bfloat16_truncates),
         cmocka_unit_test(test_tensor_set_get_and_limits),
+        cmocka_unit_test(test_tensor_new_zeroed),
         cmocka_unit_test(test_error_prefix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -47,16 +47,23 @@ static float weight_at(const void *src, int64_t is_f16, int64_t i)
 void rt_pack_conv(float *dst, const void *src, int64_t is_f16, int64_t o, int64_t ic,
                   int64_t taps, int64_t og, int64_t t, int64_t u0, int64_t u1)
 {
-    int64_t per_group = (og + t - 1) / t, units = per_group * (o / og);
-    dst += u0 * ic * taps * t;
+    int64_t per_group = (og + t - 1) / t, units = per_group * (o / og), row = ic * taps;
+    dst += u0 * row * t;
     for (int64_t u = u0; u < u1 && u < units; u++) {
         int64_t first = (u / per_group) * og + (u % per_group) * t;
         int64_t left = (u / per_group) * og + og - first; /* channels left in the group */
-        for (int64_t i = 0; i < ic; i++)
-            for (int64_t k = 0; k < taps; k++)
-                for (int64_t c = 0; c < t; c++)
-                    *dst++ = c < left ? weight_at(src, is_f16, ((first + c) * ic + i) * taps + k)
-                                      : 0.0f;
+        int64_t n = left < t ? left : t;
+        for (int64_t j = 0; j < row; j++, dst += t) {
+            /* float32 weights (nearly all) without the per-element dtype test */
+            if (is_f16)
+                for (int64_t c = 0; c < n; c++)
+                    dst[c] = byocl_f16_to_f32(((const uint16_t *)src)[(first + c) * row + j]);
+            else
+                for (int64_t c = 0; c < n; c++)
+                    dst[c] = ((const float *)src)[(first + c) * row + j];
+            for (int64_t c = n; c < t; c++)
+                dst[c] = 0.0f;
+        }
     }
 }
 

@@ -61,7 +61,7 @@ static const byocl_attr_schema compiler_attrs[] = {
 #define ANNOTATION_OP(op_name, check, what)                                               \
     {.name = op_name, .min_args = 1, .max_args = 1, .attrs = compiler_attrs, .n_attrs = 1, \
      .doc = what, .check_attrs = check, .infer = infer_annotation,                         \
-     .ref = annotation_ref}
+     .ref = annotation_ref, .identity = true}
 
 const byocl_op ops_annotation[] = {
     ANNOTATION_OP("annotation.compiler_begin", check_begin_attrs,

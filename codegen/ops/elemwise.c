@@ -696,7 +696,8 @@ const byocl_op ops_elemwise[] = {
     {.name = "clip", .min_args = 1, .max_args = 1, .attrs = clip_attrs, .n_attrs = 2,
      .doc = "limits every element to [a_min, a_max] (NaN stays NaN)",
      .check_attrs = check_clip_attrs, .infer = elemwise_infer_identity, .ref = clip_ref},
-    UNARY_OP("copy", elemwise_infer_identity, elemwise_ref_copy, "a copy of the tensor"),
+    {.name = "copy", .min_args = 1, .max_args = 1, .doc = "a copy of the tensor",
+     .infer = elemwise_infer_identity, .ref = elemwise_ref_copy, .identity = true},
     {.name = "cast", .min_args = 1, .max_args = 1, .attrs = cast_attrs, .n_attrs = 1,
      .doc = "converts to another dtype: float16 rounds to nearest even, bfloat16 truncates "
             "(ONNX's Cast; NaN stays NaN), float to integer truncates toward zero and wraps",

@@ -58,10 +58,12 @@ struct byocl_op {
     byocl_status (*infer)(const byocl_infer_ctx *ctx, byocl_type *out, byocl_error *err);
     /* Reference kernel. Inputs and outputs are flattened: a tuple argument contributes
      * its tensors in order, a tuple result takes one output tensor per field. Outputs are
-     * allocated by the caller with the inferred types. NULL for ops that never execute
-     * (annotations are identities: the executor copies/aliases them). */
+     * allocated by the caller with the inferred types. NULL for ops that never execute. */
     byocl_status (*ref)(const byocl_attrs *attrs, const byocl_tensor *const *in, int n_in,
                         byocl_tensor *const *out, int n_out, byocl_error *err);
+    /* Optional: the result is the argument as it is (annotations, copy), so that folding
+     * a call over a constant shares the constant's tensor instead of copying its data. */
+    bool identity;
 };
 
 /* Validates `given` against the op's schema: unknown keys, wrong kinds and missing
