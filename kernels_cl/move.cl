@@ -1,7 +1,10 @@
 /* move.cl: element moves, one element per work-item: y[DST] = x[SRC], or 0 where the
  * source is outside x. The generator writes MOVE_INDEX for each use:
  *   transpose           DST = i, SRC = the permuted index (depth_to_space and
- *                       space_to_depth too: a permuted rank-6 view)
+ *                       space_to_depth too: a permuted rank-6 view); where the last
+ *                       axes stay in place and the data are float32, the generator also
+ *                       defines MOVE_VEC (with VLOAD of that width) and work-item i moves
+ *                       the MOVE_VEC elements from SRC to DST = i * MOVE_VEC (ok unused)
  *   concatenate         one launch per input: SRC = i, DST = i shifted into its slice
  *                       (where the inputs are not contiguous blocks of the output, which
  *                       concatenate.cl copies several at a time)
@@ -22,5 +25,9 @@ __kernel void KNAME(KPARAMS)
     int src = 0, dst = 0;
     bool ok = true;
     MOVE_INDEX(i, src, dst, ok);
+#ifdef MOVE_VEC
+    BYOCL_VSTORE_F32(MOVE_VEC, VLOAD(0, x + src), y + dst);
+#else
     ST_Y(dst, ok ? LD_x(src) : 0); /* 0, not 0.0f: an int stays an int */
+#endif
 }

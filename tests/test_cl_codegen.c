@@ -3045,6 +3045,32 @@ static void test_transpose_concat(void **state)
                       &o5);
 }
 
+/* Transposes that keep their last axes in place move those runs in vectors where the data
+ * are float32 and a run holds a multiple of 4 elements: a channel shuffle's 4x8 planes in
+ * vectors of 16 (float16: one element at a time), runs of 12 in vectors of 4; a run of 6
+ * moves element by element. All against the reference. */
+static void test_transpose_runs(void **state)
+{
+    (void)state;
+    static const char shuffle[] = MAIN("%x: Tensor[(1, 2, 6, 4, 8), float32]")
+        "  transpose(%x, axes=[0, 2, 1, 3, 4])\n}\n";
+    run_opts o16 = {.seed = 5, .expect_launches = 1,
+                    .expect_text = "#define MOVE_VEC 16\n#define VLOAD vload16\n"};
+    check_region_opts(shuffle, &o16);
+    check_region_f16(shuffle);
+    run_opts o4 = {.seed = 6, .expect_launches = 1,
+                   .expect_text = "    src = r_ % 3 * 4; \\\n    r_ /= 3; \\\n"
+                                  "    src += r_ % 3 * 60; \\\n    r_ /= 3; \\\n"
+                                  "    src += r_ % 5 * 12; \\\n    r_ /= 5; \\\n"
+                                  "    src += r_ % 2 * 180; \\\n    r_ /= 2; \\\n"
+                                  "    dst = (i) * 4; \\\n}\n#define MOVE_VEC 4\n"};
+    check_region_opts(MAIN("%x: Tensor[(2, 3, 5, 12), float32]")
+                      "  transpose(%x, axes=[0, 2, 1, 3])\n}\n", &o4);
+    run_opts o1 = {.seed = 7, .expect_launches = 1, .expect_text = "    dst = (i) * 1; \\\n}\n"};
+    check_region_opts(MAIN("%x: Tensor[(2, 3, 6), float32]")
+                      "  transpose(%x, axes=[1, 0, 2])\n}\n", &o1);
+}
+
 /* The nn.depth_to_space and nn.space_to_depth cases of tests/gen/gen_ops_transform.py on
  * the opencl target: float32 and float16 ones run and agree with numpy bit for bit (a
  * `move` launch); integer ones are refused, saying why. A sub-pixel upsampler (conv2d,
@@ -3769,6 +3795,7 @@ int main(void)
         cmocka_unit_test(test_scatter_out_of_range),
         cmocka_unit_test(test_scatter_cost_bound),
         cmocka_unit_test(test_transpose_concat),
+        cmocka_unit_test(test_transpose_runs),
         cmocka_unit_test(test_subpixel),
         cmocka_unit_test(test_views_and_outputs),
         cmocka_unit_test(test_launch_plan_text),
