@@ -1,5 +1,6 @@
-/* global_pool2d.cl: nn.global_avg_pool2d over NCHW data, with a fused elementwise
- * epilogue. Work-item `plane` (n*C + c) sums its plane's HW contiguous elements in
+/* global_pool2d.cl: nn.global_avg_pool2d over NCHW data, and a mean over the innermost
+ * axes (each run of HW elements a plane), with a fused elementwise epilogue. Work-item
+ * `plane` (n*C + c) sums its plane's HW contiguous elements in
  * vectors of PT (VLOAD_X), adds the vector's lanes, then the last HW % PT elements one
  * by one, and divides by HW. The general pool2d.cl, a window of H x W walked row by
  * row with a bounds check per element, took squeezenet1_1's 1000 x 13 x 13 pool 0.064 ms

@@ -1951,7 +1951,7 @@ static void test_softmax(void **state)
 /* ------------------------------------------------------------ reductions */
 
 /* Each reduction over the last axes, a middle one, several apart, all, with exclude and
- * keepdims, across axes of 1; float32 and float16. */
+ * keepdims, across axes of 1; float32 and float16; means over the innermost axes. */
 static void test_reduce(void **state)
 {
     (void)state;
@@ -1979,6 +1979,17 @@ static void test_reduce(void **state)
     /* Large sums: compensated, within the float32 bound of the double reference. */
     run_opts big = {.seed = 3, .lo = 0, .hi = 1000};
     check_region_opts(MAIN("%x: Tensor[(3, 20000), float32]") "  sum(%x, axis=[1])\n}\n", &big);
+    /* Means over the innermost axes are global_pool2d.cl's, with an epilogue too; longer
+     * than CLG_PLANE_MEAN_MAX they stay reduce.cl's (compensated). */
+    run_opts plane = {.seed = 6, .expect_launches = 1, .expect_text = "global_pool2d",
+                      .expect_text_too = "#define HW 20\n"};
+    check_region_opts(MAIN("%x: Tensor[(2, 3, 4, 5), float32]")
+                      "  %0 = mean(%x, axis=[2, 3]);\n  %1 = add(%0, 1f);\n  nn.relu(%1)\n}\n",
+                      &plane);
+    check_region_f16(MAIN("%x: Tensor[(2, 3, 4, 5), float32]") "  mean(%x, axis=[2, 3])\n}\n");
+    run_opts long_mean = {.seed = 7, .lo = 0, .hi = 1000, .expect_text = "#define COUNT 4097\n"};
+    check_region_opts(MAIN("%x: Tensor[(3, 4097), float32]") "  mean(%x, axis=[1])\n}\n",
+                      &long_mean);
     /* An epilogue: one launch. */
     run_opts fused = {.seed = 5, .expect_launches = 1};
     check_region_opts(MAIN("%x: Tensor[(2, 3, 4), float32]")

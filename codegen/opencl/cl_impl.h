@@ -235,6 +235,9 @@ void clg_kernel_abandon(clg_kernel *k);
  * line, as one vector where the input has them all. One element a work-item made PoCL
  * run a work-group per 242 elements, and their dispatch cost more than the copies. */
 #define CLG_CONCAT_VEC 16
+/* The longest mean over innermost axes that global_pool2d.cl computes (in vectors, not
+ * compensated); longer ones are reduce.cl's. */
+#define CLG_PLANE_MEAN_MAX 4096
 
 /* ------------------------------------------------------------- cl_epilogue.c */
 
