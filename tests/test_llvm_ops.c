@@ -388,6 +388,9 @@ static const conv_case conv_cases_blocks[] = {
     {"channel_blocks_float16", 1, 150, 6, 5, 16, 3, 3, "padding=[1, 1]", BYOCL_FLOAT16, false},
     {"channel_blocks_3x3_spans", 1, 203, 13, 13, 20, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
     {"channel_blocks_1x1_last_span_short", 1, 1100, 2, 67, 17, 1, 1, "", BYOCL_FLOAT32, false},
+    /* 3.7 MB of weights: with several threads the build packs them in three parts (one
+     * per MiB), units split unevenly, the last unit partial (400 channels) */
+    {"weights_packed_in_parts", 1, 256, 5, 5, 400, 3, 3, "padding=[1, 1]", BYOCL_FLOAT32, false},
 };
 
 /* The conv of case `k` as the module of `b` (mb_begin'ed). */
