@@ -9,11 +9,10 @@
 
 #include "test_support.h"
 
-/* Folds `text` and compares the printed result (without ty= comments; bindings keep the
+/* Folds m and compares the printed result (without ty= comments; bindings keep the
  * file's names) with `want`. */
-static void expect_folded(const char *text, const char *want)
+static void fold_and_expect(byocl_module *m, const char *want)
 {
-    byocl_module *m = ts_parse_typed(text);
     byocl_error err = {0};
     if (byocl_fold_constants(m, &err) != BYOCL_OK)
         fail_msg("%s", err.msg);
@@ -23,6 +22,13 @@ static void expect_folded(const char *text, const char *want)
     if (strcmp(got, want) != 0)
         fail_msg("got:\n%s\nwant:\n%s", got, want);
     free(got);
+}
+
+/* fold_and_expect of `text`. */
+static void expect_folded(const char *text, const char *want)
+{
+    byocl_module *m = ts_parse_typed(text);
+    fold_and_expect(m, want);
     byocl_module_free(m);
 }
 
@@ -115,20 +121,13 @@ static void test_weights_fold(void **state)
     (void)state;
     byocl_tensor *w;
     byocl_module *m = transposed_weight_model(&w);
-    byocl_error err = {0};
-    if (byocl_fold_constants(m, &err) != BYOCL_OK)
-        fail_msg("%s", err.msg);
-    byocl_print_options opt = {.show_types = false};
-    char *got = byocl_text_print(m, &opt, NULL, &err);
-    assert_non_null(got);
-    assert_string_equal(got, "#[version = \"0.0.5\"]\n"
-                             "def @main(%x: Tensor[(3, 1024), float32]) -> (Tensor[(3, 512), "
-                             "float32], Tensor[(1024, 512), float64]) {\n"
-                             "  %2 = nn.dense(%x, meta[relay.Constant][0]);\n"
-                             "  %3 = cast(meta[relay.Constant][1], dtype=\"float64\");\n"
-                             "  (%2, %3)\n"
-                             "}\n");
-    free(got);
+    fold_and_expect(m, "#[version = \"0.0.5\"]\n"
+                       "def @main(%x: Tensor[(3, 1024), float32]) -> (Tensor[(3, 512), "
+                       "float32], Tensor[(1024, 512), float64]) {\n"
+                       "  %2 = nn.dense(%x, meta[relay.Constant][0]);\n"
+                       "  %3 = cast(meta[relay.Constant][1], dtype=\"float64\");\n"
+                       "  (%2, %3)\n"
+                       "}\n");
     /* The folded weight holds w transposed: row j is column j of w. */
     const byocl_function *fn = byocl_module_find(m, "main");
     const byocl_tensor *folded = NULL;
@@ -215,18 +214,12 @@ static void test_identity_shares(void **state)
     byocl_error err = {0};
     const char *names[1] = {"w"};
     assert_int_equal(byocl_bind_params(m, names, (byocl_tensor *const[]){w}, 1, &err), BYOCL_OK);
-    if (byocl_fold_constants(m, &err) != BYOCL_OK)
-        fail_msg("%s", err.msg);
-    byocl_print_options opt = {.show_types = false};
-    char *got = byocl_text_print(m, &opt, NULL, &err);
-    assert_non_null(got);
-    assert_string_equal(got, "#[version = \"0.0.5\"]\n"
-                             "def @main(%x: Tensor[(3, 512), float32]) -> (Tensor[(3, 1024), "
-                             "float32], Tensor[(1024, 512), float32]) {\n"
-                             "  %1 = nn.dense(%x, meta[relay.Constant][0]);\n"
-                             "  (%1, meta[relay.Constant][0])\n"
-                             "}\n");
-    free(got);
+    fold_and_expect(m, "#[version = \"0.0.5\"]\n"
+                       "def @main(%x: Tensor[(3, 512), float32]) -> (Tensor[(3, 1024), "
+                       "float32], Tensor[(1024, 512), float32]) {\n"
+                       "  %1 = nn.dense(%x, meta[relay.Constant][0]);\n"
+                       "  (%1, meta[relay.Constant][0])\n"
+                       "}\n");
     const byocl_function *fn = byocl_module_find(m, "main");
     int constants = 0;
     for (int id = 0; id < byocl_function_num_nodes(fn); id++)

@@ -950,6 +950,18 @@ static byocl_status emit_row_pool(clg_gen *gen, const clg_group *grp, const nn_w
     return clg_kernel_finish(&k, st, "pool2d_rows", label, 3, global, clg_group_flops(gen, grp));
 }
 
+/* The label of group `grp` and the buffers of its anchor's first argument (root *x_root,
+ * buffer *x) and of its result (*y); false with the error set. */
+static bool unary_buffers(clg_gen *gen, const clg_group *grp, char *label, size_t len,
+                          int *x_root, int *x, int *y)
+{
+    clg_group_label(gen, grp, label, len);
+    *x_root = gen->graph.info[gen->fn->nodes[grp->anchor].args[0]].root;
+    *x = clg_gen_root_buf(gen, *x_root);
+    *y = *x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
+    return *y >= 0;
+}
+
 /* nn.global_avg_pool2d, and a mean over each of `planes` runs of `hw` contiguous elements
  * (kernels_cl/global_pool2d.cl): a plane per work-item, summed in vectors of the device's
  * width; the caller has bound the input x (root x_root) and the result y. */
@@ -982,11 +994,8 @@ static byocl_status emit_pool(clg_gen *gen, const clg_group *grp)
     const byocl_shape *in = &fn->nodes[n->args[0]].type->shape;
     const byocl_shape *out = &n->type->shape;
     char label[96];
-    clg_group_label(gen, grp, label, sizeof label);
-    int x_root = gen->graph.info[n->args[0]].root;
-    int x = clg_gen_root_buf(gen, x_root);
-    int y = x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
-    if (y < 0)
+    int x_root, x, y;
+    if (!unary_buffers(gen, grp, label, sizeof label, &x_root, &x, &y))
         return gen->err->status;
     if (strcmp(n->op->name, "nn.global_avg_pool2d") == 0)
         return emit_global_pool(gen, grp, label, x_root, x, y, in->dims[0] * in->dims[1],
@@ -1155,11 +1164,8 @@ static byocl_status emit_reduce(clg_gen *gen, const clg_group *grp)
     if (kind == OPS_REDUCE_MEAN && n_axes[1] == 1 && strides[1][0] == 1 && count > 1 &&
         count <= CLG_PLANE_MEAN_MAX && (n_axes[0] == 0 || strides[0][0] == count)) {
         char label[96];
-        clg_group_label(gen, grp, label, sizeof label);
-        int x_root = gen->graph.info[n->args[0]].root;
-        int x = clg_gen_root_buf(gen, x_root);
-        int y = x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
-        if (y < 0)
+        int x_root, x, y;
+        if (!unary_buffers(gen, grp, label, sizeof label, &x_root, &x, &y))
             return gen->err->status;
         return emit_global_pool(gen, grp, label, x_root, x, y, byocl_shape_numel(in) / count,
                                 count);
