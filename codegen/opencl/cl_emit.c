@@ -1777,7 +1777,10 @@ static byocl_status emit_transpose(clg_gen *gen, const clg_group *grp)
         in_stride[d] = s;
         s *= p.view.dims[d];
     }
-    int x_root = gen->graph.info[n->args[0]].root;
+    char label[96];
+    int x_root, x, y;
+    if (!unary_buffers(gen, grp, label, sizeof label, &x_root, &x, &y))
+        return gen->err->status;
     int kept = rank; /* the view's axes kept..rank-1 stay last, in order: a run */
     int64_t run = 1;
     while (kept > 0 && p.perm[kept - 1] == kept - 1)
@@ -1803,14 +1806,6 @@ static byocl_status emit_transpose(clg_gen *gen, const clg_group *grp)
                             (long long)len, (long long)in_stride[p.perm[d]], (long long)len);
     }
     base_textbuf_printf(&index, "    dst = (i) * %d; \\\n}", vec);
-    char label[96];
-    clg_group_label(gen, grp, label, sizeof label);
-    int x = clg_gen_root_buf(gen, x_root);
-    int y = x >= 0 ? clg_gen_root_buf(gen, grp->tail) : -1;
-    if (y < 0) {
-        base_textbuf_free(&index);
-        return gen->err->status;
-    }
     const char *dot = strchr(n->op->name, '.'); /* the kernel's name: "depth_to_space" */
     return emit_move(gen, dot ? dot + 1 : n->op->name, label, x, dtype_of(gen, x_root), y,
                      dtype_of(gen, grp->tail), byocl_shape_numel(&p.out) / vec, -1, vec,
